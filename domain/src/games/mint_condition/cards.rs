@@ -1,0 +1,138 @@
+//! The Danger cards of Mint Condition and how many copies exist (rules: Cards table).
+
+/// A kind of Danger card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    AnimalKingdom,
+    Autographed,
+    BeCareful,
+    FineWine,
+    HeavyRotation,
+    LegacyEdition,
+    LostPieces,
+    Memories,
+    SnackFingers,
+    SleeveMeUp,
+    SmokingKills,
+}
+
+/// Snack Fingers and Sleeve Me Up! share the 15 Danger cards whose split is unknown.
+pub const SNACK_AND_SLEEVE_COPIES: u32 = 15;
+
+impl Kind {
+    pub const ALL: [Kind; 11] = [
+        Kind::AnimalKingdom,
+        Kind::Autographed,
+        Kind::BeCareful,
+        Kind::FineWine,
+        Kind::HeavyRotation,
+        Kind::LegacyEdition,
+        Kind::LostPieces,
+        Kind::Memories,
+        Kind::SnackFingers,
+        Kind::SleeveMeUp,
+        Kind::SmokingKills,
+    ];
+
+    /// The card id used in events.
+    pub fn id(self) -> &'static str {
+        match self {
+            Kind::AnimalKingdom => "animal-kingdom",
+            Kind::Autographed => "autographed",
+            Kind::BeCareful => "be-careful",
+            Kind::FineWine => "fine-wine",
+            Kind::HeavyRotation => "heavy-rotation",
+            Kind::LegacyEdition => "legacy-edition",
+            Kind::LostPieces => "lost-pieces",
+            Kind::Memories => "memories",
+            Kind::SnackFingers => "snack-fingers",
+            Kind::SleeveMeUp => "sleeve-me-up",
+            Kind::SmokingKills => "smoking-kills",
+        }
+    }
+
+    /// The printed name, used in breakdown lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::AnimalKingdom => "Animal Kingdom",
+            Kind::Autographed => "Autographed",
+            Kind::BeCareful => "Be Careful!",
+            Kind::FineWine => "Fine Wine",
+            Kind::HeavyRotation => "Heavy Rotation",
+            Kind::LegacyEdition => "Legacy Edition",
+            Kind::LostPieces => "Lost Pieces",
+            Kind::Memories => "Memories",
+            Kind::SnackFingers => "Snack Fingers",
+            Kind::SleeveMeUp => "Sleeve Me Up!",
+            Kind::SmokingKills => "Smoking Kills",
+        }
+    }
+
+    pub fn parse(id: &str) -> Option<Kind> {
+        Self::ALL.into_iter().find(|k| k.id() == id)
+    }
+
+    /// Copies in the box where the rules know them; Snack Fingers and Sleeve Me Up! are
+    /// limited together by [`SNACK_AND_SLEEVE_COPIES`].
+    pub fn copies(self) -> Option<u32> {
+        match self {
+            Kind::AnimalKingdom => Some(12),
+            Kind::Autographed => Some(10),
+            Kind::BeCareful => Some(15),
+            Kind::FineWine => Some(6),
+            Kind::HeavyRotation => Some(15),
+            Kind::LegacyEdition => Some(6),
+            Kind::LostPieces => Some(5),
+            Kind::Memories => Some(12),
+            Kind::SmokingKills => Some(5),
+            Kind::SnackFingers | Kind::SleeveMeUp => None,
+        }
+    }
+
+    /// Expert cards are refused unless the game enables `expert_cards`.
+    pub fn is_expert(self) -> bool {
+        self == Kind::SmokingKills
+    }
+}
+
+/// One collected card as recorded: its kind, its printed Lucky symbol if recorded, and whether
+/// a Sleeve Me Up! protects it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Card {
+    pub kind: Kind,
+    pub symbol: Option<String>,
+    pub protected: bool,
+}
+
+/// Every card id, for "unknown card" messages.
+pub fn known_ids() -> String {
+    Kind::ALL
+        .iter()
+        .map(|k| k.id())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_card_id_parses_back_to_its_kind() {
+        for kind in Kind::ALL {
+            assert_eq!(Kind::parse(kind.id()), Some(kind));
+        }
+        assert_eq!(Kind::parse("fine-whine"), None);
+    }
+
+    #[test]
+    fn the_known_copies_add_up_to_81_of_96_danger_cards() {
+        let known: u32 = Kind::ALL
+            .iter()
+            .filter(|k| !k.is_expert())
+            .filter_map(|k| k.copies())
+            .sum();
+        assert_eq!(known, 81);
+        assert_eq!(known + SNACK_AND_SLEEVE_COPIES, 96);
+    }
+}

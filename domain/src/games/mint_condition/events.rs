@@ -1,0 +1,303 @@
+//! `round_collected`, the one Mint Condition event: every player's collection at round end.
+
+use serde_json::{Map, Value};
+
+use super::Options;
+use super::cards::{self, Card, Kind, SNACK_AND_SLEEVE_COPIES};
+use crate::error::RuleError;
+use crate::pointer::pointer;
+use crate::score::list_names;
+use crate::setup::Player;
+
+pub const ROUND_COLLECTED: &str = "round_collected";
+pub const ROUNDS: u32 = 3;
+
+/// A checked `round_collected`: collections are in seat order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundCollected {
+    pub round: u32,
+    pub collections: Vec<Vec<Card>>,
+}
+
+/// Cards each player collects per round [D]: 2 players → 7, 3 → 9, 4 → 8, 5 → 6.
+pub fn cards_per_round(players: usize) -> usize {
+    match players {
+        2 => 7,
+        3 => 9,
+        4 => 8,
+        _ => 6,
+    }
+}
+
+/// Parses and checks one `round_collected` against the game so far. `earlier` holds the
+/// collections of the rounds already recorded (for the deck limits).
+pub fn parse_round_collected(
+    data: &Value,
+    players: &[Player],
+    options: &Options,
+    earlier: &[RoundCollected],
+) -> Result<RoundCollected, RuleError> {
+    let object = data
+        .as_object()
+        .ok_or_else(|| RuleError::new("", "round_collected data must be a JSON object"))?;
+    if let Some(key) = object.keys().find(|k| *k != "round" && *k != "collections") {
+        return Err(RuleError::new(
+            pointer([key]),
+            format!("unknown field {key:?}; round_collected has \"round\" and \"collections\""),
+        ));
+    }
+    let expected = earlier.len() as u32 + 1;
+    let round = match object.get("round").and_then(Value::as_u64) {
+        Some(r) if (1..=ROUNDS as u64).contains(&r) => r as u32,
+        Some(r) => {
+            return Err(RuleError::new(
+                "/round",
+                format!("Mint Condition has rounds 1 to {ROUNDS}, not {r}"),
+            ));
+        }
+        None => {
+            return Err(RuleError::new(
+                "/round",
+                "round must be a whole number from 1 to 3",
+            ));
+        }
+    };
+    if round != expected {
+        return Err(RuleError::new(
+            "/round",
+            format!("round {expected} comes next; rounds are recorded in order, got round {round}"),
+        ));
+    }
+    let given = object
+        .get("collections")
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            RuleError::new(
+                "/collections",
+                "collections must be an object from player name to cards",
+            )
+        })?;
+    let collections = parse_collections(given, players, options)?;
+    check_deck_limits(&collections, earlier, players)?;
+    Ok(RoundCollected { round, collections })
+}
+
+fn parse_collections(
+    given: &Map<String, Value>,
+    players: &[Player],
+    options: &Options,
+) -> Result<Vec<Vec<Card>>, RuleError> {
+    let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+    if let Some(stranger) = given.keys().find(|k| !names.contains(&k.as_str())) {
+        return Err(RuleError::new(
+            pointer(["collections", stranger]),
+            format!(
+                "{stranger:?} does not play in this game; the players are {}",
+                list_names(&names)
+            ),
+        ));
+    }
+    let size = cards_per_round(players.len());
+    let mut collections = Vec::with_capacity(players.len());
+    for player in players {
+        let at = |rest: &[&str]| pointer(["collections", player.name.as_str()].iter().chain(rest));
+        let cards = given
+            .get(&player.name)
+            .ok_or_else(|| {
+                RuleError::new(
+                    "/collections",
+                    format!(
+                        "{}'s collection is missing; every player appears once",
+                        player.name
+                    ),
+                )
+            })?
+            .as_array()
+            .ok_or_else(|| {
+                RuleError::new(
+                    at(&[]),
+                    format!("{}'s collection must be a list of cards", player.name),
+                )
+            })?;
+        if options.strict_counts && cards.len() != size {
+            return Err(RuleError::new(
+                at(&[]),
+                format!(
+                    "{} collected {} cards, but with {} players everyone collects {size} per round \
+                     (set option strict_counts to false to allow other sizes)",
+                    player.name,
+                    cards.len(),
+                    players.len()
+                ),
+            ));
+        }
+        let mut collection = Vec::with_capacity(cards.len());
+        for (i, raw) in cards.iter().enumerate() {
+            let index = i.to_string();
+            collection.push(parse_card(raw, options).map_err(|e| e.within(&at(&[&index])))?);
+        }
+        check_protection(&collection, options, &player.name).map_err(|e| e.within(&at(&[])))?;
+        collections.push(collection);
+    }
+    Ok(collections)
+}
+
+/// A card is its id, or `{"card": id, "symbol"?: colour, "protected"?: bool}`.
+fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
+    let (id, symbol, protected) = match raw {
+        Value::String(id) => (id.as_str(), None, false),
+        Value::Object(fields) => {
+            if let Some(key) = fields
+                .keys()
+                .find(|k| !["card", "symbol", "protected"].contains(&k.as_str()))
+            {
+                return Err(RuleError::new(
+                    pointer([key]),
+                    format!(
+                        "unknown field {key:?}; a card has \"card\", \"symbol\" and \"protected\""
+                    ),
+                ));
+            }
+            let id = fields.get("card").and_then(Value::as_str).ok_or_else(|| {
+                RuleError::new("/card", "a card object needs \"card\": the card id")
+            })?;
+            let symbol = match fields.get("symbol") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+                Some(_) => {
+                    return Err(RuleError::new(
+                        "/symbol",
+                        "symbol must be a colour name or \"rainbow\"",
+                    ));
+                }
+            };
+            let protected = match fields.get("protected") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => {
+                    return Err(RuleError::new(
+                        "/protected",
+                        "protected must be true or false",
+                    ));
+                }
+            };
+            (id, symbol, protected)
+        }
+        _ => {
+            return Err(RuleError::new(
+                "",
+                "a card is its id (\"fine-wine\") or an object with \"card\"",
+            ));
+        }
+    };
+    let kind = Kind::parse(id).ok_or_else(|| {
+        RuleError::new(
+            if raw.is_string() { "" } else { "/card" },
+            format!(
+                "unknown card {id:?}; Mint Condition's cards are {}",
+                cards::known_ids()
+            ),
+        )
+    })?;
+    if kind.is_expert() && !options.expert_cards {
+        return Err(RuleError::new(
+            if raw.is_string() { "" } else { "/card" },
+            format!(
+                "{} is an expert card; set option expert_cards to true to play with it",
+                kind.name()
+            ),
+        ));
+    }
+    if kind == Kind::SmokingKills && options.smoking_kills.is_none() {
+        return Err(RuleError::new(
+            if raw.is_string() { "" } else { "/card" },
+            "Smoking Kills has no published rule; set option smoking_kills to \
+             {\"holder\": H, \"others\": O} (damage per copy to its holder and to every other player) to score it",
+        ));
+    }
+    Ok(Card {
+        kind,
+        symbol,
+        protected,
+    })
+}
+
+/// Each Sleeve Me Up! protects up to `sleeve_protects` other cards of the same collection [H].
+fn check_protection(collection: &[Card], options: &Options, name: &str) -> Result<(), RuleError> {
+    let sleeves = collection
+        .iter()
+        .filter(|c| c.kind == Kind::SleeveMeUp)
+        .count() as u64;
+    let allowed = sleeves * u64::from(options.sleeve_protects);
+    let mut protected = 0u64;
+    for (i, card) in collection.iter().enumerate() {
+        if !card.protected {
+            continue;
+        }
+        protected += 1;
+        if protected > allowed {
+            return Err(RuleError::new(
+                pointer([i.to_string(), "protected".into()]),
+                format!(
+                    "{name} has {sleeves} Sleeve Me Up! card(s), which protect at most {allowed} card(s) \
+                     ({} each), but more cards are marked protected",
+                    options.sleeve_protects
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Across the whole game a kind never appears more often than the box holds.
+fn check_deck_limits(
+    round: &[Vec<Card>],
+    earlier: &[RoundCollected],
+    players: &[Player],
+) -> Result<(), RuleError> {
+    let all = earlier
+        .iter()
+        .flat_map(|r| r.collections.iter())
+        .chain(round.iter())
+        .flatten();
+    let mut counts = [0u32; Kind::ALL.len()];
+    for card in all {
+        counts[card.kind as usize] += 1;
+    }
+    let count = |kind: Kind| counts[kind as usize];
+    // Point at the first player of this round holding the kind.
+    let holder = |kinds: &[Kind]| {
+        players
+            .iter()
+            .zip(round)
+            .find(|(_, cards)| cards.iter().any(|c| kinds.contains(&c.kind)))
+            .map_or("/collections".to_owned(), |(p, _)| {
+                pointer(["collections", p.name.as_str()])
+            })
+    };
+    for kind in Kind::ALL {
+        if let Some(copies) = kind.copies() {
+            if count(kind) > copies {
+                return Err(RuleError::new(
+                    holder(&[kind]),
+                    format!(
+                        "this makes {} {} cards collected in the game, but the box has only {copies}",
+                        count(kind),
+                        kind.name()
+                    ),
+                ));
+            }
+        }
+    }
+    let shared = count(Kind::SnackFingers) + count(Kind::SleeveMeUp);
+    if shared > SNACK_AND_SLEEVE_COPIES {
+        return Err(RuleError::new(
+            holder(&[Kind::SnackFingers, Kind::SleeveMeUp]),
+            format!(
+                "this makes {shared} Snack Fingers and Sleeve Me Up! cards collected in the game, \
+                 but the box has only {SNACK_AND_SLEEVE_COPIES} of the two together"
+            ),
+        ));
+    }
+    Ok(())
+}

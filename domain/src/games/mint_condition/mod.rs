@@ -1,0 +1,88 @@
+//! Mint Condition (`mint-condition`): draft Danger cards, take damage; lowest damage wins.
+//! Rules: `shared/rules/mint-condition.md`.
+
+mod cards;
+mod events;
+mod scoring;
+mod state;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+pub use cards::{Card, Kind};
+pub use state::{MintCondition, State};
+
+/// The game's options with the defaults of the rules spec. `[H]` marks a house-rule point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    /// Variant "Lucky": deduct 1 per collected card showing your colour or rainbow.
+    pub lucky: bool,
+    /// Variant "Heavily Used": the highest total wins; tie → fewest Be Careful!.
+    pub heavily_used: bool,
+    /// Accept expert cards (Smoking Kills) in collections.
+    pub expert_cards: bool,
+    /// Round collections must have the size the player count gives (7/9/8/6).
+    pub strict_counts: bool,
+    /// [H] Be Careful! damage when nobody holds one.
+    pub be_careful_when_none: BeCarefulWhenNone,
+    /// [H] Memories damage for 4 or more.
+    pub memories_over_three: MemoriesOverThree,
+    /// [H] How many other cards one Sleeve Me Up! protects.
+    pub sleeve_protects: u32,
+    /// [H] Smoking Kills damage per copy; `None` refuses the card.
+    pub smoking_kills: Option<SmokingKills>,
+    /// [H] Which Be Careful! cards break a tie.
+    pub tiebreak_scope: TiebreakScope,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            lucky: false,
+            heavily_used: false,
+            expert_cards: false,
+            strict_counts: true,
+            be_careful_when_none: BeCarefulWhenNone::Five,
+            memories_over_three: MemoriesOverThree::Free,
+            sleeve_protects: 1,
+            smoking_kills: None,
+            tiebreak_scope: TiebreakScope::Game,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BeCarefulWhenNone {
+    /// Everyone takes 5, as if each player held fewer than the most.
+    Five,
+    Zero,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoriesOverThree {
+    /// 4 or more Memories deal no damage.
+    Free,
+    /// No damage only for a multiple of 3, otherwise 7.
+    MultiplesOfThree,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TiebreakScope {
+    Game,
+    LastRound,
+}
+
+/// A house rule for the unpublished Smoking Kills card: damage per copy held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmokingKills {
+    /// Damage its holder takes per copy.
+    pub holder: u32,
+    /// Damage every other player takes per copy.
+    pub others: u32,
+}

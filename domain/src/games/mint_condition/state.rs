@@ -1,0 +1,72 @@
+//! What the events of a Mint Condition game established, and the [`Ruleset`] impl.
+
+use serde_json::Value;
+
+use super::Options;
+use super::events::{self, ROUND_COLLECTED, ROUNDS, RoundCollected};
+use super::scoring;
+use crate::error::RuleError;
+use crate::pointer::pointer;
+use crate::ruleset::Ruleset;
+use crate::score::Scoreboard;
+use crate::setup::Player;
+
+/// The rule engine of Mint Condition.
+pub struct MintCondition;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    pub players: Vec<Player>,
+    pub options: Options,
+    /// Rounds recorded so far, in order.
+    pub rounds: Vec<RoundCollected>,
+}
+
+impl Ruleset for MintCondition {
+    const ID: &'static str = "mint-condition";
+    const TITLE: &'static str = "Mint Condition";
+    const PLAYERS: std::ops::RangeInclusive<usize> = 2..=5;
+    const EVENT_TYPES: &'static [&'static str] = &[ROUND_COLLECTED];
+
+    type Options = Options;
+    type State = State;
+
+    fn check_setup(players: &[Player], options: &Options) -> Result<(), RuleError> {
+        if options.lucky {
+            if let Some(p) = players.iter().find(|p| p.color.is_none()) {
+                return Err(RuleError::new(
+                    pointer(["players", &(p.seat - 1).to_string(), "color"]),
+                    format!(
+                        "with the Lucky variant every player needs a colour; {} has none",
+                        p.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn new_game(players: Vec<Player>, options: Options) -> State {
+        State {
+            players,
+            options,
+            rounds: Vec::with_capacity(ROUNDS as usize),
+        }
+    }
+
+    fn apply(state: &mut State, event_type: &str, data: &Value) -> Result<(), RuleError> {
+        debug_assert_eq!(event_type, ROUND_COLLECTED);
+        let round =
+            events::parse_round_collected(data, &state.players, &state.options, &state.rounds)?;
+        state.rounds.push(round);
+        Ok(())
+    }
+
+    fn is_finished(state: &State) -> bool {
+        state.rounds.len() == ROUNDS as usize
+    }
+
+    fn score(state: &State) -> Scoreboard {
+        scoring::score(state)
+    }
+}

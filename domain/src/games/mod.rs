@@ -1,0 +1,98 @@
+//! The games tabletally keeps score for. Each game is one folder of the same shape:
+//! `cards.rs` (the catalogue), `events.rs` (its event data, parsed and checked), `state.rs`
+//! (the [`Ruleset`] impl and what the events established), `scoring.rs` and `tests.rs`.
+
+pub mod mint_condition;
+
+use serde_json::Value;
+
+use crate::error::RuleError;
+use crate::log::{self, Evaluation, LogError, LogEvent, NewEvent, Rejection, Setup};
+use crate::ruleset::Ruleset;
+use crate::setup::PlayerEntry;
+
+pub use mint_condition::MintCondition;
+
+/// A game by its API id; every call dispatches to that game's [`Ruleset`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Game {
+    MintCondition,
+}
+
+/// Calls a generic function with the ruleset of `$game`.
+macro_rules! with_ruleset {
+    ($game:expr, $f:ident $(::<$($extra:ty),*>)? ($($arg:expr),*)) => {
+        match $game {
+            Game::MintCondition => $f::<MintCondition $($(, $extra)*)?>($($arg),*),
+        }
+    };
+}
+
+impl Game {
+    pub const ALL: [Game; 1] = [Game::MintCondition];
+
+    pub fn from_id(id: &str) -> Option<Game> {
+        Self::ALL.into_iter().find(|g| g.id() == id)
+    }
+
+    pub fn id(self) -> &'static str {
+        fn id<R: Ruleset>() -> &'static str {
+            R::ID
+        }
+        with_ruleset!(self, id())
+    }
+
+    pub fn title(self) -> &'static str {
+        fn title<R: Ruleset>() -> &'static str {
+            R::TITLE
+        }
+        with_ruleset!(self, title())
+    }
+
+    /// The game's own event types, without the common ones.
+    pub fn event_types(self) -> &'static [&'static str] {
+        fn types<R: Ruleset>() -> &'static [&'static str] {
+            R::EVENT_TYPES
+        }
+        with_ruleset!(self, types())
+    }
+
+    /// The options of the published rules and the house-rule defaults.
+    pub fn default_options(self) -> Value {
+        fn defaults<R: Ruleset>() -> Value {
+            serde_json::to_value(R::Options::default()).unwrap_or(Value::Null)
+        }
+        with_ruleset!(self, defaults())
+    }
+
+    /// Seats the players and fills in the effective options of a new game.
+    pub fn start(self, players: &[PlayerEntry], options: &Value) -> Result<Setup, RuleError> {
+        use log::start;
+        with_ruleset!(self, start(players, options))
+    }
+
+    /// Replays a stored log (or a prefix of it).
+    pub fn evaluate(self, log: &[LogEvent]) -> Result<Evaluation, LogError> {
+        use log::evaluate;
+        with_ruleset!(self, evaluate(log))
+    }
+
+    /// Checks new events against a stored log; all of them pass or the first rejection returns.
+    pub fn check_append(
+        self,
+        log: &[LogEvent],
+        batch: &[NewEvent],
+    ) -> Result<Evaluation, Rejection> {
+        use log::check_append;
+        with_ruleset!(self, check_append(log, batch))
+    }
+}
+
+/// Lists the game ids, for error messages.
+pub fn known_ids() -> String {
+    Game::ALL
+        .iter()
+        .map(|g| g.id())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

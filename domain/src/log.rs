@@ -1,0 +1,484 @@
+//! The game log: the common events every game shares, and the replay that folds a log into a
+//! game's state.
+//!
+//! - `game_started` (event 1) carries the seated players and the effective options.
+//! - `retract {seq}` — event `seq` no longer counts (a retracted `retract` counts again).
+//! - `correct {seq, data}` — event `seq` counts with this data; the latest correction wins.
+//! - `abandon {}` — the game stops counting; only a `retract` of it resumes play.
+//!
+//! Which events are in force is decided from the newest event backwards (a retract can only
+//! name an earlier event), then the game events in force are folded through the ruleset in
+//! order. After any retract or correction the whole log is checked again.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::{RuleError, parse_json};
+use crate::ruleset::Ruleset;
+use crate::score::Scoreboard;
+use crate::setup::{Player, PlayerEntry, parse_options, seat_players};
+
+pub const GAME_STARTED: &str = "game_started";
+pub const RETRACT: &str = "retract";
+pub const CORRECT: &str = "correct";
+pub const ABANDON: &str = "abandon";
+pub const COMMON_EVENT_TYPES: [&str; 3] = [RETRACT, CORRECT, ABANDON];
+
+/// An event as stored: its number in the game's log, its type and its data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogEvent {
+    pub seq: u64,
+    pub event_type: String,
+    pub data: Value,
+}
+
+/// An event as submitted, before it has a number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEvent {
+    pub event_type: String,
+    pub data: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    InProgress,
+    Finished,
+    Abandoned,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::InProgress => "in_progress",
+            Status::Finished => "finished",
+            Status::Abandoned => "abandoned",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "in_progress" => Some(Status::InProgress),
+            "finished" => Some(Status::Finished),
+            "abandoned" => Some(Status::Abandoned),
+            _ => None,
+        }
+    }
+}
+
+/// What a replayed log amounts to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub status: Status,
+    /// The seq of the last event replayed.
+    pub version: u64,
+    pub scoreboard: Scoreboard,
+}
+
+/// Why a submitted batch was refused: which event of the batch, which field of it (a JSON
+/// pointer relative to that event object, e.g. `/data/round`) and which rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("event {event_index}: {rule} (at {pointer})")]
+pub struct Rejection {
+    pub event_index: usize,
+    pub pointer: String,
+    pub rule: String,
+}
+
+/// A stored log that does not replay. Stored logs were checked when appended, so this means
+/// the store or the rules changed underneath them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LogError {
+    #[error("the log is empty or does not begin with game_started")]
+    NoStart,
+    #[error("stored event {seq} does not replay: {error}")]
+    Broken { seq: u64, error: RuleError },
+}
+
+/// The seated players and effective options of a new game, as stored in `game_started`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setup {
+    pub players: Vec<Player>,
+    pub options: Value,
+}
+
+/// Checks a new game's players and options. Pointers are relative to the creation request.
+pub fn start<R: Ruleset>(entries: &[PlayerEntry], options: &Value) -> Result<Setup, RuleError> {
+    let players = seat_players(entries, R::PLAYERS, R::TITLE)?;
+    let options: R::Options = parse_options(options)?;
+    R::check_setup(&players, &options)?;
+    let options = serde_json::to_value(&options)
+        .map_err(|e| RuleError::new("/options", format!("options cannot be stored: {e}")))?;
+    Ok(Setup { players, options })
+}
+
+/// Replays a stored log (a whole log or a prefix of it) into its evaluation.
+pub fn evaluate<R: Ruleset>(log: &[LogEvent]) -> Result<Evaluation, LogError> {
+    let replay = replay::<R>(log).map_err(|fault| match fault {
+        Fault::NoStart => LogError::NoStart,
+        Fault::At { seq, error, .. } => LogError::Broken { seq, error },
+    })?;
+    Ok(replay.evaluation())
+}
+
+/// Checks a batch of new events against a stored log, in order, as if appended one by one.
+/// Returns the evaluation of the whole resulting log, or the first rejection.
+pub fn check_append<R: Ruleset>(
+    log: &[LogEvent],
+    batch: &[NewEvent],
+) -> Result<Evaluation, Rejection> {
+    let mut combined: Vec<LogEvent> = Vec::with_capacity(log.len() + batch.len());
+    combined.extend_from_slice(log);
+    let mut current = replay::<R>(&combined).map_err(|fault| Rejection {
+        event_index: 0,
+        pointer: String::new(),
+        rule: format!("the stored log does not replay: {fault:?}"),
+    })?;
+    for (index, new) in batch.iter().enumerate() {
+        let seq = combined.len() as u64 + 1;
+        if new.event_type == GAME_STARTED {
+            return Err(Rejection {
+                event_index: index,
+                pointer: "/type".into(),
+                rule: "game_started is written when the game is created; it cannot be appended"
+                    .into(),
+            });
+        }
+        combined.push(LogEvent {
+            seq,
+            event_type: new.event_type.clone(),
+            data: new.data.clone(),
+        });
+        let last = &combined[combined.len() - 1];
+        let step = if COMMON_EVENT_TYPES.contains(&new.event_type.as_str()) {
+            replay::<R>(&combined)
+        } else {
+            // A plain game event cannot change what came before: apply it to the state so far.
+            current.apply_game_event(last, None).map(|()| current)
+        };
+        current = step.map_err(|fault| fault.into_rejection(index, last, &combined))?;
+        current.version = seq;
+    }
+    Ok(current.evaluation())
+}
+
+/// A rule broken somewhere in a log.
+#[derive(Debug)]
+enum Fault {
+    NoStart,
+    /// Event `seq` breaks a rule; `corrected_by` is the correction whose data it was replayed
+    /// with. The error's pointer is relative to the event object (`/data/…`, `/type`).
+    At {
+        seq: u64,
+        corrected_by: Option<u64>,
+        error: RuleError,
+    },
+}
+
+impl Fault {
+    fn at(seq: u64, error: RuleError) -> Self {
+        Fault::At {
+            seq,
+            corrected_by: None,
+            error,
+        }
+    }
+
+    /// Attributes a fault found after appending `new` to the batch event that caused it.
+    fn into_rejection(self, event_index: usize, new: &LogEvent, log: &[LogEvent]) -> Rejection {
+        match self {
+            Fault::NoStart => Rejection {
+                event_index,
+                pointer: String::new(),
+                rule: "the log has no start".into(),
+            },
+            Fault::At { seq, error, .. } if seq == new.seq => Rejection {
+                event_index,
+                pointer: error.pointer,
+                rule: error.rule,
+            },
+            // The new correction's own data breaks the corrected event's rules.
+            Fault::At {
+                corrected_by: Some(by),
+                error,
+                ..
+            } if by == new.seq => Rejection {
+                event_index,
+                pointer: error.pointer.replacen("/data", "/data/data", 1),
+                rule: error.rule,
+            },
+            // An older event no longer obeys the rules once this retract/correction counts.
+            Fault::At { seq, error, .. } => {
+                let kind = log
+                    .get(seq as usize - 1)
+                    .map_or("?", |e| e.event_type.as_str());
+                let change = if new.event_type == CORRECT {
+                    "this correction"
+                } else {
+                    "this change"
+                };
+                Rejection {
+                    event_index,
+                    pointer: "/data/seq".into(),
+                    rule: format!(
+                        "after {change}, event {seq} ({kind}) would break a rule: {}",
+                        error.rule
+                    ),
+                }
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RetractData {
+    seq: u64,
+    #[serde(default)]
+    #[allow(dead_code)]
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CorrectData {
+    seq: u64,
+    #[allow(dead_code)]
+    data: Value,
+    #[serde(default)]
+    #[allow(dead_code)]
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AbandonData {
+    #[serde(default)]
+    #[allow(dead_code)]
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StartedData {
+    players: Vec<Player>,
+    #[serde(default)]
+    options: Value,
+}
+
+/// The state of a replayed log.
+struct Replay<R: Ruleset> {
+    state: R::State,
+    abandoned_at: Option<u64>,
+    version: u64,
+}
+
+impl<R: Ruleset> Clone for Replay<R> {
+    fn clone(&self) -> Self {
+        Self {
+            state: self.state.clone(),
+            abandoned_at: self.abandoned_at,
+            version: self.version,
+        }
+    }
+}
+
+impl<R: Ruleset> Replay<R> {
+    fn apply_game_event(
+        &mut self,
+        event: &LogEvent,
+        corrected: Option<(u64, &Value)>,
+    ) -> Result<(), Fault> {
+        let fault = |error: RuleError| Fault::At {
+            seq: event.seq,
+            corrected_by: corrected.map(|c| c.0),
+            error,
+        };
+        if !R::EVENT_TYPES.contains(&event.event_type.as_str()) {
+            let mut known: Vec<&str> = R::EVENT_TYPES.to_vec();
+            known.extend(COMMON_EVENT_TYPES);
+            return Err(Fault::at(
+                event.seq,
+                RuleError::new(
+                    "/type",
+                    format!(
+                        "{} has no event {:?}; its events are {}",
+                        R::TITLE,
+                        event.event_type,
+                        known.join(", ")
+                    ),
+                ),
+            ));
+        }
+        if let Some(at) = self.abandoned_at {
+            return Err(fault(RuleError::new(
+                "",
+                format!(
+                    "the game was abandoned by event {at}; retract that event to resume the game"
+                ),
+            )));
+        }
+        if R::is_finished(&self.state) {
+            return Err(fault(RuleError::new(
+                "",
+                "the game is already finished; to change it, correct or retract an earlier event",
+            )));
+        }
+        let data = corrected.map_or(&event.data, |c| c.1);
+        R::apply(&mut self.state, &event.event_type, data).map_err(|e| fault(e.within("/data")))
+    }
+
+    fn evaluation(&self) -> Evaluation {
+        let status = if self.abandoned_at.is_some() {
+            Status::Abandoned
+        } else if R::is_finished(&self.state) {
+            Status::Finished
+        } else {
+            Status::InProgress
+        };
+        Evaluation {
+            status,
+            version: self.version,
+            scoreboard: R::score(&self.state),
+        }
+    }
+}
+
+fn is_game_event(event_type: &str) -> bool {
+    event_type != GAME_STARTED && !COMMON_EVENT_TYPES.contains(&event_type)
+}
+
+/// Replays a whole log: decides which events are in force, then folds the game events.
+fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
+    let start = log
+        .first()
+        .filter(|e| e.event_type == GAME_STARTED && e.seq == 1)
+        .ok_or(Fault::NoStart)?;
+    let started: StartedData =
+        parse_json(&start.data, "/data", "game_started").map_err(|e| Fault::at(1, e))?;
+    let options: R::Options = parse_options(&started.options).map_err(|e| Fault::at(1, e))?;
+    let version = log.last().map_or(0, |e| e.seq);
+
+    // Which events are in force: newest first, because only a later event can retract one.
+    let mut retracted_by: HashMap<u64, u64> = HashMap::new();
+    for event in log.iter().rev() {
+        if event.event_type != RETRACT || retracted_by.contains_key(&event.seq) {
+            continue;
+        }
+        let retract: RetractData =
+            parse_json(&event.data, "/data", "retract").map_err(|e| Fault::at(event.seq, e))?;
+        check_target(
+            event.seq,
+            retract.seq,
+            "retract",
+            "abandon the game instead",
+        )
+        .map_err(|e| Fault::at(event.seq, e))?;
+        retracted_by.entry(retract.seq).or_insert(event.seq);
+    }
+    let in_force = |seq: u64| !retracted_by.contains_key(&seq);
+
+    let mut replay = Replay::<R> {
+        state: R::new_game(started.players, options),
+        abandoned_at: None,
+        version,
+    };
+    let mut corrections: HashMap<u64, (u64, &Value)> = HashMap::new();
+    let mut first_retract_of: HashMap<u64, u64> = HashMap::new();
+    // First the common events in order, so every game event is replayed with its final data.
+    for event in &log[1..] {
+        if !in_force(event.seq) {
+            continue;
+        }
+        let fault = |error: RuleError| Fault::at(event.seq, error);
+        match event.event_type.as_str() {
+            RETRACT => {
+                let retract: RetractData =
+                    parse_json(&event.data, "/data", "retract").map_err(fault)?;
+                if let Some(earlier) = first_retract_of.insert(retract.seq, event.seq) {
+                    return Err(fault(RuleError::new(
+                        "/data/seq",
+                        format!(
+                            "event {} is already retracted by event {earlier}",
+                            retract.seq
+                        ),
+                    )));
+                }
+            }
+            CORRECT => {
+                let correct: CorrectData =
+                    parse_json(&event.data, "/data", "correct").map_err(fault)?;
+                check_target(
+                    event.seq,
+                    correct.seq,
+                    "correct",
+                    "start a new game instead",
+                )
+                .map_err(fault)?;
+                let target = &log[correct.seq as usize - 1];
+                if !is_game_event(&target.event_type) {
+                    return Err(fault(RuleError::new(
+                        "/data/seq",
+                        format!(
+                            "event {} is a {}; only game events can be corrected",
+                            correct.seq, target.event_type
+                        ),
+                    )));
+                }
+                if let Some(by) = retracted_by.get(&correct.seq) {
+                    return Err(fault(RuleError::new(
+                        "/data/seq",
+                        format!(
+                            "event {} was retracted by event {by}; there is nothing to correct",
+                            correct.seq
+                        ),
+                    )));
+                }
+                // Keep a reference into the log rather than the parsed copy.
+                corrections.insert(correct.seq, (event.seq, &event.data["data"]));
+            }
+            ABANDON => {
+                let _: AbandonData = parse_json(&event.data, "/data", "abandon").map_err(fault)?;
+                if let Some(at) = replay.abandoned_at {
+                    return Err(fault(RuleError::new(
+                        "",
+                        format!("the game was already abandoned by event {at}"),
+                    )));
+                }
+                replay.abandoned_at = Some(event.seq);
+            }
+            _ => {}
+        }
+    }
+    // Then the game events in force, in order; those after an abandon are refused.
+    let abandoned_at = replay.abandoned_at.take();
+    for event in &log[1..] {
+        if !in_force(event.seq) || !is_game_event(&event.event_type) {
+            continue;
+        }
+        replay.abandoned_at = abandoned_at.filter(|at| event.seq > *at);
+        replay.apply_game_event(event, corrections.get(&event.seq).copied())?;
+    }
+    replay.abandoned_at = abandoned_at;
+    Ok(replay)
+}
+
+/// A retract or correct may only name an earlier event other than `game_started`.
+fn check_target(own_seq: u64, target: u64, verb: &str, instead: &str) -> Result<(), RuleError> {
+    if target == 0 || target >= own_seq {
+        return Err(RuleError::new(
+            "/data/seq",
+            format!(
+                "there is no earlier event {target} to {verb}; events are numbered 1 to {}",
+                own_seq - 1
+            ),
+        ));
+    }
+    if target == 1 {
+        return Err(RuleError::new(
+            "/data/seq",
+            format!("game_started (event 1) cannot be {verb}ed; {instead}"),
+        ));
+    }
+    Ok(())
+}

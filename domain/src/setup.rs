@@ -1,0 +1,260 @@
+//! What a game starts with: its seated players and its effective options.
+//!
+//! Checked once, when the game is created; the result is stored as the data of event 1
+//! (`game_started`) so a replay never depends on defaults that might change later.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::RuleError;
+use crate::pointer::pointer;
+
+/// Longest player name we accept; a name is shown on a phone screen.
+pub const MAX_NAME_CHARS: usize = 40;
+
+/// A player as the rule engines see them: a name (how events refer to them), a seat (1-based,
+/// in the order given at creation) and an optional colour.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub name: String,
+    pub seat: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+}
+
+/// A player as requested at game creation, before seats are assigned.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PlayerEntry {
+    pub name: String,
+    #[serde(default)]
+    pub color: Option<String>,
+}
+
+/// A player name that has been checked: trimmed, not empty, printable, not too long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerName(String);
+
+impl PlayerName {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let name = raw.trim();
+        if name.is_empty() {
+            return Err("a player name cannot be empty".into());
+        }
+        if name.chars().count() > MAX_NAME_CHARS {
+            return Err(format!(
+                "a player name has at most {MAX_NAME_CHARS} characters"
+            ));
+        }
+        if name.chars().any(char::is_control) {
+            return Err("a player name cannot contain control characters".into());
+        }
+        Ok(Self(name.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Seats the players in the order given and checks what every game requires: a name each,
+/// names unique at the table (ignoring case), colours unique when given, and a player count
+/// the game allows. `pointer`s are relative to the creation request.
+pub fn seat_players(
+    entries: &[PlayerEntry],
+    allowed: std::ops::RangeInclusive<usize>,
+    game_title: &str,
+) -> Result<Vec<Player>, RuleError> {
+    if !allowed.contains(&entries.len()) {
+        return Err(RuleError::new(
+            "/players",
+            format!(
+                "{game_title} is played by {} to {} players, not {}",
+                allowed.start(),
+                allowed.end(),
+                entries.len()
+            ),
+        ));
+    }
+    let mut players: Vec<Player> = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let name = PlayerName::parse(&entry.name)
+            .map_err(|rule| RuleError::new(pointer(["players", &i.to_string(), "name"]), rule))?;
+        if let Some(other) = players
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name.as_str()))
+        {
+            return Err(RuleError::new(
+                pointer(["players", &i.to_string(), "name"]),
+                format!(
+                    "two players are called {:?}; names must differ at one table",
+                    other.name
+                ),
+            ));
+        }
+        let color = match entry.color.as_deref().map(str::trim) {
+            None => None,
+            Some("") => {
+                return Err(RuleError::new(
+                    pointer(["players", &i.to_string(), "color"]),
+                    "a colour cannot be empty; leave it out instead",
+                ));
+            }
+            Some(color) => {
+                if let Some(other) = players.iter().find(|p| p.color.as_deref() == Some(color)) {
+                    return Err(RuleError::new(
+                        pointer(["players", &i.to_string(), "color"]),
+                        format!("{} already plays {color}; colours must differ", other.name),
+                    ));
+                }
+                Some(color.to_owned())
+            }
+        };
+        players.push(Player {
+            name: name.as_str().to_owned(),
+            seat: i as u32 + 1,
+            color,
+        });
+    }
+    Ok(players)
+}
+
+/// Reads a game's options: every key must be known, each value of the right type; keys left
+/// out take their defaults. Errors point at `/options/<key>`.
+pub fn parse_options<O>(given: &Value) -> Result<O, RuleError>
+where
+    O: Serialize + DeserializeOwned + Default,
+{
+    let defaults = match serde_json::to_value(O::default()) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    let given = match given {
+        Value::Null => Map::new(),
+        Value::Object(map) => map.clone(),
+        _ => return Err(RuleError::new("/options", "options must be a JSON object")),
+    };
+    let mut merged = defaults.clone();
+    for (key, value) in given {
+        if !defaults.contains_key(&key) {
+            let mut known: Vec<&str> = defaults.keys().map(String::as_str).collect();
+            known.sort_unstable();
+            let known = if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            };
+            return Err(RuleError::new(
+                pointer(["options", &key]),
+                format!("unknown option {key:?}; this game's options are: {known}"),
+            ));
+        }
+        // Check this key alone so the error can name it.
+        let mut single = defaults.clone();
+        single.insert(key.clone(), value.clone());
+        if let Err(e) = serde_json::from_value::<O>(Value::Object(single)) {
+            return Err(RuleError::new(
+                pointer(["options", &key]),
+                format!("option {key:?}: {e}"),
+            ));
+        }
+        merged.insert(key, value);
+    }
+    serde_json::from_value(Value::Object(merged))
+        .map_err(|e| RuleError::new("/options", format!("options: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    struct Demo {
+        lucky: bool,
+        protects: u32,
+    }
+
+    fn entries(names: &[&str]) -> Vec<PlayerEntry> {
+        names
+            .iter()
+            .map(|n| PlayerEntry {
+                name: (*n).into(),
+                color: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn players_are_seated_in_the_order_given() {
+        let players = seat_players(&entries(&["Ann", " Bo "]), 2..=5, "Demo").unwrap();
+        assert_eq!(players[0].seat, 1);
+        assert_eq!(players[1].name, "Bo");
+        assert_eq!(players[1].seat, 2);
+    }
+
+    #[test]
+    fn too_few_players_names_the_allowed_range() {
+        let err = seat_players(&entries(&["Ann"]), 2..=5, "Demo").unwrap_err();
+        assert_eq!(err.pointer, "/players");
+        assert_eq!(err.rule, "Demo is played by 2 to 5 players, not 1");
+    }
+
+    #[test]
+    fn two_players_with_the_same_name_in_other_case_are_refused() {
+        let err = seat_players(&entries(&["Ann", "ann"]), 2..=5, "Demo").unwrap_err();
+        assert_eq!(err.pointer, "/players/1/name");
+    }
+
+    #[test]
+    fn an_empty_name_is_refused() {
+        let err = seat_players(&entries(&["Ann", "  "]), 2..=5, "Demo").unwrap_err();
+        assert_eq!(err.pointer, "/players/1/name");
+        assert_eq!(err.rule, "a player name cannot be empty");
+    }
+
+    #[test]
+    fn two_players_with_one_colour_are_refused() {
+        let mut e = entries(&["Ann", "Bo"]);
+        e[0].color = Some("red".into());
+        e[1].color = Some("red".into());
+        let err = seat_players(&e, 2..=5, "Demo").unwrap_err();
+        assert_eq!(err.pointer, "/players/1/color");
+    }
+
+    #[test]
+    fn missing_options_take_their_defaults() {
+        let o: Demo = parse_options(&json!({"protects": 2})).unwrap();
+        assert_eq!(
+            o,
+            Demo {
+                lucky: false,
+                protects: 2
+            }
+        );
+        let o: Demo = parse_options(&Value::Null).unwrap();
+        assert_eq!(o, Demo::default());
+    }
+
+    #[test]
+    fn an_unknown_option_is_named_with_the_known_ones() {
+        let err = parse_options::<Demo>(&json!({"lucy": true})).unwrap_err();
+        assert_eq!(err.pointer, "/options/lucy");
+        assert_eq!(
+            err.rule,
+            "unknown option \"lucy\"; this game's options are: lucky, protects"
+        );
+    }
+
+    #[test]
+    fn an_option_of_the_wrong_type_is_named() {
+        let err = parse_options::<Demo>(&json!({"lucky": "yes"})).unwrap_err();
+        assert_eq!(err.pointer, "/options/lucky");
+        assert!(
+            err.rule.starts_with("option \"lucky\": invalid type"),
+            "{}",
+            err.rule
+        );
+    }
+}
