@@ -482,3 +482,34 @@ fn check_target(own_seq: u64, target: u64, verb: &str, instead: &str) -> Result<
     }
     Ok(())
 }
+
+/// How later events changed an event: retracted by (seq), corrected by (seq; the latest
+/// correction in force). Only retracts and corrections that themselves count are considered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Marks {
+    pub retracted_by: Option<u64>,
+    pub corrected_by: Option<u64>,
+}
+
+/// The marks of every event of a stored log that was changed by a later one.
+pub fn marks(log: &[LogEvent]) -> HashMap<u64, Marks> {
+    let target = |e: &LogEvent| e.data.get("seq").and_then(Value::as_u64);
+    let mut marks: HashMap<u64, Marks> = HashMap::new();
+    for event in log.iter().rev() {
+        let retracted = marks.get(&event.seq).is_some_and(|m| m.retracted_by.is_some());
+        if event.event_type == RETRACT && !retracted {
+            if let Some(seq) = target(event) {
+                marks.entry(seq).or_default().retracted_by.get_or_insert(event.seq);
+            }
+        }
+    }
+    for event in log {
+        let retracted = marks.get(&event.seq).is_some_and(|m| m.retracted_by.is_some());
+        if event.event_type == CORRECT && !retracted {
+            if let Some(seq) = target(event) {
+                marks.entry(seq).or_default().corrected_by = Some(event.seq);
+            }
+        }
+    }
+    marks
+}

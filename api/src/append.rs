@@ -1,0 +1,88 @@
+//! What an append request amounts to, decided inside the store's transaction from the game's
+//! stored log: a retry of stored events, a conflict, a rule violation, or events to write.
+//!
+//! Order of checks (API.md): idempotent retry first, then `expected_version`, then the rules.
+
+use tabletally_domain::log::{LogEvent, NewEvent as DomainEvent, Rejection, Status};
+use tabletally_domain::Game;
+
+use crate::store::{GameRecord, NewEvent, StoredEvent};
+
+#[derive(Debug, Clone)]
+pub struct AppendRequest {
+    pub expected_version: Option<i64>,
+    pub events: Vec<NewEvent>,
+}
+
+#[derive(Debug)]
+pub enum Decision {
+    /// Every event of the request is already stored with the same content: answer with them.
+    AlreadyStored { seqs: Vec<i64> },
+    /// Write these events; the game's status afterwards.
+    Append { events: Vec<NewEvent>, status: Status },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// 409: the client's view of the game is out of date.
+    #[error("expected version {expected}, but the game is at version {current}")]
+    StaleVersion { expected: i64, current: i64 },
+    /// 409: an event id is already stored with another type or data.
+    #[error("event id {id} is already stored as event {seq} with different content")]
+    IdReused { index: usize, id: String, seq: i64 },
+    /// 409: a retry that mixes stored and new events (a batch is stored whole or not at all).
+    #[error("events {stored:?} of this request are already stored but others are not; send only the new events")]
+    PartlyStored { stored: Vec<String> },
+    /// 422: the same event id twice in one request.
+    #[error("event id {id} appears twice in this request")]
+    DuplicateId { index: usize, id: String },
+    /// 422: a rule of the game or of the log.
+    #[error(transparent)]
+    Rule(Rejection),
+    /// 500: the stored game cannot be replayed (unknown game id or a log that no longer replays).
+    #[error("stored game cannot be replayed: {0}")]
+    Broken(String),
+}
+
+pub fn decide(game: &GameRecord, log: &[StoredEvent], request: &AppendRequest) -> Result<Decision, Refused> {
+    for (index, event) in request.events.iter().enumerate() {
+        if request.events[..index].iter().any(|e| e.id == event.id) {
+            return Err(Refused::DuplicateId { index, id: event.id.clone() });
+        }
+    }
+    let mut stored_seqs = Vec::new();
+    let mut stored_ids = Vec::new();
+    for (index, event) in request.events.iter().enumerate() {
+        if let Some(stored) = log.iter().find(|s| s.id == event.id) {
+            if stored.event_type != event.event_type || stored.data != event.data {
+                return Err(Refused::IdReused { index, id: event.id.clone(), seq: stored.seq });
+            }
+            stored_seqs.push(stored.seq);
+            stored_ids.push(event.id.clone());
+        }
+    }
+    if !request.events.is_empty() && stored_seqs.len() == request.events.len() {
+        return Ok(Decision::AlreadyStored { seqs: stored_seqs });
+    }
+    if !stored_ids.is_empty() {
+        return Err(Refused::PartlyStored { stored: stored_ids });
+    }
+    if let Some(expected) = request.expected_version {
+        if expected != game.version {
+            return Err(Refused::StaleVersion { expected, current: game.version });
+        }
+    }
+    let kind = Game::from_id(&game.game).ok_or_else(|| Refused::Broken(format!("unknown game {}", game.game)))?;
+    let stored: Vec<LogEvent> = log.iter().map(to_log_event).collect();
+    let batch: Vec<DomainEvent> = request
+        .events
+        .iter()
+        .map(|e| DomainEvent { event_type: e.event_type.clone(), data: e.data.clone() })
+        .collect();
+    let evaluation = kind.check_append(&stored, &batch).map_err(Refused::Rule)?;
+    Ok(Decision::Append { events: request.events.clone(), status: evaluation.status })
+}
+
+pub fn to_log_event(e: &StoredEvent) -> LogEvent {
+    LogEvent { seq: e.seq as u64, event_type: e.event_type.clone(), data: e.data.clone() }
+}

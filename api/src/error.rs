@@ -1,0 +1,191 @@
+//! The one error type of the HTTP boundary. Every variant becomes an RFC 9457
+//! `application/problem+json` response; causes go to the log, never to the client.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::append::Refused;
+use crate::store::StoreError;
+
+/// A problem detail (RFC 9457) with the extra fields tabletally uses.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "/problems/rule-violation", "title": "An event breaks a rule of the game", "status": 422,
+    "detail": "Ann collected 8 cards, but with 3 players everyone collects 9 per round",
+    "event_index": 0, "pointer": "/events/0/data/collections/Ann"
+}))]
+pub struct Problem {
+    /// A URI reference naming the kind of problem.
+    #[serde(rename = "type")]
+    pub problem_type: String,
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+    /// Which event of the request broke a rule (0-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_index: Option<usize>,
+    /// JSON pointer (RFC 6901) into the request body at the offending field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// The game's current version, on a version conflict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_version: Option<i64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// 400: the request could not be read (malformed JSON, bad query or path parameter).
+    #[error("{0}")]
+    BadRequest(String),
+    /// 401: missing or wrong bearer token.
+    #[error("missing or invalid bearer token")]
+    Unauthorized,
+    /// 404: no such resource in this club.
+    #[error("{0}")]
+    NotFound(String),
+    /// 405: the path exists but not with this method.
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    /// 409: the request conflicts with the stored state.
+    #[error("{detail}")]
+    Conflict { detail: String, current_version: Option<i64> },
+    /// 413: the body is larger than the server accepts.
+    #[error("the request body is larger than {0} bytes")]
+    PayloadTooLarge(usize),
+    /// 415: the body is not JSON.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// 422: the request is well-formed but breaks a rule; `pointer` names the field.
+    #[error("{detail}")]
+    Unprocessable { detail: String, pointer: Option<String>, event_index: Option<usize> },
+    /// 503: the database cannot be reached.
+    #[error("the database is not reachable")]
+    Unavailable,
+    /// 500: a bug or an I/O failure; details are logged, not returned.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn invalid(pointer: impl Into<String>, detail: impl Into<String>) -> Self {
+        ApiError::Unprocessable { detail: detail.into(), pointer: Some(pointer.into()), event_index: None }
+    }
+
+    fn slug_and_title(&self) -> (&'static str, &'static str) {
+        match self {
+            ApiError::BadRequest(_) => ("bad-request", "The request could not be read"),
+            ApiError::Unauthorized => ("unauthorized", "Authentication required"),
+            ApiError::NotFound(_) => ("not-found", "Not found"),
+            ApiError::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
+            ApiError::Conflict { .. } => ("conflict", "The request conflicts with the stored game"),
+            ApiError::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
+            ApiError::UnsupportedMediaType(_) => ("unsupported-media-type", "Unsupported media type"),
+            ApiError::Unprocessable { event_index: Some(_), .. } => {
+                ("rule-violation", "An event breaks a rule of the game")
+            }
+            ApiError::Unprocessable { .. } => ("invalid-request", "The request is invalid"),
+            ApiError::Unavailable => ("unavailable", "Service unavailable"),
+            ApiError::Internal(_) => ("internal", "Internal server error"),
+        }
+    }
+
+    pub fn problem(&self) -> Problem {
+        let (slug, title) = self.slug_and_title();
+        let detail = match self {
+            // Never leak internals.
+            ApiError::Internal(_) => "something went wrong on our side; it has been logged".to_owned(),
+            other => other.to_string(),
+        };
+        let (pointer, event_index, current_version) = match self {
+            ApiError::Unprocessable { pointer, event_index, .. } => (pointer.clone(), *event_index, None),
+            ApiError::Conflict { current_version, .. } => (None, None, *current_version),
+            _ => (None, None, None),
+        };
+        Problem {
+            problem_type: format!("/problems/{slug}"),
+            title: title.to_owned(),
+            status: self.status_code().as_u16(),
+            detail,
+            event_index,
+            pointer,
+            current_version,
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let ApiError::Internal(cause) = self {
+            tracing::error!(%cause, "request failed");
+        }
+        let mut response = HttpResponse::build(self.status_code());
+        response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json")));
+        if matches!(self, ApiError::Unauthorized) {
+            response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+        }
+        response.json(self.problem())
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound => ApiError::NotFound("no such game in this club".into()),
+            StoreError::Refused(refused) => refused.into(),
+            StoreError::Conflict(detail) => ApiError::Conflict { detail, current_version: None },
+            StoreError::UnknownPlayer(id) => {
+                ApiError::invalid("/players", format!("player_id {id} is not one of this club's players"))
+            }
+            StoreError::Corrupt(detail) => ApiError::Internal(detail),
+            StoreError::Database(e) => match e {
+                sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => {
+                    tracing::error!(error = %e, "database unreachable");
+                    ApiError::Unavailable
+                }
+                e => ApiError::Internal(e.to_string()),
+            },
+        }
+    }
+}
+
+impl From<Refused> for ApiError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::StaleVersion { current, .. } => {
+                ApiError::Conflict { detail: refused.to_string(), current_version: Some(current) }
+            }
+            Refused::IdReused { .. } | Refused::PartlyStored { .. } => {
+                ApiError::Conflict { detail: refused.to_string(), current_version: None }
+            }
+            Refused::DuplicateId { index, .. } => ApiError::Unprocessable {
+                detail: refused.to_string(),
+                pointer: Some(format!("/events/{index}/id")),
+                event_index: Some(index),
+            },
+            Refused::Rule(rejection) => ApiError::Unprocessable {
+                pointer: Some(format!("/events/{}{}", rejection.event_index, rejection.pointer)),
+                event_index: Some(rejection.event_index),
+                detail: rejection.rule,
+            },
+            Refused::Broken(detail) => ApiError::Internal(detail),
+        }
+    }
+}

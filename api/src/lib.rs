@@ -1,0 +1,17 @@
+//! The tabletally HTTP server: thin handlers over an event store and the pure domain.
+//!
+//! - [`startup`] builds the actix app, the routes and the OpenAPI document.
+//! - [`routes`] has one module per resource; handlers parse, call, and answer.
+//! - [`append`] decides what an append request means (retry, conflict, rule error, write).
+//! - [`store`] is the event store trait with its SQLite and PostgreSQL implementations.
+//! - [`error`] turns every failure into `application/problem+json`.
+
+pub mod append;
+pub mod auth;
+pub mod config;
+pub mod error;
+pub mod openapi;
+pub mod routes;
+pub mod startup;
+pub mod store;
+pub mod telemetry;

@@ -1,0 +1,86 @@
+//! The OpenAPI 3.1 document: paths are collected from the routes themselves, this adds the
+//! title, the security scheme and the tags. `tabletally openapi` prints it; the committed
+//! copy is `openapi/openapi.json`.
+
+use actix_web::App;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_actix_web::AppExt;
+
+use crate::error::Problem;
+use crate::routes;
+
+/// The command that rewrites the committed document.
+pub const REGENERATE: &str = "cargo run -p tabletally-api --bin tabletally -- openapi > openapi/openapi.json";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "tabletally",
+        description = "Keeps score for physical card games. Events are the single source of truth; \
+                       scores explain every point. Errors are application/problem+json (RFC 9457).",
+        license(name = "MIT")
+    ),
+    modifiers(&ClubToken),
+    components(schemas(Problem)),
+    tags(
+        (name = "clubs", description = "Tenancy: a club and its bearer token"),
+        (name = "games", description = "Games and their players"),
+        (name = "events", description = "The game log: append and read"),
+        (name = "scores", description = "Scoreboards replayed from the log"),
+        (name = "operations", description = "Health and readiness"),
+    )
+)]
+struct ApiDoc;
+
+struct ClubToken;
+
+impl Modify for ClubToken {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "club_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The token returned once by POST /v1/clubs"))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The whole document, as the server serves it at `/openapi.json`.
+pub fn document() -> utoipa::openapi::OpenApi {
+    let (_, api) = App::new().into_utoipa_app().openapi(ApiDoc::openapi()).configure(routes::configure).split_for_parts();
+    api
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_committed_openapi_document_matches_the_code() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/openapi.json");
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        let generated = document().to_pretty_json().expect("the document serialises");
+        assert!(
+            committed.trim_end() == generated.trim_end(),
+            "openapi/openapi.json is out of date with the code; regenerate it with:\n    {REGENERATE}"
+        );
+    }
+
+    #[test]
+    fn every_operation_under_v1_except_club_creation_requires_the_club_token() {
+        let doc = document();
+        for (path, item) in &doc.paths.paths {
+            for (method, op) in [("get", &item.get), ("post", &item.post)] {
+                let Some(op) = op else { continue };
+                let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
+                let public = !path.starts_with("/v1/") || path == "/v1/clubs";
+                assert_eq!(secured, !public, "{method} {path}");
+            }
+        }
+    }
+}

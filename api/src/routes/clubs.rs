@@ -1,0 +1,50 @@
+//! `POST /v1/clubs`: a new club and its token (shown once).
+
+use actix_web::{HttpResponse, post, web};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth;
+use crate::error::{ApiError, Problem};
+use crate::startup::AppState;
+
+const MAX_CLUB_NAME: usize = 100;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Friday games"}))]
+pub struct CreateClub {
+    pub name: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClubCreated {
+    pub id: String,
+    pub name: String,
+    /// The bearer token for every other call. Shown once: only its hash is stored.
+    pub token: String,
+}
+
+/// Creates a club. No authentication needed; the answer holds the club's token.
+#[utoipa::path(tag = "clubs", request_body = CreateClub, responses(
+    (status = 201, description = "Club created", body = ClubCreated),
+    (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+    (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+    (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "Invalid name", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/v1/clubs")]
+pub async fn create_club(state: web::Data<AppState>, body: web::Json<CreateClub>) -> Result<HttpResponse, ApiError> {
+    let name = body.name.trim();
+    if name.is_empty() || name.chars().count() > MAX_CLUB_NAME || name.chars().any(char::is_control) {
+        return Err(ApiError::invalid(
+            "/name",
+            format!("a club name has 1 to {MAX_CLUB_NAME} printable characters"),
+        ));
+    }
+    let id = uuid::Uuid::new_v4().to_string();
+    let (token, hash) = auth::new_token(&id)?;
+    let club = state.store.create_club(&id, name, &hash).await?;
+    tracing::info!(club = %club.id, "club created");
+    Ok(HttpResponse::Created().json(ClubCreated { id: club.id, name: club.name, token }))
+}

@@ -1,0 +1,209 @@
+//! The game log: append (all or nothing, idempotent, optimistic) and read.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tabletally_domain::log::marks;
+use utoipa::{IntoParams, ToSchema};
+
+use super::EventView;
+use crate::append::{self, AppendRequest};
+use crate::auth::Club;
+use crate::config::MAX_EVENTS_PER_REQUEST;
+use crate::error::{ApiError, Problem};
+use crate::startup::AppState;
+use crate::store::NewEvent;
+
+const DEFAULT_EVENTS_PAGE: usize = 500;
+const MAX_EVENTS_PAGE: usize = 1000;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AppendEvents {
+    /// The version the client last saw; omitted → no check. Also accepted as `If-Match: "<version>"`.
+    #[serde(default)]
+    pub expected_version: Option<i64>,
+    /// Validated in order and stored together, or none is.
+    pub events: Vec<EventInput>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EventInput {
+    /// The client's UUID for this event: a retry with the same id and content is answered 200.
+    pub id: String,
+    /// The game's event type, or `retract`, `correct`, `abandon`.
+    #[serde(rename = "type")]
+    pub event_type: String,
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub data: Value,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AppendResult {
+    /// The game's version after the append.
+    pub version: i64,
+    /// The events of the request as stored.
+    pub events: Vec<EventView>,
+}
+
+/// Appends events to a game's log.
+#[utoipa::path(tag = "events", security(("club_token" = [])),
+    params(("id" = String, Path, description = "Game id"),
+           ("If-Match" = Option<String>, Header, description = "The expected version, e.g. \"3\" (instead of expected_version)")),
+    request_body(content = AppendEvents, examples(
+        ("round_collected" = (summary = "Mint Condition: a round's collections", value = json!({
+            "expected_version": 1,
+            "events": [{"id": "7d9f6c1e-0a51-4c1b-9d5e-1f2a3b4c5d6e", "type": "round_collected", "data": {"round": 1, "collections": {
+                "Ann": ["animal-kingdom", "animal-kingdom", "animal-kingdom", "be-careful", "fine-wine", "legacy-edition", "memories"],
+                "Bo": ["be-careful", "be-careful", {"card": "heavy-rotation", "symbol": "blue"}, "heavy-rotation", "autographed", "autographed", "lost-pieces"]}}}]}))),
+        ("retract" = (summary = "Retract event 5", value = json!({
+            "events": [{"id": "0e5a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c", "type": "retract", "data": {"seq": 5, "reason": "typo"}}]}))),
+        ("correct" = (summary = "Correct event 2 with new data", value = json!({
+            "events": [{"id": "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9", "type": "correct", "data": {"seq": 2, "reason": "Bo had 3 Fine Wine",
+                "data": {"round": 1, "collections": {"Ann": ["memories"], "Bo": ["fine-wine"]}}}}]}))),
+        ("abandon" = (summary = "Abandon the game", value = json!({
+            "events": [{"id": "2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d", "type": "abandon", "data": {"reason": "the pub closed"}}]}))),
+    )),
+    responses(
+        (status = 201, description = "Events stored", body = AppendResult),
+        (status = 200, description = "A retry: every event was already stored with the same content", body = AppendResult),
+        (status = 400, description = "Malformed JSON or If-Match", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Stale expected_version (current_version in the body) or an event id reused", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A rule violation: event_index, pointer and the rule", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/events")]
+pub async fn append_events(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<String>,
+    req: HttpRequest,
+    body: web::Json<AppendEvents>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let expected_version = match (body.expected_version, if_match_version(&req)?) {
+        (Some(v), Some(h)) if v != h => {
+            return Err(ApiError::invalid("/expected_version", format!("expected_version {v} disagrees with If-Match {h}")));
+        }
+        (v, h) => v.or(h),
+    };
+    let request = AppendRequest { expected_version, events: check_events(body.events)? };
+    let appended = state.store.append(&club.id, &id, &|game, log| append::decide(game, log, &request)).await?;
+    if !appended.already_stored {
+        tracing::info!(game = %id, version = appended.version, events = appended.events.len(), "events appended");
+    }
+    let result = AppendResult {
+        version: appended.version,
+        events: appended.events.into_iter().map(EventView::from).collect(),
+    };
+    Ok(if appended.already_stored { HttpResponse::Ok().json(result) } else { HttpResponse::Created().json(result) })
+}
+
+/// Shape checks before the store: a batch of 1 to the maximum, UUID ids, a type each.
+fn check_events(events: Vec<EventInput>) -> Result<Vec<NewEvent>, ApiError> {
+    if events.is_empty() {
+        return Err(ApiError::invalid("/events", "events must hold at least one event"));
+    }
+    if events.len() > MAX_EVENTS_PER_REQUEST {
+        return Err(ApiError::invalid("/events", format!("at most {MAX_EVENTS_PER_REQUEST} events per request")));
+    }
+    events
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let id = uuid::Uuid::parse_str(&e.id)
+                .map_err(|_| ApiError::Unprocessable {
+                    detail: format!("event id must be a UUID, got {:?}", e.id),
+                    pointer: Some(format!("/events/{i}/id")),
+                    event_index: Some(i),
+                })?
+                .to_string();
+            if e.event_type.trim().is_empty() {
+                return Err(ApiError::Unprocessable {
+                    detail: "an event needs a type".into(),
+                    pointer: Some(format!("/events/{i}/type")),
+                    event_index: Some(i),
+                });
+            }
+            Ok(NewEvent { id, event_type: e.event_type, data: e.data })
+        })
+        .collect()
+}
+
+/// `If-Match: "3"` (quotes and a weak `W/` prefix are tolerated).
+fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
+    let Some(value) = req.headers().get(header::IF_MATCH) else { return Ok(None) };
+    let text = value.to_str().unwrap_or_default().trim();
+    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
+    text.parse::<i64>()
+        .map(Some)
+        .map_err(|_| ApiError::BadRequest(format!("If-Match must be a game version such as \"3\", got {text:?}")))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Only events with a seq greater than this (default 0).
+    pub after: Option<i64>,
+    /// Page size, 1–1000 (default 500).
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventPage {
+    /// The game's current version.
+    pub version: i64,
+    pub events: Vec<EventView>,
+    /// Pass as `after` for the next page; `null` when there is no more.
+    pub next_after: Option<i64>,
+}
+
+/// The game's log, retracted and corrected events included and marked.
+#[utoipa::path(tag = "events", security(("club_token" = [])), params(("id" = String, Path, description = "Game id"), EventsQuery), responses(
+    (status = 200, description = "A page of the log", body = EventPage),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/games/{id}/events")]
+pub async fn list_events(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<String>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = query.limit.unwrap_or(DEFAULT_EVENTS_PAGE);
+    if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
+        return Err(ApiError::BadRequest(format!("limit must be between 1 and {MAX_EVENTS_PAGE}")));
+    }
+    let after = query.after.unwrap_or(0);
+    let (game, log) =
+        state.store.events(&club.id, &id).await?.ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+    let marks = marks(&log.iter().map(append::to_log_event).collect::<Vec<_>>());
+    let mut events: Vec<EventView> = log
+        .into_iter()
+        .filter(|e| e.seq > after)
+        .take(limit + 1)
+        .map(|e| {
+            let mark = marks.get(&(e.seq as u64)).copied().unwrap_or_default();
+            let mut view = EventView::from(e);
+            view.retracted_by = mark.retracted_by.map(|s| s as i64);
+            view.corrected_by = mark.corrected_by.map(|s| s as i64);
+            view
+        })
+        .collect();
+    let next_after = if events.len() > limit {
+        events.truncate(limit);
+        events.last().map(|e| e.seq)
+    } else {
+        None
+    };
+    Ok(HttpResponse::Ok().json(EventPage { version: game.version, events, next_after }))
+}

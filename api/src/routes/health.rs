@@ -1,0 +1,28 @@
+//! Liveness and readiness.
+
+use actix_web::{HttpResponse, get, web};
+use serde_json::json;
+
+use crate::error::{ApiError, Problem};
+use crate::startup::AppState;
+
+/// The process is up.
+#[utoipa::path(tag = "operations", responses((status = 200, description = "The process is up", body = Object, example = json!({"status": "ok"}))))]
+#[get("/healthz")]
+pub async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(json!({"status": "ok"}))
+}
+
+/// The database is reachable.
+#[utoipa::path(tag = "operations", responses(
+    (status = 200, description = "Ready to serve", body = Object, example = json!({"status": "ready", "database": "sqlite"})),
+    (status = 503, description = "The database is not reachable", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/readyz")]
+pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    state.store.ping().await.map_err(|e| {
+        tracing::warn!(error = %e, "readiness check failed");
+        ApiError::Unavailable
+    })?;
+    Ok(HttpResponse::Ok().json(json!({"status": "ready", "database": state.store.backend()})))
+}

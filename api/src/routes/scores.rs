@@ -1,0 +1,173 @@
+//! `GET /v1/games/{id}/score?at=`: the scoreboard after replaying the log (or its first `at`
+//! events). Computed from the events on every call; nothing else is needed.
+
+use actix_web::{HttpResponse, get, web};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tabletally_domain::score as domain;
+use tabletally_domain::{Game, Status};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::append::to_log_event;
+use crate::auth::Club;
+use crate::error::{ApiError, Problem};
+use crate::startup::AppState;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ScoreQuery {
+    /// Replay the log only up to this seq (default: everything).
+    pub at: Option<i64>,
+}
+
+/// The scoreboard; every point is explained by a breakdown line or an adjustment.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ScoreView {
+    pub game: String,
+    /// The seq the score was computed at.
+    pub version: i64,
+    /// `in_progress`, `finished` or `abandoned` at that seq.
+    pub status: String,
+    /// True when the game is finished: the score will not change unless an event is corrected.
+    #[serde(rename = "final")]
+    pub is_final: bool,
+    /// True when the lowest total wins.
+    pub lower_wins: bool,
+    /// Best rank first.
+    pub players: Vec<PlayerScoreView>,
+    /// Everyone ranked first (more than one: a shared win).
+    pub winners: Vec<String>,
+    /// How a tie for first place was settled; null when nobody tied for first.
+    pub tiebreak: Option<TiebreakView>,
+    /// Options that decide points the published rules leave open, or that differ from them.
+    pub house_rules: Vec<HouseRuleView>,
+    /// Game-specific state (e.g. the race of Mint Julep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<Value>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerScoreView {
+    pub name: String,
+    pub seat: u32,
+    pub total: i64,
+    pub rank: u32,
+    pub rounds: Vec<RoundView>,
+    pub adjustments: Vec<AdjustmentView>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RoundView {
+    pub round: u32,
+    pub points: i64,
+    pub breakdown: Vec<LineView>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"label": "Fine Wine ×3", "points": 6, "detail": "3 × 2"}))]
+pub struct LineView {
+    pub label: String,
+    pub points: i64,
+    pub detail: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AdjustmentView {
+    pub label: String,
+    pub points: i64,
+    pub detail: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TiebreakView {
+    pub rule: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HouseRuleView {
+    pub option: String,
+    #[schema(value_type = Object)]
+    pub value: Value,
+    /// True when this is the service's default for the point.
+    pub default: bool,
+    pub note: String,
+}
+
+/// The scoreboard after replaying the log up to `at`.
+#[utoipa::path(tag = "scores", security(("club_token" = [])), params(("id" = String, Path, description = "Game id"), ScoreQuery), responses(
+    (status = 200, description = "The scoreboard", body = ScoreView),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "`at` is outside 1..version", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/games/{id}/score")]
+pub async fn get_score(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<String>,
+    query: web::Query<ScoreQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let (game, log) =
+        state.store.events(&club.id, &id).await?.ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+    let at = query.at.unwrap_or(game.version);
+    if !(1..=game.version).contains(&at) {
+        return Err(ApiError::Unprocessable {
+            detail: format!("at must be a seq from 1 to {} (the game's version), got {at}", game.version),
+            pointer: None,
+            event_index: None,
+        });
+    }
+    let kind = Game::from_id(&game.game).ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
+    let log: Vec<_> = log.iter().take(at as usize).map(to_log_event).collect();
+    let evaluation = kind.evaluate(&log).map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
+    let board = evaluation.scoreboard;
+    Ok(HttpResponse::Ok().json(ScoreView {
+        game: game.game,
+        version: evaluation.version as i64,
+        status: evaluation.status.as_str().to_owned(),
+        is_final: evaluation.status == Status::Finished,
+        lower_wins: board.lower_wins,
+        players: board.players.into_iter().map(PlayerScoreView::from).collect(),
+        winners: board.winners,
+        tiebreak: board.tiebreak.map(|t| TiebreakView { rule: t.rule, detail: t.detail }),
+        house_rules: board
+            .house_rules
+            .into_iter()
+            .map(|h| HouseRuleView { option: h.option, value: h.value, default: h.default, note: h.note })
+            .collect(),
+        details: board.details,
+    }))
+}
+
+impl From<domain::PlayerScore> for PlayerScoreView {
+    fn from(p: domain::PlayerScore) -> Self {
+        Self {
+            name: p.name,
+            seat: p.seat,
+            total: p.total,
+            rank: p.rank,
+            rounds: p
+                .rounds
+                .into_iter()
+                .map(|r| RoundView {
+                    round: r.round,
+                    points: r.points,
+                    breakdown: r
+                        .breakdown
+                        .into_iter()
+                        .map(|l| LineView { label: l.label, points: l.points, detail: l.detail })
+                        .collect(),
+                })
+                .collect(),
+            adjustments: p
+                .adjustments
+                .into_iter()
+                .map(|a| AdjustmentView { label: a.label, points: a.points, detail: a.detail })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! The event store: one trait, two implementations (SQLite and PostgreSQL) generated from the
+//! same SQL in [`sql`].
+//!
+//! Every read and write is scoped to a club: another club's game simply does not exist here.
+
+mod sql;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::append::{Decision, Refused};
+
+pub use sql::{PostgresStore, SqliteStore};
+
+/// Version of the event envelope written by this server (bump when an event's data changes shape).
+pub const SCHEMA_VERSION: i64 = 1;
+
+#[derive(Debug, Clone)]
+pub struct ClubRecord {
+    pub id: String,
+    pub name: String,
+    pub token_hash: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeatRecord {
+    pub seat: i64,
+    pub name: String,
+    pub player_id: String,
+    pub color: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameRecord {
+    pub id: String,
+    pub game: String,
+    pub status: String,
+    pub version: i64,
+    pub options: Value,
+    pub players: Vec<SeatRecord>,
+    pub started_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEvent {
+    /// Global order of appends across all games.
+    pub position: i64,
+    pub seq: i64,
+    pub id: String,
+    pub event_type: String,
+    pub schema_version: i64,
+    pub data: Value,
+    pub recorded_at: DateTime<Utc>,
+}
+
+/// A player of a game about to be created: an existing club player, or a name to find or add.
+#[derive(Debug, Clone)]
+pub struct NewSeat {
+    pub name: String,
+    pub player_id: Option<String>,
+    pub color: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    pub id: String,
+    pub game: String,
+    pub players: Vec<NewSeat>,
+    pub options: Value,
+    pub started_at: DateTime<Utc>,
+}
+
+/// An event to append, as checked by the decision.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub id: String,
+    pub event_type: String,
+    pub data: Value,
+}
+
+#[derive(Debug, Clone)]
+pub struct Appended {
+    pub version: i64,
+    pub events: Vec<StoredEvent>,
+    /// True when the request was a retry of events already stored (nothing new written).
+    pub already_stored: bool,
+}
+
+/// Filters of the game list; `cursor` is the (started_at, id) of the last game of the previous page.
+#[derive(Debug, Clone, Default)]
+pub struct GameFilter {
+    pub game: Option<String>,
+    pub player: Option<String>,
+    pub status: Option<String>,
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+    pub after: Option<(DateTime<Utc>, String)>,
+    pub limit: i64,
+}
+
+/// Decides, inside the append transaction, what to write given the game and its stored log.
+pub type Decide<'a> = dyn Fn(&GameRecord, &[StoredEvent]) -> Result<Decision, Refused> + Send + Sync + 'a;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No such game (or player) in this club.
+    #[error("not found")]
+    NotFound,
+    /// The decision refused the append; nothing was written.
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// A uniqueness rule of the database was hit by a concurrent writer.
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// A player id given at game creation is not one of the club's players.
+    #[error("unknown player id {0}")]
+    UnknownPlayer(String),
+    /// Stored data that does not parse: a bug or a corrupted database.
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+#[async_trait]
+pub trait EventStore: Send + Sync {
+    /// Which backend this is, for logs and `/readyz`.
+    fn backend(&self) -> &'static str;
+
+    /// Is the database reachable?
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    async fn create_club(&self, id: &str, name: &str, token_hash: &str) -> Result<ClubRecord, StoreError>;
+
+    async fn club(&self, id: &str) -> Result<Option<ClubRecord>, StoreError>;
+
+    /// The club's players with these ids (those that exist).
+    async fn players_by_id(&self, club: &str, ids: &[String]) -> Result<Vec<(String, String)>, StoreError>;
+
+    /// Creates a game and its event 1 (`game_started`, with `started_data` completed by the
+    /// resolved player ids) in one transaction. Returns `None` when the id is already taken;
+    /// the caller then compares with [`EventStore::game`].
+    async fn create_game(&self, club: &str, game: &NewGame) -> Result<Option<GameRecord>, StoreError>;
+
+    async fn game(&self, club: &str, id: &str) -> Result<Option<GameRecord>, StoreError>;
+
+    async fn list_games(&self, club: &str, filter: &GameFilter) -> Result<Vec<GameRecord>, StoreError>;
+
+    /// The game's log, in seq order (all of it, retracted events included).
+    async fn events(&self, club: &str, id: &str) -> Result<Option<(GameRecord, Vec<StoredEvent>)>, StoreError>;
+
+    /// Appends in one transaction, with the game locked: loads the log, asks `decide`, writes
+    /// what it says (events, new version and status) or nothing.
+    async fn append(&self, club: &str, id: &str, decide: &Decide<'_>) -> Result<Appended, StoreError>;
+}
+
+/// Opens the store a `DATABASE_URL` names (`sqlite:` or `postgres:`), running its migrations.
+pub async fn connect(url: &str) -> Result<Box<dyn EventStore>, StoreError> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Box::new(PostgresStore::connect(url).await?))
+    } else if url.starts_with("sqlite:") {
+        Ok(Box::new(SqliteStore::connect(url).await?))
+    } else {
+        Err(StoreError::Database(sqlx::Error::Configuration(
+            format!("DATABASE_URL must start with sqlite: or postgres://, got {url:?}").into(),
+        )))
+    }
+}

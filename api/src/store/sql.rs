@@ -1,0 +1,447 @@
+//! The SQL behind [`EventStore`], written once with `$1` placeholders and instantiated for
+//! SQLite and PostgreSQL by `sql_store!`. The backends differ only in how an append takes its
+//! lock: SQLite takes the database write lock up front (`BEGIN IMMEDIATE`), PostgreSQL locks
+//! the game's row (`FOR UPDATE`).
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+use sqlx::Row;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+
+use super::{
+    Appended, ClubRecord, Decide, EventStore, GameFilter, GameRecord, NewGame, SeatRecord, SCHEMA_VERSION,
+    StoreError, StoredEvent,
+};
+use crate::append::Decision;
+
+/// Constraint names from the migrations: a violation is a concurrent writer, not a bug.
+const UNIQUE_SEQ: &str = "events_game_seq_key";
+const UNIQUE_EVENT_ID: &str = "events_game_event_id_key";
+
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+pub struct PostgresStore {
+    pool: PgPool,
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) a SQLite file in WAL mode with foreign keys on.
+    /// `synchronous = FULL`: an acknowledged append survives a power cut, not just a crash.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        sqlx::migrate!("../migrations/sqlite").run(&pool).await.map_err(|e| StoreError::Database(e.into()))?;
+        Ok(Self { pool })
+    }
+}
+
+impl PostgresStore {
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let options = PgConnectOptions::from_str(url)?;
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("../migrations/postgres").run(&pool).await.map_err(|e| StoreError::Database(e.into()))?;
+        Ok(Self { pool })
+    }
+}
+
+fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(format!("{what}: {e}"))
+}
+
+/// A unique violation on the event log means another append won the race.
+fn translate(e: sqlx::Error) -> StoreError {
+    if let sqlx::Error::Database(db) = &e {
+        if db.is_unique_violation() {
+            let which = db.constraint().map(str::to_owned).unwrap_or_else(|| db.message().to_owned());
+            if which.contains(UNIQUE_SEQ) || which.contains("events.game_id, events.seq") {
+                return StoreError::Conflict("another append reached this game first; reload and retry".into());
+            }
+            if which.contains(UNIQUE_EVENT_ID) || which.contains("events.game_id, events.event_id") {
+                return StoreError::Conflict("an event with this id was stored concurrently; retry to get it".into());
+            }
+            return StoreError::Conflict(format!("a concurrent request conflicted ({which})"));
+        }
+    }
+    StoreError::Database(e)
+}
+
+macro_rules! sql_store {
+    ($store:ident, $db:ty, backend = $backend:literal, begin = $begin:literal, lock = $lock:literal) => {
+        impl $store {
+            async fn seats<'e, E>(executor: E, game_id: &str) -> Result<Vec<SeatRecord>, StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                let rows = sqlx::query(
+                    "SELECT seat, name, player_id, color FROM game_players WHERE game_id = $1 ORDER BY seat",
+                )
+                .bind(game_id)
+                .fetch_all(executor)
+                .await?;
+                rows.iter()
+                    .map(|row| {
+                        Ok(SeatRecord {
+                            seat: row.try_get("seat")?,
+                            name: row.try_get("name")?,
+                            player_id: row.try_get("player_id")?,
+                            color: row.try_get("color")?,
+                        })
+                    })
+                    .collect::<Result<_, sqlx::Error>>()
+                    .map_err(StoreError::from)
+            }
+
+            fn game_row(row: &<$db as sqlx::Database>::Row) -> Result<GameRecord, StoreError> {
+                let options: String = row.try_get("options")?;
+                Ok(GameRecord {
+                    id: row.try_get("id")?,
+                    game: row.try_get("game")?,
+                    status: row.try_get("status")?,
+                    version: row.try_get("version")?,
+                    options: serde_json::from_str(&options).map_err(|e| corrupt("game options", e))?,
+                    players: Vec::new(),
+                    started_at: row.try_get("started_at")?,
+                    updated_at: row.try_get("updated_at")?,
+                })
+            }
+
+            fn event_row(row: &<$db as sqlx::Database>::Row) -> Result<StoredEvent, StoreError> {
+                let data: String = row.try_get("data")?;
+                Ok(StoredEvent {
+                    position: row.try_get("position")?,
+                    seq: row.try_get("seq")?,
+                    id: row.try_get("event_id")?,
+                    event_type: row.try_get("type")?,
+                    schema_version: row.try_get("schema_version")?,
+                    data: serde_json::from_str(&data).map_err(|e| corrupt("event data", e))?,
+                    recorded_at: row.try_get("recorded_at")?,
+                })
+            }
+
+            async fn load_events<'e, E>(executor: E, game_id: &str) -> Result<Vec<StoredEvent>, StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                let rows = sqlx::query(
+                    "SELECT position, seq, event_id, type, schema_version, data, recorded_at \
+                     FROM events WHERE game_id = $1 ORDER BY seq",
+                )
+                .bind(game_id)
+                .fetch_all(executor)
+                .await?;
+                rows.iter().map(Self::event_row).collect()
+            }
+
+            async fn insert_event<'e, E>(
+                executor: E,
+                game_id: &str,
+                seq: i64,
+                event_id: &str,
+                event_type: &str,
+                data: &Value,
+                at: DateTime<Utc>,
+            ) -> Result<StoredEvent, StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                let row = sqlx::query(
+                    "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position",
+                )
+                .bind(game_id)
+                .bind(seq)
+                .bind(event_id)
+                .bind(event_type)
+                .bind(SCHEMA_VERSION)
+                .bind(data.to_string())
+                .bind(at)
+                .fetch_one(executor)
+                .await
+                .map_err(translate)?;
+                Ok(StoredEvent {
+                    position: row.try_get("position")?,
+                    seq,
+                    id: event_id.to_owned(),
+                    event_type: event_type.to_owned(),
+                    schema_version: SCHEMA_VERSION,
+                    data: data.clone(),
+                    recorded_at: at,
+                })
+            }
+        }
+
+        #[async_trait]
+        impl EventStore for $store {
+            fn backend(&self) -> &'static str {
+                $backend
+            }
+
+            async fn ping(&self) -> Result<(), StoreError> {
+                sqlx::query("SELECT 1").execute(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn create_club(&self, id: &str, name: &str, token_hash: &str) -> Result<ClubRecord, StoreError> {
+                sqlx::query("INSERT INTO clubs (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)")
+                    .bind(id)
+                    .bind(name)
+                    .bind(token_hash)
+                    .bind(Utc::now())
+                    .execute(&self.pool)
+                    .await?;
+                Ok(ClubRecord { id: id.to_owned(), name: name.to_owned(), token_hash: token_hash.to_owned() })
+            }
+
+            async fn club(&self, id: &str) -> Result<Option<ClubRecord>, StoreError> {
+                let row = sqlx::query("SELECT id, name, token_hash FROM clubs WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                row.map(|row| {
+                    Ok(ClubRecord {
+                        id: row.try_get("id")?,
+                        name: row.try_get("name")?,
+                        token_hash: row.try_get("token_hash")?,
+                    })
+                })
+                .transpose()
+            }
+
+            async fn players_by_id(&self, club: &str, ids: &[String]) -> Result<Vec<(String, String)>, StoreError> {
+                let mut found = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let row = sqlx::query("SELECT id, name FROM players WHERE club_id = $1 AND id = $2")
+                        .bind(club)
+                        .bind(id)
+                        .fetch_optional(&self.pool)
+                        .await?;
+                    if let Some(row) = row {
+                        found.push((row.try_get("id")?, row.try_get("name")?));
+                    }
+                }
+                Ok(found)
+            }
+
+            async fn create_game(&self, club: &str, game: &NewGame) -> Result<Option<GameRecord>, StoreError> {
+                let mut tx = self.pool.begin_with($begin).await?;
+                let taken = sqlx::query("SELECT 1 FROM games WHERE id = $1").bind(&game.id).fetch_optional(&mut *tx).await?;
+                if taken.is_some() {
+                    return Ok(None);
+                }
+                let now = Utc::now();
+                // Find or add each player by name; a concurrent creation may add the same name.
+                let mut seats = Vec::with_capacity(game.players.len());
+                for (i, seat) in game.players.iter().enumerate() {
+                    let player_id = match &seat.player_id {
+                        Some(id) => {
+                            let known = sqlx::query("SELECT id FROM players WHERE club_id = $1 AND id = $2")
+                                .bind(club)
+                                .bind(id)
+                                .fetch_optional(&mut *tx)
+                                .await?;
+                            if known.is_none() {
+                                return Err(StoreError::UnknownPlayer(id.clone()));
+                            }
+                            id.clone()
+                        }
+                        None => {
+                            let key = seat.name.to_lowercase();
+                            sqlx::query(
+                                "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5) \
+                                 ON CONFLICT (club_id, name_key) DO NOTHING",
+                            )
+                            .bind(uuid::Uuid::new_v4().to_string())
+                            .bind(club)
+                            .bind(&seat.name)
+                            .bind(&key)
+                            .bind(now)
+                            .execute(&mut *tx)
+                            .await?;
+                            let row = sqlx::query("SELECT id FROM players WHERE club_id = $1 AND name_key = $2")
+                                .bind(club)
+                                .bind(&key)
+                                .fetch_one(&mut *tx)
+                                .await?;
+                            row.try_get("id")?
+                        }
+                    };
+                    seats.push(SeatRecord { seat: i as i64 + 1, name: seat.name.clone(), player_id, color: seat.color.clone() });
+                }
+                sqlx::query(
+                    "INSERT INTO games (id, club_id, game, status, version, options, started_at, created_at, updated_at) \
+                     VALUES ($1, $2, $3, 'in_progress', 1, $4, $5, $6, $6)",
+                )
+                .bind(&game.id)
+                .bind(club)
+                .bind(&game.game)
+                .bind(game.options.to_string())
+                .bind(game.started_at)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                for seat in &seats {
+                    sqlx::query("INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES ($1, $2, $3, $4, $5)")
+                        .bind(&game.id)
+                        .bind(seat.seat)
+                        .bind(&seat.player_id)
+                        .bind(&seat.name)
+                        .bind(&seat.color)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(translate)?;
+                }
+                let started = json!({
+                    "game": game.game,
+                    "players": seats.iter().map(|s| json!({
+                        "name": s.name, "player_id": s.player_id, "seat": s.seat, "color": s.color,
+                    })).collect::<Vec<_>>(),
+                    "options": game.options,
+                    "started_at": game.started_at,
+                });
+                // The game's own id doubles as the client id of its first event.
+                Self::insert_event(&mut *tx, &game.id, 1, &game.id, "game_started", &started, now).await?;
+                tx.commit().await?;
+                Ok(Some(GameRecord {
+                    id: game.id.clone(),
+                    game: game.game.clone(),
+                    status: "in_progress".into(),
+                    version: 1,
+                    options: game.options.clone(),
+                    players: seats,
+                    started_at: game.started_at,
+                    updated_at: now,
+                }))
+            }
+
+            async fn game(&self, club: &str, id: &str) -> Result<Option<GameRecord>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT id, game, status, version, options, started_at, updated_at FROM games \
+                     WHERE id = $1 AND club_id = $2",
+                )
+                .bind(id)
+                .bind(club)
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some(row) = row else { return Ok(None) };
+                let mut game = Self::game_row(&row)?;
+                game.players = Self::seats(&self.pool, id).await?;
+                Ok(Some(game))
+            }
+
+            async fn list_games(&self, club: &str, filter: &GameFilter) -> Result<Vec<GameRecord>, StoreError> {
+                // Static SQL with optional filters: a NULL parameter switches its filter off.
+                let rows = sqlx::query(
+                    "SELECT id, game, status, version, options, started_at, updated_at FROM games g \
+                     WHERE club_id = $1 \
+                       AND ($2 IS NULL OR game = $2) \
+                       AND ($3 IS NULL OR status = $3) \
+                       AND ($4 IS NULL OR started_at >= $4) \
+                       AND ($5 IS NULL OR started_at < $5) \
+                       AND ($6 IS NULL OR EXISTS (SELECT 1 FROM game_players gp JOIN players p ON p.id = gp.player_id \
+                            WHERE gp.game_id = g.id AND (p.id = $6 OR p.name_key = $7))) \
+                       AND ($8 IS NULL OR started_at < $8 OR (started_at = $8 AND id < $9)) \
+                     ORDER BY started_at DESC, id DESC LIMIT $10",
+                )
+                .bind(club)
+                .bind(&filter.game)
+                .bind(&filter.status)
+                .bind(filter.from)
+                .bind(filter.to)
+                .bind(&filter.player)
+                .bind(filter.player.as_ref().map(|p| p.to_lowercase()))
+                .bind(filter.after.as_ref().map(|a| a.0))
+                .bind(filter.after.as_ref().map(|a| a.1.clone()))
+                .bind(filter.limit)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut games = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    let mut game = Self::game_row(row)?;
+                    game.players = Self::seats(&self.pool, &game.id).await?;
+                    games.push(game);
+                }
+                Ok(games)
+            }
+
+            async fn events(&self, club: &str, id: &str) -> Result<Option<(GameRecord, Vec<StoredEvent>)>, StoreError> {
+                // One read transaction so the game row and its log agree.
+                let mut tx = self.pool.begin().await?;
+                let row = sqlx::query(
+                    "SELECT id, game, status, version, options, started_at, updated_at FROM games \
+                     WHERE id = $1 AND club_id = $2",
+                )
+                .bind(id)
+                .bind(club)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else { return Ok(None) };
+                let mut game = Self::game_row(&row)?;
+                game.players = Self::seats(&mut *tx, id).await?;
+                let events = Self::load_events(&mut *tx, id).await?;
+                tx.commit().await?;
+                Ok(Some((game, events)))
+            }
+
+            async fn append(&self, club: &str, id: &str, decide: &Decide<'_>) -> Result<Appended, StoreError> {
+                let mut tx = self.pool.begin_with($begin).await?;
+                let row = sqlx::query(concat!(
+                    "SELECT id, game, status, version, options, started_at, updated_at FROM games \
+                     WHERE id = $1 AND club_id = $2",
+                    $lock
+                ))
+                .bind(id)
+                .bind(club)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else { return Err(StoreError::NotFound) };
+                let mut game = Self::game_row(&row)?;
+                game.players = Self::seats(&mut *tx, id).await?;
+                let log = Self::load_events(&mut *tx, id).await?;
+                match decide(&game, &log)? {
+                    Decision::AlreadyStored { seqs } => {
+                        let events = log.into_iter().filter(|e| seqs.contains(&e.seq)).collect();
+                        Ok(Appended { version: game.version, events, already_stored: true })
+                    }
+                    Decision::Append { events, status } => {
+                        let now = Utc::now();
+                        let mut stored = Vec::with_capacity(events.len());
+                        let mut seq = game.version;
+                        for event in &events {
+                            seq += 1;
+                            let e = Self::insert_event(&mut *tx, id, seq, &event.id, &event.event_type, &event.data, now).await?;
+                            stored.push(e);
+                        }
+                        sqlx::query("UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4")
+                            .bind(seq)
+                            .bind(status.as_str())
+                            .bind(now)
+                            .bind(id)
+                            .execute(&mut *tx)
+                            .await?;
+                        tx.commit().await.map_err(translate)?;
+                        Ok(Appended { version: seq, events: stored, already_stored: false })
+                    }
+                }
+            }
+        }
+    };
+}
+
+sql_store!(SqliteStore, sqlx::Sqlite, backend = "sqlite", begin = "BEGIN IMMEDIATE", lock = "");
+sql_store!(PostgresStore, sqlx::Postgres, backend = "postgres", begin = "BEGIN", lock = " FOR UPDATE");

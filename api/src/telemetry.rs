@@ -1,0 +1,15 @@
+//! Structured logs with `tracing`. `RUST_LOG` sets the level (default `info`);
+//! `TABLETALLY_LOG_FORMAT=json` writes one JSON object per line.
+
+use tracing_subscriber::EnvFilter;
+
+pub fn init() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // A second init (tests start many servers) is harmless: keep the first.
+    let _ = if std::env::var("TABLETALLY_LOG_FORMAT").as_deref() == Ok("json") {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}
