@@ -107,10 +107,9 @@ impl RaceError {
                 top.name()
             ),
             RaceError::MovedBack { horse, direction } => format!(
-                "{} already moved {} in this card's action and may not be moved back {}",
+                "{} already moved {} in this card's action; a horse may not be moved back in the same action",
                 horse.name(),
-                direction.opposite().word(),
-                direction.word()
+                direction.opposite().word()
             ),
             RaceError::MintJulepNotTop { horse, top } => format!(
                 "the Mint Julep card is played on the top horse of a group, but {} is under {}",
@@ -227,17 +226,16 @@ impl Race {
         let mut next = self.clone();
         let mut moved: Vec<(Horse, Direction)> = Vec::new();
         for (index, step) in moves.iter().enumerate() {
-            let earlier = moved.iter().rev().find(|(h, _)| *h == step.horse);
-            if let Some((_, direction)) = earlier {
-                if *direction == step.direction.opposite() {
-                    return Err((
-                        index,
-                        RaceError::MovedBack {
-                            horse: step.horse,
-                            direction: step.direction,
-                        },
-                    ));
-                }
+            // A horse that moved one way in this card may not come back the other way.
+            let opposite = (step.horse, step.direction.opposite());
+            if moved.contains(&opposite) {
+                return Err((
+                    index,
+                    RaceError::MovedBack {
+                        horse: step.horse,
+                        direction: step.direction,
+                    },
+                ));
             }
             next.move_horse(*step).map_err(|e| (index, e))?;
             moved.push((step.horse, step.direction));

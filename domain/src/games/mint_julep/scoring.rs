@@ -75,10 +75,10 @@ fn bet_line(state: &State, bet: &Bet) -> Line {
     // rules: integer division, remainder lost; Rust's `/` rounds a negative share toward zero.
     let split = |amount: i64| {
         let share = amount / backers;
-        let note = if amount % backers == 0 {
-            ""
-        } else {
-            " (remainder lost)"
+        let note = match (amount % backers, amount < 0) {
+            (0, _) => "",
+            (_, false) => " (remainder lost)",
+            (_, true) => " (remainder lost, rounded toward zero)",
         };
         (share, format!("{amount} / {backers} = {share}{note}"))
     };
