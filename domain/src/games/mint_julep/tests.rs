@@ -899,6 +899,24 @@ fn a_finish_is_recorded_once_per_round() {
     );
 }
 
+#[test]
+fn a_finish_may_be_recorded_every_round_and_the_last_one_is_scored() {
+    let mut events = three_ready();
+    events.extend([
+        recorded(1, [WP, YGM, AJ, NA, MS]),
+        ended(1),
+        recorded(2, [AJ, WP, YGM, NA, MS]),
+        ended(2),
+        recorded(3, [YGM, AJ, NA, WP, MS]),
+        ended(3),
+    ]);
+    let eval = now(&given(&THREE, json!({}), &events));
+    // Round 3's finish counts: Ann YGM 1st 2 + 3 = 5; Bo AJ 2nd 0 + 2 = 2; Cy WP 4th 2 + 0 = 2.
+    assert_eq!(total(&eval, "Ann"), 5);
+    assert_eq!(total(&eval, "Bo"), 2);
+    assert_eq!(total(&eval, "Cy"), 2);
+}
+
 // ---------------------------------------------------------------- scoring
 
 #[test]
