@@ -1,0 +1,40 @@
+//! Mint Julep (`mint-julep`): bet on five horses, race them with cards over three rounds;
+//! highest total wins. Rules: `shared/rules/mint-julep.md`.
+//!
+//! - `horses.rs` — the five horses, their bonuses and the place points.
+//! - `race.rs` — the groups of horses and every movement rule.
+//! - `events.rs` — `bet_placed`, `card_played`, `race_recorded`, `round_ended`, parsed.
+//! - `state.rs` — the [`crate::ruleset::Ruleset`] impl: each event checked against the game.
+//! - `scoring.rs` — bonus + place − late penalty per active bet, splits, the scoreboard.
+
+mod events;
+mod horses;
+mod race;
+mod scoring;
+mod state;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+pub use horses::Horse;
+pub use race::{Direction, Move, MoveKind, Race};
+pub use state::{Bet, MintJulep, State};
+
+/// The game's options with the defaults of the rules spec. `[H]` marks a house-rule point.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    /// [H] How several backers of one horse share its points (3–4 players).
+    pub split: Split,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Split {
+    /// Split bonus + place points, then each backer subtracts their own late penalty.
+    #[default]
+    BeforePenalty,
+    /// Each backer's bonus + place − own penalty, divided by the number of backers.
+    AfterPenalty,
+}

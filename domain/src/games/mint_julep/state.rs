@@ -1,0 +1,462 @@
+//! What the events of a Mint Julep game established, and the [`Ruleset`] impl: each event is
+//! parsed (`events.rs`), then checked against the game so far here.
+//!
+//! rules: the race is one race over the whole game. It starts once (all horses in one group)
+//! and carries from round to round; it never resets. That is why a later bet pays a late
+//! penalty, and why the placement scored is the one at game end.
+
+use serde_json::Value;
+
+use super::Options;
+use super::events::{
+    self, BET_PLACED, BetPlaced, CARD_PLAYED, CardPlayed, RACE_RECORDED, ROUND_ENDED, ROUNDS,
+    RaceRecorded,
+};
+use super::horses::Horse;
+use super::race::Race;
+use super::scoring;
+use crate::error::RuleError;
+use crate::pointer::pointer;
+use crate::ruleset::Ruleset;
+use crate::score::{Scoreboard, list_names};
+use crate::setup::Player;
+
+/// The rule engine of Mint Julep.
+pub struct MintJulep;
+
+/// An active bet: who backs which horse since which round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bet {
+    /// Seat index (0-based).
+    pub player: usize,
+    pub horse: Horse,
+    /// rules: a bet remembers the round it was placed in (for the late penalty).
+    pub round: u32,
+    pub initiative: Option<char>,
+}
+
+/// How the race of the current round is being recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundRace {
+    /// No card played and no finish recorded yet: bets may still be placed.
+    NotStarted,
+    /// Card by card (`card_played`).
+    Cards,
+    /// Only the finish (`race_recorded`).
+    Finish,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    pub players: Vec<Player>,
+    pub options: Options,
+    pub race: Race,
+    /// The round being played, 1 to 3 (3 once the game is finished).
+    pub round: u32,
+    pub finished: bool,
+    /// Active bets, in the order placed; replaced bets are discarded.
+    pub bets: Vec<Bet>,
+    pub round_race: RoundRace,
+    /// A race was recorded only by its finish: the groups are unknown from then on.
+    pub finish_only: bool,
+    /// The race order of this round when every bet's letter is recorded, and how far the
+    /// race has got in it (index of the player who played last).
+    turns: Option<Turns>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Turns {
+    /// (player, the bet that placed them) in race order.
+    order: Vec<(usize, Horse, char)>,
+    at: usize,
+}
+
+impl State {
+    /// rules: one active bet per player; with 2 players, two each.
+    pub fn bets_per_player(&self) -> usize {
+        if self.players.len() == 2 { 2 } else { 1 }
+    }
+
+    fn bets_of(&self, player: usize) -> impl Iterator<Item = &Bet> {
+        self.bets.iter().filter(move |b| b.player == player)
+    }
+
+    fn name(&self, player: usize) -> &str {
+        &self.players[player].name
+    }
+}
+
+impl Ruleset for MintJulep {
+    const ID: &'static str = "mint-julep";
+    const TITLE: &'static str = "Mint Julep";
+    const PLAYERS: std::ops::RangeInclusive<usize> = 2..=4;
+    const EVENT_TYPES: &'static [&'static str] =
+        &[BET_PLACED, CARD_PLAYED, RACE_RECORDED, ROUND_ENDED];
+
+    type Options = Options;
+    type State = State;
+
+    fn check_setup(_players: &[Player], _options: &Options) -> Result<(), RuleError> {
+        Ok(())
+    }
+
+    fn new_game(players: Vec<Player>, options: Options) -> State {
+        State {
+            players,
+            options,
+            race: Race::new(),
+            round: 1,
+            finished: false,
+            bets: Vec::new(),
+            round_race: RoundRace::NotStarted,
+            finish_only: false,
+            turns: None,
+        }
+    }
+
+    fn apply(state: &mut State, event_type: &str, data: &Value) -> Result<(), RuleError> {
+        match event_type {
+            BET_PLACED => {
+                let bet = events::parse_bet_placed(data, &state.players)?;
+                place_bet(state, bet)
+            }
+            CARD_PLAYED => {
+                let card = events::parse_card_played(data, &state.players)?;
+                play_card(state, card)
+            }
+            RACE_RECORDED => {
+                let race = events::parse_race_recorded(data)?;
+                record_race(state, race)
+            }
+            ROUND_ENDED => {
+                let round = events::parse_round_ended(data)?;
+                end_round(state, round)
+            }
+            other => Err(RuleError::new(
+                "",
+                format!("Mint Julep has no event {other:?}"),
+            )),
+        }
+    }
+
+    fn is_finished(state: &State) -> bool {
+        state.finished
+    }
+
+    fn score(state: &State) -> Scoreboard {
+        scoring::score(state)
+    }
+}
+
+/// Every event names the round it belongs to; rounds are played in order.
+fn check_round(state: &State, round: u32) -> Result<(), RuleError> {
+    if round == state.round {
+        return Ok(());
+    }
+    let rule = if round < state.round {
+        format!(
+            "round {round} has ended; the game is in round {}",
+            state.round
+        )
+    } else {
+        format!(
+            "the game is in round {}; end it with round_ended before round {round}",
+            state.round
+        )
+    };
+    Err(RuleError::new("/round", rule))
+}
+
+/// rules: before the first race move of round 1 every player has a bet (2 players: two each).
+fn check_compulsory_bets(state: &State, before: &str) -> Result<(), RuleError> {
+    if state.round != 1 {
+        return Ok(());
+    }
+    let needed = state.bets_per_player();
+    let missing: Vec<String> = (0..state.players.len())
+        .filter_map(|p| {
+            let placed = state.bets_of(p).count();
+            (placed < needed).then(|| format!("{} has {placed}", state.name(p)))
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let each = if needed == 2 {
+        "two bets each (2 players)"
+    } else {
+        "a bet"
+    };
+    Err(RuleError::new(
+        "",
+        format!(
+            "in round 1 every player must place {each} before {before}, but {}",
+            list_names(&missing)
+        ),
+    ))
+}
+
+fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleError> {
+    check_round(state, bet.round)?;
+    let name = state.name(bet.player).to_owned();
+    if state.round_race != RoundRace::NotStarted {
+        // rules: each round is draft → bet → race.
+        return Err(RuleError::new(
+            "",
+            format!(
+                "{name} cannot bet now: bets of round {} are placed before its race, which has begun",
+                state.round
+            ),
+        ));
+    }
+    let per_player = state.bets_per_player();
+    let replaced: Option<usize> = if bet.round == 1 {
+        if let Some(horse) = bet.replaces {
+            return Err(RuleError::new(
+                "/replaces",
+                format!(
+                    "{name}'s bet cannot replace a bet on {}: round 1 bets replace nothing",
+                    horse.name()
+                ),
+            ));
+        }
+        let placed = state.bets_of(bet.player).count();
+        if placed >= per_player {
+            let each = if per_player == 2 {
+                "two bets (2 players)"
+            } else {
+                "one bet"
+            };
+            return Err(RuleError::new(
+                "/player",
+                format!(
+                    "{name} already placed {each} in round 1; a new bet replaces an active one only \
+                     from round 2 (to fix a typo, correct or retract the bet)"
+                ),
+            ));
+        }
+        None
+    } else {
+        Some(replaced_bet(state, &bet, &name)?)
+    };
+    if let Some(letter) = bet.initiative {
+        let same_card = state.bets.iter().enumerate().find(|(i, b)| {
+            Some(*i) != replaced && b.horse == bet.horse && b.initiative == Some(letter)
+        });
+        if let Some((_, other)) = same_card {
+            return Err(RuleError::new(
+                "/initiative",
+                format!(
+                    "{} already holds the bet on {} with initiative {letter}; every bet card has its own letter",
+                    state.name(other.player),
+                    bet.horse.name()
+                ),
+            ));
+        }
+    }
+    if let Some(index) = replaced {
+        // rules: the new bet replaces (discards) the old one.
+        state.bets.remove(index);
+    }
+    state.bets.push(Bet {
+        player: bet.player,
+        horse: bet.horse,
+        round: bet.round,
+        initiative: bet.initiative,
+    });
+    Ok(())
+}
+
+/// rules: rounds 2 and 3 — a new bet replaces an active one; with 2 players it names the horse
+/// of the bet it replaces. A bet placed this very round is not replaced again (that is a typo:
+/// correct or retract it).
+fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<usize, RuleError> {
+    let mine: Vec<(usize, &Bet)> = state
+        .bets
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.player == bet.player)
+        .collect();
+    let horses: Vec<&str> = mine.iter().map(|(_, b)| b.horse.name()).collect();
+    let candidates: Vec<&(usize, &Bet)> = match bet.replaces {
+        None if mine.len() > 1 => {
+            return Err(RuleError::new(
+                "/replaces",
+                format!(
+                    "with 2 players {name} holds two bets (on {}); \"replaces\" must name the horse \
+                     of the bet this one replaces",
+                    list_names(&horses)
+                ),
+            ));
+        }
+        None => mine.iter().collect(),
+        Some(horse) => {
+            let on_horse: Vec<&(usize, &Bet)> =
+                mine.iter().filter(|(_, b)| b.horse == horse).collect();
+            if on_horse.is_empty() {
+                return Err(RuleError::new(
+                    "/replaces",
+                    format!(
+                        "{name} has no active bet on {} to replace; {name}'s active bets: {}",
+                        horse.name(),
+                        list_names(&horses)
+                    ),
+                ));
+            }
+            on_horse
+        }
+    };
+    if let Some((index, _)) = candidates.iter().find(|(_, b)| b.round < state.round) {
+        return Ok(*index);
+    }
+    let horse = candidates.first().map_or("", |(_, b)| b.horse.name());
+    Err(RuleError::new(
+        "/player",
+        format!(
+            "{name}'s bet on {horse} was placed in this round; a player places one new bet per active \
+             bet each round (to fix a typo, correct or retract the bet)"
+        ),
+    ))
+}
+
+fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleError> {
+    check_round(state, card.round)?;
+    if state.round_race == RoundRace::Finish || state.finish_only {
+        return Err(RuleError::new(
+            "",
+            "an earlier race_recorded gave only the finish, so the groups of horses are unknown \
+             and card moves cannot be checked; record the rest of the game with race_recorded",
+        ));
+    }
+    check_compulsory_bets(state, "the race starts")?;
+    let turns = check_turn(state, card.player)?;
+
+    let mut race = state.race.clone();
+    if let Some(horse) = card.mint_julep {
+        race.flip(horse).map_err(|e| {
+            RuleError::new(
+                "/mint_julep/horse",
+                format!("Mint Julep on {}: {}", horse.name(), e.rule()),
+            )
+        })?;
+    }
+    race.play_moves(&card.moves).map_err(|(i, e)| {
+        RuleError::new(
+            pointer(["moves".to_owned(), i.to_string()]),
+            format!("move {}, {}: {}", i + 1, card.moves[i].describe(), e.rule()),
+        )
+    })?;
+    state.race = race;
+    state.round_race = RoundRace::Cards;
+    state.turns = turns;
+    Ok(())
+}
+
+/// rules: race order — backers of the leading horse first, then the next horse's, several
+/// backers of one horse by initiative letter, A first. Enforced only when every active bet's
+/// letter is recorded. A player's turn is one run of cards: once a later player has played,
+/// an earlier player's turn is over for the round. Returns the order with this card taken.
+fn check_turn(state: &State, player: usize) -> Result<Option<Turns>, RuleError> {
+    let turns = match (&state.turns, state.round_race) {
+        (Some(turns), RoundRace::Cards) => turns.clone(),
+        (None, RoundRace::Cards) => return Ok(None),
+        _ => match race_order(state) {
+            Some(order) => Turns { order, at: 0 },
+            None => return Ok(None),
+        },
+    };
+    let Some(position) = turns.order.iter().position(|(p, _, _)| *p == player) else {
+        return Ok(Some(turns));
+    };
+    if position < turns.at {
+        let order: Vec<String> = turns
+            .order
+            .iter()
+            .map(|(p, horse, letter)| format!("{} ({} {letter})", state.name(*p), horse.name()))
+            .collect();
+        return Err(RuleError::new(
+            "/player",
+            format!(
+                "{}'s turn in round {}'s race is over: the race order by bets and initiative is {}, \
+                 and {} has already played",
+                state.name(player),
+                state.round,
+                order.join(", "),
+                state.name(turns.order[turns.at].0)
+            ),
+        ));
+    }
+    Ok(Some(Turns {
+        at: position,
+        ..turns
+    }))
+}
+
+/// The race order at the start of this round's race, or `None` when a letter is missing.
+fn race_order(state: &State) -> Option<Vec<(usize, Horse, char)>> {
+    if state.bets.is_empty() || state.bets.iter().any(|b| b.initiative.is_none()) {
+        return None;
+    }
+    let mut order: Vec<(usize, Horse, char)> = Vec::new();
+    for horse in state.race.placement() {
+        let mut backers: Vec<(usize, char)> = state
+            .bets
+            .iter()
+            .filter(|b| b.horse == horse)
+            .filter_map(|b| b.initiative.map(|l| (b.player, l)))
+            .collect();
+        backers.sort_by_key(|(_, letter)| *letter);
+        for (player, letter) in backers {
+            // With two bets a player goes at their better bet's turn.
+            if !order.iter().any(|(p, _, _)| *p == player) {
+                order.push((player, horse, letter));
+            }
+        }
+    }
+    Some(order)
+}
+
+fn record_race(state: &mut State, race: RaceRecorded) -> Result<(), RuleError> {
+    check_round(state, race.round)?;
+    match state.round_race {
+        RoundRace::Finish => {
+            return Err(RuleError::new(
+                "/round",
+                format!(
+                    "round {}'s race is already recorded; correct that event instead",
+                    state.round
+                ),
+            ));
+        }
+        RoundRace::Cards => {
+            return Err(RuleError::new(
+                "/round",
+                format!(
+                    "round {}'s race is being recorded card by card; record either the cards or \
+                     only the finish",
+                    state.round
+                ),
+            ));
+        }
+        RoundRace::NotStarted => {}
+    }
+    check_compulsory_bets(state, "the race starts")?;
+    state.race.set_finish(&race.order);
+    state.round_race = RoundRace::Finish;
+    state.finish_only = true;
+    Ok(())
+}
+
+fn end_round(state: &mut State, round: u32) -> Result<(), RuleError> {
+    check_round(state, round)?;
+    check_compulsory_bets(state, "round 1 ends")?;
+    // rules: the race carries into the next round as it stands.
+    if round == ROUNDS {
+        state.finished = true;
+    } else {
+        state.round += 1;
+    }
+    state.round_race = RoundRace::NotStarted;
+    state.turns = None;
+    Ok(())
+}
