@@ -420,12 +420,17 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
                     return Err(fault(RuleError::new(
                         "/data/seq",
                         format!(
-                            "event {} is a {}; only game events can be corrected",
+                            "event {} ({}) is not a game event; only game events can be corrected",
                             correct.seq, target.event_type
                         ),
                     )));
                 }
-                if let Some(by) = retracted_by.get(&correct.seq) {
+                // A correction of an event retracted later is moot; one made after the
+                // retract has nothing to correct.
+                if let Some(&by) = retracted_by.get(&correct.seq) {
+                    if by > event.seq {
+                        continue;
+                    }
                     return Err(fault(RuleError::new(
                         "/data/seq",
                         format!(

@@ -535,7 +535,7 @@ fn a_correction_of_a_common_event_is_refused() {
     assert_eq!(rejection.pointer, "/data/seq");
     assert_eq!(
         rejection.rule,
-        "event 5 is a retract; only game events can be corrected"
+        "event 5 (retract) is not a game event; only game events can be corrected"
     );
 }
 
@@ -551,19 +551,15 @@ fn game_started_cannot_be_corrected() {
 }
 
 #[test]
-fn a_corrected_event_cannot_be_retracted_while_its_correction_counts() {
-    // Arrange: event 5 corrects round 3
+fn a_corrected_event_can_be_retracted_and_its_correction_no_longer_counts() {
+    // Arrange: event 5 corrects round 3 (same data)
     let mut log = finished_game();
     append(&mut log, vec![correct(4, round_3().data)]);
-    // Act
-    let rejection = refuse(&log, vec![retract(4)]);
-    // Assert
-    assert_eq!(rejection.pointer, "/data/seq");
-    assert_eq!(
-        rejection.rule,
-        "after this change, event 5 (correct) would break a rule: \
-         event 4 was retracted by event 6; there is nothing to correct"
-    );
+    // Act: event 6 retracts round 3 itself
+    let evaluation = append(&mut log, vec![retract(4)]);
+    // Assert: only rounds 1 and 2 count; the correction is moot
+    assert_eq!(evaluation.status, Status::InProgress);
+    assert_eq!(evaluation.scoreboard.players[0].rounds.len(), 2);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -618,4 +614,23 @@ fn a_finished_game_abandoned_afterwards_is_abandoned() {
     let evaluation = append(&mut log, vec![abandon()]);
     assert_eq!(evaluation.status, Status::Abandoned);
     assert_eq!(totals(&evaluation), [44, 40]);
+}
+
+#[test]
+fn a_correction_must_keep_the_round_it_corrects() {
+    let log = finished_game();
+    let rejection = refuse(&log, vec![correct(2, round_2().data)]);
+    assert_eq!(rejection.pointer, "/data/data/round");
+    assert_eq!(
+        rejection.rule,
+        "round 1 comes next; rounds are recorded in order, got round 2"
+    );
+}
+
+#[test]
+fn a_correction_without_data_is_refused() {
+    let log = finished_game();
+    let rejection = refuse(&log, vec![event("correct", json!({"seq": 2}))]);
+    assert_eq!(rejection.pointer, "/data");
+    assert_eq!(rejection.rule, "correct: missing field `data`");
 }
