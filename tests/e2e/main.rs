@@ -1,1 +1,11 @@
+//! End-to-end tests: the real HTTP server, on SQLite and (when configured) PostgreSQL, each
+//! test with a fresh database. One binary, so linking happens once.
 
+mod helpers;
+
+mod events;
+mod games;
+mod mint_condition;
+mod operations;
+mod problems;
+mod tenancy;

@@ -1,0 +1,190 @@
+//! The log over HTTP: optimistic concurrency, idempotent retries, all-or-nothing batches.
+
+use serde_json::json;
+
+use crate::helpers::{TestApp, TestClub, event};
+use crate::on_both_backends;
+
+/// A 2-player Mint Condition game (7 cards a round).
+async fn two_player_game(app: &TestApp, club: &TestClub) -> String {
+    app.new_game(club, json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]})).await
+}
+
+fn round(n: u32) -> serde_json::Value {
+    json!({"round": n, "collections": {
+        "Ann": ["fine-wine", "be-careful", "memories", "autographed", "autographed", "legacy-edition", "lost-pieces"],
+        "Bo": ["be-careful", "be-careful", "heavy-rotation", "animal-kingdom", "animal-kingdom", "animal-kingdom", "snack-fingers"]
+    }})
+}
+
+on_both_backends!(
+    a_stale_expected_version_is_a_conflict_naming_the_current_version,
+    if_match_works_like_expected_version,
+    of_two_concurrent_appends_at_one_version_exactly_one_succeeds,
+    a_retried_request_returns_the_stored_result,
+    an_event_id_reused_with_other_content_is_a_conflict,
+    a_rule_violation_names_the_event_and_the_field,
+    a_batch_with_one_bad_event_of_three_stores_nothing,
+    a_batch_of_rounds_is_stored_in_order,
+    an_abandoned_game_refuses_events_until_the_abandon_is_retracted,
+    the_log_can_be_read_in_pages,
+);
+
+async fn a_stale_expected_version_is_a_conflict_naming_the_current_version(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    assert_eq!(app.append(&club, &game, Some(1), vec![event("round_collected", round(1))]).await.status, 201);
+
+    let reply = app.append(&club, &game, Some(1), vec![event("round_collected", round(2))]).await;
+
+    let problem = reply.problem(409);
+    assert_eq!(problem["current_version"], 2);
+    let log = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    assert_eq!(log.body["version"], 2);
+}
+
+async fn if_match_works_like_expected_version(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let send = |version: &str| {
+        app.client
+            .post(app.url(&format!("/v1/games/{game}/events")))
+            .bearer_auth(&club.token)
+            .header("If-Match", version.to_owned())
+            .json(&json!({"events": [event("round_collected", round(1))]}))
+            .send()
+    };
+
+    let stale = send("\"7\"").await.unwrap();
+    let fresh = send("\"1\"").await.unwrap();
+
+    assert_eq!(stale.status(), 409);
+    assert_eq!(fresh.status(), 201);
+}
+
+async fn of_two_concurrent_appends_at_one_version_exactly_one_succeeds(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    let (a, b) = tokio::join!(
+        app.append(&club, &game, Some(1), vec![event("round_collected", round(1))]),
+        app.append(&club, &game, Some(1), vec![event("round_collected", round(1))]),
+    );
+
+    let mut statuses = vec![a.status.as_u16(), b.status.as_u16()];
+    statuses.sort();
+    assert_eq!(statuses, vec![201, 409], "{} / {}", a.body, b.body);
+    let log = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    assert_eq!(log.body["events"].as_array().unwrap().len(), 2);
+}
+
+async fn a_retried_request_returns_the_stored_result(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let events = vec![event("round_collected", round(1))];
+    let first = app.append(&club, &game, Some(1), events.clone()).await;
+    assert_eq!(first.status, 201);
+
+    // The phone lost the answer and sends the same request again: its expected_version is now stale.
+    let retry = app.append(&club, &game, Some(1), events).await;
+
+    assert_eq!(retry.status, 200, "{}", retry.body);
+    assert_eq!(retry.body["events"], first.body["events"]);
+    assert_eq!(retry.body["version"], 2);
+    let log = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    assert_eq!(log.body["events"].as_array().unwrap().len(), 2);
+}
+
+async fn an_event_id_reused_with_other_content_is_a_conflict(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let first = event("round_collected", round(1));
+    assert_eq!(app.append(&club, &game, None, vec![first.clone()]).await.status, 201);
+    let mut other = first.clone();
+    other["data"]["collections"]["Ann"][0] = json!("memories");
+
+    let reply = app.append(&club, &game, None, vec![other]).await;
+
+    reply.problem(409);
+}
+
+async fn a_rule_violation_names_the_event_and_the_field(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let mut bad = round(1);
+    bad["collections"]["Bo"][2] = json!("fine-whine");
+
+    let reply = app.append(&club, &game, Some(1), vec![event("round_collected", bad)]).await;
+
+    let problem = reply.problem(422);
+    assert_eq!(problem["event_index"], 0);
+    assert_eq!(problem["pointer"], "/events/0/data/collections/Bo/2");
+    assert!(problem["detail"].as_str().unwrap().starts_with("unknown card \"fine-whine\""), "{problem}");
+}
+
+async fn a_batch_with_one_bad_event_of_three_stores_nothing(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    // Round 3 before round 2 is out of order.
+    let events = vec![event("round_collected", round(1)), event("round_collected", round(3)), event("round_collected", round(2))];
+
+    let reply = app.append(&club, &game, Some(1), events).await;
+
+    let problem = reply.problem(422);
+    assert_eq!(problem["event_index"], 1);
+    assert_eq!(problem["pointer"], "/events/1/data/round");
+    let log = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    assert_eq!(log.body["version"], 1);
+    assert_eq!(log.body["events"].as_array().unwrap().len(), 1);
+}
+
+async fn a_batch_of_rounds_is_stored_in_order(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    let reply = app
+        .append(&club, &game, Some(1), vec![event("round_collected", round(1)), event("round_collected", round(2))])
+        .await;
+
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    assert_eq!(reply.body["version"], 3);
+    let seqs: Vec<i64> = reply.body["events"].as_array().unwrap().iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+    assert_eq!(seqs, vec![2, 3]);
+}
+
+async fn an_abandoned_game_refuses_events_until_the_abandon_is_retracted(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let abandon = app.append(&club, &game, Some(1), vec![event("abandon", json!({"reason": "the pub closed"}))]).await;
+    assert_eq!(abandon.status, 201);
+    assert_eq!(app.get(&format!("/v1/games/{game}"), Some(&club.token)).await.body["status"], "abandoned");
+
+    let refused = app.append(&club, &game, None, vec![event("round_collected", round(1))]).await;
+    let resumed = app.append(&club, &game, None, vec![event("retract", json!({"seq": 2}))]).await;
+    let accepted = app.append(&club, &game, None, vec![event("round_collected", round(1))]).await;
+
+    refused.problem(422);
+    assert_eq!(resumed.status, 201);
+    assert_eq!(accepted.status, 201, "{}", accepted.body);
+    assert_eq!(app.get(&format!("/v1/games/{game}"), Some(&club.token)).await.body["status"], "in_progress");
+}
+
+async fn the_log_can_be_read_in_pages(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let events = vec![event("round_collected", round(1)), event("round_collected", round(2)), event("round_collected", round(3))];
+    assert_eq!(app.append(&club, &game, Some(1), events).await.status, 201);
+
+    let first = app.get(&format!("/v1/games/{game}/events?limit=2"), Some(&club.token)).await;
+    let second = app.get(&format!("/v1/games/{game}/events?after=2&limit=2"), Some(&club.token)).await;
+
+    let seqs = |r: &crate::helpers::Reply| -> Vec<i64> {
+        r.body["events"].as_array().unwrap().iter().map(|e| e["seq"].as_i64().unwrap()).collect()
+    };
+    assert_eq!(seqs(&first), vec![1, 2]);
+    assert_eq!(first.body["next_after"], 2);
+    assert_eq!(seqs(&second), vec![3, 4]);
+    assert_eq!(second.body["next_after"], serde_json::Value::Null);
+    assert_eq!(first.body["events"][0]["type"], "game_started");
+    assert_eq!(first.body["version"], 4);
+}

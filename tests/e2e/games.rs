@@ -1,0 +1,107 @@
+//! Creating, reading and listing games.
+
+use serde_json::json;
+
+use crate::helpers::TestApp;
+use crate::on_both_backends;
+
+on_both_backends!(
+    a_new_game_is_event_one_with_the_effective_options,
+    resending_a_game_with_the_same_id_returns_the_same_game,
+    the_same_name_is_the_same_club_player_across_games,
+    games_are_listed_newest_first_in_pages_and_filtered,
+);
+
+async fn a_new_game_is_event_one_with_the_effective_options(app: TestApp) {
+    let club = app.new_club().await;
+    let body = json!({"game": "mint-condition", "players": [{"name": "Ann", "color": "red"}, {"name": "Bo", "color": "blue"}],
+                      "options": {"lucky": true}, "started_at": "2026-11-30T19:00:00Z"});
+
+    let reply = app.post("/v1/games", Some(&club.token), &body).await;
+
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let id = reply.body["id"].as_str().unwrap();
+    assert_eq!(reply.headers.get("location").unwrap().to_str().unwrap(), format!("/v1/games/{id}"));
+    assert_eq!(reply.body["status"], "in_progress");
+    assert_eq!(reply.body["version"], 1);
+    assert_eq!(reply.body["options"]["lucky"], true);
+    assert_eq!(reply.body["options"]["be_careful_when_none"], "five");
+    assert_eq!(reply.body["players"][1]["seat"], 2);
+    assert_eq!(reply.body["players"][1]["color"], "blue");
+    let log = app.get(&format!("/v1/games/{id}/events"), Some(&club.token)).await;
+    let started = &log.body["events"][0];
+    assert_eq!(started["type"], "game_started");
+    assert_eq!(started["seq"], 1);
+    assert_eq!(started["data"]["options"]["sleeve_protects"], 1);
+    assert_eq!(started["data"]["players"][0]["name"], "Ann");
+}
+
+async fn resending_a_game_with_the_same_id_returns_the_same_game(app: TestApp) {
+    let club = app.new_club().await;
+    let id = uuid::Uuid::new_v4().to_string();
+    let body = json!({"id": id, "game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]});
+
+    let first = app.post("/v1/games", Some(&club.token), &body).await;
+    let again = app.post("/v1/games", Some(&club.token), &body).await;
+    let different = app
+        .post("/v1/games", Some(&club.token), &json!({"id": id, "game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Cy"}]}))
+        .await;
+
+    assert_eq!(first.status, 201);
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body["id"], id);
+    assert_eq!(again.body["players"], first.body["players"]);
+    different.problem(409);
+}
+
+async fn the_same_name_is_the_same_club_player_across_games(app: TestApp) {
+    let club = app.new_club().await;
+    let players = json!([{"name": "Ann"}, {"name": "Bo"}]);
+    let a = app.post("/v1/games", Some(&club.token), &json!({"game": "mint-condition", "players": players})).await;
+    let ann_id = a.body["players"][0]["player_id"].as_str().unwrap().to_owned();
+
+    let b = app
+        .post("/v1/games", Some(&club.token), &json!({"game": "mint-condition", "players": [{"name": "ann"}, {"player_id": ann_id.clone()}]}))
+        .await;
+    let c = app
+        .post("/v1/games", Some(&club.token), &json!({"game": "mint-condition", "players": [{"name": "Bo"}, {"player_id": ann_id.clone()}]}))
+        .await;
+    let unknown = app
+        .post("/v1/games", Some(&club.token), &json!({"game": "mint-condition", "players": [{"name": "Bo"}, {"player_id": uuid::Uuid::new_v4().to_string()}]}))
+        .await;
+
+    // "ann" and Ann are one person: the same player twice at one table is refused.
+    let problem = b.problem(422);
+    assert_eq!(problem["pointer"], "/players/1/name");
+    assert_eq!(c.status, 201, "{}", c.body);
+    assert_eq!(c.body["players"][1]["player_id"], ann_id.as_str());
+    assert_eq!(c.body["players"][1]["name"], "Ann");
+    assert_eq!(unknown.problem(422)["pointer"], "/players/1/player_id");
+}
+
+async fn games_are_listed_newest_first_in_pages_and_filtered(app: TestApp) {
+    let club = app.new_club().await;
+    let mut ids = Vec::new();
+    for (day, players) in [(1, ["Ann", "Bo"]), (2, ["Ann", "Cy"]), (3, ["Bo", "Cy"])] {
+        let body = json!({"game": "mint-condition", "started_at": format!("2026-11-0{day}T19:00:00Z"),
+                          "players": players.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
+        ids.push(app.new_game(&club, body).await);
+    }
+
+    let page_1 = app.get("/v1/games?limit=2", Some(&club.token)).await;
+    let cursor = page_1.body["next_cursor"].as_str().unwrap().to_owned();
+    let page_2 = app.get(&format!("/v1/games?limit=2&cursor={cursor}"), Some(&club.token)).await;
+    let with_ann = app.get("/v1/games?player=ann", Some(&club.token)).await;
+    let from_day_2 = app.get("/v1/games?from=2026-11-02T00:00:00Z", Some(&club.token)).await;
+    let finished = app.get("/v1/games?status=finished", Some(&club.token)).await;
+
+    let listed = |r: &crate::helpers::Reply| -> Vec<String> {
+        r.body["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(listed(&page_1), vec![ids[2].clone(), ids[1].clone()]);
+    assert_eq!(listed(&page_2), vec![ids[0].clone()]);
+    assert_eq!(page_2.body["next_cursor"], serde_json::Value::Null);
+    assert_eq!(listed(&with_ann), vec![ids[1].clone(), ids[0].clone()]);
+    assert_eq!(listed(&from_day_2), vec![ids[2].clone(), ids[1].clone()]);
+    assert_eq!(listed(&finished), Vec::<String>::new());
+}

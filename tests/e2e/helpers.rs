@@ -1,0 +1,267 @@
+//! `spawn_app`: the real server on port 0 with a fresh database per test, on SQLite and on
+//! PostgreSQL. PostgreSQL runs when `TABLETALLY_TEST_POSTGRES_URL` is set (e.g.
+//! `postgres://postgres@127.0.0.1:5432/postgres`); in CI (`CI=true`) it must be set.
+
+use std::path::PathBuf;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::Connection;
+use tabletally_api::config::Config;
+use tabletally_api::startup::Application;
+
+pub const POSTGRES_URL_VAR: &str = "TABLETALLY_TEST_POSTGRES_URL";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Runs each named scenario `async fn name(app: TestApp)` as two tests: `name::on_sqlite` and
+/// `name::on_postgres`.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn on_sqlite() {
+                let app = $crate::helpers::spawn_app($crate::helpers::Backend::Sqlite).await.expect("sqlite always runs");
+                super::$name(app).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn on_postgres() {
+                if let Some(app) = $crate::helpers::spawn_app($crate::helpers::Backend::Postgres).await {
+                    super::$name(app).await;
+                }
+            }
+        }
+    )*};
+}
+
+/// Where a test's database lives; dropped with the test.
+enum Database {
+    SqliteFile(PathBuf),
+    Postgres { admin_url: String, name: String },
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        match self {
+            Database::SqliteFile(path) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+                }
+            }
+            Database::Postgres { admin_url, name } => {
+                let (admin_url, name) = (admin_url.clone(), name.clone());
+                // Drop runs outside async; a small runtime of its own drops the database.
+                let _ = std::thread::spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                    if let Ok(rt) = rt {
+                        rt.block_on(async {
+                            if let Ok(mut conn) = sqlx::PgConnection::connect(&admin_url).await {
+                                let sql = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+                                let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut conn).await;
+                            }
+                        });
+                    }
+                })
+                .join();
+            }
+        }
+    }
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub backend: Backend,
+    pub client: reqwest::Client,
+    _database: Database,
+}
+
+/// A club and its token.
+pub struct TestClub {
+    pub id: String,
+    pub token: String,
+}
+
+/// Starts the server on a fresh database; `None` when PostgreSQL is not configured (outside CI).
+pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
+    let (database_url, database) = match backend {
+        Backend::Sqlite => {
+            let path = std::env::temp_dir().join(format!("tabletally-test-{}.db", uuid::Uuid::new_v4()));
+            (format!("sqlite://{}", path.display()), Database::SqliteFile(path))
+        }
+        Backend::Postgres => {
+            let Ok(admin_url) = std::env::var(POSTGRES_URL_VAR) else {
+                assert!(
+                    std::env::var("CI").is_err(),
+                    "{POSTGRES_URL_VAR} must be set in CI: the PostgreSQL tests may not be skipped there"
+                );
+                eprintln!("skipped: set {POSTGRES_URL_VAR} to run the PostgreSQL half of this test");
+                return None;
+            };
+            let name = format!("tabletally_test_{}", uuid::Uuid::new_v4().simple());
+            let mut conn = sqlx::PgConnection::connect(&admin_url)
+                .await
+                .unwrap_or_else(|e| panic!("PostgreSQL at {POSTGRES_URL_VAR} is unreachable: {e}"));
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
+                .execute(&mut conn)
+                .await
+                .expect("create a test database");
+            let url = replace_database(&admin_url, &name);
+            (url, Database::Postgres { admin_url, name })
+        }
+    };
+    let config = Config { addr: "127.0.0.1:0".into(), database_url, workers: Some(2) };
+    let app = Application::build(&config).await.expect("the server starts");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    Some(TestApp { address, backend, client: reqwest::Client::new(), _database: database })
+}
+
+/// `postgres://u@h:5432/postgres?x` → `postgres://u@h:5432/<name>?x`.
+fn replace_database(url: &str, name: &str) -> String {
+    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let scheme_end = base.find("://").map_or(0, |i| i + 3);
+    let host_part = match base[scheme_end..].find('/') {
+        Some(slash) => &base[..scheme_end + slash],
+        None => base,
+    };
+    match query {
+        Some(q) => format!("{host_part}/{name}?{q}"),
+        None => format!("{host_part}/{name}"),
+    }
+}
+
+/// A response: status, content type and JSON body (`Value::Null` when there is none).
+pub struct Reply {
+    pub status: StatusCode,
+    pub content_type: String,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    async fn read(response: reqwest::Response) -> Reply {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let content_type = headers
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let text = response.text().await.expect("a body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Reply { status, content_type, headers, body }
+    }
+
+    /// Asserts a problem+json error with this status, and returns its body.
+    pub fn problem(&self, status: u16) -> &Value {
+        assert_eq!(self.status.as_u16(), status, "unexpected status; body: {}", self.body);
+        assert_eq!(self.content_type, "application/problem+json", "body: {}", self.body);
+        assert_eq!(self.body["status"], status);
+        assert!(self.body["title"].is_string() && self.body["detail"].is_string() && self.body["type"].is_string());
+        &self.body
+    }
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Reply {
+        let mut request = self.client.get(self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        Reply::read(request.send().await.expect("the server answers")).await
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        let mut request = self.client.post(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        Reply::read(request.send().await.expect("the server answers")).await
+    }
+
+    /// POSTs raw bytes with a content type.
+    pub async fn post_raw(&self, path: &str, token: Option<&str>, content_type: &str, body: Vec<u8>) -> Reply {
+        let mut request = self.client.post(self.url(path)).header("content-type", content_type).body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        Reply::read(request.send().await.expect("the server answers")).await
+    }
+
+    pub async fn new_club(&self) -> TestClub {
+        let reply = self.post("/v1/clubs", None, &json!({"name": "Friday games"})).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+        TestClub {
+            id: reply.body["id"].as_str().expect("id").to_owned(),
+            token: reply.body["token"].as_str().expect("token").to_owned(),
+        }
+    }
+
+    /// Creates a game and returns its id.
+    pub async fn new_game(&self, club: &TestClub, body: Value) -> String {
+        let reply = self.post("/v1/games", Some(&club.token), &body).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+        reply.body["id"].as_str().expect("id").to_owned()
+    }
+
+    /// Appends events and returns the reply.
+    pub async fn append(&self, club: &TestClub, game: &str, expected_version: Option<i64>, events: Vec<Value>) -> Reply {
+        let mut body = json!({"events": events});
+        if let Some(v) = expected_version {
+            body["expected_version"] = json!(v);
+        }
+        self.post(&format!("/v1/games/{game}/events"), Some(&club.token), &body).await
+    }
+
+    pub async fn score(&self, club: &TestClub, game: &str) -> Value {
+        let reply = self.get(&format!("/v1/games/{game}/score"), Some(&club.token)).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        reply.body
+    }
+}
+
+/// An event with a fresh id.
+pub fn event(event_type: &str, data: Value) -> Value {
+    json!({"id": uuid::Uuid::new_v4().to_string(), "type": event_type, "data": data})
+}
+
+/// `{name: total}` of a scoreboard.
+pub fn totals(score: &Value) -> Vec<(String, i64)> {
+    let mut totals: Vec<(String, i64)> = score["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap_or_default().to_owned(), p["total"].as_i64().unwrap_or(i64::MIN)))
+        .collect();
+    totals.sort();
+    totals
+}
+
+/// Builds the expected `totals` value from literals.
+pub fn expect_totals(pairs: &[(&str, i64)]) -> Vec<(String, i64)> {
+    let mut v: Vec<(String, i64)> = pairs.iter().map(|(n, t)| ((*n).to_owned(), *t)).collect();
+    v.sort();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_database;
+
+    #[test]
+    fn the_test_database_replaces_the_admin_database_in_the_url() {
+        assert_eq!(replace_database("postgres://u@h:5432/postgres", "t1"), "postgres://u@h:5432/t1");
+        assert_eq!(replace_database("postgres://u@h:5432/postgres?sslmode=disable", "t1"), "postgres://u@h:5432/t1?sslmode=disable");
+        assert_eq!(replace_database("postgres://u@h:5432", "t1"), "postgres://u@h:5432/t1");
+    }
+}

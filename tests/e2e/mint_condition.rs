@@ -1,0 +1,256 @@
+//! A whole Mint Condition game over HTTP, per variant, with totals computed by hand from the
+//! rules (shared/rules/mint-condition.md).
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, TestClub, event, expect_totals, totals};
+use crate::on_both_backends;
+
+/// Ann, Bo and Cy; 3 players → 9 cards each per round.
+fn new_game(options: Value) -> Value {
+    json!({
+        "game": "mint-condition",
+        "players": [{"name": "Ann", "color": "red"}, {"name": "Bo", "color": "blue"}, {"name": "Cy", "color": "green"}],
+        "options": options,
+        "started_at": "2026-11-30T19:00:00Z"
+    })
+}
+
+/// Round 1. Be Careful! 2 / 3 / 0 → Ann 3, Bo 0, Cy 5.
+/// Ann: Animal Kingdom ×3 → 6, Autographed ×2 → 5, Fine Wine ×1 → 2, Memories ×1 → 7 = 20 (+3 = 23)
+/// Bo: Heavy Rotation ×3 → 5, Legacy Edition → 4, Lost Pieces → 3, Snack Fingers ×1 → 0 = 12 (+0 = 12)
+/// Cy: Memories ×3 → 0, Fine Wine ×2 → 4, Autographed ×3 → 5, Animal Kingdom ×1 → 0 = 9 (+5 = 14)
+/// Lucky symbols: Ann's Fine Wine red, Ann's Memories rainbow, Bo's Legacy Edition red (not his),
+/// Cy's Animal Kingdom green.
+fn round_1() -> Value {
+    json!({"round": 1, "collections": {
+        "Ann": ["animal-kingdom", "animal-kingdom", "animal-kingdom", "autographed", "autographed",
+                "be-careful", "be-careful", {"card": "fine-wine", "symbol": "red"}, {"card": "memories", "symbol": "rainbow"}],
+        "Bo": ["be-careful", "be-careful", "be-careful", "heavy-rotation", "heavy-rotation", "heavy-rotation",
+               {"card": "legacy-edition", "symbol": "red"}, "lost-pieces", "snack-fingers"],
+        "Cy": ["memories", "memories", "memories", "fine-wine", "fine-wine", "autographed", "autographed",
+               "autographed", {"card": "animal-kingdom", "symbol": "green"}]
+    }})
+}
+
+/// Round 2. Be Careful! 1 / 1 / 4 → Ann 3, Bo 3, Cy 0.
+/// Ann: Heavy Rotation ×5 → 1, Legacy Edition → 4, Snack Fingers ×2 → 3 = 8 (+3 = 11)
+/// Bo: Animal Kingdom ×6 → 12, Memories ×2 → 7 = 19 (+3 = 22)
+/// Cy: Autographed ×4 → 10, Fine Wine → 2 = 12 (+0 = 12)
+/// Lucky symbols: Cy's Fine Wine green, Bo's Be Careful! blue.
+fn round_2() -> Value {
+    json!({"round": 2, "collections": {
+        "Ann": ["heavy-rotation", "heavy-rotation", "heavy-rotation", "heavy-rotation", "heavy-rotation",
+                "be-careful", "legacy-edition", "snack-fingers", "snack-fingers"],
+        "Bo": ["animal-kingdom", "animal-kingdom", "animal-kingdom", "animal-kingdom", "animal-kingdom",
+               "animal-kingdom", "memories", "memories", {"card": "be-careful", "symbol": "blue"}],
+        "Cy": ["be-careful", "be-careful", "be-careful", "be-careful", "autographed", "autographed",
+               "autographed", "autographed", {"card": "fine-wine", "symbol": "green"}]
+    }})
+}
+
+/// Round 3. Be Careful! 1 / 1 / 2 → Ann 3, Bo 3, Cy 0.
+/// Ann: Legacy Edition ×2 → 8, Lost Pieces ×2 → 6, Memories ×4 → 0 (memories_over_three free) = 14 (+3 = 17)
+/// Bo: Heavy Rotation ×4 → 0, Fine Wine ×2 → 4, Sleeve Me Up! → 0, protected Legacy Edition → 0 = 4 (+3 = 7)
+/// Cy: Animal Kingdom ×2 → 0, Heavy Rotation ×3 → 5, Snack Fingers ×1 → 0, Memories ×1 → 7 = 12 (+0 = 12)
+/// Lucky symbols: Bo's protected Legacy Edition blue, one of Ann's Memories red.
+fn round_3() -> Value {
+    json!({"round": 3, "collections": {
+        "Ann": ["legacy-edition", "legacy-edition", "lost-pieces", "lost-pieces", "memories", "memories",
+                "memories", {"card": "memories", "symbol": "red"}, "be-careful"],
+        "Bo": ["heavy-rotation", "heavy-rotation", "heavy-rotation", "heavy-rotation", "fine-wine", "fine-wine",
+               "be-careful", "sleeve-me-up", {"card": "legacy-edition", "symbol": "blue", "protected": true}],
+        "Cy": ["animal-kingdom", "animal-kingdom", "heavy-rotation", "heavy-rotation", "heavy-rotation",
+               "snack-fingers", "be-careful", "be-careful", "memories"]
+    }})
+}
+
+/// Plays the three rounds one request each, checking versions; returns the game id.
+async fn play(app: &TestApp, club: &TestClub, options: Value) -> String {
+    let game = app.new_game(club, new_game(options)).await;
+    for (i, round) in [round_1(), round_2(), round_3()].into_iter().enumerate() {
+        let version = i as i64 + 1;
+        let reply = app.append(club, &game, Some(version), vec![event("round_collected", round)]).await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        assert_eq!(reply.body["version"], version + 1);
+        assert_eq!(reply.body["events"][0]["seq"], version + 1);
+    }
+    game
+}
+
+fn round_points(score: &Value, name: &str) -> Vec<i64> {
+    let player = score["players"].as_array().unwrap().iter().find(|p| p["name"] == name).expect("player");
+    player["rounds"].as_array().unwrap().iter().map(|r| r["points"].as_i64().unwrap()).collect()
+}
+
+/// Every total is the sum of its breakdown lines and adjustments.
+fn assert_every_point_is_explained(score: &Value) {
+    for player in score["players"].as_array().unwrap() {
+        let mut sum = 0;
+        for round in player["rounds"].as_array().unwrap() {
+            let lines: i64 = round["breakdown"].as_array().unwrap().iter().map(|l| l["points"].as_i64().unwrap()).sum();
+            assert_eq!(round["points"].as_i64().unwrap(), lines, "{}", player["name"]);
+            sum += lines;
+        }
+        sum += player["adjustments"].as_array().unwrap().iter().map(|a| a["points"].as_i64().unwrap()).sum::<i64>();
+        assert_eq!(player["total"].as_i64().unwrap(), sum, "{}", player["name"]);
+    }
+}
+
+on_both_backends!(
+    a_standard_game_is_won_by_the_lowest_damage,
+    a_heavily_used_game_is_won_by_the_highest_damage,
+    a_lucky_game_deducts_cards_of_each_players_colour,
+    lucky_and_heavily_used_combine,
+    a_retracted_round_stops_counting_and_can_be_recorded_again,
+    round_one_corrected_after_round_three_changes_the_score,
+    a_correction_that_breaks_a_deck_limit_is_refused,
+    the_score_at_an_earlier_seq_replays_only_that_far,
+);
+
+async fn a_standard_game_is_won_by_the_lowest_damage(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play(&app, &club, json!({})).await;
+
+    let score = app.score(&club, &game).await;
+
+    // Ann 23 + 11 + 17 = 51, Bo 12 + 22 + 7 = 41, Cy 14 + 12 + 12 = 38.
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)]));
+    assert_eq!(round_points(&score, "Ann"), vec![23, 11, 17]);
+    assert_eq!(round_points(&score, "Bo"), vec![12, 22, 7]);
+    assert_eq!(round_points(&score, "Cy"), vec![14, 12, 12]);
+    assert_eq!(score["winners"], json!(["Cy"]));
+    assert_eq!(score["final"], true);
+    assert_eq!(score["status"], "finished");
+    assert_eq!(score["lower_wins"], true);
+    assert_eq!(score["version"], 4);
+    assert_eq!(score["tiebreak"], Value::Null);
+    let ranks: Vec<(&str, i64)> =
+        score["players"].as_array().unwrap().iter().map(|p| (p["name"].as_str().unwrap(), p["rank"].as_i64().unwrap())).collect();
+    assert_eq!(ranks, vec![("Cy", 1), ("Bo", 2), ("Ann", 3)]);
+    assert_every_point_is_explained(&score);
+    let house: Vec<&str> = score["house_rules"].as_array().unwrap().iter().map(|h| h["option"].as_str().unwrap()).collect();
+    assert!(house.contains(&"be_careful_when_none") && house.contains(&"memories_over_three"), "{house:?}");
+    // The summary agrees.
+    let summary = app.get(&format!("/v1/games/{game}"), Some(&club.token)).await;
+    assert_eq!(summary.body["status"], "finished");
+    assert_eq!(summary.body["version"], 4);
+}
+
+async fn a_heavily_used_game_is_won_by_the_highest_damage(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play(&app, &club, json!({"heavily_used": true})).await;
+
+    let score = app.score(&club, &game).await;
+
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)]));
+    assert_eq!(score["winners"], json!(["Ann"]));
+    assert_eq!(score["lower_wins"], false);
+    assert_every_point_is_explained(&score);
+}
+
+async fn a_lucky_game_deducts_cards_of_each_players_colour(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play(&app, &club, json!({"lucky": true})).await;
+
+    let score = app.score(&club, &game).await;
+
+    // Ann (red): Fine Wine red, Memories rainbow, Memories red → −3: 51 − 3 = 48.
+    // Bo (blue): Be Careful! blue, protected Legacy Edition blue → −2: 41 − 2 = 39.
+    // Cy (green): Animal Kingdom green, Fine Wine green → −2: 38 − 2 = 36.
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 48), ("Bo", 39), ("Cy", 36)]));
+    assert_eq!(score["winners"], json!(["Cy"]));
+    let ann = score["players"].as_array().unwrap().iter().find(|p| p["name"] == "Ann").unwrap();
+    assert_eq!(ann["adjustments"][0]["label"], "Lucky");
+    assert_eq!(ann["adjustments"][0]["points"], -3);
+    assert_every_point_is_explained(&score);
+}
+
+async fn lucky_and_heavily_used_combine(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play(&app, &club, json!({"lucky": true, "heavily_used": true})).await;
+
+    let score = app.score(&club, &game).await;
+
+    // The deduction still applies, and now hurts: Ann 48 is still the highest.
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 48), ("Bo", 39), ("Cy", 36)]));
+    assert_eq!(score["winners"], json!(["Ann"]));
+    assert_eq!(score["lower_wins"], false);
+}
+
+async fn a_retracted_round_stops_counting_and_can_be_recorded_again(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play(&app, &club, json!({})).await;
+
+    let reply = app.append(&club, &game, Some(4), vec![event("retract", json!({"seq": 4, "reason": "typo"}))]).await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+
+    // Rounds 1 and 2 only: Ann 23 + 11 = 34, Bo 12 + 22 = 34, Cy 14 + 12 = 26.
+    let score = app.score(&club, &game).await;
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 34), ("Bo", 34), ("Cy", 26)]));
+    assert_eq!(score["status"], "in_progress");
+    assert_eq!(score["final"], false);
+    let events = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    assert_eq!(events.body["events"][3]["retracted_by"], 5);
+
+    // Round 3 again, as event 6: the game is finished with the same totals as before.
+    let reply = app.append(&club, &game, Some(5), vec![event("round_collected", round_3())]).await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let score = app.score(&club, &game).await;
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)]));
+    assert_eq!(score["final"], true);
+}
+
+async fn round_one_corrected_after_round_three_changes_the_score(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play(&app, &club, json!({})).await;
+    // Ann's round-1 Memories was really a Snack Fingers: Memories ×0 → 0, Snack Fingers ×1 → 0,
+    // so round 1 drops by 7 to 16 and her total to 44.
+    let mut corrected = round_1();
+    corrected["collections"]["Ann"][8] = json!("snack-fingers");
+
+    let reply = app
+        .append(&club, &game, Some(4), vec![event("correct", json!({"seq": 2, "data": corrected, "reason": "it was Snack Fingers"}))])
+        .await;
+
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let score = app.score(&club, &game).await;
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 44), ("Bo", 41), ("Cy", 38)]));
+    assert_eq!(round_points(&score, "Ann"), vec![16, 11, 17]);
+    assert_eq!(score["final"], true);
+    let events = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    assert_eq!(events.body["events"][1]["corrected_by"], 5);
+}
+
+async fn a_correction_that_breaks_a_deck_limit_is_refused(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play(&app, &club, json!({})).await;
+    // A seventh Fine Wine in round 1: the box holds only 6.
+    let mut corrected = round_1();
+    corrected["collections"]["Ann"][8] = json!("fine-wine");
+
+    let reply = app.append(&club, &game, Some(4), vec![event("correct", json!({"seq": 2, "data": corrected}))]).await;
+
+    let problem = reply.problem(422);
+    assert_eq!(problem["event_index"], 0);
+    assert!(problem["detail"].as_str().unwrap().contains("Fine Wine"), "{problem}");
+    let score = app.score(&club, &game).await;
+    assert_eq!(score["version"], 4);
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)]));
+}
+
+async fn the_score_at_an_earlier_seq_replays_only_that_far(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play(&app, &club, json!({})).await;
+
+    let at_3 = app.get(&format!("/v1/games/{game}/score?at=3"), Some(&club.token)).await;
+    let at_1 = app.get(&format!("/v1/games/{game}/score?at=1"), Some(&club.token)).await;
+    let at_9 = app.get(&format!("/v1/games/{game}/score?at=9"), Some(&club.token)).await;
+
+    assert_eq!(at_3.status, 200, "{}", at_3.body);
+    assert_eq!(at_3.body["version"], 3);
+    assert_eq!(at_3.body["final"], false);
+    assert_eq!(totals(&at_3.body), expect_totals(&[("Ann", 34), ("Bo", 34), ("Cy", 26)]));
+    assert_eq!(totals(&at_1.body), expect_totals(&[("Ann", 0), ("Bo", 0), ("Cy", 0)]));
+    at_9.problem(422);
+}
