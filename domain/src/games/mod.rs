@@ -2,6 +2,7 @@
 //! `cards.rs` (the catalogue), `events.rs` (its event data, parsed and checked), `state.rs`
 //! (the [`Ruleset`] impl and what the events established), `scoring.rs` and `tests.rs`.
 
+pub mod mind_up;
 pub mod mint_condition;
 
 use serde_json::Value;
@@ -11,12 +12,14 @@ use crate::log::{self, Evaluation, LogError, LogEvent, NewEvent, Rejection, Setu
 use crate::ruleset::Ruleset;
 use crate::setup::PlayerEntry;
 
+pub use mind_up::MindUp;
 pub use mint_condition::MintCondition;
 
 /// A game by its API id; every call dispatches to that game's [`Ruleset`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Game {
     MintCondition,
+    MindUp,
 }
 
 /// Calls a generic function with the ruleset of `$game`.
@@ -24,12 +27,13 @@ macro_rules! with_ruleset {
     ($game:expr, $f:ident $(::<$($extra:ty),*>)? ($($arg:expr),*)) => {
         match $game {
             Game::MintCondition => $f::<MintCondition $($(, $extra)*)?>($($arg),*),
+            Game::MindUp => $f::<MindUp $($(, $extra)*)?>($($arg),*),
         }
     };
 }
 
 impl Game {
-    pub const ALL: [Game; 1] = [Game::MintCondition];
+    pub const ALL: [Game; 2] = [Game::MintCondition, Game::MindUp];
 
     pub fn from_id(id: &str) -> Option<Game> {
         Self::ALL.into_iter().find(|g| g.id() == id)
