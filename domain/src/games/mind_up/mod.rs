@@ -53,6 +53,7 @@ pub enum StillTied {
     SharedWin,
     /// More points in round 2 wins (equal totals, round 3 and round 2 mean round 1 is equal too,
     /// so a tie after this is shared).
+    #[serde(rename = "more_in_round_2")]
     MoreInRound2,
 }
 

@@ -25,16 +25,7 @@ pub fn score(state: &State) -> Scoreboard {
             PlayerScore::new(&player.name, player.seat, rounds, Vec::new())
         })
         .collect();
-    let still_tied = state.options.still_tied;
-    // rules: highest total; tie → more points in round 3; still tied → [H] still_tied.
-    score::rank(&mut players, |p| {
-        let second = match still_tied {
-            StillTied::SharedWin => 0,
-            StillTied::MoreInRound2 => round_points(p, 2),
-        };
-        (p.total, round_points(p, 3), second)
-    });
-    let tiebreak = explain_tiebreak(&players, still_tied);
+    let tiebreak = rank_players(&mut players, state.options.still_tied);
     Scoreboard {
         lower_wins: false,
         winners: score::winners(&players),
@@ -43,6 +34,19 @@ pub fn score(state: &State) -> Scoreboard {
         house_rules: house_rules(&state.options),
         details: Some(details(state)),
     }
+}
+
+/// rules: highest total; tie → more points in round 3; still tied → [H] `still_tied`.
+/// Returns how a tie for first was settled.
+pub fn rank_players(players: &mut Vec<PlayerScore>, still_tied: StillTied) -> Option<Tiebreak> {
+    score::rank(players, |p| {
+        let second = match still_tied {
+            StillTied::SharedWin => 0,
+            StillTied::MoreInRound2 => round_points(p, 2),
+        };
+        (p.total, round_points(p, 3), second)
+    });
+    explain_tiebreak(players, still_tied)
 }
 
 fn round_points(player: &PlayerScore, round: u32) -> i64 {

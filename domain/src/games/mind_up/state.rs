@@ -387,9 +387,7 @@ fn prizes(
         }
     }
     if let Some(carried) = carried {
-        let mut sorted = given.clone();
-        sorted.sort_unstable();
-        if sorted != carried_sorted(&carried) {
+        if sorted(given) != sorted(&carried) {
             return Err(RuleError::new(
                 "/prizes",
                 format!(
@@ -405,7 +403,7 @@ fn prizes(
     Ok(Some(given.clone()))
 }
 
-fn carried_sorted(cards: &[Number]) -> Vec<Number> {
+fn sorted(cards: &[Number]) -> Vec<Number> {
     let mut sorted = cards.to_vec();
     sorted.sort_unstable();
     sorted
@@ -618,7 +616,7 @@ fn play_turn(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
 
     let mut by_card: Vec<usize> = (0..event.cards.len()).collect();
     by_card.sort_by_key(|&seat| event.cards[seat]);
-    let prizes = carried_sorted(&prizes);
+    let prizes = sorted(&prizes);
     let mut took = vec![0; event.cards.len()];
     for (k, &seat) in by_card.iter().enumerate() {
         took[seat] = prizes[k];
@@ -629,7 +627,7 @@ fn play_turn(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
         take_from_hand(&mut round.hands[seat], card);
         place(&mut round.rows[seat], took[seat], &catalogue);
     }
-    round.prizes = Some(event.cards.clone());
+    round.prizes = Some(sorted(&event.cards));
     round.turns.push(Turn {
         played: event.cards.clone(),
         took,
@@ -693,14 +691,15 @@ fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), RuleError> 
     let everything_known = round.prizes.is_some() && round.hands.iter().all(|h| h.unknown == 0);
     let left_over = everything_known.then(|| {
         let taken: Vec<Number> = rows.iter().flatten().flatten().copied().collect();
-        round
+        let left: Vec<Number> = round
             .hands
             .iter()
             .flat_map(|h| h.known.iter())
             .chain(round.prizes.iter().flatten())
             .copied()
             .filter(|c| !taken.contains(c))
-            .collect::<Vec<Number>>()
+            .collect();
+        sorted(&left)
     });
     let round = current(state);
     round.rows = rows;
