@@ -252,3 +252,97 @@ pub fn verdict(face: Face, met: bool, facts: &str) -> (i64, String) {
         (0, format!("{facts} → not met"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row from its columns, with the printed cards.
+    fn facts(columns: &[&[Number]]) -> RowFacts {
+        let columns: Vec<Vec<Number>> = columns.iter().map(|c| c.to_vec()).collect();
+        RowFacts::of(&columns, &Catalogue::printed())
+    }
+
+    const SCORE_CARDS: [u8; 5] = [2, 4, 1, 5, 3];
+
+    fn holds(face: Face, me: &RowFacts, everyone: &[RowFacts]) -> bool {
+        face.judge(me, everyone, &SCORE_CARDS).0
+    }
+
+    #[test]
+    fn a2_takes_two_when_orange_sits_under_the_1_or_2() {
+        // Orange 23 in column 1, under the 2 → A2 holds (−2); under the 4 (column 2) it does not.
+        let under_2 = facts(&[&[23], &[9]]);
+        let under_4 = facts(&[&[9], &[23]]);
+        assert!(holds(Face::A2, &under_2, &[]));
+        assert!(!holds(Face::A2, &under_4, &[]));
+        assert_eq!(Face::A2.points(), -2);
+    }
+
+    #[test]
+    fn b2_counts_a_tie_with_blue_as_no_colour_having_more() {
+        // Blue 13 18, orange 23 31: tie → holds; a third orange → fails.
+        assert!(holds(Face::B2, &facts(&[&[13, 18], &[23, 31]]), &[]));
+        assert!(!holds(Face::B2, &facts(&[&[13, 18], &[23, 31, 60]]), &[]));
+    }
+
+    #[test]
+    fn d1_needs_green_in_the_last_used_column_and_scores_nothing_without_green() {
+        assert!(holds(Face::D1, &facts(&[&[23], &[12]]), &[]));
+        assert!(!holds(Face::D1, &facts(&[&[12], &[23]]), &[]));
+        let (met, detail) = Face::D1.judge(&facts(&[&[23]]), &[], &SCORE_CARDS);
+        assert!(!met);
+        assert_eq!(detail, "no green");
+    }
+
+    #[test]
+    fn d2_needs_green_under_the_4_or_5() {
+        // Green 12 in column 2 (under the 4) → holds; in column 3 (under the 1) → fails.
+        assert!(holds(Face::D2, &facts(&[&[23], &[12]]), &[]));
+        assert!(!holds(Face::D2, &facts(&[&[23], &[9], &[12]]), &[]));
+    }
+
+    #[test]
+    fn e1_zero_purple_against_zero_orange_qualifies() {
+        assert!(holds(Face::E1, &facts(&[&[12]]), &[]));
+        assert!(!holds(Face::E1, &facts(&[&[23]]), &[]));
+    }
+
+    #[test]
+    fn when_nobody_has_pink_everyone_gets_c2_and_c1() {
+        // rules: a player with 0 takes part; everyone at 0 pink → everyone has the most
+        // and the fewest.
+        let rows = [facts(&[&[23]]), facts(&[&[12]]), facts(&[&[9]])];
+        for me in &rows {
+            assert!(holds(Face::C2, me, &rows));
+            assert!(holds(Face::C1, me, &rows));
+        }
+    }
+
+    #[test]
+    fn e2_hits_every_player_tied_for_the_most_purple() {
+        // Purple: 2, 2, 1 → the two with 2 take −2.
+        let rows = [
+            facts(&[&[9, 11]]),
+            facts(&[&[20, 22]]),
+            facts(&[&[26], &[23]]),
+        ];
+        assert!(holds(Face::E2, &rows[0], &rows));
+        assert!(holds(Face::E2, &rows[1], &rows));
+        assert!(!holds(Face::E2, &rows[2], &rows));
+    }
+
+    #[test]
+    fn g2_needs_a_colour_with_exactly_four() {
+        assert!(holds(Face::G2, &facts(&[&[23, 31, 60, 1]]), &[]));
+        assert!(!holds(Face::G2, &facts(&[&[23, 31, 60, 1, 8]]), &[]));
+    }
+
+    #[test]
+    fn every_face_code_parses_back() {
+        for face in Face::ALL {
+            assert_eq!(Face::parse(face.code()), Some(face));
+        }
+        assert_eq!(Face::parse("H1"), None);
+    }
+}

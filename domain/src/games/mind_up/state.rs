@@ -386,19 +386,19 @@ fn prizes(
             ));
         }
     }
-    if let Some(carried) = carried {
-        if sorted(given) != sorted(&carried) {
-            return Err(RuleError::new(
-                "/prizes",
-                format!(
-                    "the prizes carried over from round {} are {}; round {r} starts with them \
-                     (leave prizes out to use them), not with {}",
-                    r - 1,
-                    numbers(&carried),
-                    numbers(given)
-                ),
-            ));
-        }
+    if let Some(carried) = carried
+        && sorted(given) != sorted(&carried)
+    {
+        return Err(RuleError::new(
+            "/prizes",
+            format!(
+                "the prizes carried over from round {} are {}; round {r} starts with them \
+                 (leave prizes out to use them), not with {}",
+                r - 1,
+                numbers(&carried),
+                numbers(given)
+            ),
+        ));
     }
     Ok(Some(given.clone()))
 }
