@@ -8,6 +8,23 @@
 //!   `last_cards_placed`, `rows_recorded`).
 //! - `state.rs` — the [`crate::ruleset::Ruleset`] impl: the table, turns resolved by the engine.
 //! - `scoring.rs` — round scores, totals, the round-3 tie-break.
+//!
+//! How the engine reads points the rules leave open:
+//! - Hands: a hand not given is known as far as the table knows it — empty in round 1, last
+//!   round's row in rounds 2–3 — plus unknown cards (7 in round 1, the one drawn card later).
+//!   A played card must be in the hand, or be an unknown card that is nowhere else at the table.
+//!   A given round-2/3 hand must hold the owner's previous row plus one card not at the table.
+//! - Prizes after `rows_recorded`: when every hand and the prizes were known at the round's
+//!   start, the cards the rows did not take are the carried-over prizes. Otherwise they are
+//!   unknown: the next `round_started` may give them (checked against the known hands) or leave
+//!   them out, and then that round can only be recorded with `rows_recorded` (a turn cannot be
+//!   worked out without prizes).
+//! - Objectives with 3–5 cards may be left out of `round_started` in rounds 2–3 (round 1's stay
+//!   active); if listed they must be round 1's, in any order.
+//! - `rows_recorded` rows may end in empty columns; an empty column before a full one is refused
+//!   (a new colour goes into the leftmost empty column).
+//! - A round in progress scores its rows so far (columns and bubbles); objectives are judged
+//!   at round end only.
 
 mod catalogue;
 mod events;
