@@ -2,6 +2,7 @@
 //! `cards.rs` (the catalogue), `events.rs` (its event data, parsed and checked), `state.rs`
 //! (the [`Ruleset`] impl and what the events established), `scoring.rs` and `tests.rs`.
 
+pub mod mind_up;
 pub mod mint_condition;
 pub mod mint_julep;
 
@@ -12,6 +13,7 @@ use crate::log::{self, Evaluation, LogError, LogEvent, NewEvent, Rejection, Setu
 use crate::ruleset::Ruleset;
 use crate::setup::PlayerEntry;
 
+pub use mind_up::MindUp;
 pub use mint_condition::MintCondition;
 pub use mint_julep::MintJulep;
 
@@ -19,6 +21,7 @@ pub use mint_julep::MintJulep;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Game {
     MintCondition,
+    MindUp,
     MintJulep,
 }
 
@@ -27,13 +30,14 @@ macro_rules! with_ruleset {
     ($game:expr, $f:ident $(::<$($extra:ty),*>)? ($($arg:expr),*)) => {
         match $game {
             Game::MintCondition => $f::<MintCondition $($(, $extra)*)?>($($arg),*),
+            Game::MindUp => $f::<MindUp $($(, $extra)*)?>($($arg),*),
             Game::MintJulep => $f::<MintJulep $($(, $extra)*)?>($($arg),*),
         }
     };
 }
 
 impl Game {
-    pub const ALL: [Game; 2] = [Game::MintCondition, Game::MintJulep];
+    pub const ALL: [Game; 3] = [Game::MintCondition, Game::MindUp, Game::MintJulep];
 
     pub fn from_id(id: &str) -> Option<Game> {
         Self::ALL.into_iter().find(|g| g.id() == id)

@@ -1,0 +1,325 @@
+//! The event data of Mind Up!, parsed into checked shapes. Everything that needs the game so
+//! far (round order, hands, prizes, who holds which card) is checked in `state.rs`.
+
+use serde_json::{Map, Value};
+
+use super::catalogue::{HIGHEST, LOWEST, Number};
+use super::objectives::Face;
+use crate::error::RuleError;
+use crate::pointer::pointer;
+use crate::score::list_names;
+use crate::setup::Player;
+
+pub const ROUND_STARTED: &str = "round_started";
+pub const CARDS_PLAYED: &str = "cards_played";
+pub const LAST_CARDS_PLACED: &str = "last_cards_placed";
+pub const ROWS_RECORDED: &str = "rows_recorded";
+pub const ROUNDS: u32 = 3;
+/// The score cards 1–5 over the five columns.
+pub const COLUMNS: usize = 5;
+
+/// `round_started`: per-player fields are in seat order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundStarted {
+    pub round: u32,
+    /// The score card above each column, left to right.
+    pub columns: [u8; COLUMNS],
+    pub prizes: Option<Vec<Number>>,
+    pub objectives: Option<Vec<Face>>,
+    pub hands: Vec<Option<Vec<Number>>>,
+}
+
+/// `cards_played` and `last_cards_placed`: one card per player, in seat order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CardsDown {
+    pub round: u32,
+    pub cards: Vec<Number>,
+}
+
+/// `rows_recorded`: every player's row as its columns left to right, in seat order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowsRecorded {
+    pub round: u32,
+    pub rows: Vec<Vec<Vec<Number>>>,
+}
+
+pub fn parse_round_started(data: &Value, players: &[Player]) -> Result<RoundStarted, RuleError> {
+    let object = fields(
+        data,
+        ROUND_STARTED,
+        &["round", "columns", "prizes", "objectives", "hands"],
+    )?;
+    let round = round(object)?;
+    let columns = columns(object.get("columns"))?;
+    let prizes = match object.get("prizes") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(numbers(value, "/prizes", "prizes")?),
+    };
+    let objectives = match object.get("objectives") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(faces(value)?),
+    };
+    let hands = match object.get("hands") {
+        None | Some(Value::Null) => vec![None; players.len()],
+        Some(value) => by_player(value, "hands", players, false)?
+            .into_iter()
+            .zip(players)
+            .map(|(hand, player)| {
+                hand.map(|h| {
+                    numbers(
+                        h,
+                        &pointer(["hands", player.name.as_str()]),
+                        &format!("{}'s hand", player.name),
+                    )
+                })
+                .transpose()
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    Ok(RoundStarted {
+        round,
+        columns,
+        prizes,
+        objectives,
+        hands,
+    })
+}
+
+/// `cards_played` or `last_cards_placed`: every player exactly once.
+pub fn parse_cards_down(
+    data: &Value,
+    event: &str,
+    players: &[Player],
+) -> Result<CardsDown, RuleError> {
+    let object = fields(data, event, &["round", "cards"])?;
+    let round = round(object)?;
+    let given = object
+        .get("cards")
+        .ok_or_else(|| RuleError::new("/cards", "cards is missing: one card per player"))?;
+    let cards = by_player(given, "cards", players, true)?
+        .into_iter()
+        .zip(players)
+        .map(|(card, player)| {
+            let at = pointer(["cards", player.name.as_str()]);
+            match card {
+                Some(card) => number(card, &at),
+                None => Err(RuleError::new(at, format!("{} has no card", player.name))),
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(CardsDown { round, cards })
+}
+
+pub fn parse_rows_recorded(data: &Value, players: &[Player]) -> Result<RowsRecorded, RuleError> {
+    let object = fields(data, ROWS_RECORDED, &["round", "rows"])?;
+    let round = round(object)?;
+    let given = object
+        .get("rows")
+        .ok_or_else(|| RuleError::new("/rows", "rows is missing: one row per player"))?;
+    let mut rows = Vec::with_capacity(players.len());
+    for (row, player) in by_player(given, "rows", players, true)?
+        .into_iter()
+        .zip(players)
+    {
+        let name = player.name.as_str();
+        let at = pointer(["rows", name]);
+        let columns = row.and_then(Value::as_array).ok_or_else(|| {
+            RuleError::new(
+                &at,
+                format!(
+                    "{name}'s row must be a list of columns, left to right, each a list of cards"
+                ),
+            )
+        })?;
+        if columns.len() > COLUMNS {
+            return Err(RuleError::new(
+                &at,
+                format!(
+                    "{name}'s row has {} columns, but there are only {COLUMNS} score cards",
+                    columns.len()
+                ),
+            ));
+        }
+        let mut parsed = Vec::with_capacity(columns.len());
+        for (k, column) in columns.iter().enumerate() {
+            let at = pointer(["rows", name, &k.to_string()]);
+            parsed.push(numbers(
+                column,
+                &at,
+                &format!("column {} of {name}'s row", k + 1),
+            )?);
+        }
+        rows.push(parsed);
+    }
+    Ok(RowsRecorded { round, rows })
+}
+
+/// The data as an object with only the known fields.
+fn fields<'a>(
+    data: &'a Value,
+    event: &str,
+    known: &[&str],
+) -> Result<&'a Map<String, Value>, RuleError> {
+    let object = data
+        .as_object()
+        .ok_or_else(|| RuleError::new("", format!("{event} data must be a JSON object")))?;
+    if let Some(key) = object.keys().find(|k| !known.contains(&k.as_str())) {
+        let known: Vec<String> = known.iter().map(|k| format!("{k:?}")).collect();
+        return Err(RuleError::new(
+            pointer([key]),
+            format!("unknown field {key:?}; {event} has {}", list_names(&known)),
+        ));
+    }
+    Ok(object)
+}
+
+fn round(object: &Map<String, Value>) -> Result<u32, RuleError> {
+    match object.get("round").and_then(Value::as_u64) {
+        Some(r) if (1..=u64::from(ROUNDS)).contains(&r) => Ok(r as u32),
+        Some(r) => Err(RuleError::new(
+            "/round",
+            format!("Mind Up! has rounds 1 to {ROUNDS}, not {r}"),
+        )),
+        None => Err(RuleError::new(
+            "/round",
+            "round must be a whole number from 1 to 3",
+        )),
+    }
+}
+
+/// rules: `columns` is a permutation of the score cards 1..5, left to right.
+fn columns(value: Option<&Value>) -> Result<[u8; COLUMNS], RuleError> {
+    let rule = "columns must list the score cards 1 to 5 once each, left to right";
+    let value =
+        value.ok_or_else(|| RuleError::new("/columns", format!("{rule}; it is missing")))?;
+    let cards: Option<Vec<u64>> = value
+        .as_array()
+        .and_then(|a| a.iter().map(Value::as_u64).collect());
+    let mut columns = [0u8; COLUMNS];
+    match cards {
+        Some(cards) if cards.len() == COLUMNS => {
+            for (k, &card) in cards.iter().enumerate() {
+                columns[k] = u8::try_from(card).unwrap_or(0);
+            }
+            let mut sorted = columns;
+            sorted.sort_unstable();
+            if sorted == [1, 2, 3, 4, 5] {
+                return Ok(columns);
+            }
+            Err(RuleError::new("/columns", format!("{rule}; got {value}")))
+        }
+        _ => Err(RuleError::new("/columns", format!("{rule}; got {value}"))),
+    }
+}
+
+fn faces(value: &Value) -> Result<Vec<Face>, RuleError> {
+    let list = value.as_array().ok_or_else(|| {
+        RuleError::new(
+            "/objectives",
+            "objectives must be a list of faces such as [\"A1\", \"F2\"]",
+        )
+    })?;
+    let mut faces: Vec<Face> = Vec::with_capacity(list.len());
+    for (i, raw) in list.iter().enumerate() {
+        let at = pointer(["objectives", &i.to_string()]);
+        let face = raw.as_str().and_then(Face::parse).ok_or_else(|| {
+            RuleError::new(
+                &at,
+                format!("{raw} is not an objective face; the faces are A1, A2, B1, … G1, G2"),
+            )
+        })?;
+        if faces.contains(&face) {
+            return Err(RuleError::new(
+                &at,
+                format!("{} is listed twice", face.code()),
+            ));
+        }
+        // rules: one face of each drawn letter is active.
+        if let Some(other) = faces.iter().find(|f| f.letter() == face.letter()) {
+            return Err(RuleError::new(
+                &at,
+                format!(
+                    "{} and {} are the two faces of card {}; a card shows one face",
+                    other.code(),
+                    face.code(),
+                    face.letter()
+                ),
+            ));
+        }
+        faces.push(face);
+    }
+    Ok(faces)
+}
+
+/// A map from player name to something, as a list in seat order. Unknown names are refused;
+/// with `every_player`, a missing player too.
+fn by_player<'a>(
+    value: &'a Value,
+    field: &str,
+    players: &[Player],
+    every_player: bool,
+) -> Result<Vec<Option<&'a Value>>, RuleError> {
+    let map = value.as_object().ok_or_else(|| {
+        RuleError::new(
+            pointer([field]),
+            format!("{field} must be an object from player name to cards"),
+        )
+    })?;
+    let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+    if let Some(stranger) = map.keys().find(|k| !names.contains(&k.as_str())) {
+        return Err(RuleError::new(
+            pointer([field, stranger]),
+            format!(
+                "{stranger:?} does not play in this game; the players are {}",
+                list_names(&names)
+            ),
+        ));
+    }
+    if every_player {
+        let missing: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !map.contains_key(*n))
+            .collect();
+        if !missing.is_empty() {
+            return Err(RuleError::new(
+                pointer([field]),
+                format!(
+                    "{} missing: every player appears exactly once",
+                    if missing.len() == 1 {
+                        format!("{} is", missing[0])
+                    } else {
+                        format!("{} are", list_names(&missing))
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(names.iter().map(|n| map.get(*n)).collect())
+}
+
+/// A list of card numbers, each 1–60.
+fn numbers(value: &Value, at: &str, what: &str) -> Result<Vec<Number>, RuleError> {
+    let list = value
+        .as_array()
+        .ok_or_else(|| RuleError::new(at, format!("{what} must be a list of card numbers")))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| number(v, &format!("{at}/{i}")))
+        .collect()
+}
+
+/// rules: cards are numbered 1 to 60.
+fn number(value: &Value, at: &str) -> Result<Number, RuleError> {
+    match value.as_i64() {
+        Some(n) if (LOWEST..=HIGHEST).contains(&n) => Ok(n as Number),
+        Some(n) => Err(RuleError::new(
+            at,
+            format!("there is no card {n}; Mind Up! cards are numbered 1 to 60"),
+        )),
+        None => Err(RuleError::new(
+            at,
+            format!("{value} is not a card; a card is its number, 1 to 60"),
+        )),
+    }
+}

@@ -1,0 +1,78 @@
+//! Mind Up! (`mind-up`): everyone plays a card at once, the lowest card takes the lowest prize;
+//! gained cards fill a row of colour columns under the score cards 1–5. Highest total wins.
+//! Rules: `shared/rules/mind-up.md`.
+//!
+//! - `catalogue.rs` — the 60 cards (colour, bubble) and the `cards` override.
+//! - `objectives.rs` — the fourteen objective faces.
+//! - `events.rs` — the event data, parsed (`round_started`, `cards_played`,
+//!   `last_cards_placed`, `rows_recorded`).
+//! - `state.rs` — the [`crate::ruleset::Ruleset`] impl: the table, turns resolved by the engine.
+//! - `scoring.rs` — round scores, totals, the round-3 tie-break.
+//!
+//! How the engine reads points the rules leave open:
+//! - Hands: a hand not given is known as far as the table knows it — empty in round 1, last
+//!   round's row in rounds 2–3 — plus unknown cards (7 in round 1, the one drawn card later).
+//!   A played card must be in the hand, or be an unknown card that is nowhere else at the table.
+//!   A given round-2/3 hand must hold the owner's previous row plus one card not at the table.
+//! - Prizes after `rows_recorded`: when every hand and the prizes were known at the round's
+//!   start, the cards the rows did not take are the carried-over prizes. Otherwise they are
+//!   unknown: the next `round_started` may give them (checked against the known hands) or leave
+//!   them out, and then that round can only be recorded with `rows_recorded` (a turn cannot be
+//!   worked out without prizes).
+//! - Objectives with 3–5 cards may be left out of `round_started` in rounds 2–3 (round 1's stay
+//!   active); if listed they must be round 1's, in any order.
+//! - `rows_recorded` rows may end in empty columns; an empty column before a full one is refused
+//!   (a new colour goes into the leftmost empty column).
+//! - A round in progress scores its rows so far (columns and bubbles); objectives are judged
+//!   at round end only.
+
+mod catalogue;
+mod events;
+mod objectives;
+mod scoring;
+mod state;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+pub use catalogue::{Card, CardOverride, Catalogue, Colour};
+pub use objectives::Face;
+pub use state::{MindUp, State};
+
+/// The game's options with the defaults of the rules spec. `[H]` marks a house-rule point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    /// Objectives variant: how many objective cards are active (0–5). 1–2 are drawn anew each
+    /// round; 3–5 are drawn once for the game.
+    pub objectives: u32,
+    /// Another printing: entries replacing the printed colour/bubble of their numbers.
+    pub cards: Option<Vec<CardOverride>>,
+    /// [H] Players still tied on total and on round 3: the rules publish no further rule.
+    pub still_tied: StillTied,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            objectives: 0,
+            cards: None,
+            still_tied: StillTied::SharedWin,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StillTied {
+    /// They share the win.
+    SharedWin,
+    /// More points in round 2 wins (equal totals, round 3 and round 2 mean round 1 is equal too,
+    /// so a tie after this is shared).
+    #[serde(rename = "more_in_round_2")]
+    MoreInRound2,
+}
+
+/// The most objective cards a game may use (rules: 0–5).
+pub const MAX_OBJECTIVES: u32 = 5;

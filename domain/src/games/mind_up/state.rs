@@ -1,0 +1,848 @@
+//! The table of a Mind Up! game as the events built it, and the [`Ruleset`] impl.
+//!
+//! The engine resolves every turn itself: the played cards are sorted, the k-th lowest takes
+//! the k-th lowest prize, and the played cards become the next prizes. It keeps every hand as
+//! far as it is known (a given hand, or last round's row plus one unknown drawn card), so a
+//! card that is not where it is played from is refused with the place it really is.
+
+use serde_json::Value;
+
+use super::catalogue::{self, Catalogue, Number};
+use super::events::{
+    self, CARDS_PLAYED, COLUMNS, CardsDown, LAST_CARDS_PLACED, ROUND_STARTED, ROUNDS,
+    ROWS_RECORDED, RoundStarted, RowsRecorded,
+};
+use super::objectives::Face;
+use super::{MAX_OBJECTIVES, Options, scoring};
+use crate::error::RuleError;
+use crate::pointer::pointer;
+use crate::ruleset::Ruleset;
+use crate::score::{Scoreboard, list_names};
+use crate::setup::Player;
+
+/// The rule engine of Mind Up!.
+pub struct MindUp;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    pub players: Vec<Player>,
+    pub options: Options,
+    /// The printed cards with the game's `cards` overrides.
+    pub catalogue: Catalogue,
+    /// Rounds started so far, in order; all but the last are over.
+    pub rounds: Vec<Round>,
+}
+
+/// A score row: its columns left to right, none empty; each column holds one colour.
+pub type Row = Vec<Vec<Number>>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Round {
+    pub number: u32,
+    /// The score card above each column, left to right: column k scores `columns[k-1]`.
+    pub columns: [u8; COLUMNS],
+    pub objectives: Vec<Face>,
+    /// Each player's hand, in seat order.
+    pub hands: Vec<Hand>,
+    /// Each player's score row, in seat order.
+    pub rows: Vec<Row>,
+    /// The prize cards face up on the table; `None` when unknown (after `rows_recorded`).
+    pub prizes: Option<Vec<Number>>,
+    pub turns: Vec<Turn>,
+    /// The round was recorded with `rows_recorded` instead of turns.
+    pub rows_recorded: bool,
+    pub over: bool,
+}
+
+/// A hand as far as the events tell: the cards known to be in it, and how many are not known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hand {
+    pub known: Vec<Number>,
+    pub unknown: usize,
+}
+
+/// One turn: what each player played and which prize they took, in seat order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    pub played: Vec<Number>,
+    pub took: Vec<Number>,
+}
+
+/// rules: a round-r hand holds 6 + r cards (7, 8, 9), and so does the row at round end.
+pub fn hand_size(round: u32) -> usize {
+    6 + round as usize
+}
+
+/// rules: every card but the last is played, one per turn: 5 + r turns.
+pub fn turns_in(round: u32) -> usize {
+    hand_size(round) - 1
+}
+
+/// Where a card is at the table right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Hand(usize),
+    Prize,
+    Row(usize),
+}
+
+impl Round {
+    fn locate(&self, card: Number) -> Option<Place> {
+        if let Some(seat) = self.hands.iter().position(|h| h.known.contains(&card)) {
+            return Some(Place::Hand(seat));
+        }
+        if self.prizes.as_ref().is_some_and(|p| p.contains(&card)) {
+            return Some(Place::Prize);
+        }
+        self.rows
+            .iter()
+            .position(|row| row.iter().flatten().any(|&c| c == card))
+            .map(Place::Row)
+    }
+
+    /// The turn (1-based) and seat of an earlier play of `card` in this round.
+    fn played_before(&self, card: Number) -> Option<(usize, usize)> {
+        self.turns.iter().enumerate().find_map(|(t, turn)| {
+            turn.played
+                .iter()
+                .position(|&c| c == card)
+                .map(|seat| (t + 1, seat))
+        })
+    }
+}
+
+/// rules: a gained card goes onto the column holding its colour, else the leftmost empty one.
+pub fn place(row: &mut Row, card: Number, catalogue: &Catalogue) {
+    let colour = catalogue.colour(card);
+    match row
+        .iter_mut()
+        .find(|column| column.first().map(|&c| catalogue.colour(c)) == Some(colour))
+    {
+        Some(column) => column.push(card),
+        None => row.push(vec![card]),
+    }
+}
+
+impl Ruleset for MindUp {
+    const ID: &'static str = "mind-up";
+    const TITLE: &'static str = "Mind Up!";
+    const PLAYERS: std::ops::RangeInclusive<usize> = 3..=6;
+    const EVENT_TYPES: &'static [&'static str] = &[
+        ROUND_STARTED,
+        CARDS_PLAYED,
+        LAST_CARDS_PLACED,
+        ROWS_RECORDED,
+    ];
+
+    type Options = Options;
+    type State = State;
+
+    fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
+        if options.objectives > MAX_OBJECTIVES {
+            return Err(RuleError::new(
+                "/options/objectives",
+                format!(
+                    "a game uses 0 to {MAX_OBJECTIVES} objective cards, not {}",
+                    options.objectives
+                ),
+            ));
+        }
+        catalogue::check_overrides(options.cards.as_deref().unwrap_or_default())
+    }
+
+    fn new_game(players: Vec<Player>, options: Options) -> State {
+        let catalogue = Catalogue::with_overrides(options.cards.as_deref().unwrap_or_default());
+        State {
+            players,
+            options,
+            catalogue,
+            rounds: Vec::with_capacity(ROUNDS as usize),
+        }
+    }
+
+    fn apply(state: &mut State, event_type: &str, data: &Value) -> Result<(), RuleError> {
+        match event_type {
+            ROUND_STARTED => {
+                let event = events::parse_round_started(data, &state.players)?;
+                let round = start_round(state, event)?;
+                state.rounds.push(round);
+            }
+            CARDS_PLAYED => {
+                let event = events::parse_cards_down(data, CARDS_PLAYED, &state.players)?;
+                play_turn(state, &event)?;
+            }
+            LAST_CARDS_PLACED => {
+                let event = events::parse_cards_down(data, LAST_CARDS_PLACED, &state.players)?;
+                place_last_cards(state, &event)?;
+            }
+            _ => {
+                let event = events::parse_rows_recorded(data, &state.players)?;
+                record_rows(state, event)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn is_finished(state: &State) -> bool {
+        state.rounds.len() == ROUNDS as usize && state.rounds.iter().all(|r| r.over)
+    }
+
+    fn score(state: &State) -> Scoreboard {
+        scoring::score(state)
+    }
+}
+
+fn numbers(cards: &[Number]) -> String {
+    let mut sorted = cards.to_vec();
+    sorted.sort_unstable();
+    let shown: Vec<String> = sorted.iter().map(u8::to_string).collect();
+    if shown.is_empty() {
+        "nothing".into()
+    } else {
+        list_names(&shown)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// round_started
+
+fn start_round(state: &State, event: RoundStarted) -> Result<Round, RuleError> {
+    let r = event.round;
+    let previous = state.rounds.last();
+    if let Some(open) = previous.filter(|p| !p.over) {
+        return Err(RuleError::new(
+            "/round",
+            format!(
+                "round {} is not over: {} of its {} turns are recorded and its last cards are not placed",
+                open.number,
+                open.turns.len(),
+                turns_in(open.number)
+            ),
+        ));
+    }
+    let expected = state.rounds.len() as u32 + 1;
+    if r != expected {
+        return Err(RuleError::new(
+            "/round",
+            format!("round {expected} comes next; rounds are played in order, got round {r}"),
+        ));
+    }
+    let hands = hands(state, &event, previous)?;
+    let prizes = prizes(state, &event, previous, &hands)?;
+    let objectives = objectives(state, &event)?;
+    Ok(Round {
+        number: r,
+        columns: event.columns,
+        objectives,
+        hands,
+        rows: vec![Vec::new(); state.players.len()],
+        prizes,
+        turns: Vec::new(),
+        rows_recorded: false,
+        over: false,
+    })
+}
+
+/// rules: each row becomes its owner's next hand plus one drawn card.
+fn hands(
+    state: &State,
+    event: &RoundStarted,
+    previous: Option<&Round>,
+) -> Result<Vec<Hand>, RuleError> {
+    let r = event.round;
+    let size = hand_size(r);
+    let mut hands: Vec<Hand> = Vec::with_capacity(state.players.len());
+    // First what the table already knows: last round's rows, now in hand.
+    let carried: Vec<Vec<Number>> = (0..state.players.len())
+        .map(|seat| {
+            previous.map_or_else(Vec::new, |p| {
+                p.rows[seat].iter().flatten().copied().collect()
+            })
+        })
+        .collect();
+    for (seat, player) in state.players.iter().enumerate() {
+        let name = player.name.as_str();
+        let Some(given) = &event.hands[seat] else {
+            hands.push(Hand {
+                known: carried[seat].clone(),
+                unknown: size - carried[seat].len(),
+            });
+            continue;
+        };
+        let at = pointer(["hands", name]);
+        if given.len() != size {
+            let makeup = if r == 1 {
+                String::new()
+            } else {
+                format!(
+                    " (the round-{} row of {} plus one drawn card)",
+                    r - 1,
+                    size - 1
+                )
+            };
+            return Err(RuleError::new(
+                at,
+                format!(
+                    "a round-{r} hand holds {size} cards{makeup}; {name}'s has {}",
+                    given.len()
+                ),
+            ));
+        }
+        for (i, &card) in given.iter().enumerate() {
+            if given[..i].contains(&card) {
+                return Err(RuleError::new(
+                    pointer(["hands", name, &i.to_string()]),
+                    format!("{card} is twice in {name}'s hand; every card exists once"),
+                ));
+            }
+            // Another player's hand (given, or their last row) or the carried prizes.
+            let elsewhere = state
+                .players
+                .iter()
+                .enumerate()
+                .filter(|(other, _)| *other != seat)
+                .find(|(other, _)| {
+                    carried[*other].contains(&card)
+                        || hands.get(*other).is_some_and(|h| h.known.contains(&card))
+                })
+                .map(|(_, p)| format!("in {}'s hand", p.name))
+                .or_else(|| {
+                    previous
+                        .and_then(|p| p.prizes.as_ref())
+                        .filter(|p| p.contains(&card))
+                        .map(|_| "a prize carried over on the table".to_owned())
+                });
+            if let Some(place) = elsewhere {
+                return Err(RuleError::new(
+                    pointer(["hands", name, &i.to_string()]),
+                    format!("{card} is {place}, so it cannot also be in {name}'s hand"),
+                ));
+            }
+        }
+        if let Some(missing) = carried[seat].iter().find(|c| !given.contains(c)) {
+            return Err(RuleError::new(
+                at,
+                format!(
+                    "{name}'s round-{r} hand is {name}'s round-{} row plus one drawn card, \
+                     but {missing} of that row is missing",
+                    r - 1
+                ),
+            ));
+        }
+        hands.push(Hand {
+            known: given.clone(),
+            unknown: 0,
+        });
+    }
+    Ok(hands)
+}
+
+/// rules: round 1 reveals as many prizes as players; later rounds keep the carried-over ones.
+fn prizes(
+    state: &State,
+    event: &RoundStarted,
+    previous: Option<&Round>,
+    hands: &[Hand],
+) -> Result<Option<Vec<Number>>, RuleError> {
+    let r = event.round;
+    let n = state.players.len();
+    let carried = previous.and_then(|p| p.prizes.clone());
+    let Some(given) = &event.prizes else {
+        if r == 1 {
+            return Err(RuleError::new(
+                "/prizes",
+                format!(
+                    "round 1 starts with {n} prizes on the table, one per player; list them in prizes"
+                ),
+            ));
+        }
+        // Unknown after a rows_recorded round: this round can then only be recorded by rows.
+        return Ok(carried);
+    };
+    if given.len() != n {
+        return Err(RuleError::new(
+            "/prizes",
+            format!(
+                "with {n} players, {n} prizes lie on the table, not {}",
+                given.len()
+            ),
+        ));
+    }
+    for (i, &card) in given.iter().enumerate() {
+        let at = pointer(["prizes", &i.to_string()]);
+        if given[..i].contains(&card) {
+            return Err(RuleError::new(
+                at,
+                format!("{card} is listed twice among the prizes; every card exists once"),
+            ));
+        }
+        if let Some(seat) = hands.iter().position(|h| h.known.contains(&card)) {
+            return Err(RuleError::new(
+                at,
+                format!(
+                    "{card} is in {}'s hand, so it cannot also be a prize",
+                    state.players[seat].name
+                ),
+            ));
+        }
+    }
+    if let Some(carried) = carried
+        && sorted(given) != sorted(&carried)
+    {
+        return Err(RuleError::new(
+            "/prizes",
+            format!(
+                "the prizes carried over from round {} are {}; round {r} starts with them \
+                 (leave prizes out to use them), not with {}",
+                r - 1,
+                numbers(&carried),
+                numbers(given)
+            ),
+        ));
+    }
+    Ok(Some(given.clone()))
+}
+
+fn sorted(cards: &[Number]) -> Vec<Number> {
+    let mut sorted = cards.to_vec();
+    sorted.sort_unstable();
+    sorted
+}
+
+/// rules: exactly `objectives` faces; with 3+ they are round 1's for the whole game, with
+/// 1–2 new letters are drawn each round and a letter never returns.
+fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleError> {
+    let wanted = state.options.objectives as usize;
+    let r = event.round;
+    let first_round = state.rounds.first().map(|f| f.objectives.clone());
+    let kept_for_game = wanted >= 3;
+    let given = match &event.objectives {
+        None if wanted == 0 => return Ok(Vec::new()),
+        // Kept from round 1; listing them again is allowed but not needed.
+        None if kept_for_game && r > 1 => return Ok(first_round.unwrap_or_default()),
+        None => {
+            return Err(RuleError::new(
+                "/objectives",
+                format!(
+                    "this game plays with {wanted} objective(s); list the faces active in round {r}"
+                ),
+            ));
+        }
+        Some(given) => given,
+    };
+    if wanted == 0 && !given.is_empty() {
+        return Err(RuleError::new(
+            "/objectives",
+            "this game is played without objectives (option objectives is 0)",
+        ));
+    }
+    if given.len() != wanted {
+        return Err(RuleError::new(
+            "/objectives",
+            format!(
+                "this game plays with {wanted} objective(s), not {}",
+                given.len()
+            ),
+        ));
+    }
+    if kept_for_game {
+        if let Some(first) = first_round {
+            let mut a = given.clone();
+            let mut b = first.clone();
+            a.sort_unstable();
+            b.sort_unstable();
+            if a != b {
+                let codes: Vec<&str> = first.iter().map(|f| f.code()).collect();
+                return Err(RuleError::new(
+                    "/objectives",
+                    format!(
+                        "with 3 or more objectives they are drawn once for the whole game: \
+                         round 1's {} stay active",
+                        list_names(&codes)
+                    ),
+                ));
+            }
+        }
+        return Ok(given.clone());
+    }
+    for (i, face) in given.iter().enumerate() {
+        if let Some(earlier) = state
+            .rounds
+            .iter()
+            .find(|round| round.objectives.iter().any(|f| f.letter() == face.letter()))
+        {
+            return Err(RuleError::new(
+                pointer(["objectives", &i.to_string()]),
+                format!(
+                    "card {} was drawn in round {}; with 1 or 2 objectives new cards are drawn \
+                     each round and a card never returns",
+                    face.letter(),
+                    earlier.number
+                ),
+            ));
+        }
+    }
+    Ok(given.clone())
+}
+
+// ---------------------------------------------------------------------------------------------
+// cards_played, last_cards_placed
+
+/// The round an event about `round` belongs to: the one being played.
+fn open_round<'a>(state: &'a State, round: u32, what: &str) -> Result<&'a Round, RuleError> {
+    match state.rounds.last() {
+        None => Err(RuleError::new(
+            "/round",
+            format!("no round has started; record round_started for round 1 before {what}"),
+        )),
+        Some(open) if open.over && open.number == round && open.rows_recorded => {
+            Err(RuleError::new(
+                "/round",
+                format!(
+                    "round {round} was recorded with rows_recorded, which replaces its turns; \
+                     {what} cannot be added to it"
+                ),
+            ))
+        }
+        Some(open) if open.over => Err(RuleError::new(
+            "/round",
+            format!(
+                "round {} is over; record round_started for round {} before {what}",
+                open.number,
+                open.number + 1
+            ),
+        )),
+        Some(open) if open.number != round => Err(RuleError::new(
+            "/round",
+            format!(
+                "this is round {}, not round {round}; events are recorded in round order",
+                open.number
+            ),
+        )),
+        Some(open) => Ok(open),
+    }
+}
+
+/// Checks that each player's card is theirs to put down: in their hand, or one of its
+/// unknown cards while it is nowhere else at the table.
+fn check_cards_down(
+    state: &State,
+    round: &Round,
+    event: &CardsDown,
+    verb: &str,
+) -> Result<(), RuleError> {
+    for (seat, &card) in event.cards.iter().enumerate() {
+        let name = state.players[seat].name.as_str();
+        let at = pointer(["cards", name]);
+        if let Some(other) = event.cards[..seat].iter().position(|&c| c == card) {
+            return Err(RuleError::new(
+                at,
+                format!(
+                    "{} and {name} both {verb} {card}; every card exists once",
+                    state.players[other].name
+                ),
+            ));
+        }
+        if let Some((turn, by)) = round.played_before(card) {
+            return Err(RuleError::new(
+                at,
+                format!(
+                    "{name} {verb} {card}, but {card} was already played in turn {turn} of this round by {}",
+                    state.players[by].name
+                ),
+            ));
+        }
+        let hand = &round.hands[seat];
+        let problem = match round.locate(card) {
+            Some(Place::Hand(s)) if s == seat => None,
+            Some(Place::Hand(s)) => Some(format!("it is in {}'s hand", state.players[s].name)),
+            Some(Place::Prize) => Some("it is a prize on the table".to_owned()),
+            Some(Place::Row(s)) if s == seat => Some(format!("it is in {name}'s own row")),
+            Some(Place::Row(s)) => Some(format!("it is in {}'s row", state.players[s].name)),
+            None if hand.unknown > 0 => None,
+            None => Some(format!("{name}'s hand holds {}", numbers(&hand.known))),
+        };
+        if let Some(problem) = problem {
+            return Err(RuleError::new(
+                at,
+                format!("{name} {verb} {card} but {card} is not in {name}'s hand: {problem}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn take_from_hand(hand: &mut Hand, card: Number) {
+    match hand.known.iter().position(|&c| c == card) {
+        Some(i) => {
+            hand.known.remove(i);
+        }
+        None => hand.unknown = hand.unknown.saturating_sub(1),
+    }
+}
+
+fn current(state: &mut State) -> &mut Round {
+    let last = state.rounds.len() - 1;
+    &mut state.rounds[last]
+}
+
+/// rules: sort the played cards; the k-th lowest takes the k-th lowest prize; the played
+/// cards become the next prizes.
+fn play_turn(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
+    let round = open_round(state, event.round, "its turns")?;
+    let r = round.number;
+    let Some(prizes) = round.prizes.clone() else {
+        return Err(RuleError::new(
+            "",
+            format!(
+                "the prizes on the table are unknown because round {} was recorded with \
+                 rows_recorded, so this turn cannot be worked out; give prizes in round {r}'s \
+                 round_started, or record round {r} with rows_recorded as well",
+                r - 1
+            ),
+        ));
+    };
+    if round.turns.len() == turns_in(r) {
+        return Err(RuleError::new(
+            "",
+            format!(
+                "round {r} has {} turns and all were played: every player is down to one card, \
+                 which is not played; record it with last_cards_placed",
+                turns_in(r)
+            ),
+        ));
+    }
+    check_cards_down(state, round, event, "played")?;
+
+    let mut by_card: Vec<usize> = (0..event.cards.len()).collect();
+    by_card.sort_by_key(|&seat| event.cards[seat]);
+    let prizes = sorted(&prizes);
+    let mut took = vec![0; event.cards.len()];
+    for (k, &seat) in by_card.iter().enumerate() {
+        took[seat] = prizes[k];
+    }
+    let catalogue = state.catalogue.clone();
+    let round = current(state);
+    for (seat, &card) in event.cards.iter().enumerate() {
+        take_from_hand(&mut round.hands[seat], card);
+        place(&mut round.rows[seat], took[seat], &catalogue);
+    }
+    round.prizes = Some(sorted(&event.cards));
+    round.turns.push(Turn {
+        played: event.cards.clone(),
+        took,
+    });
+    Ok(())
+}
+
+/// rules: the last card is not played; it goes straight into its owner's row.
+fn place_last_cards(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
+    let round = open_round(state, event.round, "its last cards")?;
+    let r = round.number;
+    if round.turns.len() < turns_in(r) {
+        return Err(RuleError::new(
+            "",
+            format!(
+                "round {r} is not over: {} of its {} turns are played; the last cards are placed \
+                 when every player is down to one card",
+                round.turns.len(),
+                turns_in(r)
+            ),
+        ));
+    }
+    check_cards_down(state, round, event, "placed")?;
+    let catalogue = state.catalogue.clone();
+    let round = current(state);
+    for (seat, &card) in event.cards.iter().enumerate() {
+        take_from_hand(&mut round.hands[seat], card);
+        place(&mut round.rows[seat], card, &catalogue);
+    }
+    round.over = true;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// rows_recorded
+
+/// The end-of-round shortcut. The rows are checked for shape (one colour per column, no colour
+/// twice, 6 + r cards) and against what the table held at the round's start.
+fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), RuleError> {
+    let round = open_round(state, event.round, "its rows")?;
+    let r = round.number;
+    if !round.turns.is_empty() {
+        return Err(RuleError::new(
+            "",
+            format!(
+                "round {r} is being recorded turn by turn ({} turn(s) so far); rows_recorded \
+                 replaces the turn events and cannot be mixed with them — keep recording turns, \
+                 or retract them first",
+                round.turns.len()
+            ),
+        ));
+    }
+    let mut rows: Vec<Row> = Vec::with_capacity(event.rows.len());
+    for (seat, columns) in event.rows.iter().enumerate() {
+        let row = check_row(state, r, seat, columns)?;
+        rows.push(row);
+    }
+    check_rows_against_table(state, round, &event.rows)?;
+
+    // When the whole table was known at the start, what the rows did not take is the prizes.
+    let everything_known = round.prizes.is_some() && round.hands.iter().all(|h| h.unknown == 0);
+    let left_over = everything_known.then(|| {
+        let taken: Vec<Number> = rows.iter().flatten().flatten().copied().collect();
+        let left: Vec<Number> = round
+            .hands
+            .iter()
+            .flat_map(|h| h.known.iter())
+            .chain(round.prizes.iter().flatten())
+            .copied()
+            .filter(|c| !taken.contains(c))
+            .collect();
+        sorted(&left)
+    });
+    let round = current(state);
+    round.rows = rows;
+    round.prizes = left_over;
+    for hand in &mut round.hands {
+        hand.known.clear();
+        hand.unknown = 0;
+    }
+    round.rows_recorded = true;
+    round.over = true;
+    Ok(())
+}
+
+fn check_row(
+    state: &State,
+    r: u32,
+    seat: usize,
+    columns: &[Vec<Number>],
+) -> Result<Row, RuleError> {
+    let name = state.players[seat].name.as_str();
+    let catalogue = &state.catalogue;
+    let at = |rest: &[String]| {
+        pointer(
+            ["rows".to_owned(), name.to_owned()]
+                .iter()
+                .chain(rest)
+                .collect::<Vec<_>>(),
+        )
+    };
+    let total: usize = columns.iter().map(Vec::len).sum();
+    if total != hand_size(r) {
+        return Err(RuleError::new(
+            at(&[]),
+            format!(
+                "a round-{r} row holds {} cards ({} gained and the last card); {name}'s has {total}",
+                hand_size(r),
+                turns_in(r)
+            ),
+        ));
+    }
+    // rules: columns fill from the left, so an empty column has only empty ones to its right.
+    let used = columns
+        .iter()
+        .rposition(|c| !c.is_empty())
+        .map_or(0, |k| k + 1);
+    if let Some(gap) = columns[..used].iter().position(Vec::is_empty) {
+        return Err(RuleError::new(
+            at(&[gap.to_string()]),
+            format!(
+                "column {} of {name}'s row is empty but a column to its right holds cards; \
+                 a new colour goes into the leftmost empty column",
+                gap + 1
+            ),
+        ));
+    }
+    let mut seen: Vec<Number> = Vec::new();
+    for (k, column) in columns[..used].iter().enumerate() {
+        let colour = catalogue.colour(column[0]);
+        for (j, &card) in column.iter().enumerate() {
+            let here = at(&[k.to_string(), j.to_string()]);
+            if seen.contains(&card) {
+                return Err(RuleError::new(
+                    here,
+                    format!("{card} is twice in {name}'s row; every card exists once"),
+                ));
+            }
+            seen.push(card);
+            if catalogue.colour(card) != colour {
+                return Err(RuleError::new(
+                    here,
+                    format!(
+                        "column {} of {name}'s row mixes {} ({}) and {} ({card}); a column holds one colour",
+                        k + 1,
+                        colour.name(),
+                        column[0],
+                        catalogue.colour(card).name()
+                    ),
+                ));
+            }
+        }
+        if let Some(first) = columns[..k]
+            .iter()
+            .position(|c| catalogue.colour(c[0]) == colour)
+        {
+            return Err(RuleError::new(
+                at(&[k.to_string()]),
+                format!(
+                    "{} is in columns {} and {} of {name}'s row; a colour has one column",
+                    colour.name(),
+                    first + 1,
+                    k + 1
+                ),
+            ));
+        }
+    }
+    Ok(columns[..used].to_vec())
+}
+
+/// rules: numbers are unique at the table; every row card was in a hand or among the prizes
+/// when the round started (as far as the table is known).
+fn check_rows_against_table(
+    state: &State,
+    round: &Round,
+    rows: &[Vec<Vec<Number>>],
+) -> Result<(), RuleError> {
+    let mut unknown_cards: usize = round.hands.iter().map(|h| h.unknown).sum::<usize>()
+        + if round.prizes.is_none() {
+            state.players.len()
+        } else {
+            0
+        };
+    let mut seen: Vec<(Number, usize)> = Vec::new();
+    for (seat, row) in rows.iter().enumerate() {
+        let name = state.players[seat].name.as_str();
+        for (k, column) in row.iter().enumerate() {
+            for (j, &card) in column.iter().enumerate() {
+                let at = pointer(["rows", name, &k.to_string(), &j.to_string()]);
+                if let Some(&(_, other)) = seen.iter().find(|(c, _)| *c == card) {
+                    return Err(RuleError::new(
+                        at,
+                        format!(
+                            "{card} is in {}'s row and in {name}'s row; every card exists once",
+                            state.players[other].name
+                        ),
+                    ));
+                }
+                seen.push((card, seat));
+                if round.locate(card).is_some() {
+                    continue;
+                }
+                if unknown_cards == 0 {
+                    return Err(RuleError::new(
+                        at,
+                        format!(
+                            "{card} was not at the table when round {} started: it is in no \
+                             player's hand and not among the prizes",
+                            round.number
+                        ),
+                    ));
+                }
+                unknown_cards -= 1;
+            }
+        }
+    }
+    Ok(())
+}
