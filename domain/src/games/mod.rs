@@ -3,6 +3,7 @@
 //! (the [`Ruleset`] impl and what the events established), `scoring.rs` and `tests.rs`.
 
 pub mod mint_condition;
+pub mod vintage;
 
 use serde_json::Value;
 
@@ -12,11 +13,13 @@ use crate::ruleset::Ruleset;
 use crate::setup::PlayerEntry;
 
 pub use mint_condition::MintCondition;
+pub use vintage::Vintage;
 
 /// A game by its API id; every call dispatches to that game's [`Ruleset`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Game {
     MintCondition,
+    Vintage,
 }
 
 /// Calls a generic function with the ruleset of `$game`.
@@ -24,12 +27,13 @@ macro_rules! with_ruleset {
     ($game:expr, $f:ident $(::<$($extra:ty),*>)? ($($arg:expr),*)) => {
         match $game {
             Game::MintCondition => $f::<MintCondition $($(, $extra)*)?>($($arg),*),
+            Game::Vintage => $f::<Vintage $($(, $extra)*)?>($($arg),*),
         }
     };
 }
 
 impl Game {
-    pub const ALL: [Game; 1] = [Game::MintCondition];
+    pub const ALL: [Game; 2] = [Game::MintCondition, Game::Vintage];
 
     pub fn from_id(id: &str) -> Option<Game> {
         Self::ALL.into_iter().find(|g| g.id() == id)
