@@ -252,8 +252,8 @@ impl Sim {
             let k = pile.remove(0);
             drawn.push((k, json!(id(k))));
         }
-        let kept = drawn[0].0;
-        self.showcases[seat].push(kept);
+        let kept = drawn.first().map(|(k, _)| *k);
+        self.showcases[seat].extend(kept);
         self.discard.extend(drawn.iter().skip(1).map(|(k, _)| *k));
         self.turns += 1;
         json!({
@@ -262,7 +262,7 @@ impl Sim {
             "steal": steal,
             "dig": dig,
             "drawn": drawn.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
-            "kept": id(kept),
+            "kept": kept.map(id),
         })
     }
 
@@ -1209,6 +1209,88 @@ fn a_five_player_game_ends_when_the_reshuffled_deck_runs_low() {
         tiebreak.detail,
         "Ann, Bo, Cy, Di and Ed tied on 9 points and share the win"
     );
+}
+
+// A 6-player game whose discard pile is dug empty: turn 1 steals, every later turn digs the
+// card the turn before discarded, so the pile holds one card after each turn. Deck 63 − 15 =
+// 48; after turn 24 it is empty. Turn 25 (Ann) digs the pile's only card, the empty pile
+// becomes the deck, and nothing is left to draw: Ann draws nothing and keeps nothing, and the
+// reshuffled deck (0 cards) ends the game. Ann had 5 turns, the others 4 → they bank two.
+
+const SIX: [&str; 6] = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"];
+
+#[test]
+fn a_draw_with_nothing_left_to_draw_draws_nothing_and_ends_the_game() {
+    let mut log = started(&SIX, json!({}));
+    let (mut sim, dealt) = Sim::deal(&SIX, card);
+    record(&mut log, "showcases_dealt", dealt);
+    for turn in 1..=24 {
+        let take = if turn == 1 { Take::Steal(1) } else { Take::Dig };
+        record(&mut log, "turn_taken", sim.turn(take));
+    }
+    let evaluation = evaluate(&log);
+    assert_eq!(details(&evaluation)["deck"], json!(0));
+    assert_eq!(
+        details(&evaluation)["discard_pile"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    let turn_25 = sim.turn(Take::Dig);
+    assert_eq!(turn_25["drawn"], json!([]));
+    assert_eq!(turn_25["kept"], Value::Null);
+    assert_refused(
+        &refused(
+            &log,
+            "turn_taken",
+            with(turn_25.clone(), "drawn", json!([card(64), card(65)])),
+        ),
+        "/data/drawn",
+        "only 0 card(s) were left to draw (the deck and the reshuffled discard pile ran out), so \
+         Ann draws 0, not 2",
+    );
+    let evaluation = record(&mut log, "turn_taken", turn_25);
+    assert_eq!(details(&evaluation)["next_player"], Value::Null);
+    assert_eq!(details(&evaluation)["discard_pile"], json!([]));
+    let evaluation = record(
+        &mut log,
+        "final_banked",
+        sim.final_bank(&[1, 2, 2, 2, 2, 2]),
+    );
+    assert_eq!(evaluation.status, Status::Finished);
+    // Collections: Ann 5 + 1 = 6 cards, everyone else 4 + 2 = 6.
+    let sizes: Vec<usize> = SIX
+        .iter()
+        .map(|n| {
+            details(&evaluation)["collections"][n]
+                .as_array()
+                .map_or(0, Vec::len)
+        })
+        .collect();
+    assert_eq!(sizes, vec![6; 6]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corrections replay every turn again.
+
+#[test]
+fn a_correction_that_breaks_a_later_turn_is_refused() {
+    let (mut log, mut sim) = three_player_game();
+    play_three_player_turns(&mut log, &mut sim, 1, 2);
+    // Turn 1 (event 3) kept c7 and discarded c8, which Bo dug on turn 2 (event 4). Had Ann kept
+    // c8, c7 would be on top and Bo's dig of c8 impossible.
+    let corrected = with(first_turn(), "kept", json!("c8"));
+    let rejection = refused(&log, "correct", json!({"seq": 3, "data": corrected}));
+    assert_eq!(rejection.pointer, "/data/seq");
+    assert_eq!(
+        rejection.rule,
+        "after this correction, event 4 (turn_taken) would break a rule: Bo can dig only the top \
+         card of the discard pile, which is c7; c8 is in Ann's showcase"
+    );
+    // Retracting the last turn gives Bo the turn back.
+    let evaluation = record(&mut log, "retract", json!({"seq": 4}));
+    assert_eq!(details(&evaluation)["next_player"], json!("Bo"));
+    assert_eq!(details(&evaluation)["discard_pile"], json!(["c8"]));
 }
 
 // ---------------------------------------------------------------------------------------------
