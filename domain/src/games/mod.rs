@@ -5,6 +5,7 @@
 pub mod mind_up;
 pub mod mint_condition;
 pub mod mint_julep;
+pub mod vintage;
 
 use serde_json::Value;
 
@@ -16,6 +17,7 @@ use crate::setup::PlayerEntry;
 pub use mind_up::MindUp;
 pub use mint_condition::MintCondition;
 pub use mint_julep::MintJulep;
+pub use vintage::Vintage;
 
 /// A game by its API id; every call dispatches to that game's [`Ruleset`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,6 +25,7 @@ pub enum Game {
     MintCondition,
     MindUp,
     MintJulep,
+    Vintage,
 }
 
 /// Calls a generic function with the ruleset of `$game`.
@@ -32,12 +35,13 @@ macro_rules! with_ruleset {
             Game::MintCondition => $f::<MintCondition $($(, $extra)*)?>($($arg),*),
             Game::MindUp => $f::<MindUp $($(, $extra)*)?>($($arg),*),
             Game::MintJulep => $f::<MintJulep $($(, $extra)*)?>($($arg),*),
+            Game::Vintage => $f::<Vintage $($(, $extra)*)?>($($arg),*),
         }
     };
 }
 
 impl Game {
-    pub const ALL: [Game; 3] = [Game::MintCondition, Game::MindUp, Game::MintJulep];
+    pub const ALL: [Game; 4] = [Game::MintCondition, Game::MindUp, Game::MintJulep, Game::Vintage];
 
     pub fn from_id(id: &str) -> Option<Game> {
         Self::ALL.into_iter().find(|g| g.id() == id)

@@ -1,0 +1,241 @@
+//! The antique cards. Their list is not published (rules: Components), so a table describes a
+//! card the first time it appears — `{"id", "type", "colour", "period", "value"}` — and may name
+//! it by its id afterwards.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::error::RuleError;
+use crate::pointer::pointer;
+
+/// The 63 antique cards of the box (rules: Components).
+pub const CARDS: usize = 63;
+
+/// One antique card as printed. `id` is the table's own label for the physical card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Card {
+    pub id: String,
+    /// The type of object ("lamp"); `type` in events.
+    pub object: String,
+    pub colour: String,
+    pub period: String,
+    pub value: u32,
+}
+
+/// The printed attributes a prize can count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attribute {
+    Type,
+    Colour,
+    Period,
+}
+
+impl Attribute {
+    pub fn parse(name: &str) -> Option<Attribute> {
+        match name {
+            "type" => Some(Attribute::Type),
+            "colour" => Some(Attribute::Colour),
+            "period" => Some(Attribute::Period),
+            _ => None,
+        }
+    }
+}
+
+impl Card {
+    pub fn attribute(&self, attribute: Attribute) -> &str {
+        match attribute {
+            Attribute::Type => &self.object,
+            Attribute::Colour => &self.colour,
+            Attribute::Period => &self.period,
+        }
+    }
+
+    /// Whether the card shows `value` for `attribute`, as a prize counts it.
+    pub fn shows(&self, attribute: Attribute, value: &str) -> bool {
+        same_text(self.attribute(attribute), value)
+    }
+
+    /// "a blue 60s lamp worth 3", for messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "a {} {} {} worth {}",
+            self.colour, self.period, self.object, self.value
+        )
+    }
+}
+
+/// Printed words are compared without case or surrounding spaces: "Blue" and "blue" are one
+/// colour, both for a prize and for telling whether a card was described the same way twice.
+pub fn same_text(a: &str, b: &str) -> bool {
+    a.trim()
+        .chars()
+        .flat_map(char::to_lowercase)
+        .eq(b.trim().chars().flat_map(char::to_lowercase))
+}
+
+/// A card as an event gives it: by id (once described) or with its description.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CardRef {
+    Named(String),
+    Described(Card),
+}
+
+const CARD_FIELDS: [&str; 5] = ["id", "type", "colour", "period", "value"];
+
+impl CardRef {
+    /// Reads a card; error pointers are relative to the card itself.
+    pub fn parse(raw: &Value) -> Result<CardRef, RuleError> {
+        let fields = match raw {
+            Value::String(id) if !id.trim().is_empty() => return Ok(CardRef::Named(id.clone())),
+            Value::Object(fields) => fields,
+            _ => {
+                return Err(RuleError::new(
+                    "",
+                    "a card is its id (\"c17\") or its description \
+                     {\"id\", \"type\", \"colour\", \"period\", \"value\"}",
+                ));
+            }
+        };
+        if let Some(key) = fields.keys().find(|k| !CARD_FIELDS.contains(&k.as_str())) {
+            return Err(RuleError::new(
+                pointer([key]),
+                format!("unknown field {key:?}; a card has id, type, colour, period and value"),
+            ));
+        }
+        let text = |field: &str| -> Result<String, RuleError> {
+            match fields.get(field) {
+                Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
+                None => Err(RuleError::new(
+                    "",
+                    format!("a card description needs its {field}"),
+                )),
+                Some(_) => Err(RuleError::new(
+                    pointer([field]),
+                    format!("a card's {field} is non-empty text"),
+                )),
+            }
+        };
+        let id = match fields.get("id") {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+            _ => text("id")?,
+        };
+        let object = text("type")?;
+        let colour = text("colour")?;
+        let period = text("period")?;
+        let value = match fields.get("value") {
+            None => {
+                return Err(RuleError::new("", "a card description needs its value"));
+            }
+            Some(v) => match v.as_u64().map(u32::try_from) {
+                Some(Ok(value)) => value,
+                _ => {
+                    return Err(RuleError::new(
+                        "/value",
+                        format!("a card's value is a whole number of 0 or more, not {v}"),
+                    ));
+                }
+            },
+        };
+        Ok(CardRef::Described(Card {
+            id,
+            object,
+            colour,
+            period,
+            value,
+        }))
+    }
+}
+
+/// Every card described so far in the game, by id.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Catalogue {
+    cards: BTreeMap<String, Card>,
+}
+
+impl Catalogue {
+    pub fn get(&self, id: &str) -> Option<&Card> {
+        self.cards.get(id)
+    }
+
+    /// Adds the cards first described by an accepted event.
+    pub fn learn(&mut self, cards: Vec<Card>) {
+        for card in cards {
+            self.cards.insert(card.id.clone(), card);
+        }
+    }
+}
+
+/// Resolves the cards one event names. Cards described for the first time wait here and join
+/// the catalogue only when the whole event is accepted (a refused event changes nothing).
+pub struct Naming<'a> {
+    known: &'a Catalogue,
+    new: Vec<Card>,
+}
+
+impl<'a> Naming<'a> {
+    pub fn new(known: &'a Catalogue) -> Self {
+        Self {
+            known,
+            new: Vec::new(),
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Card> {
+        self.known
+            .get(id)
+            .or_else(|| self.new.iter().find(|c| c.id == id))
+    }
+
+    /// The id of a named or described card; pointers are relative to the card.
+    pub fn resolve(&mut self, card: &CardRef) -> Result<String, RuleError> {
+        match card {
+            CardRef::Named(id) => match self.get(id) {
+                Some(_) => Ok(id.clone()),
+                None => Err(RuleError::new(
+                    "",
+                    format!(
+                        "card {id:?} was never described; the first time a card appears, give its \
+                         id, type, colour, period and value"
+                    ),
+                )),
+            },
+            CardRef::Described(card) => {
+                match self.get(&card.id) {
+                    Some(earlier) => check_same(earlier, card)?,
+                    None => self.new.push(card.clone()),
+                }
+                Ok(card.id.clone())
+            }
+        }
+    }
+
+    /// The cards this event described for the first time.
+    pub fn learned(self) -> Vec<Card> {
+        self.new
+    }
+}
+
+/// rules: the id is "unique in the game" — one id, one physical card, one set of attributes.
+fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
+    let field = if !same_text(&earlier.object, &now.object) {
+        "type"
+    } else if !same_text(&earlier.colour, &now.colour) {
+        "colour"
+    } else if !same_text(&earlier.period, &now.period) {
+        "period"
+    } else if earlier.value != now.value {
+        "value"
+    } else {
+        return Ok(());
+    };
+    Err(RuleError::new(
+        pointer([field]),
+        format!(
+            "card {} was described as {}; the same card cannot now be {}",
+            now.id,
+            earlier.describe(),
+            now.describe()
+        ),
+    ))
+}

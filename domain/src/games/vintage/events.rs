@@ -1,0 +1,231 @@
+//! Vintage's events, read from their JSON data. This file checks their shape (fields, lists,
+//! player names); `table.rs` checks them against the game so far.
+
+use serde_json::{Map, Value};
+
+use super::catalogue::CardRef;
+use crate::error::RuleError;
+use crate::pointer::pointer;
+use crate::score::list_names;
+use crate::setup::Player;
+
+pub const SHOWCASES_DEALT: &str = "showcases_dealt";
+pub const TURN_TAKEN: &str = "turn_taken";
+pub const FINAL_BANKED: &str = "final_banked";
+pub const COLLECTIONS_RECORDED: &str = "collections_recorded";
+
+/// One player's list of cards in a per-player object, with the pointer of that list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerCards {
+    pub at: String,
+    pub cards: Vec<CardRef>,
+}
+
+/// `turn_taken`: bank, then steal or dig, then draw two and keep one (rules: A turn).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnTaken {
+    pub player: String,
+    pub banked: CardRef,
+    pub take: Take,
+    pub drawn: Vec<CardRef>,
+    pub kept: Option<CardRef>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Take {
+    Steal { from: String, card: CardRef },
+    Dig(CardRef),
+}
+
+/// The data object of an event, refusing fields the event does not have.
+fn fields<'a>(
+    data: &'a Value,
+    event: &str,
+    known: &[&str],
+) -> Result<&'a Map<String, Value>, RuleError> {
+    let object = data
+        .as_object()
+        .ok_or_else(|| RuleError::new("", format!("{event} data must be a JSON object")))?;
+    if let Some(key) = object.keys().find(|k| !known.contains(&k.as_str())) {
+        let known: Vec<String> = known.iter().map(|k| format!("{k:?}")).collect();
+        return Err(RuleError::new(
+            pointer([key]),
+            format!("unknown field {key:?}; {event} has {}", list_names(&known)),
+        ));
+    }
+    Ok(object)
+}
+
+/// A card at `at` (a field of the event), with errors pointing inside it.
+fn card_at(value: Option<&Value>, at: &str, what: &str) -> Result<CardRef, RuleError> {
+    match value {
+        None | Some(Value::Null) => Err(RuleError::new(at, format!("{what} is required"))),
+        Some(raw) => CardRef::parse(raw).map_err(|e| e.within(at)),
+    }
+}
+
+fn cards_at(value: &Value, at: &str, what: &str) -> Result<Vec<CardRef>, RuleError> {
+    let list = value
+        .as_array()
+        .ok_or_else(|| RuleError::new(at, format!("{what} must be a list of cards")))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, raw)| CardRef::parse(raw).map_err(|e| e.within(&format!("{at}/{i}"))))
+        .collect()
+}
+
+/// An object from player name to a list of cards, every player exactly once; returned in seat
+/// order. `what` names one entry in messages ("showcase", "collection").
+fn per_player(
+    object: &Map<String, Value>,
+    field: &str,
+    what: &str,
+    players: &[Player],
+) -> Result<Vec<PlayerCards>, RuleError> {
+    let given = object
+        .get(field)
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            RuleError::new(
+                pointer([field]),
+                format!("{field} must be an object from player name to a list of cards"),
+            )
+        })?;
+    let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+    if let Some(stranger) = given.keys().find(|k| !names.contains(&k.as_str())) {
+        return Err(RuleError::new(
+            pointer([field, stranger]),
+            format!(
+                "{stranger:?} does not play in this game; the players are {}",
+                list_names(&names)
+            ),
+        ));
+    }
+    players
+        .iter()
+        .map(|player| {
+            let at = pointer([field, player.name.as_str()]);
+            let raw = given.get(&player.name).ok_or_else(|| {
+                RuleError::new(
+                    pointer([field]),
+                    format!(
+                        "{}'s {what} is missing; every player appears once",
+                        player.name
+                    ),
+                )
+            })?;
+            let cards = cards_at(raw, &at, &format!("{}'s {what}", player.name))?;
+            Ok(PlayerCards { at, cards })
+        })
+        .collect()
+}
+
+/// `showcases_dealt`: `{"showcases": {"Ann": [card], "Bo": [card, card], …}}`.
+pub fn parse_showcases_dealt(
+    data: &Value,
+    players: &[Player],
+) -> Result<Vec<PlayerCards>, RuleError> {
+    let object = fields(data, SHOWCASES_DEALT, &["showcases"])?;
+    per_player(object, "showcases", "showcase", players)
+}
+
+/// `final_banked`: `{"banked": {"Ann": ["c30"], "Bo": ["c12", "c14"], …}}`.
+pub fn parse_final_banked(data: &Value, players: &[Player]) -> Result<Vec<PlayerCards>, RuleError> {
+    let object = fields(data, FINAL_BANKED, &["banked"])?;
+    per_player(object, "banked", "final bank", players)
+}
+
+/// `collections_recorded`: `{"collections": {"Ann": [card, …], …}}`.
+pub fn parse_collections_recorded(
+    data: &Value,
+    players: &[Player],
+) -> Result<Vec<PlayerCards>, RuleError> {
+    let object = fields(data, COLLECTIONS_RECORDED, &["collections"])?;
+    per_player(object, "collections", "collection", players)
+}
+
+/// `turn_taken`: `{"player", "banked", "steal": {"from", "card"} | null, "dig": card | null,
+/// "drawn": [card, card], "kept"}`.
+pub fn parse_turn_taken(data: &Value) -> Result<TurnTaken, RuleError> {
+    let object = fields(
+        data,
+        TURN_TAKEN,
+        &["player", "banked", "steal", "dig", "drawn", "kept"],
+    )?;
+    let player = match object.get("player") {
+        Some(Value::String(name)) => name.clone(),
+        _ => {
+            return Err(RuleError::new(
+                "/player",
+                "player must be the name of the player taking the turn",
+            ));
+        }
+    };
+    let banked = card_at(
+        object.get("banked"),
+        "/banked",
+        "banked (the showcase card moved into the collection; banking is compulsory)",
+    )?;
+    let steal = match object.get("steal") {
+        None | Some(Value::Null) => None,
+        Some(raw) => {
+            let steal = fields(raw, "steal", &["from", "card"]).map_err(|e| e.within("/steal"))?;
+            let from = match steal.get("from") {
+                Some(Value::String(name)) => name.clone(),
+                _ => {
+                    return Err(RuleError::new(
+                        "/steal/from",
+                        "steal.from must be the name of the player stolen from",
+                    ));
+                }
+            };
+            let card = card_at(steal.get("card"), "/steal/card", "steal.card")?;
+            Some(Take::Steal { from, card })
+        }
+    };
+    let dig = match object.get("dig") {
+        None | Some(Value::Null) => None,
+        Some(raw) => Some(Take::Dig(
+            CardRef::parse(raw).map_err(|e| e.within("/dig"))?,
+        )),
+    };
+    // rules: "Take one" — either steal or dig, never both, never neither.
+    let take = match (steal, dig) {
+        (Some(take), None) | (None, Some(take)) => take,
+        (None, None) => {
+            return Err(RuleError::new(
+                "",
+                format!(
+                    "{player} must take one card after banking: give steal (a card from another \
+                     player's showcase) or dig (the top card of the discard pile)"
+                ),
+            ));
+        }
+        (Some(_), Some(_)) => {
+            return Err(RuleError::new(
+                "/dig",
+                format!("{player} takes one card per turn: steal or dig, not both"),
+            ));
+        }
+    };
+    let drawn = match object.get("drawn") {
+        Some(raw) => cards_at(raw, "/drawn", "drawn")?,
+        None => {
+            return Err(RuleError::new(
+                "/drawn",
+                "drawn is required: the two cards drawn from the deck",
+            ));
+        }
+    };
+    let kept = match object.get("kept") {
+        None | Some(Value::Null) => None,
+        Some(raw) => Some(CardRef::parse(raw).map_err(|e| e.within("/kept"))?),
+    };
+    Ok(TurnTaken {
+        player,
+        banked,
+        take,
+        drawn,
+        kept,
+    })
+}

@@ -1,0 +1,66 @@
+//! Vintage (`vintage`): antique dealers bank cards from their showcase into a collection, steal
+//! from each other and dig the discard pile; highest total wins. Rules: `shared/rules/vintage.md`.
+//!
+//! The card list is not published, so cards are described in the events the first time they
+//! appear (`catalogue.rs`). A game is recorded either turn by turn (`table.rs` checks every
+//! move) or only at its end (`collections_recorded`).
+
+mod catalogue;
+mod events;
+mod scoring;
+mod state;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+pub use catalogue::{Attribute, Card};
+pub use state::{Record, State, Vintage};
+
+/// The box holds 17 prize cards (rules: Components).
+pub const MAX_PRIZES: usize = 17;
+
+/// The game's options with the defaults of the rules spec. `[H]` marks a house-rule point.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    /// The prize cards in play; their list is not published, so the table gives them.
+    pub prizes: Vec<Prize>,
+    /// [H] Who scores a prize when players tie for the most matching cards.
+    pub prize_tie: PrizeTie,
+}
+
+/// One prize card: "most blue objects: 4 points".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prize {
+    pub id: String,
+    pub name: String,
+    /// `type`, `colour` or `period` (checked by `check_setup`).
+    pub attribute: String,
+    pub value: String,
+    pub points: i64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrizeTie {
+    /// Nobody scores a tied prize.
+    #[default]
+    Nobody,
+    /// Every tied player scores it in full.
+    All,
+    /// The points are divided among the tied players; the remainder is lost.
+    Split,
+}
+
+impl PrizeTie {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrizeTie::Nobody => "nobody",
+            PrizeTie::All => "all",
+            PrizeTie::Split => "split",
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Vintage scoring (rules: Scoring): only collections count — the sum of their values, plus
+//! each prize to the player with the most matching cards. Highest total wins; ties are shared.
+//!
+//! Vintage has no rounds: the whole game's lines are one `RoundScore` numbered 1.
+
+use serde_json::{Map, Value, json};
+
+use super::catalogue::{Attribute, Card};
+use super::state::{Record, State};
+use super::{Options, Prize, PrizeTie};
+use crate::score::{
+    self, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
+};
+
+pub fn score(state: &State) -> Scoreboard {
+    // Ids were checked when recorded; a missing description would only mean a broken store.
+    let collections: Vec<Vec<&Card>> = state
+        .collections()
+        .iter()
+        .map(|ids| {
+            ids.iter()
+                .filter_map(|id| state.catalogue.get(id))
+                .collect()
+        })
+        .collect();
+    let mut lines: Vec<Vec<Line>> = collections.iter().map(|c| vec![values_line(c)]).collect();
+    for prize in &state.options.prizes {
+        for (seat, line) in prize_lines(prize, state, &collections) {
+            lines[seat].push(line);
+        }
+    }
+    let mut players: Vec<PlayerScore> = state
+        .players
+        .iter()
+        .zip(lines)
+        .map(|(player, lines)| {
+            PlayerScore::new(
+                &player.name,
+                player.seat,
+                vec![RoundScore::new(1, lines)],
+                vec![],
+            )
+        })
+        .collect();
+    // rules: highest total wins; ties are shared [H] — no tie-break, so the key is the total.
+    score::rank(&mut players, |p| p.total);
+    Scoreboard {
+        lower_wins: false,
+        winners: score::winners(&players),
+        tiebreak: shared_win(&players),
+        players,
+        house_rules: house_rules(&state.options),
+        details: Some(details(state)),
+    }
+}
+
+/// "Collection ×3": the sum of the values, card by card.
+fn values_line(cards: &[&Card]) -> Line {
+    let total: i64 = cards.iter().map(|c| i64::from(c.value)).sum();
+    let detail = if cards.is_empty() {
+        "no cards collected".to_owned()
+    } else {
+        let terms: Vec<String> = cards
+            .iter()
+            .map(|c| format!("{} {}", c.id, c.value))
+            .collect();
+        format!("{} = {total}", terms.join(" + "))
+    };
+    Line::new(format!("Collection ×{}", cards.len()), total, detail)
+}
+
+/// One line per player holding a card the prize counts. rules: the player with the most
+/// matching cards takes its points; one card can count for several prizes.
+fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<(usize, Line)> {
+    let Some(attribute) = Attribute::parse(&prize.attribute) else {
+        return Vec::new();
+    };
+    let counts: Vec<i64> = collections
+        .iter()
+        .map(|cards| {
+            cards
+                .iter()
+                .filter(|c| c.shows(attribute, &prize.value))
+                .count() as i64
+        })
+        .collect();
+    let most = counts.iter().copied().max().unwrap_or(0);
+    let leaders: Vec<usize> = (0..counts.len()).filter(|&s| counts[s] == most).collect();
+    let tie = state.options.prize_tie;
+    let mut lines = Vec::new();
+    for (seat, &mine) in counts.iter().enumerate() {
+        if mine == 0 {
+            continue;
+        }
+        let (points, detail) = if mine < most {
+            let names: Vec<&str> = leaders
+                .iter()
+                .map(|&s| state.players[s].name.as_str())
+                .collect();
+            (0, format!("{mine} vs {most} ({}) → 0", list_names(&names)))
+        } else if leaders.len() == 1 {
+            let second = counts
+                .iter()
+                .enumerate()
+                .filter(|&(s, _)| s != seat)
+                .map(|(_, &c)| c)
+                .max()
+                .unwrap_or(0);
+            (
+                prize.points,
+                format!("{mine} vs {second} → +{}", prize.points),
+            )
+        } else {
+            let others: Vec<&str> = leaders
+                .iter()
+                .filter(|&&s| s != seat)
+                .map(|&s| state.players[s].name.as_str())
+                .collect();
+            let tied = format!("{mine}, tied with {}", list_names(&others));
+            // rules: a tie for a prize follows option prize_tie [H].
+            match tie {
+                PrizeTie::Nobody => (
+                    0,
+                    format!("{tied} → nobody scores it (house rule prize_tie: nobody)"),
+                ),
+                PrizeTie::All => (
+                    prize.points,
+                    format!(
+                        "{tied} → +{} each (house rule prize_tie: all)",
+                        prize.points
+                    ),
+                ),
+                PrizeTie::Split => {
+                    let shares = leaders.len() as i64;
+                    let share = prize.points / shares;
+                    (
+                        share,
+                        format!(
+                            "{tied} → {} ÷ {shares} = +{share}, remainder {} lost (house rule \
+                             prize_tie: split)",
+                            prize.points,
+                            prize.points % shares
+                        ),
+                    )
+                }
+            }
+        };
+        lines.push((seat, Line::new(prize.name.clone(), points, detail)));
+    }
+    lines
+}
+
+/// rules: ties are shared [H] — there is no tie-break; say so when first place is shared.
+fn shared_win(players: &[PlayerScore]) -> Option<Tiebreak> {
+    let first: Vec<&str> = players
+        .iter()
+        .filter(|p| p.rank == 1)
+        .map(|p| p.name.as_str())
+        .collect();
+    if first.len() < 2 {
+        return None;
+    }
+    let total = players.first().map_or(0, |p| p.total);
+    Some(Tiebreak {
+        rule: "ties are shared".into(),
+        detail: format!(
+            "{} tied on {total} points and share the win",
+            list_names(&first)
+        ),
+    })
+}
+
+fn house_rules(options: &Options) -> Vec<HouseRule> {
+    vec![HouseRule {
+        option: "prize_tie".into(),
+        value: json!(options.prize_tie.as_str()),
+        default: options.prize_tie == PrizeTie::default(),
+        note: "who scores a prize when players tie for the most matching cards: nobody, all \
+               (each in full) or split (divided, remainder lost)"
+            .into(),
+    }]
+}
+
+/// What a phone may draw: the table as it stands.
+fn details(state: &State) -> Value {
+    let by_name = |piles: &[Vec<String>]| -> Value {
+        let map: Map<String, Value> = state
+            .players
+            .iter()
+            .zip(piles)
+            .map(|(p, cards)| (p.name.clone(), json!(cards)))
+            .collect();
+        Value::Object(map)
+    };
+    match &state.record {
+        Record::Waiting => json!({"recorded": "nothing yet"}),
+        Record::EndOnly(collections) => json!({
+            "recorded": "collections only",
+            "collections": by_name(collections),
+        }),
+        Record::TurnByTurn(table) => {
+            let next = table
+                .next_seat()
+                .filter(|_| !table.final_banked)
+                .map(|s| state.players[s].name.clone());
+            let final_bank_order: Vec<&str> = table
+                .final_bank_order()
+                .into_iter()
+                .map(|s| state.players[s].name.as_str())
+                .collect();
+            json!({
+                "recorded": "turn by turn",
+                "turns": table.turns.len(),
+                "next_player": next,
+                "deck": table.deck.left(),
+                "reshuffled": matches!(table.deck, super::table::Deck::Reshuffled { .. }),
+                "final_bank_due": table.must_end() && !table.final_banked,
+                "final_bank_order": final_bank_order,
+                "discard_pile": table.discard,
+                "showcases": by_name(&table.showcases),
+                "collections": by_name(&table.collections),
+            })
+        }
+    }
+}

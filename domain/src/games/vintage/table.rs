@@ -1,0 +1,583 @@
+//! A game recorded turn by turn: showcases, collections, the discard pile and the deck, with
+//! every move checked against the rules (rules: Setup, A turn, End of the game).
+//!
+//! Each check builds a plan from the state as it is and only then is the plan applied, so a
+//! refused event leaves the table untouched.
+
+use super::catalogue::{CARDS, Naming};
+use super::events::{PlayerCards, Take, TurnTaken};
+use crate::error::RuleError;
+use crate::score::list_names;
+use crate::setup::Player;
+
+/// Where a card on the table is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Showcase(usize),
+    Collection(usize),
+    DiscardPile,
+    /// In the deck made of the reshuffled discard pile (5–6 players).
+    ReshuffledDeck,
+}
+
+/// The face-down deck. The original deck's cards are unknown until drawn, so only its size is
+/// kept; the reshuffled deck is the old discard pile, whose cards are all known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Deck {
+    Original { left: usize },
+    Reshuffled { cards: Vec<String> },
+}
+
+impl Deck {
+    pub fn left(&self) -> usize {
+        match self {
+            Deck::Original { left } => *left,
+            Deck::Reshuffled { cards } => cards.len(),
+        }
+    }
+}
+
+/// One turn taken: whose, and the card stolen if any (the last player may not bank it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnRecord {
+    pub seat: usize,
+    pub stolen: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// Per seat (0-based), oldest card first.
+    pub showcases: Vec<Vec<String>>,
+    /// Per seat, in the order banked.
+    pub collections: Vec<Vec<String>>,
+    /// Bottom first: the top card is the last.
+    pub discard: Vec<String>,
+    pub deck: Deck,
+    pub turns: Vec<TurnRecord>,
+    /// `final_banked` was recorded: the game is over.
+    pub final_banked: bool,
+}
+
+/// rules: Setup — 1 card to seat 1, 2 to seat 2, 3 to every other seat.
+pub fn dealt_to(seat: usize) -> usize {
+    (seat + 1).min(3)
+}
+
+/// A checked turn, ready to apply.
+pub struct TurnPlan {
+    seat: usize,
+    banked: String,
+    /// `(victim seat, card)` for a steal.
+    stolen: Option<(usize, String)>,
+    dug: Option<String>,
+    kept: Option<String>,
+    discard: Vec<String>,
+    deck: Deck,
+}
+
+impl Table {
+    /// rules: Setup — checks the dealt showcases and lays out the table.
+    pub fn deal(
+        dealt: &[PlayerCards],
+        players: &[Player],
+        naming: &mut Naming,
+    ) -> Result<Table, RuleError> {
+        let mut showcases: Vec<Vec<String>> = Vec::with_capacity(players.len());
+        for (seat, (player, given)) in players.iter().zip(dealt).enumerate() {
+            let size = dealt_to(seat);
+            if given.cards.len() != size {
+                return Err(RuleError::new(
+                    &given.at,
+                    format!(
+                        "{} sits in seat {} and is dealt {size} card(s), not {}",
+                        player.name,
+                        player.seat,
+                        given.cards.len()
+                    ),
+                ));
+            }
+            let mut showcase = Vec::with_capacity(size);
+            for (i, card) in given.cards.iter().enumerate() {
+                let at = format!("{}/{i}", given.at);
+                let id = naming.resolve(card).map_err(|e| e.within(&at))?;
+                if let Some(holder) = showcases
+                    .iter()
+                    .chain(std::iter::once(&showcase))
+                    .position(|s| s.contains(&id))
+                {
+                    return Err(RuleError::new(
+                        at,
+                        format!(
+                            "card {id} is dealt twice (it is already in {}'s showcase); a card \
+                             can be in one place only",
+                            players[holder].name
+                        ),
+                    ));
+                }
+                showcase.push(id);
+            }
+            showcases.push(showcase);
+        }
+        let dealt: usize = showcases.iter().map(Vec::len).sum();
+        Ok(Table {
+            collections: vec![Vec::new(); players.len()],
+            showcases,
+            discard: Vec::new(),
+            deck: Deck::Original {
+                left: CARDS - dealt,
+            },
+            turns: Vec::new(),
+            final_banked: false,
+        })
+    }
+
+    pub fn place_of(&self, id: &str) -> Option<Place> {
+        let held = |piles: &[Vec<String>]| piles.iter().position(|p| p.iter().any(|c| c == id));
+        if let Some(seat) = held(&self.showcases) {
+            return Some(Place::Showcase(seat));
+        }
+        if let Some(seat) = held(&self.collections) {
+            return Some(Place::Collection(seat));
+        }
+        if self.discard.iter().any(|c| c == id) {
+            return Some(Place::DiscardPile);
+        }
+        match &self.deck {
+            Deck::Reshuffled { cards } if cards.iter().any(|c| c == id) => {
+                Some(Place::ReshuffledDeck)
+            }
+            _ => None,
+        }
+    }
+
+    fn is_reshuffled(&self) -> bool {
+        matches!(self.deck, Deck::Reshuffled { .. })
+    }
+
+    /// rules: End of the game — 3–4 players: after the turn that leaves fewer than 2 cards in
+    /// the deck; 5–6 players: the same, but only once the discard pile has been reshuffled.
+    pub fn must_end(&self) -> bool {
+        self.deck.left() < 2 && (self.showcases.len() <= 4 || self.is_reshuffled())
+    }
+
+    /// The seat whose turn it is, or `None` once no turn may be played.
+    pub fn next_seat(&self) -> Option<usize> {
+        if self.must_end() {
+            None
+        } else {
+            Some(self.turns.len() % self.showcases.len())
+        }
+    }
+
+    fn turns_of(&self, seat: usize) -> usize {
+        self.turns.iter().filter(|t| t.seat == seat).count()
+    }
+
+    /// Checks one turn against the rules and plans it.
+    pub fn plan_turn(
+        &self,
+        turn: &TurnTaken,
+        players: &[Player],
+        naming: &mut Naming,
+    ) -> Result<TurnPlan, RuleError> {
+        let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+        let seat_of = |name: &str, at: &str| {
+            names.iter().position(|n| *n == name).ok_or_else(|| {
+                RuleError::new(
+                    at,
+                    format!(
+                        "{name:?} does not play in this game; the players are {}",
+                        list_names(&names)
+                    ),
+                )
+            })
+        };
+        let Some(expected) = self.next_seat() else {
+            return Err(RuleError::new(
+                "",
+                format!(
+                    "no more turns: turn {} left {} card(s) in the deck, which ends the game; \
+                     record final_banked to finish it",
+                    self.turns.len(),
+                    self.deck.left()
+                ),
+            ));
+        };
+        let seat = seat_of(&turn.player, "/player")?;
+        let name = names[seat];
+        if seat != expected {
+            return Err(RuleError::new(
+                "/player",
+                format!(
+                    "it is {}'s turn (turn {}), not {name}'s; turns go in seat order",
+                    names[expected],
+                    self.turns.len() + 1
+                ),
+            ));
+        }
+        let where_is = |id: &str| self.describe_place(id, players);
+
+        // 1. Bank one card from your own showcase (compulsory).
+        let banked = naming
+            .resolve(&turn.banked)
+            .map_err(|e| e.within("/banked"))?;
+        if self.place_of(&banked) != Some(Place::Showcase(seat)) {
+            return Err(RuleError::new(
+                "/banked",
+                format!(
+                    "{name} cannot bank {banked}: it is {}; a player banks a card from their own \
+                     showcase",
+                    where_is(&banked)
+                ),
+            ));
+        }
+
+        // 2. Take one: steal from another showcase, or dig the top of the discard pile.
+        let mut pile = self.discard.clone();
+        let (stolen, dug) = match &turn.take {
+            Take::Steal { from, card } => {
+                let victim = seat_of(from, "/steal/from")?;
+                if victim == seat {
+                    return Err(RuleError::new(
+                        "/steal/from",
+                        format!(
+                            "{name} cannot steal from their own showcase; steal from another \
+                             player or dig"
+                        ),
+                    ));
+                }
+                let card = naming.resolve(card).map_err(|e| e.within("/steal/card"))?;
+                if self.place_of(&card) != Some(Place::Showcase(victim)) {
+                    return Err(RuleError::new(
+                        "/steal/card",
+                        format!(
+                            "{name} cannot steal {card} from {from}: it is {}",
+                            where_is(&card)
+                        ),
+                    ));
+                }
+                // rules: a showcase holding exactly one card cannot be stolen from.
+                if self.showcases[victim].len() == 1 {
+                    return Err(RuleError::new(
+                        "/steal/card",
+                        format!(
+                            "{name} cannot steal {card}: it is the only card in {from}'s showcase, \
+                             and a showcase holding exactly one card cannot be stolen from"
+                        ),
+                    ));
+                }
+                (Some((victim, card)), None)
+            }
+            Take::Dig(card) => {
+                // rules: seat 1 may not dig on the first turn of the game.
+                if self.turns.is_empty() {
+                    return Err(RuleError::new(
+                        "/dig",
+                        format!(
+                            "{name} may not dig on the first turn of the game; steal a card instead"
+                        ),
+                    ));
+                }
+                let card = naming.resolve(card).map_err(|e| e.within("/dig"))?;
+                match pile.last() {
+                    None => {
+                        return Err(RuleError::new(
+                            "/dig",
+                            format!("{name} cannot dig {card}: the discard pile is empty"),
+                        ));
+                    }
+                    Some(top) if *top != card => {
+                        return Err(RuleError::new(
+                            "/dig",
+                            format!(
+                                "{name} can dig only the top card of the discard pile, which is \
+                                 {top}; {card} is {}",
+                                where_is(&card)
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                }
+                pile.pop();
+                (None, Some(card))
+            }
+        };
+
+        // 3. Draw two, keep one, discard the other.
+        let (drawn, deck, mut discard) = self.plan_draw(turn, name, pile, naming, players)?;
+        let kept = match (&turn.kept, drawn.is_empty()) {
+            (None, true) => None,
+            (Some(_), true) => {
+                return Err(RuleError::new(
+                    "/kept",
+                    format!("{name} drew no card, so there is nothing to keep"),
+                ));
+            }
+            (None, false) => {
+                return Err(RuleError::new(
+                    "/kept",
+                    format!("{name} keeps one of the drawn cards; give kept"),
+                ));
+            }
+            (Some(kept), false) => {
+                let kept = naming.resolve(kept).map_err(|e| e.within("/kept"))?;
+                if !drawn.contains(&kept) {
+                    return Err(RuleError::new(
+                        "/kept",
+                        format!(
+                            "{name} kept {kept}, but drew {}; the kept card is one of those drawn",
+                            list_names(&drawn)
+                        ),
+                    ));
+                }
+                Some(kept)
+            }
+        };
+        // rules: the card not kept goes on top of the discard pile.
+        discard.extend(drawn.iter().filter(|c| Some(*c) != kept.as_ref()).cloned());
+        Ok(TurnPlan {
+            seat,
+            banked,
+            stolen,
+            dug,
+            kept,
+            discard,
+            deck,
+        })
+    }
+
+    /// The draw of a turn: which cards may be drawn from where, and the deck and discard pile
+    /// (before the discarded card) it leaves. `pile` is the discard pile after this turn's dig.
+    fn plan_draw(
+        &self,
+        turn: &TurnTaken,
+        name: &str,
+        pile: Vec<String>,
+        naming: &mut Naming,
+        players: &[Player],
+    ) -> Result<(Vec<String>, Deck, Vec<String>), RuleError> {
+        // From the original deck come `new` unseen cards; the rest from `reshuffled`.
+        let (new, reshuffled, discard): (usize, Option<Vec<String>>, Vec<String>) = match &self.deck
+        {
+            Deck::Original { left } if *left >= 2 => (2, None, pile),
+            // rules: 5–6 players — the draw takes what the deck still holds, the discard
+            // pile is shuffled into a new deck and the rest is drawn from it.
+            Deck::Original { left } => (*left, Some(pile), Vec::new()),
+            Deck::Reshuffled { cards } => (0, Some(cards.clone()), pile),
+        };
+        let from_pile = reshuffled.as_ref().map_or(0, Vec::len);
+        let expected = 2.min(new + from_pile);
+        if turn.drawn.len() != expected {
+            let rule = if expected == 2 {
+                format!("{name} draws 2 cards, not {}", turn.drawn.len())
+            } else {
+                format!(
+                    "only {expected} card(s) were left to draw (the deck and the reshuffled \
+                     discard pile ran out), so {name} draws {expected}, not {}",
+                    turn.drawn.len()
+                )
+            };
+            return Err(RuleError::new("/drawn", rule));
+        }
+        let mut drawn: Vec<String> = Vec::with_capacity(2);
+        let mut drawn_new = 0;
+        let mut rest = reshuffled.clone().unwrap_or_default();
+        for (i, card) in turn.drawn.iter().enumerate() {
+            let at = format!("/drawn/{i}");
+            let id = naming.resolve(card).map_err(|e| e.within(&at))?;
+            if drawn.contains(&id) {
+                return Err(RuleError::new(
+                    at,
+                    format!("{id} is drawn twice; a card can be in one place only"),
+                ));
+            }
+            if let Some(pos) = rest.iter().position(|c| *c == id) {
+                rest.swap_remove(pos);
+            } else if self.place_of(&id).is_none() && drawn_new < new {
+                drawn_new += 1;
+            } else {
+                let source = match (&self.deck, new) {
+                    (Deck::Original { .. }, 2) => "a card drawn comes from the deck".to_owned(),
+                    (Deck::Original { .. }, _) if self.place_of(&id).is_none() => format!(
+                        "the deck held only {new} card(s); the rest of the draw comes from the \
+                         reshuffled discard pile"
+                    ),
+                    _ => "cards drawn after the reshuffle come from the reshuffled discard pile"
+                        .to_owned(),
+                };
+                let place = match self.place_of(&id) {
+                    None => "a card never seen before".to_owned(),
+                    Some(_) => self.describe_place(&id, players),
+                };
+                return Err(RuleError::new(
+                    at,
+                    format!("{name} cannot draw {id}: it is {place}, and {source}"),
+                ));
+            }
+            drawn.push(id);
+        }
+        if drawn_new < new {
+            return Err(RuleError::new(
+                "/drawn",
+                format!(
+                    "the deck still held {new} card(s); they are drawn before the discard pile is \
+                     reshuffled, but {name} drew {drawn_new} new card(s)"
+                ),
+            ));
+        }
+        let deck = match reshuffled {
+            None => Deck::Original {
+                left: self.deck.left() - 2,
+            },
+            Some(_) => Deck::Reshuffled { cards: rest },
+        };
+        Ok((drawn, deck, discard))
+    }
+
+    pub fn apply_turn(&mut self, plan: TurnPlan) {
+        let seat = plan.seat;
+        self.showcases[seat].retain(|c| *c != plan.banked);
+        self.collections[seat].push(plan.banked);
+        let mut stolen_card = None;
+        if let Some((victim, card)) = plan.stolen {
+            self.showcases[victim].retain(|c| *c != card);
+            self.showcases[seat].push(card.clone());
+            stolen_card = Some(card);
+        }
+        if let Some(card) = plan.dug {
+            self.showcases[seat].push(card);
+        }
+        if let Some(card) = plan.kept {
+            self.showcases[seat].push(card);
+        }
+        self.discard = plan.discard;
+        self.deck = plan.deck;
+        self.turns.push(TurnRecord {
+            seat,
+            stolen: stolen_card,
+        });
+    }
+
+    /// rules: End of the game — starting left of the last player, everyone banks one more
+    /// showcase card (not the card the last player stole on their final turn); players who had
+    /// one turn fewer bank one more if they can. Returns the cards banked, per seat.
+    pub fn plan_final_bank(
+        &self,
+        banked: &[PlayerCards],
+        players: &[Player],
+        naming: &mut Naming,
+    ) -> Result<Vec<Vec<String>>, RuleError> {
+        if !self.must_end() {
+            let waiting = if matches!(self.deck, Deck::Original { left } if left < 2) {
+                " and the discard pile is still to be reshuffled into a new deck"
+            } else {
+                ""
+            };
+            return Err(RuleError::new(
+                "",
+                format!(
+                    "the game is not over: the deck still holds {} card(s){waiting}; \
+                     final_banked comes after the last turn",
+                    self.deck.left()
+                ),
+            ));
+        }
+        let most_turns = (0..players.len())
+            .map(|s| self.turns_of(s))
+            .max()
+            .unwrap_or(0);
+        let last = self.turns.last();
+        let mut plan = Vec::with_capacity(players.len());
+        for (seat, (player, given)) in players.iter().zip(banked).enumerate() {
+            let name = &player.name;
+            let turns = self.turns_of(seat);
+            let wanted = 1 + (most_turns - turns);
+            let off_limits = last
+                .filter(|t| t.seat == seat)
+                .and_then(|t| t.stolen.as_deref());
+            let eligible = self.showcases[seat]
+                .iter()
+                .filter(|c| Some(c.as_str()) != off_limits)
+                .count();
+            let owed = wanted.min(eligible);
+            if given.cards.len() != owed {
+                let why = if wanted > 1 {
+                    format!(
+                        "{name} had {turns} turn(s), one fewer than others, and banks {wanted} \
+                         more cards"
+                    )
+                } else {
+                    format!("{name} banks one more card")
+                };
+                let short = if owed < wanted {
+                    format!(" — only {owed}, as the showcase holds no more")
+                } else {
+                    String::new()
+                };
+                return Err(RuleError::new(
+                    &given.at,
+                    format!("{why}{short}, not {}", given.cards.len()),
+                ));
+            }
+            let mut cards: Vec<String> = Vec::with_capacity(owed);
+            for (i, card) in given.cards.iter().enumerate() {
+                let at = format!("{}/{i}", given.at);
+                let id = naming.resolve(card).map_err(|e| e.within(&at))?;
+                if cards.contains(&id) {
+                    return Err(RuleError::new(
+                        at,
+                        format!("{id} is banked twice; a card can be in one place only"),
+                    ));
+                }
+                if self.place_of(&id) != Some(Place::Showcase(seat)) {
+                    return Err(RuleError::new(
+                        at,
+                        format!(
+                            "{name} cannot bank {id}: it is {}; a player banks a card from \
+                             their own showcase",
+                            self.describe_place(&id, players)
+                        ),
+                    ));
+                }
+                if Some(id.as_str()) == off_limits {
+                    return Err(RuleError::new(
+                        at,
+                        format!(
+                            "{name} stole {id} on the last turn of the game and may not bank it"
+                        ),
+                    ));
+                }
+                cards.push(id);
+            }
+            plan.push(cards);
+        }
+        Ok(plan)
+    }
+
+    pub fn apply_final_bank(&mut self, banked: Vec<Vec<String>>) {
+        for (seat, cards) in banked.into_iter().enumerate() {
+            self.showcases[seat].retain(|c| !cards.contains(c));
+            self.collections[seat].extend(cards);
+        }
+        self.final_banked = true;
+    }
+
+    /// The seats in the order of the final bank: starting left of the last player.
+    pub fn final_bank_order(&self) -> Vec<usize> {
+        let n = self.showcases.len();
+        let first = self.turns.last().map_or(0, |t| t.seat + 1);
+        (0..n).map(|i| (first + i) % n).collect()
+    }
+
+    /// "in Bo's showcase", for messages.
+    pub fn describe_place(&self, id: &str, players: &[Player]) -> String {
+        let name = |seat: usize| players.get(seat).map_or("?", |p| p.name.as_str());
+        match self.place_of(id) {
+            Some(Place::Showcase(seat)) => format!("in {}'s showcase", name(seat)),
+            Some(Place::Collection(seat)) => format!("in {}'s collection", name(seat)),
+            Some(Place::DiscardPile) => "in the discard pile".to_owned(),
+            Some(Place::ReshuffledDeck) => "in the reshuffled deck".to_owned(),
+            None => "not on the table".to_owned(),
+        }
+    }
+}
