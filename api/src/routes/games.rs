@@ -2,7 +2,7 @@
 
 use actix_web::http::header;
 use actix_web::{HttpResponse, get, post, web};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tabletally_domain::Game;
@@ -96,7 +96,8 @@ pub async fn create_game(
             .map(|(p, input)| NewSeat { name: p.name.clone(), player_id: input.player_id.clone(), color: p.color.clone() })
             .collect(),
         options: setup.options,
-        started_at: body.started_at.unwrap_or_else(Utc::now),
+        // Microseconds: what both databases keep.
+        started_at: body.started_at.unwrap_or_else(Utc::now).trunc_subsecs(6),
     };
     match state.store.create_game(&club.id, &new_game).await? {
         Some(game) => {

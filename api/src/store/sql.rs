@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use serde_json::{Value, json};
 use sqlx::Row;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
@@ -58,6 +58,12 @@ impl PostgresStore {
         sqlx::migrate!("../migrations/postgres").run(&pool).await.map_err(|e| StoreError::Database(e.into()))?;
         Ok(Self { pool })
     }
+}
+
+/// The clock, at the precision both databases keep (microseconds), so an answer given from
+/// memory equals the same answer read back later.
+fn now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
@@ -202,7 +208,7 @@ macro_rules! sql_store {
                     .bind(id)
                     .bind(name)
                     .bind(token_hash)
-                    .bind(Utc::now())
+                    .bind(now())
                     .execute(&self.pool)
                     .await?;
                 Ok(ClubRecord { id: id.to_owned(), name: name.to_owned(), token_hash: token_hash.to_owned() })
@@ -244,7 +250,7 @@ macro_rules! sql_store {
                 if taken.is_some() {
                     return Ok(None);
                 }
-                let now = Utc::now();
+                let now = now();
                 // Find or add each player by name; a concurrent creation may add the same name.
                 let mut seats = Vec::with_capacity(game.players.len());
                 for (i, seat) in game.players.iter().enumerate() {
@@ -419,7 +425,7 @@ macro_rules! sql_store {
                         Ok(Appended { version: game.version, events, already_stored: true })
                     }
                     Decision::Append { events, status } => {
-                        let now = Utc::now();
+                        let now = now();
                         let mut stored = Vec::with_capacity(events.len());
                         let mut seq = game.version;
                         for event in &events {
