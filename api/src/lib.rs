@@ -10,6 +10,7 @@ pub mod append;
 pub mod auth;
 pub mod config;
 pub mod error;
+pub mod examples;
 pub mod openapi;
 pub mod routes;
 pub mod startup;

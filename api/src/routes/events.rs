@@ -11,6 +11,7 @@ use super::EventView;
 use crate::append::{self, AppendRequest};
 use crate::auth::Club;
 use crate::config::MAX_EVENTS_PER_REQUEST;
+use crate::examples;
 use crate::error::{ApiError, Problem};
 use crate::startup::AppState;
 use crate::store::NewEvent;
@@ -54,18 +55,22 @@ pub struct AppendResult {
     params(("id" = String, Path, description = "Game id"),
            ("If-Match" = Option<String>, Header, description = "The expected version, e.g. \"3\" (instead of expected_version)")),
     request_body(content = AppendEvents, examples(
-        ("round_collected" = (summary = "Mint Condition: a round's collections", value = json!({
-            "expected_version": 1,
-            "events": [{"id": "7d9f6c1e-0a51-4c1b-9d5e-1f2a3b4c5d6e", "type": "round_collected", "data": {"round": 1, "collections": {
-                "Ann": ["animal-kingdom", "animal-kingdom", "animal-kingdom", "be-careful", "fine-wine", "legacy-edition", "memories"],
-                "Bo": ["be-careful", "be-careful", {"card": "heavy-rotation", "symbol": "blue"}, "heavy-rotation", "autographed", "autographed", "lost-pieces"]}}}]}))),
-        ("retract" = (summary = "Retract event 5", value = json!({
-            "events": [{"id": "0e5a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c", "type": "retract", "data": {"seq": 5, "reason": "typo"}}]}))),
-        ("correct" = (summary = "Correct event 2 with new data", value = json!({
-            "events": [{"id": "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9", "type": "correct", "data": {"seq": 2, "reason": "Bo had 3 Fine Wine",
-                "data": {"round": 1, "collections": {"Ann": ["memories"], "Bo": ["fine-wine"]}}}}]}))),
-        ("abandon" = (summary = "Abandon the game", value = json!({
-            "events": [{"id": "2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d", "type": "abandon", "data": {"reason": "the pub closed"}}]}))),
+        ("mint-condition round_collected" = (summary = "Mint Condition: a round's collections", value = json!(examples::mint_condition_round_collected()))),
+        ("mind-up round_started" = (summary = "Mind Up!: columns, prizes, objectives, hands", value = json!(examples::mind_up_round_started()))),
+        ("mind-up cards_played" = (summary = "Mind Up!: one turn", value = json!(examples::mind_up_cards_played()))),
+        ("mind-up last_cards_placed" = (summary = "Mind Up!: the round's last cards", value = json!(examples::mind_up_last_cards_placed()))),
+        ("mind-up rows_recorded" = (summary = "Mind Up!: a round recorded at its end", value = json!(examples::mind_up_rows_recorded()))),
+        ("mint-julep bet_placed" = (summary = "Mint Julep: a bet", value = json!(examples::mint_julep_bet_placed()))),
+        ("mint-julep card_played" = (summary = "Mint Julep: one card's moves", value = json!(examples::mint_julep_card_played()))),
+        ("mint-julep round_ended" = (summary = "Mint Julep: end of a round", value = json!(examples::mint_julep_round_ended()))),
+        ("mint-julep race_recorded" = (summary = "Mint Julep: the finish only", value = json!(examples::mint_julep_race_recorded()))),
+        ("vintage showcases_dealt" = (summary = "Vintage: the deal", value = json!(examples::vintage_showcases_dealt()))),
+        ("vintage turn_taken" = (summary = "Vintage: bank, steal or dig, draw two keep one", value = json!(examples::vintage_turn_taken()))),
+        ("vintage final_banked" = (summary = "Vintage: the last banks", value = json!(examples::vintage_final_banked()))),
+        ("vintage collections_recorded" = (summary = "Vintage: the collections only", value = json!(examples::vintage_collections_recorded()))),
+        ("retract" = (summary = "Any game: retract event 5", value = json!(examples::retract()))),
+        ("correct" = (summary = "Any game: correct event 2", value = json!(examples::correct()))),
+        ("abandon" = (summary = "Any game: abandon", value = json!(examples::abandon()))),
     )),
     responses(
         (status = 201, description = "Events stored", body = AppendResult),

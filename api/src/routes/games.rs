@@ -12,6 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::GameSummary;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
+use crate::examples;
 use crate::startup::AppState;
 use crate::store::{GameFilter, NewGame, NewSeat};
 
@@ -55,7 +56,12 @@ pub struct PlayerInput {
 }
 
 /// Starts a game: checks players and options, stores event 1 (`game_started`).
-#[utoipa::path(tag = "games", request_body = CreateGame, security(("club_token" = [])), responses(
+#[utoipa::path(tag = "games", request_body(content = CreateGame, examples(
+        ("mint-condition" = (summary = "Mint Condition with Lucky", value = json!(examples::create_mint_condition()))),
+        ("mind-up" = (summary = "Mind Up! with 2 objectives a round", value = json!(examples::create_mind_up()))),
+        ("mint-julep" = (summary = "Mint Julep, splitting after penalties", value = json!(examples::create_mint_julep()))),
+        ("vintage" = (summary = "Vintage with two prizes", value = json!(examples::create_vintage()))),
+    )), security(("club_token" = [])), responses(
     (status = 201, description = "Game created", body = GameSummary, headers(("Location" = String, description = "The game's URL"))),
     (status = 200, description = "A game with this id already exists with the same content", body = GameSummary),
     (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
