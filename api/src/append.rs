@@ -3,10 +3,10 @@
 //!
 //! Order of checks (API.md): idempotent retry first, then `expected_version`, then the rules.
 
-use tabletally_domain::log::{LogEvent, NewEvent as DomainEvent, Rejection, Status};
 use tabletally_domain::Game;
+use tabletally_domain::log::{Evaluation, LogEvent, NewEvent as DomainEvent, Rejection, Status};
 
-use crate::store::{GameRecord, NewEvent, StoredEvent};
+use crate::store::{GameRecord, GameResult, NewEvent, PlayerResult, StoredEvent};
 
 #[derive(Debug, Clone)]
 pub struct AppendRequest {
@@ -18,8 +18,12 @@ pub struct AppendRequest {
 pub enum Decision {
     /// Every event of the request is already stored with the same content: answer with them.
     AlreadyStored { seqs: Vec<i64> },
-    /// Write these events; the game's status afterwards.
-    Append { events: Vec<NewEvent>, status: Status },
+    /// Write these events; the game's status afterwards, and its result when finished.
+    Append {
+        events: Vec<NewEvent>,
+        status: Status,
+        result: Option<GameResult>,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -31,7 +35,9 @@ pub enum Refused {
     #[error("event id {id} is already stored as event {seq} with different content")]
     IdReused { index: usize, id: String, seq: i64 },
     /// 409: a retry that mixes stored and new events (a batch is stored whole or not at all).
-    #[error("events {stored:?} of this request are already stored but others are not; send only the new events")]
+    #[error(
+        "events {stored:?} of this request are already stored but others are not; send only the new events"
+    )]
     PartlyStored { stored: Vec<String> },
     /// 422: the same event id twice in one request.
     #[error("event id {id} appears twice in this request")]
@@ -44,10 +50,17 @@ pub enum Refused {
     Broken(String),
 }
 
-pub fn decide(game: &GameRecord, log: &[StoredEvent], request: &AppendRequest) -> Result<Decision, Refused> {
+pub fn decide(
+    game: &GameRecord,
+    log: &[StoredEvent],
+    request: &AppendRequest,
+) -> Result<Decision, Refused> {
     for (index, event) in request.events.iter().enumerate() {
         if request.events[..index].iter().any(|e| e.id == event.id) {
-            return Err(Refused::DuplicateId { index, id: event.id.clone() });
+            return Err(Refused::DuplicateId {
+                index,
+                id: event.id.clone(),
+            });
         }
     }
     let mut stored_seqs = Vec::new();
@@ -55,7 +68,11 @@ pub fn decide(game: &GameRecord, log: &[StoredEvent], request: &AppendRequest) -
     for (index, event) in request.events.iter().enumerate() {
         if let Some(stored) = log.iter().find(|s| s.id == event.id) {
             if stored.event_type != event.event_type || stored.data != event.data {
-                return Err(Refused::IdReused { index, id: event.id.clone(), seq: stored.seq });
+                return Err(Refused::IdReused {
+                    index,
+                    id: event.id.clone(),
+                    seq: stored.seq,
+                });
             }
             stored_seqs.push(stored.seq);
             stored_ids.push(event.id.clone());
@@ -69,20 +86,80 @@ pub fn decide(game: &GameRecord, log: &[StoredEvent], request: &AppendRequest) -
     }
     if let Some(expected) = request.expected_version {
         if expected != game.version {
-            return Err(Refused::StaleVersion { expected, current: game.version });
+            return Err(Refused::StaleVersion {
+                expected,
+                current: game.version,
+            });
         }
     }
-    let kind = Game::from_id(&game.game).ok_or_else(|| Refused::Broken(format!("unknown game {}", game.game)))?;
+    let kind = Game::from_id(&game.game)
+        .ok_or_else(|| Refused::Broken(format!("unknown game {}", game.game)))?;
     let stored: Vec<LogEvent> = log.iter().map(to_log_event).collect();
     let batch: Vec<DomainEvent> = request
         .events
         .iter()
-        .map(|e| DomainEvent { event_type: e.event_type.clone(), data: e.data.clone() })
+        .map(|e| DomainEvent {
+            event_type: e.event_type.clone(),
+            data: e.data.clone(),
+        })
         .collect();
     let evaluation = kind.check_append(&stored, &batch).map_err(Refused::Rule)?;
-    Ok(Decision::Append { events: request.events.clone(), status: evaluation.status })
+    let result = game_result(game, &evaluation)?;
+    Ok(Decision::Append {
+        events: request.events.clone(),
+        status: evaluation.status,
+        result,
+    })
 }
 
 pub fn to_log_event(e: &StoredEvent) -> LogEvent {
-    LogEvent { seq: e.seq as u64, event_type: e.event_type.clone(), data: e.data.clone() }
+    LogEvent {
+        seq: e.seq as u64,
+        event_type: e.event_type.clone(),
+        data: e.data.clone(),
+    }
+}
+
+/// What a finished game puts into the statistics (`None` while unfinished or abandoned):
+/// the scoreboard's totals and ranks and the game's facts, by club player id.
+pub fn game_result(
+    game: &GameRecord,
+    evaluation: &Evaluation,
+) -> Result<Option<GameResult>, Refused> {
+    if evaluation.status != Status::Finished {
+        return Ok(None);
+    }
+    let player_id = |name: &str| {
+        game.players
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.player_id.clone())
+            .ok_or_else(|| Refused::Broken(format!("score names {name:?}, who is not seated")))
+    };
+    let players = evaluation
+        .scoreboard
+        .players
+        .iter()
+        .map(|p| {
+            Ok(PlayerResult {
+                player_id: player_id(&p.name)?,
+                seat: i64::from(p.seat),
+                total: p.total,
+                rank: i64::from(p.rank),
+                won: p.rank == 1,
+            })
+        })
+        .collect::<Result<_, Refused>>()?;
+    let facts = evaluation
+        .facts
+        .iter()
+        .map(|f| {
+            Ok((
+                f.player.as_deref().map(player_id).transpose()?,
+                f.key.clone(),
+                f.value,
+            ))
+        })
+        .collect::<Result<_, Refused>>()?;
+    Ok(Some(GameResult { players, facts }))
 }

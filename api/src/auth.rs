@@ -43,12 +43,17 @@ fn hex(bytes: &[u8]) -> String {
 fn parse(token: &str) -> Option<(&str, &str)> {
     let mut parts = token.splitn(3, '.');
     match (parts.next(), parts.next(), parts.next()) {
-        (Some(PREFIX), Some(club), Some(secret)) if !club.is_empty() && !secret.is_empty() => Some((club, secret)),
+        (Some(PREFIX), Some(club), Some(secret)) if !club.is_empty() && !secret.is_empty() => {
+            Some((club, secret))
+        }
         _ => None,
     }
 }
 
-async fn authenticate(state: web::Data<AppState>, authorization: Option<String>) -> Result<Club, ApiError> {
+async fn authenticate(
+    state: web::Data<AppState>,
+    authorization: Option<String>,
+) -> Result<Club, ApiError> {
     let value = authorization.ok_or(ApiError::Unauthorized)?;
     let token = value
         .strip_prefix("Bearer ")
@@ -56,7 +61,11 @@ async fn authenticate(state: web::Data<AppState>, authorization: Option<String>)
         .map(str::trim)
         .ok_or(ApiError::Unauthorized)?;
     let (club_id, secret) = parse(token).ok_or(ApiError::Unauthorized)?;
-    let club = state.store.club(club_id).await?.ok_or(ApiError::Unauthorized)?;
+    let club = state
+        .store
+        .club(club_id)
+        .await?
+        .ok_or(ApiError::Unauthorized)?;
     let given = hash_secret(secret);
     if bool::from(given.as_bytes().ct_eq(club.token_hash.as_bytes())) {
         Ok(Club { id: club.id })
@@ -71,8 +80,11 @@ impl FromRequest for Club {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let state = req.app_data::<web::Data<AppState>>().cloned();
-        let authorization =
-            req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let authorization = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         Box::pin(async move {
             let state = state.ok_or_else(|| ApiError::Internal("app state missing".into()))?;
             authenticate(state, authorization).await

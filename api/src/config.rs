@@ -19,8 +19,11 @@ impl Config {
     pub fn from_env() -> Self {
         Self {
             addr: std::env::var("TABLETALLY_ADDR").unwrap_or_else(|_| "127.0.0.1:8080".into()),
-            database_url: std::env::var("DATABASE_URL").unwrap_or_else(|_| "sqlite://tabletally.db".into()),
-            workers: std::env::var("TABLETALLY_WORKERS").ok().and_then(|w| w.parse().ok()),
+            database_url: std::env::var("DATABASE_URL")
+                .unwrap_or_else(|_| "sqlite://tabletally.db".into()),
+            workers: std::env::var("TABLETALLY_WORKERS")
+                .ok()
+                .and_then(|w| w.parse().ok()),
         }
     }
 }

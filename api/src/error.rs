@@ -51,7 +51,10 @@ pub enum ApiError {
     MethodNotAllowed,
     /// 409: the request conflicts with the stored state.
     #[error("{detail}")]
-    Conflict { detail: String, current_version: Option<i64> },
+    Conflict {
+        detail: String,
+        current_version: Option<i64>,
+    },
     /// 413: the body is larger than the server accepts.
     #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
@@ -60,7 +63,11 @@ pub enum ApiError {
     UnsupportedMediaType(String),
     /// 422: the request is well-formed but breaks a rule; `pointer` names the field.
     #[error("{detail}")]
-    Unprocessable { detail: String, pointer: Option<String>, event_index: Option<usize> },
+    Unprocessable {
+        detail: String,
+        pointer: Option<String>,
+        event_index: Option<usize>,
+    },
     /// 503: the database cannot be reached.
     #[error("the database is not reachable")]
     Unavailable,
@@ -71,7 +78,11 @@ pub enum ApiError {
 
 impl ApiError {
     pub fn invalid(pointer: impl Into<String>, detail: impl Into<String>) -> Self {
-        ApiError::Unprocessable { detail: detail.into(), pointer: Some(pointer.into()), event_index: None }
+        ApiError::Unprocessable {
+            detail: detail.into(),
+            pointer: Some(pointer.into()),
+            event_index: None,
+        }
     }
 
     fn slug_and_title(&self) -> (&'static str, &'static str) {
@@ -82,10 +93,13 @@ impl ApiError {
             ApiError::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
             ApiError::Conflict { .. } => ("conflict", "The request conflicts with the stored game"),
             ApiError::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
-            ApiError::UnsupportedMediaType(_) => ("unsupported-media-type", "Unsupported media type"),
-            ApiError::Unprocessable { event_index: Some(_), .. } => {
-                ("rule-violation", "An event breaks a rule of the game")
+            ApiError::UnsupportedMediaType(_) => {
+                ("unsupported-media-type", "Unsupported media type")
             }
+            ApiError::Unprocessable {
+                event_index: Some(_),
+                ..
+            } => ("rule-violation", "An event breaks a rule of the game"),
             ApiError::Unprocessable { .. } => ("invalid-request", "The request is invalid"),
             ApiError::Unavailable => ("unavailable", "Service unavailable"),
             ApiError::Internal(_) => ("internal", "Internal server error"),
@@ -96,12 +110,20 @@ impl ApiError {
         let (slug, title) = self.slug_and_title();
         let detail = match self {
             // Never leak internals.
-            ApiError::Internal(_) => "something went wrong on our side; it has been logged".to_owned(),
+            ApiError::Internal(_) => {
+                "something went wrong on our side; it has been logged".to_owned()
+            }
             other => other.to_string(),
         };
         let (pointer, event_index, current_version) = match self {
-            ApiError::Unprocessable { pointer, event_index, .. } => (pointer.clone(), *event_index, None),
-            ApiError::Conflict { current_version, .. } => (None, None, *current_version),
+            ApiError::Unprocessable {
+                pointer,
+                event_index,
+                ..
+            } => (pointer.clone(), *event_index, None),
+            ApiError::Conflict {
+                current_version, ..
+            } => (None, None, *current_version),
             _ => (None, None, None),
         };
         Problem {
@@ -137,7 +159,10 @@ impl ResponseError for ApiError {
             tracing::error!(%cause, "request failed");
         }
         let mut response = HttpResponse::build(self.status_code());
-        response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json")));
+        response.insert_header((
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        ));
         if matches!(self, ApiError::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
         }
@@ -150,10 +175,14 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound => ApiError::NotFound("no such game in this club".into()),
             StoreError::Refused(refused) => refused.into(),
-            StoreError::Conflict(detail) => ApiError::Conflict { detail, current_version: None },
-            StoreError::UnknownPlayer(id) => {
-                ApiError::invalid("/players", format!("player_id {id} is not one of this club's players"))
-            }
+            StoreError::Conflict(detail) => ApiError::Conflict {
+                detail,
+                current_version: None,
+            },
+            StoreError::UnknownPlayer(id) => ApiError::invalid(
+                "/players",
+                format!("player_id {id} is not one of this club's players"),
+            ),
             StoreError::Corrupt(detail) => ApiError::Internal(detail),
             StoreError::Database(e) => match e {
                 sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => {
@@ -169,19 +198,24 @@ impl From<StoreError> for ApiError {
 impl From<Refused> for ApiError {
     fn from(refused: Refused) -> Self {
         match refused {
-            Refused::StaleVersion { current, .. } => {
-                ApiError::Conflict { detail: refused.to_string(), current_version: Some(current) }
-            }
-            Refused::IdReused { .. } | Refused::PartlyStored { .. } => {
-                ApiError::Conflict { detail: refused.to_string(), current_version: None }
-            }
+            Refused::StaleVersion { current, .. } => ApiError::Conflict {
+                detail: refused.to_string(),
+                current_version: Some(current),
+            },
+            Refused::IdReused { .. } | Refused::PartlyStored { .. } => ApiError::Conflict {
+                detail: refused.to_string(),
+                current_version: None,
+            },
             Refused::DuplicateId { index, .. } => ApiError::Unprocessable {
                 detail: refused.to_string(),
                 pointer: Some(format!("/events/{index}/id")),
                 event_index: Some(index),
             },
             Refused::Rule(rejection) => ApiError::Unprocessable {
-                pointer: Some(format!("/events/{}{}", rejection.event_index, rejection.pointer)),
+                pointer: Some(format!(
+                    "/events/{}{}",
+                    rejection.event_index, rejection.pointer
+                )),
                 event_index: Some(rejection.event_index),
                 detail: rejection.rule,
             },

@@ -14,5 +14,6 @@ pub mod examples;
 pub mod openapi;
 pub mod routes;
 pub mod startup;
+pub mod statistics;
 pub mod store;
 pub mod telemetry;

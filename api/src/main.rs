@@ -1,5 +1,9 @@
 //! `tabletally`: the score-keeping server. Configuration by environment: `TABLETALLY_ADDR`,
-//! `DATABASE_URL`, `RUST_LOG` (see the README). `tabletally openapi` prints the OpenAPI document.
+//! `DATABASE_URL`, `RUST_LOG` (see the README).
+//!
+//! - `tabletally` — serve.
+//! - `tabletally openapi` — print the OpenAPI document.
+//! - `tabletally rebuild-stats` — rebuild the statistics read models from the event log.
 
 use tabletally_api::config::Config;
 use tabletally_api::startup::Application;
@@ -7,12 +11,17 @@ use tabletally_api::startup::Application;
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
     if std::env::args().nth(1).as_deref() == Some("openapi") {
-        let json = tabletally_api::openapi::document().to_pretty_json().map_err(std::io::Error::other)?;
+        let json = tabletally_api::openapi::document()
+            .to_pretty_json()
+            .map_err(std::io::Error::other)?;
         println!("{json}");
         return Ok(());
     }
     tabletally_api::telemetry::init();
     let config = Config::from_env();
+    if std::env::args().nth(1).as_deref() == Some("rebuild-stats") {
+        return rebuild_stats(&config).await;
+    }
     match Application::build(&config).await {
         Ok(app) => app.run_until_stopped().await,
         Err(e) => {
@@ -20,4 +29,15 @@ async fn main() -> std::io::Result<()> {
             std::process::exit(1);
         }
     }
+}
+
+async fn rebuild_stats(config: &Config) -> std::io::Result<()> {
+    let store = tabletally_api::store::connect(&config.database_url)
+        .await
+        .map_err(std::io::Error::other)?;
+    let (replayed, finished) = tabletally_api::statistics::rebuild(store.as_ref())
+        .await
+        .map_err(std::io::Error::other)?;
+    tracing::info!(replayed, finished, "statistics rebuilt from the event log");
+    Ok(())
 }

@@ -11,7 +11,8 @@ use crate::error::Problem;
 use crate::routes;
 
 /// The command that rewrites the committed document.
-pub const REGENERATE: &str = "cargo run -p tabletally-api --bin tabletally -- openapi > openapi/openapi.json";
+pub const REGENERATE: &str =
+    "cargo run -p tabletally-api --bin tabletally -- openapi > openapi/openapi.json";
 
 #[derive(OpenApi)]
 #[openapi(
@@ -28,6 +29,7 @@ pub const REGENERATE: &str = "cargo run -p tabletally-api --bin tabletally -- op
         (name = "games", description = "Games and their players"),
         (name = "events", description = "The game log: append and read"),
         (name = "scores", description = "Scoreboards replayed from the log"),
+        (name = "statistics", description = "Players, leaderboards, head-to-head and game insights over finished games"),
         (name = "operations", description = "Health and readiness"),
     )
 )]
@@ -52,7 +54,11 @@ impl Modify for ClubToken {
 
 /// The whole document, as the server serves it at `/openapi.json`.
 pub fn document() -> utoipa::openapi::OpenApi {
-    let (_, api) = App::new().into_utoipa_app().openapi(ApiDoc::openapi()).configure(routes::configure).split_for_parts();
+    let (_, api) = App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(routes::configure)
+        .split_for_parts();
     api
 }
 
@@ -64,7 +70,9 @@ mod tests {
     fn the_committed_openapi_document_matches_the_code() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/openapi.json");
         let committed = std::fs::read_to_string(path).unwrap_or_default();
-        let generated = document().to_pretty_json().expect("the document serialises");
+        let generated = document()
+            .to_pretty_json()
+            .expect("the document serialises");
         assert!(
             committed.trim_end() == generated.trim_end(),
             "openapi/openapi.json is out of date with the code; regenerate it with:\n    {REGENERATE}"

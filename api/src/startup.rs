@@ -16,11 +16,11 @@ use crate::config::{BODY_LIMIT, Config};
 use crate::error::ApiError;
 use crate::openapi;
 use crate::routes;
-use crate::store::{self, EventStore};
+use crate::store::{self, Store};
 
 /// What every handler can reach.
 pub struct AppState {
-    pub store: Arc<dyn EventStore>,
+    pub store: Arc<dyn Store>,
 }
 
 pub struct Application {
@@ -31,9 +31,15 @@ pub struct Application {
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error("database {url}: {source}")]
-    Database { url: String, source: store::StoreError },
+    Database {
+        url: String,
+        source: store::StoreError,
+    },
     #[error("cannot listen on {addr}: {source}")]
-    Listen { addr: String, source: std::io::Error },
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
 }
 
 impl Application {
@@ -41,13 +47,28 @@ impl Application {
     pub async fn build(config: &Config) -> Result<Self, StartError> {
         let store = store::connect(&config.database_url)
             .await
-            .map_err(|source| StartError::Database { url: redact(&config.database_url), source })?;
+            .map_err(|source| StartError::Database {
+                url: redact(&config.database_url),
+                source,
+            })?;
         tracing::info!(backend = store.backend(), "database ready");
-        let listener =
-            TcpListener::bind(&config.addr).map_err(|source| StartError::Listen { addr: config.addr.clone(), source })?;
-        let port = listener.local_addr().map_err(|source| StartError::Listen { addr: config.addr.clone(), source })?.port();
-        let server = run(listener, Arc::from(store), config.workers)
-            .map_err(|source| StartError::Listen { addr: config.addr.clone(), source })?;
+        let listener = TcpListener::bind(&config.addr).map_err(|source| StartError::Listen {
+            addr: config.addr.clone(),
+            source,
+        })?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| StartError::Listen {
+                addr: config.addr.clone(),
+                source,
+            })?
+            .port();
+        let server = run(listener, Arc::from(store), config.workers).map_err(|source| {
+            StartError::Listen {
+                addr: config.addr.clone(),
+                source,
+            }
+        })?;
         Ok(Self { port, server })
     }
 
@@ -64,12 +85,18 @@ impl Application {
 /// Hides a password in a database URL before logging it.
 fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => format!("{}://…@{}", &url[..scheme], &url[at + 1..]),
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
+        }
         _ => url.to_owned(),
     }
 }
 
-fn run(listener: TcpListener, store: Arc<dyn EventStore>, workers: Option<usize>) -> std::io::Result<Server> {
+fn run(
+    listener: TcpListener,
+    store: Arc<dyn Store>,
+    workers: Option<usize>,
+) -> std::io::Result<Server> {
     let addr = listener.local_addr()?;
     let state = web::Data::new(AppState { store });
     let document = openapi::document();
@@ -77,7 +104,11 @@ fn run(listener: TcpListener, store: Arc<dyn EventStore>, workers: Option<usize>
         let (app, _) = App::new()
             .into_utoipa_app()
             .app_data(state.clone())
-            .app_data(web::JsonConfig::default().limit(BODY_LIMIT).error_handler(json_error))
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(BODY_LIMIT)
+                    .error_handler(json_error),
+            )
             .app_data(web::PayloadConfig::default().limit(BODY_LIMIT))
             .app_data(web::PathConfig::default().error_handler(path_error))
             .app_data(web::QueryConfig::default().error_handler(query_error))
@@ -102,18 +133,25 @@ async fn request_id_header(
     req: actix_web::dev::ServiceRequest,
     next: middleware::Next<impl actix_web::body::MessageBody>,
 ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
-    let id = actix_web::HttpMessage::extensions(&req).get::<RequestId>().copied();
+    let id = actix_web::HttpMessage::extensions(&req)
+        .get::<RequestId>()
+        .copied();
     let mut res = next.call(req).await?;
     if let Some(id) = id {
         if let Ok(value) = HeaderValue::from_str(&id.to_string()) {
-            res.headers_mut().insert(HeaderName::from_static("x-request-id"), value);
+            res.headers_mut()
+                .insert(HeaderName::from_static("x-request-id"), value);
         }
     }
     Ok(res)
 }
 
 async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::NotFound(format!("no route for {} {}", req.method(), req.path())))
+    Err(ApiError::NotFound(format!(
+        "no route for {} {}",
+        req.method(),
+        req.path()
+    )))
 }
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
@@ -121,9 +159,10 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
         JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
             ApiError::PayloadTooLarge(BODY_LIMIT).into()
         }
-        JsonPayloadError::ContentType => {
-            ApiError::UnsupportedMediaType("the body must be JSON with Content-Type: application/json".into()).into()
-        }
+        JsonPayloadError::ContentType => ApiError::UnsupportedMediaType(
+            "the body must be JSON with Content-Type: application/json".into(),
+        )
+        .into(),
         // Right JSON syntax, wrong shape: name the problem (serde says which field).
         JsonPayloadError::Deserialize(e) if e.is_data() => ApiError::Unprocessable {
             detail: format!("the body does not have the expected shape: {e}"),
@@ -131,7 +170,9 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
             event_index: None,
         }
         .into(),
-        JsonPayloadError::Deserialize(e) => ApiError::BadRequest(format!("the body is not valid JSON: {e}")).into(),
+        JsonPayloadError::Deserialize(e) => {
+            ApiError::BadRequest(format!("the body is not valid JSON: {e}")).into()
+        }
         other => ApiError::BadRequest(format!("the body could not be read: {other}")).into(),
     }
 }

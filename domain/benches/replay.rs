@@ -66,16 +66,21 @@ fn load_fixture(path: &Path) -> Fixture {
         .iter()
         .map(|e| StoredRow {
             seq: e["seq"].as_u64().expect("every event has a numeric seq"),
-            event_type: e["type"].as_str().expect("every event has a type").to_owned(),
+            event_type: e["type"]
+                .as_str()
+                .expect("every event has a type")
+                .to_owned(),
             // As stored: the data is JSON text, serialised once, outside the measurement.
             data: serde_json::to_string(&e["data"]).expect("data serialises"),
         })
         .collect();
-    if let Some(named) = events
-        .first()
-        .and_then(|e| e["data"]["game"].as_str())
-    {
-        assert_eq!(named, id, "fixture {}: game_started names another game", path.display());
+    if let Some(named) = events.first().and_then(|e| e["data"]["game"].as_str()) {
+        assert_eq!(
+            named,
+            id,
+            "fixture {}: game_started names another game",
+            path.display()
+        );
     }
     Fixture { id, game, rows }
 }
@@ -100,7 +105,12 @@ fn bench_replay(c: &mut Criterion) {
     // A broken fixture fails here, loudly, before anything is measured.
     for f in &fixtures {
         let (status, _) = replay_and_score(f.game, &f.rows);
-        assert_eq!(status, Status::Finished, "fixture {}.json is not a finished game", f.id);
+        assert_eq!(
+            status,
+            Status::Finished,
+            "fixture {}.json is not a finished game",
+            f.id
+        );
     }
     let mut group = c.benchmark_group("replay_and_score");
     for f in &fixtures {

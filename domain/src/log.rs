@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::error::{RuleError, parse_json};
 use crate::ruleset::Ruleset;
-use crate::score::Scoreboard;
+use crate::score::{Fact, Scoreboard};
 use crate::setup::{Player, PlayerEntry, parse_options, seat_players};
 
 pub const GAME_STARTED: &str = "game_started";
@@ -74,6 +74,8 @@ pub struct Evaluation {
     /// The seq of the last event replayed.
     pub version: u64,
     pub scoreboard: Scoreboard,
+    /// What the club statistics take from this game (see [`Ruleset::facts`]).
+    pub facts: Vec<Fact>,
 }
 
 /// Why a submitted batch was refused: which event of the batch, which field of it (a JSON
@@ -340,6 +342,12 @@ impl<R: Ruleset> Replay<R> {
             status,
             version: self.version,
             scoreboard: R::score(&self.state),
+            // Statistics count finished games only.
+            facts: if status == Status::Finished {
+                R::facts(&self.state)
+            } else {
+                Vec::new()
+            },
         }
     }
 }
@@ -501,15 +509,23 @@ pub fn marks(log: &[LogEvent]) -> HashMap<u64, Marks> {
     let target = |e: &LogEvent| e.data.get("seq").and_then(Value::as_u64);
     let mut marks: HashMap<u64, Marks> = HashMap::new();
     for event in log.iter().rev() {
-        let retracted = marks.get(&event.seq).is_some_and(|m| m.retracted_by.is_some());
+        let retracted = marks
+            .get(&event.seq)
+            .is_some_and(|m| m.retracted_by.is_some());
         if event.event_type == RETRACT && !retracted {
             if let Some(seq) = target(event) {
-                marks.entry(seq).or_default().retracted_by.get_or_insert(event.seq);
+                marks
+                    .entry(seq)
+                    .or_default()
+                    .retracted_by
+                    .get_or_insert(event.seq);
             }
         }
     }
     for event in log {
-        let retracted = marks.get(&event.seq).is_some_and(|m| m.retracted_by.is_some());
+        let retracted = marks
+            .get(&event.seq)
+            .is_some_and(|m| m.retracted_by.is_some());
         if event.event_type == CORRECT && !retracted {
             if let Some(seq) = target(event) {
                 marks.entry(seq).or_default().corrected_by = Some(event.seq);

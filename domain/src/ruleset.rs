@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::RuleError;
-use crate::score::Scoreboard;
+use crate::score::{Fact, Scoreboard};
 use crate::setup::Player;
 
 pub trait Ruleset {
@@ -44,4 +44,9 @@ pub trait Ruleset {
 
     /// The scoreboard of the state, finished or not.
     fn score(state: &Self::State) -> Scoreboard;
+
+    /// Numbers the club statistics are built from (damage per card kind, objective hits …).
+    fn facts(_state: &Self::State) -> Vec<Fact> {
+        Vec::new()
+    }
 }

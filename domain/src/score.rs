@@ -56,6 +56,33 @@ pub struct Adjustment {
     pub detail: String,
 }
 
+/// A number a club statistic is built from: about one player (by name) or the whole game.
+/// Keys are the game's own words: `damage:fine-wine`, `objective:A1:hit`, `bet:you-got-me`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fact {
+    pub player: Option<String>,
+    pub key: String,
+    pub value: i64,
+}
+
+impl Fact {
+    pub fn player(name: &str, key: impl Into<String>, value: i64) -> Self {
+        Self {
+            player: Some(name.to_owned()),
+            key: key.into(),
+            value,
+        }
+    }
+
+    pub fn game(key: impl Into<String>, value: i64) -> Self {
+        Self {
+            player: None,
+            key: key.into(),
+            value,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Tiebreak {
     pub rule: String,

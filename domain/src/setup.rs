@@ -101,7 +101,11 @@ pub fn seat_players(
                 ));
             }
             Some(color) => {
-                if let Some(other) = players.iter().find(|p| p.color.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(color))) {
+                if let Some(other) = players.iter().find(|p| {
+                    p.color
+                        .as_deref()
+                        .is_some_and(|c| c.eq_ignore_ascii_case(color))
+                }) {
                     return Err(RuleError::new(
                         pointer(["players", &i.to_string(), "color"]),
                         format!("{} already plays {color}; colours must differ", other.name),

@@ -7,7 +7,11 @@ use crate::on_both_backends;
 
 /// A 2-player Mint Condition game (7 cards a round).
 async fn two_player_game(app: &TestApp, club: &TestClub) -> String {
-    app.new_game(club, json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]})).await
+    app.new_game(
+        club,
+        json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+    )
+    .await
 }
 
 fn round(n: u32) -> serde_json::Value {
@@ -33,13 +37,32 @@ on_both_backends!(
 async fn a_stale_expected_version_is_a_conflict_naming_the_current_version(app: TestApp) {
     let club = app.new_club().await;
     let game = two_player_game(&app, &club).await;
-    assert_eq!(app.append(&club, &game, Some(1), vec![event("round_collected", round(1))]).await.status, 201);
+    assert_eq!(
+        app.append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("round_collected", round(1))]
+        )
+        .await
+        .status,
+        201
+    );
 
-    let reply = app.append(&club, &game, Some(1), vec![event("round_collected", round(2))]).await;
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("round_collected", round(2))],
+        )
+        .await;
 
     let problem = reply.problem(409);
     assert_eq!(problem["current_version"], 2);
-    let log = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
     assert_eq!(log.body["version"], 2);
 }
 
@@ -67,14 +90,26 @@ async fn of_two_concurrent_appends_at_one_version_exactly_one_succeeds(app: Test
     let game = two_player_game(&app, &club).await;
 
     let (a, b) = tokio::join!(
-        app.append(&club, &game, Some(1), vec![event("round_collected", round(1))]),
-        app.append(&club, &game, Some(1), vec![event("round_collected", round(1))]),
+        app.append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("round_collected", round(1))]
+        ),
+        app.append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("round_collected", round(1))]
+        ),
     );
 
     let mut statuses = vec![a.status.as_u16(), b.status.as_u16()];
     statuses.sort();
     assert_eq!(statuses, vec![201, 409], "{} / {}", a.body, b.body);
-    let log = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
     assert_eq!(log.body["events"].as_array().unwrap().len(), 2);
 }
 
@@ -91,7 +126,9 @@ async fn a_retried_request_returns_the_stored_result(app: TestApp) {
     assert_eq!(retry.status, 200, "{}", retry.body);
     assert_eq!(retry.body["events"], first.body["events"]);
     assert_eq!(retry.body["version"], 2);
-    let log = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
     assert_eq!(log.body["events"].as_array().unwrap().len(), 2);
 }
 
@@ -99,7 +136,12 @@ async fn an_event_id_reused_with_other_content_is_a_conflict(app: TestApp) {
     let club = app.new_club().await;
     let game = two_player_game(&app, &club).await;
     let first = event("round_collected", round(1));
-    assert_eq!(app.append(&club, &game, None, vec![first.clone()]).await.status, 201);
+    assert_eq!(
+        app.append(&club, &game, None, vec![first.clone()])
+            .await
+            .status,
+        201
+    );
     let mut other = first.clone();
     other["data"]["collections"]["Ann"][0] = json!("memories");
 
@@ -114,26 +156,40 @@ async fn a_rule_violation_names_the_event_and_the_field(app: TestApp) {
     let mut bad = round(1);
     bad["collections"]["Bo"][2] = json!("fine-whine");
 
-    let reply = app.append(&club, &game, Some(1), vec![event("round_collected", bad)]).await;
+    let reply = app
+        .append(&club, &game, Some(1), vec![event("round_collected", bad)])
+        .await;
 
     let problem = reply.problem(422);
     assert_eq!(problem["event_index"], 0);
     assert_eq!(problem["pointer"], "/events/0/data/collections/Bo/2");
-    assert!(problem["detail"].as_str().unwrap().starts_with("unknown card \"fine-whine\""), "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("unknown card \"fine-whine\""),
+        "{problem}"
+    );
 }
 
 async fn a_batch_with_one_bad_event_of_three_stores_nothing(app: TestApp) {
     let club = app.new_club().await;
     let game = two_player_game(&app, &club).await;
     // Round 3 before round 2 is out of order.
-    let events = vec![event("round_collected", round(1)), event("round_collected", round(3)), event("round_collected", round(2))];
+    let events = vec![
+        event("round_collected", round(1)),
+        event("round_collected", round(3)),
+        event("round_collected", round(2)),
+    ];
 
     let reply = app.append(&club, &game, Some(1), events).await;
 
     let problem = reply.problem(422);
     assert_eq!(problem["event_index"], 1);
     assert_eq!(problem["pointer"], "/events/1/data/round");
-    let log = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
     assert_eq!(log.body["version"], 1);
     assert_eq!(log.body["events"].as_array().unwrap().len(), 1);
 }
@@ -143,43 +199,103 @@ async fn a_batch_of_rounds_is_stored_in_order(app: TestApp) {
     let game = two_player_game(&app, &club).await;
 
     let reply = app
-        .append(&club, &game, Some(1), vec![event("round_collected", round(1)), event("round_collected", round(2))])
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![
+                event("round_collected", round(1)),
+                event("round_collected", round(2)),
+            ],
+        )
         .await;
 
     assert_eq!(reply.status, 201, "{}", reply.body);
     assert_eq!(reply.body["version"], 3);
-    let seqs: Vec<i64> = reply.body["events"].as_array().unwrap().iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+    let seqs: Vec<i64> = reply.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect();
     assert_eq!(seqs, vec![2, 3]);
 }
 
 async fn an_abandoned_game_refuses_events_until_the_abandon_is_retracted(app: TestApp) {
     let club = app.new_club().await;
     let game = two_player_game(&app, &club).await;
-    let abandon = app.append(&club, &game, Some(1), vec![event("abandon", json!({"reason": "the pub closed"}))]).await;
+    let abandon = app
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("abandon", json!({"reason": "the pub closed"}))],
+        )
+        .await;
     assert_eq!(abandon.status, 201);
-    assert_eq!(app.get(&format!("/v1/games/{game}"), Some(&club.token)).await.body["status"], "abandoned");
+    assert_eq!(
+        app.get(&format!("/v1/games/{game}"), Some(&club.token))
+            .await
+            .body["status"],
+        "abandoned"
+    );
 
-    let refused = app.append(&club, &game, None, vec![event("round_collected", round(1))]).await;
-    let resumed = app.append(&club, &game, None, vec![event("retract", json!({"seq": 2}))]).await;
-    let accepted = app.append(&club, &game, None, vec![event("round_collected", round(1))]).await;
+    let refused = app
+        .append(&club, &game, None, vec![event("round_collected", round(1))])
+        .await;
+    let resumed = app
+        .append(
+            &club,
+            &game,
+            None,
+            vec![event("retract", json!({"seq": 2}))],
+        )
+        .await;
+    let accepted = app
+        .append(&club, &game, None, vec![event("round_collected", round(1))])
+        .await;
 
     refused.problem(422);
     assert_eq!(resumed.status, 201);
     assert_eq!(accepted.status, 201, "{}", accepted.body);
-    assert_eq!(app.get(&format!("/v1/games/{game}"), Some(&club.token)).await.body["status"], "in_progress");
+    assert_eq!(
+        app.get(&format!("/v1/games/{game}"), Some(&club.token))
+            .await
+            .body["status"],
+        "in_progress"
+    );
 }
 
 async fn the_log_can_be_read_in_pages(app: TestApp) {
     let club = app.new_club().await;
     let game = two_player_game(&app, &club).await;
-    let events = vec![event("round_collected", round(1)), event("round_collected", round(2)), event("round_collected", round(3))];
+    let events = vec![
+        event("round_collected", round(1)),
+        event("round_collected", round(2)),
+        event("round_collected", round(3)),
+    ];
     assert_eq!(app.append(&club, &game, Some(1), events).await.status, 201);
 
-    let first = app.get(&format!("/v1/games/{game}/events?limit=2"), Some(&club.token)).await;
-    let second = app.get(&format!("/v1/games/{game}/events?after=2&limit=2"), Some(&club.token)).await;
+    let first = app
+        .get(
+            &format!("/v1/games/{game}/events?limit=2"),
+            Some(&club.token),
+        )
+        .await;
+    let second = app
+        .get(
+            &format!("/v1/games/{game}/events?after=2&limit=2"),
+            Some(&club.token),
+        )
+        .await;
 
     let seqs = |r: &crate::helpers::Reply| -> Vec<i64> {
-        r.body["events"].as_array().unwrap().iter().map(|e| e["seq"].as_i64().unwrap()).collect()
+        r.body["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["seq"].as_i64().unwrap())
+            .collect()
     };
     assert_eq!(seqs(&first), vec![1, 2]);
     assert_eq!(first.body["next_after"], 2);

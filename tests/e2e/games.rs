@@ -21,14 +21,19 @@ async fn a_new_game_is_event_one_with_the_effective_options(app: TestApp) {
 
     assert_eq!(reply.status, 201, "{}", reply.body);
     let id = reply.body["id"].as_str().unwrap();
-    assert_eq!(reply.headers.get("location").unwrap().to_str().unwrap(), format!("/v1/games/{id}"));
+    assert_eq!(
+        reply.headers.get("location").unwrap().to_str().unwrap(),
+        format!("/v1/games/{id}")
+    );
     assert_eq!(reply.body["status"], "in_progress");
     assert_eq!(reply.body["version"], 1);
     assert_eq!(reply.body["options"]["lucky"], true);
     assert_eq!(reply.body["options"]["be_careful_when_none"], "five");
     assert_eq!(reply.body["players"][1]["seat"], 2);
     assert_eq!(reply.body["players"][1]["color"], "blue");
-    let log = app.get(&format!("/v1/games/{id}/events"), Some(&club.token)).await;
+    let log = app
+        .get(&format!("/v1/games/{id}/events"), Some(&club.token))
+        .await;
     let started = &log.body["events"][0];
     assert_eq!(started["type"], "game_started");
     assert_eq!(started["seq"], 1);
@@ -39,7 +44,8 @@ async fn a_new_game_is_event_one_with_the_effective_options(app: TestApp) {
 async fn resending_a_game_with_the_same_id_returns_the_same_game(app: TestApp) {
     let club = app.new_club().await;
     let id = uuid::Uuid::new_v4().to_string();
-    let body = json!({"id": id, "game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]});
+    let body =
+        json!({"id": id, "game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]});
 
     let first = app.post("/v1/games", Some(&club.token), &body).await;
     let again = app.post("/v1/games", Some(&club.token), &body).await;
@@ -57,8 +63,17 @@ async fn resending_a_game_with_the_same_id_returns_the_same_game(app: TestApp) {
 async fn the_same_name_is_the_same_club_player_across_games(app: TestApp) {
     let club = app.new_club().await;
     let players = json!([{"name": "Ann"}, {"name": "Bo"}]);
-    let a = app.post("/v1/games", Some(&club.token), &json!({"game": "mint-condition", "players": players})).await;
-    let ann_id = a.body["players"][0]["player_id"].as_str().unwrap().to_owned();
+    let a = app
+        .post(
+            "/v1/games",
+            Some(&club.token),
+            &json!({"game": "mint-condition", "players": players}),
+        )
+        .await;
+    let ann_id = a.body["players"][0]["player_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
 
     let b = app
         .post("/v1/games", Some(&club.token), &json!({"game": "mint-condition", "players": [{"name": "ann"}, {"player_id": ann_id.clone()}]}))
@@ -90,13 +105,27 @@ async fn games_are_listed_newest_first_in_pages_and_filtered(app: TestApp) {
 
     let page_1 = app.get("/v1/games?limit=2", Some(&club.token)).await;
     let cursor = page_1.body["next_cursor"].as_str().unwrap().to_owned();
-    let page_2 = app.get(&format!("/v1/games?limit=2&cursor={cursor}"), Some(&club.token)).await;
+    let page_2 = app
+        .get(
+            &format!("/v1/games?limit=2&cursor={cursor}"),
+            Some(&club.token),
+        )
+        .await;
     let with_ann = app.get("/v1/games?player=ann", Some(&club.token)).await;
-    let from_day_2 = app.get("/v1/games?from=2026-11-02T00:00:00Z", Some(&club.token)).await;
-    let finished = app.get("/v1/games?status=finished", Some(&club.token)).await;
+    let from_day_2 = app
+        .get("/v1/games?from=2026-11-02T00:00:00Z", Some(&club.token))
+        .await;
+    let finished = app
+        .get("/v1/games?status=finished", Some(&club.token))
+        .await;
 
     let listed = |r: &crate::helpers::Reply| -> Vec<String> {
-        r.body["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap().to_owned()).collect()
+        r.body["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["id"].as_str().unwrap().to_owned())
+            .collect()
     };
     assert_eq!(listed(&page_1), vec![ids[2].clone(), ids[1].clone()]);
     assert_eq!(listed(&page_2), vec![ids[0].clone()]);

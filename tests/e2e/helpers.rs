@@ -58,12 +58,17 @@ impl Drop for Database {
                 let (admin_url, name) = (admin_url.clone(), name.clone());
                 // Drop runs outside async; a small runtime of its own drops the database.
                 let _ = std::thread::spawn(move || {
-                    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                    let rt = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build();
                     if let Ok(rt) = rt {
                         rt.block_on(async {
                             if let Ok(mut conn) = sqlx::PgConnection::connect(&admin_url).await {
-                                let sql = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
-                                let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut conn).await;
+                                let sql =
+                                    format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+                                let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                                    .execute(&mut conn)
+                                    .await;
                             }
                         });
                     }
@@ -76,6 +81,8 @@ impl Drop for Database {
 
 pub struct TestApp {
     pub address: String,
+    /// The database this server uses (to open a second connection, e.g. for a rebuild).
+    pub database_url: String,
     pub backend: Backend,
     pub client: reqwest::Client,
     _database: Database,
@@ -91,8 +98,12 @@ pub struct TestClub {
 pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
     let (database_url, database) = match backend {
         Backend::Sqlite => {
-            let path = std::env::temp_dir().join(format!("tabletally-test-{}.db", uuid::Uuid::new_v4()));
-            (format!("sqlite://{}", path.display()), Database::SqliteFile(path))
+            let path =
+                std::env::temp_dir().join(format!("tabletally-test-{}.db", uuid::Uuid::new_v4()));
+            (
+                format!("sqlite://{}", path.display()),
+                Database::SqliteFile(path),
+            )
         }
         Backend::Postgres => {
             let Ok(admin_url) = std::env::var(POSTGRES_URL_VAR) else {
@@ -100,7 +111,9 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
                     std::env::var("CI").is_err(),
                     "{POSTGRES_URL_VAR} must be set in CI: the PostgreSQL tests may not be skipped there"
                 );
-                eprintln!("skipped: set {POSTGRES_URL_VAR} to run the PostgreSQL half of this test");
+                eprintln!(
+                    "skipped: set {POSTGRES_URL_VAR} to run the PostgreSQL half of this test"
+                );
                 return None;
             };
             let name = format!("tabletally_test_{}", uuid::Uuid::new_v4().simple());
@@ -115,16 +128,30 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
             (url, Database::Postgres { admin_url, name })
         }
     };
-    let config = Config { addr: "127.0.0.1:0".into(), database_url, workers: Some(2) };
-    let app = Application::build(&config).await.expect("the server starts");
+    let config = Config {
+        addr: "127.0.0.1:0".into(),
+        database_url: database_url.clone(),
+        workers: Some(2),
+    };
+    let app = Application::build(&config)
+        .await
+        .expect("the server starts");
     let address = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
-    Some(TestApp { address, backend, client: reqwest::Client::new(), _database: database })
+    Some(TestApp {
+        address,
+        database_url,
+        backend,
+        client: reqwest::Client::new(),
+        _database: database,
+    })
 }
 
 /// `postgres://u@h:5432/postgres?x` → `postgres://u@h:5432/<name>?x`.
 fn replace_database(url: &str, name: &str) -> String {
-    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
     let scheme_end = base.find("://").map_or(0, |i| i + 3);
     let host_part = match base[scheme_end..].find('/') {
         Some(slash) => &base[..scheme_end + slash],
@@ -155,15 +182,33 @@ impl Reply {
             .to_owned();
         let text = response.text().await.expect("a body");
         let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Reply { status, content_type, headers, body }
+        Reply {
+            status,
+            content_type,
+            headers,
+            body,
+        }
     }
 
     /// Asserts a problem+json error with this status, and returns its body.
     pub fn problem(&self, status: u16) -> &Value {
-        assert_eq!(self.status.as_u16(), status, "unexpected status; body: {}", self.body);
-        assert_eq!(self.content_type, "application/problem+json", "body: {}", self.body);
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "unexpected status; body: {}",
+            self.body
+        );
+        assert_eq!(
+            self.content_type, "application/problem+json",
+            "body: {}",
+            self.body
+        );
         assert_eq!(self.body["status"], status);
-        assert!(self.body["title"].is_string() && self.body["detail"].is_string() && self.body["type"].is_string());
+        assert!(
+            self.body["title"].is_string()
+                && self.body["detail"].is_string()
+                && self.body["type"].is_string()
+        );
         &self.body
     }
 }
@@ -190,8 +235,18 @@ impl TestApp {
     }
 
     /// POSTs raw bytes with a content type.
-    pub async fn post_raw(&self, path: &str, token: Option<&str>, content_type: &str, body: Vec<u8>) -> Reply {
-        let mut request = self.client.post(self.url(path)).header("content-type", content_type).body(body);
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        content_type: &str,
+        body: Vec<u8>,
+    ) -> Reply {
+        let mut request = self
+            .client
+            .post(self.url(path))
+            .header("content-type", content_type)
+            .body(body);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -199,7 +254,9 @@ impl TestApp {
     }
 
     pub async fn new_club(&self) -> TestClub {
-        let reply = self.post("/v1/clubs", None, &json!({"name": "Friday games"})).await;
+        let reply = self
+            .post("/v1/clubs", None, &json!({"name": "Friday games"}))
+            .await;
         assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
         TestClub {
             id: reply.body["id"].as_str().expect("id").to_owned(),
@@ -215,16 +272,29 @@ impl TestApp {
     }
 
     /// Appends events and returns the reply.
-    pub async fn append(&self, club: &TestClub, game: &str, expected_version: Option<i64>, events: Vec<Value>) -> Reply {
+    pub async fn append(
+        &self,
+        club: &TestClub,
+        game: &str,
+        expected_version: Option<i64>,
+        events: Vec<Value>,
+    ) -> Reply {
         let mut body = json!({"events": events});
         if let Some(v) = expected_version {
             body["expected_version"] = json!(v);
         }
-        self.post(&format!("/v1/games/{game}/events"), Some(&club.token), &body).await
+        self.post(
+            &format!("/v1/games/{game}/events"),
+            Some(&club.token),
+            &body,
+        )
+        .await
     }
 
     pub async fn score(&self, club: &TestClub, game: &str) -> Value {
-        let reply = self.get(&format!("/v1/games/{game}/score"), Some(&club.token)).await;
+        let reply = self
+            .get(&format!("/v1/games/{game}/score"), Some(&club.token))
+            .await;
         assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
         reply.body
     }
@@ -241,7 +311,12 @@ pub fn totals(score: &Value) -> Vec<(String, i64)> {
         .as_array()
         .expect("players")
         .iter()
-        .map(|p| (p["name"].as_str().unwrap_or_default().to_owned(), p["total"].as_i64().unwrap_or(i64::MIN)))
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap_or_default().to_owned(),
+                p["total"].as_i64().unwrap_or(i64::MIN),
+            )
+        })
         .collect();
     totals.sort();
     totals
@@ -260,8 +335,17 @@ mod tests {
 
     #[test]
     fn the_test_database_replaces_the_admin_database_in_the_url() {
-        assert_eq!(replace_database("postgres://u@h:5432/postgres", "t1"), "postgres://u@h:5432/t1");
-        assert_eq!(replace_database("postgres://u@h:5432/postgres?sslmode=disable", "t1"), "postgres://u@h:5432/t1?sslmode=disable");
-        assert_eq!(replace_database("postgres://u@h:5432", "t1"), "postgres://u@h:5432/t1");
+        assert_eq!(
+            replace_database("postgres://u@h:5432/postgres", "t1"),
+            "postgres://u@h:5432/t1"
+        );
+        assert_eq!(
+            replace_database("postgres://u@h:5432/postgres?sslmode=disable", "t1"),
+            "postgres://u@h:5432/t1?sslmode=disable"
+        );
+        assert_eq!(
+            replace_database("postgres://u@h:5432", "t1"),
+            "postgres://u@h:5432/t1"
+        );
     }
 }

@@ -5,7 +5,11 @@ mod helpers;
 
 mod events;
 mod games;
+mod mind_up;
 mod mint_condition;
+mod mint_julep;
 mod operations;
 mod problems;
+mod statistics;
 mod tenancy;
+mod vintage;

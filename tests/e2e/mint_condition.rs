@@ -70,7 +70,14 @@ async fn play(app: &TestApp, club: &TestClub, options: Value) -> String {
     let game = app.new_game(club, new_game(options)).await;
     for (i, round) in [round_1(), round_2(), round_3()].into_iter().enumerate() {
         let version = i as i64 + 1;
-        let reply = app.append(club, &game, Some(version), vec![event("round_collected", round)]).await;
+        let reply = app
+            .append(
+                club,
+                &game,
+                Some(version),
+                vec![event("round_collected", round)],
+            )
+            .await;
         assert_eq!(reply.status, 201, "{}", reply.body);
         assert_eq!(reply.body["version"], version + 1);
         assert_eq!(reply.body["events"][0]["seq"], version + 1);
@@ -79,8 +86,18 @@ async fn play(app: &TestApp, club: &TestClub, options: Value) -> String {
 }
 
 fn round_points(score: &Value, name: &str) -> Vec<i64> {
-    let player = score["players"].as_array().unwrap().iter().find(|p| p["name"] == name).expect("player");
-    player["rounds"].as_array().unwrap().iter().map(|r| r["points"].as_i64().unwrap()).collect()
+    let player = score["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .expect("player");
+    player["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["points"].as_i64().unwrap())
+        .collect()
 }
 
 /// Every total is the sum of its breakdown lines and adjustments.
@@ -88,11 +105,26 @@ fn assert_every_point_is_explained(score: &Value) {
     for player in score["players"].as_array().unwrap() {
         let mut sum = 0;
         for round in player["rounds"].as_array().unwrap() {
-            let lines: i64 = round["breakdown"].as_array().unwrap().iter().map(|l| l["points"].as_i64().unwrap()).sum();
-            assert_eq!(round["points"].as_i64().unwrap(), lines, "{}", player["name"]);
+            let lines: i64 = round["breakdown"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l["points"].as_i64().unwrap())
+                .sum();
+            assert_eq!(
+                round["points"].as_i64().unwrap(),
+                lines,
+                "{}",
+                player["name"]
+            );
             sum += lines;
         }
-        sum += player["adjustments"].as_array().unwrap().iter().map(|a| a["points"].as_i64().unwrap()).sum::<i64>();
+        sum += player["adjustments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["points"].as_i64().unwrap())
+            .sum::<i64>();
         assert_eq!(player["total"].as_i64().unwrap(), sum, "{}", player["name"]);
     }
 }
@@ -115,7 +147,10 @@ async fn a_standard_game_is_won_by_the_lowest_damage(app: TestApp) {
     let score = app.score(&club, &game).await;
 
     // Ann 23 + 11 + 17 = 51, Bo 12 + 22 + 7 = 41, Cy 14 + 12 + 12 = 38.
-    assert_eq!(totals(&score), expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)]));
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)])
+    );
     assert_eq!(round_points(&score, "Ann"), vec![23, 11, 17]);
     assert_eq!(round_points(&score, "Bo"), vec![12, 22, 7]);
     assert_eq!(round_points(&score, "Cy"), vec![14, 12, 12]);
@@ -125,14 +160,28 @@ async fn a_standard_game_is_won_by_the_lowest_damage(app: TestApp) {
     assert_eq!(score["lower_wins"], true);
     assert_eq!(score["version"], 4);
     assert_eq!(score["tiebreak"], Value::Null);
-    let ranks: Vec<(&str, i64)> =
-        score["players"].as_array().unwrap().iter().map(|p| (p["name"].as_str().unwrap(), p["rank"].as_i64().unwrap())).collect();
+    let ranks: Vec<(&str, i64)> = score["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["rank"].as_i64().unwrap()))
+        .collect();
     assert_eq!(ranks, vec![("Cy", 1), ("Bo", 2), ("Ann", 3)]);
     assert_every_point_is_explained(&score);
-    let house: Vec<&str> = score["house_rules"].as_array().unwrap().iter().map(|h| h["option"].as_str().unwrap()).collect();
-    assert!(house.contains(&"be_careful_when_none") && house.contains(&"memories_over_three"), "{house:?}");
+    let house: Vec<&str> = score["house_rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["option"].as_str().unwrap())
+        .collect();
+    assert!(
+        house.contains(&"be_careful_when_none") && house.contains(&"memories_over_three"),
+        "{house:?}"
+    );
     // The summary agrees.
-    let summary = app.get(&format!("/v1/games/{game}"), Some(&club.token)).await;
+    let summary = app
+        .get(&format!("/v1/games/{game}"), Some(&club.token))
+        .await;
     assert_eq!(summary.body["status"], "finished");
     assert_eq!(summary.body["version"], 4);
 }
@@ -143,7 +192,10 @@ async fn a_heavily_used_game_is_won_by_the_highest_damage(app: TestApp) {
 
     let score = app.score(&club, &game).await;
 
-    assert_eq!(totals(&score), expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)]));
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)])
+    );
     assert_eq!(score["winners"], json!(["Ann"]));
     assert_eq!(score["lower_wins"], false);
     assert_every_point_is_explained(&score);
@@ -158,9 +210,17 @@ async fn a_lucky_game_deducts_cards_of_each_players_colour(app: TestApp) {
     // Ann (red): Fine Wine red, Memories rainbow, Memories red → −3: 51 − 3 = 48.
     // Bo (blue): Be Careful! blue, protected Legacy Edition blue → −2: 41 − 2 = 39.
     // Cy (green): Animal Kingdom green, Fine Wine green → −2: 38 − 2 = 36.
-    assert_eq!(totals(&score), expect_totals(&[("Ann", 48), ("Bo", 39), ("Cy", 36)]));
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 48), ("Bo", 39), ("Cy", 36)])
+    );
     assert_eq!(score["winners"], json!(["Cy"]));
-    let ann = score["players"].as_array().unwrap().iter().find(|p| p["name"] == "Ann").unwrap();
+    let ann = score["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Ann")
+        .unwrap();
     assert_eq!(ann["adjustments"][0]["label"], "Lucky");
     assert_eq!(ann["adjustments"][0]["points"], -3);
     assert_every_point_is_explained(&score);
@@ -173,7 +233,10 @@ async fn lucky_and_heavily_used_combine(app: TestApp) {
     let score = app.score(&club, &game).await;
 
     // The deduction still applies, and now hurts: Ann 48 is still the highest.
-    assert_eq!(totals(&score), expect_totals(&[("Ann", 48), ("Bo", 39), ("Cy", 36)]));
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 48), ("Bo", 39), ("Cy", 36)])
+    );
     assert_eq!(score["winners"], json!(["Ann"]));
     assert_eq!(score["lower_wins"], false);
 }
@@ -182,22 +245,44 @@ async fn a_retracted_round_stops_counting_and_can_be_recorded_again(app: TestApp
     let club = app.new_club().await;
     let game = play(&app, &club, json!({})).await;
 
-    let reply = app.append(&club, &game, Some(4), vec![event("retract", json!({"seq": 4, "reason": "typo"}))]).await;
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(4),
+            vec![event("retract", json!({"seq": 4, "reason": "typo"}))],
+        )
+        .await;
     assert_eq!(reply.status, 201, "{}", reply.body);
 
     // Rounds 1 and 2 only: Ann 23 + 11 = 34, Bo 12 + 22 = 34, Cy 14 + 12 = 26.
     let score = app.score(&club, &game).await;
-    assert_eq!(totals(&score), expect_totals(&[("Ann", 34), ("Bo", 34), ("Cy", 26)]));
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 34), ("Bo", 34), ("Cy", 26)])
+    );
     assert_eq!(score["status"], "in_progress");
     assert_eq!(score["final"], false);
-    let events = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    let events = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
     assert_eq!(events.body["events"][3]["retracted_by"], 5);
 
     // Round 3 again, as event 6: the game is finished with the same totals as before.
-    let reply = app.append(&club, &game, Some(5), vec![event("round_collected", round_3())]).await;
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(5),
+            vec![event("round_collected", round_3())],
+        )
+        .await;
     assert_eq!(reply.status, 201, "{}", reply.body);
     let score = app.score(&club, &game).await;
-    assert_eq!(totals(&score), expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)]));
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)])
+    );
     assert_eq!(score["final"], true);
 }
 
@@ -210,15 +295,28 @@ async fn round_one_corrected_after_round_three_changes_the_score(app: TestApp) {
     corrected["collections"]["Ann"][8] = json!("snack-fingers");
 
     let reply = app
-        .append(&club, &game, Some(4), vec![event("correct", json!({"seq": 2, "data": corrected, "reason": "it was Snack Fingers"}))])
+        .append(
+            &club,
+            &game,
+            Some(4),
+            vec![event(
+                "correct",
+                json!({"seq": 2, "data": corrected, "reason": "it was Snack Fingers"}),
+            )],
+        )
         .await;
 
     assert_eq!(reply.status, 201, "{}", reply.body);
     let score = app.score(&club, &game).await;
-    assert_eq!(totals(&score), expect_totals(&[("Ann", 44), ("Bo", 41), ("Cy", 38)]));
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 44), ("Bo", 41), ("Cy", 38)])
+    );
     assert_eq!(round_points(&score, "Ann"), vec![16, 11, 17]);
     assert_eq!(score["final"], true);
-    let events = app.get(&format!("/v1/games/{game}/events"), Some(&club.token)).await;
+    let events = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
     assert_eq!(events.body["events"][1]["corrected_by"], 5);
 }
 
@@ -229,28 +327,53 @@ async fn a_correction_that_breaks_a_deck_limit_is_refused(app: TestApp) {
     let mut corrected = round_1();
     corrected["collections"]["Ann"][8] = json!("fine-wine");
 
-    let reply = app.append(&club, &game, Some(4), vec![event("correct", json!({"seq": 2, "data": corrected}))]).await;
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(4),
+            vec![event("correct", json!({"seq": 2, "data": corrected}))],
+        )
+        .await;
 
     let problem = reply.problem(422);
     assert_eq!(problem["event_index"], 0);
-    assert!(problem["detail"].as_str().unwrap().contains("Fine Wine"), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("Fine Wine"),
+        "{problem}"
+    );
     let score = app.score(&club, &game).await;
     assert_eq!(score["version"], 4);
-    assert_eq!(totals(&score), expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)]));
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)])
+    );
 }
 
 async fn the_score_at_an_earlier_seq_replays_only_that_far(app: TestApp) {
     let club = app.new_club().await;
     let game = play(&app, &club, json!({})).await;
 
-    let at_3 = app.get(&format!("/v1/games/{game}/score?at=3"), Some(&club.token)).await;
-    let at_1 = app.get(&format!("/v1/games/{game}/score?at=1"), Some(&club.token)).await;
-    let at_9 = app.get(&format!("/v1/games/{game}/score?at=9"), Some(&club.token)).await;
+    let at_3 = app
+        .get(&format!("/v1/games/{game}/score?at=3"), Some(&club.token))
+        .await;
+    let at_1 = app
+        .get(&format!("/v1/games/{game}/score?at=1"), Some(&club.token))
+        .await;
+    let at_9 = app
+        .get(&format!("/v1/games/{game}/score?at=9"), Some(&club.token))
+        .await;
 
     assert_eq!(at_3.status, 200, "{}", at_3.body);
     assert_eq!(at_3.body["version"], 3);
     assert_eq!(at_3.body["final"], false);
-    assert_eq!(totals(&at_3.body), expect_totals(&[("Ann", 34), ("Bo", 34), ("Cy", 26)]));
-    assert_eq!(totals(&at_1.body), expect_totals(&[("Ann", 0), ("Bo", 0), ("Cy", 0)]));
+    assert_eq!(
+        totals(&at_3.body),
+        expect_totals(&[("Ann", 34), ("Bo", 34), ("Cy", 26)])
+    );
+    assert_eq!(
+        totals(&at_1.body),
+        expect_totals(&[("Ann", 0), ("Bo", 0), ("Cy", 0)])
+    );
     at_9.problem(422);
 }

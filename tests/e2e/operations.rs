@@ -3,7 +3,10 @@
 use crate::helpers::TestApp;
 use crate::on_both_backends;
 
-on_both_backends!(the_service_reports_health_and_readiness, the_openapi_document_and_swagger_ui_are_served);
+on_both_backends!(
+    the_service_reports_health_and_readiness,
+    the_openapi_document_and_swagger_ui_are_served
+);
 
 async fn the_service_reports_health_and_readiness(app: TestApp) {
     let health = app.get("/healthz", None).await;
@@ -26,5 +29,8 @@ async fn the_openapi_document_and_swagger_ui_are_served(app: TestApp) {
     assert_eq!(doc.body["openapi"], "3.1.0");
     assert!(doc.body["paths"]["/v1/games/{id}/events"]["post"].is_object());
     assert_eq!(ui.status(), 200);
-    assert!(ui.text().await.unwrap().contains("swagger"), "Swagger UI page");
+    assert!(
+        ui.text().await.unwrap().contains("swagger"),
+        "Swagger UI page"
+    );
 }

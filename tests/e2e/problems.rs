@@ -18,7 +18,14 @@ on_both_backends!(
 );
 
 async fn malformed_json_is_a_bad_request(app: TestApp) {
-    let reply = app.post_raw("/v1/clubs", None, "application/json", b"{\"name\":".to_vec()).await;
+    let reply = app
+        .post_raw(
+            "/v1/clubs",
+            None,
+            "application/json",
+            b"{\"name\":".to_vec(),
+        )
+        .await;
 
     reply.problem(400);
 }
@@ -27,11 +34,16 @@ async fn a_body_of_the_wrong_shape_names_the_field(app: TestApp) {
     let reply = app.post("/v1/clubs", None, &json!({"nam": "x"})).await;
 
     let problem = reply.problem(422);
-    assert!(problem["detail"].as_str().unwrap().contains("nam"), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("nam"),
+        "{problem}"
+    );
 }
 
 async fn a_body_that_is_not_json_is_unsupported(app: TestApp) {
-    let reply = app.post_raw("/v1/clubs", None, "text/plain", b"name=x".to_vec()).await;
+    let reply = app
+        .post_raw("/v1/clubs", None, "text/plain", b"name=x".to_vec())
+        .await;
 
     reply.problem(415);
 }
@@ -39,9 +51,12 @@ async fn a_body_that_is_not_json_is_unsupported(app: TestApp) {
 async fn an_oversized_body_is_too_large(app: TestApp) {
     let club = app.new_club().await;
     let name = "x".repeat(300 * 1024);
-    let body = serde_json::to_vec(&json!({"game": "mint-condition", "players": [{"name": name}]})).unwrap();
+    let body = serde_json::to_vec(&json!({"game": "mint-condition", "players": [{"name": name}]}))
+        .unwrap();
 
-    let reply = app.post_raw("/v1/games", Some(&club.token), "application/json", body).await;
+    let reply = app
+        .post_raw("/v1/games", Some(&club.token), "application/json", body)
+        .await;
 
     reply.problem(413);
 }
@@ -50,30 +65,62 @@ async fn an_unknown_route_is_not_found(app: TestApp) {
     let reply = app.get("/v1/nothing-here", None).await;
 
     let problem = reply.problem(404);
-    assert!(problem["detail"].as_str().unwrap().contains("/v1/nothing-here"));
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("/v1/nothing-here")
+    );
 }
 
 async fn an_unknown_game_is_unprocessable(app: TestApp) {
     let club = app.new_club().await;
 
-    let reply = app.post("/v1/games", Some(&club.token), &json!({"game": "monopoly", "players": [{"name": "Ann"}, {"name": "Bo"}]})).await;
+    let reply = app
+        .post(
+            "/v1/games",
+            Some(&club.token),
+            &json!({"game": "monopoly", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
 
     let problem = reply.problem(422);
     assert_eq!(problem["pointer"], "/game");
-    assert!(problem["detail"].as_str().unwrap().contains("mint-condition"), "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("mint-condition"),
+        "{problem}"
+    );
 }
 
 async fn a_bad_player_count_is_unprocessable(app: TestApp) {
     let club = app.new_club().await;
-    let six: Vec<_> = ["A", "B", "C", "D", "E", "F"].iter().map(|n| json!({"name": n})).collect();
+    let six: Vec<_> = ["A", "B", "C", "D", "E", "F"]
+        .iter()
+        .map(|n| json!({"name": n}))
+        .collect();
 
-    let reply = app.post("/v1/games", Some(&club.token), &json!({"game": "mint-condition", "players": six})).await;
+    let reply = app
+        .post(
+            "/v1/games",
+            Some(&club.token),
+            &json!({"game": "mint-condition", "players": six}),
+        )
+        .await;
 
     let problem = reply.problem(422);
     assert_eq!(problem["pointer"], "/players");
-    assert_eq!(problem["detail"], "Mint Condition is played by 2 to 5 players, not 6");
+    assert_eq!(
+        problem["detail"],
+        "Mint Condition is played by 2 to 5 players, not 6"
+    );
     // Nothing was stored.
-    assert_eq!(app.get("/v1/games", Some(&club.token)).await.body["games"], json!([]));
+    assert_eq!(
+        app.get("/v1/games", Some(&club.token)).await.body["games"],
+        json!([])
+    );
 }
 
 async fn a_bad_option_names_the_option(app: TestApp) {
@@ -89,7 +136,13 @@ async fn a_bad_option_names_the_option(app: TestApp) {
 async fn a_bad_query_parameter_is_a_bad_request(app: TestApp) {
     let club = app.new_club().await;
 
-    app.get("/v1/games?limit=lots", Some(&club.token)).await.problem(400);
-    app.get("/v1/games?limit=0", Some(&club.token)).await.problem(400);
-    app.get("/v1/games?status=paused", Some(&club.token)).await.problem(400);
+    app.get("/v1/games?limit=lots", Some(&club.token))
+        .await
+        .problem(400);
+    app.get("/v1/games?limit=0", Some(&club.token))
+        .await
+        .problem(400);
+    app.get("/v1/games?status=paused", Some(&club.token))
+        .await
+        .problem(400);
 }

@@ -30,12 +30,25 @@ async fn a_wrong_token_is_unauthorized(app: TestApp) {
 async fn another_clubs_game_does_not_exist_for_you(app: TestApp) {
     let mine = app.new_club().await;
     let theirs = app.new_club().await;
-    let game = app.new_game(&theirs, json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]})).await;
+    let game = app
+        .new_game(
+            &theirs,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
 
-    let summary = app.get(&format!("/v1/games/{game}"), Some(&mine.token)).await;
-    let events = app.get(&format!("/v1/games/{game}/events"), Some(&mine.token)).await;
-    let score = app.get(&format!("/v1/games/{game}/score"), Some(&mine.token)).await;
-    let append = app.append(&mine, &game, None, vec![event("abandon", json!({}))]).await;
+    let summary = app
+        .get(&format!("/v1/games/{game}"), Some(&mine.token))
+        .await;
+    let events = app
+        .get(&format!("/v1/games/{game}/events"), Some(&mine.token))
+        .await;
+    let score = app
+        .get(&format!("/v1/games/{game}/score"), Some(&mine.token))
+        .await;
+    let append = app
+        .append(&mine, &game, None, vec![event("abandon", json!({}))])
+        .await;
     let list = app.get("/v1/games", Some(&mine.token)).await;
 
     summary.problem(404);
@@ -44,6 +57,8 @@ async fn another_clubs_game_does_not_exist_for_you(app: TestApp) {
     append.problem(404);
     assert_eq!(list.body["games"], json!([]));
     // Their game is untouched.
-    let theirs_view = app.get(&format!("/v1/games/{game}"), Some(&theirs.token)).await;
+    let theirs_view = app
+        .get(&format!("/v1/games/{game}"), Some(&theirs.token))
+        .await;
     assert_eq!(theirs_view.body["version"], 1);
 }

@@ -34,9 +34,13 @@ pub struct ClubCreated {
     (status = 422, description = "Invalid name", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/clubs")]
-pub async fn create_club(state: web::Data<AppState>, body: web::Json<CreateClub>) -> Result<HttpResponse, ApiError> {
+pub async fn create_club(
+    state: web::Data<AppState>,
+    body: web::Json<CreateClub>,
+) -> Result<HttpResponse, ApiError> {
     let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > MAX_CLUB_NAME || name.chars().any(char::is_control) {
+    if name.is_empty() || name.chars().count() > MAX_CLUB_NAME || name.chars().any(char::is_control)
+    {
         return Err(ApiError::invalid(
             "/name",
             format!("a club name has 1 to {MAX_CLUB_NAME} printable characters"),
@@ -46,5 +50,9 @@ pub async fn create_club(state: web::Data<AppState>, body: web::Json<CreateClub>
     let (token, hash) = auth::new_token(&id)?;
     let club = state.store.create_club(&id, name, &hash).await?;
     tracing::info!(club = %club.id, "club created");
-    Ok(HttpResponse::Created().json(ClubCreated { id: club.id, name: club.name, token }))
+    Ok(HttpResponse::Created().json(ClubCreated {
+        id: club.id,
+        name: club.name,
+        token,
+    }))
 }

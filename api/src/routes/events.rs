@@ -11,8 +11,8 @@ use super::EventView;
 use crate::append::{self, AppendRequest};
 use crate::auth::Club;
 use crate::config::MAX_EVENTS_PER_REQUEST;
-use crate::examples;
 use crate::error::{ApiError, Problem};
+use crate::examples;
 use crate::startup::AppState;
 use crate::store::NewEvent;
 
@@ -94,12 +94,23 @@ pub async fn append_events(
     let body = body.into_inner();
     let expected_version = match (body.expected_version, if_match_version(&req)?) {
         (Some(v), Some(h)) if v != h => {
-            return Err(ApiError::invalid("/expected_version", format!("expected_version {v} disagrees with If-Match {h}")));
+            return Err(ApiError::invalid(
+                "/expected_version",
+                format!("expected_version {v} disagrees with If-Match {h}"),
+            ));
         }
         (v, h) => v.or(h),
     };
-    let request = AppendRequest { expected_version, events: check_events(body.events)? };
-    let appended = state.store.append(&club.id, &id, &|game, log| append::decide(game, log, &request)).await?;
+    let request = AppendRequest {
+        expected_version,
+        events: check_events(body.events)?,
+    };
+    let appended = state
+        .store
+        .append(&club.id, &id, &|game, log| {
+            append::decide(game, log, &request)
+        })
+        .await?;
     if !appended.already_stored {
         tracing::info!(game = %id, version = appended.version, events = appended.events.len(), "events appended");
     }
@@ -107,16 +118,26 @@ pub async fn append_events(
         version: appended.version,
         events: appended.events.into_iter().map(EventView::from).collect(),
     };
-    Ok(if appended.already_stored { HttpResponse::Ok().json(result) } else { HttpResponse::Created().json(result) })
+    Ok(if appended.already_stored {
+        HttpResponse::Ok().json(result)
+    } else {
+        HttpResponse::Created().json(result)
+    })
 }
 
 /// Shape checks before the store: a batch of 1 to the maximum, UUID ids, a type each.
 fn check_events(events: Vec<EventInput>) -> Result<Vec<NewEvent>, ApiError> {
     if events.is_empty() {
-        return Err(ApiError::invalid("/events", "events must hold at least one event"));
+        return Err(ApiError::invalid(
+            "/events",
+            "events must hold at least one event",
+        ));
     }
     if events.len() > MAX_EVENTS_PER_REQUEST {
-        return Err(ApiError::invalid("/events", format!("at most {MAX_EVENTS_PER_REQUEST} events per request")));
+        return Err(ApiError::invalid(
+            "/events",
+            format!("at most {MAX_EVENTS_PER_REQUEST} events per request"),
+        ));
     }
     events
         .into_iter()
@@ -136,19 +157,27 @@ fn check_events(events: Vec<EventInput>) -> Result<Vec<NewEvent>, ApiError> {
                     event_index: Some(i),
                 });
             }
-            Ok(NewEvent { id, event_type: e.event_type, data: e.data })
+            Ok(NewEvent {
+                id,
+                event_type: e.event_type,
+                data: e.data,
+            })
         })
         .collect()
 }
 
 /// `If-Match: "3"` (quotes and a weak `W/` prefix are tolerated).
 fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
-    let Some(value) = req.headers().get(header::IF_MATCH) else { return Ok(None) };
+    let Some(value) = req.headers().get(header::IF_MATCH) else {
+        return Ok(None);
+    };
     let text = value.to_str().unwrap_or_default().trim();
     let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
-    text.parse::<i64>()
-        .map(Some)
-        .map_err(|_| ApiError::BadRequest(format!("If-Match must be a game version such as \"3\", got {text:?}")))
+    text.parse::<i64>().map(Some).map_err(|_| {
+        ApiError::BadRequest(format!(
+            "If-Match must be a game version such as \"3\", got {text:?}"
+        ))
+    })
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -186,11 +215,16 @@ pub async fn list_events(
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.limit.unwrap_or(DEFAULT_EVENTS_PAGE);
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
-        return Err(ApiError::BadRequest(format!("limit must be between 1 and {MAX_EVENTS_PAGE}")));
+        return Err(ApiError::BadRequest(format!(
+            "limit must be between 1 and {MAX_EVENTS_PAGE}"
+        )));
     }
     let after = query.after.unwrap_or(0);
-    let (game, log) =
-        state.store.events(&club.id, &id).await?.ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+    let (game, log) = state
+        .store
+        .events(&club.id, &id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
     let marks = marks(&log.iter().map(append::to_log_event).collect::<Vec<_>>());
     let mut events: Vec<EventView> = log
         .into_iter()
@@ -210,5 +244,9 @@ pub async fn list_events(
     } else {
         None
     };
-    Ok(HttpResponse::Ok().json(EventPage { version: game.version, events, next_after }))
+    Ok(HttpResponse::Ok().json(EventPage {
+        version: game.version,
+        events,
+        next_after,
+    }))
 }

@@ -81,7 +81,11 @@ pub async fn create_game(
     let kind = Game::from_id(&body.game).ok_or_else(|| {
         ApiError::invalid(
             "/game",
-            format!("unknown game {:?}; tabletally keeps score for {}", body.game, tabletally_domain::games::known_ids()),
+            format!(
+                "unknown game {:?}; tabletally keeps score for {}",
+                body.game,
+                tabletally_domain::games::known_ids()
+            ),
         )
     })?;
     let id = match &body.id {
@@ -91,7 +95,9 @@ pub async fn create_game(
         None => uuid::Uuid::new_v4().to_string(),
     };
     let entries = resolve_players(&state, &club, &body.players).await?;
-    let setup = kind.start(&entries, body.options.as_ref().unwrap_or(&Value::Null)).map_err(|e| ApiError::invalid(e.pointer, e.rule))?;
+    let setup = kind
+        .start(&entries, body.options.as_ref().unwrap_or(&Value::Null))
+        .map_err(|e| ApiError::invalid(e.pointer, e.rule))?;
     let new_game = NewGame {
         id: id.clone(),
         game: kind.id().to_owned(),
@@ -99,7 +105,11 @@ pub async fn create_game(
             .players
             .iter()
             .zip(&body.players)
-            .map(|(p, input)| NewSeat { name: p.name.clone(), player_id: input.player_id.clone(), color: p.color.clone() })
+            .map(|(p, input)| NewSeat {
+                name: p.name.clone(),
+                player_id: input.player_id.clone(),
+                color: p.color.clone(),
+            })
             .collect(),
         options: setup.options,
         // Microseconds: what both databases keep.
@@ -114,7 +124,9 @@ pub async fn create_game(
         }
         // The id exists: the same game re-sent is answered with it, anything else is a conflict.
         None => match state.store.game(&club.id, &id).await? {
-            Some(existing) if same_game(&existing, &new_game) => Ok(HttpResponse::Ok().json(GameSummary::from(existing))),
+            Some(existing) if same_game(&existing, &new_game) => {
+                Ok(HttpResponse::Ok().json(GameSummary::from(existing)))
+            }
             _ => Err(ApiError::Conflict {
                 detail: format!("game id {id} is already used for a different game"),
                 current_version: None,
@@ -127,13 +139,25 @@ fn same_game(existing: &crate::store::GameRecord, new: &NewGame) -> bool {
     existing.game == new.game
         && existing.options == new.options
         && existing.players.len() == new.players.len()
-        && existing.players.iter().zip(&new.players).all(|(a, b)| a.name == b.name && a.color == b.color)
+        && existing
+            .players
+            .iter()
+            .zip(&new.players)
+            .all(|(a, b)| a.name == b.name && a.color == b.color)
 }
 
 /// Turns `player_id`s into names (a name given too must match) so the domain sees names only.
-async fn resolve_players(state: &AppState, club: &Club, players: &[PlayerInput]) -> Result<Vec<PlayerEntry>, ApiError> {
+async fn resolve_players(
+    state: &AppState,
+    club: &Club,
+    players: &[PlayerInput],
+) -> Result<Vec<PlayerEntry>, ApiError> {
     let ids: Vec<String> = players.iter().filter_map(|p| p.player_id.clone()).collect();
-    let known = if ids.is_empty() { Vec::new() } else { state.store.players_by_id(&club.id, &ids).await? };
+    let known = if ids.is_empty() {
+        Vec::new()
+    } else {
+        state.store.players_by_id(&club.id, &ids).await?
+    };
     players
         .iter()
         .enumerate()
@@ -141,9 +165,15 @@ async fn resolve_players(state: &AppState, club: &Club, players: &[PlayerInput])
             let name = match (&p.player_id, &p.name) {
                 (Some(id), name) => {
                     let (_, known_name) = known.iter().find(|(k, _)| k == id).ok_or_else(|| {
-                        ApiError::invalid(format!("/players/{i}/player_id"), format!("player_id {id} is not one of this club's players"))
+                        ApiError::invalid(
+                            format!("/players/{i}/player_id"),
+                            format!("player_id {id} is not one of this club's players"),
+                        )
                     })?;
-                    if let Some(name) = name.as_deref().filter(|n| !n.trim().eq_ignore_ascii_case(known_name)) {
+                    if let Some(name) = name
+                        .as_deref()
+                        .filter(|n| !n.trim().eq_ignore_ascii_case(known_name))
+                    {
                         return Err(ApiError::invalid(
                             format!("/players/{i}/name"),
                             format!("player_id {id} is {known_name:?}, not {name:?}"),
@@ -153,10 +183,16 @@ async fn resolve_players(state: &AppState, club: &Club, players: &[PlayerInput])
                 }
                 (None, Some(name)) => name.clone(),
                 (None, None) => {
-                    return Err(ApiError::invalid(format!("/players/{i}"), "a player needs a name or a player_id"));
+                    return Err(ApiError::invalid(
+                        format!("/players/{i}"),
+                        "a player needs a name or a player_id",
+                    ));
                 }
             };
-            Ok(PlayerEntry { name, color: p.color.clone() })
+            Ok(PlayerEntry {
+                name,
+                color: p.color.clone(),
+            })
         })
         .collect()
 }
@@ -168,8 +204,16 @@ async fn resolve_players(state: &AppState, club: &Club, players: &[PlayerInput])
     (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
 ))]
 #[get("/v1/games/{id}")]
-pub async fn get_game(state: web::Data<AppState>, club: Club, id: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let game = state.store.game(&club.id, &id).await?.ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+pub async fn get_game(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let game = state
+        .store
+        .game(&club.id, &id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
     Ok(HttpResponse::Ok().json(GameSummary::from(game)))
 }
 
@@ -216,11 +260,15 @@ pub async fn list_games(
     let query = query.into_inner();
     let limit = query.limit.unwrap_or(DEFAULT_PAGE);
     if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::BadRequest(format!("limit must be between 1 and {MAX_PAGE}")));
+        return Err(ApiError::BadRequest(format!(
+            "limit must be between 1 and {MAX_PAGE}"
+        )));
     }
     if let Some(status) = &query.status {
         if tabletally_domain::Status::parse(status).is_none() {
-            return Err(ApiError::BadRequest("status must be in_progress, finished or abandoned".into()));
+            return Err(ApiError::BadRequest(
+                "status must be in_progress, finished or abandoned".into(),
+            ));
         }
     }
     let after = query.cursor.as_deref().map(decode_cursor).transpose()?;
@@ -241,15 +289,21 @@ pub async fn list_games(
     } else {
         None
     };
-    Ok(HttpResponse::Ok().json(GamePage { games: games.into_iter().map(GameSummary::from).collect(), next_cursor }))
+    Ok(HttpResponse::Ok().json(GamePage {
+        games: games.into_iter().map(GameSummary::from).collect(),
+        next_cursor,
+    }))
 }
 
 /// A cursor is the hex of `<started_at>|<id>` of the last game of a page: opaque to clients.
-fn encode_cursor(started_at: DateTime<Utc>, id: &str) -> String {
-    format!("{}|{id}", started_at.to_rfc3339()).bytes().map(|b| format!("{b:02x}")).collect()
+pub(crate) fn encode_cursor(started_at: DateTime<Utc>, id: &str) -> String {
+    format!("{}|{id}", started_at.to_rfc3339())
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
-fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, String), ApiError> {
+pub(crate) fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, String), ApiError> {
     let bad = || ApiError::BadRequest("cursor is not a next_cursor this server gave out".into());
     if cursor.len() % 2 != 0 || !cursor.is_ascii() {
         return Err(bad());
@@ -261,7 +315,9 @@ fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, String), ApiError> {
         .map_err(|_| bad())?;
     let text = String::from_utf8(bytes).map_err(|_| bad())?;
     let (at, id) = text.split_once('|').ok_or_else(bad)?;
-    let at = DateTime::parse_from_rfc3339(at).map_err(|_| bad())?.with_timezone(&Utc);
+    let at = DateTime::parse_from_rfc3339(at)
+        .map_err(|_| bad())?
+        .with_timezone(&Utc);
     Ok((at, id.to_owned()))
 }
 
@@ -271,7 +327,9 @@ mod tests {
 
     #[test]
     fn a_cursor_decodes_to_what_was_encoded() {
-        let at = DateTime::parse_from_rfc3339("2026-11-30T19:00:00.5Z").unwrap().with_timezone(&Utc);
+        let at = DateTime::parse_from_rfc3339("2026-11-30T19:00:00.5Z")
+            .unwrap()
+            .with_timezone(&Utc);
         let cursor = encode_cursor(at, "abc");
         assert_eq!(decode_cursor(&cursor).unwrap(), (at, "abc".to_owned()));
     }
@@ -279,6 +337,9 @@ mod tests {
     #[test]
     fn a_forged_cursor_is_a_bad_request() {
         assert!(matches!(decode_cursor("zz"), Err(ApiError::BadRequest(_))));
-        assert!(matches!(decode_cursor("616263"), Err(ApiError::BadRequest(_))));
+        assert!(matches!(
+            decode_cursor("616263"),
+            Err(ApiError::BadRequest(_))
+        ));
     }
 }

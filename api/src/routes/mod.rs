@@ -6,6 +6,7 @@ pub mod events;
 pub mod games;
 pub mod health;
 pub mod scores;
+pub mod stats;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -25,7 +26,14 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(games::get_game)
         .service(events::append_events)
         .service(events::list_events)
-        .service(scores::get_score);
+        .service(scores::get_score)
+        .service(stats::list_players)
+        .service(stats::get_player)
+        .service(stats::player_stats)
+        .service(stats::player_games)
+        .service(stats::leaderboard)
+        .service(stats::head_to_head)
+        .service(stats::game_stats);
 }
 
 /// A seated player of a game.
@@ -75,7 +83,12 @@ impl From<GameRecord> for GameSummary {
             players: g
                 .players
                 .into_iter()
-                .map(|p| SeatView { name: p.name, player_id: p.player_id, seat: p.seat, color: p.color })
+                .map(|p| SeatView {
+                    name: p.name,
+                    player_id: p.player_id,
+                    seat: p.seat,
+                    color: p.color,
+                })
                 .collect(),
             options: g.options,
             started_at: g.started_at,

@@ -111,19 +111,28 @@ pub async fn get_score(
     id: web::Path<String>,
     query: web::Query<ScoreQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (game, log) =
-        state.store.events(&club.id, &id).await?.ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+    let (game, log) = state
+        .store
+        .events(&club.id, &id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
     let at = query.at.unwrap_or(game.version);
     if !(1..=game.version).contains(&at) {
         return Err(ApiError::Unprocessable {
-            detail: format!("at must be a seq from 1 to {} (the game's version), got {at}", game.version),
+            detail: format!(
+                "at must be a seq from 1 to {} (the game's version), got {at}",
+                game.version
+            ),
             pointer: None,
             event_index: None,
         });
     }
-    let kind = Game::from_id(&game.game).ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
+    let kind = Game::from_id(&game.game)
+        .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
     let log: Vec<_> = log.iter().take(at as usize).map(to_log_event).collect();
-    let evaluation = kind.evaluate(&log).map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
+    let evaluation = kind
+        .evaluate(&log)
+        .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
     let board = evaluation.scoreboard;
     Ok(HttpResponse::Ok().json(ScoreView {
         game: game.game,
@@ -131,13 +140,25 @@ pub async fn get_score(
         status: evaluation.status.as_str().to_owned(),
         is_final: evaluation.status == Status::Finished,
         lower_wins: board.lower_wins,
-        players: board.players.into_iter().map(PlayerScoreView::from).collect(),
+        players: board
+            .players
+            .into_iter()
+            .map(PlayerScoreView::from)
+            .collect(),
         winners: board.winners,
-        tiebreak: board.tiebreak.map(|t| TiebreakView { rule: t.rule, detail: t.detail }),
+        tiebreak: board.tiebreak.map(|t| TiebreakView {
+            rule: t.rule,
+            detail: t.detail,
+        }),
         house_rules: board
             .house_rules
             .into_iter()
-            .map(|h| HouseRuleView { option: h.option, value: h.value, default: h.default, note: h.note })
+            .map(|h| HouseRuleView {
+                option: h.option,
+                value: h.value,
+                default: h.default,
+                note: h.note,
+            })
             .collect(),
         details: board.details,
     }))
@@ -159,14 +180,22 @@ impl From<domain::PlayerScore> for PlayerScoreView {
                     breakdown: r
                         .breakdown
                         .into_iter()
-                        .map(|l| LineView { label: l.label, points: l.points, detail: l.detail })
+                        .map(|l| LineView {
+                            label: l.label,
+                            points: l.points,
+                            detail: l.detail,
+                        })
                         .collect(),
                 })
                 .collect(),
             adjustments: p
                 .adjustments
                 .into_iter()
-                .map(|a| AdjustmentView { label: a.label, points: a.points, detail: a.detail })
+                .map(|a| AdjustmentView {
+                    label: a.label,
+                    points: a.points,
+                    detail: a.detail,
+                })
                 .collect(),
         }
     }

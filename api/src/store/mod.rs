@@ -4,6 +4,7 @@
 //! Every read and write is scoped to a club: another club's game simply does not exist here.
 
 mod sql;
+mod stats;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -12,6 +13,10 @@ use serde_json::Value;
 use crate::append::{Decision, Refused};
 
 pub use sql::{PostgresStore, SqliteStore};
+pub use stats::{
+    FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
+    StatsFilter, StatsStore,
+};
 
 /// Version of the event envelope written by this server (bump when an event's data changes shape).
 pub const SCHEMA_VERSION: i64 = 1;
@@ -100,8 +105,26 @@ pub struct GameFilter {
     pub limit: i64,
 }
 
+/// What a finished game contributes to the statistics read models.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameResult {
+    pub players: Vec<PlayerResult>,
+    /// `(player_id or None for the whole game, key, value)`.
+    pub facts: Vec<(Option<String>, String, i64)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerResult {
+    pub player_id: String,
+    pub seat: i64,
+    pub total: i64,
+    pub rank: i64,
+    pub won: bool,
+}
+
 /// Decides, inside the append transaction, what to write given the game and its stored log.
-pub type Decide<'a> = dyn Fn(&GameRecord, &[StoredEvent]) -> Result<Decision, Refused> + Send + Sync + 'a;
+pub type Decide<'a> =
+    dyn Fn(&GameRecord, &[StoredEvent]) -> Result<Decision, Refused> + Send + Sync + 'a;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -124,6 +147,10 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
 }
 
+/// Both halves of the store: the log and the statistics read models.
+pub trait Store: EventStore + StatsStore {}
+impl<T: EventStore + StatsStore> Store for T {}
+
 #[async_trait]
 pub trait EventStore: Send + Sync {
     /// Which backend this is, for logs and `/readyz`.
@@ -132,32 +159,59 @@ pub trait EventStore: Send + Sync {
     /// Is the database reachable?
     async fn ping(&self) -> Result<(), StoreError>;
 
-    async fn create_club(&self, id: &str, name: &str, token_hash: &str) -> Result<ClubRecord, StoreError>;
+    async fn create_club(
+        &self,
+        id: &str,
+        name: &str,
+        token_hash: &str,
+    ) -> Result<ClubRecord, StoreError>;
 
     async fn club(&self, id: &str) -> Result<Option<ClubRecord>, StoreError>;
 
     /// The club's players with these ids (those that exist).
-    async fn players_by_id(&self, club: &str, ids: &[String]) -> Result<Vec<(String, String)>, StoreError>;
+    async fn players_by_id(
+        &self,
+        club: &str,
+        ids: &[String],
+    ) -> Result<Vec<(String, String)>, StoreError>;
 
     /// Creates a game and its event 1 (`game_started`, with `started_data` completed by the
     /// resolved player ids) in one transaction. Returns `None` when the id is already taken;
     /// the caller then compares with [`EventStore::game`].
-    async fn create_game(&self, club: &str, game: &NewGame) -> Result<Option<GameRecord>, StoreError>;
+    async fn create_game(
+        &self,
+        club: &str,
+        game: &NewGame,
+    ) -> Result<Option<GameRecord>, StoreError>;
 
     async fn game(&self, club: &str, id: &str) -> Result<Option<GameRecord>, StoreError>;
 
-    async fn list_games(&self, club: &str, filter: &GameFilter) -> Result<Vec<GameRecord>, StoreError>;
+    async fn list_games(
+        &self,
+        club: &str,
+        filter: &GameFilter,
+    ) -> Result<Vec<GameRecord>, StoreError>;
 
     /// The game's log, in seq order (all of it, retracted events included).
-    async fn events(&self, club: &str, id: &str) -> Result<Option<(GameRecord, Vec<StoredEvent>)>, StoreError>;
+    async fn events(
+        &self,
+        club: &str,
+        id: &str,
+    ) -> Result<Option<(GameRecord, Vec<StoredEvent>)>, StoreError>;
 
     /// Appends in one transaction, with the game locked: loads the log, asks `decide`, writes
-    /// what it says (events, new version and status) or nothing.
-    async fn append(&self, club: &str, id: &str, decide: &Decide<'_>) -> Result<Appended, StoreError>;
+    /// what it says (events, new version and status, and the statistics read models when the
+    /// game's result changes) or nothing.
+    async fn append(
+        &self,
+        club: &str,
+        id: &str,
+        decide: &Decide<'_>,
+    ) -> Result<Appended, StoreError>;
 }
 
 /// Opens the store a `DATABASE_URL` names (`sqlite:` or `postgres:`), running its migrations.
-pub async fn connect(url: &str) -> Result<Box<dyn EventStore>, StoreError> {
+pub async fn connect(url: &str) -> Result<Box<dyn Store>, StoreError> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         Ok(Box::new(PostgresStore::connect(url).await?))
     } else if url.starts_with("sqlite:") {

@@ -11,11 +11,13 @@ use chrono::{DateTime, SubsecRound, Utc};
 use serde_json::{Value, json};
 use sqlx::Row;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
 
 use super::{
-    Appended, ClubRecord, Decide, EventStore, GameFilter, GameRecord, NewGame, SeatRecord, SCHEMA_VERSION,
-    StoreError, StoredEvent,
+    Appended, ClubRecord, Decide, EventStore, GameFilter, GameRecord, NewGame, SCHEMA_VERSION,
+    SeatRecord, StoreError, StoredEvent,
 };
 use crate::append::Decision;
 
@@ -24,11 +26,11 @@ const UNIQUE_SEQ: &str = "events_game_seq_key";
 const UNIQUE_EVENT_ID: &str = "events_game_event_id_key";
 
 pub struct SqliteStore {
-    pool: SqlitePool,
+    pub(super) pool: SqlitePool,
 }
 
 pub struct PostgresStore {
-    pool: PgPool,
+    pub(super) pool: PgPool,
 }
 
 impl SqliteStore {
@@ -41,8 +43,14 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
-        sqlx::migrate!("../migrations/sqlite").run(&pool).await.map_err(|e| StoreError::Database(e.into()))?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("../migrations/sqlite")
+            .run(&pool)
+            .await
+            .map_err(|e| StoreError::Database(e.into()))?;
         Ok(Self { pool })
     }
 }
@@ -55,7 +63,10 @@ impl PostgresStore {
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options)
             .await?;
-        sqlx::migrate!("../migrations/postgres").run(&pool).await.map_err(|e| StoreError::Database(e.into()))?;
+        sqlx::migrate!("../migrations/postgres")
+            .run(&pool)
+            .await
+            .map_err(|e| StoreError::Database(e.into()))?;
         Ok(Self { pool })
     }
 }
@@ -74,12 +85,20 @@ fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
 fn translate(e: sqlx::Error) -> StoreError {
     if let sqlx::Error::Database(db) = &e {
         if db.is_unique_violation() {
-            let which = db.constraint().map(str::to_owned).unwrap_or_else(|| db.message().to_owned());
+            let which = db
+                .constraint()
+                .map(str::to_owned)
+                .unwrap_or_else(|| db.message().to_owned());
             if which.contains(UNIQUE_SEQ) || which.contains("events.game_id, events.seq") {
-                return StoreError::Conflict("another append reached this game first; reload and retry".into());
+                return StoreError::Conflict(
+                    "another append reached this game first; reload and retry".into(),
+                );
             }
-            if which.contains(UNIQUE_EVENT_ID) || which.contains("events.game_id, events.event_id") {
-                return StoreError::Conflict("an event with this id was stored concurrently; retry to get it".into());
+            if which.contains(UNIQUE_EVENT_ID) || which.contains("events.game_id, events.event_id")
+            {
+                return StoreError::Conflict(
+                    "an event with this id was stored concurrently; retry to get it".into(),
+                );
             }
             return StoreError::Conflict(format!("a concurrent request conflicted ({which})"));
         }
@@ -424,7 +443,7 @@ macro_rules! sql_store {
                         let events = log.into_iter().filter(|e| seqs.contains(&e.seq)).collect();
                         Ok(Appended { version: game.version, events, already_stored: true })
                     }
-                    Decision::Append { events, status } => {
+                    Decision::Append { events, status, result } => {
                         let now = now();
                         let mut stored = Vec::with_capacity(events.len());
                         let mut seq = game.version;
@@ -440,6 +459,10 @@ macro_rules! sql_store {
                             .bind(id)
                             .execute(&mut *tx)
                             .await?;
+                        // The read models change only when the game was or is now finished.
+                        if game.status == "finished" || result.is_some() {
+                            Self::write_result(&mut tx, club, &game, result.as_ref()).await?;
+                        }
                         tx.commit().await.map_err(translate)?;
                         Ok(Appended { version: seq, events: stored, already_stored: false })
                     }
@@ -449,5 +472,17 @@ macro_rules! sql_store {
     };
 }
 
-sql_store!(SqliteStore, sqlx::Sqlite, backend = "sqlite", begin = "BEGIN IMMEDIATE", lock = "");
-sql_store!(PostgresStore, sqlx::Postgres, backend = "postgres", begin = "BEGIN", lock = " FOR UPDATE");
+sql_store!(
+    SqliteStore,
+    sqlx::Sqlite,
+    backend = "sqlite",
+    begin = "BEGIN IMMEDIATE",
+    lock = ""
+);
+sql_store!(
+    PostgresStore,
+    sqlx::Postgres,
+    backend = "postgres",
+    begin = "BEGIN",
+    lock = " FOR UPDATE"
+);

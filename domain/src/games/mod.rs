@@ -41,7 +41,12 @@ macro_rules! with_ruleset {
 }
 
 impl Game {
-    pub const ALL: [Game; 4] = [Game::MintCondition, Game::MindUp, Game::MintJulep, Game::Vintage];
+    pub const ALL: [Game; 4] = [
+        Game::MintCondition,
+        Game::MindUp,
+        Game::MintJulep,
+        Game::Vintage,
+    ];
 
     pub fn from_id(id: &str) -> Option<Game> {
         Self::ALL.into_iter().find(|g| g.id() == id)

@@ -4,11 +4,11 @@
 use serde_json::{Value, json};
 
 use super::catalogue::signed;
-use super::objectives::{RowFacts, verdict};
+use super::objectives::{Face, RowFacts, verdict};
 use super::state::{Round, State, turns_in};
 use super::{Options, StillTied};
 use crate::score::{
-    self, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
+    self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
 };
 
 pub fn score(state: &State) -> Scoreboard {
@@ -90,14 +90,7 @@ pub fn round_lines(state: &State, round: &Round, seat: usize) -> Vec<Line> {
         ));
     }
     if round.over {
-        let everyone: Vec<RowFacts> = round
-            .rows
-            .iter()
-            .map(|r| RowFacts::of(r, catalogue))
-            .collect();
-        for face in &round.objectives {
-            let (met, facts) = face.judge(&everyone[seat], &everyone, &round.columns);
-            let (points, detail) = verdict(*face, met, &facts);
+        for (face, points, detail) in objective_verdicts(state, round, seat) {
             lines.push(Line::new(
                 format!("{}: {}", face.code(), face.condition()),
                 points,
@@ -106,6 +99,81 @@ pub fn round_lines(state: &State, round: &Round, seat: usize) -> Vec<Line> {
         }
     }
     lines
+}
+
+/// Every active objective of a round judged for one player: (face, points, detail).
+fn objective_verdicts(state: &State, round: &Round, seat: usize) -> Vec<(Face, i64, String)> {
+    let everyone: Vec<RowFacts> = round
+        .rows
+        .iter()
+        .map(|r| RowFacts::of(r, &state.catalogue))
+        .collect();
+    round
+        .objectives
+        .iter()
+        .map(|face| {
+            let (met, facts) = face.judge(&everyone[seat], &everyone, &round.columns);
+            let (points, detail) = verdict(*face, met, &facts);
+            (*face, points, detail)
+        })
+        .collect()
+}
+
+/// Statistics, per player: points and cards under each score card value over the game
+/// (`column:<v>:points`, `column:<v>:cards`, card values only), the bubble sum (`bubbles`),
+/// and per round per active objective `objective:<face>:seen` = 1 and
+/// `objective:<face>:hit` = 1 when it scored, else 0.
+pub fn facts(state: &State) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    for (seat, player) in state.players.iter().enumerate() {
+        let mut points = [0i64; 5];
+        let mut cards = [0i64; 5];
+        let mut bubbles = 0i64;
+        for round in &state.rounds {
+            for (k, column) in round.rows[seat].iter().enumerate() {
+                let value = round.columns[k];
+                let n = column.len() as i64;
+                // Score cards are a permutation of 1–5 (checked at round_started).
+                if let Some(at) = usize::from(value).checked_sub(1).filter(|&i| i < 5) {
+                    points[at] += n * i64::from(value);
+                    cards[at] += n;
+                }
+                bubbles += column
+                    .iter()
+                    .map(|&c| state.catalogue.bubble(c))
+                    .sum::<i64>();
+            }
+        }
+        for v in 1..=5 {
+            facts.push(Fact::player(
+                &player.name,
+                format!("column:{v}:points"),
+                points[v - 1],
+            ));
+            facts.push(Fact::player(
+                &player.name,
+                format!("column:{v}:cards"),
+                cards[v - 1],
+            ));
+        }
+        facts.push(Fact::player(&player.name, "bubbles", bubbles));
+        for round in state.rounds.iter().filter(|r| r.over) {
+            for (face, points, _) in objective_verdicts(state, round, seat) {
+                let code = face.code();
+                facts.push(Fact::player(
+                    &player.name,
+                    format!("objective:{code}:seen"),
+                    1,
+                ));
+                facts.push(Fact::player(
+                    &player.name,
+                    format!("objective:{code}:hit"),
+                    i64::from(points != 0),
+                ));
+            }
+        }
+    }
+    facts
 }
 
 fn explain_tiebreak(players: &[PlayerScore], still_tied: StillTied) -> Option<Tiebreak> {

@@ -17,7 +17,7 @@ use super::{MAX_OBJECTIVES, Options, scoring};
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
-use crate::score::{Scoreboard, list_names};
+use crate::score::{Fact, Scoreboard, list_names};
 use crate::setup::Player;
 
 /// The rule engine of Mind Up!.
@@ -189,6 +189,10 @@ impl Ruleset for MindUp {
 
     fn score(state: &State) -> Scoreboard {
         scoring::score(state)
+    }
+
+    fn facts(state: &State) -> Vec<Fact> {
+        scoring::facts(state)
     }
 }
 

@@ -25,7 +25,7 @@ use super::scoring::rank_players;
 use super::{MindUp, StillTied};
 use crate::games::Game;
 use crate::log::{LogEvent, NewEvent, Status, check_append, evaluate};
-use crate::score::{Line, PlayerScore, RoundScore, Scoreboard};
+use crate::score::{Fact, Line, PlayerScore, RoundScore, Scoreboard};
 use crate::setup::PlayerEntry;
 
 const COLUMNS: [u8; 5] = [3, 5, 1, 4, 2];
@@ -1563,4 +1563,120 @@ fn the_bench_fixture_replays_to_the_cross_checked_totals() {
         [31, 36, 25]
     );
     assert_eq!(b.winners, vec!["Cy"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Facts for the club statistics
+
+/// A player's expected facts: points and cards under the score cards 1–5, the bubbles, then
+/// per round the (face, hit) of each active objective.
+fn expected_facts(
+    name: &str,
+    columns: [(i64, i64); 5],
+    bubbles: i64,
+    objectives: &[(&str, bool)],
+) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    for (v, (points, cards)) in (1..=5).zip(columns) {
+        facts.push(Fact::player(name, format!("column:{v}:points"), points));
+        facts.push(Fact::player(name, format!("column:{v}:cards"), cards));
+    }
+    facts.push(Fact::player(name, "bubbles", bubbles));
+    for (face, hit) in objectives {
+        facts.push(Fact::player(name, format!("objective:{face}:seen"), 1));
+        facts.push(Fact::player(
+            name,
+            format!("objective:{face}:hit"),
+            i64::from(*hit),
+        ));
+    }
+    facts
+}
+
+#[test]
+fn a_finished_game_gives_column_bubble_and_objective_facts() {
+    // Given the three recorded rounds of `totals_add_up_the_three_rounds` (columns
+    // [3, 5, 1, 4, 2] each round) with objectives A1, B1 and E1 active for the whole game.
+    let faces = json!(["A1", "B1", "E1"]);
+    let mut round_1 = rows_round(1, rows_1());
+    round_1[0].1["objectives"] = faces;
+    let log = with(&game(json!({"objectives": 3})), &round_1);
+    let log = with(&log, &rows_round(2, rows_2()));
+    let log = with(&log, &rows_round(3, rows_3()));
+    // When the game is evaluated.
+    let evaluation = evaluate::<MindUp>(&log).expect("log replays");
+    assert_eq!(evaluation.status, Status::Finished);
+    // Then, by hand. Columns (score card: cards over rounds 1 + 2 + 3):
+    //   Ann: under 3: 3 + 4 + 5 = 12 → 36; under 5: 3 + 4 + 4 = 11 → 55; under 1: 1 → 1.
+    //        Bubbles 3 + 5 + 5 = 13 (round scores 28, 37, 40 minus their columns 25, 32, 35).
+    //   Bo:  under 3: 2 + 4 + 4 = 10 → 30; under 5: 1 + 1 + 1 = 3 → 15;
+    //        under 1: 1 + 1 + 2 = 4 → 4; under 4: 3 + 2 + 2 = 7 → 28. Bubbles 6 + 4 + 4 = 14.
+    //   Cy:  under 3: 2 + 3 + 4 = 9 → 27; under 5: 3 → 15; under 1: 3 → 3; under 4: 3 → 12;
+    //        under 2: 2 + 2 + 2 = 6 → 12. Bubbles 6 + 4 + 6 = 16.
+    //   (Ann 36 + 55 + 1 + 13 = 105, Bo 30 + 15 + 4 + 28 + 14 = 91, Cy 27 + 15 + 3 + 12 + 12
+    //   + 16 = 85: the totals without objectives.)
+    // Objectives (orange / blue / purple counts per round):
+    //   Ann 3/1/3, 4/0/4, 5/0/4: A1 hit in round 1; B1 never; E1 (purple ≥ orange) rounds 1–2.
+    //   Bo  0/2/1, 0/4/1, 0/4/1: A1 never; B1 and E1 every round.
+    //   Cy  2/1/2, 3/1/2, 4/1/2: A1 in round 2; B1 never; E1 in round 1.
+    let ann = expected_facts(
+        "Ann",
+        [(1, 1), (0, 0), (36, 12), (0, 0), (55, 11)],
+        13,
+        &[
+            ("A1", true),
+            ("B1", false),
+            ("E1", true),
+            ("A1", false),
+            ("B1", false),
+            ("E1", true),
+            ("A1", false),
+            ("B1", false),
+            ("E1", false),
+        ],
+    );
+    let bo = expected_facts(
+        "Bo",
+        [(4, 4), (0, 0), (30, 10), (28, 7), (15, 3)],
+        14,
+        &[
+            ("A1", false),
+            ("B1", true),
+            ("E1", true),
+            ("A1", false),
+            ("B1", true),
+            ("E1", true),
+            ("A1", false),
+            ("B1", true),
+            ("E1", true),
+        ],
+    );
+    let cy = expected_facts(
+        "Cy",
+        [(3, 3), (12, 6), (27, 9), (12, 3), (15, 3)],
+        16,
+        &[
+            ("A1", false),
+            ("B1", false),
+            ("E1", true),
+            ("A1", true),
+            ("B1", false),
+            ("E1", false),
+            ("A1", false),
+            ("B1", false),
+            ("E1", false),
+        ],
+    );
+    assert_eq!(evaluation.facts, [ann, bo, cy].concat());
+    // Each hit is +2: Ann 105 + 6 = 111, Bo 91 + 12 = 103, Cy 85 + 4 = 89.
+    assert_eq!(
+        totals(&evaluation.scoreboard),
+        vec![("Ann".into(), 111), ("Bo".into(), 103), ("Cy".into(), 89)]
+    );
+}
+
+#[test]
+fn a_game_in_progress_gives_no_facts() {
+    let log = with(&game(json!({})), &rows_round(1, rows_1()));
+    assert_eq!(evaluate::<MindUp>(&log).unwrap().facts, vec![]);
 }

@@ -8,7 +8,8 @@ use super::events::RoundCollected;
 use super::state::State;
 use super::{BeCarefulWhenNone, MemoriesOverThree, Options, TiebreakScope};
 use crate::score::{
-    self, Adjustment, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
+    self, Adjustment, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak,
+    list_names,
 };
 
 /// Be Careful! damage for a player who holds some, but fewer than the most.
@@ -379,4 +380,65 @@ fn house_rules(options: &Options) -> Vec<HouseRule> {
         ));
     }
     rules
+}
+
+/// Statistics: damage per card kind per player, and whether Be Careful! decided the winner
+/// (the winners would differ if nobody took Be Careful! damage) or a tie-break did.
+pub fn facts(state: &State) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    let mut be_careful = vec![0i64; state.players.len()];
+    for (seat, player) in state.players.iter().enumerate() {
+        let mut damage = [0i64; Kind::ALL.len()];
+        for round in &state.rounds {
+            let cards = &round.collections[seat];
+            damage[Kind::BeCareful as usize] +=
+                be_careful_line(&state.options, &round.collections, seat).points;
+            damage[Kind::SmokingKills as usize] += smoking_kills_lines(state, round, seat)
+                .iter()
+                .map(|l| l.points)
+                .sum::<i64>();
+            for kind in Kind::ALL {
+                if !matches!(kind, Kind::BeCareful | Kind::SmokingKills) {
+                    damage[kind as usize] +=
+                        card_damage(kind, unprotected(cards, kind), &state.options, cards).0;
+                }
+            }
+        }
+        be_careful[seat] = damage[Kind::BeCareful as usize];
+        for kind in Kind::ALL {
+            if damage[kind as usize] != 0 {
+                facts.push(Fact::player(
+                    &player.name,
+                    format!("damage:{}", kind.id()),
+                    damage[kind as usize],
+                ));
+            }
+        }
+    }
+    let board = score(state);
+    let winners = board.winners.clone();
+    // The same ranking with every Be Careful! line removed.
+    let mut without: Vec<PlayerScore> = board.players.clone();
+    for p in &mut without {
+        p.total -= be_careful[p.seat as usize - 1];
+    }
+    let tiebreak_cards: Vec<i64> = (0..state.players.len())
+        .map(|seat| tiebreak_be_careful(state, seat))
+        .collect();
+    let cards_of = |p: &PlayerScore| tiebreak_cards[p.seat as usize - 1];
+    if state.options.heavily_used {
+        score::rank(&mut without, |p| (p.total, -cards_of(p)));
+    } else {
+        score::rank(&mut without, |p| (-p.total, cards_of(p)));
+    }
+    let mut before = score::winners(&without);
+    before.sort();
+    let mut after = winners.clone();
+    after.sort();
+    facts.push(Fact::game("be_careful_decided", i64::from(before != after)));
+    facts.push(Fact::game(
+        "tiebreak_decided",
+        i64::from(board.tiebreak.is_some() && winners.len() == 1),
+    ));
+    facts
 }

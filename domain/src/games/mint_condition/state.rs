@@ -8,7 +8,7 @@ use super::scoring;
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
-use crate::score::Scoreboard;
+use crate::score::{Fact, Scoreboard};
 use crate::setup::Player;
 
 /// The rule engine of Mint Condition.
@@ -68,5 +68,9 @@ impl Ruleset for MintCondition {
 
     fn score(state: &State) -> Scoreboard {
         scoring::score(state)
+    }
+
+    fn facts(state: &State) -> Vec<Fact> {
+        scoring::facts(state)
     }
 }

@@ -3,11 +3,11 @@
 
 use serde_json::json;
 
-use super::horses::{ordinal, place_points};
+use super::horses::{Horse, ordinal, place_points};
 use super::state::{Bet, RoundRace, State};
 use super::{Options, Split};
 use crate::score::{
-    self, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
+    self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
 };
 
 /// rules: a bet placed in round 1 pays nothing, round 2 pays 1, round 3 pays 2.
@@ -47,6 +47,43 @@ pub fn score(state: &State) -> Scoreboard {
         house_rules: house_rules(&state.options),
         details: Some(details(state)),
     }
+}
+
+/// Statistics. Per player, per active bet at game end: `bet:<horse>` = 1,
+/// `bet_won:<horse>` = 1 when the player is among the winners (else 0), `late_penalty`,
+/// `late_bets` = 1 when that penalty is above 0 (else 0) and `bet_points:<horse>` = the
+/// points the bet gave. For the game: `winning_horse:<horse>` = 1 for the horse placed 1st.
+pub fn facts(state: &State) -> Vec<Fact> {
+    let board = score(state);
+    let mut facts = Vec::new();
+    for (seat, player) in state.players.iter().enumerate() {
+        let name = player.name.as_str();
+        let won = board.winners.iter().any(|w| w == name);
+        for bet in state.bets.iter().filter(|b| b.player == seat) {
+            let horse = bet.horse.id();
+            let penalty = late_penalty(bet.round);
+            facts.push(Fact::player(name, format!("bet:{horse}"), 1));
+            facts.push(Fact::player(
+                name,
+                format!("bet_won:{horse}"),
+                i64::from(won),
+            ));
+            facts.push(Fact::player(name, "late_penalty", penalty));
+            facts.push(Fact::player(name, "late_bets", i64::from(penalty > 0)));
+            facts.push(Fact::player(
+                name,
+                format!("bet_points:{horse}"),
+                bet_line(state, bet).points,
+            ));
+        }
+    }
+    if let Some(first) = Horse::ALL
+        .into_iter()
+        .find(|&h| state.race.place_of(h) == 1)
+    {
+        facts.push(Fact::game(format!("winning_horse:{}", first.id()), 1));
+    }
+    facts
 }
 
 /// One active bet's points with the arithmetic a player can check.

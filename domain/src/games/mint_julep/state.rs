@@ -18,7 +18,7 @@ use super::scoring;
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
-use crate::score::{Scoreboard, list_names};
+use crate::score::{Fact, Scoreboard, list_names};
 use crate::setup::Player;
 
 /// The rule engine of Mint Julep.
@@ -145,6 +145,10 @@ impl Ruleset for MintJulep {
 
     fn score(state: &State) -> Scoreboard {
         scoring::score(state)
+    }
+
+    fn facts(state: &State) -> Vec<Fact> {
+        scoring::facts(state)
     }
 }
 

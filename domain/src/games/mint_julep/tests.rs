@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::games::Game;
 use crate::log::{Evaluation, LogEvent, NewEvent, Rejection, Status};
+use crate::score::Fact;
 use crate::setup::PlayerEntry;
 
 const AJ: &str = "alaskan-justice";
@@ -1358,3 +1359,65 @@ const FIXTURE_PLACEMENT: [&str; 5] = [YGM, NA, MS, AJ, WP];
 /// Di (round 1) and Cy (round 3) share Newton's Apple 2nd: (1 + 2) / 2 = 1 each, remainder
 /// lost; Di 1, Cy 1 − 2 = −1. Bo and Di tie for 2nd; ranked order keeps seat order.
 const FIXTURE_TOTALS: [(&str, i64); 4] = [("Ann", 5), ("Bo", 1), ("Di", 1), ("Cy", -1)];
+
+// ---------------------------------------------------------------- facts for the club statistics
+
+/// One player's expected facts for one active bet.
+fn bet_facts(name: &str, horse: &str, won: bool, penalty: i64, points: i64) -> Vec<Fact> {
+    vec![
+        Fact::player(name, format!("bet:{horse}"), 1),
+        Fact::player(name, format!("bet_won:{horse}"), i64::from(won)),
+        Fact::player(name, "late_penalty", penalty),
+        Fact::player(name, "late_bets", i64::from(penalty > 0)),
+        Fact::player(name, format!("bet_points:{horse}"), points),
+    ]
+}
+
+#[test]
+fn a_finished_game_gives_bet_facts_and_the_winning_horse() {
+    // Given Ann and Bo on You Got Me from round 1, Cy on it from round 2 (penalty 1), Di on
+    // Whiskey Princess; finish [YGM, WP, AJ, NA, MS].
+    let eval = three_backers(json!({}));
+    assert_eq!(eval.status, Status::Finished);
+    // Then: YGM 2 + 3 = 5, split 3 ways = 1 each; Cy 1 − 1 = 0. Di WP 2 + 2 = 4 and wins alone.
+    let expected = [
+        bet_facts("Ann", YGM, false, 0, 1),
+        bet_facts("Bo", YGM, false, 0, 1),
+        bet_facts("Cy", YGM, false, 1, 0),
+        bet_facts("Di", WP, true, 0, 4),
+        vec![Fact::game(format!("winning_horse:{YGM}"), 1)],
+    ]
+    .concat();
+    assert_eq!(eval.facts, expected);
+}
+
+#[test]
+fn with_two_players_each_of_both_bets_gives_its_facts() {
+    // Ann: AJ (round 1) and MS (replacing WP in round 3, penalty 2); Bo: YGM and NA (round 1).
+    // Finish [MS, NA, YGM, AJ, WP]: Ann AJ 0 + 0 = 0, MS 1 + 3 − 2 = 2 → 2;
+    // Bo YGM 2 + 1 = 3, NA 1 + 2 = 3 → 6, Bo wins.
+    let events = vec![
+        bet(1, "Ann", AJ),
+        bet(1, "Ann", WP),
+        bet(1, "Bo", YGM),
+        bet(1, "Bo", NA),
+        ended(1),
+        ended(2),
+        rebet(3, "Ann", MS, WP),
+        recorded(3, [MS, NA, YGM, AJ, WP]),
+        ended(3),
+    ];
+    let eval = now(&given(&["Ann", "Bo"], json!({}), &events));
+    assert_eq!(eval.status, Status::Finished);
+    assert_eq!(total(&eval, "Ann"), 2);
+    assert_eq!(total(&eval, "Bo"), 6);
+    let expected = [
+        bet_facts("Ann", AJ, false, 0, 0),
+        bet_facts("Ann", MS, false, 2, 2),
+        bet_facts("Bo", YGM, true, 0, 3),
+        bet_facts("Bo", NA, true, 0, 3),
+        vec![Fact::game(format!("winning_horse:{MS}"), 1)],
+    ]
+    .concat();
+    assert_eq!(eval.facts, expected);
+}

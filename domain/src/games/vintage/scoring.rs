@@ -9,12 +9,13 @@ use super::catalogue::{Attribute, Card};
 use super::state::{Record, State};
 use super::{Options, Prize, PrizeTie};
 use crate::score::{
-    self, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
+    self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
 };
 
-pub fn score(state: &State) -> Scoreboard {
+/// The described cards of every collection, by seat.
+fn collections(state: &State) -> Vec<Vec<&Card>> {
     // Ids were checked when recorded; a missing description would only mean a broken store.
-    let collections: Vec<Vec<&Card>> = state
+    state
         .collections()
         .iter()
         .map(|ids| {
@@ -22,7 +23,11 @@ pub fn score(state: &State) -> Scoreboard {
                 .filter_map(|id| state.catalogue.get(id))
                 .collect()
         })
-        .collect();
+        .collect()
+}
+
+pub fn score(state: &State) -> Scoreboard {
+    let collections = collections(state);
     let mut lines: Vec<Vec<Line>> = collections.iter().map(|c| vec![values_line(c)]).collect();
     for prize in &state.options.prizes {
         for (seat, line) in prize_lines(prize, state, &collections) {
@@ -52,6 +57,34 @@ pub fn score(state: &State) -> Scoreboard {
         house_rules: house_rules(&state.options),
         details: Some(details(state)),
     }
+}
+
+/// Statistics, per player: `collection_value` (sum of the card values), `collection_cards`,
+/// and `prize:<id>` = the points scored from each prize, only when above 0.
+pub fn facts(state: &State) -> Vec<Fact> {
+    let collections = collections(state);
+    let mut prizes: Vec<Vec<(&str, i64)>> = vec![Vec::new(); state.players.len()];
+    for prize in &state.options.prizes {
+        for (seat, line) in prize_lines(prize, state, &collections) {
+            if line.points > 0 {
+                prizes[seat].push((prize.id.as_str(), line.points));
+            }
+        }
+    }
+    let mut facts = Vec::new();
+    for ((player, cards), won) in state.players.iter().zip(&collections).zip(prizes) {
+        let value: i64 = cards.iter().map(|c| i64::from(c.value)).sum();
+        facts.push(Fact::player(&player.name, "collection_value", value));
+        facts.push(Fact::player(
+            &player.name,
+            "collection_cards",
+            cards.len() as i64,
+        ));
+        for (id, points) in won {
+            facts.push(Fact::player(&player.name, format!("prize:{id}"), points));
+        }
+    }
+    facts
 }
 
 /// "Collection ×3": the sum of the values, card by card.

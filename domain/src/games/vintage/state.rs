@@ -11,7 +11,7 @@ use super::{Attribute, MAX_PRIZES, Options, scoring};
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
-use crate::score::Scoreboard;
+use crate::score::{Fact, Scoreboard};
 use crate::setup::Player;
 
 /// The rule engine of Vintage.
@@ -158,6 +158,10 @@ impl Ruleset for Vintage {
 
     fn score(state: &State) -> Scoreboard {
         scoring::score(state)
+    }
+
+    fn facts(state: &State) -> Vec<Fact> {
+        scoring::facts(state)
     }
 }
 

@@ -12,7 +12,7 @@ use super::state::Record;
 use crate::games::Game;
 use crate::log::{self, Evaluation, LogEvent, NewEvent, Rejection, Status};
 use crate::ruleset::Ruleset;
-use crate::score::PlayerScore;
+use crate::score::{Fact, PlayerScore};
 use crate::setup::PlayerEntry;
 
 // ---------------------------------------------------------------------------------------------
@@ -1586,4 +1586,38 @@ fn write_vintage_bench_fixture() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/fixtures/vintage.json");
     let text = serde_json::to_string_pretty(&to_json(&fixture_game())).expect("serialises");
     std::fs::write(path, text + "\n").expect("writes the fixture");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Facts for the club statistics
+
+#[test]
+fn a_finished_game_gives_collection_and_prize_facts() {
+    // Given the collections of `end_only` with prize_tie split: Ann a1 3 + a2 2, Bo b1 1 + b2 4,
+    // Cy k1 0. Blue → Ann +4; 60s → Bo +3; lamps tied Ann/Cy → 5 ÷ 2 = +2 each; gold: nobody.
+    let evaluation = end_only("split");
+    assert_eq!(evaluation.status, Status::Finished);
+    // Then prizes scoring 0 (Ann's 60s, Bo's blue) give no fact.
+    assert_eq!(
+        evaluation.facts,
+        vec![
+            Fact::player("Ann", "collection_value", 5),
+            Fact::player("Ann", "collection_cards", 2),
+            Fact::player("Ann", "prize:blue", 4),
+            Fact::player("Ann", "prize:lamps", 2),
+            Fact::player("Bo", "collection_value", 5),
+            Fact::player("Bo", "collection_cards", 2),
+            Fact::player("Bo", "prize:sixties", 3),
+            Fact::player("Cy", "collection_value", 0),
+            Fact::player("Cy", "collection_cards", 1),
+            Fact::player("Cy", "prize:lamps", 2),
+        ]
+    );
+}
+
+#[test]
+fn a_game_in_progress_gives_no_facts() {
+    let (log, _) = three_player_game();
+    assert_eq!(evaluate(&log).status, Status::InProgress);
+    assert!(evaluate(&log).facts.is_empty());
 }

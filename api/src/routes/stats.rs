@@ -1,0 +1,553 @@
+//! Players and statistics over a club's finished games (abandoned games and retracted events
+//! never count: the read models hold only what the replayed log says).
+
+use actix_web::{HttpResponse, get, web};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tabletally_domain::Game;
+use utoipa::{IntoParams, ToSchema};
+
+use super::games::{decode_cursor, encode_cursor};
+use crate::auth::Club;
+use crate::error::{ApiError, Problem};
+use crate::startup::AppState;
+use crate::statistics::{self, GameFigures, LeaderboardEntry, LeaderboardSort, PlayerStats};
+use crate::store::{PlayerRow, StatsFilter};
+
+const DEFAULT_PAGE: i64 = 50;
+const MAX_PAGE: i64 = 200;
+
+fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
+    let limit = limit.unwrap_or(DEFAULT_PAGE);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(ApiError::BadRequest(format!(
+            "limit must be between 1 and {MAX_PAGE}"
+        )));
+    }
+    Ok(limit)
+}
+
+fn check_game(game: Option<&str>) -> Result<(), ApiError> {
+    match game {
+        Some(id) if Game::from_id(id).is_none() => Err(ApiError::BadRequest(format!(
+            "unknown game {id:?}; games are {}",
+            tabletally_domain::games::known_ids()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn not_found() -> ApiError {
+    ApiError::NotFound("no such player in this club".into())
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerSummary {
+    pub id: String,
+    pub name: String,
+    /// Finished games played.
+    pub games_played: i64,
+    pub last_played: Option<DateTime<Utc>>,
+}
+
+impl From<PlayerRow> for PlayerSummary {
+    fn from(p: PlayerRow) -> Self {
+        Self {
+            id: p.id,
+            name: p.name,
+            games_played: p.games_played,
+            last_played: p.last_played,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PlayersQuery {
+    /// Part of a name, ignoring case.
+    pub search: Option<String>,
+    /// Page size, 1–200 (default 50).
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerPage {
+    /// By name.
+    pub players: Vec<PlayerSummary>,
+    pub next_cursor: Option<String>,
+}
+
+/// The club's players by name, with the number of finished games each played.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(PlayersQuery), responses(
+    (status = 200, description = "A page of players", body = PlayerPage),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/players")]
+pub async fn list_players(
+    state: web::Data<AppState>,
+    club: Club,
+    query: web::Query<PlayersQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = page_limit(query.limit)?;
+    let after = query
+        .cursor
+        .as_deref()
+        .map(decode_name_cursor)
+        .transpose()?;
+    let mut players = state
+        .store
+        .list_players(
+            &club.id,
+            query.search.as_deref(),
+            after.as_deref(),
+            limit + 1,
+        )
+        .await?;
+    let next_cursor = if players.len() as i64 > limit {
+        players.truncate(limit as usize);
+        players.last().map(|p| encode_name_cursor(&p.name))
+    } else {
+        None
+    };
+    Ok(HttpResponse::Ok().json(PlayerPage {
+        players: players.into_iter().map(PlayerSummary::from).collect(),
+        next_cursor,
+    }))
+}
+
+fn encode_name_cursor(name: &str) -> String {
+    name.to_lowercase()
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn decode_name_cursor(cursor: &str) -> Result<String, ApiError> {
+    let bad = || ApiError::BadRequest("cursor is not a next_cursor this server gave out".into());
+    if cursor.len() % 2 != 0 || !cursor.is_ascii() {
+        return Err(bad());
+    }
+    let bytes: Vec<u8> = (0..cursor.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&cursor[i..i + 2], 16))
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad())?;
+    String::from_utf8(bytes).map_err(|_| bad())
+}
+
+/// One club player.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = String, Path, description = "Player id")), responses(
+    (status = 200, description = "The player", body = PlayerSummary),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/players/{id}")]
+pub async fn get_player(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let player = state
+        .store
+        .player(&club.id, &id)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(HttpResponse::Ok().json(PlayerSummary::from(player)))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct StatsQuery {
+    /// Only this game id.
+    pub game: Option<String>,
+    /// Games played at or after this time.
+    pub from: Option<DateTime<Utc>>,
+    /// Games played before this time.
+    pub to: Option<DateTime<Utc>>,
+}
+
+impl StatsQuery {
+    fn filter(&self) -> Result<StatsFilter, ApiError> {
+        check_game(self.game.as_deref())?;
+        Ok(StatsFilter {
+            game: self.game.clone(),
+            from: self.from,
+            to: self.to,
+        })
+    }
+}
+
+/// A player's statistics: wins, win rate, scores per game, ranks and streaks.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = String, Path, description = "Player id"), StatsQuery), responses(
+    (status = 200, description = "The player's statistics", body = PlayerStats),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/players/{id}/stats")]
+pub async fn player_stats(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<String>,
+    query: web::Query<StatsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let filter = query.filter()?;
+    let player = state
+        .store
+        .player(&club.id, &id)
+        .await?
+        .ok_or_else(not_found)?;
+    let results = state
+        .store
+        .results_of_player(&club.id, &id, &filter)
+        .await?;
+    Ok(HttpResponse::Ok().json(statistics::player_stats(&player.id, &player.name, &results)))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PlayerGamesQuery {
+    /// Page size, 1–200 (default 50).
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerGame {
+    pub game_id: String,
+    pub game: String,
+    pub status: String,
+    pub started_at: DateTime<Utc>,
+    pub seat: i64,
+    /// The name the player had at that table.
+    pub name: String,
+    /// The player's result once the game is finished.
+    pub total: Option<i64>,
+    pub rank: Option<i64>,
+    pub won: Option<bool>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerGamePage {
+    /// Newest first.
+    pub games: Vec<PlayerGame>,
+    pub next_cursor: Option<String>,
+}
+
+/// The player's games, newest first, with their result when finished.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = String, Path, description = "Player id"), PlayerGamesQuery), responses(
+    (status = 200, description = "A page of the player's games", body = PlayerGamePage),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/players/{id}/games")]
+pub async fn player_games(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<String>,
+    query: web::Query<PlayerGamesQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = page_limit(query.limit)?;
+    let after = query.cursor.as_deref().map(decode_cursor).transpose()?;
+    state
+        .store
+        .player(&club.id, &id)
+        .await?
+        .ok_or_else(not_found)?;
+    let mut rows = state
+        .store
+        .player_games(&club.id, &id, after.as_ref(), limit + 1)
+        .await?;
+    let next_cursor = if rows.len() as i64 > limit {
+        rows.truncate(limit as usize);
+        rows.last().map(|g| encode_cursor(g.started_at, &g.game_id))
+    } else {
+        None
+    };
+    let games = rows
+        .into_iter()
+        .map(|g| PlayerGame {
+            game_id: g.game_id,
+            game: g.game,
+            status: g.status,
+            started_at: g.started_at,
+            seat: g.seat,
+            name: g.name,
+            total: g.total,
+            rank: g.rank,
+            won: g.won,
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(PlayerGamePage { games, next_cursor }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct LeaderboardQuery {
+    /// Only this game id (needed to sort by average score).
+    pub game: Option<String>,
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+    /// Leave out players with fewer finished games (default 1).
+    pub min_games: Option<i64>,
+    /// `win_rate` (default), `wins` or `average_score` (lower is better for Mint Condition).
+    pub sort: Option<LeaderboardSort>,
+    /// At most this many entries, 1–200 (default 50).
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Leaderboard {
+    pub sort: LeaderboardSort,
+    pub game: Option<String>,
+    pub min_games: i64,
+    pub players: Vec<LeaderboardEntry>,
+}
+
+/// Players ranked by win rate, wins or average score.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(LeaderboardQuery), responses(
+    (status = 200, description = "The leaderboard", body = Leaderboard),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/stats/leaderboard")]
+pub async fn leaderboard(
+    state: web::Data<AppState>,
+    club: Club,
+    query: web::Query<LeaderboardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    check_game(query.game.as_deref())?;
+    let sort = query.sort.unwrap_or(LeaderboardSort::WinRate);
+    if sort == LeaderboardSort::AverageScore && query.game.is_none() {
+        return Err(ApiError::BadRequest(
+            "sort=average_score needs a game: scores of different games do not compare".into(),
+        ));
+    }
+    let limit = page_limit(query.limit)?;
+    let min_games = query.min_games.unwrap_or(1).max(1);
+    let filter = StatsFilter {
+        game: query.game.clone(),
+        from: query.from,
+        to: query.to,
+    };
+    let rows = state.store.leaderboard(&club.id, &filter).await?;
+    let mut players = statistics::leaderboard(rows, sort, query.game.as_deref(), min_games);
+    players.truncate(limit as usize);
+    Ok(HttpResponse::Ok().json(Leaderboard {
+        sort,
+        game: query.game,
+        min_games,
+        players,
+    }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct HeadToHeadQuery {
+    /// Two player ids, comma-separated: `A,B`.
+    pub players: String,
+    pub game: Option<String>,
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HeadToHead {
+    pub players: Vec<super::stats::PlayerSummary>,
+    /// Finished games both played.
+    pub games_together: i64,
+    /// Games where the first player finished ahead (a better rank).
+    pub first_ahead: i64,
+    pub second_ahead: i64,
+    /// Games where they shared a rank.
+    pub tied: i64,
+    /// Per game id: games together and who was ahead.
+    pub per_game: Vec<HeadToHeadGame>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HeadToHeadGame {
+    pub game: String,
+    pub games_together: i64,
+    pub first_ahead: i64,
+    pub second_ahead: i64,
+    pub tied: i64,
+}
+
+/// Two players: games together and who finished ahead how often.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(HeadToHeadQuery), responses(
+    (status = 200, description = "Head-to-head", body = HeadToHead),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "A player is not in this club", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/stats/head-to-head")]
+pub async fn head_to_head(
+    state: web::Data<AppState>,
+    club: Club,
+    query: web::Query<HeadToHeadQuery>,
+) -> Result<HttpResponse, ApiError> {
+    check_game(query.game.as_deref())?;
+    let ids: Vec<&str> = query.players.split(',').map(str::trim).collect();
+    let [a, b] = ids[..] else {
+        return Err(ApiError::BadRequest(
+            "players must be two player ids separated by a comma".into(),
+        ));
+    };
+    if a == b {
+        return Err(ApiError::BadRequest(
+            "players must be two different players".into(),
+        ));
+    }
+    let first = state
+        .store
+        .player(&club.id, a)
+        .await?
+        .ok_or_else(not_found)?;
+    let second = state
+        .store
+        .player(&club.id, b)
+        .await?
+        .ok_or_else(not_found)?;
+    let filter = StatsFilter {
+        game: query.game.clone(),
+        from: query.from,
+        to: query.to,
+    };
+    let rows = state.store.head_to_head(&club.id, a, b, &filter).await?;
+    let mut per_game: Vec<HeadToHeadGame> = Vec::new();
+    for row in &rows {
+        let entry = match per_game.iter_mut().position(|g| g.game == row.game) {
+            Some(i) => &mut per_game[i],
+            None => {
+                per_game.push(HeadToHeadGame {
+                    game: row.game.clone(),
+                    games_together: 0,
+                    first_ahead: 0,
+                    second_ahead: 0,
+                    tied: 0,
+                });
+                per_game.last_mut().expect("just pushed")
+            }
+        };
+        entry.games_together += 1;
+        match row.rank_a.cmp(&row.rank_b) {
+            std::cmp::Ordering::Less => entry.first_ahead += 1,
+            std::cmp::Ordering::Greater => entry.second_ahead += 1,
+            std::cmp::Ordering::Equal => entry.tied += 1,
+        }
+    }
+    per_game.sort_by(|x, y| x.game.cmp(&y.game));
+    Ok(HttpResponse::Ok().json(HeadToHead {
+        players: vec![first.into(), second.into()],
+        games_together: rows.len() as i64,
+        first_ahead: per_game.iter().map(|g| g.first_ahead).sum(),
+        second_ahead: per_game.iter().map(|g| g.second_ahead).sum(),
+        tied: per_game.iter().map(|g| g.tied).sum(),
+        per_game,
+    }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct GameStatsQuery {
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RecordScore {
+    pub total: i64,
+    pub player: String,
+    pub game_id: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameStats {
+    pub game: String,
+    /// Finished games.
+    pub plays: i64,
+    /// Average total per player and game.
+    pub average_score: f64,
+    pub lower_is_better: bool,
+    /// The best total ever (lowest damage for Mint Condition).
+    pub record_best: Option<RecordScore>,
+    pub record_worst: Option<RecordScore>,
+    /// Rule-aware insights, per game: Mint Condition damage per card kind and how often Be
+    /// Careful! decided a game; Mind Up! points per column value and objective hit rates; Mint
+    /// Julep win rate per horse bet and the cost of late bets; Vintage prizes and average value.
+    #[schema(value_type = Object)]
+    pub insights: Value,
+}
+
+/// A game's statistics over the club's finished plays.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = String, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
+    (status = 200, description = "The game's statistics", body = GameStats),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/stats/games/{game}")]
+pub async fn game_stats(
+    state: web::Data<AppState>,
+    club: Club,
+    game: web::Path<String>,
+    query: web::Query<GameStatsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let game = game.into_inner();
+    if Game::from_id(&game).is_none() {
+        return Err(ApiError::NotFound(format!(
+            "no game {game:?}; games are {}",
+            tabletally_domain::games::known_ids()
+        )));
+    }
+    let filter = StatsFilter {
+        game: Some(game.clone()),
+        from: query.from,
+        to: query.to,
+    };
+    let rows = state.store.game_stats(&club.id, &game, &filter).await?;
+    let lower = statistics::lower_is_better(&game);
+    let record = |r: &Option<(i64, String, String)>| {
+        r.as_ref().map(|(total, player, game_id)| RecordScore {
+            total: *total,
+            player: player.clone(),
+            game_id: game_id.clone(),
+        })
+    };
+    let (best, worst) = if lower {
+        (record(&rows.lowest), record(&rows.highest))
+    } else {
+        (record(&rows.highest), record(&rows.lowest))
+    };
+    Ok(HttpResponse::Ok().json(GameStats {
+        insights: statistics::game_insights(&game, &rows),
+        average_score: if rows.results == 0 {
+            0.0
+        } else {
+            ((rows.total_sum as f64 / rows.results as f64) * 1000.0).round() / 1000.0
+        },
+        game,
+        plays: rows.plays,
+        lower_is_better: lower,
+        record_best: best,
+        record_worst: worst,
+    }))
+}
+
+// Keep the figure type in the document even though it is nested.
+#[allow(dead_code)]
+fn _schemas(_: GameFigures) {}

@@ -1,0 +1,1 @@
+//! Statistics over HTTP (filled in by its own change).
