@@ -115,13 +115,21 @@ pub fn start<R: Ruleset>(entries: &[PlayerEntry], options: &Value) -> Result<Set
     Ok(Setup { players, options })
 }
 
-/// Replays a stored log (a whole log or a prefix of it) into its evaluation.
+/// Replays a stored log (a whole log or a prefix of it) into its evaluation, without facts.
 pub fn evaluate<R: Ruleset>(log: &[LogEvent]) -> Result<Evaluation, LogError> {
-    let replay = replay::<R>(log).map_err(|fault| match fault {
+    Ok(replay_stored::<R>(log)?.evaluation(false))
+}
+
+/// Like [`evaluate`], with the facts of a finished game for the statistics.
+pub fn evaluate_with_facts<R: Ruleset>(log: &[LogEvent]) -> Result<Evaluation, LogError> {
+    Ok(replay_stored::<R>(log)?.evaluation(true))
+}
+
+fn replay_stored<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, LogError> {
+    replay::<R>(log).map_err(|fault| match fault {
         Fault::NoStart => LogError::NoStart,
         Fault::At { seq, error, .. } => LogError::Broken { seq, error },
-    })?;
-    Ok(replay.evaluation())
+    })
 }
 
 /// Checks a batch of new events against a stored log, in order, as if appended one by one.
@@ -162,7 +170,8 @@ pub fn check_append<R: Ruleset>(
         current = step.map_err(|fault| fault.into_rejection(index, last, &combined))?;
         current.version = seq;
     }
-    Ok(current.evaluation())
+    // The append decides the statistics read models, so it needs the facts.
+    Ok(current.evaluation(true))
 }
 
 /// A rule broken somewhere in a log.
@@ -330,7 +339,7 @@ impl<R: Ruleset> Replay<R> {
         R::apply(&mut self.state, &event.event_type, data).map_err(|e| fault(e.within("/data")))
     }
 
-    fn evaluation(&self) -> Evaluation {
+    fn evaluation(&self, with_facts: bool) -> Evaluation {
         let status = if self.abandoned_at.is_some() {
             Status::Abandoned
         } else if R::is_finished(&self.state) {
@@ -343,7 +352,7 @@ impl<R: Ruleset> Replay<R> {
             version: self.version,
             scoreboard: R::score(&self.state),
             // Statistics count finished games only.
-            facts: if status == Status::Finished {
+            facts: if with_facts && status == Status::Finished {
                 R::facts(&self.state)
             } else {
                 Vec::new()
@@ -364,7 +373,9 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
         .ok_or(Fault::NoStart)?;
     let started: StartedData =
         parse_json(&start.data, "/data", "game_started").map_err(|e| Fault::at(1, e))?;
-    let options: R::Options = parse_options(&started.options).map_err(|e| Fault::at(1, e))?;
+    // Stored options are the effective ones, checked at creation: read them directly.
+    let options = R::Options::deserialize(&started.options)
+        .map_err(|e| Fault::at(1, RuleError::new("/data/options", format!("stored options: {e}"))))?;
     let version = log.last().map_or(0, |e| e.seq);
 
     // Which events are in force: newest first, because only a later event can retract one.

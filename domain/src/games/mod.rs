@@ -94,6 +94,12 @@ impl Game {
         with_ruleset!(self, evaluate(log))
     }
 
+    /// Replays a stored log and, when it is finished, the facts the statistics need.
+    pub fn evaluate_with_facts(self, log: &[LogEvent]) -> Result<Evaluation, LogError> {
+        use log::evaluate_with_facts;
+        with_ruleset!(self, evaluate_with_facts(log))
+    }
+
     /// Checks new events against a stored log; all of them pass or the first rejection returns.
     pub fn check_append(
         self,

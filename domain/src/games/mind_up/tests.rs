@@ -1604,7 +1604,7 @@ fn a_finished_game_gives_column_bubble_and_objective_facts() {
     let log = with(&log, &rows_round(2, rows_2()));
     let log = with(&log, &rows_round(3, rows_3()));
     // When the game is evaluated.
-    let evaluation = evaluate::<MindUp>(&log).expect("log replays");
+    let evaluation = crate::log::evaluate_with_facts::<MindUp>(&log).expect("log replays");
     assert_eq!(evaluation.status, Status::Finished);
     // Then, by hand. Columns (score card: cards over rounds 1 + 2 + 3):
     //   Ann: under 3: 3 + 4 + 5 = 12 → 36; under 5: 3 + 4 + 4 = 11 → 55; under 1: 1 → 1.

@@ -67,7 +67,7 @@ fn refused(log: &[LogEvent], event_type: &str, data: Value) -> Rejection {
 }
 
 fn now(log: &[LogEvent]) -> Evaluation {
-    Game::MintJulep.evaluate(log).unwrap()
+    Game::MintJulep.evaluate_with_facts(log).unwrap()
 }
 
 fn bet(round: u32, player: &str, horse: &str) -> (&'static str, Value) {
