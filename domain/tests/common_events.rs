@@ -351,7 +351,7 @@ fn a_retracted_retract_counts_again() {
     assert_eq!(evaluation.version, 6);
     assert_eq!(evaluation.status, Status::Finished);
     assert_eq!(totals(&evaluation), [44, 40]);
-    assert_eq!(GAME.evaluate(&log), Ok(evaluation));
+    assert_eq!(GAME.evaluate_with_facts(&log), Ok(evaluation));
 }
 
 #[test]
@@ -448,7 +448,7 @@ fn a_correction_of_round_1_after_round_3_changes_the_score() {
     assert_eq!(evaluation.status, Status::Finished);
     assert_eq!(ann_rounds(&evaluation), [17, 11, 18]);
     assert_eq!(totals(&evaluation), [46, 40]); // 17 + 11 + 18; Bo unchanged
-    assert_eq!(GAME.evaluate(&log), Ok(evaluation));
+    assert_eq!(GAME.evaluate_with_facts(&log), Ok(evaluation));
 }
 
 #[test]
