@@ -374,8 +374,12 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
     let started: StartedData =
         parse_json(&start.data, "/data", "game_started").map_err(|e| Fault::at(1, e))?;
     // Stored options are the effective ones, checked at creation: read them directly.
-    let options = R::Options::deserialize(&started.options)
-        .map_err(|e| Fault::at(1, RuleError::new("/data/options", format!("stored options: {e}"))))?;
+    let options = R::Options::deserialize(&started.options).map_err(|e| {
+        Fault::at(
+            1,
+            RuleError::new("/data/options", format!("stored options: {e}")),
+        )
+    })?;
     let version = log.last().map_or(0, |e| e.seq);
 
     // Which events are in force: newest first, because only a later event can retract one.

@@ -132,6 +132,7 @@ fn assert_every_point_is_explained(score: &Value) {
 on_both_backends!(
     a_standard_game_is_won_by_the_lowest_damage,
     a_heavily_used_game_is_won_by_the_highest_damage,
+    a_house_rule_changes_the_score_and_is_listed,
     a_lucky_game_deducts_cards_of_each_players_colour,
     lucky_and_heavily_used_combine,
     a_retracted_round_stops_counting_and_can_be_recorded_again,
@@ -168,15 +169,23 @@ async fn a_standard_game_is_won_by_the_lowest_damage(app: TestApp) {
         .collect();
     assert_eq!(ranks, vec![("Cy", 1), ("Bo", 2), ("Ann", 3)]);
     assert_every_point_is_explained(&score);
-    let house: Vec<&str> = score["house_rules"]
+    // Played by the book: no house rule differs, but every house-rule point is shown.
+    assert_eq!(score["house_rules"], json!([]));
+    let points: Vec<&str> = score["house_rule_points"]
         .as_array()
         .unwrap()
         .iter()
         .map(|h| h["option"].as_str().unwrap())
         .collect();
-    assert!(
-        house.contains(&"be_careful_when_none") && house.contains(&"memories_over_three"),
-        "{house:?}"
+    assert_eq!(
+        points,
+        vec![
+            "be_careful_when_none",
+            "memories_over_three",
+            "sleeve_protects",
+            "smoking_kills",
+            "tiebreak_scope"
+        ]
     );
     // The summary agrees.
     let summary = app
@@ -376,4 +385,29 @@ async fn the_score_at_an_earlier_seq_replays_only_that_far(app: TestApp) {
         expect_totals(&[("Ann", 0), ("Bo", 0), ("Cy", 0)])
     );
     at_9.problem(422);
+}
+
+async fn a_house_rule_changes_the_score_and_is_listed(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play(
+        &app,
+        &club,
+        json!({"memories_over_three": "multiples_of_three"}),
+    )
+    .await;
+
+    let score = app.score(&club, &game).await;
+
+    // Ann's 4 Memories in round 3 are not a multiple of 3 → 7 instead of 0: 17 + 7 = 24,
+    // total 51 + 7 = 58. Nobody else holds 4 or more.
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 58), ("Bo", 41), ("Cy", 38)])
+    );
+    assert_eq!(round_points(&score, "Ann"), vec![23, 11, 24]);
+    assert_eq!(score["house_rules"].as_array().unwrap().len(), 1);
+    assert_eq!(score["house_rules"][0]["option"], "memories_over_three");
+    assert_eq!(score["house_rules"][0]["value"], "multiples_of_three");
+    assert_eq!(score["house_rules"][0]["default"], false);
+    assert_every_point_is_explained(&score);
 }

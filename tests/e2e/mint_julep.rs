@@ -377,9 +377,9 @@ async fn a_three_player_game_splits_a_shared_horse_and_charges_late_bets(app: Te
         ])
     );
     // The default split is listed as a house-rule point.
-    assert_eq!(score["house_rules"][0]["option"], "split");
-    assert_eq!(score["house_rules"][0]["value"], "before_penalty");
-    assert_eq!(score["house_rules"][0]["default"], true);
+    assert_eq!(score["house_rule_points"][0]["option"], "split");
+    assert_eq!(score["house_rule_points"][0]["value"], "before_penalty");
+    assert_eq!(score["house_rule_points"][0]["default"], true);
     let summary = app
         .get(&format!("/v1/games/{game}"), Some(&club.token))
         .await;
@@ -412,8 +412,8 @@ async fn after_penalty_splitting_shares_the_win(app: TestApp) {
         "{}",
         score["tiebreak"]
     );
-    assert_eq!(score["house_rules"][0]["value"], "after_penalty");
-    assert_eq!(score["house_rules"][0]["default"], false);
+    assert_eq!(score["house_rule_points"][0]["value"], "after_penalty");
+    assert_eq!(score["house_rule_points"][0]["default"], false);
     assert!(
         player(&score, "Bo")["rounds"][0]["breakdown"][0]["detail"]
             .as_str()

@@ -1,1 +1,1240 @@
-//! Statistics over HTTP (filled in by its own change).
+//! Statistics over HTTP: a small club history recorded through the API, and every statistics
+//! endpoint checked against figures computed by hand. Abandoned games, unfinished games and
+//! retracted rounds never count; a rebuild of the read models from the log answers the same.
+//!
+//! The club's history (Mint Condition, 2 players → 7 cards each per round; lowest damage wins):
+//!
+//! | game | started    | kind           | seats     | totals        | result                    |
+//! |------|------------|----------------|-----------|---------------|---------------------------|
+//! | G1   | 2026-01-10 | mint-condition | Ann, Bo   | 6, 14         | Ann wins                  |
+//! | G2   | 2026-02-14 | mint-condition | Ann, Bo   | 10, 10        | shared win (4 BC each)    |
+//! | G3   | 2026-03-07 | mint-condition | Ann, Cy   | 10, 9         | Cy wins, Be Careful! decided |
+//! | G4   | 2026-04-04 | mint-condition | Bo, Cy    | 2, 7          | Bo wins                   |
+//! | G5   | 2026-05-02 | mint-julep     | Ann, Bo   | 5, 7          | Bo wins                   |
+//! | G6   | 2026-06-06 | mint-condition | Ann, Cy   | 5, 8          | Ann wins                  |
+//! | X1   | 2026-06-20 | mint-condition | Bo, Cy    | (2, 7)        | finished, then abandoned  |
+//! | X2   | 2026-07-04 | mint-condition | Cy, Di    | —             | two rounds only           |
+//! | X3   | 2026-07-18 | mint-condition | Ann, Di   | (6, 14)       | finished, round 3 retracted |
+//!
+//! Results oldest first: Ann W W L L W (G1 G2 G3 G5 G6); Bo L W W W (G1 G2 G4 G5);
+//! Cy W L L (G3 G4 G6); Di none.
+
+use serde_json::{Value, json};
+use tabletally_api::store::StatsStore;
+
+use crate::helpers::{TestApp, TestClub, event};
+use crate::on_both_backends;
+
+/// A 7-card round collection from `(card, copies)`.
+fn hand(cards: &[(&str, usize)]) -> Value {
+    let list: Vec<Value> = cards
+        .iter()
+        .flat_map(|(card, n)| std::iter::repeat_n(json!(card), *n))
+        .collect();
+    assert_eq!(
+        list.len(),
+        7,
+        "2 players collect 7 cards a round: {cards:?}"
+    );
+    Value::Array(list)
+}
+
+const BC: &str = "be-careful";
+const AK: &str = "animal-kingdom";
+const AUT: &str = "autographed";
+const FW: &str = "fine-wine";
+const LE: &str = "legacy-edition";
+const LP: &str = "lost-pieces";
+const MEM: &str = "memories";
+const HR: &str = "heavy-rotation";
+const SMU: &str = "sleeve-me-up";
+
+/// Three rounds of `(first seat's hand, second seat's hand)`.
+type Rounds = [(Value, Value); 3];
+
+/// G1 (and X3). Fillers deal nothing: Memories ×3 or ×4 → 0 (`memories_over_three` free),
+/// Heavy Rotation ×4 → 0, Sleeve Me Up! protecting nothing → 0.
+/// R1: BC 1 v 1 → 0 / 0. First: Fine Wine 2 → 2. Second: Legacy Edition 4 → 4.
+/// R2: BC 2 v 1 → 0 / 3. First: 0. Second: Fine Wine 2 → 3 + 2 = 5.
+/// R3: BC 1 v 1 → 0 / 0. First: Legacy Edition 4 → 4. Second: Autographed pair 5 → 5.
+/// Totals: first 2 + 0 + 4 = 6, second 4 + 5 + 5 = 14.
+/// Damage by kind: first fine-wine 2, legacy-edition 4; second legacy-edition 4,
+/// be-careful 3, fine-wine 2, autographed 5. Without Be Careful! 6 v 11: same winner.
+fn g1_rounds() -> Rounds {
+    [
+        (
+            hand(&[(BC, 1), (FW, 1), (MEM, 4), (SMU, 1)]),
+            hand(&[(BC, 1), (LE, 1), (HR, 4), (SMU, 1)]),
+        ),
+        (
+            hand(&[(BC, 2), (MEM, 3), (SMU, 2)]),
+            hand(&[(BC, 1), (FW, 1), (HR, 4), (SMU, 1)]),
+        ),
+        (
+            hand(&[(BC, 1), (LE, 1), (MEM, 4), (SMU, 1)]),
+            hand(&[(BC, 1), (AUT, 2), (HR, 4)]),
+        ),
+    ]
+}
+
+/// G2. R1: BC tie → 0; both Animal Kingdom ×3 → 6. R2: BC 2 v 2 → 0, nothing else.
+/// R3: BC tie → 0; first Legacy Edition 4, second Fine Wine ×2 → 4.
+/// Totals 6 + 0 + 4 = 10 each; Be Careful! cards 1 + 2 + 1 = 4 each → a shared win.
+/// Damage by kind: first animal-kingdom 6, legacy-edition 4; second animal-kingdom 6, fine-wine 4.
+fn g2_rounds() -> Rounds {
+    [
+        (
+            hand(&[(BC, 1), (AK, 3), (MEM, 3)]),
+            hand(&[(BC, 1), (AK, 3), (SMU, 3)]),
+        ),
+        (
+            hand(&[(BC, 2), (MEM, 3), (SMU, 2)]),
+            hand(&[(BC, 2), (HR, 4), (SMU, 1)]),
+        ),
+        (
+            hand(&[(BC, 1), (LE, 1), (MEM, 3), (SMU, 2)]),
+            hand(&[(BC, 1), (FW, 2), (HR, 4)]),
+        ),
+    ]
+}
+
+/// G3. R1: BC 0 v 2 → 5 / 0; second Fine Wine 2 → 5 / 2.
+/// R2: BC 1 v 2 → 3 / 0; second Fine Wine 2 → 3 / 2.
+/// R3: BC 1 v 1 → 0 / 0; first Fine Wine 2, second Autographed pair 5 → 2 / 5.
+/// Totals: first 5 + 3 + 2 = 10, second 2 + 2 + 5 = 9 → second wins.
+/// Without Be Careful! first 10 − 8 = 2, second 9 → first would win: Be Careful! decided it.
+/// Damage by kind: first be-careful 8, fine-wine 2; second fine-wine 4, autographed 5.
+fn g3_rounds() -> Rounds {
+    [
+        (
+            hand(&[(MEM, 4), (SMU, 3)]),
+            hand(&[(BC, 2), (FW, 1), (HR, 4)]),
+        ),
+        (
+            hand(&[(BC, 1), (MEM, 3), (SMU, 3)]),
+            hand(&[(BC, 2), (FW, 1), (HR, 4)]),
+        ),
+        (
+            hand(&[(BC, 1), (FW, 1), (MEM, 4), (SMU, 1)]),
+            hand(&[(BC, 1), (AUT, 2), (HR, 4)]),
+        ),
+    ]
+}
+
+/// G4 (and X1, X2). BC 1 v 1 every round → 0.
+/// R1: second Lost Pieces 3. R2: first Fine Wine 2. R3: second Legacy Edition 4.
+/// Totals: first 2, second 3 + 4 = 7 → first wins.
+/// Damage by kind: first fine-wine 2; second lost-pieces 3, legacy-edition 4.
+fn g4_rounds() -> Rounds {
+    [
+        (
+            hand(&[(BC, 1), (MEM, 3), (SMU, 3)]),
+            hand(&[(BC, 1), (LP, 1), (HR, 4), (SMU, 1)]),
+        ),
+        (
+            hand(&[(BC, 1), (FW, 1), (MEM, 4), (SMU, 1)]),
+            hand(&[(BC, 1), (HR, 4), (SMU, 2)]),
+        ),
+        (
+            hand(&[(BC, 1), (MEM, 3), (SMU, 3)]),
+            hand(&[(BC, 1), (LE, 1), (HR, 4), (SMU, 1)]),
+        ),
+    ]
+}
+
+/// G6. BC 1 v 1 every round → 0.
+/// R1: second Animal Kingdom ×3 → 6. R2: first Autographed pair → 5. R3: second Fine Wine → 2.
+/// Totals: first 5, second 6 + 2 = 8 → first wins.
+/// Damage by kind: first autographed 5; second animal-kingdom 6, fine-wine 2.
+fn g6_rounds() -> Rounds {
+    [
+        (
+            hand(&[(BC, 1), (MEM, 3), (SMU, 3)]),
+            hand(&[(BC, 1), (AK, 3), (SMU, 3)]),
+        ),
+        (
+            hand(&[(BC, 1), (AUT, 2), (MEM, 4)]),
+            hand(&[(BC, 1), (HR, 4), (SMU, 2)]),
+        ),
+        (
+            hand(&[(BC, 1), (MEM, 3), (SMU, 3)]),
+            hand(&[(BC, 1), (FW, 1), (HR, 4), (SMU, 1)]),
+        ),
+    ]
+}
+
+fn at(date: &str) -> String {
+    format!("{date}T19:00:00Z")
+}
+
+/// Creates a 2-player Mint Condition game and records `rounds` of `rounds_spec`, one request
+/// each with `expected_version`. Returns the game id.
+async fn mint_condition(
+    app: &TestApp,
+    club: &TestClub,
+    date: &str,
+    players: (&str, &str),
+    rounds_spec: Rounds,
+    rounds: usize,
+) -> String {
+    let game = app
+        .new_game(
+            club,
+            json!({"game": "mint-condition", "players": [{"name": players.0}, {"name": players.1}],
+                   "started_at": at(date)}),
+        )
+        .await;
+    for (i, (first, second)) in rounds_spec.into_iter().take(rounds).enumerate() {
+        let mut collections = serde_json::Map::new();
+        collections.insert(players.0.to_owned(), first);
+        collections.insert(players.1.to_owned(), second);
+        let reply = app
+            .append(
+                club,
+                &game,
+                Some(i as i64 + 1),
+                vec![event(
+                    "round_collected",
+                    json!({"round": i + 1, "collections": collections}),
+                )],
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{date} round {}: {}", i + 1, reply.body);
+    }
+    game
+}
+
+fn bet(round: u32, player: &str, horse: &str, replaces: Option<&str>) -> Value {
+    event(
+        "bet_placed",
+        json!({"round": round, "player": player, "horse": horse, "replaces": replaces}),
+    )
+}
+
+fn race(round: u32, order: [&str; 5]) -> Value {
+    event("race_recorded", json!({"round": round, "order": order}))
+}
+
+/// G5: a 2-player Mint Julep game recorded by finishes only (two active bets each, each bet
+/// scored on its own). Final order MS, YGM, AJ, NA, WP.
+/// Ann: YGM (round 1) 2nd 2 + 2 = 4, AJ (round 1) 3rd 0 + 1 = 1 → 5.
+/// Bo: YGM (round 1) 2nd 2 + 2 = 4, MS (round 2, replaces WP) 1st 1 + 3 − 1 = 3 → 7. Bo wins.
+async fn mint_julep(app: &TestApp, club: &TestClub) -> String {
+    let game = app
+        .new_game(
+            club,
+            json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Bo"}],
+                   "started_at": at("2026-05-02")}),
+        )
+        .await;
+    let order = [
+        "maple-splendor",
+        "you-got-me",
+        "alaskan-justice",
+        "newtons-apple",
+        "whiskey-princess",
+    ];
+    let events = vec![
+        bet(1, "Ann", "you-got-me", None),
+        bet(1, "Ann", "alaskan-justice", None),
+        bet(1, "Bo", "you-got-me", None),
+        bet(1, "Bo", "whiskey-princess", None),
+        race(
+            1,
+            [
+                "you-got-me",
+                "whiskey-princess",
+                "newtons-apple",
+                "alaskan-justice",
+                "maple-splendor",
+            ],
+        ),
+        event("round_ended", json!({"round": 1})),
+        bet(2, "Bo", "maple-splendor", Some("whiskey-princess")),
+        race(2, order),
+        event("round_ended", json!({"round": 2})),
+        race(3, order),
+        event("round_ended", json!({"round": 3})),
+    ];
+    let reply = app.append(club, &game, Some(1), events).await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    game
+}
+
+struct History {
+    club: TestClub,
+    other_club: TestClub,
+    /// A player of the other club.
+    stranger: String,
+    ann: String,
+    bo: String,
+    cy: String,
+    di: String,
+    g: [String; 6],
+    x: [String; 3],
+}
+
+async fn seat_ids(app: &TestApp, club: &TestClub, game: &str) -> Vec<(String, String)> {
+    let reply = app
+        .get(&format!("/v1/games/{game}"), Some(&club.token))
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.body["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_owned(),
+                p["player_id"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn status(app: &TestApp, club: &TestClub, game: &str) -> Value {
+    app.get(&format!("/v1/games/{game}"), Some(&club.token))
+        .await
+        .body["status"]
+        .clone()
+}
+
+/// Records the history of the module comment, plus another club with an "Ann" and a "Bob".
+async fn seed(app: &TestApp) -> History {
+    let club = app.new_club().await;
+    let g1 = mint_condition(app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    let g2 = mint_condition(app, &club, "2026-02-14", ("Ann", "Bo"), g2_rounds(), 3).await;
+    let g3 = mint_condition(app, &club, "2026-03-07", ("Ann", "Cy"), g3_rounds(), 3).await;
+    let g4 = mint_condition(app, &club, "2026-04-04", ("Bo", "Cy"), g4_rounds(), 3).await;
+    let g5 = mint_julep(app, &club).await;
+    let g6 = mint_condition(app, &club, "2026-06-06", ("Ann", "Cy"), g6_rounds(), 3).await;
+    // X1: finished, then abandoned.
+    let x1 = mint_condition(app, &club, "2026-06-20", ("Bo", "Cy"), g4_rounds(), 3).await;
+    let reply = app
+        .append(
+            &club,
+            &x1,
+            Some(4),
+            vec![event(
+                "abandon",
+                json!({"reason": "the cat sat on the cards"}),
+            )],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    // X2: two rounds only.
+    let x2 = mint_condition(app, &club, "2026-07-04", ("Cy", "Di"), g4_rounds(), 2).await;
+    // X3: finished, then its last round (seq 4) retracted.
+    let x3 = mint_condition(app, &club, "2026-07-18", ("Ann", "Di"), g1_rounds(), 3).await;
+    assert_eq!(status(app, &club, &x3).await, "finished");
+    let reply = app
+        .append(
+            &club,
+            &x3,
+            Some(4),
+            vec![event("retract", json!({"seq": 4, "reason": "wrong table"}))],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+
+    for (game, expected) in [
+        (&g1, "finished"),
+        (&g5, "finished"),
+        (&x1, "abandoned"),
+        (&x2, "in_progress"),
+        (&x3, "in_progress"),
+    ] {
+        assert_eq!(status(app, &club, game).await, expected, "{game}");
+    }
+
+    let other_club = app.new_club().await;
+    let other = app
+        .new_game(
+            &other_club,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bob"}],
+                   "started_at": at("2026-03-01")}),
+        )
+        .await;
+    let stranger = seat_ids(app, &other_club, &other).await[1].1.clone();
+
+    let id = |seats: &[(String, String)], name: &str| {
+        seats
+            .iter()
+            .find(|s| s.0 == name)
+            .expect("seated")
+            .1
+            .clone()
+    };
+    let seats = seat_ids(app, &club, &g1).await;
+    let (ann, bo) = (id(&seats, "Ann"), id(&seats, "Bo"));
+    let cy = id(&seat_ids(app, &club, &g3).await, "Cy");
+    let di = id(&seat_ids(app, &club, &x2).await, "Di");
+    History {
+        club,
+        other_club,
+        stranger,
+        ann,
+        bo,
+        cy,
+        di,
+        g: [g1, g2, g3, g4, g5, g6],
+        x: [x1, x2, x3],
+    }
+}
+
+impl History {
+    async fn get(&self, app: &TestApp, path: &str) -> Value {
+        let reply = app.get(path, Some(&self.club.token)).await;
+        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+        reply.body
+    }
+}
+
+fn names(list: &Value, field: &str) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[field].as_str().unwrap().to_owned())
+        .collect()
+}
+
+on_both_backends!(
+    the_player_list_is_by_name_searchable_and_paginated,
+    a_players_stats_count_shared_wins_streaks_and_scores_per_game,
+    player_stats_can_be_narrowed_to_one_game_and_a_period,
+    the_leaderboard_sorts_by_win_rate_wins_or_average_score_and_honours_min_games,
+    head_to_head_counts_who_finished_ahead_per_game,
+    mint_condition_game_stats_give_records_damage_per_card_kind_and_be_careful_decisions,
+    mint_julep_game_stats_give_win_rates_per_horse_and_the_cost_of_late_bets,
+    a_players_games_are_listed_newest_first_with_their_result,
+    another_clubs_player_is_not_found,
+    bad_query_values_are_answered_400,
+    a_game_counts_once_finished_and_stops_counting_when_retracted_or_abandoned,
+    a_rebuild_from_the_log_gives_identical_answers,
+);
+
+async fn the_player_list_is_by_name_searchable_and_paginated(app: TestApp) {
+    let h = seed(&app).await;
+
+    let all = h.get(&app, "/v1/players").await;
+    let search = h.get(&app, "/v1/players?search=BO").await;
+    let page_1 = h.get(&app, "/v1/players?limit=3").await;
+    let cursor = page_1["next_cursor"]
+        .as_str()
+        .expect("a next page")
+        .to_owned();
+    let page_2 = h
+        .get(&app, &format!("/v1/players?limit=3&cursor={cursor}"))
+        .await;
+    let one = h.get(&app, &format!("/v1/players/{}", h.ann)).await;
+
+    // Finished games only: Ann G1 G2 G3 G5 G6 = 5 (not X3), Bo G1 G2 G4 G5 = 4 (not X1),
+    // Cy G3 G4 G6 = 3 (not X1, X2), Di none (X2 unfinished, X3 retracted).
+    assert_eq!(
+        all,
+        json!({"players": [
+            {"id": h.ann, "name": "Ann", "games_played": 5, "last_played": at("2026-06-06")},
+            {"id": h.bo, "name": "Bo", "games_played": 4, "last_played": at("2026-05-02")},
+            {"id": h.cy, "name": "Cy", "games_played": 3, "last_played": at("2026-06-06")},
+            {"id": h.di, "name": "Di", "games_played": 0, "last_played": null},
+        ], "next_cursor": null})
+    );
+    // Ignoring case, and not the other club's "Bob".
+    assert_eq!(names(&search["players"], "name"), vec!["Bo"]);
+    assert_eq!(names(&page_1["players"], "name"), vec!["Ann", "Bo", "Cy"]);
+    assert_eq!(names(&page_2["players"], "name"), vec!["Di"]);
+    assert_eq!(page_2["next_cursor"], Value::Null);
+    assert_eq!(one, all["players"][0]);
+}
+
+async fn a_players_stats_count_shared_wins_streaks_and_scores_per_game(app: TestApp) {
+    let h = seed(&app).await;
+
+    let ann = h.get(&app, &format!("/v1/players/{}/stats", h.ann)).await;
+    let bo = h.get(&app, &format!("/v1/players/{}/stats", h.bo)).await;
+    let cy = h.get(&app, &format!("/v1/players/{}/stats", h.cy)).await;
+    let di = h.get(&app, &format!("/v1/players/{}/stats", h.di)).await;
+
+    // Ann: G1 W (6, rank 1), G2 shared W (10, 1), G3 L (10, 2), G5 L (Mint Julep 5, 2),
+    // G6 W (5, 1). Wins 3/5 = 0.6; ranks (1+1+2+2+1)/5 = 1.4; W W L L W → longest 2, current 1.
+    // Mint Condition: 4 played, 3 wins = 0.75, (6+10+10+5)/4 = 7.75, best (lowest) 5, worst 10,
+    // rank (1+1+2+1)/4 = 1.25. Mint Julep: 1 played, 0 wins, 5, rank 2.
+    assert_eq!(
+        ann,
+        json!({
+            "player_id": h.ann, "name": "Ann", "games_played": 5, "wins": 3, "win_rate": 0.6,
+            "average_rank": 1.4, "current_win_streak": 1, "longest_win_streak": 2,
+            "last_played": at("2026-06-06"), "favourite_game": "mint-condition",
+            "per_game": [
+                {"game": "mint-condition", "games_played": 4, "wins": 3, "win_rate": 0.75,
+                 "average_score": 7.75, "best_score": 5, "worst_score": 10, "average_rank": 1.25},
+                {"game": "mint-julep", "games_played": 1, "wins": 0, "win_rate": 0.0,
+                 "average_score": 5.0, "best_score": 5, "worst_score": 5, "average_rank": 2.0},
+            ]
+        })
+    );
+    // Bo: G1 L (14, 2), G2 shared W (10, 1), G4 W (2, 1), G5 W (Mint Julep 7, 1).
+    // 3/4 = 0.75; ranks 5/4 = 1.25; L W W W → longest 3, current 3 (X1 abandoned: no 4th).
+    // Mint Condition: 2/3 = 0.667, 26/3 = 8.667, best 2, worst 14, ranks 4/3 = 1.333.
+    assert_eq!(
+        bo,
+        json!({
+            "player_id": h.bo, "name": "Bo", "games_played": 4, "wins": 3, "win_rate": 0.75,
+            "average_rank": 1.25, "current_win_streak": 3, "longest_win_streak": 3,
+            "last_played": at("2026-05-02"), "favourite_game": "mint-condition",
+            "per_game": [
+                {"game": "mint-condition", "games_played": 3, "wins": 2, "win_rate": 0.667,
+                 "average_score": 8.667, "best_score": 2, "worst_score": 14, "average_rank": 1.333},
+                {"game": "mint-julep", "games_played": 1, "wins": 1, "win_rate": 1.0,
+                 "average_score": 7.0, "best_score": 7, "worst_score": 7, "average_rank": 1.0},
+            ]
+        })
+    );
+    // Cy: G3 W (9, 1), G4 L (7, 2), G6 L (8, 2). 1/3 = 0.333; ranks 5/3 = 1.667;
+    // W L L → longest 1, current 0; (9+7+8)/3 = 8.0, best 7, worst 9.
+    assert_eq!(
+        cy,
+        json!({
+            "player_id": h.cy, "name": "Cy", "games_played": 3, "wins": 1, "win_rate": 0.333,
+            "average_rank": 1.667, "current_win_streak": 0, "longest_win_streak": 1,
+            "last_played": at("2026-06-06"), "favourite_game": "mint-condition",
+            "per_game": [
+                {"game": "mint-condition", "games_played": 3, "wins": 1, "win_rate": 0.333,
+                 "average_score": 8.0, "best_score": 7, "worst_score": 9, "average_rank": 1.667},
+            ]
+        })
+    );
+    // Di sat at an unfinished game and at one whose last round was retracted: nothing counts.
+    assert_eq!(
+        di,
+        json!({
+            "player_id": h.di, "name": "Di", "games_played": 0, "wins": 0, "win_rate": 0.0,
+            "average_rank": 0.0, "current_win_streak": 0, "longest_win_streak": 0,
+            "last_played": null, "favourite_game": null, "per_game": []
+        })
+    );
+}
+
+async fn player_stats_can_be_narrowed_to_one_game_and_a_period(app: TestApp) {
+    let h = seed(&app).await;
+
+    let julep = h
+        .get(
+            &app,
+            &format!("/v1/players/{}/stats?game=mint-julep", h.ann),
+        )
+        .await;
+    // `from` is inclusive, `to` exclusive: G2 (02-14), G3, G5; not G6 (06-06).
+    let period = h
+        .get(
+            &app,
+            &format!(
+                "/v1/players/{}/stats?from={}&to={}",
+                h.ann,
+                at("2026-02-14"),
+                at("2026-06-06")
+            ),
+        )
+        .await;
+    let both = h
+        .get(
+            &app,
+            &format!(
+                "/v1/players/{}/stats?game=mint-condition&from=2026-03-01T00:00:00Z",
+                h.bo
+            ),
+        )
+        .await;
+
+    // Ann at Mint Julep: G5 only, lost.
+    assert_eq!(
+        (
+            &julep["games_played"],
+            &julep["wins"],
+            &julep["win_rate"],
+            &julep["current_win_streak"],
+            &julep["favourite_game"],
+            &julep["last_played"]
+        ),
+        (
+            &json!(1),
+            &json!(0),
+            &json!(0.0),
+            &json!(0),
+            &json!("mint-julep"),
+            &json!(at("2026-05-02"))
+        )
+    );
+    assert_eq!(julep["per_game"].as_array().unwrap().len(), 1);
+    // Ann G2 W (10, 1), G3 L (10, 2), G5 L (5, 2): 1/3 = 0.333, ranks 5/3 = 1.667,
+    // W L L → longest 1, current 0. Mint Condition 2 played, (10+10)/2 = 10.0.
+    assert_eq!(
+        (
+            &period["games_played"],
+            &period["wins"],
+            &period["win_rate"],
+            &period["average_rank"],
+            &period["longest_win_streak"],
+            &period["current_win_streak"],
+            &period["last_played"]
+        ),
+        (
+            &json!(3),
+            &json!(1),
+            &json!(0.333),
+            &json!(1.667),
+            &json!(1),
+            &json!(0),
+            &json!(at("2026-05-02"))
+        )
+    );
+    assert_eq!(
+        period["per_game"][0],
+        json!({"game": "mint-condition", "games_played": 2, "wins": 1, "win_rate": 0.5,
+               "average_score": 10.0, "best_score": 10, "worst_score": 10, "average_rank": 1.5})
+    );
+    // Bo at Mint Condition from March: G4 only (won with 2).
+    assert_eq!(
+        both["per_game"],
+        json!([{"game": "mint-condition", "games_played": 1, "wins": 1, "win_rate": 1.0,
+                "average_score": 2.0, "best_score": 2, "worst_score": 2, "average_rank": 1.0}])
+    );
+    assert_eq!(both["current_win_streak"], 1);
+}
+
+/// `(name, rank)` of a leaderboard.
+fn board(reply: &Value) -> Vec<(String, i64)> {
+    reply["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_owned(),
+                e["rank"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn ranked(pairs: &[(&str, i64)]) -> Vec<(String, i64)> {
+    pairs.iter().map(|(n, r)| ((*n).to_owned(), *r)).collect()
+}
+
+async fn the_leaderboard_sorts_by_win_rate_wins_or_average_score_and_honours_min_games(
+    app: TestApp,
+) {
+    let h = seed(&app).await;
+
+    let by_rate = h.get(&app, "/v1/stats/leaderboard").await;
+    let by_wins = h.get(&app, "/v1/stats/leaderboard?sort=wins").await;
+    let four = h.get(&app, "/v1/stats/leaderboard?min_games=4").await;
+    let five = h
+        .get(&app, "/v1/stats/leaderboard?min_games=5&sort=wins")
+        .await;
+    let damage = h
+        .get(
+            &app,
+            "/v1/stats/leaderboard?game=mint-condition&sort=average_score",
+        )
+        .await;
+    let mc_rate = h
+        .get(&app, "/v1/stats/leaderboard?game=mint-condition")
+        .await;
+    let julep = h
+        .get(
+            &app,
+            "/v1/stats/leaderboard?game=mint-julep&sort=average_score",
+        )
+        .await;
+    let spring = h
+        .get(
+            &app,
+            "/v1/stats/leaderboard?from=2026-03-01T00:00:00Z&to=2026-06-01T00:00:00Z",
+        )
+        .await;
+
+    // Win rate: Bo 3/4 = 0.75, Ann 3/5 = 0.6, Cy 1/3 = 0.333; Di (no finished game) is left out.
+    assert_eq!(by_rate["sort"], "win_rate");
+    assert_eq!(by_rate["min_games"], 1);
+    assert_eq!(by_rate["game"], Value::Null);
+    assert_eq!(board(&by_rate), ranked(&[("Bo", 1), ("Ann", 2), ("Cy", 3)]));
+    // Ann: totals 6+10+10+5+5 = 36 / 5 = 7.2, ranks 7/5 = 1.4.
+    assert_eq!(
+        by_rate["players"][1],
+        json!({"rank": 2, "player_id": h.ann, "name": "Ann", "games_played": 5, "wins": 3,
+               "win_rate": 0.6, "average_score": 7.2, "average_rank": 1.4})
+    );
+    // Wins: Ann 3 and Bo 3 share rank 1 (Ann listed first: more games), Cy 1 → rank 3.
+    assert_eq!(board(&by_wins), ranked(&[("Ann", 1), ("Bo", 1), ("Cy", 3)]));
+    assert_eq!(board(&four), ranked(&[("Bo", 1), ("Ann", 2)]));
+    assert_eq!(board(&five), ranked(&[("Ann", 1)]));
+    // Mint Condition damage, lowest first: Ann 31/4 = 7.75, Cy 24/3 = 8.0, Bo 26/3 = 8.667.
+    assert_eq!(board(&damage), ranked(&[("Ann", 1), ("Cy", 2), ("Bo", 3)]));
+    let averages: Vec<&Value> = damage["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["average_score"])
+        .collect();
+    assert_eq!(averages, vec![&json!(7.75), &json!(8.0), &json!(8.667)]);
+    assert_eq!(damage["game"], "mint-condition");
+    // Mint Condition win rate: Ann 3/4 = 0.75, Bo 2/3 = 0.667, Cy 1/3 = 0.333.
+    assert_eq!(board(&mc_rate), ranked(&[("Ann", 1), ("Bo", 2), ("Cy", 3)]));
+    // Mint Julep points, highest first: Bo 7, Ann 5.
+    assert_eq!(board(&julep), ranked(&[("Bo", 1), ("Ann", 2)]));
+    // March to May: G3 (Cy beat Ann), G4 (Bo beat Cy), G5 (Bo beat Ann):
+    // Bo 2/2 = 1.0, Cy 1/2 = 0.5, Ann 0/2 = 0.0.
+    assert_eq!(board(&spring), ranked(&[("Bo", 1), ("Cy", 2), ("Ann", 3)]));
+    assert_eq!(spring["players"][2]["win_rate"], json!(0.0));
+}
+
+async fn head_to_head_counts_who_finished_ahead_per_game(app: TestApp) {
+    let h = seed(&app).await;
+
+    let ann_bo = h
+        .get(
+            &app,
+            &format!("/v1/stats/head-to-head?players={},{}", h.ann, h.bo),
+        )
+        .await;
+    let bo_ann_mc = h
+        .get(
+            &app,
+            &format!(
+                "/v1/stats/head-to-head?players={},{}&game=mint-condition",
+                h.bo, h.ann
+            ),
+        )
+        .await;
+    let ann_di = h
+        .get(
+            &app,
+            &format!("/v1/stats/head-to-head?players={},{}", h.ann, h.di),
+        )
+        .await;
+
+    // G1 Ann ahead, G2 tied (shared win), G5 Bo ahead.
+    assert_eq!(
+        ann_bo,
+        json!({
+            "players": [
+                {"id": h.ann, "name": "Ann", "games_played": 5, "last_played": at("2026-06-06")},
+                {"id": h.bo, "name": "Bo", "games_played": 4, "last_played": at("2026-05-02")},
+            ],
+            "games_together": 3, "first_ahead": 1, "second_ahead": 1, "tied": 1,
+            "per_game": [
+                {"game": "mint-condition", "games_together": 2, "first_ahead": 1, "second_ahead": 0, "tied": 1},
+                {"game": "mint-julep", "games_together": 1, "first_ahead": 0, "second_ahead": 1, "tied": 0},
+            ]
+        })
+    );
+    // Bo first now: G1 Ann ahead → second_ahead.
+    assert_eq!(
+        (
+            &bo_ann_mc["games_together"],
+            &bo_ann_mc["first_ahead"],
+            &bo_ann_mc["second_ahead"],
+            &bo_ann_mc["tied"]
+        ),
+        (&json!(2), &json!(0), &json!(1), &json!(1))
+    );
+    // Their only game together (X3) lost its last round.
+    assert_eq!(ann_di["games_together"], 0);
+    assert_eq!(ann_di["per_game"], json!([]));
+}
+
+async fn mint_condition_game_stats_give_records_damage_per_card_kind_and_be_careful_decisions(
+    app: TestApp,
+) {
+    let h = seed(&app).await;
+
+    let all = h.get(&app, "/v1/stats/games/mint-condition").await;
+    let late = h
+        .get(
+            &app,
+            "/v1/stats/games/mint-condition?from=2026-03-01T00:00:00Z",
+        )
+        .await;
+
+    // Plays G1 G2 G3 G4 G6 = 5, 10 results; totals 20 + 20 + 19 + 9 + 13 = 81 → 8.1.
+    // Lowest damage Bo's 2 (G4), highest Bo's 14 (G1).
+    // Damage per kind over the 10 results:
+    //   be-careful G1 Bo 3 + G3 Ann 8 = 11 → 1.1
+    //   fine-wine G1 2 + 2, G2 4, G3 2 + 4, G4 2, G6 2 = 18 → 1.8
+    //   legacy-edition G1 4 + 4, G2 4, G4 4 = 16 → 1.6
+    //   autographed G1 5, G3 5, G6 5 = 15 → 1.5
+    //   animal-kingdom G2 6 + 6, G6 6 = 18 → 1.8
+    //   lost-pieces G4 3 → 0.3            (11 + 18 + 16 + 15 + 18 + 3 = 81 ✓)
+    // Be Careful! decided G3 only: 1 of 5 = 0.2. No tie-break decided a game (G2 was shared).
+    assert_eq!(
+        all,
+        json!({
+            "game": "mint-condition", "plays": 5, "average_score": 8.1, "lower_is_better": true,
+            "record_best": {"total": 2, "player": "Bo", "game_id": h.g[3]},
+            "record_worst": {"total": 14, "player": "Bo", "game_id": h.g[0]},
+            "insights": {
+                "average_damage_per_card_kind": {
+                    "animal-kingdom": 1.8, "autographed": 1.5, "be-careful": 1.1,
+                    "fine-wine": 1.8, "legacy-edition": 1.6, "lost-pieces": 0.3
+                },
+                "be_careful_decided": {"games": 1, "share": 0.2,
+                    "meaning": "games whose winners would differ without any Be Careful! damage"},
+                "tiebreak_decided": {"games": 0, "share": 0.0}
+            }
+        })
+    );
+    // From March: G3, G4, G6 → 6 results, 19 + 9 + 13 = 41 → 6.833; worst Ann's 10 (G3).
+    // Be Careful! 8 / 6 = 1.333; decided 1 of 3 = 0.333.
+    assert_eq!(late["plays"], 3);
+    assert_eq!(late["average_score"], json!(6.833));
+    assert_eq!(
+        late["record_worst"],
+        json!({"total": 10, "player": "Ann", "game_id": h.g[2]})
+    );
+    assert_eq!(
+        late["insights"]["average_damage_per_card_kind"]["be-careful"],
+        json!(1.333)
+    );
+    assert_eq!(
+        late["insights"]["be_careful_decided"]["share"],
+        json!(0.333)
+    );
+}
+
+async fn mint_julep_game_stats_give_win_rates_per_horse_and_the_cost_of_late_bets(app: TestApp) {
+    let h = seed(&app).await;
+
+    let julep = h.get(&app, "/v1/stats/games/mint-julep").await;
+    let vintage = h.get(&app, "/v1/stats/games/vintage").await;
+
+    // G5: Ann 5, Bo 7 → 12 / 2 = 6.0; highest is best.
+    // Active bets: Ann YGM 4, AJ 1 (lost); Bo YGM 4, MS 3 − late 1 (won). Race won by MS.
+    // YGM: 2 bets, 1 bettor won → 0.5, (4 + 4) / 2 = 4.0. AJ: 1 bet, 0 won, 1.0.
+    // MS: 1 bet, 1 won, 3.0, 1 race won. Late bets: Bo's MS (round 2), penalty 1.
+    assert_eq!(
+        julep,
+        json!({
+            "game": "mint-julep", "plays": 1, "average_score": 6.0, "lower_is_better": false,
+            "record_best": {"total": 7, "player": "Bo", "game_id": h.g[4]},
+            "record_worst": {"total": 5, "player": "Ann", "game_id": h.g[4]},
+            "insights": {
+                "horses": {
+                    "alaskan-justice": {"bets": 1, "bettor_won": 0, "win_rate": 0.0, "average_points": 1.0, "races_won": 0},
+                    "maple-splendor": {"bets": 1, "bettor_won": 1, "win_rate": 1.0, "average_points": 3.0, "races_won": 1},
+                    "you-got-me": {"bets": 2, "bettor_won": 1, "win_rate": 0.5, "average_points": 4.0, "races_won": 0}
+                },
+                "late_bets": {"bets": 1, "total_penalty": 1, "average_penalty": 1.0}
+            }
+        })
+    );
+    // A game nobody finished: no plays, no records.
+    assert_eq!(
+        (
+            &vintage["plays"],
+            &vintage["record_best"],
+            &vintage["average_score"]
+        ),
+        (&json!(0), &Value::Null, &json!(0.0))
+    );
+}
+
+async fn a_players_games_are_listed_newest_first_with_their_result(app: TestApp) {
+    let h = seed(&app).await;
+
+    let ann = h.get(&app, &format!("/v1/players/{}/games", h.ann)).await;
+    let page_1 = h
+        .get(&app, &format!("/v1/players/{}/games?limit=4", h.bo))
+        .await;
+    let cursor = page_1["next_cursor"]
+        .as_str()
+        .expect("a next page")
+        .to_owned();
+    let page_2 = h
+        .get(
+            &app,
+            &format!("/v1/players/{}/games?limit=4&cursor={cursor}", h.bo),
+        )
+        .await;
+
+    let rows = |page: &Value| -> Vec<Value> {
+        page["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| {
+                json!([
+                    g["game_id"],
+                    g["game"],
+                    g["status"],
+                    g["started_at"],
+                    g["seat"],
+                    g["total"],
+                    g["rank"],
+                    g["won"]
+                ])
+            })
+            .collect()
+    };
+    let [g1, g2, g3, g4, g5, g6] = &h.g;
+    let [x1, _, x3] = &h.x;
+    // X3 is unfinished again (no result); G2 was a shared win.
+    assert_eq!(
+        rows(&ann),
+        vec![
+            json!([
+                x3,
+                "mint-condition",
+                "in_progress",
+                at("2026-07-18"),
+                1,
+                null,
+                null,
+                null
+            ]),
+            json!([
+                g6,
+                "mint-condition",
+                "finished",
+                at("2026-06-06"),
+                1,
+                5,
+                1,
+                true
+            ]),
+            json!([
+                g5,
+                "mint-julep",
+                "finished",
+                at("2026-05-02"),
+                1,
+                5,
+                2,
+                false
+            ]),
+            json!([
+                g3,
+                "mint-condition",
+                "finished",
+                at("2026-03-07"),
+                1,
+                10,
+                2,
+                false
+            ]),
+            json!([
+                g2,
+                "mint-condition",
+                "finished",
+                at("2026-02-14"),
+                1,
+                10,
+                1,
+                true
+            ]),
+            json!([
+                g1,
+                "mint-condition",
+                "finished",
+                at("2026-01-10"),
+                1,
+                6,
+                1,
+                true
+            ]),
+        ]
+    );
+    assert_eq!(ann["next_cursor"], Value::Null);
+    assert_eq!(ann["games"][0]["name"], "Ann");
+    // Bo: X1 (abandoned, no result), G5, G4, G2 | G1.
+    assert_eq!(
+        rows(&page_1),
+        vec![
+            json!([
+                x1,
+                "mint-condition",
+                "abandoned",
+                at("2026-06-20"),
+                1,
+                null,
+                null,
+                null
+            ]),
+            json!([
+                g5,
+                "mint-julep",
+                "finished",
+                at("2026-05-02"),
+                2,
+                7,
+                1,
+                true
+            ]),
+            json!([
+                g4,
+                "mint-condition",
+                "finished",
+                at("2026-04-04"),
+                1,
+                2,
+                1,
+                true
+            ]),
+            json!([
+                g2,
+                "mint-condition",
+                "finished",
+                at("2026-02-14"),
+                2,
+                10,
+                1,
+                true
+            ]),
+        ]
+    );
+    assert_eq!(
+        rows(&page_2),
+        vec![json!([
+            g1,
+            "mint-condition",
+            "finished",
+            at("2026-01-10"),
+            2,
+            14,
+            2,
+            false
+        ])]
+    );
+    assert_eq!(page_2["next_cursor"], Value::Null);
+}
+
+async fn another_clubs_player_is_not_found(app: TestApp) {
+    let h = seed(&app).await;
+    let token = Some(h.club.token.as_str());
+    let s = &h.stranger;
+
+    let replies = [
+        app.get(&format!("/v1/players/{s}"), token).await,
+        app.get(&format!("/v1/players/{s}/stats"), token).await,
+        app.get(&format!("/v1/players/{s}/games"), token).await,
+        app.get(
+            &format!("/v1/stats/head-to-head?players={},{s}", h.ann),
+            token,
+        )
+        .await,
+        app.get("/v1/players/no-such-player", token).await,
+    ];
+    let own = app
+        .get(&format!("/v1/players/{s}"), Some(&h.other_club.token))
+        .await;
+    let theirs = app.get("/v1/players", Some(&h.other_club.token)).await;
+
+    for reply in &replies {
+        reply.problem(404);
+    }
+    assert_eq!(own.status, 200, "{}", own.body);
+    assert_eq!(own.body["name"], "Bob");
+    // The other club sees its own two players, with no finished game.
+    assert_eq!(names(&theirs.body["players"], "name"), vec!["Ann", "Bob"]);
+    assert_eq!(theirs.body["players"][0]["games_played"], 0);
+    assert_eq!(app.get("/v1/players", None).await.status, 401);
+}
+
+async fn bad_query_values_are_answered_400(app: TestApp) {
+    let h = seed(&app).await;
+    let token = Some(h.club.token.as_str());
+    let (a, b) = (&h.ann, &h.bo);
+
+    let bad = [
+        "/v1/players?limit=0".to_owned(),
+        "/v1/players?limit=201".to_owned(),
+        "/v1/players?cursor=zz".to_owned(),
+        "/v1/players?colour=red".to_owned(),
+        format!("/v1/players/{a}/stats?game=chess"),
+        format!("/v1/players/{a}/stats?from=yesterday"),
+        format!("/v1/players/{a}/games?limit=-1"),
+        format!("/v1/players/{a}/games?cursor=abc"),
+        "/v1/stats/leaderboard?sort=best".to_owned(),
+        "/v1/stats/leaderboard?sort=average_score".to_owned(),
+        "/v1/stats/leaderboard?min_games=many".to_owned(),
+        "/v1/stats/leaderboard?game=chess".to_owned(),
+        "/v1/stats/leaderboard?to=2026-13-01T00:00:00Z".to_owned(),
+        format!("/v1/stats/head-to-head?players={a}"),
+        format!("/v1/stats/head-to-head?players={a},{a}"),
+        format!("/v1/stats/head-to-head?players={a},{b},{a}"),
+        "/v1/stats/head-to-head".to_owned(),
+        "/v1/stats/games/mint-condition?from=last-week".to_owned(),
+    ];
+
+    for path in &bad {
+        let reply = app.get(path, token).await;
+        assert_eq!(reply.status, 400, "{path}: {}", reply.body);
+        reply.problem(400);
+    }
+    // An unknown game in the path is a resource that does not exist.
+    app.get("/v1/stats/games/chess", token).await.problem(404);
+}
+
+/// `(games_played, wins)` of a player.
+async fn played_and_won(app: &TestApp, club: &TestClub, player: &str) -> (i64, i64) {
+    let reply = app
+        .get(&format!("/v1/players/{player}/stats"), Some(&club.token))
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    (
+        reply.body["games_played"].as_i64().unwrap(),
+        reply.body["wins"].as_i64().unwrap(),
+    )
+}
+
+async fn a_game_counts_once_finished_and_stops_counting_when_retracted_or_abandoned(app: TestApp) {
+    // Arrange: G1 (Ann 6, Bo 14) played to its second round.
+    let club = app.new_club().await;
+    let game = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 2).await;
+    let seats = seat_ids(&app, &club, &game).await;
+    let (ann, bo) = (seats[0].1.clone(), seats[1].1.clone());
+    let round_3 = || {
+        let (first, second) = g1_rounds()[2].clone();
+        event(
+            "round_collected",
+            json!({"round": 3, "collections": {"Ann": first, "Bo": second}}),
+        )
+    };
+    let mut seen = Vec::new();
+
+    // Act: each append changes the statistics in the same request.
+    seen.push(played_and_won(&app, &club, &ann).await);
+    let reply = app.append(&club, &game, Some(3), vec![round_3()]).await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    seen.push(played_and_won(&app, &club, &ann).await);
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(4),
+            vec![event("retract", json!({"seq": 4, "reason": "wrong table"}))],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    seen.push(played_and_won(&app, &club, &ann).await);
+    let reply = app.append(&club, &game, Some(5), vec![round_3()]).await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    seen.push(played_and_won(&app, &club, &ann).await);
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(6),
+            vec![event("abandon", json!({"reason": "we argued"}))],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    seen.push(played_and_won(&app, &club, &ann).await);
+    let bo_abandoned = played_and_won(&app, &club, &bo).await;
+    let board_abandoned = app.get("/v1/stats/leaderboard", Some(&club.token)).await;
+    let games_abandoned = app
+        .get("/v1/stats/games/mint-condition", Some(&club.token))
+        .await;
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(7),
+            vec![event("retract", json!({"seq": 7, "reason": "we made up"}))],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    seen.push(played_and_won(&app, &club, &ann).await);
+
+    // Assert: unfinished 0; finished (Ann won) 1; round retracted 0; recorded again 1;
+    // abandoned 0; abandon retracted 1.
+    assert_eq!(seen, vec![(0, 0), (1, 1), (0, 0), (1, 1), (0, 0), (1, 1)]);
+    assert_eq!(bo_abandoned, (0, 0));
+    assert_eq!(board_abandoned.body["players"], json!([]));
+    assert_eq!(games_abandoned.body["plays"], 0);
+    assert_eq!(games_abandoned.body["record_best"], Value::Null);
+    assert_eq!(played_and_won(&app, &club, &bo).await, (1, 0));
+}
+
+/// The answer of every statistics endpoint for the seeded club.
+async fn every_answer(app: &TestApp, h: &History) -> Vec<(String, Value)> {
+    let (a, b, c, d) = (&h.ann, &h.bo, &h.cy, &h.di);
+    let mut paths = vec![
+        "/v1/players".to_owned(),
+        "/v1/players?search=y".to_owned(),
+        "/v1/players?limit=2".to_owned(),
+        "/v1/stats/leaderboard".to_owned(),
+        "/v1/stats/leaderboard?sort=wins".to_owned(),
+        "/v1/stats/leaderboard?min_games=4".to_owned(),
+        "/v1/stats/leaderboard?game=mint-condition&sort=average_score".to_owned(),
+        "/v1/stats/leaderboard?game=mint-julep&sort=average_score".to_owned(),
+        "/v1/stats/leaderboard?from=2026-03-01T00:00:00Z&to=2026-06-01T00:00:00Z".to_owned(),
+        format!("/v1/stats/head-to-head?players={a},{b}"),
+        format!("/v1/stats/head-to-head?players={c},{a}&game=mint-condition"),
+        format!("/v1/stats/head-to-head?players={a},{d}"),
+        "/v1/stats/games/mint-condition?from=2026-03-01T00:00:00Z".to_owned(),
+    ];
+    for game in ["mint-condition", "mint-julep", "mind-up", "vintage"] {
+        paths.push(format!("/v1/stats/games/{game}"));
+    }
+    for p in [a, b, c, d] {
+        paths.push(format!("/v1/players/{p}"));
+        paths.push(format!("/v1/players/{p}/stats"));
+        paths.push(format!("/v1/players/{p}/stats?game=mint-condition"));
+        paths.push(format!("/v1/players/{p}/stats?from=2026-02-14T19:00:00Z"));
+        paths.push(format!("/v1/players/{p}/games"));
+    }
+    let mut answers = Vec::new();
+    for path in paths {
+        let body = h.get(app, &path).await;
+        answers.push((path, body));
+    }
+    answers
+}
+
+async fn a_rebuild_from_the_log_gives_identical_answers(app: TestApp) {
+    // Arrange: the history, answered from the read models written with each append.
+    let h = seed(&app).await;
+    let before = every_answer(&app, &h).await;
+    let store = tabletally_api::store::connect(&app.database_url)
+        .await
+        .expect("a second connection to the server's database");
+
+    // Act: rebuild from the log; then empty the read models without rebuilding.
+    let (replayed, finished) = tabletally_api::statistics::rebuild(store.as_ref())
+        .await
+        .expect("the rebuild succeeds");
+    let rebuilt = every_answer(&app, &h).await;
+    store
+        .clear_statistics()
+        .await
+        .expect("the read models are emptied");
+    let cleared = every_answer(&app, &h).await;
+    tabletally_api::statistics::rebuild(store.as_ref())
+        .await
+        .expect("the rebuild succeeds again");
+    let restored = every_answer(&app, &h).await;
+
+    // Assert: 10 games (9 of this club, 1 of the other), 6 of them finished (G1–G6).
+    assert_eq!((replayed, finished), (10, 6));
+    for ((path, old), (_, new)) in before.iter().zip(&rebuilt) {
+        assert_eq!(old, new, "{path} differs after a rebuild");
+    }
+    // Without a rebuild the answers do change: the comparison can fail.
+    let changed: Vec<&str> = before
+        .iter()
+        .zip(&cleared)
+        .filter(|(old, new)| old.1 != new.1)
+        .map(|(old, _)| old.0.as_str())
+        .collect();
+    assert!(changed.len() >= 20, "only {changed:?} changed");
+    assert_eq!(
+        cleared
+            .iter()
+            .find(|(p, _)| p == &format!("/v1/players/{}/stats", h.ann))
+            .unwrap()
+            .1["games_played"],
+        0
+    );
+    assert_eq!(before, restored);
+}

@@ -311,8 +311,8 @@ async fn a_three_player_game_ends_after_turn_28_and_the_highest_total_wins(app: 
         ann[3].2
     );
     assert_every_point_is_explained(&score);
-    assert_eq!(score["house_rules"][0]["option"], "prize_tie");
-    assert_eq!(score["house_rules"][0]["value"], "nobody");
+    assert_eq!(score["house_rule_points"][0]["option"], "prize_tie");
+    assert_eq!(score["house_rule_points"][0]["value"], "nobody");
     // The table as it ended: every collection of 11, the deck down to its last card.
     assert_eq!(score["details"]["turns"], 28);
     assert_eq!(score["details"]["deck"], 1);
@@ -759,8 +759,8 @@ async fn record_collections(app: &TestApp, club: &TestClub, prize_tie: &str) -> 
     let score = app.score(club, &game).await;
     assert_eq!(score["final"], true);
     assert_eq!(score["status"], "finished");
-    assert_eq!(score["house_rules"][0]["option"], "prize_tie");
-    assert_eq!(score["house_rules"][0]["value"], prize_tie);
+    assert_eq!(score["house_rule_points"][0]["option"], "prize_tie");
+    assert_eq!(score["house_rule_points"][0]["value"], prize_tie);
     assert_every_point_is_explained(&score);
     score
 }
@@ -789,7 +789,7 @@ async fn collections_with_a_tied_prize_score_it_for_nobody_by_default(app: TestA
             ("Most 60s objects", 0)
         ])
     );
-    assert_eq!(score["house_rules"][0]["default"], true);
+    assert_eq!(score["house_rule_points"][0]["default"], true);
 }
 
 async fn collections_with_prize_tie_all_give_each_tied_player_the_prize(app: TestApp) {
@@ -816,7 +816,7 @@ async fn collections_with_prize_tie_all_give_each_tied_player_the_prize(app: Tes
             ("Most lamps", 0)
         ])
     );
-    assert_eq!(score["house_rules"][0]["default"], false);
+    assert_eq!(score["house_rule_points"][0]["default"], false);
 }
 
 async fn collections_with_prize_tie_split_divide_the_prize_and_lose_the_remainder(app: TestApp) {

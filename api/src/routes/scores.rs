@@ -40,8 +40,12 @@ pub struct ScoreView {
     pub winners: Vec<String>,
     /// How a tie for first place was settled; null when nobody tied for first.
     pub tiebreak: Option<TiebreakView>,
-    /// Options that decide points the published rules leave open, or that differ from them.
+    /// The options in force that differ from the published rules or from the rules spec's
+    /// default for a point the rules leave open (empty for a game played by the book).
     pub house_rules: Vec<HouseRuleView>,
+    /// Every house-rule point of the game (a point the published rules leave open) with the
+    /// value in force, `default: true` when it is the spec's default.
+    pub house_rule_points: Vec<HouseRuleView>,
     /// Game-specific state (e.g. the race of Mint Julep).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
@@ -152,16 +156,24 @@ pub async fn get_score(
         }),
         house_rules: board
             .house_rules
-            .into_iter()
-            .map(|h| HouseRuleView {
-                option: h.option,
-                value: h.value,
-                default: h.default,
-                note: h.note,
-            })
+            .iter()
+            .filter(|h| !h.default)
+            .map(HouseRuleView::from)
             .collect(),
+        house_rule_points: board.house_rules.iter().map(HouseRuleView::from).collect(),
         details: board.details,
     }))
+}
+
+impl From<&domain::HouseRule> for HouseRuleView {
+    fn from(h: &domain::HouseRule) -> Self {
+        Self {
+            option: h.option.clone(),
+            value: h.value.clone(),
+            default: h.default,
+            note: h.note.clone(),
+        }
+    }
 }
 
 impl From<domain::PlayerScore> for PlayerScoreView {
