@@ -330,7 +330,7 @@ pub async fn rebuild(store: &dyn Store) -> Result<(usize, usize), StoreError> {
                 .ok_or_else(|| StoreError::Corrupt(format!("unknown game {}", game.game)))?;
             let log: Vec<_> = log.iter().map(to_log_event).collect();
             let evaluation = kind
-                .evaluate(&log)
+                .evaluate_with_facts(&log)
                 .map_err(|e| StoreError::Corrupt(format!("game {id}: {e}")))?;
             let result =
                 game_result(&game, &evaluation).map_err(|e| StoreError::Corrupt(e.to_string()))?;

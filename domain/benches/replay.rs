@@ -85,16 +85,20 @@ fn load_fixture(path: &Path) -> Fixture {
     Fixture { id, game, rows }
 }
 
-/// The measured path: stored rows → log → evaluation → scoreboard JSON.
-fn replay_and_score(game: Game, rows: &[StoredRow]) -> (Status, String) {
-    let log: Vec<LogEvent> = rows
-        .iter()
+/// Stored rows → log (the JSON parsing part).
+fn parse(rows: &[StoredRow]) -> Vec<LogEvent> {
+    rows.iter()
         .map(|row| LogEvent {
             seq: row.seq,
             event_type: row.event_type.clone(),
             data: serde_json::from_str(&row.data).expect("stored data is JSON"),
         })
-        .collect();
+        .collect()
+}
+
+/// The measured path: stored rows → log → evaluation → scoreboard JSON.
+fn replay_and_score(game: Game, rows: &[StoredRow]) -> (Status, String) {
+    let log = parse(rows);
     let evaluation = game.evaluate(&log).expect("the fixture replays");
     let json = serde_json::to_string(&evaluation.scoreboard).expect("the scoreboard serialises");
     (evaluation.status, json)
@@ -119,6 +123,22 @@ fn bench_replay(c: &mut Criterion) {
         });
     }
     group.finish();
+    // The same path in its three parts, to see where the time goes.
+    let mut parts = c.benchmark_group("parts");
+    for f in &fixtures {
+        let log = parse(&f.rows);
+        let evaluation = f.game.evaluate(&log).expect("the fixture replays");
+        parts.bench_function(format!("{}/parse", f.id), |b| {
+            b.iter(|| parse(black_box(&f.rows)))
+        });
+        parts.bench_function(format!("{}/evaluate", f.id), |b| {
+            b.iter(|| f.game.evaluate(black_box(&log)).expect("replays"))
+        });
+        parts.bench_function(format!("{}/serialise", f.id), |b| {
+            b.iter(|| serde_json::to_string(black_box(&evaluation.scoreboard)).expect("serialises"))
+        });
+    }
+    parts.finish();
 }
 
 criterion_group!(benches, bench_replay);

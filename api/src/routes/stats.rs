@@ -335,7 +335,10 @@ pub async fn leaderboard(
         ));
     }
     let limit = page_limit(query.limit)?;
-    let min_games = query.min_games.unwrap_or(1).max(1);
+    let min_games = query.min_games.unwrap_or(1);
+    if min_games < 0 {
+        return Err(ApiError::BadRequest("min_games cannot be negative".into()));
+    }
     let filter = StatsFilter {
         game: query.game.clone(),
         from: query.from,

@@ -133,8 +133,9 @@ fn parse_collections(
         }
         let mut collection = Vec::with_capacity(cards.len());
         for (i, raw) in cards.iter().enumerate() {
-            let index = i.to_string();
-            collection.push(parse_card(raw, options).map_err(|e| e.within(&at(&[&index])))?);
+            // The pointer is built only on error: this runs for every card of every replay.
+            collection
+                .push(parse_card(raw, options).map_err(|e| e.within(&at(&[&i.to_string()])))?);
         }
         check_protection(&collection, options, &player.name).map_err(|e| e.within(&at(&[])))?;
         collections.push(collection);
