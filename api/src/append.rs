@@ -6,6 +6,7 @@
 use tabletally_domain::Game;
 use tabletally_domain::log::{Evaluation, LogEvent, NewEvent as DomainEvent, Rejection, Status};
 
+use crate::config::MAX_EVENTS_PER_GAME;
 use crate::store::{GameRecord, GameResult, NewEvent, PlayerResult, StoredEvent};
 
 #[derive(Debug, Clone)]
@@ -23,7 +24,24 @@ pub enum Decision {
         events: Vec<NewEvent>,
         status: Status,
         result: Option<GameResult>,
+        /// Whether the statistics read models are to be updated (off only for measuring).
+        read_models: bool,
     },
+}
+
+impl Decision {
+    /// Leaves the statistics read models alone (`TABLETALLY_READ_MODELS=off`).
+    pub fn skip_read_models(&mut self) {
+        if let Decision::Append {
+            result,
+            read_models,
+            ..
+        } = self
+        {
+            *result = None;
+            *read_models = false;
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +57,9 @@ pub enum Refused {
         "events {stored:?} of this request are already stored but others are not; send only the new events"
     )]
     PartlyStored { stored: Vec<String> },
+    /// 422: the game's log would grow past [`MAX_EVENTS_PER_GAME`].
+    #[error("a game's log holds at most {max} events and this one has {stored}; start a new game", max = MAX_EVENTS_PER_GAME)]
+    GameTooLong { stored: usize },
     /// 422: the same event id twice in one request.
     #[error("event id {id} appears twice in this request")]
     DuplicateId { index: usize, id: String },
@@ -84,6 +105,9 @@ pub fn decide(
     if !stored_ids.is_empty() {
         return Err(Refused::PartlyStored { stored: stored_ids });
     }
+    if log.len() + request.events.len() > MAX_EVENTS_PER_GAME {
+        return Err(Refused::GameTooLong { stored: log.len() });
+    }
     if let Some(expected) = request.expected_version {
         if expected != game.version {
             return Err(Refused::StaleVersion {
@@ -109,6 +133,7 @@ pub fn decide(
         events: request.events.clone(),
         status: evaluation.status,
         result,
+        read_models: true,
     })
 }
 
@@ -162,4 +187,86 @@ pub fn game_result(
         })
         .collect::<Result<_, Refused>>()?;
     Ok(Some(GameResult { players, facts }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Utc;
+    use serde_json::json;
+
+    fn game(version: i64) -> GameRecord {
+        GameRecord {
+            id: "g".into(),
+            game: "mint-condition".into(),
+            status: "in_progress".into(),
+            version,
+            options: json!({}),
+            players: vec![],
+            started_at: Utc::now(),
+            updated_at: Utc::now(),
+        }
+    }
+
+    fn stored(seq: i64) -> StoredEvent {
+        StoredEvent {
+            position: seq,
+            seq,
+            id: format!("e{seq}"),
+            event_type: "abandon".into(),
+            schema_version: 1,
+            data: json!({}),
+            recorded_at: Utc::now(),
+        }
+    }
+
+    fn request(ids: &[&str], expected_version: Option<i64>) -> AppendRequest {
+        AppendRequest {
+            expected_version,
+            events: ids
+                .iter()
+                .map(|id| NewEvent {
+                    id: (*id).into(),
+                    event_type: "abandon".into(),
+                    data: json!({}),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_game_log_cannot_grow_past_its_limit() {
+        let log: Vec<StoredEvent> = (1..=MAX_EVENTS_PER_GAME as i64).map(stored).collect();
+
+        let refused = decide(&game(log.len() as i64), &log, &request(&["new"], None)).unwrap_err();
+
+        assert!(
+            matches!(refused, Refused::GameTooLong { stored } if stored == MAX_EVENTS_PER_GAME)
+        );
+    }
+
+    #[test]
+    fn a_retry_of_stored_events_is_answered_before_the_version_check() {
+        let log: Vec<StoredEvent> = (1..=3).map(stored).collect();
+
+        let decision = decide(&game(3), &log, &request(&["e2", "e3"], Some(1))).unwrap();
+
+        assert!(matches!(decision, Decision::AlreadyStored { seqs } if seqs == vec![2, 3]));
+    }
+
+    #[test]
+    fn a_batch_mixing_stored_and_new_events_is_a_conflict() {
+        let log: Vec<StoredEvent> = (1..=3).map(stored).collect();
+
+        let refused = decide(&game(3), &log, &request(&["e3", "new"], None)).unwrap_err();
+
+        assert!(matches!(refused, Refused::PartlyStored { .. }));
+    }
+
+    #[test]
+    fn the_same_id_twice_in_one_request_is_refused() {
+        let refused = decide(&game(1), &[stored(1)], &request(&["x", "x"], None)).unwrap_err();
+
+        assert!(matches!(refused, Refused::DuplicateId { index: 1, .. }));
+    }
 }

@@ -1,9 +1,15 @@
 //! Configuration from the environment, with defaults that run on a fresh machine.
 
+use std::time::Duration;
+
 /// Largest JSON body accepted (→ 413 above it).
 pub const BODY_LIMIT: usize = 256 * 1024;
-/// Most events accepted in one append request.
+/// Most events accepted in one append request (→ 422).
 pub const MAX_EVENTS_PER_REQUEST: usize = 200;
+/// Most events one game's log may hold (→ 422). A long game of Mind Up! is about 30.
+pub const MAX_EVENTS_PER_GAME: usize = 2000;
+/// How long a client may take to send a request's head before it gets 408 and is closed.
+pub const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -13,17 +19,39 @@ pub struct Config {
     pub database_url: String,
     /// Worker threads; `TABLETALLY_WORKERS`, default: one per core.
     pub workers: Option<usize>,
+    /// Clubs one client address may create per minute; `TABLETALLY_CLUBS_PER_MINUTE`,
+    /// default 20 (→ 429 above it).
+    pub clubs_per_minute: u32,
+    /// Keep the statistics read models up to date on every append; `TABLETALLY_READ_MODELS=off`
+    /// turns that off (only for measuring what they cost: statistics are then stale until
+    /// `tabletally rebuild-stats`).
+    pub read_models: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            addr: "127.0.0.1:8080".into(),
+            database_url: "sqlite://tabletally.db".into(),
+            workers: None,
+            clubs_per_minute: 20,
+            read_models: true,
+        }
+    }
 }
 
 impl Config {
     pub fn from_env() -> Self {
+        let defaults = Self::default();
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         Self {
-            addr: std::env::var("TABLETALLY_ADDR").unwrap_or_else(|_| "127.0.0.1:8080".into()),
-            database_url: std::env::var("DATABASE_URL")
-                .unwrap_or_else(|_| "sqlite://tabletally.db".into()),
-            workers: std::env::var("TABLETALLY_WORKERS")
-                .ok()
-                .and_then(|w| w.parse().ok()),
+            addr: var("TABLETALLY_ADDR").unwrap_or(defaults.addr),
+            database_url: var("DATABASE_URL").unwrap_or(defaults.database_url),
+            workers: var("TABLETALLY_WORKERS").and_then(|w| w.parse().ok()),
+            clubs_per_minute: var("TABLETALLY_CLUBS_PER_MINUTE")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(defaults.clubs_per_minute),
+            read_models: var("TABLETALLY_READ_MODELS").as_deref() != Some("off"),
         }
     }
 }

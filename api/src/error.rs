@@ -68,6 +68,9 @@ pub enum ApiError {
         pointer: Option<String>,
         event_index: Option<usize>,
     },
+    /// 429: too many requests from this client; retry after the given seconds.
+    #[error("too many clubs created from this address; retry in {0} seconds")]
+    TooManyRequests(u64),
     /// 503: the database cannot be reached.
     #[error("the database is not reachable")]
     Unavailable,
@@ -101,6 +104,7 @@ impl ApiError {
                 ..
             } => ("rule-violation", "An event breaks a rule of the game"),
             ApiError::Unprocessable { .. } => ("invalid-request", "The request is invalid"),
+            ApiError::TooManyRequests(_) => ("too-many-requests", "Too many requests"),
             ApiError::Unavailable => ("unavailable", "Service unavailable"),
             ApiError::Internal(_) => ("internal", "Internal server error"),
         }
@@ -149,6 +153,7 @@ impl ResponseError for ApiError {
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -163,6 +168,9 @@ impl ResponseError for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         ));
+        if let ApiError::TooManyRequests(seconds) = self {
+            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+        }
         if matches!(self, ApiError::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
         }
@@ -205,6 +213,11 @@ impl From<Refused> for ApiError {
             Refused::IdReused { .. } | Refused::PartlyStored { .. } => ApiError::Conflict {
                 detail: refused.to_string(),
                 current_version: None,
+            },
+            Refused::GameTooLong { .. } => ApiError::Unprocessable {
+                detail: refused.to_string(),
+                pointer: Some("/events".into()),
+                event_index: None,
             },
             Refused::DuplicateId { index, .. } => ApiError::Unprocessable {
                 detail: refused.to_string(),

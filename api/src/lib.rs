@@ -11,6 +11,7 @@ pub mod auth;
 pub mod config;
 pub mod error;
 pub mod examples;
+pub mod limits;
 pub mod openapi;
 pub mod routes;
 pub mod startup;

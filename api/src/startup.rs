@@ -12,8 +12,9 @@ use tracing_actix_web::{RequestId, TracingLogger};
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::config::{BODY_LIMIT, Config};
+use crate::config::{BODY_LIMIT, CLIENT_REQUEST_TIMEOUT, Config};
 use crate::error::ApiError;
+use crate::limits::RateLimit;
 use crate::openapi;
 use crate::routes;
 use crate::store::{self, Store};
@@ -21,6 +22,10 @@ use crate::store::{self, Store};
 /// What every handler can reach.
 pub struct AppState {
     pub store: Arc<dyn Store>,
+    /// `POST /v1/clubs` per client address.
+    pub club_creation: RateLimit,
+    /// Whether appends keep the statistics read models up to date.
+    pub read_models: bool,
 }
 
 pub struct Application {
@@ -63,11 +68,14 @@ impl Application {
                 source,
             })?
             .port();
-        let server = run(listener, Arc::from(store), config.workers).map_err(|source| {
-            StartError::Listen {
-                addr: config.addr.clone(),
-                source,
-            }
+        let state = AppState {
+            store: Arc::from(store),
+            club_creation: RateLimit::per_minute(config.clubs_per_minute),
+            read_models: config.read_models,
+        };
+        let server = run(listener, state, config.workers).map_err(|source| StartError::Listen {
+            addr: config.addr.clone(),
+            source,
         })?;
         Ok(Self { port, server })
     }
@@ -92,13 +100,9 @@ fn redact(url: &str) -> String {
     }
 }
 
-fn run(
-    listener: TcpListener,
-    store: Arc<dyn Store>,
-    workers: Option<usize>,
-) -> std::io::Result<Server> {
+fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::io::Result<Server> {
     let addr = listener.local_addr()?;
-    let state = web::Data::new(AppState { store });
+    let state = web::Data::new(state);
     let document = openapi::document();
     let mut server = HttpServer::new(move || {
         let (app, _) = App::new()
@@ -120,6 +124,9 @@ fn run(
             .wrap(Compat::new(TracingLogger::default()))
     })
     .listen(listener)?
+    // A slow client gets 408 and is closed rather than holding a worker.
+    .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
+    .client_disconnect_timeout(std::time::Duration::from_secs(2))
     .shutdown_timeout(10);
     if let Some(workers) = workers {
         server = server.workers(workers);

@@ -132,6 +132,7 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
         addr: "127.0.0.1:0".into(),
         database_url: database_url.clone(),
         workers: Some(2),
+        ..Config::default()
     };
     let app = Application::build(&config)
         .await

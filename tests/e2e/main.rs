@@ -5,6 +5,7 @@ mod helpers;
 
 mod events;
 mod games;
+mod isolation;
 mod mind_up;
 mod mint_condition;
 mod mint_julep;

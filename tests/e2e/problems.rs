@@ -1,5 +1,7 @@
 //! Every error is application/problem+json that names what was wrong.
 
+use std::io::{Read, Write};
+
 use serde_json::json;
 
 use crate::helpers::TestApp;
@@ -15,6 +17,9 @@ on_both_backends!(
     a_bad_player_count_is_unprocessable,
     a_bad_option_names_the_option,
     a_bad_query_parameter_is_a_bad_request,
+    too_many_events_in_one_request_are_refused,
+    too_many_clubs_from_one_address_are_throttled,
+    a_client_that_never_finishes_its_request_is_timed_out,
 );
 
 async fn malformed_json_is_a_bad_request(app: TestApp) {
@@ -145,4 +150,66 @@ async fn a_bad_query_parameter_is_a_bad_request(app: TestApp) {
     app.get("/v1/games?status=paused", Some(&club.token))
         .await
         .problem(400);
+}
+
+async fn too_many_events_in_one_request_are_refused(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let events: Vec<_> = (0..201)
+        .map(|_| crate::helpers::event("abandon", json!({})))
+        .collect();
+
+    let reply = app.append(&club, &game, None, events).await;
+
+    let problem = reply.problem(422);
+    assert_eq!(problem["pointer"], "/events");
+    assert_eq!(problem["detail"], "at most 200 events per request");
+}
+
+async fn too_many_clubs_from_one_address_are_throttled(app: TestApp) {
+    // The default limit is 20 a minute per client address.
+    for _ in 0..20 {
+        app.new_club().await;
+    }
+
+    let reply = app
+        .post("/v1/clubs", None, &json!({"name": "one too many"}))
+        .await;
+
+    reply.problem(429);
+    let retry_after: u64 = reply
+        .headers
+        .get("retry-after")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry_after), "{retry_after}");
+}
+
+async fn a_client_that_never_finishes_its_request_is_timed_out(app: TestApp) {
+    let address = app.address.trim_start_matches("http://").to_owned();
+    // Half a request head, then silence: the server answers 408 after 5 s and closes.
+    let answer = tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(15)))
+            .unwrap();
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            .unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    })
+    .await
+    .unwrap();
+
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
 }

@@ -1,6 +1,8 @@
 //! `POST /v1/clubs`: a new club and its token (shown once).
 
-use actix_web::{HttpResponse, post, web};
+use std::time::Instant;
+
+use actix_web::{HttpRequest, HttpResponse, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -32,12 +34,20 @@ pub struct ClubCreated {
     (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
     (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
     (status = 422, description = "Invalid name", body = Problem, content_type = "application/problem+json"),
+    (status = 429, description = "Too many clubs created from this address (see Retry-After)", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/clubs")]
 pub async fn create_club(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: web::Json<CreateClub>,
 ) -> Result<HttpResponse, ApiError> {
+    if let Some(client) = req.peer_addr() {
+        state
+            .club_creation
+            .check(client.ip(), Instant::now())
+            .map_err(ApiError::TooManyRequests)?;
+    }
     let name = body.name.trim();
     if name.is_empty() || name.chars().count() > MAX_CLUB_NAME || name.chars().any(char::is_control)
     {

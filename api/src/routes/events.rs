@@ -108,7 +108,12 @@ pub async fn append_events(
     let appended = state
         .store
         .append(&club.id, &id, &|game, log| {
-            append::decide(game, log, &request)
+            let mut decision = append::decide(game, log, &request)?;
+            // Measuring only: without read models the statistics stay as they were.
+            if !state.read_models {
+                decision.skip_read_models();
+            }
+            Ok(decision)
         })
         .await?;
     if !appended.already_stored {

@@ -443,7 +443,7 @@ macro_rules! sql_store {
                         let events = log.into_iter().filter(|e| seqs.contains(&e.seq)).collect();
                         Ok(Appended { version: game.version, events, already_stored: true })
                     }
-                    Decision::Append { events, status, result } => {
+                    Decision::Append { events, status, result, read_models } => {
                         let now = now();
                         let mut stored = Vec::with_capacity(events.len());
                         let mut seq = game.version;
@@ -460,7 +460,7 @@ macro_rules! sql_store {
                             .execute(&mut *tx)
                             .await?;
                         // The read models change only when the game was or is now finished.
-                        if game.status == "finished" || result.is_some() {
+                        if read_models && (game.status == "finished" || result.is_some()) {
                             Self::write_result(&mut tx, club, &game, result.as_ref()).await?;
                         }
                         tx.commit().await.map_err(translate)?;
