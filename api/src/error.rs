@@ -193,6 +193,15 @@ impl From<StoreError> for ApiError {
             ),
             StoreError::Corrupt(detail) => ApiError::Internal(detail),
             StoreError::Database(e) => match e {
+                // A deadlock or serialisation failure: the request lost a race and can be retried.
+                sqlx::Error::Database(ref db)
+                    if matches!(db.code().as_deref(), Some("40001" | "40P01")) =>
+                {
+                    ApiError::Conflict {
+                        detail: "a concurrent request changed the same data; retry".into(),
+                        current_version: None,
+                    }
+                }
                 sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => {
                     tracing::error!(error = %e, "database unreachable");
                     ApiError::Unavailable

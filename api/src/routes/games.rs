@@ -62,7 +62,13 @@ pub struct PlayerInput {
         ("mint-julep" = (summary = "Mint Julep, splitting after penalties", value = json!(examples::create_mint_julep()))),
         ("vintage" = (summary = "Vintage with two prizes", value = json!(examples::create_vintage()))),
     )), security(("club_token" = [])), responses(
-    (status = 201, description = "Game created", body = GameSummary, headers(("Location" = String, description = "The game's URL"))),
+    (status = 201, description = "Game created", body = GameSummary, headers(("Location" = String, description = "The game's URL")),
+        links(
+            ("GetGame" = (operation_id = "get_game", parameters(("id" = "$response.body#/id")))),
+            ("AppendEvents" = (operation_id = "append_events", parameters(("id" = "$response.body#/id")))),
+            ("ListEvents" = (operation_id = "list_events", parameters(("id" = "$response.body#/id")))),
+            ("GetScore" = (operation_id = "get_score", parameters(("id" = "$response.body#/id")))),
+        )),
     (status = 200, description = "A game with this id already exists with the same content", body = GameSummary),
     (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),

@@ -93,7 +93,7 @@ pub struct TiebreakView {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HouseRuleView {
     pub option: String,
-    #[schema(value_type = Object)]
+    /// Any JSON value (a string, a number, an object or null).
     pub value: Value,
     /// True when this is the service's default for the point.
     pub default: bool,

@@ -185,7 +185,7 @@ fn placeholders(rows: usize, columns: usize) -> String {
 }
 
 macro_rules! stats_store {
-    ($store:ident, $db:ty) => {
+    ($store:ident, $db:ty, lock_player = $lock_player:literal) => {
         impl $store {
             /// Rewrites one game's rows of the read models inside the caller's transaction.
             pub(super) async fn write_result(
@@ -194,6 +194,16 @@ macro_rules! stats_store {
                 game: &GameRecord,
                 result: Option<&GameResult>,
             ) -> Result<(), StoreError> {
+                // Two games with the same players may finish at once: their players' sums are
+                // recomputed one writer at a time (PostgreSQL: row locks taken in id order, so
+                // no deadlock; SQLite: the database write lock already serialises appends).
+                if !$lock_player.is_empty() {
+                    let mut ids: Vec<&str> = game.players.iter().map(|p| p.player_id.as_str()).collect();
+                    ids.sort_unstable();
+                    for id in ids {
+                        sqlx::query($lock_player).bind(id).execute(&mut **tx).await?;
+                    }
+                }
                 sqlx::query("DELETE FROM player_results WHERE game_id = $1").bind(&game.id).execute(&mut **tx).await?;
                 sqlx::query("DELETE FROM result_facts WHERE game_id = $1").bind(&game.id).execute(&mut **tx).await?;
                 if let Some(result) = result {
@@ -561,5 +571,9 @@ macro_rules! stats_store {
     };
 }
 
-stats_store!(SqliteStore, sqlx::Sqlite);
-stats_store!(PostgresStore, sqlx::Postgres);
+stats_store!(SqliteStore, sqlx::Sqlite, lock_player = "");
+stats_store!(
+    PostgresStore,
+    sqlx::Postgres,
+    lock_player = "SELECT id FROM players WHERE id = $1 FOR UPDATE"
+);

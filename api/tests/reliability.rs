@@ -1,0 +1,1133 @@
+//! Reliability tests against the real `tabletally` binary (separate processes, real sockets):
+//!
+//! 1. `two_servers_on_one_postgres_database` — two server processes share one PostgreSQL
+//!    database; many concurrent clients append (with and without `expected_version`, retrying
+//!    some requests with the same event ids) through both. Every log must be gapless, hold
+//!    exactly the acknowledged events, replay to the same score on both servers, and every
+//!    refused append must be a 409 or 422, never a 5xx.
+//! 2. `crash_safety::{on_sqlite,on_postgres}` — a sequential client appends while the server
+//!    is SIGKILLed at pseudo-random moments and restarted on the same database. Every
+//!    acknowledged event must survive exactly once, an append whose answer was lost is
+//!    settled by retrying it (200: it was stored, 201: it was not), and every game must still
+//!    replay.
+//!
+//! Each test uses its own fresh database: a SQLite file in its own temp directory, or a
+//! PostgreSQL database created from `TABLETALLY_TEST_POSTGRES_URL` (skipped with a notice when
+//! unset, a failure when `CI` is set). `TABLETALLY_RELIABILITY_SEED` overrides the seed of the
+//! pseudo-random choices; the seed in use is printed.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sqlx::Connection;
+
+const POSTGRES_URL_VAR: &str = "TABLETALLY_TEST_POSTGRES_URL";
+const DEFAULT_SEED: u64 = 20_240_611;
+
+// ---------------------------------------------------------------------------------------------
+// Pseudo-random choices: a seeded 64-bit LCG (Knuth's MMIX constants), high bits only.
+
+struct Lcg(u64);
+
+impl Lcg {
+    fn new(seed: u64) -> Self {
+        let mut lcg = Lcg(seed ^ 0x9E37_79B9_7F4A_7C15);
+        lcg.next();
+        lcg
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+fn seed() -> u64 {
+    std::env::var("TABLETALLY_RELIABILITY_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_SEED)
+}
+
+// ---------------------------------------------------------------------------------------------
+// A fresh database per test, removed (SQLite directory) or dropped (PostgreSQL) afterwards.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+enum Database {
+    Sqlite { dir: PathBuf },
+    Postgres { admin_url: String, name: String },
+}
+
+impl Database {
+    /// The database and its URL; `None` when PostgreSQL is not configured (outside CI).
+    async fn fresh(backend: Backend) -> Option<(Database, String)> {
+        match backend {
+            Backend::Sqlite => {
+                let dir = std::env::temp_dir()
+                    .join(format!("tabletally-reliability-{}", uuid::Uuid::new_v4()));
+                std::fs::create_dir_all(&dir).expect("create a temp directory");
+                let url = format!("sqlite://{}", dir.join("tabletally.db").display());
+                Some((Database::Sqlite { dir }, url))
+            }
+            Backend::Postgres => {
+                let Ok(admin_url) = std::env::var(POSTGRES_URL_VAR) else {
+                    assert!(
+                        std::env::var("CI").is_err(),
+                        "{POSTGRES_URL_VAR} must be set in CI: the PostgreSQL tests may not be skipped there"
+                    );
+                    eprintln!(
+                        "skipped: set {POSTGRES_URL_VAR} to run the PostgreSQL variant of this test"
+                    );
+                    return None;
+                };
+                let name = format!("tabletally_rel_{}", uuid::Uuid::new_v4().simple());
+                let mut conn = sqlx::PgConnection::connect(&admin_url)
+                    .await
+                    .unwrap_or_else(|e| {
+                        panic!("PostgreSQL at {POSTGRES_URL_VAR} is unreachable: {e}")
+                    });
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
+                    .execute(&mut conn)
+                    .await
+                    .expect("create a test database");
+                let url = replace_database(&admin_url, &name);
+                Some((Database::Postgres { admin_url, name }, url))
+            }
+        }
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        match self {
+            Database::Sqlite { dir } => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Database::Postgres { admin_url, name } => {
+                let (admin_url, name) = (admin_url.clone(), name.clone());
+                // Drop runs outside async: a small runtime of its own drops the database.
+                let _ = std::thread::spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build();
+                    if let Ok(rt) = rt {
+                        rt.block_on(async {
+                            if let Ok(mut conn) = sqlx::PgConnection::connect(&admin_url).await {
+                                let sql =
+                                    format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+                                let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                                    .execute(&mut conn)
+                                    .await;
+                            }
+                        });
+                    }
+                })
+                .join();
+            }
+        }
+    }
+}
+
+/// `postgres://u@h:5432/postgres?x` → `postgres://u@h:5432/<name>?x`.
+fn replace_database(url: &str, name: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let scheme_end = base.find("://").map_or(0, |i| i + 3);
+    let host_part = match base[scheme_end..].find('/') {
+        Some(slash) => &base[..scheme_end + slash],
+        None => base,
+    };
+    match query {
+        Some(q) => format!("{host_part}/{name}?{q}"),
+        None => format!("{host_part}/{name}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A server process. The guard kills it (SIGKILL) and reaps it when dropped, also on panic.
+
+struct ServerProcess {
+    label: String,
+    child: Arc<Mutex<Child>>,
+    ready: Mutex<mpsc::Receiver<String>>,
+    /// `http://127.0.0.1:PORT`, known once the server logged it.
+    address: String,
+    /// The last log lines of both streams, for failure messages.
+    tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl ServerProcess {
+    /// Spawns the binary on port 0; [`ServerProcess::wait_ready`] reads the bound address.
+    fn spawn(label: &str, database_url: &str) -> ServerProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tabletally"))
+            .env("TABLETALLY_ADDR", "127.0.0.1:0")
+            .env("DATABASE_URL", database_url)
+            .env("RUST_LOG", "info")
+            .env("TABLETALLY_WORKERS", "2")
+            .env("NO_COLOR", "1")
+            .env_remove("TABLETALLY_LOG_FORMAT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the tabletally binary");
+        let (tx, ready) = mpsc::channel();
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        // The fmt subscriber writes to stdout; stderr is read too (panics, and in case that
+        // changes). Both are drained until the process ends so logging never blocks on a pipe.
+        let stdout = child.stdout.take().expect("stdout piped");
+        let stderr = child.stderr.take().expect("stderr piped");
+        drain(label, stdout, tx.clone(), tail.clone());
+        drain(label, stderr, tx, tail.clone());
+        ServerProcess {
+            label: label.to_owned(),
+            child: Arc::new(Mutex::new(child)),
+            ready: Mutex::new(ready),
+            address: String::new(),
+            tail,
+        }
+    }
+
+    fn wait_ready(&mut self) {
+        let ready = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        let address = ready.recv_timeout(Duration::from_secs(30));
+        drop(ready);
+        match address {
+            Ok(address) => self.address = address,
+            Err(_) => panic!(
+                "server {} did not log `listening on http://…` within 30 s; last lines:\n{}",
+                self.label,
+                self.log_tail()
+            ),
+        }
+    }
+
+    fn start(label: &str, database_url: &str) -> ServerProcess {
+        let mut server = ServerProcess::spawn(label, database_url);
+        server.wait_ready();
+        server
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    fn log_tail(&self) -> String {
+        let tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        tail.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+
+    /// SIGKILL (what `Child::kill` sends on Unix) and reap; the exit status.
+    fn kill(&self) -> ExitStatus {
+        let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = child.kill();
+        child.wait().expect("reap the server process")
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Reads one output stream line by line: sends the listening address once, keeps a tail,
+/// echoes errors and panics.
+fn drain(
+    label: &str,
+    stream: impl Read + Send + 'static,
+    ready: mpsc::Sender<String>,
+    tail: Arc<Mutex<VecDeque<String>>>,
+) {
+    let label = label.to_owned();
+    std::thread::spawn(move || {
+        const MARK: &str = "listening on ";
+        let mut echoed = 0;
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            let line = strip_ansi(&line);
+            if let Some(at) = line.find(MARK) {
+                let address: String = line[at + MARK.len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || ":/.[]".contains(*c))
+                    .collect();
+                let _ = ready.send(address);
+            }
+            // The first few errors of each stream are echoed (the tail keeps the rest).
+            if (line.contains("ERROR") || line.contains("panicked")) && echoed < 2 {
+                echoed += 1;
+                eprintln!("[server {label}] {line}");
+            }
+            let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+            if tail.len() >= 40 {
+                tail.pop_front();
+            }
+            tail.push_back(line);
+        }
+    });
+}
+
+/// Removes ANSI escape sequences (`ESC [ … letter`), should the logs be coloured.
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP.
+
+fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .connect_timeout(Duration::from_secs(5))
+        .build()
+        .expect("an HTTP client")
+}
+
+struct Reply {
+    status: u16,
+    content_type: String,
+    body: Value,
+}
+
+async fn request(
+    client: &reqwest::Client,
+    method: reqwest::Method,
+    url: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> Result<Reply, reqwest::Error> {
+    let mut req = client.request(method, url);
+    if let Some(token) = token {
+        req = req.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        req = req.json(body);
+    }
+    let response = req.send().await?;
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let text = response.text().await?;
+    Ok(Reply {
+        status,
+        content_type,
+        body: serde_json::from_str(&text).unwrap_or(Value::Null),
+    })
+}
+
+async fn get(client: &reqwest::Client, url: &str, token: &str) -> Result<Reply, reqwest::Error> {
+    request(client, reqwest::Method::GET, url, Some(token), None).await
+}
+
+async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> Result<Reply, reqwest::Error> {
+    request(client, reqwest::Method::POST, url, token, Some(body)).await
+}
+
+/// A club's token.
+async fn new_club(client: &reqwest::Client, server: &ServerProcess) -> String {
+    let reply = post(
+        client,
+        &server.url("/v1/clubs"),
+        None,
+        &json!({"name": "Reliability club"}),
+    )
+    .await
+    .expect("the server answers");
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    reply.body["token"].as_str().expect("token").to_owned()
+}
+
+/// The body creating a 2-player Mint Condition game with a client-chosen id (so a retry of a
+/// creation whose answer was lost is recognised as the same game).
+fn new_game_body(id: &str) -> Value {
+    json!({"id": id, "game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]})
+}
+
+/// A valid 2-player Mint Condition round (7 cards each; three of them fit the deck limits).
+/// `swap` exchanges the two collections, so different rounds score differently per player.
+fn round(n: usize, swap: bool) -> Value {
+    let a = json!([
+        "fine-wine",
+        "be-careful",
+        "memories",
+        "autographed",
+        "autographed",
+        "legacy-edition",
+        "lost-pieces"
+    ]);
+    let b = json!([
+        "be-careful",
+        "be-careful",
+        "heavy-rotation",
+        "animal-kingdom",
+        "animal-kingdom",
+        "animal-kingdom",
+        "snack-fingers"
+    ]);
+    let (ann, bo) = if swap { (b, a) } else { (a, b) };
+    json!({"round": n, "collections": {"Ann": ann, "Bo": bo}})
+}
+
+fn new_event(event_type: &str, data: Value) -> Value {
+    json!({"id": uuid::Uuid::new_v4().to_string(), "type": event_type, "data": data})
+}
+
+fn append_body(expected_version: Option<i64>, events: &[Value]) -> Value {
+    let mut body = json!({"events": events});
+    if let Some(v) = expected_version {
+        body["expected_version"] = json!(v);
+    }
+    body
+}
+
+/// Seqs of the `round_collected` events in force (not retracted), in log order.
+fn rounds_in_force(events: &[Value]) -> Vec<i64> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "round_collected" && e["retracted_by"].is_null())
+        .map(|e| e["seq"].as_i64().expect("seq"))
+        .collect()
+}
+
+/// Checks that a log is gapless (seq 1..n, version n) and starts with `game_started` whose id is
+/// the game's; returns its events.
+fn check_gapless(game: &str, log: &Value) -> Vec<Value> {
+    let events = log["events"].as_array().expect("events").clone();
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(
+            e["seq"].as_i64(),
+            Some(i as i64 + 1),
+            "game {game}: the log has a gap or is out of order at position {i}: {log}"
+        );
+    }
+    assert_eq!(
+        log["version"].as_i64(),
+        Some(events.len() as i64),
+        "game {game}: version differs from the number of events"
+    );
+    assert_eq!(events[0]["type"], "game_started", "game {game}");
+    assert_eq!(events[0]["id"], game, "game {game}");
+    events
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Two servers, one PostgreSQL database, many concurrent clients.
+
+const CLIENTS: usize = 16;
+const OPS_PER_CLIENT: usize = 20;
+const SHARED_GAMES: usize = 4;
+
+#[derive(Default)]
+struct Ledger {
+    /// Acknowledged event id → (game, seq) from the acknowledging answer.
+    acked: HashMap<String, (String, i64)>,
+    /// Answers to appends by status.
+    statuses: BTreeMap<u16, usize>,
+    appends: usize,
+    retries: usize,
+    reads: usize,
+    created: usize,
+    already_stored: usize,
+    failures: Vec<String>,
+}
+
+impl Ledger {
+    /// Records an append's outcome; `refused_before` when the same request was refused earlier
+    /// (a later 200 would then mean a refused append was stored after all).
+    fn record(
+        &mut self,
+        game: &str,
+        what: &str,
+        ids: &[String],
+        reply: &Reply,
+        refused_before: bool,
+    ) -> bool {
+        *self.statuses.entry(reply.status).or_default() += 1;
+        match reply.status {
+            201 | 200 => {
+                let events = reply.body["events"].as_array().cloned().unwrap_or_default();
+                let got: Vec<&str> = events.iter().filter_map(|e| e["id"].as_str()).collect();
+                if got != ids.iter().map(String::as_str).collect::<Vec<_>>() {
+                    self.failures.push(format!(
+                        "{} answered other events than sent: {} for {ids:?}",
+                        reply.status, reply.body
+                    ));
+                }
+                for e in &events {
+                    let id = e["id"].as_str().unwrap_or_default().to_owned();
+                    let seq = e["seq"].as_i64().unwrap_or(-1);
+                    let previous = self.acked.insert(id.clone(), (game.to_owned(), seq));
+                    match (reply.status, previous) {
+                        (201, Some(p)) => self.failures.push(format!(
+                            "event {id} was created twice (201 at seq {} and at seq {seq})",
+                            p.1
+                        )),
+                        (200, Some(p)) if p.1 != seq => self.failures.push(format!(
+                            "retry of {id} answered seq {seq}, first answer said {}",
+                            p.1
+                        )),
+                        (200, None) if refused_before => self.failures.push(format!(
+                            "event {id} was refused, yet a retry says it is stored (seq {seq})"
+                        )),
+                        _ => {}
+                    }
+                }
+                if reply.status == 201 {
+                    self.created += 1;
+                } else {
+                    self.already_stored += 1;
+                }
+                true
+            }
+            409 | 422 => {
+                if reply.content_type != "application/problem+json" {
+                    self.failures.push(format!(
+                        "{} without problem+json: {}",
+                        reply.status, reply.content_type
+                    ));
+                }
+                false
+            }
+            other => {
+                self.failures.push(format!(
+                    "append ({what}) to game {game} answered {other}: {}",
+                    reply.body
+                ));
+                false
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_on_one_postgres_database() {
+    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+        return;
+    };
+    let started = Instant::now();
+    let seed = seed();
+    // Both start at once: their migrations race on the fresh database.
+    let mut a = ServerProcess::spawn("A", &url);
+    let mut b = ServerProcess::spawn("B", &url);
+    a.wait_ready();
+    b.wait_ready();
+    let servers = Arc::new([a, b]);
+    let client = http_client();
+    let token = Arc::new(new_club(&client, &servers[0]).await);
+
+    let mut games = Vec::new();
+    for i in 0..SHARED_GAMES {
+        let id = uuid::Uuid::new_v4().to_string();
+        let reply = post(
+            &client,
+            &servers[i % 2].url("/v1/games"),
+            Some(&token),
+            &new_game_body(&id),
+        )
+        .await
+        .expect("the server answers");
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        games.push(id);
+    }
+    let games = Arc::new(games);
+    let ledger = Arc::new(Mutex::new(Ledger::default()));
+
+    let mut tasks = Vec::new();
+    for c in 0..CLIENTS {
+        let (servers, games, token, ledger, client) = (
+            servers.clone(),
+            games.clone(),
+            token.clone(),
+            ledger.clone(),
+            client.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let mut rng = Lcg::new(seed.wrapping_add(c as u64 * 7919));
+            for _ in 0..OPS_PER_CLIENT {
+                let game = &games[rng.below(games.len() as u64) as usize];
+                let s = rng.below(2) as usize;
+                let server = &servers[s];
+                // Read the game as a phone would, then append what comes next.
+                let log = match get(
+                    &client,
+                    &server.url(&format!("/v1/games/{game}/events")),
+                    &token,
+                )
+                .await
+                {
+                    Ok(r) if r.status == 200 => r.body,
+                    Ok(r) => {
+                        ledger
+                            .lock()
+                            .unwrap()
+                            .failures
+                            .push(format!("read answered {}: {}", r.status, r.body));
+                        continue;
+                    }
+                    Err(e) => {
+                        ledger
+                            .lock()
+                            .unwrap()
+                            .failures
+                            .push(format!("read failed: {e}"));
+                        continue;
+                    }
+                };
+                ledger.lock().unwrap().reads += 1;
+                let version = log["version"].as_i64().expect("version");
+                let rounds = rounds_in_force(log["events"].as_array().expect("events"));
+                let event = if rounds.len() < 3 && (rounds.is_empty() || rng.chance(80)) {
+                    new_event("round_collected", round(rounds.len() + 1, rng.chance(50)))
+                } else {
+                    new_event(
+                        "retract",
+                        json!({"seq": rounds[rounds.len() - 1], "reason": "reliability test"}),
+                    )
+                };
+                let what = match event["type"].as_str() {
+                    Some("retract") => format!(
+                        "retract of seq {} at version {version}",
+                        event["data"]["seq"]
+                    ),
+                    _ => format!("round {} at version {version}", event["data"]["round"]),
+                };
+                let expected = rng.chance(50).then_some(version);
+                let body = append_body(expected, std::slice::from_ref(&event));
+                let ids = vec![event["id"].as_str().unwrap().to_owned()];
+                let path = format!("/v1/games/{game}/events");
+                let first = post(&client, &server.url(&path), Some(&token), &body).await;
+                let acked = {
+                    let mut ledger = ledger.lock().unwrap();
+                    ledger.appends += 1;
+                    match &first {
+                        Ok(reply) => ledger.record(game, &what, &ids, reply, false),
+                        Err(e) => {
+                            ledger.failures.push(format!("append failed: {e}"));
+                            continue;
+                        }
+                    }
+                };
+                // A phone that lost the answer sends the same request again, maybe elsewhere.
+                if rng.chance(25) {
+                    let other = &servers[(s + rng.below(2) as usize) % 2];
+                    let retry = post(&client, &other.url(&path), Some(&token), &body).await;
+                    let mut ledger = ledger.lock().unwrap();
+                    ledger.appends += 1;
+                    ledger.retries += 1;
+                    match &retry {
+                        Ok(reply) => {
+                            if acked && reply.status != 200 {
+                                ledger.failures.push(format!(
+                                    "a retry of an acknowledged append answered {}: {}",
+                                    reply.status, reply.body
+                                ));
+                            }
+                            ledger.record(game, &what, &ids, reply, !acked);
+                        }
+                        Err(e) => ledger.failures.push(format!("retry failed: {e}")),
+                    }
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.expect("a client task");
+    }
+    let load_time = started.elapsed();
+
+    // The logs, read through both servers.
+    let ledger = Arc::try_unwrap(ledger)
+        .ok()
+        .expect("tasks done")
+        .into_inner()
+        .unwrap();
+    let mut events_in_logs = 0;
+    let mut in_force_rounds = 0;
+    for game in games.iter() {
+        let mut logs = Vec::new();
+        let mut scores = Vec::new();
+        for server in servers.iter() {
+            let log = get(
+                &client,
+                &server.url(&format!("/v1/games/{game}/events")),
+                &token,
+            )
+            .await
+            .expect("the server answers");
+            assert_eq!(log.status, 200, "{}", log.body);
+            let score = get(
+                &client,
+                &server.url(&format!("/v1/games/{game}/score")),
+                &token,
+            )
+            .await
+            .expect("the server answers");
+            assert_eq!(
+                score.status, 200,
+                "game {game} does not replay: {}",
+                score.body
+            );
+            logs.push(log.body);
+            scores.push(score.body);
+        }
+        assert_eq!(
+            logs[0], logs[1],
+            "game {game}: the servers disagree on the log"
+        );
+        assert_eq!(
+            scores[0], scores[1],
+            "game {game}: the servers disagree on the score"
+        );
+        let events = check_gapless(game, &logs[0]);
+        let mut seen = HashSet::new();
+        for e in &events[1..] {
+            let id = e["id"].as_str().expect("id");
+            let seq = e["seq"].as_i64().expect("seq");
+            assert!(
+                seen.insert(id.to_owned()),
+                "game {game}: event {id} stored twice"
+            );
+            match ledger.acked.get(id) {
+                Some((g, s)) => assert!(
+                    g == game && *s == seq,
+                    "game {game}: event {id} at seq {seq} was acknowledged as {g} seq {s}"
+                ),
+                None => panic!(
+                    "game {game}: event {id} (seq {seq}) is stored but was never acknowledged"
+                ),
+            }
+        }
+        let acked_here = ledger.acked.values().filter(|(g, _)| g == game).count();
+        assert_eq!(
+            acked_here,
+            events.len() - 1,
+            "game {game}: acknowledged events are missing from the log"
+        );
+        events_in_logs += events.len() - 1;
+        in_force_rounds += rounds_in_force(&events).len();
+    }
+    let conflicts_409 = ledger.statuses.get(&409).copied().unwrap_or(0);
+    let server_errors: usize = ledger.statuses.range(500..).map(|(_, n)| n).sum();
+    let refused_422 = ledger.statuses.get(&422).copied().unwrap_or(0);
+    assert!(
+        ledger.created > 0 && conflicts_409 > 0,
+        "the load produced no contention"
+    );
+    println!(
+        "two servers, one PostgreSQL database (seed {seed}): {CLIENTS} clients over 2 servers, \
+         {SHARED_GAMES} games; {} append requests ({} of them retries of the same event ids) \
+         + {} reads in {:.1} s; acknowledged: {} created (201) + {} retries answered 200; \
+         refused: {conflicts_409} × 409 + {refused_422} × 422; 5xx: {server_errors}; \
+         {events_in_logs} events in the logs ({in_force_rounds} rounds in force), \
+         logs gapless and identical, scores equal on both servers; total {:.1} s",
+        ledger.appends,
+        ledger.retries,
+        ledger.reads,
+        load_time.as_secs_f64(),
+        ledger.created,
+        ledger.already_stored,
+        started.elapsed().as_secs_f64(),
+    );
+    assert!(
+        ledger.failures.is_empty(),
+        "{} failures, e.g.:\n{}",
+        ledger.failures.len(),
+        ledger
+            .failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Crash safety: SIGKILL at random moments, restart on the same database.
+
+const KILLS: usize = 24;
+
+/// What the client knows of one game.
+struct Tracked {
+    id: String,
+    version: i64,
+    /// The event ids acknowledged, in the order (= seq 2, 3, …) they were appended.
+    acked: Vec<String>,
+    /// Seqs of the rounds in force.
+    rounds: Vec<i64>,
+}
+
+/// A request whose answer has not been received yet.
+enum Pending {
+    Create {
+        id: String,
+    },
+    Append {
+        game: usize,
+        body: Value,
+        event: Value,
+    },
+}
+
+#[derive(Default)]
+struct CrashFigures {
+    appends_sent: usize,
+    acked: usize,
+    unknown_stored: usize,
+    unknown_not_stored: usize,
+    creates_unknown_stored: usize,
+    creates_unknown_not_stored: usize,
+    retracts: usize,
+    kills: usize,
+}
+
+struct Crash {
+    token: String,
+    games: Vec<Tracked>,
+    pending: Option<Pending>,
+    rng: Lcg,
+    figures: CrashFigures,
+}
+
+impl Crash {
+    /// The next request for the current game: a new game once it is finished (sometimes a
+    /// retract of its last round instead), else the next round.
+    fn next_request(&mut self) -> Pending {
+        let needs_game = match self.games.last() {
+            None => true,
+            Some(g) => g.rounds.len() == 3 && !self.rng.chance(20),
+        };
+        if needs_game {
+            return Pending::Create {
+                id: uuid::Uuid::new_v4().to_string(),
+            };
+        }
+        let swap = self.rng.chance(50);
+        let game = self.games.len() - 1;
+        let g = &self.games[game];
+        let retract = g.rounds.len() == 3 || (!g.rounds.is_empty() && self.rng.chance(10));
+        let event = if retract {
+            new_event(
+                "retract",
+                json!({"seq": g.rounds[g.rounds.len() - 1], "reason": "crash test"}),
+            )
+        } else {
+            new_event("round_collected", round(g.rounds.len() + 1, swap))
+        };
+        let body = append_body(Some(g.version), std::slice::from_ref(&event));
+        Pending::Append { game, body, event }
+    }
+
+    /// Sends `pending`; `Err` when the connection broke (outcome unknown). Anything but the
+    /// expected success is a failure: this client is alone and always up to date.
+    async fn send(
+        &mut self,
+        client: &reqwest::Client,
+        server: &ServerProcess,
+        pending: &Pending,
+        after_restart: bool,
+    ) -> Result<(), reqwest::Error> {
+        match pending {
+            Pending::Create { id } => {
+                let reply = post(
+                    client,
+                    &server.url("/v1/games"),
+                    Some(&self.token),
+                    &new_game_body(id),
+                )
+                .await?;
+                match (reply.status, after_restart) {
+                    (201, false) => {}
+                    (201, true) => self.figures.creates_unknown_not_stored += 1,
+                    (200, true) => self.figures.creates_unknown_stored += 1,
+                    _ => panic!(
+                        "creating game {id} (retry after restart: {after_restart}) answered {}: {}",
+                        reply.status, reply.body
+                    ),
+                }
+                assert_eq!(reply.body["id"], id.as_str());
+                assert_eq!(
+                    reply.body["version"], 1,
+                    "a new game is at version 1: {}",
+                    reply.body
+                );
+                self.games.push(Tracked {
+                    id: id.clone(),
+                    version: 1,
+                    acked: Vec::new(),
+                    rounds: Vec::new(),
+                });
+            }
+            Pending::Append { game, body, event } => {
+                let id = self.games[*game].id.clone();
+                self.figures.appends_sent += 1;
+                let reply = post(
+                    client,
+                    &server.url(&format!("/v1/games/{id}/events")),
+                    Some(&self.token),
+                    body,
+                )
+                .await?;
+                match (reply.status, after_restart) {
+                    (201, false) => {}
+                    (201, true) => self.figures.unknown_not_stored += 1,
+                    (200, true) => self.figures.unknown_stored += 1,
+                    _ => panic!(
+                        "append to game {id} (retry after restart: {after_restart}) answered {}: {}\nserver log:\n{}",
+                        reply.status,
+                        reply.body,
+                        server.log_tail()
+                    ),
+                }
+                let g = &mut self.games[*game];
+                let seq = g.version + 1;
+                assert_eq!(reply.body["version"], seq, "{}", reply.body);
+                assert_eq!(reply.body["events"][0]["id"], event["id"], "{}", reply.body);
+                assert_eq!(reply.body["events"][0]["seq"], seq, "{}", reply.body);
+                g.version = seq;
+                g.acked.push(event["id"].as_str().unwrap().to_owned());
+                if event["type"] == "retract" {
+                    g.rounds.pop();
+                    self.figures.retracts += 1;
+                } else {
+                    g.rounds.push(seq);
+                }
+                self.figures.acked += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends until the connection breaks (the server was killed); the request in flight
+    /// stays in `pending`.
+    async fn run_until_broken(&mut self, client: &reqwest::Client, server: &ServerProcess) {
+        loop {
+            let pending = self.next_request();
+            match self.send(client, server, &pending, false).await {
+                Ok(()) => {}
+                Err(e) => {
+                    assert!(!e.is_timeout(), "the server hung: {e}");
+                    self.pending = Some(pending);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+async fn crash_safety(backend: Backend) {
+    let Some((_database, url)) = Database::fresh(backend).await else {
+        return;
+    };
+    let started = Instant::now();
+    let seed = seed() ^ (backend as u64 + 1);
+    let client = http_client();
+    let mut server = ServerProcess::start("crash-0", &url);
+    let token = new_club(&client, &server).await;
+    let mut crash = Crash {
+        token,
+        games: Vec::new(),
+        pending: None,
+        rng: Lcg::new(seed),
+        figures: CrashFigures::default(),
+    };
+    let mut longest_restart = Duration::ZERO;
+
+    for kill in 1..=KILLS {
+        // The kill lands at a random moment of the stream of appends.
+        let delay = Duration::from_millis(20 + crash.rng.below(380));
+        let child = server.child.clone();
+        let killed = Arc::new(AtomicBool::new(false));
+        let killer = tokio::spawn({
+            let killed = killed.clone();
+            async move {
+                tokio::time::sleep(delay).await;
+                let mut child = child.lock().unwrap_or_else(|e| e.into_inner());
+                killed.store(true, Ordering::SeqCst);
+                let _ = child.kill();
+            }
+        });
+        crash.run_until_broken(&client, &server).await;
+        assert!(
+            killed.load(Ordering::SeqCst),
+            "the connection broke before the server was killed; log:\n{}",
+            server.log_tail()
+        );
+        killer.await.expect("the killer task");
+        let status = server.kill();
+        assert_eq!(
+            status.signal(),
+            Some(9),
+            "the server ended by itself ({status}) before it was killed; log:\n{}",
+            server.log_tail()
+        );
+        crash.figures.kills += 1;
+
+        // Restart on the same database, then settle the request whose answer was lost.
+        let restart = Instant::now();
+        server = ServerProcess::start(&format!("crash-{kill}"), &url);
+        longest_restart = longest_restart.max(restart.elapsed());
+        if let Some(pending) = crash.pending.take() {
+            crash
+                .send(&client, &server, &pending, true)
+                .await
+                .expect("the restarted server answers");
+        }
+    }
+
+    // Every acknowledged event is there exactly once, in order; every game replays.
+    let mut events_total = 0;
+    for g in &crash.games {
+        let log = get(
+            &client,
+            &server.url(&format!("/v1/games/{}/events", g.id)),
+            &crash.token,
+        )
+        .await
+        .expect("the server answers");
+        assert_eq!(log.status, 200, "{}", log.body);
+        let events = check_gapless(&g.id, &log.body);
+        let ids: Vec<&str> = events[1..]
+            .iter()
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            g.acked.iter().map(String::as_str).collect::<Vec<_>>(),
+            "game {}: the log differs from the acknowledged events",
+            g.id
+        );
+        assert_eq!(log.body["version"], g.version);
+        events_total += events.len();
+    }
+    // Also every game the server knows (nothing half-created that the client never saw).
+    let mut listed = 0;
+    let mut cursor: Option<String> = None;
+    let known: HashSet<&str> = crash.games.iter().map(|g| g.id.as_str()).collect();
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/v1/games?limit=200&cursor={c}"),
+            None => "/v1/games?limit=200".to_owned(),
+        };
+        let page = get(&client, &server.url(&path), &crash.token)
+            .await
+            .expect("the server answers");
+        assert_eq!(page.status, 200, "{}", page.body);
+        for summary in page.body["games"].as_array().expect("games") {
+            let id = summary["id"].as_str().expect("id");
+            assert!(
+                known.contains(id),
+                "game {id} exists but was never acknowledged"
+            );
+            let score = get(
+                &client,
+                &server.url(&format!("/v1/games/{id}/score")),
+                &crash.token,
+            )
+            .await
+            .expect("the server answers");
+            assert_eq!(
+                score.status, 200,
+                "game {id} does not replay: {}",
+                score.body
+            );
+            listed += 1;
+        }
+        match page.body["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(
+        listed,
+        crash.games.len(),
+        "the server lists other games than acknowledged"
+    );
+    let ready = get(&client, &server.url("/readyz"), &crash.token)
+        .await
+        .expect("the server answers");
+    assert_eq!(ready.status, 200);
+
+    let f = &crash.figures;
+    let finished = crash.games.iter().filter(|g| g.rounds.len() == 3).count();
+    println!(
+        "crash safety on {backend:?} (seed {seed}): 1 sequential client; {} SIGKILLs survived \
+         (kill after 20–400 ms of load, longest restart {} ms); {} append requests \
+         (+ {} game creations), {} appends acknowledged ({} retracts); \
+         lost answers settled by retry: {} were stored (200), {} were not (201); \
+         game creations with lost answers: {} stored, {} not; {} games ({finished} finished), \
+         {events_total} events, all logs gapless and complete, every game replays; total {:.1} s",
+        f.kills,
+        longest_restart.as_millis(),
+        f.appends_sent,
+        crash.games.len(),
+        f.acked,
+        f.retracts,
+        f.unknown_stored,
+        f.unknown_not_stored,
+        f.creates_unknown_stored,
+        f.creates_unknown_not_stored,
+        crash.games.len(),
+        started.elapsed().as_secs_f64(),
+    );
+}
+
+mod crash_safety {
+    use super::{Backend, crash_safety};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn on_sqlite() {
+        crash_safety(Backend::Sqlite).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn on_postgres() {
+        crash_safety(Backend::Postgres).await;
+    }
+}

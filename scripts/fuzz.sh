@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Fuzzes the server against its own contract, openapi/openapi.json, with schemathesis.
+#
+#   scripts/fuzz.sh [SECONDS]     # default 120; `.ci/run` runs a bounded pass
+#
+# Starts the server on a temporary SQLite file with a fresh club token, then lets
+# schemathesis generate requests for every operation (examples, coverage, fuzzing and
+# stateful phases). Fails on any 5xx, any response that breaks the documented schema or
+# content type, and any status code the document does not list.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_BUDGET="${1:-120}"
+VENV=.venv-fuzz
+SCHEMATHESIS_VERSION=4.32.5
+
+if ! "$VENV/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+
+cargo build --quiet -p tabletally-api --bin tabletally
+
+WORK=$(mktemp -d)
+TABLETALLY_ADDR=127.0.0.1:0 DATABASE_URL="sqlite://$WORK/fuzz.db" TABLETALLY_CLUBS_PER_MINUTE=100000 \
+    RUST_LOG=warn,tabletally_api::startup=info NO_COLOR=1 target/debug/tabletally >"$WORK/server.log" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+
+ADDR=""
+for _ in $(seq 1 100); do
+    ADDR=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$WORK/server.log" | head -1)
+    [ -n "$ADDR" ] && break
+    sleep 0.1
+done
+[ -n "$ADDR" ] || { echo "the server did not start:"; cat "$WORK/server.log"; exit 1; }
+
+TOKEN=$(python3 - "$ADDR" <<'PY'
+import json, sys, urllib.request
+request = urllib.request.Request(sys.argv[1] + "/v1/clubs", data=b'{"name": "fuzz"}',
+                                 headers={"content-type": "application/json"})
+print(json.load(urllib.request.urlopen(request))["token"])
+PY
+)
+
+echo "fuzzing $ADDR for ${SECONDS_BUDGET}s"
+"$VENV/bin/schemathesis" run openapi/openapi.json \
+    --url "$ADDR" \
+    --header "Authorization: Bearer $TOKEN" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,ignored_auth \
+    --max-time "$SECONDS_BUDGET" \
+    --phases examples,fuzzing,stateful \
+    --workers 2 \
+    --request-timeout 10 \
+    --seed 1 \
+    --no-color
