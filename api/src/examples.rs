@@ -164,6 +164,11 @@ pub fn create_mint_condition() -> Value {
         "options": {"lucky": true, "memories_over_three": "multiples_of_three"}, "started_at": "2026-11-30T19:00:00Z"})
 }
 
+/// Mint Condition's effective options by the book (for tools that create games directly).
+pub fn mint_condition_defaults() -> Value {
+    tabletally_domain::Game::MintCondition.default_options()
+}
+
 pub fn create_mind_up() -> Value {
     json!({"game": "mind-up", "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}], "options": {"objectives": 2}})
 }

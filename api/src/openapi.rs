@@ -91,4 +91,13 @@ mod tests {
             }
         }
     }
+
+    /// Found by fuzzing: a house rule's value is a string, a number, an object or null, and
+    /// the document once said "object".
+    #[test]
+    fn a_house_rule_value_may_be_any_json() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let value = &doc["components"]["schemas"]["HouseRuleView"]["properties"]["value"];
+        assert!(value.is_object() && value.get("type").is_none(), "{value}");
+    }
 }

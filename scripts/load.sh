@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Load figures for BENCHMARKS.md: seeds a club history, then measures the statistics reads and
+# the appends (with and without read models) over HTTP, on SQLite and, when
+# TABLETALLY_TEST_POSTGRES_URL is set, on PostgreSQL. Loopback only; every loop is bounded.
+#
+#   scripts/load.sh [GAMES] [PLAYERS]      # default 100000 games, 2000 players
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GAMES="${1:-100000}"
+PLAYERS="${2:-2000}"
+cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-tests --bin tabletally-load
+BIN=target/release
+WORK=$(mktemp -d)
+SERVER=""
+cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+# Starts the server on $1 (extra environment in $2) and sets BASE.
+start_server() {
+    env $2 TABLETALLY_ADDR=127.0.0.1:0 DATABASE_URL="$1" RUST_LOG=warn,tabletally_api::startup=info NO_COLOR=1 \
+        "$BIN/tabletally" >"$WORK/server.log" 2>&1 &
+    SERVER=$!
+    BASE=""
+    for _ in $(seq 1 100); do
+        BASE=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$WORK/server.log" | head -1)
+        [ -n "$BASE" ] && return 0
+        sleep 0.1
+    done
+    cat "$WORK/server.log"; exit 1
+}
+
+stop_server() { kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""; }
+
+measure() {
+    local name=$1 url=$2
+    echo "== $name: seeding $GAMES games for $PLAYERS players"
+    local token
+    token=$(/usr/bin/time -f "seed: %e s, max RSS %M KiB" "$BIN/tabletally-load" seed "$url" "$GAMES" "$PLAYERS")
+    start_server "$url" ""
+    echo "== $name: statistics reads"
+    "$BIN/tabletally-load" query "$BASE" "$token" 300
+    echo "== $name: appends with read models"
+    "$BIN/tabletally-load" appends "$BASE" "$token" 150
+    stop_server
+    start_server "$url" "TABLETALLY_READ_MODELS=off"
+    echo "== $name: appends without read models"
+    "$BIN/tabletally-load" appends "$BASE" "$token" 150
+    stop_server
+}
+
+measure sqlite "sqlite://$WORK/load.db"
+
+if [ -n "${TABLETALLY_TEST_POSTGRES_URL:-}" ]; then
+    DB="tabletally_load_$$"
+    psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "CREATE DATABASE $DB"
+    PG_URL="${TABLETALLY_TEST_POSTGRES_URL%/*}/$DB"
+    measure postgres "$PG_URL"
+    psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "DROP DATABASE $DB WITH (FORCE)"
+fi

@@ -1,0 +1,238 @@
+//! `tabletally-load`: seeds a big club history and measures the HTTP API under load, for
+//! BENCHMARKS.md. Driven by `scripts/load.sh`; every loop is bounded and talks to loopback only.
+//!
+//! - `seed <database-url> <games> <players>` — creates one club and that many finished
+//!   Mint Condition games (2–5 of the players each, random but legal collections), through the
+//!   event store's real append path (read models included). Prints the club token.
+//! - `query <base-url> <token> <requests>` — latency of the leaderboard and player-stats reads.
+//! - `appends <base-url> <token> <games>` — latency of appends: games played over HTTP.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tabletally_api::append::{AppendRequest, decide};
+use tabletally_api::store::{self, NewEvent, NewGame, NewSeat};
+
+/// A small deterministic generator (no randomness crate in the tree): numbers repeat per seed.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The 96 Danger cards (Snack Fingers and Sleeve Me Up! split 8 / 7), so dealing from a
+/// shuffled deck always respects the box limits.
+fn deck() -> Vec<&'static str> {
+    let kinds = [
+        ("animal-kingdom", 12),
+        ("autographed", 10),
+        ("be-careful", 15),
+        ("fine-wine", 6),
+        ("heavy-rotation", 15),
+        ("legacy-edition", 6),
+        ("lost-pieces", 5),
+        ("memories", 12),
+        ("snack-fingers", 8),
+        ("sleeve-me-up", 7),
+    ];
+    kinds.iter().flat_map(|(id, n)| std::iter::repeat_n(*id, *n)).collect()
+}
+
+/// Three rounds of a legal game for `names`: cards dealt from one shuffled deck.
+fn rounds(names: &[String], rng: &mut Lcg) -> Vec<Value> {
+    let mut cards = deck();
+    for i in (1..cards.len()).rev() {
+        cards.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let per_round = match names.len() {
+        2 => 7,
+        3 => 9,
+        4 => 8,
+        _ => 6,
+    };
+    let mut dealt = cards.into_iter();
+    (1..=3)
+        .map(|round| {
+            let collections: serde_json::Map<String, Value> = names
+                .iter()
+                .map(|n| (n.clone(), json!(dealt.by_ref().take(per_round).collect::<Vec<_>>())))
+                .collect();
+            json!({"round": round, "collections": collections})
+        })
+        .collect()
+}
+
+fn pick_players(players: usize, rng: &mut Lcg) -> Vec<String> {
+    let count = 2 + rng.below(4) as usize;
+    let mut chosen: Vec<usize> = Vec::with_capacity(count);
+    while chosen.len() < count {
+        let p = rng.below(players as u64) as usize;
+        if !chosen.contains(&p) {
+            chosen.push(p);
+        }
+    }
+    chosen.iter().map(|p| format!("Player {p:04}")).collect()
+}
+
+async fn seed(database_url: &str, games: usize, players: usize) -> Result<(), String> {
+    let store = store::connect(database_url).await.map_err(|e| e.to_string())?;
+    let club = uuid::Uuid::new_v4().to_string();
+    let (token, hash) = tabletally_api::auth::new_token(&club).map_err(|e| e.to_string())?;
+    store.create_club(&club, "Load club", &hash).await.map_err(|e| e.to_string())?;
+    let store: std::sync::Arc<dyn store::Store> = std::sync::Arc::from(store);
+    // PostgreSQL takes concurrent writers; SQLite has one writer at a time anyway.
+    let tasks = if database_url.starts_with("postgres") { 8 } else { 1 };
+    let started = Instant::now();
+    let mut handles = Vec::new();
+    for task in 0..tasks {
+        let (store, club) = (store.clone(), club.clone());
+        handles.push(tokio::spawn(async move {
+            let mut rng = Lcg(0x5eed + task as u64);
+            let day0 = chrono::DateTime::parse_from_rfc3339("2020-01-01T19:00:00Z").unwrap().with_timezone(&chrono::Utc);
+            for i in (task..games).step_by(tasks) {
+                let names = pick_players(players, &mut rng);
+                let id = uuid::Uuid::new_v4().to_string();
+                let new_game = NewGame {
+                    id: id.clone(),
+                    game: "mint-condition".into(),
+                    players: names.iter().map(|n| NewSeat { name: n.clone(), player_id: None, color: None }).collect(),
+                    options: tabletally_api::examples::mint_condition_defaults(),
+                    started_at: day0 + chrono::Duration::minutes(30 * i as i64),
+                };
+                store.create_game(&club, &new_game).await.map_err(|e| e.to_string())?;
+                let events = rounds(&names, &mut rng)
+                    .into_iter()
+                    .map(|data| NewEvent { id: uuid::Uuid::new_v4().to_string(), event_type: "round_collected".into(), data })
+                    .collect();
+                let request = AppendRequest { expected_version: Some(1), events };
+                store.append(&club, &id, &|g, log| decide(g, log, &request)).await.map_err(|e| e.to_string())?;
+                if task == 0 && (i / tasks) % 5000 == 0 {
+                    eprintln!("seeded {i} of {games} games in {:.0?}", started.elapsed());
+                }
+            }
+            Ok::<(), String>(())
+        }));
+    }
+    for handle in handles {
+        handle.await.map_err(|e| e.to_string())??;
+    }
+    eprintln!("seeded {games} games for {players} players in {:.1?}", started.elapsed());
+    println!("{token}");
+    Ok(())
+}
+
+/// p50, p95, p99 and max of some durations, in milliseconds.
+fn percentiles(mut times: Vec<Duration>) -> String {
+    times.sort();
+    let at = |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize].as_secs_f64() * 1000.0;
+    let mean = times.iter().map(Duration::as_secs_f64).sum::<f64>() / times.len() as f64 * 1000.0;
+    format!(
+        "n={} mean={mean:.2}ms p50={:.2}ms p95={:.2}ms p99={:.2}ms max={:.2}ms",
+        times.len(),
+        at(0.5),
+        at(0.95),
+        at(0.99),
+        at(1.0)
+    )
+}
+
+async fn timed_get(client: &reqwest::Client, url: &str, token: &str) -> Result<(Duration, Value), String> {
+    let started = Instant::now();
+    let response = client.get(url).bearer_auth(token).send().await.map_err(|e| e.to_string())?;
+    let status = response.status();
+    let body: Value = response.json().await.map_err(|e| e.to_string())?;
+    if !status.is_success() {
+        return Err(format!("{url}: {status} {body}"));
+    }
+    Ok((started.elapsed(), body))
+}
+
+async fn query(base: &str, token: &str, requests: usize) -> Result<(), String> {
+    let client = reqwest::Client::new();
+    let (_, board) = timed_get(&client, &format!("{base}/v1/stats/leaderboard?limit=200"), token).await?;
+    let players: Vec<String> =
+        board["players"].as_array().ok_or("no leaderboard")?.iter().filter_map(|p| p["player_id"].as_str().map(str::to_owned)).collect();
+    if players.is_empty() {
+        return Err("the club has no players; seed it first".into());
+    }
+    let boards = [
+        "/v1/stats/leaderboard",
+        "/v1/stats/leaderboard?sort=wins",
+        "/v1/stats/leaderboard?game=mint-condition&sort=average_score&min_games=10",
+    ];
+    let mut rng = Lcg(7);
+    let mut leaderboard = Vec::with_capacity(requests);
+    let mut player_stats = Vec::with_capacity(requests);
+    let mut dated = Vec::with_capacity(requests);
+    for i in 0..requests {
+        leaderboard.push(timed_get(&client, &format!("{base}{}", boards[i % boards.len()]), token).await?.0);
+        let player = &players[rng.below(players.len() as u64) as usize];
+        player_stats.push(timed_get(&client, &format!("{base}/v1/players/{player}/stats"), token).await?.0);
+        dated.push(timed_get(&client, &format!("{base}/v1/stats/leaderboard?from=2022-01-01T00:00:00Z&to=2023-01-01T00:00:00Z"), token).await?.0);
+    }
+    println!("leaderboard (all time)      {}", percentiles(leaderboard));
+    println!("player stats                {}", percentiles(player_stats));
+    println!("leaderboard (one year)      {}", percentiles(dated));
+    Ok(())
+}
+
+async fn appends(base: &str, token: &str, games: usize) -> Result<(), String> {
+    let client = reqwest::Client::new();
+    let mut rng = Lcg(11);
+    let mut round_appends = Vec::new();
+    let mut finishing = Vec::new();
+    for _ in 0..games {
+        let names = pick_players(2000, &mut rng);
+        let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
+        let created: Value = client
+            .post(format!("{base}/v1/games"))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?
+            .json()
+            .await
+            .map_err(|e| e.to_string())?;
+        let id = created["id"].as_str().ok_or_else(|| format!("no game: {created}"))?.to_owned();
+        for (i, round) in rounds(&names, &mut rng).into_iter().enumerate() {
+            let body = json!({"expected_version": i + 1, "events": [{"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}]});
+            let started = Instant::now();
+            let response = client.post(format!("{base}/v1/games/{id}/events")).bearer_auth(token).json(&body).send().await.map_err(|e| e.to_string())?;
+            let elapsed = started.elapsed();
+            if response.status() != 201 {
+                return Err(format!("append: {}", response.text().await.unwrap_or_default()));
+            }
+            if i == 2 { finishing.push(elapsed) } else { round_appends.push(elapsed) }
+        }
+    }
+    let mut all = round_appends.clone();
+    all.extend(&finishing);
+    println!("append, rounds 1-2          {}", percentiles(round_appends));
+    println!("append, round 3 (finishes)  {}", percentiles(finishing));
+    println!("append, all                 {}", percentiles(all));
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let number = |i: usize| args.get(i).and_then(|a| a.parse::<usize>().ok());
+    let result = match (args.get(1).map(String::as_str), args.get(2), args.get(3)) {
+        (Some("seed"), Some(url), _) => seed(url, number(3).unwrap_or(100_000), number(4).unwrap_or(2_000)).await,
+        (Some("query"), Some(base), Some(token)) => query(base, token, number(4).unwrap_or(300)).await,
+        (Some("appends"), Some(base), Some(token)) => appends(base, token, number(4).unwrap_or(200)).await,
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] | appends <base-url> <token> [games]".into()),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
