@@ -323,6 +323,35 @@ pub fn totals(score: &Value) -> Vec<(String, i64)> {
     totals
 }
 
+/// Every total of a scoreboard is the sum of its breakdown lines and adjustments, and every
+/// round's points the sum of its lines: no point is unexplained.
+pub fn assert_every_point_is_explained(score: &Value) {
+    for player in score["players"].as_array().expect("players") {
+        let points = |items: &Value| -> i64 {
+            items
+                .as_array()
+                .expect("a list")
+                .iter()
+                .map(|l| l["points"].as_i64().unwrap())
+                .sum()
+        };
+        let mut sum = 0;
+        for round in player["rounds"].as_array().expect("rounds") {
+            let lines = points(&round["breakdown"]);
+            assert_eq!(
+                round["points"].as_i64().unwrap(),
+                lines,
+                "{} round {}",
+                player["name"],
+                round["round"]
+            );
+            sum += lines;
+        }
+        sum += points(&player["adjustments"]);
+        assert_eq!(player["total"].as_i64().unwrap(), sum, "{}", player["name"]);
+    }
+}
+
 /// Builds the expected `totals` value from literals.
 pub fn expect_totals(pairs: &[(&str, i64)]) -> Vec<(String, i64)> {
     let mut v: Vec<(String, i64)> = pairs.iter().map(|(n, t)| ((*n).to_owned(), *t)).collect();

@@ -8,7 +8,9 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestClub, event, expect_totals, totals};
+use crate::helpers::{
+    TestApp, TestClub, assert_every_point_is_explained, event, expect_totals, totals,
+};
 use crate::on_both_backends;
 
 /// Ann, Bo and Cy (3 players: one active bet each, backers of one horse split its points).
@@ -235,35 +237,6 @@ fn flipped(score: &Value) -> Vec<String> {
         .filter(|h| h["flipped"] == true)
         .map(|h| h["horse"].as_str().unwrap().to_owned())
         .collect()
-}
-
-/// Every total is the sum of its breakdown lines and adjustments.
-fn assert_every_point_is_explained(score: &Value) {
-    for player in score["players"].as_array().unwrap() {
-        let mut sum = 0;
-        for round in player["rounds"].as_array().unwrap() {
-            let lines: i64 = round["breakdown"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|l| l["points"].as_i64().unwrap())
-                .sum();
-            assert_eq!(
-                round["points"].as_i64().unwrap(),
-                lines,
-                "{}",
-                player["name"]
-            );
-            sum += lines;
-        }
-        sum += player["adjustments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a["points"].as_i64().unwrap())
-            .sum::<i64>();
-        assert_eq!(player["total"].as_i64().unwrap(), sum, "{}", player["name"]);
-    }
 }
 
 async fn version_of(app: &TestApp, club: &TestClub, game: &str) -> i64 {

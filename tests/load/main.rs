@@ -18,7 +18,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
 
@@ -42,7 +45,10 @@ fn deck() -> Vec<&'static str> {
         ("snack-fingers", 8),
         ("sleeve-me-up", 7),
     ];
-    kinds.iter().flat_map(|(id, n)| std::iter::repeat_n(*id, *n)).collect()
+    kinds
+        .iter()
+        .flat_map(|(id, n)| std::iter::repeat_n(*id, *n))
+        .collect()
 }
 
 /// Three rounds of a legal game for `names`: cards dealt from one shuffled deck.
@@ -62,7 +68,12 @@ fn rounds(names: &[String], rng: &mut Lcg) -> Vec<Value> {
         .map(|round| {
             let collections: serde_json::Map<String, Value> = names
                 .iter()
-                .map(|n| (n.clone(), json!(dealt.by_ref().take(per_round).collect::<Vec<_>>())))
+                .map(|n| {
+                    (
+                        n.clone(),
+                        json!(dealt.by_ref().take(per_round).collect::<Vec<_>>()),
+                    )
+                })
                 .collect();
             json!({"round": round, "collections": collections})
         })
@@ -82,37 +93,68 @@ fn pick_players(players: usize, rng: &mut Lcg) -> Vec<String> {
 }
 
 async fn seed(database_url: &str, games: usize, players: usize) -> Result<(), String> {
-    let store = store::connect(database_url).await.map_err(|e| e.to_string())?;
+    let store = store::connect(database_url)
+        .await
+        .map_err(|e| e.to_string())?;
     let club = uuid::Uuid::new_v4().to_string();
     let (token, hash) = tabletally_api::auth::new_token(&club).map_err(|e| e.to_string())?;
-    store.create_club(&club, "Load club", &hash).await.map_err(|e| e.to_string())?;
+    store
+        .create_club(&club, "Load club", &hash)
+        .await
+        .map_err(|e| e.to_string())?;
     let store: std::sync::Arc<dyn store::Store> = std::sync::Arc::from(store);
     // PostgreSQL takes concurrent writers; SQLite has one writer at a time anyway.
-    let tasks = if database_url.starts_with("postgres") { 8 } else { 1 };
+    let tasks = if database_url.starts_with("postgres") {
+        8
+    } else {
+        1
+    };
     let started = Instant::now();
     let mut handles = Vec::new();
     for task in 0..tasks {
         let (store, club) = (store.clone(), club.clone());
         handles.push(tokio::spawn(async move {
             let mut rng = Lcg(0x5eed + task as u64);
-            let day0 = chrono::DateTime::parse_from_rfc3339("2020-01-01T19:00:00Z").unwrap().with_timezone(&chrono::Utc);
+            let day0 = chrono::DateTime::parse_from_rfc3339("2020-01-01T19:00:00Z")
+                .unwrap()
+                .with_timezone(&chrono::Utc);
             for i in (task..games).step_by(tasks) {
                 let names = pick_players(players, &mut rng);
                 let id = uuid::Uuid::new_v4().to_string();
                 let new_game = NewGame {
                     id: id.clone(),
                     game: "mint-condition".into(),
-                    players: names.iter().map(|n| NewSeat { name: n.clone(), player_id: None, color: None }).collect(),
+                    players: names
+                        .iter()
+                        .map(|n| NewSeat {
+                            name: n.clone(),
+                            player_id: None,
+                            color: None,
+                        })
+                        .collect(),
                     options: tabletally_api::examples::mint_condition_defaults(),
                     started_at: day0 + chrono::Duration::minutes(30 * i as i64),
                 };
-                store.create_game(&club, &new_game).await.map_err(|e| e.to_string())?;
+                store
+                    .create_game(&club, &new_game)
+                    .await
+                    .map_err(|e| e.to_string())?;
                 let events = rounds(&names, &mut rng)
                     .into_iter()
-                    .map(|data| NewEvent { id: uuid::Uuid::new_v4().to_string(), event_type: "round_collected".into(), data })
+                    .map(|data| NewEvent {
+                        id: uuid::Uuid::new_v4().to_string(),
+                        event_type: "round_collected".into(),
+                        data,
+                    })
                     .collect();
-                let request = AppendRequest { expected_version: Some(1), events };
-                store.append(&club, &id, &|g, log| decide(g, log, &request)).await.map_err(|e| e.to_string())?;
+                let request = AppendRequest {
+                    expected_version: Some(1),
+                    events,
+                };
+                store
+                    .append(&club, &id, &|g, log| decide(g, log, &request))
+                    .await
+                    .map_err(|e| e.to_string())?;
                 if task == 0 && (i / tasks) % 5000 == 0 {
                     eprintln!("seeded {i} of {games} games in {:.0?}", started.elapsed());
                 }
@@ -123,7 +165,10 @@ async fn seed(database_url: &str, games: usize, players: usize) -> Result<(), St
     for handle in handles {
         handle.await.map_err(|e| e.to_string())??;
     }
-    eprintln!("seeded {games} games for {players} players in {:.1?}", started.elapsed());
+    eprintln!(
+        "seeded {games} games for {players} players in {:.1?}",
+        started.elapsed()
+    );
     println!("{token}");
     Ok(())
 }
@@ -131,7 +176,8 @@ async fn seed(database_url: &str, games: usize, players: usize) -> Result<(), St
 /// p50, p95, p99 and max of some durations, in milliseconds.
 fn percentiles(mut times: Vec<Duration>) -> String {
     times.sort();
-    let at = |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize].as_secs_f64() * 1000.0;
+    let at =
+        |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize].as_secs_f64() * 1000.0;
     let mean = times.iter().map(Duration::as_secs_f64).sum::<f64>() / times.len() as f64 * 1000.0;
     format!(
         "n={} mean={mean:.2}ms p50={:.2}ms p95={:.2}ms p99={:.2}ms max={:.2}ms",
@@ -143,9 +189,18 @@ fn percentiles(mut times: Vec<Duration>) -> String {
     )
 }
 
-async fn timed_get(client: &reqwest::Client, url: &str, token: &str) -> Result<(Duration, Value), String> {
+async fn timed_get(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+) -> Result<(Duration, Value), String> {
     let started = Instant::now();
-    let response = client.get(url).bearer_auth(token).send().await.map_err(|e| e.to_string())?;
+    let response = client
+        .get(url)
+        .bearer_auth(token)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
     let status = response.status();
     let body: Value = response.json().await.map_err(|e| e.to_string())?;
     if !status.is_success() {
@@ -156,9 +211,18 @@ async fn timed_get(client: &reqwest::Client, url: &str, token: &str) -> Result<(
 
 async fn query(base: &str, token: &str, requests: usize) -> Result<(), String> {
     let client = reqwest::Client::new();
-    let (_, board) = timed_get(&client, &format!("{base}/v1/stats/leaderboard?limit=200"), token).await?;
-    let players: Vec<String> =
-        board["players"].as_array().ok_or("no leaderboard")?.iter().filter_map(|p| p["player_id"].as_str().map(str::to_owned)).collect();
+    let (_, board) = timed_get(
+        &client,
+        &format!("{base}/v1/stats/leaderboard?limit=200"),
+        token,
+    )
+    .await?;
+    let players: Vec<String> = board["players"]
+        .as_array()
+        .ok_or("no leaderboard")?
+        .iter()
+        .filter_map(|p| p["player_id"].as_str().map(str::to_owned))
+        .collect();
     if players.is_empty() {
         return Err("the club has no players; seed it first".into());
     }
@@ -172,10 +236,32 @@ async fn query(base: &str, token: &str, requests: usize) -> Result<(), String> {
     let mut player_stats = Vec::with_capacity(requests);
     let mut dated = Vec::with_capacity(requests);
     for i in 0..requests {
-        leaderboard.push(timed_get(&client, &format!("{base}{}", boards[i % boards.len()]), token).await?.0);
+        leaderboard.push(
+            timed_get(
+                &client,
+                &format!("{base}{}", boards[i % boards.len()]),
+                token,
+            )
+            .await?
+            .0,
+        );
         let player = &players[rng.below(players.len() as u64) as usize];
-        player_stats.push(timed_get(&client, &format!("{base}/v1/players/{player}/stats"), token).await?.0);
-        dated.push(timed_get(&client, &format!("{base}/v1/stats/leaderboard?from=2022-01-01T00:00:00Z&to=2023-01-01T00:00:00Z"), token).await?.0);
+        player_stats.push(
+            timed_get(&client, &format!("{base}/v1/players/{player}/stats"), token)
+                .await?
+                .0,
+        );
+        dated.push(
+            timed_get(
+                &client,
+                &format!(
+                    "{base}/v1/stats/leaderboard?from=2022-01-01T00:00:00Z&to=2023-01-01T00:00:00Z"
+                ),
+                token,
+            )
+            .await?
+            .0,
+        );
     }
     println!("leaderboard (all time)      {}", percentiles(leaderboard));
     println!("player stats                {}", percentiles(player_stats));
@@ -201,16 +287,32 @@ async fn appends(base: &str, token: &str, games: usize) -> Result<(), String> {
             .json()
             .await
             .map_err(|e| e.to_string())?;
-        let id = created["id"].as_str().ok_or_else(|| format!("no game: {created}"))?.to_owned();
+        let id = created["id"]
+            .as_str()
+            .ok_or_else(|| format!("no game: {created}"))?
+            .to_owned();
         for (i, round) in rounds(&names, &mut rng).into_iter().enumerate() {
             let body = json!({"expected_version": i + 1, "events": [{"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}]});
             let started = Instant::now();
-            let response = client.post(format!("{base}/v1/games/{id}/events")).bearer_auth(token).json(&body).send().await.map_err(|e| e.to_string())?;
+            let response = client
+                .post(format!("{base}/v1/games/{id}/events"))
+                .bearer_auth(token)
+                .json(&body)
+                .send()
+                .await
+                .map_err(|e| e.to_string())?;
             let elapsed = started.elapsed();
             if response.status() != 201 {
-                return Err(format!("append: {}", response.text().await.unwrap_or_default()));
+                return Err(format!(
+                    "append: {}",
+                    response.text().await.unwrap_or_default()
+                ));
             }
-            if i == 2 { finishing.push(elapsed) } else { round_appends.push(elapsed) }
+            if i == 2 {
+                finishing.push(elapsed)
+            } else {
+                round_appends.push(elapsed)
+            }
         }
     }
     let mut all = round_appends.clone();

@@ -9,7 +9,7 @@ use tabletally_domain::Game;
 use tabletally_domain::setup::PlayerEntry;
 use utoipa::{IntoParams, ToSchema};
 
-use super::GameSummary;
+use super::{GameSummary, cursor};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::examples;
@@ -277,7 +277,11 @@ pub async fn list_games(
             ));
         }
     }
-    let after = query.cursor.as_deref().map(decode_cursor).transpose()?;
+    let after = query
+        .cursor
+        .as_deref()
+        .map(cursor::decode_game)
+        .transpose()?;
     let filter = GameFilter {
         game: query.game,
         player: query.player,
@@ -291,7 +295,9 @@ pub async fn list_games(
     let mut games = state.store.list_games(&club.id, &filter).await?;
     let next_cursor = if games.len() as i64 > limit {
         games.truncate(limit as usize);
-        games.last().map(|g| encode_cursor(g.started_at, &g.id))
+        games
+            .last()
+            .map(|g| cursor::encode_game(g.started_at, &g.id))
     } else {
         None
     };
@@ -299,53 +305,4 @@ pub async fn list_games(
         games: games.into_iter().map(GameSummary::from).collect(),
         next_cursor,
     }))
-}
-
-/// A cursor is the hex of `<started_at>|<id>` of the last game of a page: opaque to clients.
-pub(crate) fn encode_cursor(started_at: DateTime<Utc>, id: &str) -> String {
-    format!("{}|{id}", started_at.to_rfc3339())
-        .bytes()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-pub(crate) fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, String), ApiError> {
-    let bad = || ApiError::BadRequest("cursor is not a next_cursor this server gave out".into());
-    if cursor.len() % 2 != 0 || !cursor.is_ascii() {
-        return Err(bad());
-    }
-    let bytes: Vec<u8> = (0..cursor.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&cursor[i..i + 2], 16))
-        .collect::<Result<_, _>>()
-        .map_err(|_| bad())?;
-    let text = String::from_utf8(bytes).map_err(|_| bad())?;
-    let (at, id) = text.split_once('|').ok_or_else(bad)?;
-    let at = DateTime::parse_from_rfc3339(at)
-        .map_err(|_| bad())?
-        .with_timezone(&Utc);
-    Ok((at, id.to_owned()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_cursor_decodes_to_what_was_encoded() {
-        let at = DateTime::parse_from_rfc3339("2026-11-30T19:00:00.5Z")
-            .unwrap()
-            .with_timezone(&Utc);
-        let cursor = encode_cursor(at, "abc");
-        assert_eq!(decode_cursor(&cursor).unwrap(), (at, "abc".to_owned()));
-    }
-
-    #[test]
-    fn a_forged_cursor_is_a_bad_request() {
-        assert!(matches!(decode_cursor("zz"), Err(ApiError::BadRequest(_))));
-        assert!(matches!(
-            decode_cursor("616263"),
-            Err(ApiError::BadRequest(_))
-        ));
-    }
 }

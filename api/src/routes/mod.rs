@@ -2,6 +2,7 @@
 //! domain, answer. Shared response shapes live here.
 
 pub mod clubs;
+mod cursor;
 pub mod events;
 pub mod games;
 pub mod health;

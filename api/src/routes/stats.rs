@@ -8,7 +8,7 @@ use serde_json::Value;
 use tabletally_domain::Game;
 use utoipa::{IntoParams, ToSchema};
 
-use super::games::{decode_cursor, encode_cursor};
+use super::cursor;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::startup::AppState;
@@ -97,7 +97,7 @@ pub async fn list_players(
     let after = query
         .cursor
         .as_deref()
-        .map(decode_name_cursor)
+        .map(cursor::decode_name)
         .transpose()?;
     let mut players = state
         .store
@@ -110,7 +110,7 @@ pub async fn list_players(
         .await?;
     let next_cursor = if players.len() as i64 > limit {
         players.truncate(limit as usize);
-        players.last().map(|p| encode_name_cursor(&p.name))
+        players.last().map(|p| cursor::encode_name(&p.name))
     } else {
         None
     };
@@ -118,26 +118,6 @@ pub async fn list_players(
         players: players.into_iter().map(PlayerSummary::from).collect(),
         next_cursor,
     }))
-}
-
-fn encode_name_cursor(name: &str) -> String {
-    name.to_lowercase()
-        .bytes()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-fn decode_name_cursor(cursor: &str) -> Result<String, ApiError> {
-    let bad = || ApiError::BadRequest("cursor is not a next_cursor this server gave out".into());
-    if cursor.len() % 2 != 0 || !cursor.is_ascii() {
-        return Err(bad());
-    }
-    let bytes: Vec<u8> = (0..cursor.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&cursor[i..i + 2], 16))
-        .collect::<Result<_, _>>()
-        .map_err(|_| bad())?;
-    String::from_utf8(bytes).map_err(|_| bad())
 }
 
 /// One club player.
@@ -257,7 +237,11 @@ pub async fn player_games(
     query: web::Query<PlayerGamesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = page_limit(query.limit)?;
-    let after = query.cursor.as_deref().map(decode_cursor).transpose()?;
+    let after = query
+        .cursor
+        .as_deref()
+        .map(cursor::decode_game)
+        .transpose()?;
     state
         .store
         .player(&club.id, &id)
@@ -269,7 +253,8 @@ pub async fn player_games(
         .await?;
     let next_cursor = if rows.len() as i64 > limit {
         rows.truncate(limit as usize);
-        rows.last().map(|g| encode_cursor(g.started_at, &g.game_id))
+        rows.last()
+            .map(|g| cursor::encode_game(g.started_at, &g.game_id))
     } else {
         None
     };

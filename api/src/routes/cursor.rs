@@ -1,0 +1,75 @@
+//! Page cursors: opaque to clients (hex of a small text), checked when they come back.
+
+use chrono::{DateTime, Utc};
+
+use crate::error::ApiError;
+
+fn bad() -> ApiError {
+    ApiError::BadRequest("cursor is not a next_cursor this server gave out".into())
+}
+
+fn encode(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn decode(cursor: &str) -> Result<String, ApiError> {
+    if cursor.len() % 2 != 0 || !cursor.is_ascii() {
+        return Err(bad());
+    }
+    let bytes: Vec<u8> = (0..cursor.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&cursor[i..i + 2], 16))
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad())?;
+    String::from_utf8(bytes).map_err(|_| bad())
+}
+
+/// After a game `(started_at, id)` in newest-first order.
+pub fn encode_game(started_at: DateTime<Utc>, id: &str) -> String {
+    encode(&format!("{}|{id}", started_at.to_rfc3339()))
+}
+
+pub fn decode_game(cursor: &str) -> Result<(DateTime<Utc>, String), ApiError> {
+    let text = decode(cursor)?;
+    let (at, id) = text.split_once('|').ok_or_else(bad)?;
+    let at = DateTime::parse_from_rfc3339(at)
+        .map_err(|_| bad())?
+        .with_timezone(&Utc);
+    Ok((at, id.to_owned()))
+}
+
+/// After a player name (compared lower-cased).
+pub fn encode_name(name: &str) -> String {
+    encode(&name.to_lowercase())
+}
+
+pub fn decode_name(cursor: &str) -> Result<String, ApiError> {
+    decode(cursor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_cursor_decodes_to_what_was_encoded() {
+        let at = DateTime::parse_from_rfc3339("2026-11-30T19:00:00.5Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(
+            decode_game(&encode_game(at, "abc")).unwrap(),
+            (at, "abc".to_owned())
+        );
+        assert_eq!(decode_name(&encode_name("Ann")).unwrap(), "ann");
+    }
+
+    #[test]
+    fn a_forged_cursor_is_a_bad_request() {
+        assert!(matches!(decode_game("zz"), Err(ApiError::BadRequest(_))));
+        assert!(matches!(
+            decode_game("616263"),
+            Err(ApiError::BadRequest(_))
+        ));
+        assert!(matches!(decode_name("6"), Err(ApiError::BadRequest(_))));
+    }
+}
