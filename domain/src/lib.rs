@@ -12,6 +12,7 @@
 //! - [`score`] — the scoreboard: every point with the breakdown line that explains it.
 //! - [`games`] — one folder per game, all of the same shape.
 
+pub mod data;
 pub mod error;
 pub mod games;
 pub mod log;

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::horses::{self, Horse};
 use super::race::{Direction, Move, MoveKind};
+use crate::data::fields;
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::score::list_names;
@@ -44,25 +45,6 @@ pub struct CardPlayed {
 pub struct RaceRecorded {
     pub round: u32,
     pub order: Vec<Horse>,
-}
-
-/// The event data as a JSON object with only the known fields.
-fn fields<'a>(
-    data: &'a Value,
-    event: &str,
-    known: &[&str],
-) -> Result<&'a Map<String, Value>, RuleError> {
-    let object = data
-        .as_object()
-        .ok_or_else(|| RuleError::new("", format!("{event} data must be a JSON object")))?;
-    if let Some(key) = object.keys().find(|k| !known.contains(&k.as_str())) {
-        let known: Vec<String> = known.iter().map(|k| format!("{k:?}")).collect();
-        return Err(RuleError::new(
-            pointer([key]),
-            format!("unknown field {key:?}; {event} has {}", list_names(&known)),
-        ));
-    }
-    Ok(object)
 }
 
 /// A field that may be left out or null.

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::catalogue::CardRef;
+use crate::data::fields;
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::score::list_names;
@@ -35,25 +36,6 @@ pub struct TurnTaken {
 pub enum Take {
     Steal { from: String, card: CardRef },
     Dig(CardRef),
-}
-
-/// The data object of an event, refusing fields the event does not have.
-fn fields<'a>(
-    data: &'a Value,
-    event: &str,
-    known: &[&str],
-) -> Result<&'a Map<String, Value>, RuleError> {
-    let object = data
-        .as_object()
-        .ok_or_else(|| RuleError::new("", format!("{event} data must be a JSON object")))?;
-    if let Some(key) = object.keys().find(|k| !known.contains(&k.as_str())) {
-        let known: Vec<String> = known.iter().map(|k| format!("{k:?}")).collect();
-        return Err(RuleError::new(
-            pointer([key]),
-            format!("unknown field {key:?}; {event} has {}", list_names(&known)),
-        ));
-    }
-    Ok(object)
 }
 
 /// A card at `at` (a field of the event), with errors pointing inside it.
