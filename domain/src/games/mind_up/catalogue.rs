@@ -187,13 +187,47 @@ pub fn check_overrides(overrides: &[CardOverride]) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// A bubble as printed: "+2", "0", "−1".
-pub fn signed(points: i64) -> String {
+/// Appends a bubble as printed to `out`: "+2", "0", "−1".
+pub fn push_signed(out: &mut String, points: i64) {
     match points {
-        p if p > 0 => format!("+{p}"),
-        p if p < 0 => format!("−{}", -p),
-        _ => "0".into(),
+        p if p > 0 => {
+            out.push('+');
+            push_int(out, p);
+        }
+        p if p < 0 => {
+            out.push('−');
+            push_int(out, -p);
+        }
+        _ => out.push('0'),
     }
+}
+
+/// Appends `n` in decimal to `out`, as `format!("{n}")` writes it.
+pub fn push_int(out: &mut String, n: i64) {
+    if (0..10).contains(&n) {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    if (10..100).contains(&n) {
+        out.push(char::from(b'0' + (n / 10) as u8));
+        out.push(char::from(b'0' + (n % 10) as u8));
+        return;
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    let mut rest = n.unsigned_abs();
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
 }
 
 #[cfg(test)]

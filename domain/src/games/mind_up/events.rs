@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::catalogue::{HIGHEST, LOWEST, Number};
 use super::objectives::Face;
+use crate::data::fields;
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::score::list_names;
@@ -53,7 +54,11 @@ pub fn parse_round_started(data: &Value, players: &[Player]) -> Result<RoundStar
     let columns = columns(object.get("columns"))?;
     let prizes = match object.get("prizes") {
         None | Some(Value::Null) => None,
-        Some(value) => Some(numbers(value, "/prizes", "prizes")?),
+        Some(value) => Some(numbers(
+            value,
+            || "/prizes".to_owned(),
+            || "prizes".to_owned(),
+        )?),
     };
     let objectives = match object.get("objectives") {
         None | Some(Value::Null) => None,
@@ -68,8 +73,8 @@ pub fn parse_round_started(data: &Value, players: &[Player]) -> Result<RoundStar
                 hand.map(|h| {
                     numbers(
                         h,
-                        &pointer(["hands", player.name.as_str()]),
-                        &format!("{}'s hand", player.name),
+                        || pointer(["hands", player.name.as_str()]),
+                        || format!("{}'s hand", player.name),
                     )
                 })
                 .transpose()
@@ -100,10 +105,10 @@ pub fn parse_cards_down(
         .into_iter()
         .zip(players)
         .map(|(card, player)| {
-            let at = pointer(["cards", player.name.as_str()]);
+            let at = || pointer(["cards", player.name.as_str()]);
             match card {
-                Some(card) => number(card, &at),
-                None => Err(RuleError::new(at, format!("{} has no card", player.name))),
+                Some(card) => number(card, at),
+                None => Err(RuleError::new(at(), format!("{} has no card", player.name))),
             }
         })
         .collect::<Result<_, _>>()?;
@@ -122,10 +127,10 @@ pub fn parse_rows_recorded(data: &Value, players: &[Player]) -> Result<RowsRecor
         .zip(players)
     {
         let name = player.name.as_str();
-        let at = pointer(["rows", name]);
+        let at = || pointer(["rows", name]);
         let columns = row.and_then(Value::as_array).ok_or_else(|| {
             RuleError::new(
-                &at,
+                at(),
                 format!(
                     "{name}'s row must be a list of columns, left to right, each a list of cards"
                 ),
@@ -133,7 +138,7 @@ pub fn parse_rows_recorded(data: &Value, players: &[Player]) -> Result<RowsRecor
         })?;
         if columns.len() > COLUMNS {
             return Err(RuleError::new(
-                &at,
+                at(),
                 format!(
                     "{name}'s row has {} columns, but there are only {COLUMNS} score cards",
                     columns.len()
@@ -142,35 +147,15 @@ pub fn parse_rows_recorded(data: &Value, players: &[Player]) -> Result<RowsRecor
         }
         let mut parsed = Vec::with_capacity(columns.len());
         for (k, column) in columns.iter().enumerate() {
-            let at = pointer(["rows", name, &k.to_string()]);
             parsed.push(numbers(
                 column,
-                &at,
-                &format!("column {} of {name}'s row", k + 1),
+                || pointer(["rows", name, &k.to_string()]),
+                || format!("column {} of {name}'s row", k + 1),
             )?);
         }
         rows.push(parsed);
     }
     Ok(RowsRecorded { round, rows })
-}
-
-/// The data as an object with only the known fields.
-fn fields<'a>(
-    data: &'a Value,
-    event: &str,
-    known: &[&str],
-) -> Result<&'a Map<String, Value>, RuleError> {
-    let object = data
-        .as_object()
-        .ok_or_else(|| RuleError::new("", format!("{event} data must be a JSON object")))?;
-    if let Some(key) = object.keys().find(|k| !known.contains(&k.as_str())) {
-        let known: Vec<String> = known.iter().map(|k| format!("{k:?}")).collect();
-        return Err(RuleError::new(
-            pointer([key]),
-            format!("unknown field {key:?}; {event} has {}", list_names(&known)),
-        ));
-    }
-    Ok(object)
 }
 
 fn round(object: &Map<String, Value>) -> Result<u32, RuleError> {
@@ -221,23 +206,23 @@ fn faces(value: &Value) -> Result<Vec<Face>, RuleError> {
     })?;
     let mut faces: Vec<Face> = Vec::with_capacity(list.len());
     for (i, raw) in list.iter().enumerate() {
-        let at = pointer(["objectives", &i.to_string()]);
+        let at = || pointer(["objectives", &i.to_string()]);
         let face = raw.as_str().and_then(Face::parse).ok_or_else(|| {
             RuleError::new(
-                &at,
+                at(),
                 format!("{raw} is not an objective face; the faces are A1, A2, B1, … G1, G2"),
             )
         })?;
         if faces.contains(&face) {
             return Err(RuleError::new(
-                &at,
+                at(),
                 format!("{} is listed twice", face.code()),
             ));
         }
         // rules: one face of each drawn letter is active.
         if let Some(other) = faces.iter().find(|f| f.letter() == face.letter()) {
             return Err(RuleError::new(
-                &at,
+                at(),
                 format!(
                     "{} and {} are the two faces of card {}; a card shows one face",
                     other.code(),
@@ -265,60 +250,75 @@ fn by_player<'a>(
             format!("{field} must be an object from player name to cards"),
         )
     })?;
-    let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-    if let Some(stranger) = map.keys().find(|k| !names.contains(&k.as_str())) {
-        return Err(RuleError::new(
-            pointer([field, stranger]),
-            format!(
-                "{stranger:?} does not play in this game; the players are {}",
-                list_names(&names)
-            ),
-        ));
-    }
-    if every_player {
-        let missing: Vec<&str> = names
-            .iter()
-            .copied()
-            .filter(|n| !map.contains_key(*n))
-            .collect();
-        if !missing.is_empty() {
+    // One pass over the map: each key goes to the seat(s) of that name.
+    let mut by_seat: Vec<Option<&'a Value>> = vec![None; players.len()];
+    for (key, entry) in map {
+        let mut plays = false;
+        for (seat, player) in players.iter().enumerate() {
+            if player.name == *key {
+                by_seat[seat] = Some(entry);
+                plays = true;
+            }
+        }
+        if !plays {
+            let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
             return Err(RuleError::new(
-                pointer([field]),
+                pointer([field, key.as_str()]),
                 format!(
-                    "{} missing: every player appears exactly once",
-                    if missing.len() == 1 {
-                        format!("{} is", missing[0])
-                    } else {
-                        format!("{} are", list_names(&missing))
-                    }
+                    "{key:?} does not play in this game; the players are {}",
+                    list_names(&names)
                 ),
             ));
         }
     }
-    Ok(names.iter().map(|n| map.get(*n)).collect())
+    if every_player && by_seat.contains(&None) {
+        let missing: Vec<&str> = players
+            .iter()
+            .zip(&by_seat)
+            .filter(|(_, entry)| entry.is_none())
+            .map(|(p, _)| p.name.as_str())
+            .collect();
+        return Err(RuleError::new(
+            pointer([field]),
+            format!(
+                "{} missing: every player appears exactly once",
+                if missing.len() == 1 {
+                    format!("{} is", missing[0])
+                } else {
+                    format!("{} are", list_names(&missing))
+                }
+            ),
+        ));
+    }
+    Ok(by_seat)
 }
 
-/// A list of card numbers, each 1–60.
-fn numbers(value: &Value, at: &str, what: &str) -> Result<Vec<Number>, RuleError> {
-    let list = value
-        .as_array()
-        .ok_or_else(|| RuleError::new(at, format!("{what} must be a list of card numbers")))?;
-    list.iter()
-        .enumerate()
-        .map(|(i, v)| number(v, &format!("{at}/{i}")))
-        .collect()
+/// A list of card numbers, each 1–60. `at` and `what` are only built for an error.
+fn numbers(
+    value: &Value,
+    at: impl Fn() -> String,
+    what: impl Fn() -> String,
+) -> Result<Vec<Number>, RuleError> {
+    let list = value.as_array().ok_or_else(|| {
+        RuleError::new(at(), format!("{} must be a list of card numbers", what()))
+    })?;
+    let mut cards = Vec::with_capacity(list.len());
+    for (i, v) in list.iter().enumerate() {
+        cards.push(number(v, || format!("{}/{i}", at()))?);
+    }
+    Ok(cards)
 }
 
-/// rules: cards are numbered 1 to 60.
-fn number(value: &Value, at: &str) -> Result<Number, RuleError> {
+/// rules: cards are numbered 1 to 60. `at` is only built for an error.
+fn number(value: &Value, at: impl Fn() -> String) -> Result<Number, RuleError> {
     match value.as_i64() {
         Some(n) if (LOWEST..=HIGHEST).contains(&n) => Ok(n as Number),
         Some(n) => Err(RuleError::new(
-            at,
+            at(),
             format!("there is no card {n}; Mind Up! cards are numbered 1 to 60"),
         )),
         None => Err(RuleError::new(
-            at,
+            at(),
             format!("{value} is not a card; a card is its number, 1 to 60"),
         )),
     }

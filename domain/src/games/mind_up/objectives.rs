@@ -2,7 +2,7 @@
 //! variant). Every face is judged on the player's own row at round end; C1, C2 and E2 also
 //! look at every other player's row.
 
-use super::catalogue::{Catalogue, Colour, Number, signed};
+use super::catalogue::{Catalogue, Colour, Number, push_int, push_signed};
 
 /// One face of an objective card, written as in events: "A1" … "G2".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -109,51 +109,102 @@ impl Face {
         let n = |c: Colour| me.count(c);
         let card_above = |c: Colour| me.column_of(c).map(|k| score_cards[k]);
         match self {
-            Face::A1 => (matches!(n(Orange), 1 | 3), format!("{} orange", n(Orange))),
+            Face::A1 => (
+                matches!(n(Orange), 1 | 3),
+                Text::new().int(n(Orange)).str(" orange").done(),
+            ),
             Face::A2 => column_fact(Orange, card_above(Orange), &[1, 2]),
-            Face::B1 => (matches!(n(Blue), 2 | 4), format!("{} blue", n(Blue))),
+            Face::B1 => (
+                matches!(n(Blue), 2 | 4),
+                Text::new().int(n(Blue)).str(" blue").done(),
+            ),
             Face::B2 => {
                 let most = Colour::ALL.into_iter().map(n).max().unwrap_or(0);
                 (
                     n(Blue) >= most,
-                    format!("{} blue, the largest colour has {most}", n(Blue)),
+                    Text::new()
+                        .int(n(Blue))
+                        .str(" blue, the largest colour has ")
+                        .int(most)
+                        .done(),
                 )
             }
             Face::C1 => compare(Pink, me, everyone, |mine, other| other >= mine, "fewest"),
             Face::C2 => compare(Pink, me, everyone, |mine, other| other <= mine, "most"),
             Face::D1 => match me.column_of(Green) {
-                None => (false, "no green".into()),
+                None => (false, Text::new().str("no green").done()),
                 Some(k) => {
                     let right = me.used_columns.saturating_sub(k + 1);
+                    let detail = Text::new().str("green in column ").int(k as i64 + 1);
                     let detail = if right == 0 {
-                        format!("green in column {}, nothing to its right", k + 1)
+                        detail.str(", nothing to its right")
                     } else {
-                        format!("green in column {}, {right} column(s) to its right", k + 1)
+                        detail
+                            .str(", ")
+                            .int(right as i64)
+                            .str(" column(s) to its right")
                     };
-                    (right == 0, detail)
+                    (right == 0, detail.done())
                 }
             },
             Face::D2 => column_fact(Green, card_above(Green), &[4, 5]),
             Face::E1 => (
                 n(Purple) >= n(Orange),
-                format!("{} purple, {} orange", n(Purple), n(Orange)),
+                Text::new()
+                    .int(n(Purple))
+                    .str(" purple, ")
+                    .int(n(Orange))
+                    .str(" orange")
+                    .done(),
             ),
             Face::E2 => compare(Purple, me, everyone, |mine, other| other <= mine, "most"),
-            Face::F1 => (me.colours() == 5, format!("{} colours", me.colours())),
-            Face::F2 => (me.colours() == 3, format!("{} colours", me.colours())),
+            Face::F1 => (me.colours() == 5, colours_fact(me)),
+            Face::F2 => (me.colours() == 3, colours_fact(me)),
             Face::G1 => size_fact(me, 3),
             Face::G2 => size_fact(me, 4),
         }
     }
 }
 
+/// A judged face's facts, built piece by piece with room for the [`verdict`] after them.
+struct Text(String);
+
+impl Text {
+    fn new() -> Self {
+        Text(String::with_capacity(64))
+    }
+
+    fn str(mut self, piece: &str) -> Self {
+        self.0.push_str(piece);
+        self
+    }
+
+    fn int(mut self, n: i64) -> Self {
+        push_int(&mut self.0, n);
+        self
+    }
+
+    fn done(self) -> String {
+        self.0
+    }
+}
+
+/// F1 and F2: "{n} colours".
+fn colours_fact(me: &RowFacts) -> String {
+    Text::new().int(me.colours() as i64).str(" colours").done()
+}
+
 /// A2 and D2: the colour's column must sit under one of `cards`.
 fn column_fact(colour: Colour, above: Option<u8>, cards: &[u8]) -> (bool, String) {
     match above {
-        None => (false, format!("no {}", colour.name())),
+        None => (false, Text::new().str("no ").str(colour.name()).done()),
         Some(card) => (
             cards.contains(&card),
-            format!("{} under the {card}", colour.name()),
+            Text::new()
+                .str(colour.name())
+                .str(" under the ")
+                .int(i64::from(card))
+                .done(),
         ),
     }
 }
@@ -167,35 +218,42 @@ fn compare(
     extreme: &str,
 ) -> (bool, String) {
     let mine = me.count(colour);
-    let counts: Vec<i64> = everyone.iter().map(|r| r.count(colour)).collect();
-    let all = counts
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
-    let met = counts.iter().all(|&other| holds(mine, other));
-    let verdict = if met {
-        format!("the {extreme} (ties count)")
-    } else {
-        format!("not the {extreme}")
-    };
-    (
-        met,
-        format!("{mine} {}, {verdict}; the table has {all}", colour.name()),
-    )
+    let met = everyone.iter().all(|r| holds(mine, r.count(colour)));
+    // "{mine} {colour}, [not ]the {extreme}[ (ties count)]; the table has {count}, {count}"
+    let mut detail = String::with_capacity(64 + 4 * everyone.len());
+    push_int(&mut detail, mine);
+    detail.push(' ');
+    detail.push_str(colour.name());
+    detail.push_str(if met { ", the " } else { ", not the " });
+    detail.push_str(extreme);
+    if met {
+        detail.push_str(" (ties count)");
+    }
+    detail.push_str("; the table has ");
+    for (i, r) in everyone.iter().enumerate() {
+        if i > 0 {
+            detail.push_str(", ");
+        }
+        push_int(&mut detail, r.count(colour));
+    }
+    (met, detail)
 }
 
 /// G1, G2: some colour has exactly `size` cards.
 fn size_fact(me: &RowFacts, size: i64) -> (bool, String) {
-    let hits: Vec<&str> = Colour::ALL
-        .into_iter()
-        .filter(|&c| me.count(c) == size)
-        .map(Colour::name)
-        .collect();
-    if hits.is_empty() {
-        (false, format!("no colour has exactly {size}"))
-    } else {
-        (true, format!("{} ×{size}", hits.join(", ")))
+    let mut hits = Colour::ALL.into_iter().filter(|&c| me.count(c) == size);
+    match hits.next() {
+        None => (
+            false,
+            Text::new().str("no colour has exactly ").int(size).done(),
+        ),
+        Some(first) => {
+            let mut text = Text::new().str(first.name());
+            for colour in hits {
+                text = text.str(", ").str(colour.name());
+            }
+            (true, text.str(" ×").int(size).done())
+        }
     }
 }
 
@@ -242,14 +300,15 @@ impl RowFacts {
 }
 
 /// The breakdown detail of a judged face: "3 orange → +2", "2 orange → not met".
-pub fn verdict(face: Face, met: bool, facts: &str) -> (i64, String) {
+pub fn verdict(face: Face, met: bool, facts: String) -> (i64, String) {
+    let mut detail = facts;
+    detail.push_str(" → ");
     if met {
-        (
-            face.points(),
-            format!("{facts} → {}", signed(face.points())),
-        )
+        push_signed(&mut detail, face.points());
+        (face.points(), detail)
     } else {
-        (0, format!("{facts} → not met"))
+        detail.push_str("not met");
+        (0, detail)
     }
 }
 

@@ -1,9 +1,9 @@
 //! Mind Up! scores: per round, every row card is worth the score card above its column plus
 //! its bubble, plus the active objectives; highest total wins, tie → more in round 3.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use super::catalogue::signed;
+use super::catalogue::{push_int, push_signed};
 use super::objectives::{Face, RowFacts, verdict};
 use super::state::{Round, State, turns_in};
 use super::{Options, StillTied};
@@ -12,6 +12,11 @@ use crate::score::{
 };
 
 pub fn score(state: &State) -> Scoreboard {
+    let everyone: Vec<Vec<RowFacts>> = state
+        .rounds
+        .iter()
+        .map(|round| judged_rows(state, round))
+        .collect();
     let mut players: Vec<PlayerScore> = state
         .players
         .iter()
@@ -20,7 +25,10 @@ pub fn score(state: &State) -> Scoreboard {
             let rounds = state
                 .rounds
                 .iter()
-                .map(|round| RoundScore::new(round.number, round_lines(state, round, seat)))
+                .zip(&everyone)
+                .map(|(round, everyone)| {
+                    RoundScore::new(round.number, round_lines(state, round, seat, everyone))
+                })
                 .collect();
             PlayerScore::new(&player.name, player.seat, rounds, Vec::new())
         })
@@ -57,66 +65,109 @@ fn round_points(player: &PlayerScore, round: u32) -> i64 {
         .map_or(0, |r| r.points)
 }
 
+/// The facts of every row of a round, for its objectives; none when nothing is judged.
+fn judged_rows(state: &State, round: &Round) -> Vec<RowFacts> {
+    if !round.over || round.objectives.is_empty() {
+        return Vec::new();
+    }
+    round
+        .rows
+        .iter()
+        .map(|r| RowFacts::of(r, &state.catalogue))
+        .collect()
+}
+
 /// The lines of one player's round: a line per column, the bubbles, then each objective once
-/// the round is over (rules: objectives count the row at round end).
-pub fn round_lines(state: &State, round: &Round, seat: usize) -> Vec<Line> {
+/// the round is over (rules: objectives count the row at round end). `everyone` is
+/// [`judged_rows`] of the round.
+fn round_lines(state: &State, round: &Round, seat: usize, everyone: &[RowFacts]) -> Vec<Line> {
     let catalogue = &state.catalogue;
     let row = &round.rows[seat];
-    let mut lines = Vec::new();
+    let objectives = if round.over {
+        round.objectives.len()
+    } else {
+        0
+    };
+    let mut lines = Vec::with_capacity(row.len() + 1 + objectives);
+    let mut cards = 0;
     for (k, column) in row.iter().enumerate() {
         let Some(&first) = column.first() else {
             continue;
         };
+        cards += column.len();
         let colour = catalogue.colour(first).name();
         let n = column.len() as i64;
         let value = i64::from(round.columns[k]);
-        lines.push(Line::new(
-            format!("{colour} ×{n} under the {value}"),
-            n * value,
-            format!("{n} × {value} = {}", n * value),
-        ));
+        // "{colour} ×{n} under the {value}", "{n} × {value} = {n * value}"
+        let mut label = String::with_capacity(32);
+        label.push_str(colour);
+        label.push_str(" ×");
+        push_int(&mut label, n);
+        label.push_str(" under the ");
+        push_int(&mut label, value);
+        let mut detail = String::with_capacity(16);
+        push_int(&mut detail, n);
+        detail.push_str(" × ");
+        push_int(&mut detail, value);
+        detail.push_str(" = ");
+        push_int(&mut detail, n * value);
+        lines.push(Line {
+            label,
+            points: n * value,
+            detail,
+        });
     }
-    let cards: Vec<u8> = row.iter().flatten().copied().collect();
-    if !cards.is_empty() {
-        let bubbles: i64 = cards.iter().map(|&c| catalogue.bubble(c)).sum();
-        let each: Vec<String> = cards
-            .iter()
-            .map(|&c| format!("{c} {}", signed(catalogue.bubble(c))))
-            .collect();
-        lines.push(Line::new(
-            "bubbles",
-            bubbles,
-            format!("{} = {}", each.join(", "), signed(bubbles)),
-        ));
+    if cards > 0 {
+        // "{card} {bubble}, {card} {bubble} = {sum}"
+        let mut bubbles = 0;
+        let mut detail = String::with_capacity(cards * 8 + 8);
+        for (i, &c) in row.iter().flatten().enumerate() {
+            if i > 0 {
+                detail.push_str(", ");
+            }
+            let bubble = catalogue.bubble(c);
+            bubbles += bubble;
+            push_int(&mut detail, i64::from(c));
+            detail.push(' ');
+            push_signed(&mut detail, bubble);
+        }
+        detail.push_str(" = ");
+        push_signed(&mut detail, bubbles);
+        lines.push(Line {
+            label: "bubbles".to_owned(),
+            points: bubbles,
+            detail,
+        });
     }
     if round.over {
-        for (face, points, detail) in objective_verdicts(state, round, seat) {
-            lines.push(Line::new(
-                format!("{}: {}", face.code(), face.condition()),
+        for (face, points, detail) in objective_verdicts(round, seat, everyone) {
+            let (code, condition) = (face.code(), face.condition());
+            let mut label = String::with_capacity(code.len() + 2 + condition.len());
+            label.push_str(code);
+            label.push_str(": ");
+            label.push_str(condition);
+            lines.push(Line {
+                label,
                 points,
                 detail,
-            ));
+            });
         }
     }
     lines
 }
 
 /// Every active objective of a round judged for one player: (face, points, detail).
-fn objective_verdicts(state: &State, round: &Round, seat: usize) -> Vec<(Face, i64, String)> {
-    let everyone: Vec<RowFacts> = round
-        .rows
-        .iter()
-        .map(|r| RowFacts::of(r, &state.catalogue))
-        .collect();
-    round
-        .objectives
-        .iter()
-        .map(|face| {
-            let (met, facts) = face.judge(&everyone[seat], &everyone, &round.columns);
-            let (points, detail) = verdict(*face, met, &facts);
-            (*face, points, detail)
-        })
-        .collect()
+/// `everyone` is [`judged_rows`] of the round.
+fn objective_verdicts<'a>(
+    round: &'a Round,
+    seat: usize,
+    everyone: &'a [RowFacts],
+) -> impl Iterator<Item = (Face, i64, String)> + 'a {
+    round.objectives.iter().map(move |face| {
+        let (met, facts) = face.judge(&everyone[seat], everyone, &round.columns);
+        let (points, detail) = verdict(*face, met, facts);
+        (*face, points, detail)
+    })
 }
 
 /// Statistics, per player: points and cards under each score card value over the game
@@ -158,7 +209,8 @@ pub fn facts(state: &State) -> Vec<Fact> {
         }
         facts.push(Fact::player(&player.name, "bubbles", bubbles));
         for round in state.rounds.iter().filter(|r| r.over) {
-            for (face, points, _) in objective_verdicts(state, round, seat) {
+            let everyone = judged_rows(state, round);
+            for (face, points, _) in objective_verdicts(round, seat, &everyone) {
                 let code = face.code();
                 facts.push(Fact::player(
                     &player.name,
@@ -244,35 +296,63 @@ fn details(state: &State) -> Value {
     let Some(round) = state.rounds.last() else {
         return json!({"round": null});
     };
-    let by_name = |f: &dyn Fn(usize) -> Value| -> Value {
-        state
-            .players
-            .iter()
-            .enumerate()
-            .map(|(seat, p)| (p.name.clone(), f(seat)))
-            .collect::<serde_json::Map<String, Value>>()
-            .into()
+    let cards = |cards: &[u8]| -> Value { cards.iter().map(|&c| Value::from(c)).collect() };
+    let rows: Map<String, Value> = state
+        .players
+        .iter()
+        .zip(&round.rows)
+        .map(|(p, row)| {
+            let columns: Value = row.iter().map(|column| cards(column)).collect();
+            (p.name.clone(), columns)
+        })
+        .collect();
+    // Each player's take, lowest card played first.
+    let last_turn = match round.turns.last() {
+        None => Value::Null,
+        Some(turn) => {
+            let mut seats: Vec<usize> = (0..state.players.len()).collect();
+            seats.sort_by_key(|&seat| turn.played[seat]);
+            seats
+                .into_iter()
+                .map(|seat| {
+                    let mut take = Map::new();
+                    take.insert(
+                        "player".to_owned(),
+                        Value::from(state.players[seat].name.as_str()),
+                    );
+                    take.insert("played".to_owned(), Value::from(turn.played[seat]));
+                    take.insert("took".to_owned(), Value::from(turn.took[seat]));
+                    Value::Object(take)
+                })
+                .collect()
+        }
     };
-    let last_turn = round.turns.last().map(|turn| {
-        let mut takes: Vec<Value> = state
-            .players
-            .iter()
-            .enumerate()
-            .map(|(seat, p)| json!({"player": p.name, "played": turn.played[seat], "took": turn.took[seat]}))
-            .collect();
-        takes.sort_by_key(|t| t["played"].as_u64());
-        takes
-    });
-    json!({
-        "round": round.number,
-        "over": round.over,
-        "recorded_by": if round.rows_recorded { "rows_recorded" } else { "turns" },
-        "turns_played": round.turns.len(),
-        "turns_in_round": turns_in(round.number),
-        "columns": round.columns,
-        "objectives": round.objectives.iter().map(|f| f.code()).collect::<Vec<_>>(),
-        "prizes": round.prizes,
-        "rows": by_name(&|seat| json!(round.rows[seat])),
-        "last_turn": last_turn,
-    })
+    let mut details = Map::new();
+    details.insert("round".to_owned(), Value::from(round.number));
+    details.insert("over".to_owned(), Value::from(round.over));
+    details.insert(
+        "recorded_by".to_owned(),
+        Value::from(if round.rows_recorded {
+            "rows_recorded"
+        } else {
+            "turns"
+        }),
+    );
+    details.insert("turns_played".to_owned(), Value::from(round.turns.len()));
+    details.insert(
+        "turns_in_round".to_owned(),
+        Value::from(turns_in(round.number)),
+    );
+    details.insert("columns".to_owned(), cards(&round.columns));
+    details.insert(
+        "objectives".to_owned(),
+        round.objectives.iter().map(|f| f.code()).collect(),
+    );
+    details.insert(
+        "prizes".to_owned(),
+        round.prizes.as_deref().map_or(Value::Null, cards),
+    );
+    details.insert("rows".to_owned(), Value::Object(rows));
+    details.insert("last_turn".to_owned(), last_turn);
+    Value::Object(details)
 }

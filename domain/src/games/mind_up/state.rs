@@ -111,6 +111,68 @@ impl Round {
     }
 }
 
+/// Where every card of a round is, looked up at once: the answers of [`Round::played_before`]
+/// and [`Round::locate`] for all cards, built in one pass over the round.
+struct Whereabouts {
+    /// Per card: the turn (1-based, 0 when not played this round) and seat of its first play.
+    played: [(u8, u8); 256],
+    /// Per card: 0 nowhere, 1 a prize, 2 + 2·seat in that hand, 3 + 2·seat in that row.
+    place: [u8; 256],
+}
+
+impl Whereabouts {
+    /// `None` when the round is too large for the compact table (never in a real game).
+    fn of(round: &Round) -> Option<Self> {
+        let seats = round.hands.len().max(round.rows.len());
+        if seats > 126
+            || round.turns.len() > 254
+            || round.turns.iter().any(|t| t.played.len() > 255)
+        {
+            return None;
+        }
+        let mut table = Whereabouts {
+            played: [(0, 0); 256],
+            place: [0; 256],
+        };
+        // Written latest first, so the first match (as the scans find it) stays.
+        for (t, turn) in round.turns.iter().enumerate().rev() {
+            for (seat, &card) in turn.played.iter().enumerate().rev() {
+                table.played[usize::from(card)] = (t as u8 + 1, seat as u8);
+            }
+        }
+        for (seat, row) in round.rows.iter().enumerate().rev() {
+            for &card in row.iter().flatten() {
+                table.place[usize::from(card)] = 3 + 2 * seat as u8;
+            }
+        }
+        for &card in round.prizes.iter().flatten() {
+            table.place[usize::from(card)] = 1;
+        }
+        for (seat, hand) in round.hands.iter().enumerate().rev() {
+            for &card in &hand.known {
+                table.place[usize::from(card)] = 2 + 2 * seat as u8;
+            }
+        }
+        Some(table)
+    }
+
+    fn played_before(&self, card: Number) -> Option<(usize, usize)> {
+        match self.played[usize::from(card)] {
+            (0, _) => None,
+            (turn, seat) => Some((usize::from(turn), usize::from(seat))),
+        }
+    }
+
+    fn locate(&self, card: Number) -> Option<Place> {
+        match self.place[usize::from(card)] {
+            0 => None,
+            1 => Some(Place::Prize),
+            code if code % 2 == 0 => Some(Place::Hand(usize::from(code / 2 - 1))),
+            code => Some(Place::Row(usize::from(code / 2 - 1))),
+        }
+    }
+}
+
 /// rules: a gained card goes onto the column holding its colour, else the leftmost empty one.
 pub fn place(row: &mut Row, card: Number, catalogue: &Catalogue) {
     let colour = catalogue.colour(card);
@@ -119,7 +181,12 @@ pub fn place(row: &mut Row, card: Number, catalogue: &Catalogue) {
         .find(|column| column.first().map(|&c| catalogue.colour(c)) == Some(colour))
     {
         Some(column) => column.push(card),
-        None => row.push(vec![card]),
+        None => {
+            // Room for the column's share of a round's cards, so it seldom grows.
+            let mut column = Vec::with_capacity(8);
+            column.push(card);
+            row.push(column);
+        }
     }
 }
 
@@ -169,7 +236,7 @@ impl Ruleset for MindUp {
             }
             CARDS_PLAYED => {
                 let event = events::parse_cards_down(data, CARDS_PLAYED, &state.players)?;
-                play_turn(state, &event)?;
+                play_turn(state, event)?;
             }
             LAST_CARDS_PLACED => {
                 let event = events::parse_cards_down(data, LAST_CARDS_PLACED, &state.players)?;
@@ -231,17 +298,20 @@ fn start_round(state: &State, event: RoundStarted) -> Result<Round, RuleError> {
             format!("round {expected} comes next; rounds are played in order, got round {r}"),
         ));
     }
-    let hands = hands(state, &event, previous)?;
-    let prizes = prizes(state, &event, previous, &hands)?;
+    let mut event = event;
+    let hands = hands(state, &mut event, previous)?;
+    let prizes = prizes(state, &mut event, previous, &hands)?;
     let objectives = objectives(state, &event)?;
     Ok(Round {
         number: r,
         columns: event.columns,
         objectives,
         hands,
-        rows: vec![Vec::new(); state.players.len()],
+        rows: (0..state.players.len())
+            .map(|_| Vec::with_capacity(COLUMNS))
+            .collect(),
         prizes,
-        turns: Vec::new(),
+        turns: Vec::with_capacity(turns_in(r)),
         rows_recorded: false,
         over: false,
     })
@@ -250,30 +320,52 @@ fn start_round(state: &State, event: RoundStarted) -> Result<Round, RuleError> {
 /// rules: each row becomes its owner's next hand plus one drawn card.
 fn hands(
     state: &State,
-    event: &RoundStarted,
+    event: &mut RoundStarted,
     previous: Option<&Round>,
 ) -> Result<Vec<Hand>, RuleError> {
     let r = event.round;
     let size = hand_size(r);
     let mut hands: Vec<Hand> = Vec::with_capacity(state.players.len());
     // First what the table already knows: last round's rows, now in hand.
-    let carried: Vec<Vec<Number>> = (0..state.players.len())
+    let mut carried: Vec<Vec<Number>> = (0..state.players.len())
         .map(|seat| {
             previous.map_or_else(Vec::new, |p| {
                 p.rows[seat].iter().flatten().copied().collect()
             })
         })
         .collect();
+    // The two lowest seats holding each card, in a carried row or a hand settled so far:
+    // the lowest other than a seat is the first other player holding it.
+    let mut holders = [[usize::MAX; 2]; 256];
+    let hold = |holders: &mut [[usize; 2]; 256], card: Number, seat: usize| {
+        let h = &mut holders[usize::from(card)];
+        if seat == h[0] || seat == h[1] {
+            return;
+        }
+        if seat < h[0] {
+            h[1] = h[0];
+            h[0] = seat;
+        } else if seat < h[1] {
+            h[1] = seat;
+        }
+    };
+    for (seat, row) in carried.iter().enumerate() {
+        for &card in row {
+            hold(&mut holders, card, seat);
+        }
+    }
     for (seat, player) in state.players.iter().enumerate() {
         let name = player.name.as_str();
-        let Some(given) = &event.hands[seat] else {
+        // Other seats' rows are looked up in `holders`, so a seat's own can be moved out.
+        let Some(given) = event.hands[seat].take() else {
+            let known = std::mem::take(&mut carried[seat]);
             hands.push(Hand {
-                known: carried[seat].clone(),
-                unknown: size - carried[seat].len(),
+                unknown: size - known.len(),
+                known,
             });
             continue;
         };
-        let at = pointer(["hands", name]);
+        let at = || pointer(["hands", name]);
         if given.len() != size {
             let makeup = if r == 1 {
                 String::new()
@@ -285,7 +377,7 @@ fn hands(
                 )
             };
             return Err(RuleError::new(
-                at,
+                at(),
                 format!(
                     "a round-{r} hand holds {size} cards{makeup}; {name}'s has {}",
                     given.len()
@@ -300,16 +392,12 @@ fn hands(
                 ));
             }
             // Another player's hand (given, or their last row) or the carried prizes.
+            let [first, second] = holders[usize::from(card)];
+            let other = if first == seat { second } else { first };
             let elsewhere = state
                 .players
-                .iter()
-                .enumerate()
-                .filter(|(other, _)| *other != seat)
-                .find(|(other, _)| {
-                    carried[*other].contains(&card)
-                        || hands.get(*other).is_some_and(|h| h.known.contains(&card))
-                })
-                .map(|(_, p)| format!("in {}'s hand", p.name))
+                .get(other)
+                .map(|p| format!("in {}'s hand", p.name))
                 .or_else(|| {
                     previous
                         .and_then(|p| p.prizes.as_ref())
@@ -325,7 +413,7 @@ fn hands(
         }
         if let Some(missing) = carried[seat].iter().find(|c| !given.contains(c)) {
             return Err(RuleError::new(
-                at,
+                at(),
                 format!(
                     "{name}'s round-{r} hand is {name}'s round-{} row plus one drawn card, \
                      but {missing} of that row is missing",
@@ -333,8 +421,11 @@ fn hands(
                 ),
             ));
         }
+        for &card in &given {
+            hold(&mut holders, card, seat);
+        }
         hands.push(Hand {
-            known: given.clone(),
+            known: given,
             unknown: 0,
         });
     }
@@ -344,14 +435,14 @@ fn hands(
 /// rules: round 1 reveals as many prizes as players; later rounds keep the carried-over ones.
 fn prizes(
     state: &State,
-    event: &RoundStarted,
+    event: &mut RoundStarted,
     previous: Option<&Round>,
     hands: &[Hand],
 ) -> Result<Option<Vec<Number>>, RuleError> {
     let r = event.round;
     let n = state.players.len();
-    let carried = previous.and_then(|p| p.prizes.clone());
-    let Some(given) = &event.prizes else {
+    let carried = previous.and_then(|p| p.prizes.as_ref());
+    let Some(given) = event.prizes.take() else {
         if r == 1 {
             return Err(RuleError::new(
                 "/prizes",
@@ -361,7 +452,7 @@ fn prizes(
             ));
         }
         // Unknown after a rows_recorded round: this round can then only be recorded by rows.
-        return Ok(carried);
+        return Ok(carried.cloned());
     };
     if given.len() != n {
         return Err(RuleError::new(
@@ -373,16 +464,16 @@ fn prizes(
         ));
     }
     for (i, &card) in given.iter().enumerate() {
-        let at = pointer(["prizes", &i.to_string()]);
+        let at = || pointer(["prizes", &i.to_string()]);
         if given[..i].contains(&card) {
             return Err(RuleError::new(
-                at,
+                at(),
                 format!("{card} is listed twice among the prizes; every card exists once"),
             ));
         }
         if let Some(seat) = hands.iter().position(|h| h.known.contains(&card)) {
             return Err(RuleError::new(
-                at,
+                at(),
                 format!(
                     "{card} is in {}'s hand, so it cannot also be a prize",
                     state.players[seat].name
@@ -391,7 +482,7 @@ fn prizes(
         }
     }
     if let Some(carried) = carried
-        && sorted(given) != sorted(&carried)
+        && sorted(&given) != sorted(carried)
     {
         return Err(RuleError::new(
             "/prizes",
@@ -399,12 +490,12 @@ fn prizes(
                 "the prizes carried over from round {} are {}; round {r} starts with them \
                  (leave prizes out to use them), not with {}",
                 r - 1,
-                numbers(&carried),
-                numbers(given)
+                numbers(carried),
+                numbers(&given)
             ),
         ));
     }
-    Ok(Some(given.clone()))
+    Ok(Some(given))
 }
 
 fn sorted(cards: &[Number]) -> Vec<Number> {
@@ -535,21 +626,30 @@ fn check_cards_down(
     event: &CardsDown,
     verb: &str,
 ) -> Result<(), RuleError> {
+    let table = Whereabouts::of(round);
+    let played_before = |card| match &table {
+        Some(table) => table.played_before(card),
+        None => round.played_before(card),
+    };
+    let locate = |card| match &table {
+        Some(table) => table.locate(card),
+        None => round.locate(card),
+    };
     for (seat, &card) in event.cards.iter().enumerate() {
         let name = state.players[seat].name.as_str();
-        let at = pointer(["cards", name]);
+        let at = || pointer(["cards", name]);
         if let Some(other) = event.cards[..seat].iter().position(|&c| c == card) {
             return Err(RuleError::new(
-                at,
+                at(),
                 format!(
                     "{} and {name} both {verb} {card}; every card exists once",
                     state.players[other].name
                 ),
             ));
         }
-        if let Some((turn, by)) = round.played_before(card) {
+        if let Some((turn, by)) = played_before(card) {
             return Err(RuleError::new(
-                at,
+                at(),
                 format!(
                     "{name} {verb} {card}, but {card} was already played in turn {turn} of this round by {}",
                     state.players[by].name
@@ -557,7 +657,7 @@ fn check_cards_down(
             ));
         }
         let hand = &round.hands[seat];
-        let problem = match round.locate(card) {
+        let problem = match locate(card) {
             Some(Place::Hand(s)) if s == seat => None,
             Some(Place::Hand(s)) => Some(format!("it is in {}'s hand", state.players[s].name)),
             Some(Place::Prize) => Some("it is a prize on the table".to_owned()),
@@ -568,7 +668,7 @@ fn check_cards_down(
         };
         if let Some(problem) = problem {
             return Err(RuleError::new(
-                at,
+                at(),
                 format!("{name} {verb} {card} but {card} is not in {name}'s hand: {problem}"),
             ));
         }
@@ -585,17 +685,17 @@ fn take_from_hand(hand: &mut Hand, card: Number) {
     }
 }
 
-fn current(state: &mut State) -> &mut Round {
-    let last = state.rounds.len() - 1;
-    &mut state.rounds[last]
+fn current(rounds: &mut [Round]) -> &mut Round {
+    let last = rounds.len() - 1;
+    &mut rounds[last]
 }
 
 /// rules: sort the played cards; the k-th lowest takes the k-th lowest prize; the played
 /// cards become the next prizes.
-fn play_turn(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
+fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleError> {
     let round = open_round(state, event.round, "its turns")?;
     let r = round.number;
-    let Some(prizes) = round.prizes.clone() else {
+    if round.prizes.is_none() {
         return Err(RuleError::new(
             "",
             format!(
@@ -605,7 +705,7 @@ fn play_turn(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
                 r - 1
             ),
         ));
-    };
+    }
     if round.turns.len() == turns_in(r) {
         return Err(RuleError::new(
             "",
@@ -616,24 +716,30 @@ fn play_turn(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
             ),
         ));
     }
-    check_cards_down(state, round, event, "played")?;
+    check_cards_down(state, round, &event, "played")?;
 
-    let mut by_card: Vec<usize> = (0..event.cards.len()).collect();
-    by_card.sort_by_key(|&seat| event.cards[seat]);
-    let prizes = sorted(&prizes);
-    let mut took = vec![0; event.cards.len()];
-    for (k, &seat) in by_card.iter().enumerate() {
-        took[seat] = prizes[k];
-    }
-    let catalogue = state.catalogue.clone();
-    let round = current(state);
-    for (seat, &card) in event.cards.iter().enumerate() {
+    let State {
+        catalogue, rounds, ..
+    } = state;
+    let round = current(rounds);
+    let cards = event.cards;
+    // The cards are all different (checked above): the k-th lowest card, the one with k
+    // cards below it, takes the k-th lowest prize.
+    let prizes = round.prizes.get_or_insert_with(Vec::new);
+    prizes.sort_unstable();
+    let took: Vec<Number> = cards
+        .iter()
+        .map(|&card| prizes[cards.iter().filter(|&&c| c < card).count()])
+        .collect();
+    prizes.clear();
+    prizes.extend_from_slice(&cards);
+    prizes.sort_unstable();
+    for (seat, &card) in cards.iter().enumerate() {
         take_from_hand(&mut round.hands[seat], card);
-        place(&mut round.rows[seat], took[seat], &catalogue);
+        place(&mut round.rows[seat], took[seat], catalogue);
     }
-    round.prizes = Some(sorted(&event.cards));
     round.turns.push(Turn {
-        played: event.cards.clone(),
+        played: cards,
         took,
     });
     Ok(())
@@ -655,11 +761,13 @@ fn place_last_cards(state: &mut State, event: &CardsDown) -> Result<(), RuleErro
         ));
     }
     check_cards_down(state, round, event, "placed")?;
-    let catalogue = state.catalogue.clone();
-    let round = current(state);
+    let State {
+        catalogue, rounds, ..
+    } = state;
+    let round = current(rounds);
     for (seat, &card) in event.cards.iter().enumerate() {
         take_from_hand(&mut round.hands[seat], card);
-        place(&mut round.rows[seat], card, &catalogue);
+        place(&mut round.rows[seat], card, catalogue);
     }
     round.over = true;
     Ok(())
@@ -705,7 +813,7 @@ fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), RuleError> 
             .collect();
         sorted(&left)
     });
-    let round = current(state);
+    let round = current(&mut state.rounds);
     round.rows = rows;
     round.prizes = left_over;
     for hand in &mut round.hands {
@@ -763,17 +871,17 @@ fn check_row(
     for (k, column) in columns[..used].iter().enumerate() {
         let colour = catalogue.colour(column[0]);
         for (j, &card) in column.iter().enumerate() {
-            let here = at(&[k.to_string(), j.to_string()]);
+            let here = || at(&[k.to_string(), j.to_string()]);
             if seen.contains(&card) {
                 return Err(RuleError::new(
-                    here,
+                    here(),
                     format!("{card} is twice in {name}'s row; every card exists once"),
                 ));
             }
             seen.push(card);
             if catalogue.colour(card) != colour {
                 return Err(RuleError::new(
-                    here,
+                    here(),
                     format!(
                         "column {} of {name}'s row mixes {} ({}) and {} ({card}); a column holds one colour",
                         k + 1,
@@ -820,10 +928,10 @@ fn check_rows_against_table(
         let name = state.players[seat].name.as_str();
         for (k, column) in row.iter().enumerate() {
             for (j, &card) in column.iter().enumerate() {
-                let at = pointer(["rows", name, &k.to_string(), &j.to_string()]);
+                let at = || pointer(["rows", name, &k.to_string(), &j.to_string()]);
                 if let Some(&(_, other)) = seen.iter().find(|(c, _)| *c == card) {
                     return Err(RuleError::new(
-                        at,
+                        at(),
                         format!(
                             "{card} is in {}'s row and in {name}'s row; every card exists once",
                             state.players[other].name
@@ -836,7 +944,7 @@ fn check_rows_against_table(
                 }
                 if unknown_cards == 0 {
                     return Err(RuleError::new(
-                        at,
+                        at(),
                         format!(
                             "{card} was not at the table when round {} started: it is in no \
                              player's hand and not among the prizes",
