@@ -12,6 +12,10 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
+// The server binary's allocator (api/src/main.rs), so the bench measures what it runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde_json::Value;
 use tabletally_domain::{Game, LogEvent, Status};
 
