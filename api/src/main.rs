@@ -7,12 +7,12 @@
 
 use tabletally_api::config::Config;
 
+use tabletally_api::startup::Application;
+
 // Scoring builds many small strings and JSON values; mimalloc makes a replay about a third
 // faster than the system allocator (BENCHMARKS.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-use tabletally_api::startup::Application;
 
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
