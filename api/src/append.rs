@@ -108,13 +108,13 @@ pub fn decide(
     if log.len() + request.events.len() > MAX_EVENTS_PER_GAME {
         return Err(Refused::GameTooLong { stored: log.len() });
     }
-    if let Some(expected) = request.expected_version {
-        if expected != game.version {
-            return Err(Refused::StaleVersion {
-                expected,
-                current: game.version,
-            });
-        }
+    if let Some(expected) = request.expected_version
+        && expected != game.version
+    {
+        return Err(Refused::StaleVersion {
+            expected,
+            current: game.version,
+        });
     }
     let kind = Game::from_id(&game.game)
         .ok_or_else(|| Refused::Broken(format!("unknown game {}", game.game)))?;

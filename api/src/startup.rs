@@ -144,11 +144,11 @@ async fn request_id_header(
         .get::<RequestId>()
         .copied();
     let mut res = next.call(req).await?;
-    if let Some(id) = id {
-        if let Ok(value) = HeaderValue::from_str(&id.to_string()) {
-            res.headers_mut()
-                .insert(HeaderName::from_static("x-request-id"), value);
-        }
+    if let Some(id) = id
+        && let Ok(value) = HeaderValue::from_str(&id.to_string())
+    {
+        res.headers_mut()
+            .insert(HeaderName::from_static("x-request-id"), value);
     }
     Ok(res)
 }

@@ -527,24 +527,26 @@ pub fn marks(log: &[LogEvent]) -> HashMap<u64, Marks> {
         let retracted = marks
             .get(&event.seq)
             .is_some_and(|m| m.retracted_by.is_some());
-        if event.event_type == RETRACT && !retracted {
-            if let Some(seq) = target(event) {
-                marks
-                    .entry(seq)
-                    .or_default()
-                    .retracted_by
-                    .get_or_insert(event.seq);
-            }
+        if event.event_type == RETRACT
+            && !retracted
+            && let Some(seq) = target(event)
+        {
+            marks
+                .entry(seq)
+                .or_default()
+                .retracted_by
+                .get_or_insert(event.seq);
         }
     }
     for event in log {
         let retracted = marks
             .get(&event.seq)
             .is_some_and(|m| m.retracted_by.is_some());
-        if event.event_type == CORRECT && !retracted {
-            if let Some(seq) = target(event) {
-                marks.entry(seq).or_default().corrected_by = Some(event.seq);
-            }
+        if event.event_type == CORRECT
+            && !retracted
+            && let Some(seq) = target(event)
+        {
+            marks.entry(seq).or_default().corrected_by = Some(event.seq);
         }
     }
     marks

@@ -144,7 +144,7 @@ impl PlayerScore {
 /// Standard competition ranking ("1, 2, 2, 4") by a key where **greater is better**:
 /// each player's rank is one plus the number of players strictly better. Players come back
 /// sorted best first, ties in seat order. Returns the keys in the same order.
-pub fn rank<K: Ord + Clone>(players: &mut Vec<PlayerScore>, key: impl Fn(&PlayerScore) -> K) {
+pub fn rank<K: Ord + Clone>(players: &mut [PlayerScore], key: impl Fn(&PlayerScore) -> K) {
     let keys: Vec<K> = players.iter().map(&key).collect();
     for (i, player) in players.iter_mut().enumerate() {
         player.rank = 1 + keys.iter().filter(|k| **k > keys[i]).count() as u32;

@@ -13,7 +13,7 @@ fn encode(text: &str) -> String {
 }
 
 fn decode(cursor: &str) -> Result<String, ApiError> {
-    if cursor.len() % 2 != 0 || !cursor.is_ascii() {
+    if !cursor.len().is_multiple_of(2) || !cursor.is_ascii() {
         return Err(bad());
     }
     let bytes: Vec<u8> = (0..cursor.len())

@@ -270,12 +270,12 @@ pub async fn list_games(
             "limit must be between 1 and {MAX_PAGE}"
         )));
     }
-    if let Some(status) = &query.status {
-        if tabletally_domain::Status::parse(status).is_none() {
-            return Err(ApiError::BadRequest(
-                "status must be in_progress, finished or abandoned".into(),
-            ));
-        }
+    if let Some(status) = &query.status
+        && tabletally_domain::Status::parse(status).is_none()
+    {
+        return Err(ApiError::BadRequest(
+            "status must be in_progress, finished or abandoned".into(),
+        ));
     }
     let after = query
         .cursor

@@ -83,25 +83,24 @@ fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
 
 /// A unique violation on the event log means another append won the race.
 fn translate(e: sqlx::Error) -> StoreError {
-    if let sqlx::Error::Database(db) = &e {
-        if db.is_unique_violation() {
-            let which = db
-                .constraint()
-                .map(str::to_owned)
-                .unwrap_or_else(|| db.message().to_owned());
-            if which.contains(UNIQUE_SEQ) || which.contains("events.game_id, events.seq") {
-                return StoreError::Conflict(
-                    "another append reached this game first; reload and retry".into(),
-                );
-            }
-            if which.contains(UNIQUE_EVENT_ID) || which.contains("events.game_id, events.event_id")
-            {
-                return StoreError::Conflict(
-                    "an event with this id was stored concurrently; retry to get it".into(),
-                );
-            }
-            return StoreError::Conflict(format!("a concurrent request conflicted ({which})"));
+    if let sqlx::Error::Database(db) = &e
+        && db.is_unique_violation()
+    {
+        let which = db
+            .constraint()
+            .map(str::to_owned)
+            .unwrap_or_else(|| db.message().to_owned());
+        if which.contains(UNIQUE_SEQ) || which.contains("events.game_id, events.seq") {
+            return StoreError::Conflict(
+                "another append reached this game first; reload and retry".into(),
+            );
         }
+        if which.contains(UNIQUE_EVENT_ID) || which.contains("events.game_id, events.event_id") {
+            return StoreError::Conflict(
+                "an event with this id was stored concurrently; retry to get it".into(),
+            );
+        }
+        return StoreError::Conflict(format!("a concurrent request conflicted ({which})"));
     }
     StoreError::Database(e)
 }

@@ -46,7 +46,7 @@ pub fn score(state: &State) -> Scoreboard {
 
 /// rules: highest total; tie → more points in round 3; still tied → [H] `still_tied`.
 /// Returns how a tie for first was settled.
-pub fn rank_players(players: &mut Vec<PlayerScore>, still_tied: StillTied) -> Option<Tiebreak> {
+pub fn rank_players(players: &mut [PlayerScore], still_tied: StillTied) -> Option<Tiebreak> {
     score::rank(players, |p| {
         let second = match still_tied {
             StillTied::SharedWin => 0,

@@ -277,17 +277,17 @@ fn check_deck_limits(
             })
     };
     for kind in Kind::ALL {
-        if let Some(copies) = kind.copies() {
-            if count(kind) > copies {
-                return Err(RuleError::new(
-                    holder(&[kind]),
-                    format!(
-                        "this makes {} {} cards collected in the game, but the box has only {copies}",
-                        count(kind),
-                        kind.name()
-                    ),
-                ));
-            }
+        if let Some(copies) = kind.copies()
+            && count(kind) > copies
+        {
+            return Err(RuleError::new(
+                holder(&[kind]),
+                format!(
+                    "this makes {} {} cards collected in the game, but the box has only {copies}",
+                    count(kind),
+                    kind.name()
+                ),
+            ));
         }
     }
     let shared = count(Kind::SnackFingers) + count(Kind::SleeveMeUp);

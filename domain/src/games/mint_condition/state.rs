@@ -32,16 +32,16 @@ impl Ruleset for MintCondition {
     type State = State;
 
     fn check_setup(players: &[Player], options: &Options) -> Result<(), RuleError> {
-        if options.lucky {
-            if let Some(p) = players.iter().find(|p| p.color.is_none()) {
-                return Err(RuleError::new(
-                    pointer(["players", &(p.seat - 1).to_string(), "color"]),
-                    format!(
-                        "with the Lucky variant every player needs a colour; {} has none",
-                        p.name
-                    ),
-                ));
-            }
+        if options.lucky
+            && let Some(p) = players.iter().find(|p| p.color.is_none())
+        {
+            return Err(RuleError::new(
+                pointer(["players", &(p.seat - 1).to_string(), "color"]),
+                format!(
+                    "with the Lucky variant every player needs a colour; {} has none",
+                    p.name
+                ),
+            ));
         }
         Ok(())
     }
