@@ -100,6 +100,24 @@ pub fn seat_players(
                     "a colour cannot be empty; leave it out instead",
                 ));
             }
+            Some(color)
+                if color.chars().count() > MAX_NAME_CHARS
+                    || color.chars().any(char::is_control) =>
+            {
+                return Err(RuleError::new(
+                    pointer(["players", &i.to_string(), "color"]),
+                    format!("a colour has at most {MAX_NAME_CHARS} printable characters"),
+                ));
+            }
+            Some(color)
+                if color.chars().count() > MAX_NAME_CHARS
+                    || color.chars().any(char::is_control) =>
+            {
+                return Err(RuleError::new(
+                    pointer(["players", &i.to_string(), "color"]),
+                    format!("a colour has at most {MAX_NAME_CHARS} printable characters"),
+                ));
+            }
             Some(color) => {
                 if let Some(other) = players.iter().find(|p| {
                     p.color

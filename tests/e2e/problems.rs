@@ -20,6 +20,8 @@ on_both_backends!(
     too_many_events_in_one_request_are_refused,
     too_many_clubs_from_one_address_are_throttled,
     a_client_that_never_finishes_its_request_is_timed_out,
+    an_id_that_is_not_a_uuid_is_a_bad_request,
+    text_with_a_nul_character_is_a_bad_request_not_a_server_error,
 );
 
 async fn malformed_json_is_a_bad_request(app: TestApp) {
@@ -212,4 +214,55 @@ async fn a_client_that_never_finishes_its_request_is_timed_out(app: TestApp) {
     .unwrap();
 
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+}
+
+async fn an_id_that_is_not_a_uuid_is_a_bad_request(app: TestApp) {
+    let club = app.new_club().await;
+
+    app.get("/v1/games/not-a-uuid", Some(&club.token))
+        .await
+        .problem(400);
+    app.get("/v1/games/not-a-uuid/score", Some(&club.token))
+        .await
+        .problem(400);
+    app.get("/v1/players/not-a-uuid/stats", Some(&club.token))
+        .await
+        .problem(400);
+    app.get("/v1/stats/head-to-head?players=a,b", Some(&club.token))
+        .await
+        .problem(400);
+    // A well-formed id that does not exist is simply not found.
+    app.get(
+        &format!("/v1/games/{}", uuid::Uuid::new_v4()),
+        Some(&club.token),
+    )
+    .await
+    .problem(404);
+}
+
+/// PostgreSQL cannot store or compare text with a NUL byte: such input must be refused, not
+/// passed to the database (it once answered 500 there).
+async fn text_with_a_nul_character_is_a_bad_request_not_a_server_error(app: TestApp) {
+    let club = app.new_club().await;
+
+    app.get("/v1/games?player=A%00B", Some(&club.token))
+        .await
+        .problem(400);
+    app.get("/v1/players?search=A%00B", Some(&club.token))
+        .await
+        .problem(400);
+    app.get(
+        &format!("/v1/games/{}%00", uuid::Uuid::new_v4()),
+        Some(&club.token),
+    )
+    .await
+    .problem(400);
+    let reply = app
+        .post(
+            "/v1/games",
+            Some(&club.token),
+            &json!({"game": "mint-condition", "players": [{"name": "Ann", "color": "r\u{0}d"}, {"name": "Bo"}]}),
+        )
+        .await;
+    assert_eq!(reply.problem(422)["pointer"], "/players/0/color");
 }

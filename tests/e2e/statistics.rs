@@ -1021,7 +1021,8 @@ async fn another_clubs_player_is_not_found(app: TestApp) {
             token,
         )
         .await,
-        app.get("/v1/players/no-such-player", token).await,
+        app.get(&format!("/v1/players/{}", uuid::Uuid::new_v4()), token)
+            .await,
     ];
     let own = app
         .get(&format!("/v1/players/{s}"), Some(&h.other_club.token))
@@ -1037,6 +1038,10 @@ async fn another_clubs_player_is_not_found(app: TestApp) {
     assert_eq!(names(&theirs.body["players"], "name"), vec!["Ann", "Bob"]);
     assert_eq!(theirs.body["players"][0]["games_played"], 0);
     assert_eq!(app.get("/v1/players", None).await.status, 401);
+    // An id that is not even a UUID is a bad request.
+    app.get("/v1/players/no-such-player", token)
+        .await
+        .problem(400);
 }
 
 async fn bad_query_values_are_answered_400(app: TestApp) {

@@ -52,7 +52,7 @@ pub struct AppendResult {
 
 /// Appends events to a game's log.
 #[utoipa::path(tag = "events", security(("club_token" = [])),
-    params(("id" = String, Path, description = "Game id"),
+    params(("id" = uuid::Uuid, Path, description = "Game id"),
            ("If-Match" = Option<String>, Header, description = "The expected version, e.g. \"3\" (instead of expected_version)")),
     request_body(content = AppendEvents, examples(
         ("mint-condition round_collected" = (summary = "Mint Condition: a round's collections", value = json!(examples::mint_condition_round_collected()))),
@@ -87,10 +87,11 @@ pub struct AppendResult {
 pub async fn append_events(
     state: web::Data<AppState>,
     club: Club,
-    id: web::Path<String>,
+    id: web::Path<uuid::Uuid>,
     req: HttpRequest,
     body: web::Json<AppendEvents>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
     let body = body.into_inner();
     let expected_version = match (body.expected_version, if_match_version(&req)?) {
         (Some(v), Some(h)) if v != h => {
@@ -205,7 +206,7 @@ pub struct EventPage {
 }
 
 /// The game's log, retracted and corrected events included and marked.
-#[utoipa::path(tag = "events", security(("club_token" = [])), params(("id" = String, Path, description = "Game id"), EventsQuery), responses(
+#[utoipa::path(tag = "events", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id"), EventsQuery), responses(
     (status = 200, description = "A page of the log", body = EventPage),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
@@ -215,9 +216,10 @@ pub struct EventPage {
 pub async fn list_events(
     state: web::Data<AppState>,
     club: Club,
-    id: web::Path<String>,
+    id: web::Path<uuid::Uuid>,
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
     let limit = query.limit.unwrap_or(DEFAULT_EVENTS_PAGE);
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
         return Err(ApiError::BadRequest(format!(

@@ -204,8 +204,9 @@ async fn resolve_players(
 }
 
 /// A game's summary.
-#[utoipa::path(tag = "games", security(("club_token" = [])), params(("id" = String, Path, description = "Game id")), responses(
+#[utoipa::path(tag = "games", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id")), responses(
     (status = 200, description = "The game", body = GameSummary),
+    (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
 ))]
@@ -213,8 +214,9 @@ async fn resolve_players(
 pub async fn get_game(
     state: web::Data<AppState>,
     club: Club,
-    id: web::Path<String>,
+    id: web::Path<uuid::Uuid>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
     let game = state
         .store
         .game(&club.id, &id)
@@ -264,6 +266,14 @@ pub async fn list_games(
     query: web::Query<GamesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
+    // Text the databases cannot store cannot match anything either.
+    for (name, value) in [("game", &query.game), ("player", &query.player)] {
+        if value.as_deref().is_some_and(|v| v.contains('\0')) {
+            return Err(ApiError::BadRequest(format!(
+                "{name} cannot contain a NUL character"
+            )));
+        }
+    }
     let limit = query.limit.unwrap_or(DEFAULT_PAGE);
     if !(1..=MAX_PAGE).contains(&limit) {
         return Err(ApiError::BadRequest(format!(

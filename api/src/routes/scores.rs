@@ -101,7 +101,7 @@ pub struct HouseRuleView {
 }
 
 /// The scoreboard after replaying the log up to `at`.
-#[utoipa::path(tag = "scores", security(("club_token" = [])), params(("id" = String, Path, description = "Game id"), ScoreQuery), responses(
+#[utoipa::path(tag = "scores", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id"), ScoreQuery), responses(
     (status = 200, description = "The scoreboard", body = ScoreView),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
@@ -112,9 +112,10 @@ pub struct HouseRuleView {
 pub async fn get_score(
     state: web::Data<AppState>,
     club: Club,
-    id: web::Path<String>,
+    id: web::Path<uuid::Uuid>,
     query: web::Query<ScoreQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
     let (game, log) = state
         .store
         .events(&club.id, &id)

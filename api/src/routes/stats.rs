@@ -94,6 +94,11 @@ pub async fn list_players(
     query: web::Query<PlayersQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = page_limit(query.limit)?;
+    if query.search.as_deref().is_some_and(|v| v.contains('\0')) {
+        return Err(ApiError::BadRequest(
+            "search cannot contain a NUL character".into(),
+        ));
+    }
     let after = query
         .cursor
         .as_deref()
@@ -121,8 +126,9 @@ pub async fn list_players(
 }
 
 /// One club player.
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = String, Path, description = "Player id")), responses(
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id")), responses(
     (status = 200, description = "The player", body = PlayerSummary),
+    (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
 ))]
@@ -130,8 +136,9 @@ pub async fn list_players(
 pub async fn get_player(
     state: web::Data<AppState>,
     club: Club,
-    id: web::Path<String>,
+    id: web::Path<uuid::Uuid>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
     let player = state
         .store
         .player(&club.id, &id)
@@ -164,7 +171,7 @@ impl StatsQuery {
 }
 
 /// A player's statistics: wins, win rate, scores per game, ranks and streaks.
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = String, Path, description = "Player id"), StatsQuery), responses(
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), StatsQuery), responses(
     (status = 200, description = "The player's statistics", body = PlayerStats),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
@@ -174,9 +181,10 @@ impl StatsQuery {
 pub async fn player_stats(
     state: web::Data<AppState>,
     club: Club,
-    id: web::Path<String>,
+    id: web::Path<uuid::Uuid>,
     query: web::Query<StatsQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
     let filter = query.filter()?;
     let player = state
         .store
@@ -223,7 +231,7 @@ pub struct PlayerGamePage {
 }
 
 /// The player's games, newest first, with their result when finished.
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = String, Path, description = "Player id"), PlayerGamesQuery), responses(
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), PlayerGamesQuery), responses(
     (status = 200, description = "A page of the player's games", body = PlayerGamePage),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
@@ -233,9 +241,10 @@ pub struct PlayerGamePage {
 pub async fn player_games(
     state: web::Data<AppState>,
     club: Club,
-    id: web::Path<String>,
+    id: web::Path<uuid::Uuid>,
     query: web::Query<PlayerGamesQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
     let limit = page_limit(query.limit)?;
     let after = query
         .cursor
@@ -388,7 +397,21 @@ pub async fn head_to_head(
     query: web::Query<HeadToHeadQuery>,
 ) -> Result<HttpResponse, ApiError> {
     check_game(query.game.as_deref())?;
-    let ids: Vec<&str> = query.players.split(',').map(str::trim).collect();
+    let ids: Vec<String> = query
+        .players
+        .split(',')
+        .map(|id| {
+            uuid::Uuid::parse_str(id.trim())
+                .map(|u| u.to_string())
+                .map_err(|_| {
+                    ApiError::BadRequest(format!(
+                        "players must be player ids (UUIDs), got {:?}",
+                        id.trim()
+                    ))
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
     let [a, b] = ids[..] else {
         return Err(ApiError::BadRequest(
             "players must be two player ids separated by a comma".into(),
