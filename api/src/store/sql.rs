@@ -42,7 +42,11 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
+            .busy_timeout(Duration::from_secs(10))
+            // A club's history is hundreds of MB: keep the hot index pages in memory (32 MiB
+            // of page cache per connection) and read the file through mmap, not copies.
+            .pragma("cache_size", "-32768")
+            .pragma("mmap_size", "268435456");
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .connect_with(options)

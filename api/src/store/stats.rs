@@ -204,7 +204,11 @@ macro_rules! stats_store {
                         sqlx::query($lock_player).bind(id).execute(&mut **tx).await?;
                     }
                 }
-                sqlx::query("DELETE FROM player_results WHERE game_id = $1").bind(&game.id).execute(&mut **tx).await?;
+                let removed = sqlx::query("DELETE FROM player_results WHERE game_id = $1")
+                    .bind(&game.id)
+                    .execute(&mut **tx)
+                    .await?;
+                let had_result = removed.rows_affected() > 0;
                 sqlx::query("DELETE FROM result_facts WHERE game_id = $1").bind(&game.id).execute(&mut **tx).await?;
                 if let Some(result) = result {
                     let players = result.players.len() as i64;
@@ -249,26 +253,58 @@ macro_rules! stats_store {
                         query.execute(&mut **tx).await?;
                     }
                 }
-                // The leaderboard sums of each seated player, recomputed from their results.
-                for seat in &game.players {
-                    sqlx::query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id = $2 AND game = $3")
+                // The leaderboard sums of each seated player. A game finishing for the first
+                // time adds its results (one upsert a player); a game whose earlier result
+                // changed or went away has its players' sums recomputed from their results.
+                if had_result || result.is_none() {
+                    for seat in &game.players {
+                        sqlx::query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id = $2 AND game = $3")
+                            .bind(club)
+                            .bind(&seat.player_id)
+                            .bind(&game.game)
+                            .execute(&mut **tx)
+                            .await?;
+                        sqlx::query(
+                            "INSERT INTO player_game_totals \
+                               (club_id, player_id, game, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
+                             SELECT club_id, player_id, game, COUNT(*), SUM(won), SUM(total), SUM(rank), MIN(total), MAX(total), MAX(played_at) \
+                             FROM player_results WHERE club_id = $1 AND player_id = $2 AND game = $3 \
+                             GROUP BY club_id, player_id, game",
+                        )
                         .bind(club)
                         .bind(&seat.player_id)
                         .bind(&game.game)
                         .execute(&mut **tx)
                         .await?;
-                    sqlx::query(
-                        "INSERT INTO player_game_totals \
-                           (club_id, player_id, game, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
-                         SELECT club_id, player_id, game, COUNT(*), SUM(won), SUM(total), SUM(rank), MIN(total), MAX(total), MAX(played_at) \
-                         FROM player_results WHERE club_id = $1 AND player_id = $2 AND game = $3 \
-                         GROUP BY club_id, player_id, game",
-                    )
-                    .bind(club)
-                    .bind(&seat.player_id)
-                    .bind(&game.game)
-                    .execute(&mut **tx)
-                    .await?;
+                    }
+                } else if let Some(result) = result {
+                    for p in &result.players {
+                        sqlx::query(
+                            "INSERT INTO player_game_totals \
+                               (club_id, player_id, game, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
+                             VALUES ($1, $2, $3, 1, $4, $5, $6, $5, $5, $7) \
+                             ON CONFLICT (club_id, player_id, game) DO UPDATE SET \
+                               played = player_game_totals.played + 1, \
+                               wins = player_game_totals.wins + excluded.wins, \
+                               total_sum = player_game_totals.total_sum + excluded.total_sum, \
+                               rank_sum = player_game_totals.rank_sum + excluded.rank_sum, \
+                               min_total = CASE WHEN excluded.min_total < player_game_totals.min_total \
+                                           THEN excluded.min_total ELSE player_game_totals.min_total END, \
+                               max_total = CASE WHEN excluded.max_total > player_game_totals.max_total \
+                                           THEN excluded.max_total ELSE player_game_totals.max_total END, \
+                               last_played = CASE WHEN excluded.last_played > player_game_totals.last_played \
+                                             THEN excluded.last_played ELSE player_game_totals.last_played END",
+                        )
+                        .bind(club)
+                        .bind(&p.player_id)
+                        .bind(&game.game)
+                        .bind(i64::from(p.won))
+                        .bind(p.total)
+                        .bind(p.rank)
+                        .bind(game.started_at)
+                        .execute(&mut **tx)
+                        .await?;
+                    }
                 }
                 Ok(())
             }
@@ -295,8 +331,8 @@ macro_rules! stats_store {
                 let pattern = search.map(|s| format!("%{}%", s.to_lowercase().replace('%', "").replace('_', "")));
                 let rows = sqlx::query(
                     "SELECT p.id, p.name, \
-                       (SELECT COUNT(*) FROM player_results r WHERE r.player_id = p.id) AS games_played, \
-                       (SELECT MAX(r.played_at) FROM player_results r WHERE r.player_id = p.id) AS last_played \
+                       (SELECT COUNT(*) FROM player_results r WHERE r.club_id = p.club_id AND r.player_id = p.id) AS games_played, \
+                       (SELECT MAX(r.played_at) FROM player_results r WHERE r.club_id = p.club_id AND r.player_id = p.id) AS last_played \
                      FROM players p WHERE p.club_id = $1 \
                        AND ($2 IS NULL OR p.name_key LIKE $2) \
                        AND ($3 IS NULL OR p.name_key > $3) \
@@ -314,8 +350,8 @@ macro_rules! stats_store {
             async fn player(&self, club: &str, id: &str) -> Result<Option<PlayerRow>, StoreError> {
                 let row = sqlx::query(
                     "SELECT p.id, p.name, \
-                       (SELECT COUNT(*) FROM player_results r WHERE r.player_id = p.id) AS games_played, \
-                       (SELECT MAX(r.played_at) FROM player_results r WHERE r.player_id = p.id) AS last_played \
+                       (SELECT COUNT(*) FROM player_results r WHERE r.club_id = p.club_id AND r.player_id = p.id) AS games_played, \
+                       (SELECT MAX(r.played_at) FROM player_results r WHERE r.club_id = p.club_id AND r.player_id = p.id) AS last_played \
                      FROM players p WHERE p.club_id = $1 AND p.id = $2",
                 )
                 .bind(club)
