@@ -168,6 +168,31 @@ pub trait StatsStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+/// Sums stored fact lists (`[[player_id | null, key, value], …]` per game) by key and by
+/// whether the fact is about a player, sorted by key.
+fn sum_facts(lists: &[String]) -> Result<Vec<FactTotal>, StoreError> {
+    let mut totals: std::collections::BTreeMap<(String, bool), (i64, i64)> =
+        std::collections::BTreeMap::new();
+    for list in lists {
+        let facts: Vec<(Option<String>, String, i64)> = serde_json::from_str(list)
+            .map_err(|e| StoreError::Corrupt(format!("game facts: {e}")))?;
+        for (player, key, value) in facts {
+            let entry = totals.entry((key, player.is_some())).or_default();
+            entry.0 += value;
+            entry.1 += 1;
+        }
+    }
+    Ok(totals
+        .into_iter()
+        .map(|((key, per_player), (sum, count))| FactTotal {
+            key,
+            per_player,
+            sum,
+            count,
+        })
+        .collect())
+}
+
 /// `($1, $2, …), ($k, …)` for `rows` rows of `columns` parameters.
 fn placeholders(rows: usize, columns: usize) -> String {
     (0..rows)
@@ -209,7 +234,7 @@ macro_rules! stats_store {
                     .execute(&mut **tx)
                     .await?;
                 let had_result = removed.rows_affected() > 0;
-                sqlx::query("DELETE FROM result_facts WHERE game_id = $1").bind(&game.id).execute(&mut **tx).await?;
+                sqlx::query("DELETE FROM game_facts WHERE game_id = $1").bind(&game.id).execute(&mut **tx).await?;
                 if let Some(result) = result {
                     let players = result.players.len() as i64;
                     if !result.players.is_empty() {
@@ -233,24 +258,17 @@ macro_rules! stats_store {
                         }
                         query.execute(&mut **tx).await?;
                     }
-                    // Facts in chunks, within the parameter limits of both databases.
-                    for chunk in result.facts.chunks(100) {
-                        let sql = format!(
-                            "INSERT INTO result_facts (game_id, club_id, game, played_at, player_id, key, value) VALUES {}",
-                            placeholders(chunk.len(), 7)
-                        );
-                        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                        for (player, key, value) in chunk {
-                            query = query
-                                .bind(&game.id)
-                                .bind(club)
-                                .bind(&game.game)
-                                .bind(game.started_at)
-                                .bind(player)
-                                .bind(key)
-                                .bind(*value);
-                        }
-                        query.execute(&mut **tx).await?;
+                    if !result.facts.is_empty() {
+                        let facts: Vec<serde_json::Value> =
+                            result.facts.iter().map(|(player, key, value)| serde_json::json!([player, key, value])).collect();
+                        sqlx::query("INSERT INTO game_facts (game_id, club_id, game, played_at, facts) VALUES ($1, $2, $3, $4, $5)")
+                            .bind(&game.id)
+                            .bind(club)
+                            .bind(&game.game)
+                            .bind(game.started_at)
+                            .bind(serde_json::Value::Array(facts).to_string())
+                            .execute(&mut **tx)
+                            .await?;
                     }
                 }
                 // The leaderboard sums of each seated player. A game finishing for the first
@@ -512,12 +530,9 @@ macro_rules! stats_store {
                         *slot = Some((row.try_get("total")?, row.try_get("name")?, row.try_get("game_id")?));
                     }
                 }
-                let facts = sqlx::query(
-                    "SELECT key, CASE WHEN player_id IS NULL THEN 0 ELSE 1 END AS per_player, \
-                       CAST(SUM(value) AS BIGINT) AS total, COUNT(*) AS n \
-                     FROM result_facts WHERE club_id = $1 AND game = $2 \
-                       AND ($3 IS NULL OR played_at >= $3) AND ($4 IS NULL OR played_at < $4) \
-                     GROUP BY key, CASE WHEN player_id IS NULL THEN 0 ELSE 1 END ORDER BY key",
+                let rows = sqlx::query(
+                    "SELECT facts FROM game_facts WHERE club_id = $1 AND game = $2 \
+                       AND ($3 IS NULL OR played_at >= $3) AND ($4 IS NULL OR played_at < $4)",
                 )
                 .bind(club)
                 .bind(game)
@@ -525,14 +540,11 @@ macro_rules! stats_store {
                 .bind(filter.to)
                 .fetch_all(&self.pool)
                 .await?;
-                for row in &facts {
-                    stats.facts.push(FactTotal {
-                        key: row.try_get("key")?,
-                        per_player: row.try_get::<i32, _>("per_player")? == 1,
-                        sum: row.try_get("total")?,
-                        count: row.try_get("n")?,
-                    });
+                let mut lists = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    lists.push(row.try_get::<String, _>("facts")?);
                 }
+                stats.facts = sum_facts(&lists)?;
                 Ok(stats)
             }
 
@@ -590,7 +602,7 @@ macro_rules! stats_store {
 
             async fn clear_statistics(&self) -> Result<(), StoreError> {
                 let mut tx = self.pool.begin().await?;
-                for table in ["DELETE FROM result_facts", "DELETE FROM player_game_totals", "DELETE FROM player_results"] {
+                for table in ["DELETE FROM game_facts", "DELETE FROM player_game_totals", "DELETE FROM player_results"] {
                     sqlx::query(table).execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
@@ -613,3 +625,36 @@ stats_store!(
     sqlx::Postgres,
     lock_player = "SELECT id FROM players WHERE id = $1 FOR UPDATE"
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_of_several_games_are_summed_by_key_and_kind() {
+        let lists = vec![
+            r#"[["p1", "damage:fine-wine", 4], ["p2", "damage:fine-wine", 2], [null, "be_careful_decided", 1]]"#.to_owned(),
+            r#"[["p1", "damage:fine-wine", 6], [null, "be_careful_decided", 0]]"#.to_owned(),
+        ];
+
+        let totals = sum_facts(&lists).unwrap();
+
+        assert_eq!(
+            totals,
+            vec![
+                FactTotal {
+                    key: "be_careful_decided".into(),
+                    per_player: false,
+                    sum: 1,
+                    count: 2
+                },
+                FactTotal {
+                    key: "damage:fine-wine".into(),
+                    per_player: true,
+                    sum: 12,
+                    count: 3
+                },
+            ]
+        );
+    }
+}
