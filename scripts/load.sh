@@ -32,21 +32,29 @@ start_server() {
 
 stop_server() { kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""; }
 
+# Appends: each configuration gets a fresh server and a warm-up; the order is ABBA (with,
+# without, without, with) so a drift of the machine or the database does not favour one side.
+run_appends() {
+    local label=$1 env=$2
+    start_server "$url" "$env"
+    "$BIN/tabletally-load" appends "$BASE" "$token" 20 >/dev/null
+    echo "== $name: appends $label"
+    "$BIN/tabletally-load" appends "$BASE" "$token" 150
+    stop_server
+}
+
 measure() {
-    local name=$1 url=$2
+    name=$1 url=$2
     echo "== $name: seeding $GAMES games for $PLAYERS players"
-    local token
     token=$(/usr/bin/time -f "seed: %e s, max RSS %M KiB" "$BIN/tabletally-load" seed "$url" "$GAMES" "$PLAYERS")
     start_server "$url" ""
     echo "== $name: statistics reads"
     "$BIN/tabletally-load" query "$BASE" "$token" 300
-    echo "== $name: appends with read models"
-    "$BIN/tabletally-load" appends "$BASE" "$token" 150
     stop_server
-    start_server "$url" "TABLETALLY_READ_MODELS=off"
-    echo "== $name: appends without read models"
-    "$BIN/tabletally-load" appends "$BASE" "$token" 150
-    stop_server
+    run_appends "with read models (1)" ""
+    run_appends "without read models (1)" "TABLETALLY_READ_MODELS=off"
+    run_appends "without read models (2)" "TABLETALLY_READ_MODELS=off"
+    run_appends "with read models (2)" ""
 }
 
 measure sqlite "sqlite://$WORK/load.db"

@@ -464,7 +464,7 @@ macro_rules! sql_store {
                             .await?;
                         // The read models change only when the game was or is now finished.
                         if read_models && (game.status == "finished" || result.is_some()) {
-                            Self::write_result(&mut tx, club, &game, result.as_ref()).await?;
+                            Self::write_result(&mut tx, club, &game, game.status == "finished", result.as_ref()).await?;
                         }
                         tx.commit().await.map_err(translate)?;
                         Ok(Appended { version: seq, events: stored, already_stored: false })

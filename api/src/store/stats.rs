@@ -217,6 +217,7 @@ macro_rules! stats_store {
                 tx: &mut sqlx::Transaction<'static, $db>,
                 club: &str,
                 game: &GameRecord,
+                was_finished: bool,
                 result: Option<&GameResult>,
             ) -> Result<(), StoreError> {
                 // Two games with the same players may finish at once: their players' sums are
@@ -229,12 +230,17 @@ macro_rules! stats_store {
                         sqlx::query($lock_player).bind(id).execute(&mut **tx).await?;
                     }
                 }
-                let removed = sqlx::query("DELETE FROM player_results WHERE game_id = $1")
-                    .bind(&game.id)
-                    .execute(&mut **tx)
-                    .await?;
-                let had_result = removed.rows_affected() > 0;
-                sqlx::query("DELETE FROM game_facts WHERE game_id = $1").bind(&game.id).execute(&mut **tx).await?;
+                // Rows exist only for a game that was finished: a first finish skips the deletes
+                // (on SQLite every statement is a round trip to its worker thread).
+                let mut had_result = false;
+                if was_finished {
+                    let removed = sqlx::query("DELETE FROM player_results WHERE game_id = $1")
+                        .bind(&game.id)
+                        .execute(&mut **tx)
+                        .await?;
+                    had_result = removed.rows_affected() > 0;
+                    sqlx::query("DELETE FROM game_facts WHERE game_id = $1").bind(&game.id).execute(&mut **tx).await?;
+                }
                 if let Some(result) = result {
                     let players = result.players.len() as i64;
                     if !result.players.is_empty() {
@@ -295,34 +301,41 @@ macro_rules! stats_store {
                         .execute(&mut **tx)
                         .await?;
                     }
-                } else if let Some(result) = result {
+                } else if let Some(result) = result
+                    && !result.players.is_empty()
+                {
+                    let sql = format!(
+                        "INSERT INTO player_game_totals \
+                           (club_id, player_id, game, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
+                         VALUES {} \
+                         ON CONFLICT (club_id, player_id, game) DO UPDATE SET \
+                           played = player_game_totals.played + 1, \
+                           wins = player_game_totals.wins + excluded.wins, \
+                           total_sum = player_game_totals.total_sum + excluded.total_sum, \
+                           rank_sum = player_game_totals.rank_sum + excluded.rank_sum, \
+                           min_total = CASE WHEN excluded.min_total < player_game_totals.min_total \
+                                       THEN excluded.min_total ELSE player_game_totals.min_total END, \
+                           max_total = CASE WHEN excluded.max_total > player_game_totals.max_total \
+                                       THEN excluded.max_total ELSE player_game_totals.max_total END, \
+                           last_played = CASE WHEN excluded.last_played > player_game_totals.last_played \
+                                         THEN excluded.last_played ELSE player_game_totals.last_played END",
+                        placeholders(result.players.len(), 10)
+                    );
+                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
                     for p in &result.players {
-                        sqlx::query(
-                            "INSERT INTO player_game_totals \
-                               (club_id, player_id, game, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
-                             VALUES ($1, $2, $3, 1, $4, $5, $6, $5, $5, $7) \
-                             ON CONFLICT (club_id, player_id, game) DO UPDATE SET \
-                               played = player_game_totals.played + 1, \
-                               wins = player_game_totals.wins + excluded.wins, \
-                               total_sum = player_game_totals.total_sum + excluded.total_sum, \
-                               rank_sum = player_game_totals.rank_sum + excluded.rank_sum, \
-                               min_total = CASE WHEN excluded.min_total < player_game_totals.min_total \
-                                           THEN excluded.min_total ELSE player_game_totals.min_total END, \
-                               max_total = CASE WHEN excluded.max_total > player_game_totals.max_total \
-                                           THEN excluded.max_total ELSE player_game_totals.max_total END, \
-                               last_played = CASE WHEN excluded.last_played > player_game_totals.last_played \
-                                             THEN excluded.last_played ELSE player_game_totals.last_played END",
-                        )
-                        .bind(club)
-                        .bind(&p.player_id)
-                        .bind(&game.game)
-                        .bind(i64::from(p.won))
-                        .bind(p.total)
-                        .bind(p.rank)
-                        .bind(game.started_at)
-                        .execute(&mut **tx)
-                        .await?;
+                        query = query
+                            .bind(club)
+                            .bind(&p.player_id)
+                            .bind(&game.game)
+                            .bind(1_i64)
+                            .bind(i64::from(p.won))
+                            .bind(p.total)
+                            .bind(p.rank)
+                            .bind(p.total)
+                            .bind(p.total)
+                            .bind(game.started_at);
                     }
+                    query.execute(&mut **tx).await?;
                 }
                 Ok(())
             }
@@ -611,7 +624,7 @@ macro_rules! stats_store {
 
             async fn replace_result(&self, club: &str, game: &GameRecord, result: Option<&GameResult>) -> Result<(), StoreError> {
                 let mut tx = self.pool.begin().await?;
-                Self::write_result(&mut tx, club, game, result).await?;
+                Self::write_result(&mut tx, club, game, true, result).await?;
                 tx.commit().await?;
                 Ok(())
             }
