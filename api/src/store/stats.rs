@@ -210,7 +210,7 @@ fn placeholders(rows: usize, columns: usize) -> String {
 }
 
 macro_rules! stats_store {
-    ($store:ident, $db:ty, lock_player = $lock_player:literal) => {
+    ($store:ident, $db:ty, lock_players = $lock_players:literal) => {
         impl $store {
             /// Rewrites one game's rows of the read models inside the caller's transaction.
             pub(super) async fn write_result(
@@ -223,12 +223,16 @@ macro_rules! stats_store {
                 // Two games with the same players may finish at once: their players' sums are
                 // recomputed one writer at a time (PostgreSQL: row locks taken in id order, so
                 // no deadlock; SQLite: the database write lock already serialises appends).
-                if !$lock_player.is_empty() {
+                if !$lock_players.is_empty() && !game.players.is_empty() {
                     let mut ids: Vec<&str> = game.players.iter().map(|p| p.player_id.as_str()).collect();
                     ids.sort_unstable();
+                    let list = (1..=ids.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
+                    let sql = format!("SELECT id FROM players WHERE id IN ({list}) ORDER BY id {}", $lock_players);
+                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
                     for id in ids {
-                        sqlx::query($lock_player).bind(id).execute(&mut **tx).await?;
+                        query = query.bind(id);
                     }
+                    query.execute(&mut **tx).await?;
                 }
                 // Rows exist only for a game that was finished: a first finish skips the deletes
                 // (on SQLite every statement is a round trip to its worker thread).
@@ -632,12 +636,8 @@ macro_rules! stats_store {
     };
 }
 
-stats_store!(SqliteStore, sqlx::Sqlite, lock_player = "");
-stats_store!(
-    PostgresStore,
-    sqlx::Postgres,
-    lock_player = "SELECT id FROM players WHERE id = $1 FOR UPDATE"
-);
+stats_store!(SqliteStore, sqlx::Sqlite, lock_players = "");
+stats_store!(PostgresStore, sqlx::Postgres, lock_players = "FOR UPDATE");
 
 #[cfg(test)]
 mod tests {
