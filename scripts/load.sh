@@ -57,7 +57,7 @@ measure() {
     run_appends "with read models (2)" ""
 }
 
-measure sqlite "sqlite://$WORK/load.db"
+[ -n "${SKIP_SQLITE:-}" ] || measure sqlite "sqlite://$WORK/load.db"
 
 if [ -n "${TABLETALLY_TEST_POSTGRES_URL:-}" ]; then
     DB="tabletally_load_$$"

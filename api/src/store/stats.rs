@@ -222,7 +222,8 @@ macro_rules! stats_store {
             ) -> Result<(), StoreError> {
                 // Two games with the same players may finish at once: their players' sums are
                 // recomputed one writer at a time (PostgreSQL: row locks taken in id order, so
-                // no deadlock; SQLite: the database write lock already serialises appends).
+                // no deadlock; NO KEY UPDATE leaves the foreign-key checks of concurrent game
+                // creations unblocked; SQLite: the database write lock already serialises appends).
                 if !$lock_players.is_empty() && !game.players.is_empty() {
                     let mut ids: Vec<&str> = game.players.iter().map(|p| p.player_id.as_str()).collect();
                     ids.sort_unstable();
@@ -637,7 +638,7 @@ macro_rules! stats_store {
 }
 
 stats_store!(SqliteStore, sqlx::Sqlite, lock_players = "");
-stats_store!(PostgresStore, sqlx::Postgres, lock_players = "FOR UPDATE");
+stats_store!(PostgresStore, sqlx::Postgres, lock_players = "FOR NO KEY UPDATE");
 
 #[cfg(test)]
 mod tests {
