@@ -23,7 +23,7 @@ cargo build --quiet -p tabletally-api --bin tabletally
 
 WORK=$(mktemp -d)
 TABLETALLY_ADDR=127.0.0.1:0 DATABASE_URL="sqlite://$WORK/fuzz.db" TABLETALLY_CLUBS_PER_MINUTE=100000 \
-    RUST_LOG=warn,tabletally_api::startup=info NO_COLOR=1 target/debug/tabletally >"$WORK/server.log" 2>&1 &
+    RUST_LOG=warn,tabletally_api::startup=info NO_COLOR=1 "${CARGO_TARGET_DIR:-target}/debug/tabletally" >"$WORK/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
 

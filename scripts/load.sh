@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 GAMES="${1:-100000}"
 PLAYERS="${2:-2000}"
 cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-tests --bin tabletally-load
-BIN=target/release
+BIN="${CARGO_TARGET_DIR:-target}/release"
 WORK=$(mktemp -d)
 SERVER=""
 cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
