@@ -224,7 +224,10 @@ macro_rules! stats_store {
                 // recomputed one writer at a time (PostgreSQL: row locks taken in id order, so
                 // no deadlock; NO KEY UPDATE leaves the foreign-key checks of concurrent game
                 // creations unblocked; SQLite: the database write lock already serialises appends).
-                if !$lock_players.is_empty() && !game.players.is_empty() {
+                // A first finish only adds to the sums with an atomic upsert, which needs no lock:
+                // a concurrent recompute either sees its committed results or is added to.
+                let recompute = was_finished || result.is_none();
+                if recompute && !$lock_players.is_empty() && !game.players.is_empty() {
                     let mut ids: Vec<&str> = game.players.iter().map(|p| p.player_id.as_str()).collect();
                     ids.sort_unstable();
                     let list = (1..=ids.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
@@ -638,7 +641,11 @@ macro_rules! stats_store {
 }
 
 stats_store!(SqliteStore, sqlx::Sqlite, lock_players = "");
-stats_store!(PostgresStore, sqlx::Postgres, lock_players = "FOR NO KEY UPDATE");
+stats_store!(
+    PostgresStore,
+    sqlx::Postgres,
+    lock_players = "FOR NO KEY UPDATE"
+);
 
 #[cfg(test)]
 mod tests {
