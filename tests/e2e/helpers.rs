@@ -292,6 +292,21 @@ impl TestApp {
         .await
     }
 
+    /// The game's version, read from its log (which must be gapless: as many events as the
+    /// version says) — how a test checks that a refused request stored nothing.
+    pub async fn version(&self, club: &TestClub, game: &str) -> i64 {
+        let log = self
+            .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+            .await;
+        assert_eq!(log.status, StatusCode::OK, "{}", log.body);
+        let version = log.body["version"].as_i64().expect("a version");
+        assert_eq!(
+            log.body["events"].as_array().expect("events").len() as i64,
+            version
+        );
+        version
+    }
+
     pub async fn score(&self, club: &TestClub, game: &str) -> Value {
         let reply = self
             .get(&format!("/v1/games/{game}/score"), Some(&club.token))

@@ -239,14 +239,6 @@ fn flipped(score: &Value) -> Vec<String> {
         .collect()
 }
 
-async fn version_of(app: &TestApp, club: &TestClub, game: &str) -> i64 {
-    let log = app
-        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
-        .await;
-    assert_eq!(log.status, 200, "{}", log.body);
-    log.body["version"].as_i64().unwrap()
-}
-
 on_both_backends!(
     a_three_player_game_splits_a_shared_horse_and_charges_late_bets,
     after_penalty_splitting_shares_the_win,
@@ -794,7 +786,7 @@ async fn every_illegal_move_is_refused_naming_the_move(app: TestApp) {
     let problem = reply.problem(422);
     assert_eq!(problem["event_index"], 1);
     assert_eq!(problem["pointer"], "/events/1/data/moves/1");
-    assert_eq!(version_of(&app, &club, &game).await, 8);
+    assert_eq!(app.version(&club, &game).await, 8);
     let score = app.score(&club, &game).await;
     assert_eq!(
         groups(&score),
@@ -835,7 +827,7 @@ async fn a_race_move_before_every_round_one_bet_is_refused(app: TestApp) {
         detail.contains("every player must place a bet") && detail.contains("Cy"),
         "{detail}"
     );
-    assert_eq!(version_of(&app, &club, &game).await, 1);
+    assert_eq!(app.version(&club, &game).await, 1);
 }
 
 async fn a_corrected_bet_changes_the_split_and_can_go_negative(app: TestApp) {
@@ -970,7 +962,7 @@ async fn a_correction_that_flips_a_horse_twice_is_refused(app: TestApp) {
         detail.contains("event 16") && detail.contains("Newton's Apple was already flipped"),
         "{detail}"
     );
-    assert_eq!(version_of(&app, &club, &game).await, 19);
+    assert_eq!(app.version(&club, &game).await, 19);
     assert_eq!(
         totals(&app.score(&club, &game).await),
         expect_totals(&[("Ann", 2), ("Bo", 1), ("Cy", 1)])
@@ -1001,7 +993,7 @@ async fn a_correction_with_an_illegal_move_points_into_its_data(app: TestApp) {
             && detail.contains("under Alaskan Justice"),
         "{detail}"
     );
-    assert_eq!(version_of(&app, &club, &game).await, 19);
+    assert_eq!(app.version(&club, &game).await, 19);
 }
 
 async fn setup_errors_name_the_field(app: TestApp) {

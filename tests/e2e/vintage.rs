@@ -182,13 +182,6 @@ fn ranks(score: &Value) -> Vec<(String, i64)> {
         .collect()
 }
 
-async fn version_of(app: &TestApp, club: &TestClub, game: &str) -> Value {
-    app.get(&format!("/v1/games/{game}"), Some(&club.token))
-        .await
-        .body["version"]
-        .clone()
-}
-
 async fn score_at(app: &TestApp, club: &TestClub, game: &str, at: i64) -> Value {
     let reply = app
         .get(
@@ -451,7 +444,7 @@ async fn a_showcase_holding_one_card_cannot_be_stolen_from(app: TestApp) {
             && detail.contains("exactly one card cannot be stolen from"),
         "{detail}"
     );
-    assert_eq!(version_of(&app, &club, &game).await, 4);
+    assert_eq!(app.version(&club, &game).await, 4);
     // Bo's showcase {c3, c7, c9} may be stolen from.
     turn_3["steal"] = json!({"from": "Bo", "card": "c7"});
     let legal = app
@@ -535,7 +528,7 @@ async fn a_deal_of_the_wrong_size_is_refused(app: TestApp) {
         problem["detail"],
         "Ann sits in seat 1 and is dealt 1 card(s), not 2"
     );
-    assert_eq!(version_of(&app, &club, &game).await, 1);
+    assert_eq!(app.version(&club, &game).await, 1);
 }
 
 async fn a_typo_in_the_deal_corrected_after_the_final_bank_changes_the_score(app: TestApp) {
@@ -842,7 +835,7 @@ async fn a_card_in_two_collections_is_refused(app: TestApp) {
             .starts_with("card c2 is already in Ann's collection"),
         "{problem}"
     );
-    assert_eq!(version_of(&app, &club, &game).await, 1);
+    assert_eq!(app.version(&club, &game).await, 1);
 }
 
 async fn collections_cannot_be_recorded_after_the_deal(app: TestApp) {

@@ -12,7 +12,7 @@ use super::cursor;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::startup::AppState;
-use crate::statistics::{self, GameFigures, LeaderboardEntry, LeaderboardSort, PlayerStats};
+use crate::statistics::{self, LeaderboardEntry, LeaderboardSort, PlayerStats};
 use crate::store::{PlayerRow, StatsFilter};
 
 const DEFAULT_PAGE: i64 = 50;
@@ -558,7 +558,3 @@ pub async fn game_stats(
         record_worst: worst,
     }))
 }
-
-// Keep the figure type in the document even though it is nested.
-#[allow(dead_code)]
-fn _schemas(_: GameFigures) {}
