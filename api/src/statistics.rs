@@ -356,7 +356,6 @@ mod tests {
             total,
             rank,
             won: rank == 1,
-            players: 3,
         }
     }
 

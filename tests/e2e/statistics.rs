@@ -409,6 +409,7 @@ on_both_backends!(
     another_clubs_player_is_not_found,
     bad_query_values_are_answered_400,
     a_game_counts_once_finished_and_stops_counting_when_retracted_or_abandoned,
+    a_correction_to_a_finished_game_replaces_its_result_everywhere,
     a_rebuild_from_the_log_gives_identical_answers,
 );
 
@@ -1158,6 +1159,60 @@ async fn a_game_counts_once_finished_and_stops_counting_when_retracted_or_abando
     assert_eq!(games_abandoned.body["plays"], 0);
     assert_eq!(games_abandoned.body["record_best"], Value::Null);
     assert_eq!(played_and_won(&app, &club, &bo).await, (1, 0));
+}
+
+async fn a_correction_to_a_finished_game_replaces_its_result_everywhere(app: TestApp) {
+    // Arrange: G1 finished (Ann 6, Bo 14: Ann wins).
+    let club = app.new_club().await;
+    let game = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    let seats = seat_ids(&app, &club, &game).await;
+    let (ann, bo) = (seats[0].1.clone(), seats[1].1.clone());
+    let before = (
+        played_and_won(&app, &club, &ann).await,
+        played_and_won(&app, &club, &bo).await,
+    );
+
+    // Act: round 2 (seq 3) corrected: the two hands were recorded the wrong way round.
+    let (first, second) = g1_rounds()[1].clone();
+    let corrected = json!({"round": 2, "collections": {"Ann": second, "Bo": first}});
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(4),
+            vec![event("correct", json!({"seq": 3, "data": corrected}))],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let leaderboard = app.get("/v1/stats/leaderboard", Some(&club.token)).await;
+    let stats = app
+        .get("/v1/stats/games/mint-condition", Some(&club.token))
+        .await;
+
+    // Assert: R2 swapped: Ann BC 1 v 2 → 3 + Fine Wine 2 = 5, Bo 0. Totals Ann 2 + 5 + 4 = 11,
+    // Bo 4 + 0 + 5 = 9: Bo wins. Damage by kind: Ann fine-wine 4, legacy-edition 4,
+    // be-careful 3; Bo legacy-edition 4, autographed 5 — over 2 results. Without Be Careful!
+    // Ann 8 < Bo 9: Be Careful! decided the game.
+    assert_eq!(before, ((1, 1), (1, 0)));
+    assert_eq!(played_and_won(&app, &club, &ann).await, (1, 0));
+    assert_eq!(played_and_won(&app, &club, &bo).await, (1, 1));
+    assert_eq!(board(&leaderboard.body), ranked(&[("Bo", 1), ("Ann", 2)]));
+    assert_eq!(
+        stats.body,
+        json!({
+            "game": "mint-condition", "plays": 1, "average_score": 10.0, "lower_is_better": true,
+            "record_best": {"total": 9, "player": "Bo", "game_id": game},
+            "record_worst": {"total": 11, "player": "Ann", "game_id": game},
+            "insights": {
+                "average_damage_per_card_kind": {
+                    "autographed": 2.5, "be-careful": 1.5, "fine-wine": 2.0, "legacy-edition": 4.0
+                },
+                "be_careful_decided": {"games": 1, "share": 1.0,
+                    "meaning": "games whose winners would differ without any Be Careful! damage"},
+                "tiebreak_decided": {"games": 0, "share": 0.0}
+            }
+        })
+    );
 }
 
 /// The answer of every statistics endpoint for the seeded club.

@@ -1,8 +1,17 @@
 //! The statistics read models: written with the append that changes a game's result, read by
 //! the statistics endpoints. Same SQL on both databases, instantiated by `stats_store!`.
+//!
+//! A finished game's results and facts live on its seats (`game_players.total`, `rank`,
+//! `facts`) and its row (`games.facts`); `player_game_totals` sums them per player and game for
+//! the leaderboard. Queries that start from one player's seats say `CROSS JOIN games`: SQLite
+//! then keeps the seats as the outer loop (without table statistics its planner walks the
+//! club's games instead, 100 times slower at 100,000 games); PostgreSQL plans it as any join.
+
+use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use futures_util::TryStreamExt;
 use sqlx::Row;
 
 use super::sql::{PostgresStore, SqliteStore};
@@ -40,7 +49,6 @@ pub struct ResultRecord {
     pub total: i64,
     pub rank: i64,
     pub won: bool,
-    pub players: i64,
 }
 
 /// A player's sums for the leaderboard.
@@ -168,29 +176,149 @@ pub trait StatsStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
-/// Sums stored fact lists (`[[player_id | null, key, value], …]` per game) by key and by
-/// whether the fact is about a player, sorted by key.
-fn sum_facts(lists: &[String]) -> Result<Vec<FactTotal>, StoreError> {
-    let mut totals: std::collections::BTreeMap<(String, bool), (i64, i64)> =
-        std::collections::BTreeMap::new();
-    for list in lists {
-        let facts: Vec<(Option<String>, String, i64)> = serde_json::from_str(list)
+/// One finished seat of a game, as read for the game's statistics.
+struct SeatResult {
+    game_id: String,
+    /// Every game has a seat 1: it counts the game once.
+    seat: i64,
+    played_at: DateTime<Utc>,
+    player_id: String,
+    total: i64,
+    /// The seat's facts, `{"key": value}`.
+    facts: Option<String>,
+    /// The whole game's facts, given with one seat of each game only.
+    game_facts: Option<String>,
+}
+
+/// The lowest or highest total: the earliest such result (then by game id) holds the record.
+#[derive(Clone)]
+struct Record {
+    total: i64,
+    played_at: DateTime<Utc>,
+    game_id: String,
+    player_id: String,
+}
+
+/// A game's statistics summed over its finished seats.
+#[derive(Default)]
+struct GameSummary {
+    plays: i64,
+    results: i64,
+    total_sum: i64,
+    lowest: Option<Record>,
+    highest: Option<Record>,
+    /// `(key, per_player) → (sum, count)`.
+    facts: BTreeMap<(String, bool), (i64, i64)>,
+}
+
+impl GameSummary {
+    fn add(&mut self, seat: SeatResult) -> Result<(), StoreError> {
+        if seat.seat == 1 {
+            self.plays += 1;
+        }
+        self.results += 1;
+        self.total_sum += seat.total;
+        if let Some(game_facts) = &seat.game_facts {
+            self.add_facts(game_facts, false)?;
+        }
+        if let Some(facts) = &seat.facts {
+            self.add_facts(facts, true)?;
+        }
+        let this = Record {
+            total: seat.total,
+            played_at: seat.played_at,
+            game_id: seat.game_id,
+            player_id: seat.player_id,
+        };
+        let earlier = |r: &Record| (this.played_at, &this.game_id) < (r.played_at, &r.game_id);
+        if self
+            .lowest
+            .as_ref()
+            .is_none_or(|r| this.total < r.total || (this.total == r.total && earlier(r)))
+        {
+            self.lowest = Some(this.clone());
+        }
+        if self
+            .highest
+            .as_ref()
+            .is_none_or(|r| this.total > r.total || (this.total == r.total && earlier(r)))
+        {
+            self.highest = Some(this);
+        }
+        Ok(())
+    }
+
+    fn add_facts(&mut self, object: &str, per_player: bool) -> Result<(), StoreError> {
+        let facts: BTreeMap<String, i64> = serde_json::from_str(object)
             .map_err(|e| StoreError::Corrupt(format!("game facts: {e}")))?;
-        for (player, key, value) in facts {
-            let entry = totals.entry((key, player.is_some())).or_default();
+        for (key, value) in facts {
+            let entry = self.facts.entry((key, per_player)).or_default();
             entry.0 += value;
             entry.1 += 1;
         }
+        Ok(())
     }
-    Ok(totals
-        .into_iter()
-        .map(|((key, per_player), (sum, count))| FactTotal {
-            key,
-            per_player,
-            sum,
-            count,
-        })
-        .collect())
+
+    /// The facts by key, sorted.
+    fn facts(&self) -> Vec<FactTotal> {
+        self.facts
+            .iter()
+            .map(|((key, per_player), (sum, count))| FactTotal {
+                key: key.clone(),
+                per_player: *per_player,
+                sum: *sum,
+                count: *count,
+            })
+            .collect()
+    }
+}
+
+/// A finished game's facts as stored: a `{"key": value}` object per seat (on its seat row) and
+/// one for the facts about the whole game (on the game's row).
+struct FactsBySeat {
+    seats: BTreeMap<i64, BTreeMap<String, i64>>,
+    whole_game: BTreeMap<String, i64>,
+}
+
+impl FactsBySeat {
+    fn new(game: &GameRecord, result: &GameResult) -> Result<Self, StoreError> {
+        let mut facts = FactsBySeat {
+            seats: BTreeMap::new(),
+            whole_game: BTreeMap::new(),
+        };
+        for (player, key, value) in &result.facts {
+            let object = match player {
+                None => &mut facts.whole_game,
+                Some(id) => {
+                    let seat = game
+                        .players
+                        .iter()
+                        .find(|s| &s.player_id == id)
+                        .ok_or_else(|| {
+                            StoreError::Corrupt(format!(
+                                "a fact names player {id}, who is not seated"
+                            ))
+                        })?;
+                    facts.seats.entry(seat.seat).or_default()
+                }
+            };
+            *object.entry(key.clone()).or_default() += value;
+        }
+        Ok(facts)
+    }
+
+    fn json(object: &BTreeMap<String, i64>) -> Option<String> {
+        (!object.is_empty())
+            .then(|| serde_json::to_string(object).expect("a map of numbers is JSON"))
+    }
+
+    fn of_seat(&self, seat: i64) -> Option<String> {
+        self.seats.get(&seat).and_then(Self::json)
+    }
+
+    fn whole_game(&self) -> Option<String> {
+        Self::json(&self.whole_game)
+    }
 }
 
 /// `($1, $2, …), ($k, …)` for `rows` rows of `columns` parameters.
@@ -212,7 +340,8 @@ fn placeholders(rows: usize, columns: usize) -> String {
 macro_rules! stats_store {
     ($store:ident, $db:ty, lock_players = $lock_players:literal) => {
         impl $store {
-            /// Rewrites one game's rows of the read models inside the caller's transaction.
+            /// Rewrites one game's part of the read models inside the caller's transaction: the
+            /// results and facts on its seats and its row, and its players' leaderboard sums.
             pub(super) async fn write_result(
                 tx: &mut sqlx::Transaction<'static, $db>,
                 club: &str,
@@ -238,56 +367,26 @@ macro_rules! stats_store {
                     }
                     query.execute(&mut **tx).await?;
                 }
-                // Rows exist only for a game that was finished: a first finish skips the deletes
-                // (on SQLite every statement is a round trip to its worker thread).
+                // A game that was finished may hold an earlier result: clear it (a first finish
+                // skips this; on SQLite every statement is a round trip to its worker thread).
                 let mut had_result = false;
                 if was_finished {
-                    let removed = sqlx::query("DELETE FROM player_results WHERE game_id = $1")
-                        .bind(&game.id)
-                        .execute(&mut **tx)
-                        .await?;
-                    had_result = removed.rows_affected() > 0;
-                    sqlx::query("DELETE FROM game_facts WHERE game_id = $1").bind(&game.id).execute(&mut **tx).await?;
+                    let cleared = sqlx::query(
+                        "UPDATE game_players SET total = NULL, rank = NULL, facts = NULL \
+                         WHERE game_id = $1 AND rank IS NOT NULL",
+                    )
+                    .bind(&game.id)
+                    .execute(&mut **tx)
+                    .await?;
+                    had_result = cleared.rows_affected() > 0;
+                    sqlx::query("UPDATE games SET facts = NULL WHERE id = $1").bind(&game.id).execute(&mut **tx).await?;
                 }
                 if let Some(result) = result {
-                    let players = result.players.len() as i64;
-                    if !result.players.is_empty() {
-                        let sql = format!(
-                            "INSERT INTO player_results (game_id, player_id, club_id, game, played_at, seat, total, rank, won, players) VALUES {}",
-                            placeholders(result.players.len(), 10)
-                        );
-                        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                        for p in &result.players {
-                            query = query
-                                .bind(&game.id)
-                                .bind(&p.player_id)
-                                .bind(club)
-                                .bind(&game.game)
-                                .bind(game.started_at)
-                                .bind(p.seat)
-                                .bind(p.total)
-                                .bind(p.rank)
-                                .bind(i64::from(p.won))
-                                .bind(players);
-                        }
-                        query.execute(&mut **tx).await?;
-                    }
-                    if !result.facts.is_empty() {
-                        let facts: Vec<serde_json::Value> =
-                            result.facts.iter().map(|(player, key, value)| serde_json::json!([player, key, value])).collect();
-                        sqlx::query("INSERT INTO game_facts (game_id, club_id, game, played_at, facts) VALUES ($1, $2, $3, $4, $5)")
-                            .bind(&game.id)
-                            .bind(club)
-                            .bind(&game.game)
-                            .bind(game.started_at)
-                            .bind(serde_json::Value::Array(facts).to_string())
-                            .execute(&mut **tx)
-                            .await?;
-                    }
+                    Self::write_seats(tx, game, result).await?;
                 }
                 // The leaderboard sums of each seated player. A game finishing for the first
-                // time adds its results (one upsert a player); a game whose earlier result
-                // changed or went away has its players' sums recomputed from their results.
+                // time adds its results (one upsert for all players); a game whose earlier
+                // result changed or went away has its players' sums recomputed from the seats.
                 if had_result || result.is_none() {
                     for seat in &game.players {
                         sqlx::query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id = $2 AND game = $3")
@@ -299,9 +398,11 @@ macro_rules! stats_store {
                         sqlx::query(
                             "INSERT INTO player_game_totals \
                                (club_id, player_id, game, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
-                             SELECT club_id, player_id, game, COUNT(*), SUM(won), SUM(total), SUM(rank), MIN(total), MAX(total), MAX(played_at) \
-                             FROM player_results WHERE club_id = $1 AND player_id = $2 AND game = $3 \
-                             GROUP BY club_id, player_id, game",
+                             SELECT g.club_id, gp.player_id, g.game, COUNT(*), SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END), \
+                               SUM(gp.total), SUM(gp.rank), MIN(gp.total), MAX(gp.total), MAX(g.started_at) \
+                             FROM game_players gp CROSS JOIN games g \
+                             WHERE g.id = gp.game_id AND gp.player_id = $2 AND g.club_id = $1 AND g.game = $3 AND gp.rank IS NOT NULL \
+                             GROUP BY g.club_id, gp.player_id, g.game",
                         )
                         .bind(club)
                         .bind(&seat.player_id)
@@ -348,6 +449,44 @@ macro_rules! stats_store {
                 Ok(())
             }
 
+            /// Writes a finished game's totals, ranks and facts onto its seats (one statement,
+            /// a `CASE` per column by seat) and its whole-game facts onto its row.
+            async fn write_seats(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                game: &GameRecord,
+                result: &GameResult,
+            ) -> Result<(), StoreError> {
+                let facts = FactsBySeat::new(game, result)?;
+                if !result.players.is_empty() {
+                    let cases = |first: usize| {
+                        (0..result.players.len())
+                            .map(|i| format!("WHEN ${} THEN ${}", 2 + 4 * i, first + 4 * i))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    };
+                    let sql = format!(
+                        "UPDATE game_players SET total = CASE seat {} END, rank = CASE seat {} END, facts = CASE seat {} END \
+                         WHERE game_id = $1",
+                        cases(3),
+                        cases(4),
+                        cases(5)
+                    );
+                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&game.id);
+                    for p in &result.players {
+                        query = query.bind(p.seat).bind(p.total).bind(p.rank).bind(facts.of_seat(p.seat));
+                    }
+                    query.execute(&mut **tx).await?;
+                }
+                if let Some(whole_game) = facts.whole_game() {
+                    sqlx::query("UPDATE games SET facts = $1 WHERE id = $2")
+                        .bind(whole_game)
+                        .bind(&game.id)
+                        .execute(&mut **tx)
+                        .await?;
+                }
+                Ok(())
+            }
+
             fn player_row(row: &<$db as sqlx::Database>::Row) -> Result<PlayerRow, sqlx::Error> {
                 Ok(PlayerRow {
                     id: row.try_get("id")?,
@@ -370,8 +509,8 @@ macro_rules! stats_store {
                 let pattern = search.map(|s| format!("%{}%", s.to_lowercase().replace('%', "").replace('_', "")));
                 let rows = sqlx::query(
                     "SELECT p.id, p.name, \
-                       (SELECT COUNT(*) FROM player_results r WHERE r.club_id = p.club_id AND r.player_id = p.id) AS games_played, \
-                       (SELECT MAX(r.played_at) FROM player_results r WHERE r.club_id = p.club_id AND r.player_id = p.id) AS last_played \
+                       (SELECT CAST(COALESCE(SUM(t.played), 0) AS BIGINT) FROM player_game_totals t WHERE t.club_id = p.club_id AND t.player_id = p.id) AS games_played, \
+                       (SELECT MAX(t.last_played) FROM player_game_totals t WHERE t.club_id = p.club_id AND t.player_id = p.id) AS last_played \
                      FROM players p WHERE p.club_id = $1 \
                        AND ($2 IS NULL OR p.name_key LIKE $2) \
                        AND ($3 IS NULL OR p.name_key > $3) \
@@ -389,8 +528,8 @@ macro_rules! stats_store {
             async fn player(&self, club: &str, id: &str) -> Result<Option<PlayerRow>, StoreError> {
                 let row = sqlx::query(
                     "SELECT p.id, p.name, \
-                       (SELECT COUNT(*) FROM player_results r WHERE r.club_id = p.club_id AND r.player_id = p.id) AS games_played, \
-                       (SELECT MAX(r.played_at) FROM player_results r WHERE r.club_id = p.club_id AND r.player_id = p.id) AS last_played \
+                       (SELECT CAST(COALESCE(SUM(t.played), 0) AS BIGINT) FROM player_game_totals t WHERE t.club_id = p.club_id AND t.player_id = p.id) AS games_played, \
+                       (SELECT MAX(t.last_played) FROM player_game_totals t WHERE t.club_id = p.club_id AND t.player_id = p.id) AS last_played \
                      FROM players p WHERE p.club_id = $1 AND p.id = $2",
                 )
                 .bind(club)
@@ -407,10 +546,11 @@ macro_rules! stats_store {
                 filter: &StatsFilter,
             ) -> Result<Vec<ResultRecord>, StoreError> {
                 let rows = sqlx::query(
-                    "SELECT game_id, game, played_at, total, rank, won, players FROM player_results \
-                     WHERE club_id = $1 AND player_id = $2 \
-                       AND ($3 IS NULL OR game = $3) AND ($4 IS NULL OR played_at >= $4) AND ($5 IS NULL OR played_at < $5) \
-                     ORDER BY played_at, game_id",
+                    "SELECT g.id, g.game, g.started_at, gp.total, gp.rank \
+                     FROM game_players gp CROSS JOIN games g \
+                     WHERE g.id = gp.game_id AND gp.player_id = $2 AND g.club_id = $1 AND gp.rank IS NOT NULL \
+                       AND ($3 IS NULL OR g.game = $3) AND ($4 IS NULL OR g.started_at >= $4) AND ($5 IS NULL OR g.started_at < $5) \
+                     ORDER BY g.started_at, g.id",
                 )
                 .bind(club)
                 .bind(player)
@@ -421,14 +561,14 @@ macro_rules! stats_store {
                 .await?;
                 rows.iter()
                     .map(|row| {
+                        let rank: i64 = row.try_get("rank")?;
                         Ok(ResultRecord {
-                            game_id: row.try_get("game_id")?,
+                            game_id: row.try_get("id")?,
                             game: row.try_get("game")?,
-                            played_at: row.try_get("played_at")?,
+                            played_at: row.try_get("started_at")?,
                             total: row.try_get("total")?,
-                            rank: row.try_get("rank")?,
-                            won: row.try_get::<i64, _>("won")? == 1,
-                            players: row.try_get("players")?,
+                            rank,
+                            won: rank == 1,
                         })
                     })
                     .collect::<Result<_, sqlx::Error>>()
@@ -439,12 +579,13 @@ macro_rules! stats_store {
                 // Without dates the per-player sums answer; with dates the results are summed.
                 let rows = if filter.has_dates() {
                     sqlx::query(
-                        "SELECT r.player_id, p.name, COUNT(*) AS played, CAST(SUM(r.won) AS BIGINT) AS wins, \
-                           CAST(SUM(r.total) AS BIGINT) AS total_sum, CAST(SUM(r.rank) AS BIGINT) AS rank_sum \
-                         FROM player_results r JOIN players p ON p.id = r.player_id \
-                         WHERE r.club_id = $1 AND ($2 IS NULL OR r.game = $2) \
-                           AND ($3 IS NULL OR r.played_at >= $3) AND ($4 IS NULL OR r.played_at < $4) \
-                         GROUP BY r.player_id, p.name",
+                        "SELECT gp.player_id, p.name, COUNT(*) AS played, \
+                           CAST(SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END) AS BIGINT) AS wins, \
+                           CAST(SUM(gp.total) AS BIGINT) AS total_sum, CAST(SUM(gp.rank) AS BIGINT) AS rank_sum \
+                         FROM games g JOIN game_players gp ON gp.game_id = g.id JOIN players p ON p.id = gp.player_id \
+                         WHERE g.club_id = $1 AND ($2 IS NULL OR g.game = $2) AND gp.rank IS NOT NULL \
+                           AND ($3 IS NULL OR g.started_at >= $3) AND ($4 IS NULL OR g.started_at < $4) \
+                         GROUP BY gp.player_id, p.name",
                     )
                     .bind(club)
                     .bind(&filter.game)
@@ -488,11 +629,12 @@ macro_rules! stats_store {
                 filter: &StatsFilter,
             ) -> Result<Vec<HeadToHeadRow>, StoreError> {
                 let rows = sqlx::query(
-                    "SELECT ra.game_id, ra.game, ra.played_at, ra.rank AS rank_a, rb.rank AS rank_b \
-                     FROM player_results ra JOIN player_results rb ON rb.game_id = ra.game_id AND rb.player_id = $3 \
-                     WHERE ra.club_id = $1 AND ra.player_id = $2 \
-                       AND ($4 IS NULL OR ra.game = $4) AND ($5 IS NULL OR ra.played_at >= $5) AND ($6 IS NULL OR ra.played_at < $6) \
-                     ORDER BY ra.played_at DESC, ra.game_id DESC",
+                    "SELECT g.id, g.game, g.started_at, a.rank AS rank_a, b.rank AS rank_b \
+                     FROM game_players a JOIN game_players b ON b.game_id = a.game_id AND b.player_id = $3 \
+                       CROSS JOIN games g \
+                     WHERE g.id = a.game_id AND a.player_id = $2 AND g.club_id = $1 AND a.rank IS NOT NULL AND b.rank IS NOT NULL \
+                       AND ($4 IS NULL OR g.game = $4) AND ($5 IS NULL OR g.started_at >= $5) AND ($6 IS NULL OR g.started_at < $6) \
+                     ORDER BY g.started_at DESC, g.id DESC",
                 )
                 .bind(club)
                 .bind(a)
@@ -505,9 +647,9 @@ macro_rules! stats_store {
                 rows.iter()
                     .map(|row| {
                         Ok(HeadToHeadRow {
-                            game_id: row.try_get("game_id")?,
+                            game_id: row.try_get("id")?,
                             game: row.try_get("game")?,
-                            played_at: row.try_get("played_at")?,
+                            played_at: row.try_get("started_at")?,
                             rank_a: row.try_get("rank_a")?,
                             rank_b: row.try_get("rank_b")?,
                         })
@@ -517,56 +659,52 @@ macro_rules! stats_store {
             }
 
             async fn game_stats(&self, club: &str, game: &str, filter: &StatsFilter) -> Result<GameStatsRows, StoreError> {
-                let summary = sqlx::query(
-                    "SELECT COUNT(DISTINCT game_id) AS plays, COUNT(*) AS results, CAST(COALESCE(SUM(total), 0) AS BIGINT) AS total_sum \
-                     FROM player_results WHERE club_id = $1 AND game = $2 \
-                       AND ($3 IS NULL OR played_at >= $3) AND ($4 IS NULL OR played_at < $4)",
+                // One pass over the finished seats, summed as they stream in: four queries over
+                // the same rows took four times as long, and all rows at once would hold a club's
+                // whole history in memory. The whole game's facts come with its seat 1.
+                let mut rows = sqlx::query(
+                    "SELECT g.id, g.started_at, gp.seat, gp.player_id, gp.total, gp.facts, \
+                       CASE WHEN gp.seat = 1 THEN g.facts END AS game_facts \
+                     FROM games g JOIN game_players gp ON gp.game_id = g.id \
+                     WHERE g.club_id = $1 AND g.game = $2 AND gp.rank IS NOT NULL \
+                       AND ($3 IS NULL OR g.started_at >= $3) AND ($4 IS NULL OR g.started_at < $4)",
                 )
                 .bind(club)
                 .bind(game)
                 .bind(filter.from)
                 .bind(filter.to)
-                .fetch_one(&self.pool)
-                .await?;
-                let mut stats = GameStatsRows {
-                    plays: summary.try_get("plays")?,
-                    results: summary.try_get("results")?,
-                    total_sum: summary.try_get("total_sum")?,
-                    ..GameStatsRows::default()
-                };
-                for (order, slot) in [("ASC", &mut stats.lowest), ("DESC", &mut stats.highest)] {
-                    let sql = format!(
-                        "SELECT r.total, p.name, r.game_id FROM player_results r JOIN players p ON p.id = r.player_id \
-                         WHERE r.club_id = $1 AND r.game = $2 AND ($3 IS NULL OR r.played_at >= $3) AND ($4 IS NULL OR r.played_at < $4) \
-                         ORDER BY r.total {order}, r.played_at, r.game_id LIMIT 1"
-                    );
-                    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-                        .bind(club)
-                        .bind(game)
-                        .bind(filter.from)
-                        .bind(filter.to)
-                        .fetch_optional(&self.pool)
+                .fetch(&self.pool);
+                let mut summary = GameSummary::default();
+                while let Some(row) = rows.try_next().await? {
+                    summary.add(SeatResult {
+                        game_id: row.try_get("id")?,
+                        seat: row.try_get("seat")?,
+                        played_at: row.try_get("started_at")?,
+                        player_id: row.try_get("player_id")?,
+                        total: row.try_get("total")?,
+                        facts: row.try_get("facts")?,
+                        game_facts: row.try_get("game_facts")?,
+                    })?;
+                }
+                drop(rows);
+                let name_of = async |record: Option<Record>| -> Result<Option<(i64, String, String)>, StoreError> {
+                    let Some(record) = record else { return Ok(None) };
+                    let row = sqlx::query("SELECT name FROM players WHERE id = $1")
+                        .bind(&record.player_id)
+                        .fetch_one(&self.pool)
                         .await?;
-                    if let Some(row) = row {
-                        *slot = Some((row.try_get("total")?, row.try_get("name")?, row.try_get("game_id")?));
-                    }
-                }
-                let rows = sqlx::query(
-                    "SELECT facts FROM game_facts WHERE club_id = $1 AND game = $2 \
-                       AND ($3 IS NULL OR played_at >= $3) AND ($4 IS NULL OR played_at < $4)",
-                )
-                .bind(club)
-                .bind(game)
-                .bind(filter.from)
-                .bind(filter.to)
-                .fetch_all(&self.pool)
-                .await?;
-                let mut lists = Vec::with_capacity(rows.len());
-                for row in &rows {
-                    lists.push(row.try_get::<String, _>("facts")?);
-                }
-                stats.facts = sum_facts(&lists)?;
-                Ok(stats)
+                    Ok(Some((record.total, row.try_get("name")?, record.game_id)))
+                };
+                let lowest = name_of(summary.lowest.take()).await?;
+                let highest = name_of(summary.highest.take()).await?;
+                Ok(GameStatsRows {
+                    plays: summary.plays,
+                    results: summary.results,
+                    total_sum: summary.total_sum,
+                    lowest,
+                    highest,
+                    facts: summary.facts(),
+                })
             }
 
             async fn player_games(
@@ -577,9 +715,8 @@ macro_rules! stats_store {
                 limit: i64,
             ) -> Result<Vec<PlayerGameRow>, StoreError> {
                 let rows = sqlx::query(
-                    "SELECT g.id, g.game, g.status, g.started_at, gp.seat, gp.name, r.total, r.rank, r.won \
+                    "SELECT g.id, g.game, g.status, g.started_at, gp.seat, gp.name, gp.total, gp.rank \
                      FROM game_players gp JOIN games g ON g.id = gp.game_id \
-                     LEFT JOIN player_results r ON r.game_id = gp.game_id AND r.player_id = gp.player_id \
                      WHERE g.club_id = $1 AND gp.player_id = $2 \
                        AND ($3 IS NULL OR g.started_at < $3 OR (g.started_at = $3 AND g.id < $4)) \
                      ORDER BY g.started_at DESC, g.id DESC LIMIT $5",
@@ -593,6 +730,7 @@ macro_rules! stats_store {
                 .await?;
                 rows.iter()
                     .map(|row| {
+                        let rank: Option<i64> = row.try_get("rank")?;
                         Ok(PlayerGameRow {
                             game_id: row.try_get("id")?,
                             game: row.try_get("game")?,
@@ -601,8 +739,8 @@ macro_rules! stats_store {
                             seat: row.try_get("seat")?,
                             name: row.try_get("name")?,
                             total: row.try_get("total")?,
-                            rank: row.try_get("rank")?,
-                            won: row.try_get::<Option<i64>, _>("won")?.map(|w| w == 1),
+                            rank,
+                            won: rank.map(|r| r == 1),
                         })
                     })
                     .collect::<Result<_, sqlx::Error>>()
@@ -623,8 +761,12 @@ macro_rules! stats_store {
 
             async fn clear_statistics(&self) -> Result<(), StoreError> {
                 let mut tx = self.pool.begin().await?;
-                for table in ["DELETE FROM game_facts", "DELETE FROM player_game_totals", "DELETE FROM player_results"] {
-                    sqlx::query(table).execute(&mut *tx).await?;
+                for statement in [
+                    "UPDATE game_players SET total = NULL, rank = NULL, facts = NULL WHERE rank IS NOT NULL OR facts IS NOT NULL",
+                    "UPDATE games SET facts = NULL WHERE facts IS NOT NULL",
+                    "DELETE FROM player_game_totals",
+                ] {
+                    sqlx::query(statement).execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
                 Ok(())
@@ -651,31 +793,138 @@ stats_store!(
 mod tests {
     use super::*;
 
+    fn seat(
+        game: &str,
+        day: u32,
+        seat: i64,
+        player: &str,
+        total: i64,
+        facts: &str,
+        game_facts: Option<&str>,
+    ) -> SeatResult {
+        SeatResult {
+            game_id: game.into(),
+            seat,
+            played_at: format!("2026-01-{day:02}T19:00:00Z").parse().unwrap(),
+            player_id: player.into(),
+            total,
+            facts: Some(facts.into()),
+            game_facts: game_facts.map(Into::into),
+        }
+    }
+
     #[test]
-    fn facts_of_several_games_are_summed_by_key_and_kind() {
-        let lists = vec![
-            r#"[["p1", "damage:fine-wine", 4], ["p2", "damage:fine-wine", 2], [null, "be_careful_decided", 1]]"#.to_owned(),
-            r#"[["p1", "damage:fine-wine", 6], [null, "be_careful_decided", 0]]"#.to_owned(),
-        ];
+    fn a_games_seats_are_summed_into_plays_records_and_facts_by_key_and_kind() {
+        let mut summary = GameSummary::default();
+        for s in [
+            seat(
+                "g2",
+                5,
+                1,
+                "ann",
+                4,
+                r#"{"damage:fine-wine": 4}"#,
+                Some(r#"{"be_careful_decided": 1}"#),
+            ),
+            seat(
+                "g2",
+                5,
+                2,
+                "bo",
+                9,
+                r#"{"damage:fine-wine": 2, "damage:be-careful": 7}"#,
+                None,
+            ),
+            seat("g1", 3, 2, "cy", 9, r#"{"damage:fine-wine": 6}"#, None),
+            seat(
+                "g1",
+                3,
+                1,
+                "di",
+                4,
+                r#"{}"#,
+                Some(r#"{"be_careful_decided": 0}"#),
+            ),
+        ] {
+            summary.add(s).unwrap();
+        }
 
-        let totals = sum_facts(&lists).unwrap();
-
+        // Ties on the total go to the earlier game: g1 (3 January) holds both records.
         assert_eq!(
-            totals,
+            (summary.plays, summary.results, summary.total_sum),
+            (2, 4, 26)
+        );
+        let lowest = summary.lowest.as_ref().unwrap();
+        let highest = summary.highest.as_ref().unwrap();
+        assert_eq!(
+            (
+                lowest.total,
+                lowest.game_id.as_str(),
+                lowest.player_id.as_str()
+            ),
+            (4, "g1", "di")
+        );
+        assert_eq!(
+            (
+                highest.total,
+                highest.game_id.as_str(),
+                highest.player_id.as_str()
+            ),
+            (9, "g1", "cy")
+        );
+        let fact = |key: &str, per_player, sum, count| FactTotal {
+            key: key.into(),
+            per_player,
+            sum,
+            count,
+        };
+        assert_eq!(
+            summary.facts(),
             vec![
-                FactTotal {
-                    key: "be_careful_decided".into(),
-                    per_player: false,
-                    sum: 1,
-                    count: 2
-                },
-                FactTotal {
-                    key: "damage:fine-wine".into(),
-                    per_player: true,
-                    sum: 12,
-                    count: 3
-                },
+                fact("be_careful_decided", false, 1, 2),
+                fact("damage:be-careful", true, 7, 1),
+                fact("damage:fine-wine", true, 12, 3),
             ]
+        );
+    }
+
+    #[test]
+    fn facts_are_stored_per_seat_and_for_the_whole_game_with_repeated_keys_added() {
+        let seat = |n: i64, id: &str| crate::store::SeatRecord {
+            seat: n,
+            name: id.into(),
+            player_id: id.into(),
+            color: None,
+        };
+        let game = GameRecord {
+            id: "g".into(),
+            game: "mint-condition".into(),
+            status: "finished".into(),
+            version: 4,
+            options: serde_json::json!({}),
+            players: vec![seat(1, "ann"), seat(2, "bo")],
+            started_at: Utc::now(),
+            updated_at: Utc::now(),
+        };
+        let result = GameResult {
+            players: Vec::new(),
+            facts: vec![
+                (Some("bo".into()), "damage:fine-wine".into(), 2),
+                (None, "be_careful_decided".into(), 1),
+                (Some("bo".into()), "damage:fine-wine".into(), 3),
+            ],
+        };
+
+        let facts = FactsBySeat::new(&game, &result).unwrap();
+
+        assert_eq!(facts.of_seat(1), None);
+        assert_eq!(
+            facts.of_seat(2).as_deref(),
+            Some(r#"{"damage:fine-wine":5}"#)
+        );
+        assert_eq!(
+            facts.whole_game().as_deref(),
+            Some(r#"{"be_careful_decided":1}"#)
         );
     }
 }
