@@ -19,6 +19,7 @@
 //! Results oldest first: Ann W W L L W (G1 G2 G3 G5 G6); Bo L W W W (G1 G2 G4 G5);
 //! Cy W L L (G3 G4 G6); Di none.
 
+use futures_util::future::join_all;
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, TestClub, event};
@@ -410,6 +411,7 @@ on_both_backends!(
     bad_query_values_are_answered_400,
     a_game_counts_once_finished_and_stops_counting_when_retracted_or_abandoned,
     a_correction_to_a_finished_game_replaces_its_result_everywhere,
+    tables_starting_and_finishing_at_once_with_the_same_players_all_count,
     a_rebuild_from_the_log_gives_identical_answers,
 );
 
@@ -1213,6 +1215,63 @@ async fn a_correction_to_a_finished_game_replaces_its_result_everywhere(app: Tes
             }
         })
     );
+}
+
+async fn tables_starting_and_finishing_at_once_with_the_same_players_all_count(app: TestApp) {
+    // Arrange: eight tables play six G1 games each at the same time, every game two of the same
+    // four players, seated in both orders (new names are added by whichever creation comes first).
+    let club = app.new_club().await;
+    let names = ["Ann", "Bo", "Cy", "Di"];
+    let table = async |t: usize| {
+        for k in 0..6 {
+            let (first, second) = (names[(t + k) % 4], names[(t + 3 * k + 1) % 4]);
+            let (first, second) = if first == second {
+                (first, names[(t + k + 2) % 4])
+            } else {
+                (first, second)
+            };
+            let game = app
+                .new_game(
+                    &club,
+                    json!({"game": "mint-condition", "players": [{"name": first}, {"name": second}]}),
+                )
+                .await;
+            for (round, (a, b)) in g1_rounds().into_iter().enumerate() {
+                let data = json!({"round": round + 1, "collections": {first: a, second: b}});
+                let reply = app
+                    .append(
+                        &club,
+                        &game,
+                        Some(round as i64 + 1),
+                        vec![event("round_collected", data)],
+                    )
+                    .await;
+                assert_eq!(
+                    reply.status,
+                    201,
+                    "table {t} game {k} round {}: {}",
+                    round + 1,
+                    reply.body
+                );
+            }
+        }
+    };
+
+    // Act
+    join_all((0..8).map(table)).await;
+
+    // Assert: 48 finished games of two players, one winner each (the first seat: 6 v 14).
+    let board = app.get("/v1/stats/leaderboard", Some(&club.token)).await;
+    let sum = |field: &str| -> i64 {
+        board.body["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p[field].as_i64().unwrap())
+            .sum()
+    };
+    assert_eq!(board.body["players"].as_array().unwrap().len(), 4);
+    assert_eq!((sum("games_played"), sum("wins")), (96, 48));
 }
 
 /// The answer of every statistics endpoint for the seeded club.

@@ -273,10 +273,33 @@ macro_rules! sql_store {
                     return Ok(None);
                 }
                 let now = now();
-                // Find or add each player by name; a concurrent creation may add the same name.
+                // Add the new names first, in key order (the order every creation inserts them
+                // in, so two creations adding the same names cannot deadlock); a concurrent
+                // creation may add the same name.
+                let mut new_keys: Vec<(String, &str)> = game
+                    .players
+                    .iter()
+                    .filter(|seat| seat.player_id.is_none())
+                    .map(|seat| (seat.name.to_lowercase(), seat.name.as_str()))
+                    .collect();
+                new_keys.sort_unstable();
+                new_keys.dedup_by(|a, b| a.0 == b.0);
+                for (key, name) in &new_keys {
+                    sqlx::query(
+                        "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5) \
+                         ON CONFLICT (club_id, name_key) DO NOTHING",
+                    )
+                    .bind(uuid::Uuid::new_v4().to_string())
+                    .bind(club)
+                    .bind(name)
+                    .bind(key)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                }
                 let mut seats = Vec::with_capacity(game.players.len());
                 for (i, seat) in game.players.iter().enumerate() {
-                    let player_id = match &seat.player_id {
+                    let player_id: String = match &seat.player_id {
                         Some(id) => {
                             let known = sqlx::query("SELECT id FROM players WHERE club_id = $1 AND id = $2")
                                 .bind(club)
@@ -288,26 +311,12 @@ macro_rules! sql_store {
                             }
                             id.clone()
                         }
-                        None => {
-                            let key = seat.name.to_lowercase();
-                            sqlx::query(
-                                "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5) \
-                                 ON CONFLICT (club_id, name_key) DO NOTHING",
-                            )
-                            .bind(uuid::Uuid::new_v4().to_string())
+                        None => sqlx::query("SELECT id FROM players WHERE club_id = $1 AND name_key = $2")
                             .bind(club)
-                            .bind(&seat.name)
-                            .bind(&key)
-                            .bind(now)
-                            .execute(&mut *tx)
-                            .await?;
-                            let row = sqlx::query("SELECT id FROM players WHERE club_id = $1 AND name_key = $2")
-                                .bind(club)
-                                .bind(&key)
-                                .fetch_one(&mut *tx)
-                                .await?;
-                            row.try_get("id")?
-                        }
+                            .bind(seat.name.to_lowercase())
+                            .fetch_one(&mut *tx)
+                            .await?
+                            .try_get("id")?,
                     };
                     seats.push(SeatRecord { seat: i as i64 + 1, name: seat.name.clone(), player_id, color: seat.color.clone() });
                 }

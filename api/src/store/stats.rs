@@ -15,7 +15,7 @@ use futures_util::TryStreamExt;
 use sqlx::Row;
 
 use super::sql::{PostgresStore, SqliteStore};
-use super::{GameRecord, GameResult, StoreError};
+use super::{GameRecord, GameResult, PlayerResult, SeatRecord, StoreError};
 
 /// Date and game filters shared by the statistics queries.
 #[derive(Debug, Clone, Default)]
@@ -387,8 +387,12 @@ macro_rules! stats_store {
                 // The leaderboard sums of each seated player. A game finishing for the first
                 // time adds its results (one upsert for all players); a game whose earlier
                 // result changed or went away has its players' sums recomputed from the seats.
+                // Rows are written in player id order, the order every writer locks them in:
+                // two tables finishing at once with the same players cannot deadlock.
                 if had_result || result.is_none() {
-                    for seat in &game.players {
+                    let mut seats: Vec<&SeatRecord> = game.players.iter().collect();
+                    seats.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
+                    for seat in seats {
                         sqlx::query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id = $2 AND game = $3")
                             .bind(club)
                             .bind(&seat.player_id)
@@ -430,8 +434,10 @@ macro_rules! stats_store {
                                          THEN excluded.last_played ELSE player_game_totals.last_played END",
                         placeholders(result.players.len(), 10)
                     );
+                    let mut players: Vec<&PlayerResult> = result.players.iter().collect();
+                    players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
                     let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                    for p in &result.players {
+                    for p in players {
                         query = query
                             .bind(club)
                             .bind(&p.player_id)
