@@ -4,57 +4,61 @@
 # TABLETALLY_TEST_POSTGRES_URL is set, on PostgreSQL. Loopback only; every loop is bounded.
 #
 #   scripts/load.sh [GAMES] [PLAYERS]      # default 100000 games, 2000 players
+#   APPEND_GAMES=500                       # games played on each server for the append figures
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 GAMES="${1:-100000}"
 PLAYERS="${2:-2000}"
+APPEND_GAMES="${APPEND_GAMES:-500}"
 cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-tests --bin tabletally-load
 BIN="${CARGO_TARGET_DIR:-target}/release"
 WORK=$(mktemp -d)
-SERVER=""
-cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
+SERVERS=()
+cleanup() { for pid in "${SERVERS[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-# Starts the server on $1 (extra environment in $2) and sets BASE.
+# Starts a server on $1 (extra environment in $2, log name $3) and sets BASE.
 start_server() {
+    local log="$WORK/server-$3.log"
     env $2 TABLETALLY_ADDR=127.0.0.1:0 DATABASE_URL="$1" RUST_LOG=warn,tabletally_api::startup=info NO_COLOR=1 \
-        "$BIN/tabletally" >"$WORK/server.log" 2>&1 &
-    SERVER=$!
+        "$BIN/tabletally" >"$log" 2>&1 &
+    SERVERS+=($!)
     BASE=""
     for _ in $(seq 1 100); do
-        BASE=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$WORK/server.log" | head -1)
+        BASE=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" | head -1)
         [ -n "$BASE" ] && return 0
         sleep 0.1
     done
-    cat "$WORK/server.log"; exit 1
+    cat "$log"; exit 1
 }
 
-stop_server() { kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""; }
-
-# Appends: each configuration gets a fresh server and a warm-up; the order is ABBA (with,
-# without, without, with) so a drift of the machine or the database does not favour one side.
-run_appends() {
-    local label=$1 env=$2
-    start_server "$url" "$env"
-    "$BIN/tabletally-load" appends "$BASE" "$token" 20 >/dev/null
-    echo "== $name: appends $label"
-    "$BIN/tabletally-load" appends "$BASE" "$token" 150
-    stop_server
+stop_servers() {
+    for pid in "${SERVERS[@]}"; do kill "$pid"; wait "$pid" 2>/dev/null || true; done
+    SERVERS=()
 }
 
 measure() {
     name=$1 url=$2
     echo "== $name: seeding $GAMES games for $PLAYERS players"
     token=$(/usr/bin/time -f "seed: %e s, max RSS %M KiB" "$BIN/tabletally-load" seed "$url" "$GAMES" "$PLAYERS")
-    start_server "$url" ""
+    # PostgreSQL plans from table statistics; after a bulk load they are refreshed by hand, as
+    # autovacuum would do in time (it is off on some machines, this one included).
+    case "$url" in postgres*) psql "$url" -qc ANALYZE ;; esac
+    start_server "$url" "" reads
     echo "== $name: statistics reads"
     "$BIN/tabletally-load" query "$BASE" "$token" 300
-    stop_server
-    run_appends "with read models (1)" ""
-    run_appends "without read models (1)" "TABLETALLY_READ_MODELS=off"
-    run_appends "without read models (2)" "TABLETALLY_READ_MODELS=off"
-    run_appends "with read models (2)" ""
+    stop_servers
+    # Appends: two servers over the same database, A keeping the read models and B not
+    # (TABLETALLY_READ_MODELS=off, which exists only for this comparison), one game each in
+    # turn, after a warm-up of each.
+    start_server "$url" "" with; WITH=$BASE
+    start_server "$url" "TABLETALLY_READ_MODELS=off" without; WITHOUT=$BASE
+    "$BIN/tabletally-load" appends "$WITH" "$token" 20 >/dev/null
+    "$BIN/tabletally-load" appends "$WITHOUT" "$token" 20 >/dev/null
+    echo "== $name: appends, A with read models, B without ($APPEND_GAMES games each)"
+    "$BIN/tabletally-load" compare "$WITH" "$WITHOUT" "$token" "$APPEND_GAMES"
+    stop_servers
 }
 
 [ -n "${SKIP_SQLITE:-}" ] || measure sqlite "sqlite://$WORK/load.db"

@@ -6,6 +6,8 @@
 //!   event store's real append path (read models included). Prints the club token.
 //! - `query <base-url> <token> <requests>` — latency of the leaderboard and player-stats reads.
 //! - `appends <base-url> <token> <games>` — latency of appends: games played over HTTP.
+//! - `compare <base-url-a> <base-url-b> <token> <games>` — the same, on two servers over one
+//!   database in turn (A B B A …): e.g. with read models (A) against without (B).
 
 use std::time::{Duration, Instant};
 
@@ -269,57 +271,122 @@ async fn query(base: &str, token: &str, requests: usize) -> Result<(), String> {
     Ok(())
 }
 
-async fn appends(base: &str, token: &str, games: usize) -> Result<(), String> {
-    let client = reqwest::Client::new();
-    let mut rng = Lcg(11);
-    let mut round_appends = Vec::new();
-    let mut finishing = Vec::new();
-    for _ in 0..games {
-        let names = pick_players(2000, &mut rng);
-        let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
-        let created: Value = client
-            .post(format!("{base}/v1/games"))
+/// Plays one game over HTTP (creation, then its three rounds one request each, with
+/// `expected_version`) and returns the time of each round's append.
+async fn play_game(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    rng: &mut Lcg,
+) -> Result<[Duration; 3], String> {
+    let names = pick_players(2000, rng);
+    let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
+    let created: Value = client
+        .post(format!("{base}/v1/games"))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    let id = created["id"]
+        .as_str()
+        .ok_or_else(|| format!("no game: {created}"))?
+        .to_owned();
+    let mut times = [Duration::ZERO; 3];
+    for (i, round) in rounds(&names, rng).into_iter().enumerate() {
+        let body = json!({"expected_version": i + 1, "events": [{"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}]});
+        let started = Instant::now();
+        let response = client
+            .post(format!("{base}/v1/games/{id}/events"))
             .bearer_auth(token)
             .json(&body)
             .send()
             .await
-            .map_err(|e| e.to_string())?
-            .json()
-            .await
             .map_err(|e| e.to_string())?;
-        let id = created["id"]
-            .as_str()
-            .ok_or_else(|| format!("no game: {created}"))?
-            .to_owned();
-        for (i, round) in rounds(&names, &mut rng).into_iter().enumerate() {
-            let body = json!({"expected_version": i + 1, "events": [{"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}]});
-            let started = Instant::now();
-            let response = client
-                .post(format!("{base}/v1/games/{id}/events"))
-                .bearer_auth(token)
-                .json(&body)
-                .send()
-                .await
-                .map_err(|e| e.to_string())?;
-            let elapsed = started.elapsed();
-            if response.status() != 201 {
-                return Err(format!(
-                    "append: {}",
-                    response.text().await.unwrap_or_default()
-                ));
-            }
-            if i == 2 {
-                finishing.push(elapsed)
-            } else {
-                round_appends.push(elapsed)
-            }
+        times[i] = started.elapsed();
+        if response.status() != 201 {
+            return Err(format!(
+                "append: {}",
+                response.text().await.unwrap_or_default()
+            ));
         }
     }
-    let mut all = round_appends.clone();
-    all.extend(&finishing);
-    println!("append, rounds 1-2          {}", percentiles(round_appends));
-    println!("append, round 3 (finishes)  {}", percentiles(finishing));
-    println!("append, all                 {}", percentiles(all));
+    Ok(times)
+}
+
+/// Append times of one server, split by round (the third finishes the game).
+#[derive(Default)]
+struct AppendTimes {
+    rounds: Vec<Duration>,
+    finishing: Vec<Duration>,
+}
+
+impl AppendTimes {
+    fn add(&mut self, times: [Duration; 3]) {
+        self.rounds.extend(&times[..2]);
+        self.finishing.push(times[2]);
+    }
+
+    fn all(&self) -> Vec<Duration> {
+        self.rounds.iter().chain(&self.finishing).copied().collect()
+    }
+
+    fn print(&self, label: &str) {
+        println!(
+            "{label}: append, rounds 1-2          {}",
+            percentiles(self.rounds.clone())
+        );
+        println!(
+            "{label}: append, round 3 (finishes)  {}",
+            percentiles(self.finishing.clone())
+        );
+        println!(
+            "{label}: append, all                 {}",
+            percentiles(self.all())
+        );
+    }
+}
+
+fn mean_and_median(mut times: Vec<Duration>) -> (f64, f64) {
+    times.sort();
+    let mean = times.iter().map(Duration::as_secs_f64).sum::<f64>() / times.len() as f64;
+    (mean, times[times.len() / 2].as_secs_f64())
+}
+
+async fn appends(base: &str, token: &str, games: usize) -> Result<(), String> {
+    let client = reqwest::Client::new();
+    let mut rng = Lcg(11);
+    let mut times = AppendTimes::default();
+    for _ in 0..games {
+        times.add(play_game(&client, base, token, &mut rng).await?);
+    }
+    times.print("server");
+    Ok(())
+}
+
+/// Appends on two servers over the same database, one game each in turn (A B B A …), so both
+/// see the same database, the same moment and the same machine: a drift favours neither.
+async fn compare(base_a: &str, base_b: &str, token: &str, games: usize) -> Result<(), String> {
+    let client = reqwest::Client::new();
+    let mut rng = Lcg(11);
+    let (mut a, mut b) = (AppendTimes::default(), AppendTimes::default());
+    for i in 0..games * 2 {
+        let on_a = matches!(i % 4, 0 | 3);
+        let times = play_game(&client, if on_a { base_a } else { base_b }, token, &mut rng).await?;
+        if on_a { a.add(times) } else { b.add(times) }
+    }
+    a.print("A");
+    b.print("B");
+    let ((mean_a, median_a), (mean_b, median_b)) =
+        (mean_and_median(a.all()), mean_and_median(b.all()));
+    println!(
+        "A against B: mean {:+.1} %, median {:+.1} %",
+        (mean_a / mean_b - 1.0) * 100.0,
+        (median_a / median_b - 1.0) * 100.0
+    );
     Ok(())
 }
 
@@ -331,7 +398,11 @@ async fn main() {
         (Some("seed"), Some(url), _) => seed(url, number(3).unwrap_or(100_000), number(4).unwrap_or(2_000)).await,
         (Some("query"), Some(base), Some(token)) => query(base, token, number(4).unwrap_or(300)).await,
         (Some("appends"), Some(base), Some(token)) => appends(base, token, number(4).unwrap_or(200)).await,
-        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] | appends <base-url> <token> [games]".into()),
+        (Some("compare"), Some(base_a), Some(base_b)) => match args.get(4) {
+            Some(token) => compare(base_a, base_b, token, number(5).unwrap_or(200)).await,
+            None => Err("compare needs a token".into()),
+        },
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each]".into()),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

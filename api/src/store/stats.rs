@@ -3,9 +3,10 @@
 //!
 //! A finished game's results and facts live on its seats (`game_players.total`, `rank`,
 //! `facts`) and its row (`games.facts`); `player_game_totals` sums them per player and game for
-//! the leaderboard. Queries that start from one player's seats say `CROSS JOIN games`: SQLite
-//! then keeps the seats as the outer loop (without table statistics its planner walks the
-//! club's games instead, 100 times slower at 100,000 games); PostgreSQL plans it as any join.
+//! the leaderboard. Queries about one player start from the player's row (`players.id`, which
+//! also scopes them to the club): both planners then walk that player's seats and look their
+//! games up, instead of walking the club's games — which SQLite, without table statistics,
+//! chose for a join written from the seats (100 times slower at 100,000 games).
 
 use std::collections::BTreeMap;
 
@@ -190,12 +191,14 @@ struct SeatResult {
     game_facts: Option<String>,
 }
 
-/// The lowest or highest total: the earliest such result (then by game id) holds the record.
+/// The lowest or highest total: the earliest such result (then by game id and seat) holds
+/// the record, so both databases name the same holder whatever order they read rows in.
 #[derive(Clone)]
 struct Record {
     total: i64,
     played_at: DateTime<Utc>,
     game_id: String,
+    seat: i64,
     player_id: String,
 }
 
@@ -228,9 +231,12 @@ impl GameSummary {
             total: seat.total,
             played_at: seat.played_at,
             game_id: seat.game_id,
+            seat: seat.seat,
             player_id: seat.player_id,
         };
-        let earlier = |r: &Record| (this.played_at, &this.game_id) < (r.played_at, &r.game_id);
+        let earlier = |r: &Record| {
+            (this.played_at, &this.game_id, this.seat) < (r.played_at, &r.game_id, r.seat)
+        };
         if self
             .lowest
             .as_ref()
@@ -404,8 +410,8 @@ macro_rules! stats_store {
                                (club_id, player_id, game, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
                              SELECT g.club_id, gp.player_id, g.game, COUNT(*), SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END), \
                                SUM(gp.total), SUM(gp.rank), MIN(gp.total), MAX(gp.total), MAX(g.started_at) \
-                             FROM game_players gp CROSS JOIN games g \
-                             WHERE g.id = gp.game_id AND gp.player_id = $2 AND g.club_id = $1 AND g.game = $3 AND gp.rank IS NOT NULL \
+                             FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
+                             WHERE p.id = $2 AND p.club_id = $1 AND g.game = $3 AND gp.rank IS NOT NULL \
                              GROUP BY g.club_id, gp.player_id, g.game",
                         )
                         .bind(club)
@@ -553,8 +559,8 @@ macro_rules! stats_store {
             ) -> Result<Vec<ResultRecord>, StoreError> {
                 let rows = sqlx::query(
                     "SELECT g.id, g.game, g.started_at, gp.total, gp.rank \
-                     FROM game_players gp CROSS JOIN games g \
-                     WHERE g.id = gp.game_id AND gp.player_id = $2 AND g.club_id = $1 AND gp.rank IS NOT NULL \
+                     FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
+                     WHERE p.id = $2 AND p.club_id = $1 AND gp.rank IS NOT NULL \
                        AND ($3 IS NULL OR g.game = $3) AND ($4 IS NULL OR g.started_at >= $4) AND ($5 IS NULL OR g.started_at < $5) \
                      ORDER BY g.started_at, g.id",
                 )
@@ -636,9 +642,9 @@ macro_rules! stats_store {
             ) -> Result<Vec<HeadToHeadRow>, StoreError> {
                 let rows = sqlx::query(
                     "SELECT g.id, g.game, g.started_at, a.rank AS rank_a, b.rank AS rank_b \
-                     FROM game_players a JOIN game_players b ON b.game_id = a.game_id AND b.player_id = $3 \
-                       CROSS JOIN games g \
-                     WHERE g.id = a.game_id AND a.player_id = $2 AND g.club_id = $1 AND a.rank IS NOT NULL AND b.rank IS NOT NULL \
+                     FROM players pa JOIN game_players a ON a.player_id = pa.id \
+                       JOIN game_players b ON b.game_id = a.game_id AND b.player_id = $3 JOIN games g ON g.id = a.game_id \
+                     WHERE pa.id = $2 AND pa.club_id = $1 AND a.rank IS NOT NULL AND b.rank IS NOT NULL \
                        AND ($4 IS NULL OR g.game = $4) AND ($5 IS NULL OR g.started_at >= $5) AND ($6 IS NULL OR g.started_at < $6) \
                      ORDER BY g.started_at DESC, g.id DESC",
                 )
@@ -722,8 +728,8 @@ macro_rules! stats_store {
             ) -> Result<Vec<PlayerGameRow>, StoreError> {
                 let rows = sqlx::query(
                     "SELECT g.id, g.game, g.status, g.started_at, gp.seat, gp.name, gp.total, gp.rank \
-                     FROM game_players gp JOIN games g ON g.id = gp.game_id \
-                     WHERE g.club_id = $1 AND gp.player_id = $2 \
+                     FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
+                     WHERE p.id = $2 AND p.club_id = $1 \
                        AND ($3 IS NULL OR g.started_at < $3 OR (g.started_at = $3 AND g.id < $4)) \
                      ORDER BY g.started_at DESC, g.id DESC LIMIT $5",
                 )
@@ -892,6 +898,20 @@ mod tests {
                 fact("damage:fine-wine", true, 12, 3),
             ]
         );
+    }
+
+    #[test]
+    fn a_record_shared_within_one_game_goes_to_the_lower_seat_whatever_the_row_order() {
+        let mut summary = GameSummary::default();
+        for s in [
+            seat("g1", 3, 2, "bo", 7, "{}", None),
+            seat("g1", 3, 1, "ann", 7, "{}", None),
+        ] {
+            summary.add(s).unwrap();
+        }
+
+        assert_eq!(summary.lowest.as_ref().unwrap().player_id, "ann");
+        assert_eq!(summary.highest.as_ref().unwrap().player_id, "ann");
     }
 
     #[test]
