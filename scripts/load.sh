@@ -15,7 +15,12 @@ cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-t
 BIN="${CARGO_TARGET_DIR:-target}/release"
 WORK=$(mktemp -d)
 SERVERS=()
-cleanup() { for pid in "${SERVERS[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
+DB=""
+cleanup() {
+    for pid in "${SERVERS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK"
+    [ -z "$DB" ] || psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
+}
 trap cleanup EXIT
 
 # Starts a server on $1 (extra environment in $2, log name $3) and sets BASE.
@@ -34,7 +39,7 @@ start_server() {
 }
 
 stop_servers() {
-    for pid in "${SERVERS[@]}"; do kill "$pid"; wait "$pid" 2>/dev/null || true; done
+    for pid in "${SERVERS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     SERVERS=()
 }
 
@@ -67,6 +72,5 @@ if [ -n "${TABLETALLY_TEST_POSTGRES_URL:-}" ]; then
     DB="tabletally_load_$$"
     psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "CREATE DATABASE $DB"
     PG_URL="${TABLETALLY_TEST_POSTGRES_URL%/*}/$DB"
-    measure postgres "$PG_URL"
-    psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "DROP DATABASE $DB WITH (FORCE)"
+    measure postgres "$PG_URL"   # the database is dropped on exit
 fi

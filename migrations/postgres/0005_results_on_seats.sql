@@ -13,21 +13,31 @@ UPDATE game_players gp SET total = r.total, rank = r.rank
 FROM player_results r
 WHERE r.game_id = gp.game_id AND r.player_id = gp.player_id;
 
+-- A player may hold the same fact more than once in a game (a Mint Julep player's two late
+-- bets): the values are added up, as the server does when it writes a result.
 UPDATE game_players gp SET facts = x.facts
 FROM (
-    SELECT f.game_id, j ->> 0 AS player_id, jsonb_object_agg(j ->> 1, (j ->> 2)::bigint)::text AS facts
-    FROM game_facts f, jsonb_array_elements(f.facts::jsonb) j
-    WHERE j ->> 0 IS NOT NULL
-    GROUP BY f.game_id, j ->> 0
+    SELECT game_id, player_id, jsonb_object_agg(key, value)::text AS facts
+    FROM (
+        SELECT f.game_id, j ->> 0 AS player_id, j ->> 1 AS key, SUM((j ->> 2)::bigint) AS value
+        FROM game_facts f, jsonb_array_elements(f.facts::jsonb) j
+        WHERE j ->> 0 IS NOT NULL
+        GROUP BY f.game_id, j ->> 0, j ->> 1
+    ) s
+    GROUP BY game_id, player_id
 ) x
 WHERE x.game_id = gp.game_id AND x.player_id = gp.player_id;
 
 UPDATE games g SET facts = x.facts
 FROM (
-    SELECT f.game_id, jsonb_object_agg(j ->> 1, (j ->> 2)::bigint)::text AS facts
-    FROM game_facts f, jsonb_array_elements(f.facts::jsonb) j
-    WHERE j ->> 0 IS NULL
-    GROUP BY f.game_id
+    SELECT game_id, jsonb_object_agg(key, value)::text AS facts
+    FROM (
+        SELECT f.game_id, j ->> 1 AS key, SUM((j ->> 2)::bigint) AS value
+        FROM game_facts f, jsonb_array_elements(f.facts::jsonb) j
+        WHERE j ->> 0 IS NULL
+        GROUP BY f.game_id, j ->> 1
+    ) s
+    GROUP BY game_id
 ) x
 WHERE x.game_id = g.id;
 

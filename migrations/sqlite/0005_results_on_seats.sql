@@ -14,18 +14,28 @@ UPDATE game_players SET total = r.total, rank = r.rank
 FROM player_results r
 WHERE r.game_id = game_players.game_id AND r.player_id = game_players.player_id;
 
+-- A player may hold the same fact more than once in a game (a Mint Julep player's two late
+-- bets): the values are added up, as the server does when it writes a result.
 UPDATE game_players SET facts = (
-    SELECT json_group_object(j.value ->> 1, j.value ->> 2)
-    FROM game_facts f, json_each(f.facts) j
-    WHERE f.game_id = game_players.game_id AND j.value ->> 0 = game_players.player_id
+    SELECT json_group_object(key, value)
+    FROM (
+        SELECT j.value ->> 1 AS key, SUM(j.value ->> 2) AS value
+        FROM game_facts f, json_each(f.facts) j
+        WHERE f.game_id = game_players.game_id AND j.value ->> 0 = game_players.player_id
+        GROUP BY j.value ->> 1
+    )
     HAVING COUNT(*) > 0
 )
 WHERE game_id IN (SELECT game_id FROM game_facts);
 
 UPDATE games SET facts = (
-    SELECT json_group_object(j.value ->> 1, j.value ->> 2)
-    FROM game_facts f, json_each(f.facts) j
-    WHERE f.game_id = games.id AND j.value ->> 0 IS NULL
+    SELECT json_group_object(key, value)
+    FROM (
+        SELECT j.value ->> 1 AS key, SUM(j.value ->> 2) AS value
+        FROM game_facts f, json_each(f.facts) j
+        WHERE f.game_id = games.id AND j.value ->> 0 IS NULL
+        GROUP BY j.value ->> 1
+    )
     HAVING COUNT(*) > 0
 )
 WHERE id IN (SELECT game_id FROM game_facts);

@@ -370,6 +370,9 @@ async fn appends(base: &str, token: &str, games: usize) -> Result<(), String> {
 /// Appends on two servers over the same database, one game each in turn (A B B A …), so both
 /// see the same database, the same moment and the same machine: a drift favours neither.
 async fn compare(base_a: &str, base_b: &str, token: &str, games: usize) -> Result<(), String> {
+    if games == 0 {
+        return Err("compare needs at least one game on each server".into());
+    }
     let client = reqwest::Client::new();
     let mut rng = Lcg(11);
     let (mut a, mut b) = (AppendTimes::default(), AppendTimes::default());

@@ -385,7 +385,7 @@ macro_rules! stats_store {
                     .execute(&mut **tx)
                     .await?;
                     had_result = cleared.rows_affected() > 0;
-                    sqlx::query("UPDATE games SET facts = NULL WHERE id = $1").bind(&game.id).execute(&mut **tx).await?;
+                    sqlx::query("UPDATE games SET facts = NULL WHERE id = $1 AND facts IS NOT NULL").bind(&game.id).execute(&mut **tx).await?;
                 }
                 if let Some(result) = result {
                     Self::write_seats(tx, game, result).await?;
@@ -468,6 +468,15 @@ macro_rules! stats_store {
                 game: &GameRecord,
                 result: &GameResult,
             ) -> Result<(), StoreError> {
+                // Every ruleset ranks every seat; the statistics count a game by its seat 1.
+                let mut seats: Vec<i64> = result.players.iter().map(|p| p.seat).collect();
+                seats.sort_unstable();
+                if !seats.iter().copied().eq(game.players.iter().map(|s| s.seat)) {
+                    return Err(StoreError::Corrupt(format!(
+                        "the score of game {} ranks seats {seats:?}, not every seat",
+                        game.id
+                    )));
+                }
                 let facts = FactsBySeat::new(game, result)?;
                 if !result.players.is_empty() {
                     let cases = |first: usize| {
