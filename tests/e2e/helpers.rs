@@ -338,6 +338,36 @@ pub fn totals(score: &Value) -> Vec<(String, i64)> {
     totals
 }
 
+/// A scoreboard's entry for the player with this name.
+pub fn player<'a>(score: &'a Value, name: &str) -> &'a Value {
+    score["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .find(|p| p["name"] == name)
+        .expect("player")
+}
+
+/// `(name, rank)` in the answer's order: a scoreboard's players or a leaderboard's.
+pub fn ranks(answer: &Value) -> Vec<(&str, i64)> {
+    answer["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["rank"].as_i64().unwrap()))
+        .collect()
+}
+
+/// A player's points round by round.
+pub fn round_points(score: &Value, name: &str) -> Vec<i64> {
+    player(score, name)["rounds"]
+        .as_array()
+        .expect("rounds")
+        .iter()
+        .map(|r| r["points"].as_i64().unwrap())
+        .collect()
+}
+
 /// Every total of a scoreboard is the sum of its breakdown lines and adjustments, and every
 /// round's points the sum of its lines: no point is unexplained.
 pub fn assert_every_point_is_explained(score: &Value) {

@@ -12,7 +12,8 @@
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, TestClub, assert_every_point_is_explained, event, expect_totals, totals,
+    TestApp, TestClub, assert_every_point_is_explained, event, expect_totals, player, ranks,
+    round_points, totals,
 };
 use crate::on_both_backends;
 
@@ -199,24 +200,6 @@ async fn play_by_rows(app: &TestApp, club: &TestClub) -> String {
     game
 }
 
-fn player<'a>(score: &'a Value, name: &str) -> &'a Value {
-    score["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .expect("player")
-}
-
-fn round_points(score: &Value, name: &str) -> Vec<i64> {
-    player(score, name)["rounds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["points"].as_i64().unwrap())
-        .collect()
-}
-
 /// The breakdown line of a player's round with this label.
 fn line<'a>(score: &'a Value, name: &str, round: usize, label: &str) -> &'a Value {
     let lines = player(score, name)["rounds"][round - 1]["breakdown"]
@@ -226,15 +209,6 @@ fn line<'a>(score: &'a Value, name: &str, round: usize, label: &str) -> &'a Valu
         .iter()
         .find(|l| l["label"] == label)
         .unwrap_or_else(|| panic!("no line {label:?} in {lines:?}"))
-}
-
-fn ranks(score: &Value) -> Vec<(&str, i64)> {
-    score["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["name"].as_str().unwrap(), p["rank"].as_i64().unwrap()))
-        .collect()
 }
 
 on_both_backends!(

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, TestClub, assert_every_point_is_explained, event, expect_totals, totals,
+    TestApp, TestClub, assert_every_point_is_explained, event, expect_totals, round_points, totals,
 };
 use crate::on_both_backends;
 
@@ -85,21 +85,6 @@ async fn play(app: &TestApp, club: &TestClub, options: Value) -> String {
         assert_eq!(reply.body["events"][0]["seq"], version + 1);
     }
     game
-}
-
-fn round_points(score: &Value, name: &str) -> Vec<i64> {
-    let player = score["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .expect("player");
-    player["rounds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["points"].as_i64().unwrap())
-        .collect()
 }
 
 on_both_backends!(

@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, TestClub, assert_every_point_is_explained, event, expect_totals, totals,
+    TestApp, TestClub, assert_every_point_is_explained, event, expect_totals, player, ranks, totals,
 };
 use crate::on_both_backends;
 
@@ -180,30 +180,6 @@ async fn play(app: &TestApp, club: &TestClub, options: Value) -> String {
     game
 }
 
-fn player<'a>(score: &'a Value, name: &str) -> &'a Value {
-    score["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .expect("player")
-}
-
-/// `(name, rank)` in the scoreboard's order.
-fn ranks(score: &Value) -> Vec<(String, i64)> {
-    score["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().unwrap().to_owned(),
-                p["rank"].as_i64().unwrap(),
-            )
-        })
-        .collect()
-}
-
 /// The race in `details`: horse ids per group, front group first, each top first.
 fn groups(score: &Value) -> Vec<Vec<String>> {
     score["details"]["race"]["groups"]
@@ -268,10 +244,7 @@ async fn a_three_player_game_splits_a_shared_horse_and_charges_late_bets(app: Te
         totals(&score),
         expect_totals(&[("Ann", 2), ("Bo", 1), ("Cy", 1)])
     );
-    assert_eq!(
-        ranks(&score),
-        vec![("Ann".into(), 1), ("Bo".into(), 2), ("Cy".into(), 2)]
-    );
+    assert_eq!(ranks(&score), vec![("Ann", 1), ("Bo", 2), ("Cy", 2)]);
     assert_eq!(score["winners"], json!(["Ann"]));
     assert_eq!(score["tiebreak"], Value::Null);
     assert_eq!(score["final"], true);
@@ -363,10 +336,7 @@ async fn after_penalty_splitting_shares_the_win(app: TestApp) {
         totals(&score),
         expect_totals(&[("Ann", 2), ("Bo", 2), ("Cy", 1)])
     );
-    assert_eq!(
-        ranks(&score),
-        vec![("Ann".into(), 1), ("Bo".into(), 1), ("Cy".into(), 3)]
-    );
+    assert_eq!(ranks(&score), vec![("Ann", 1), ("Bo", 1), ("Cy", 3)]);
     assert_eq!(score["winners"], json!(["Ann", "Bo"]));
     // No tie-break exists: the win is shared, and the scoreboard says so.
     assert!(
@@ -578,10 +548,7 @@ async fn a_game_recorded_only_by_its_finishes_is_scored_from_the_last_one(app: T
         totals(&score),
         expect_totals(&[("Ann", 5), ("Bo", 1), ("Cy", 2)])
     );
-    assert_eq!(
-        ranks(&score),
-        vec![("Ann".into(), 1), ("Cy".into(), 2), ("Bo".into(), 3)]
-    );
+    assert_eq!(ranks(&score), vec![("Ann", 1), ("Cy", 2), ("Bo", 3)]);
     assert_eq!(score["winners"], json!(["Ann"]));
     assert_eq!(score["final"], true);
     assert_eq!(score["details"]["race"]["recorded_finish_only"], true);
@@ -857,10 +824,7 @@ async fn a_corrected_bet_changes_the_split_and_can_go_negative(app: TestApp) {
         totals(&score),
         expect_totals(&[("Ann", 5), ("Bo", 0), ("Cy", -1)])
     );
-    assert_eq!(
-        ranks(&score),
-        vec![("Ann".into(), 1), ("Bo".into(), 2), ("Cy".into(), 3)]
-    );
+    assert_eq!(ranks(&score), vec![("Ann", 1), ("Bo", 2), ("Cy", 3)]);
     assert_eq!(score["final"], true);
     assert_eq!(score["version"], 20);
     assert_every_point_is_explained(&score);
@@ -903,10 +867,7 @@ async fn a_retracted_card_changes_the_finish(app: TestApp) {
         expect_totals(&[("Ann", 2), ("Bo", 1), ("Cy", 2)])
     );
     assert_eq!(score["winners"], json!(["Ann", "Cy"]));
-    assert_eq!(
-        ranks(&score),
-        vec![("Ann".into(), 1), ("Cy".into(), 1), ("Bo".into(), 3)]
-    );
+    assert_eq!(ranks(&score), vec![("Ann", 1), ("Cy", 1), ("Bo", 3)]);
     assert!(score["tiebreak"].is_object(), "{score}");
     assert_eq!(score["final"], true);
     assert_eq!(

@@ -22,7 +22,7 @@
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestClub, event};
+use crate::helpers::{TestApp, TestClub, event, ranks};
 use crate::on_both_backends;
 
 /// A 7-card round collection from `(card, copies)`.
@@ -604,25 +604,6 @@ async fn player_stats_can_be_narrowed_to_one_game_and_a_period(app: TestApp) {
     assert_eq!(both["current_win_streak"], 1);
 }
 
-/// `(name, rank)` of a leaderboard.
-fn board(reply: &Value) -> Vec<(String, i64)> {
-    reply["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["name"].as_str().unwrap().to_owned(),
-                e["rank"].as_i64().unwrap(),
-            )
-        })
-        .collect()
-}
-
-fn ranked(pairs: &[(&str, i64)]) -> Vec<(String, i64)> {
-    pairs.iter().map(|(n, r)| ((*n).to_owned(), *r)).collect()
-}
-
 async fn the_leaderboard_sorts_by_win_rate_wins_or_average_score_and_honours_min_games(
     app: TestApp,
 ) {
@@ -660,7 +641,7 @@ async fn the_leaderboard_sorts_by_win_rate_wins_or_average_score_and_honours_min
     assert_eq!(by_rate["sort"], "win_rate");
     assert_eq!(by_rate["min_games"], 1);
     assert_eq!(by_rate["game"], Value::Null);
-    assert_eq!(board(&by_rate), ranked(&[("Bo", 1), ("Ann", 2), ("Cy", 3)]));
+    assert_eq!(ranks(&by_rate), vec![("Bo", 1), ("Ann", 2), ("Cy", 3)]);
     // Ann: totals 6+10+10+5+5 = 36 / 5 = 7.2, ranks 7/5 = 1.4.
     assert_eq!(
         by_rate["players"][1],
@@ -668,11 +649,11 @@ async fn the_leaderboard_sorts_by_win_rate_wins_or_average_score_and_honours_min
                "win_rate": 0.6, "average_score": 7.2, "average_rank": 1.4})
     );
     // Wins: Ann 3 and Bo 3 share rank 1 (Ann listed first: more games), Cy 1 → rank 3.
-    assert_eq!(board(&by_wins), ranked(&[("Ann", 1), ("Bo", 1), ("Cy", 3)]));
-    assert_eq!(board(&four), ranked(&[("Bo", 1), ("Ann", 2)]));
-    assert_eq!(board(&five), ranked(&[("Ann", 1)]));
+    assert_eq!(ranks(&by_wins), vec![("Ann", 1), ("Bo", 1), ("Cy", 3)]);
+    assert_eq!(ranks(&four), vec![("Bo", 1), ("Ann", 2)]);
+    assert_eq!(ranks(&five), vec![("Ann", 1)]);
     // Mint Condition damage, lowest first: Ann 31/4 = 7.75, Cy 24/3 = 8.0, Bo 26/3 = 8.667.
-    assert_eq!(board(&damage), ranked(&[("Ann", 1), ("Cy", 2), ("Bo", 3)]));
+    assert_eq!(ranks(&damage), vec![("Ann", 1), ("Cy", 2), ("Bo", 3)]);
     let averages: Vec<&Value> = damage["players"]
         .as_array()
         .unwrap()
@@ -682,12 +663,12 @@ async fn the_leaderboard_sorts_by_win_rate_wins_or_average_score_and_honours_min
     assert_eq!(averages, vec![&json!(7.75), &json!(8.0), &json!(8.667)]);
     assert_eq!(damage["game"], "mint-condition");
     // Mint Condition win rate: Ann 3/4 = 0.75, Bo 2/3 = 0.667, Cy 1/3 = 0.333.
-    assert_eq!(board(&mc_rate), ranked(&[("Ann", 1), ("Bo", 2), ("Cy", 3)]));
+    assert_eq!(ranks(&mc_rate), vec![("Ann", 1), ("Bo", 2), ("Cy", 3)]);
     // Mint Julep points, highest first: Bo 7, Ann 5.
-    assert_eq!(board(&julep), ranked(&[("Bo", 1), ("Ann", 2)]));
+    assert_eq!(ranks(&julep), vec![("Bo", 1), ("Ann", 2)]);
     // March to May: G3 (Cy beat Ann), G4 (Bo beat Cy), G5 (Bo beat Ann):
     // Bo 2/2 = 1.0, Cy 1/2 = 0.5, Ann 0/2 = 0.0.
-    assert_eq!(board(&spring), ranked(&[("Bo", 1), ("Cy", 2), ("Ann", 3)]));
+    assert_eq!(ranks(&spring), vec![("Bo", 1), ("Cy", 2), ("Ann", 3)]);
     assert_eq!(spring["players"][2]["win_rate"], json!(0.0));
 }
 
@@ -1198,7 +1179,7 @@ async fn a_correction_to_a_finished_game_replaces_its_result_everywhere(app: Tes
     assert_eq!(before, ((1, 1), (1, 0)));
     assert_eq!(played_and_won(&app, &club, &ann).await, (1, 0));
     assert_eq!(played_and_won(&app, &club, &bo).await, (1, 1));
-    assert_eq!(board(&leaderboard.body), ranked(&[("Bo", 1), ("Ann", 2)]));
+    assert_eq!(ranks(&leaderboard.body), vec![("Bo", 1), ("Ann", 2)]);
     assert_eq!(
         stats.body,
         json!({

@@ -343,6 +343,19 @@ fn placeholders(rows: usize, columns: usize) -> String {
         .join(", ")
 }
 
+/// A club player with their games played and last game, from the leaderboard sums (a
+/// `PlayerRow`); the caller adds the `WHERE`.
+macro_rules! player_select {
+    () => {
+        "SELECT p.id, p.name, \
+           (SELECT CAST(COALESCE(SUM(t.played), 0) AS BIGINT) FROM player_game_totals t \
+            WHERE t.club_id = p.club_id AND t.player_id = p.id) AS games_played, \
+           (SELECT MAX(t.last_played) FROM player_game_totals t \
+            WHERE t.club_id = p.club_id AND t.player_id = p.id) AS last_played \
+         FROM players p"
+    };
+}
+
 macro_rules! stats_store {
     ($store:ident, $db:ty, lock_players = $lock_players:literal) => {
         impl $store {
@@ -529,13 +542,13 @@ macro_rules! stats_store {
             ) -> Result<Vec<PlayerRow>, StoreError> {
                 let pattern = search.map(|s| format!("%{}%", s.to_lowercase().replace('%', "").replace('_', "")));
                 let rows = sqlx::query(
-                    "SELECT p.id, p.name, \
-                       (SELECT CAST(COALESCE(SUM(t.played), 0) AS BIGINT) FROM player_game_totals t WHERE t.club_id = p.club_id AND t.player_id = p.id) AS games_played, \
-                       (SELECT MAX(t.last_played) FROM player_game_totals t WHERE t.club_id = p.club_id AND t.player_id = p.id) AS last_played \
-                     FROM players p WHERE p.club_id = $1 \
+                    concat!(
+                        player_select!(),
+                        " WHERE p.club_id = $1 \
                        AND ($2 IS NULL OR p.name_key LIKE $2) \
                        AND ($3 IS NULL OR p.name_key > $3) \
-                     ORDER BY p.name_key LIMIT $4",
+                     ORDER BY p.name_key LIMIT $4"
+                    ),
                 )
                 .bind(club)
                 .bind(pattern)
@@ -548,10 +561,7 @@ macro_rules! stats_store {
 
             async fn player(&self, club: &str, id: &str) -> Result<Option<PlayerRow>, StoreError> {
                 let row = sqlx::query(
-                    "SELECT p.id, p.name, \
-                       (SELECT CAST(COALESCE(SUM(t.played), 0) AS BIGINT) FROM player_game_totals t WHERE t.club_id = p.club_id AND t.player_id = p.id) AS games_played, \
-                       (SELECT MAX(t.last_played) FROM player_game_totals t WHERE t.club_id = p.club_id AND t.player_id = p.id) AS last_played \
-                     FROM players p WHERE p.club_id = $1 AND p.id = $2",
+                    concat!(player_select!(), " WHERE p.club_id = $1 AND p.id = $2"),
                 )
                 .bind(club)
                 .bind(id)
