@@ -137,11 +137,16 @@ pub fn decide(
     })
 }
 
+/// A stored event as the domain replays it, with the schema version it was written with (the
+/// replay upcasts older data; the row is never rewritten).
 pub fn to_log_event(e: &StoredEvent) -> LogEvent {
     LogEvent {
         seq: e.seq as u64,
         event_type: e.event_type.clone(),
         data: e.data.clone(),
+        // Only this server writes the column (1, 2, …); anything else reads as the oldest
+        // schema, which upcasts the most.
+        schema_version: u32::try_from(e.schema_version).unwrap_or(0),
     }
 }
 
@@ -186,7 +191,13 @@ pub fn game_result(
             ))
         })
         .collect::<Result<_, Refused>>()?;
-    Ok(Some(GameResult { players, facts }))
+    let variant = Game::from_id(&game.game).and_then(|kind| kind.variant(&game.options));
+    Ok(Some(GameResult {
+        players,
+        facts,
+        variant: variant.map(|v| v.id.to_owned()),
+        lower_wins: evaluation.scoreboard.lower_wins,
+    }))
 }
 
 #[cfg(test)]

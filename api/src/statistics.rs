@@ -5,42 +5,28 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use tabletally_domain::Game;
+use tabletally_domain::insights::{FactSums, Sum, ratio, round3};
 use utoipa::ToSchema;
 
 use crate::append::{game_result, to_log_event};
-use crate::store::{FactTotal, GameStatsRows, LeaderRow, ResultRecord, Store, StoreError};
-
-/// Whether a lower total is the better one for this game's statistics. Mint Condition counts
-/// damage; its Heavily Used variant is rare enough not to flip the club's records.
-pub fn lower_is_better(game: &str) -> bool {
-    game == "mint-condition"
-}
-
-fn ratio(part: i64, whole: i64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        round3(part as f64 / whole as f64)
-    }
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
+use crate::store::{GameStatsRows, LeaderRow, ResultRecord, Store, StoreError};
 
 /// A player's figures for one game (or all games), from their results oldest first.
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
 pub struct GameFigures {
     /// Game id, or `all`.
     pub game: String,
+    /// The variant these games were played in (`heavily-used`); absent for the published rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub games_played: i64,
     /// A shared win counts as a win.
     pub wins: i64,
     pub win_rate: f64,
     pub average_score: f64,
-    /// Lowest total for Mint Condition (damage), highest for the others.
+    /// The lowest total where the lowest wins (Mint Condition's damage), else the highest.
     pub best_score: i64,
     pub worst_score: i64,
     pub average_rank: f64,
@@ -60,11 +46,16 @@ pub struct PlayerStats {
     pub last_played: Option<chrono::DateTime<chrono::Utc>>,
     /// The game played most often (ties: the one played most recently).
     pub favourite_game: Option<String>,
-    /// One entry per game played, by game id.
+    /// One entry per game and variant played, by game id (the published rules first).
     pub per_game: Vec<GameFigures>,
 }
 
-fn figures(game: &str, results: &[&ResultRecord]) -> GameFigures {
+/// The API's variant from a stored one (`""`: the published rules).
+pub fn variant_field(stored: &str) -> Option<String> {
+    (!stored.is_empty()).then(|| stored.to_owned())
+}
+
+fn figures((game, variant): (&str, &str), results: &[&ResultRecord]) -> GameFigures {
     let played = results.len() as i64;
     let wins = results.iter().filter(|r| r.won).count() as i64;
     let totals: Vec<i64> = results.iter().map(|r| r.total).collect();
@@ -72,13 +63,15 @@ fn figures(game: &str, results: &[&ResultRecord]) -> GameFigures {
         totals.iter().copied().min().unwrap_or(0),
         totals.iter().copied().max().unwrap_or(0),
     );
-    let (best, worst) = if lower_is_better(game) {
+    // One game and variant share one direction, which each game's scoreboard recorded.
+    let (best, worst) = if results.iter().all(|r| r.lower_wins) {
         (low, high)
     } else {
         (high, low)
     };
     GameFigures {
         game: game.to_owned(),
+        variant: variant_field(variant),
         games_played: played,
         wins,
         win_rate: ratio(wins, played),
@@ -107,13 +100,24 @@ pub fn player_stats(player_id: &str, name: &str, results: &[ResultRecord]) -> Pl
         run = if r.won { run + 1 } else { 0 };
         longest = longest.max(run);
     }
-    let mut by_game: BTreeMap<&str, Vec<&ResultRecord>> = BTreeMap::new();
+    let mut by_game: BTreeMap<(&str, &str), Vec<&ResultRecord>> = BTreeMap::new();
     for r in results {
-        by_game.entry(r.game.as_str()).or_default().push(r);
+        by_game
+            .entry((r.game.as_str(), r.variant.as_str()))
+            .or_default()
+            .push(r);
     }
-    let favourite_game = by_game
+    // The favourite is a game, whatever variant it was played in.
+    let mut by_game_only: BTreeMap<&str, (usize, Option<chrono::DateTime<chrono::Utc>>)> =
+        BTreeMap::new();
+    for r in results {
+        let entry = by_game_only.entry(r.game.as_str()).or_default();
+        entry.0 += 1;
+        entry.1 = entry.1.max(Some(r.played_at));
+    }
+    let favourite_game = by_game_only
         .iter()
-        .max_by_key(|(_, rs)| (rs.len(), rs.last().map(|r| r.played_at)))
+        .max_by_key(|(_, counted)| **counted)
         .map(|(g, _)| (*g).to_owned());
     PlayerStats {
         player_id: player_id.to_owned(),
@@ -130,7 +134,7 @@ pub fn player_stats(player_id: &str, name: &str, results: &[ResultRecord]) -> Pl
         longest_win_streak: longest,
         last_played: results.last().map(|r| r.played_at),
         favourite_game,
-        per_game: by_game.iter().map(|(g, rs)| figures(g, rs)).collect(),
+        per_game: by_game.iter().map(|(g, rs)| figures(*g, rs)).collect(),
     }
 }
 
@@ -156,14 +160,14 @@ pub struct LeaderboardEntry {
 }
 
 /// Ranks players: by the sort key, then wins, then games played, then name. Equal keys share
-/// a rank (competition ranking).
+/// a rank (competition ranking). A lower average score ranks first only when every game counted
+/// was won by the lowest total (its scoreboard said so).
 pub fn leaderboard(
     rows: Vec<LeaderRow>,
     sort: LeaderboardSort,
-    game: Option<&str>,
     min_games: i64,
 ) -> Vec<LeaderboardEntry> {
-    let lower_better = game.is_some_and(lower_is_better);
+    let lower_better = !rows.is_empty() && rows.iter().all(|r| r.lower_wins);
     let mut entries: Vec<LeaderboardEntry> = rows
         .into_iter()
         .filter(|r| r.played >= min_games && r.played > 0)
@@ -203,112 +207,19 @@ pub fn leaderboard(
     entries
 }
 
-/// The game's statistics: plays, scores, records, and what only a rule-aware service knows.
-pub fn game_insights(game: &str, rows: &GameStatsRows) -> Value {
-    let per_result = |sum: i64| {
-        if rows.results == 0 {
-            0.0
-        } else {
-            round3(sum as f64 / rows.results as f64)
-        }
-    };
-    let facts: BTreeMap<&str, &FactTotal> =
-        rows.facts.iter().map(|f| (f.key.as_str(), f)).collect();
-    let sum = |key: &str| facts.get(key).map_or(0, |f| f.sum);
-    let with_prefix = |prefix: &str| -> Vec<(&str, &FactTotal)> {
-        facts
-            .iter()
-            .filter_map(|(k, f)| k.strip_prefix(prefix).map(|rest| (rest, *f)))
-            .collect()
-    };
-    let mut insights = Map::new();
-    match game {
-        "mint-condition" => {
-            let damage: Map<String, Value> = with_prefix("damage:")
-                .into_iter()
-                .map(|(kind, f)| (kind.to_owned(), json!(per_result(f.sum))))
-                .collect();
-            insights.insert("average_damage_per_card_kind".into(), Value::Object(damage));
-            let decided = sum("be_careful_decided");
-            insights.insert(
-                "be_careful_decided".into(),
-                json!({"games": decided, "share": ratio(decided, rows.plays),
-                       "meaning": "games whose winners would differ without any Be Careful! damage"}),
-            );
-            let tiebreaks = sum("tiebreak_decided");
-            insights.insert(
-                "tiebreak_decided".into(),
-                json!({"games": tiebreaks, "share": ratio(tiebreaks, rows.plays)}),
-            );
-        }
-        "mind-up" => {
-            let mut columns = Map::new();
-            for value in 1..=5 {
-                let points = sum(&format!("column:{value}:points"));
-                let cards = sum(&format!("column:{value}:cards"));
-                columns.insert(
-                    value.to_string(),
-                    json!({"average_points_per_game": per_result(points), "average_cards_per_game": per_result(cards)}),
-                );
-            }
-            insights.insert("column_values".into(), Value::Object(columns));
-            insights.insert(
-                "average_bubbles_per_game".into(),
-                json!(per_result(sum("bubbles"))),
-            );
-            let mut rates = Map::new();
-            for (face, seen) in with_prefix("objective:") {
-                if let Some(face) = face.strip_suffix(":seen") {
-                    let hits = sum(&format!("objective:{face}:hit"));
-                    rates.insert(face.to_owned(), json!({"hit_rate": ratio(hits, seen.sum), "hits": hits, "chances": seen.sum}));
-                }
-            }
-            insights.insert("objective_hit_rates".into(), Value::Object(rates));
-        }
-        "mint-julep" => {
-            let mut horses = Map::new();
-            for (horse, bets) in with_prefix("bet:") {
-                let won = sum(&format!("bet_won:{horse}"));
-                let points = sum(&format!("bet_points:{horse}"));
-                horses.insert(
-                    horse.to_owned(),
-                    json!({"bets": bets.sum, "bettor_won": won, "win_rate": ratio(won, bets.sum),
-                           "average_points": if bets.sum == 0 { 0.0 } else { round3(points as f64 / bets.sum as f64) },
-                           "races_won": sum(&format!("winning_horse:{horse}"))}),
-                );
-            }
-            insights.insert("horses".into(), Value::Object(horses));
-            let late = sum("late_bets");
-            let penalty = sum("late_penalty");
-            insights.insert(
-                "late_bets".into(),
-                json!({"bets": late, "total_penalty": penalty,
-                       "average_penalty": if late == 0 { 0.0 } else { round3(penalty as f64 / late as f64) }}),
-            );
-        }
-        "vintage" => {
-            insights.insert(
-                "average_collection_value".into(),
-                json!(per_result(sum("collection_value"))),
-            );
-            insights.insert(
-                "average_collection_cards".into(),
-                json!(per_result(sum("collection_cards"))),
-            );
-            let prizes: Map<String, Value> = with_prefix("prize:")
-                .into_iter()
-                .map(|(prize, f)| {
-                    (
-                        prize.to_owned(),
-                        json!({"times_scored": f.count, "points": f.sum}),
-                    )
-                })
-                .collect();
-            insights.insert("prizes".into(), Value::Object(prizes));
-        }
-        _ => {}
+/// The game's rule-aware insights, from its facts summed over the club's finished games.
+pub fn game_insights(game: Game, rows: &GameStatsRows) -> Value {
+    let mut sums = FactSums::new(rows.plays, rows.results);
+    for fact in &rows.facts {
+        sums.add(
+            &fact.key,
+            Sum {
+                sum: fact.sum,
+                count: fact.count,
+            },
+        );
     }
-    Value::Object(insights)
+    Value::Object(game.insights(&sums))
 }
 
 /// Rebuilds every read model from the event log, logging progress. Returns how many games
@@ -348,7 +259,10 @@ mod tests {
     use super::*;
     use chrono::{TimeZone, Utc};
 
+    /// A result as stored: `game` may name a variant (`mint-condition/heavily-used`); the
+    /// direction is what that game's scoreboard says.
     fn result(day: u32, game: &str, total: i64, rank: i64) -> ResultRecord {
+        let (game, variant) = game.split_once('/').unwrap_or((game, ""));
         ResultRecord {
             game_id: format!("g{day}"),
             game: game.into(),
@@ -356,6 +270,8 @@ mod tests {
             total,
             rank,
             won: rank == 1,
+            variant: variant.into(),
+            lower_wins: game == "mint-condition" && variant.is_empty(),
         }
     }
 
@@ -411,6 +327,43 @@ mod tests {
     }
 
     #[test]
+    fn heavily_used_games_are_figures_of_their_own_where_the_highest_total_is_best() {
+        let results = vec![
+            result(1, "mint-condition", 30, 1),
+            result(2, "mint-condition/heavily-used", 42, 1),
+            result(3, "mint-condition/heavily-used", 14, 3),
+            result(4, "mint-condition", 45, 2),
+        ];
+
+        let stats = player_stats("p", "Ann", &results);
+
+        let figures: Vec<_> = stats
+            .per_game
+            .iter()
+            .map(|f| {
+                (
+                    f.game.as_str(),
+                    f.variant.as_deref(),
+                    f.games_played,
+                    f.best_score,
+                    f.worst_score,
+                    f.average_score,
+                )
+            })
+            .collect();
+        assert_eq!(
+            figures,
+            vec![
+                ("mint-condition", None, 2, 30, 45, 37.5),
+                ("mint-condition", Some("heavily-used"), 2, 42, 14, 28.0),
+            ]
+        );
+        // Wins over all games are counted as before: games 1 and 2.
+        assert_eq!((stats.games_played, stats.wins), (4, 2));
+        assert_eq!(stats.favourite_game.as_deref(), Some("mint-condition"));
+    }
+
+    #[test]
     fn the_leaderboard_shares_ranks_and_drops_players_below_min_games() {
         let row = |name: &str, played, wins, total_sum| LeaderRow {
             player_id: name.to_lowercase(),
@@ -419,6 +372,7 @@ mod tests {
             wins,
             total_sum,
             rank_sum: played * 2,
+            lower_wins: true,
         };
         let rows = vec![
             row("Ann", 4, 2, 120),
@@ -427,13 +381,16 @@ mod tests {
             row("Di", 1, 1, 10),
         ];
 
-        let board = leaderboard(rows.clone(), LeaderboardSort::WinRate, None, 2);
-        let by_score = leaderboard(
-            rows,
-            LeaderboardSort::AverageScore,
-            Some("mint-condition"),
-            1,
-        );
+        let board = leaderboard(rows.clone(), LeaderboardSort::WinRate, 2);
+        let by_score = leaderboard(rows.clone(), LeaderboardSort::AverageScore, 1);
+        let highest_first: Vec<LeaderRow> = rows
+            .into_iter()
+            .map(|r| LeaderRow {
+                lower_wins: false,
+                ..r
+            })
+            .collect();
+        let by_score_heavily_used = leaderboard(highest_first, LeaderboardSort::AverageScore, 1);
 
         // Cy 3/4 = 0.75; Ann 2/4 = 0.5 and Bo 1/2 = 0.5 share rank 2 (Ann first: more wins).
         let names: Vec<(&str, i64)> = board.iter().map(|e| (e.name.as_str(), e.rank)).collect();
@@ -441,5 +398,11 @@ mod tests {
         // Damage: Di 10, Bo 25, Ann 30, Cy 40 — lowest first.
         let names: Vec<&str> = by_score.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, vec!["Di", "Bo", "Ann", "Cy"]);
+        // Games the highest total won: highest average first.
+        let names: Vec<&str> = by_score_heavily_used
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(names, vec!["Cy", "Ann", "Bo", "Di"]);
     }
 }

@@ -24,6 +24,7 @@ struct StoredRow {
     seq: u64,
     event_type: String,
     data: String,
+    schema_version: u32,
 }
 
 /// A fixture, loaded and checked: its game and its rows.
@@ -76,6 +77,10 @@ fn load_fixture(path: &Path) -> Fixture {
                 .to_owned(),
             // As stored: the data is JSON text, serialised once, outside the measurement.
             data: serde_json::to_string(&e["data"]).expect("data serialises"),
+            // The fixtures were recorded at schema version 1, before rows carried one.
+            schema_version: e["schema_version"]
+                .as_u64()
+                .map_or(1, |v| u32::try_from(v).expect("a schema version")),
         })
         .collect();
     if let Some(named) = events.first().and_then(|e| e["data"]["game"].as_str()) {
@@ -96,6 +101,7 @@ fn parse(rows: &[StoredRow]) -> Vec<LogEvent> {
             seq: row.seq,
             event_type: row.event_type.clone(),
             data: serde_json::from_str(&row.data).expect("stored data is JSON"),
+            schema_version: row.schema_version,
         })
         .collect()
 }

@@ -10,11 +10,13 @@
 //! - [`ruleset`] — the trait every game implements (`apply` one event, `score` the state).
 //! - [`log`] — the common events (`retract`, `correct`, `abandon`) and the replay fold.
 //! - [`score`] — the scoreboard: every point with the breakdown line that explains it.
+//! - [`insights`] — what a club's finished games add up to, from each game's typed facts.
 //! - [`games`] — one folder per game, all of the same shape.
 
 pub mod data;
 pub mod error;
 pub mod games;
+pub mod insights;
 pub mod log;
 pub mod pointer;
 pub mod ruleset;

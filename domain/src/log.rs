@@ -9,6 +9,9 @@
 //! Which events are in force is decided from the newest event backwards (a retract can only
 //! name an earlier event), then the game events in force are folded through the ruleset in
 //! order. After any retract or correction the whole log is checked again.
+//!
+//! Stored events are never rewritten: each keeps the [`SCHEMA_VERSION`] it was written with,
+//! and the replay upcasts older data on the way in (see [`upcast`] and `docs/schema-versions.md`).
 
 use std::collections::HashMap;
 
@@ -26,12 +29,31 @@ pub const CORRECT: &str = "correct";
 pub const ABANDON: &str = "abandon";
 pub const COMMON_EVENT_TYPES: [&str; 3] = [RETRACT, CORRECT, ABANDON];
 
-/// An event as stored: its number in the game's log, its type and its data.
+/// The schema version events are written with today. History:
+/// 1. the first one;
+/// 2. Mint Condition's option `protected_be_careful` (games of version 1 played `"ignored"`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// An event as stored: its number in the game's log, its type, its data and the schema version
+/// that data was written with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogEvent {
     pub seq: u64,
     pub event_type: String,
     pub data: Value,
+    pub schema_version: u32,
+}
+
+impl LogEvent {
+    /// An event written today, at the current [`SCHEMA_VERSION`].
+    pub fn new(seq: u64, event_type: impl Into<String>, data: Value) -> Self {
+        Self {
+            seq,
+            event_type: event_type.into(),
+            data,
+            schema_version: SCHEMA_VERSION,
+        }
+    }
 }
 
 /// An event as submitted, before it has a number.
@@ -155,11 +177,7 @@ pub fn check_append<R: Ruleset>(
                     .into(),
             });
         }
-        combined.push(LogEvent {
-            seq,
-            event_type: new.event_type.clone(),
-            data: new.data.clone(),
-        });
+        combined.push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
         let last = &combined[combined.len() - 1];
         let step = if COMMON_EVENT_TYPES.contains(&new.event_type.as_str()) {
             replay::<R>(&combined)
@@ -371,8 +389,9 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
         .first()
         .filter(|e| e.event_type == GAME_STARTED && e.seq == 1)
         .ok_or(Fault::NoStart)?;
-    let started: StartedData =
+    let mut started: StartedData =
         parse_json(&start.data, "/data", "game_started").map_err(|e| Fault::at(1, e))?;
+    upcast_options::<R>(start.schema_version, &mut started.options);
     // Stored options are the effective ones, checked at creation: read them directly.
     let options = R::Options::deserialize(&started.options).map_err(|e| {
         Fault::at(
@@ -489,6 +508,25 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
     }
     replay.abandoned_at = abandoned_at;
     Ok(replay)
+}
+
+/// Brings a stored event's data up to today's [`SCHEMA_VERSION`], without touching the store:
+/// `game_started`'s options get the values a game of that version was played with for the
+/// options added since (see [`Ruleset::upcast_options`]). Other data has not changed shape.
+pub fn upcast<R: Ruleset>(event_type: &str, schema_version: u32, data: &mut Value) {
+    if event_type == GAME_STARTED
+        && let Some(options) = data.get_mut("options")
+    {
+        upcast_options::<R>(schema_version, options);
+    }
+}
+
+fn upcast_options<R: Ruleset>(schema_version: u32, options: &mut Value) {
+    if schema_version < SCHEMA_VERSION
+        && let Value::Object(options) = options
+    {
+        R::upcast_options(schema_version, options);
+    }
 }
 
 /// A retract or correct may only name an earlier event other than `game_started`.

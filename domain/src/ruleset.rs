@@ -6,9 +6,10 @@ use std::ops::RangeInclusive;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::RuleError;
+use crate::insights::{FactSums, Insight};
 use crate::score::{Fact, Scoreboard};
 use crate::setup::Player;
 
@@ -49,4 +50,41 @@ pub trait Ruleset {
     fn facts(_state: &Self::State) -> Vec<Fact> {
         Vec::new()
     }
+
+    /// Upcasts the effective options of a `game_started` stored at an older `schema_version`
+    /// (below [`crate::log::SCHEMA_VERSION`]): an option added since gets the value that game
+    /// was played with, never today's default. Stored events are not rewritten.
+    fn upcast_options(_schema_version: u32, _options: &mut Map<String, Value>) {}
+
+    /// True when the lowest total wins under the published rules (Mint Condition's damage).
+    const LOWER_WINS: bool = false;
+
+    /// The variants whose totals the statistics count apart: those that change what a total
+    /// means (Mint Condition's Heavily Used, where the highest total wins).
+    const VARIANTS: &'static [Variant] = &[];
+
+    /// Which of [`Ruleset::VARIANTS`] a game with these options plays; `None`: the published rules.
+    fn variant(_options: &Self::Options) -> Option<&'static Variant> {
+        None
+    }
+
+    /// Whether the lowest total wins a game with these options: what its scoreboard says.
+    fn lower_wins(options: &Self::Options) -> bool {
+        Self::variant(options).map_or(Self::LOWER_WINS, |v| v.lower_wins)
+    }
+
+    /// The insights [`Ruleset::insights`] answers, with what each means.
+    const INSIGHTS: &'static [Insight] = &[];
+
+    /// The game's insights from its facts summed over a club's finished games.
+    fn insights(_facts: &FactSums) -> serde_json::Map<String, Value> {
+        serde_json::Map::new()
+    }
+}
+
+/// A variant the statistics count apart, by its id in the API (`"heavily-used"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Variant {
+    pub id: &'static str,
+    pub lower_wins: bool,
 }

@@ -3,6 +3,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::insights::FactKey;
+
 /// The scoreboard of one game after replaying its log (or a prefix of it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scoreboard {
@@ -57,7 +59,8 @@ pub struct Adjustment {
 }
 
 /// A number a club statistic is built from: about one player (by name) or the whole game.
-/// Keys are the game's own words: `damage:fine-wine`, `objective:A1:hit`, `bet:you-got-me`.
+/// Keys are the game's own words: `damage:fine-wine`, `objective:A1:hit`, `bet:you-got-me`,
+/// written only through a game's typed [`FactKey`] so its insights read them back the same way.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fact {
     pub player: Option<String>,
@@ -66,7 +69,27 @@ pub struct Fact {
 }
 
 impl Fact {
-    pub fn player(name: &str, key: impl Into<String>, value: i64) -> Self {
+    pub fn player(name: &str, key: &impl FactKey, value: i64) -> Self {
+        Self {
+            player: Some(name.to_owned()),
+            key: key.key(),
+            value,
+        }
+    }
+
+    pub fn game(key: &impl FactKey, value: i64) -> Self {
+        Self {
+            player: None,
+            key: key.key(),
+            value,
+        }
+    }
+}
+
+/// Facts as stored, key spelt out: the tests pin the stored text the typed keys write.
+#[cfg(test)]
+impl Fact {
+    pub(crate) fn stored_player(name: &str, key: impl Into<String>, value: i64) -> Self {
         Self {
             player: Some(name.to_owned()),
             key: key.into(),
@@ -74,7 +97,7 @@ impl Fact {
         }
     }
 
-    pub fn game(key: impl Into<String>, value: i64) -> Self {
+    pub(crate) fn stored_game(key: impl Into<String>, value: i64) -> Self {
         Self {
             player: None,
             key: key.into(),

@@ -33,11 +33,11 @@ fn started() -> Vec<LogEvent> {
         color: None,
     });
     let setup = GAME.start(&players, &json!({})).expect("a valid setup");
-    vec![LogEvent {
-        seq: 1,
-        event_type: "game_started".into(),
-        data: json!({"players": setup.players, "options": setup.options}),
-    }]
+    vec![LogEvent::new(
+        1,
+        "game_started",
+        json!({"players": setup.players, "options": setup.options}),
+    )]
 }
 
 fn event(event_type: &str, data: Value) -> NewEvent {
@@ -143,11 +143,7 @@ fn append(log: &mut Vec<LogEvent>, batch: Vec<NewEvent>) -> Evaluation {
         .unwrap_or_else(|r| panic!("the batch should be accepted: {r}"));
     for new in batch {
         let seq = log.len() as u64 + 1;
-        log.push(LogEvent {
-            seq,
-            event_type: new.event_type,
-            data: new.data,
-        });
+        log.push(LogEvent::new(seq, new.event_type, new.data));
     }
     evaluation
 }

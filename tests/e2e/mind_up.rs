@@ -221,7 +221,8 @@ on_both_backends!(
     a_card_from_another_players_hand_is_refused_and_nothing_is_stored,
     a_rows_recorded_column_mixing_colours_is_refused,
     rows_recorded_cannot_be_mixed_with_turns_of_the_same_round,
-    an_objective_card_drawn_in_round_one_cannot_return_in_round_two,
+    three_objectives_renewed_every_round_score_each_rounds_own_and_cards_come_back,
+    with_four_objectives_round_two_must_show_round_ones_again,
     setup_errors_name_the_field,
 );
 
@@ -311,7 +312,10 @@ async fn a_game_recorded_turn_by_turn_with_objectives_is_won_on_round_three(app:
     );
     assert_eq!(
         (d1["points"].as_i64(), d1["detail"].as_str()),
-        (Some(0), Some("no green → not met"))
+        (
+            Some(0),
+            Some("no green (house rule d1_without_green: nothing) → not met")
+        )
     );
     assert_eq!(
         line(&score, "Bo", 3, "G1: some colour has exactly 3 cards")["points"],
@@ -617,30 +621,129 @@ async fn rows_recorded_cannot_be_mixed_with_turns_of_the_same_round(app: TestApp
     assert_eq!(app.version(&club, &game).await, 4);
 }
 
-async fn an_objective_card_drawn_in_round_one_cannot_return_in_round_two(app: TestApp) {
+/// A round's events with other objectives in its `round_started` (the first event).
+fn with_objectives(mut events: Vec<Value>, faces: Value) -> Vec<Value> {
+    events[0]["data"]["objectives"] = faces;
+    events
+}
+
+async fn three_objectives_renewed_every_round_score_each_rounds_own_and_cards_come_back(
+    app: TestApp,
+) {
+    // The turn-by-turn game with 3 objectives, new ones revealed every round (rulebook: only
+    // "more than 3" stay between rounds), and the house rule d1_without_green: bonus.
+    // Rows and column + bubble points as above (rounds 1–3: Ann 19 21 35, Bo 18 18 35,
+    // Cy 25 30 35, Di 20 27 39).
+    // Round 1, A1 C2 F1: A1 (1 or 3 orange) and C2 (one pink each) +2 for all; F1 (five
+    //   colours +2) all but Bo (no purple) → Ann 19 + 6 = 25, Bo 18 + 4 = 22, Cy 25 + 6 = 31,
+    //   Di 20 + 6 = 26.
+    // Round 2, B2 E2 A2 (card A again, other face): B2 +2 Ann and Di; E2 −2 Cy (4 purple);
+    //   A2 (−2: orange under the 1 or 2; score cards 4 3 2 1 5) Bo and Cy, whose orange is in
+    //   column 3 → Ann 21 + 2 = 23, Bo 18 − 2 = 16, Cy 30 − 2 − 2 = 26, Di 27 + 2 = 29.
+    // Round 3, D1 G1 A1 (card A again, round 1's face): D1 +2 Ann only — she has no green, and
+    //   with the bonus nothing lies right of it; the others' green is in column 1 with cards to
+    //   its right. G1 (a colour ×3) −2 for all. A1 +2 Cy and Di (3 orange; Ann 2, Bo 0)
+    //   → Ann 35 + 2 − 2 = 35, Bo 35 − 2 = 33, Cy 35 − 2 + 2 = 35, Di 39 − 2 + 2 = 39.
+    // Totals: Ann 25 + 23 + 35 = 83, Bo 22 + 16 + 33 = 71, Cy 31 + 26 + 35 = 92,
+    //   Di 26 + 29 + 39 = 94.
     let club = app.new_club().await;
-    let game = app.new_game(&club, new_game(2)).await;
+    let mut setup = new_game(3);
+    setup["options"]["d1_without_green"] = json!("bonus");
+    let game = app.new_game(&club, setup).await;
+    let rounds = [
+        with_objectives(round_1_events(), json!(["A1", "C2", "F1"])),
+        with_objectives(round_2_events(), json!(["B2", "E2", "A2"])),
+        with_objectives(round_3_events(), json!(["D1", "G1", "A1"])),
+    ];
+    let mut version = 1;
+    for (round, events) in (1..).zip(rounds) {
+        let n = events.len() as i64;
+        let reply = app.append(&club, &game, Some(version), events).await;
+        assert_eq!(reply.status, 201, "round {round}: {}", reply.body);
+        version += n;
+    }
+
+    let score = app.score(&club, &game).await;
+
     assert_eq!(
-        app.append(&club, &game, Some(1), round_1_events())
-            .await
-            .status,
-        201
+        totals(&score),
+        expect_totals(&[("Ann", 83), ("Bo", 71), ("Cy", 92), ("Di", 94)])
     );
+    assert_eq!(round_points(&score, "Ann"), vec![25, 23, 35]);
+    assert_eq!(round_points(&score, "Bo"), vec![22, 16, 33]);
+    assert_eq!(round_points(&score, "Cy"), vec![31, 26, 35]);
+    assert_eq!(round_points(&score, "Di"), vec![26, 29, 39]);
+    assert_eq!(score["winners"], json!(["Di"]));
+    assert_eq!(score["tiebreak"], Value::Null);
+    assert_eq!(score["final"], true);
+    assert_eq!(score["version"], 28);
+    assert_every_point_is_explained(&score);
+    assert_eq!(
+        line(&score, "Bo", 1, "F1: all five colours present")["points"],
+        0
+    );
+    let a2 = line(
+        &score,
+        "Cy",
+        2,
+        "A2: orange present and its column's score card is 1 or 2",
+    );
+    assert_eq!(
+        (a2["points"].as_i64(), a2["detail"].as_str()),
+        (Some(-2), Some("orange under the 2 → −2"))
+    );
+    let d1 = line(
+        &score,
+        "Ann",
+        3,
+        "D1: green present and no card to the right of the green column",
+    );
+    assert_eq!(
+        (d1["points"].as_i64(), d1["detail"].as_str()),
+        (
+            Some(2),
+            Some("no green, so nothing to its right (house rule d1_without_green: bonus) → +2")
+        )
+    );
+    assert_eq!(
+        line(&score, "Di", 3, "A1: exactly 1 or 3 orange")["points"],
+        2
+    );
+    assert_eq!(score["details"]["objectives"], json!(["D1", "G1", "A1"]));
+    // The house rule is in the game's options and on the scoreboard's list.
+    let house_rule = score["house_rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["option"] == "d1_without_green")
+        .unwrap_or_else(|| panic!("no d1_without_green in {}", score["house_rules"]));
+    assert_eq!(house_rule["value"], "bonus");
+    assert_eq!(house_rule["default"], false);
+    let summary = app
+        .get(&format!("/v1/games/{game}"), Some(&club.token))
+        .await;
+    assert_eq!(summary.body["options"]["objectives"], 3);
+    assert_eq!(summary.body["options"]["d1_without_green"], "bonus");
+}
+
+async fn with_four_objectives_round_two_must_show_round_ones_again(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(4)).await;
+    let round_1 = with_objectives(round_1_events(), json!(["A1", "C2", "F1", "G2"]));
+    assert_eq!(app.append(&club, &game, Some(1), round_1).await.status, 201);
+    // Round 2 shows a new card B in place of G.
     let mut start = round_2_events().remove(0);
-    // Round 1 used A1 and C2; A2 is the other face of card A.
-    start["data"]["objectives"] = json!(["B2", "A2"]);
+    start["data"]["objectives"] = json!(["A1", "C2", "F1", "B2"]);
 
     let reply = app.append(&club, &game, Some(9), vec![start]).await;
 
     let problem = reply.problem(422);
     assert_eq!(problem["event_index"], 0);
-    assert_eq!(problem["pointer"], "/events/0/data/objectives/1");
-    assert!(
-        problem["detail"]
-            .as_str()
-            .unwrap()
-            .contains("card A was drawn in round 1"),
-        "{problem}"
+    assert_eq!(problem["pointer"], "/events/0/data/objectives");
+    assert_eq!(
+        problem["detail"],
+        "with more than 3 objectives the cards are not changed between rounds: round 1's A1, \
+         C2, F1 and G2 stay active in round 2"
     );
     assert_eq!(app.version(&club, &game).await, 9);
 }

@@ -2,9 +2,11 @@
 //! rules (shared/rules/mint-condition.md).
 
 use serde_json::{Value, json};
+use sqlx::Connection;
 
 use crate::helpers::{
-    TestApp, TestClub, assert_every_point_is_explained, event, expect_totals, round_points, totals,
+    Backend, TestApp, TestClub, assert_every_point_is_explained, event, expect_totals,
+    round_points, totals,
 };
 use crate::on_both_backends;
 
@@ -67,15 +69,32 @@ fn round_3() -> Value {
     }})
 }
 
+/// Round 3 with Bo's Sleeve Me Up! protecting his only Be Careful! instead of his Legacy
+/// Edition. Bo: Heavy Rotation ×4 → 0, Fine Wine ×2 → 4, Legacy Edition → 4 = 8.
+/// Be Careful! counted 1 / 1 / 2 → Ann 3, Bo 3, Cy 0, as in round 3: Bo 8 + 3 = 11.
+/// With the protected one left out, 1 / 0 / 2 → Bo holds none → 5: Bo 8 + 5 = 13.
+fn round_3_bo_protects_his_be_careful() -> Value {
+    let mut round = round_3();
+    round["collections"]["Bo"][6] = json!({"card": "be-careful", "protected": true});
+    round["collections"]["Bo"][8] = json!({"card": "legacy-edition", "symbol": "blue"});
+    round
+}
+
 /// Plays the three rounds one request each, checking versions; returns the game id.
 async fn play(app: &TestApp, club: &TestClub, options: Value) -> String {
     let game = app.new_game(club, new_game(options)).await;
-    for (i, round) in [round_1(), round_2(), round_3()].into_iter().enumerate() {
+    play_rounds(app, club, &game, [round_1(), round_2(), round_3()]).await;
+    game
+}
+
+/// Records `rounds` one request each in a new game, checking versions.
+async fn play_rounds(app: &TestApp, club: &TestClub, game: &str, rounds: [Value; 3]) {
+    for (i, round) in rounds.into_iter().enumerate() {
         let version = i as i64 + 1;
         let reply = app
             .append(
                 club,
-                &game,
+                game,
                 Some(version),
                 vec![event("round_collected", round)],
             )
@@ -84,7 +103,6 @@ async fn play(app: &TestApp, club: &TestClub, options: Value) -> String {
         assert_eq!(reply.body["version"], version + 1);
         assert_eq!(reply.body["events"][0]["seq"], version + 1);
     }
-    game
 }
 
 on_both_backends!(
@@ -97,6 +115,9 @@ on_both_backends!(
     round_one_corrected_after_round_three_changes_the_score,
     a_correction_that_breaks_a_deck_limit_is_refused,
     the_score_at_an_earlier_seq_replays_only_that_far,
+    a_protected_be_careful_counts_toward_the_majority_by_default,
+    with_protected_be_careful_ignored_a_protected_one_is_left_out_of_the_majority,
+    a_game_stored_before_protected_be_careful_keeps_its_old_score,
 );
 
 async fn a_standard_game_is_won_by_the_lowest_damage(app: TestApp) {
@@ -141,6 +162,7 @@ async fn a_standard_game_is_won_by_the_lowest_damage(app: TestApp) {
             "be_careful_when_none",
             "memories_over_three",
             "sleeve_protects",
+            "protected_be_careful",
             "smoking_kills",
             "tiebreak_scope"
         ]
@@ -368,4 +390,184 @@ async fn a_house_rule_changes_the_score_and_is_listed(app: TestApp) {
     assert_eq!(score["house_rules"][0]["value"], "multiples_of_three");
     assert_eq!(score["house_rules"][0]["default"], false);
     assert_every_point_is_explained(&score);
+}
+
+/// The house-rule point `option` of a score: its value and whether that is the default.
+fn house_rule_point(score: &Value, option: &str) -> (Value, Value) {
+    let point = score["house_rule_points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["option"] == option)
+        .unwrap_or_else(|| panic!("{option} is not among the house-rule points: {score}"));
+    (point["value"].clone(), point["default"].clone())
+}
+
+async fn a_protected_be_careful_counts_toward_the_majority_by_default(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    play_rounds(
+        &app,
+        &club,
+        &game,
+        [round_1(), round_2(), round_3_bo_protects_his_be_careful()],
+    )
+    .await;
+
+    let score = app.score(&club, &game).await;
+
+    // Bo's protected Be Careful! still counts: 12 + 22 + 11 = 45.
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 51), ("Bo", 45), ("Cy", 38)])
+    );
+    assert_eq!(round_points(&score, "Bo"), vec![12, 22, 11]);
+    assert_eq!(
+        house_rule_point(&score, "protected_be_careful"),
+        (json!("counts"), json!(true))
+    );
+    assert_eq!(score["house_rules"], json!([]));
+    assert_every_point_is_explained(&score);
+    // Every event is written at schema version 2, game_started with the option.
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    let events = log.body["events"].as_array().unwrap();
+    assert_eq!(events.len(), 4);
+    assert!(
+        events.iter().all(|e| e["schema_version"] == 2),
+        "{events:?}"
+    );
+    assert_eq!(
+        events[0]["data"]["options"]["protected_be_careful"],
+        "counts"
+    );
+}
+
+async fn with_protected_be_careful_ignored_a_protected_one_is_left_out_of_the_majority(
+    app: TestApp,
+) {
+    let club = app.new_club().await;
+    let game = app
+        .new_game(&club, new_game(json!({"protected_be_careful": "ignored"})))
+        .await;
+    play_rounds(
+        &app,
+        &club,
+        &game,
+        [round_1(), round_2(), round_3_bo_protects_his_be_careful()],
+    )
+    .await;
+
+    let score = app.score(&club, &game).await;
+
+    // Bo is treated as holding none in round 3: 12 + 22 + 13 = 47.
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 51), ("Bo", 47), ("Cy", 38)])
+    );
+    assert_eq!(round_points(&score, "Bo"), vec![12, 22, 13]);
+    assert_eq!(score["house_rules"].as_array().unwrap().len(), 1);
+    assert_eq!(score["house_rules"][0]["option"], "protected_be_careful");
+    assert_eq!(score["house_rules"][0]["value"], "ignored");
+    assert_eq!(score["house_rules"][0]["default"], false);
+    assert_every_point_is_explained(&score);
+}
+
+/// Runs one statement on the server's database (`$1`, `$2` … bound to `binds`).
+async fn execute(app: &TestApp, sql: &'static str, binds: &[&str]) {
+    match app.backend {
+        Backend::Sqlite => {
+            let mut conn = sqlx::SqliteConnection::connect(&app.database_url)
+                .await
+                .expect("a second connection to the server's database");
+            let mut query = sqlx::query(sql);
+            for bind in binds {
+                query = query.bind(*bind);
+            }
+            query.execute(&mut conn).await.expect("the statement runs");
+        }
+        Backend::Postgres => {
+            let mut conn = sqlx::PgConnection::connect(&app.database_url)
+                .await
+                .expect("a second connection to the server's database");
+            let mut query = sqlx::query(sql);
+            for bind in binds {
+                query = query.bind(*bind);
+            }
+            query.execute(&mut conn).await.expect("the statement runs");
+        }
+    }
+}
+
+async fn a_game_stored_before_protected_be_careful_keeps_its_old_score(app: TestApp) {
+    // Arrange: a game whose game_started is what the server stored at schema version 1 — the
+    // effective options of that time, without protected_be_careful.
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    let mut started = log.body["events"][0]["data"].clone();
+    started["options"]
+        .as_object_mut()
+        .unwrap()
+        .remove("protected_be_careful");
+    assert_eq!(
+        started["options"],
+        json!({"lucky": false, "heavily_used": false, "expert_cards": false,
+               "strict_counts": true, "be_careful_when_none": "five",
+               "memories_over_three": "free", "sleeve_protects": 1,
+               "smoking_kills": null, "tiebreak_scope": "game"})
+    );
+    execute(
+        &app,
+        "UPDATE events SET schema_version = 1, data = $1 WHERE game_id = $2 AND seq = 1",
+        &[&started.to_string(), &game],
+    )
+    .await;
+    execute(
+        &app,
+        "UPDATE games SET options = $1 WHERE id = $2",
+        &[&started["options"].to_string(), &game],
+    )
+    .await;
+
+    // Act: its rounds are recorded by today's server.
+    play_rounds(
+        &app,
+        &club,
+        &game,
+        [round_1(), round_2(), round_3_bo_protects_his_be_careful()],
+    )
+    .await;
+    let score = app.score(&club, &game).await;
+
+    // Assert: scored as then, Bo's protected Be Careful! left out: 12 + 22 + 13 = 47.
+    let old_totals = expect_totals(&[("Ann", 51), ("Bo", 47), ("Cy", 38)]);
+    assert_eq!(totals(&score), old_totals);
+    assert_eq!(
+        house_rule_point(&score, "protected_be_careful"),
+        (json!("ignored"), json!(false))
+    );
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    let versions: Vec<&Value> = log.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["schema_version"])
+        .collect();
+    assert_eq!(versions, [&json!(1), &json!(2), &json!(2), &json!(2)]);
+
+    // And a game stored whole before the change scores the same.
+    execute(
+        &app,
+        "UPDATE events SET schema_version = 1 WHERE game_id = $1",
+        &[&game],
+    )
+    .await;
+    let score = app.score(&club, &game).await;
+    assert_eq!(totals(&score), old_totals);
 }

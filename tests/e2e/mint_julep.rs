@@ -222,6 +222,7 @@ on_both_backends!(
     the_score_at_an_earlier_seq_replays_only_that_far,
     a_game_recorded_only_by_its_finishes_is_scored_from_the_last_one,
     a_two_player_game_scores_every_bet_on_its_own,
+    a_two_player_game_with_one_bet_each_and_a_late_second_bet,
     every_illegal_move_is_refused_naming_the_move,
     a_race_move_before_every_round_one_bet_is_refused,
     a_corrected_bet_changes_the_split_and_can_go_negative,
@@ -634,6 +635,157 @@ async fn a_two_player_game_scores_every_bet_on_its_own(app: TestApp) {
     assert_every_point_is_explained(&score);
 }
 
+/// Ann and Bo: one bet each in round 1 — the second bet is allowed, not required — and each
+/// adds a second later, paying that round's late penalty. One Mint Julep card a round.
+async fn a_two_player_game_with_one_bet_each_and_a_late_second_bet(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    // Seq 2–5. 4 Ann: YGM forward (named) → `[YGM] [AJ MS NA WP]`.
+    // 5 Bo: Mint Julep on AJ (top of `[AJ MS NA WP]`, flipped), AJ forward (top) → `[AJ YGM] [MS NA WP]`.
+    let round_1_race = vec![
+        bet(1, "Ann", "you-got-me", None),
+        bet(1, "Bo", "alaskan-justice", None),
+        card(1, "Ann", vec![step("you-got-me", "forward", "named")], None),
+        card(
+            1,
+            "Bo",
+            vec![step("alaskan-justice", "forward", "top")],
+            Some("alaskan-justice"),
+        ),
+    ];
+    let version = send(&app, &club, &game, 1, round_1_race).await;
+    // MS is an unflipped top horse, but round 1's one Mint Julep card is out.
+    let second_julep = app
+        .append(
+            &club,
+            &game,
+            Some(version),
+            vec![card(
+                1,
+                "Ann",
+                vec![step("maple-splendor", "forward", "top")],
+                Some("maple-splendor"),
+            )],
+        )
+        .await;
+    let problem = second_julep.problem(422);
+    assert_eq!(problem["pointer"], "/events/0/data/mint_julep");
+    assert_eq!(
+        problem["detail"],
+        "Bo already played the Mint Julep card in round 1 (on Alaskan Justice); the deck holds \
+         one Mint Julep card and it is shuffled back only at the end of the round"
+    );
+    // Round 1 under way with one bet each: AJ 1st, YGM 2nd → Ann 2 + 2 = 4, Bo 0 + 3 = 3.
+    let mid = app.score(&club, &game).await;
+    assert_eq!(mid["version"], 5);
+    assert_eq!(totals(&mid), expect_totals(&[("Ann", 4), ("Bo", 3)]));
+    // Seq 6.
+    let version = send(&app, &club, &game, version, vec![round_ended(1)]).await;
+    // Seq 7–10. 7 Ann adds NA (no "replaces": her second bet, late penalty 1).
+    // 8 Ann: NA forward (named) → `[NA AJ YGM] [MS WP]`.
+    // 9 Bo: Mint Julep again (shuffled back at round 1's end) on MS, MS forward (top) →
+    //   `[MS NA AJ YGM] [WP]`.
+    let round_2 = vec![
+        bet(2, "Ann", "newtons-apple", None),
+        card(
+            2,
+            "Ann",
+            vec![step("newtons-apple", "forward", "named")],
+            None,
+        ),
+        card(
+            2,
+            "Bo",
+            vec![step("maple-splendor", "forward", "top")],
+            Some("maple-splendor"),
+        ),
+        round_ended(2),
+    ];
+    let version = send(&app, &club, &game, version, round_2).await;
+    // Seq 11. Bo adds WP (late penalty 2).
+    let version = send(
+        &app,
+        &club,
+        &game,
+        version,
+        vec![bet(3, "Bo", "whiskey-princess", None)],
+    )
+    .await;
+    // Ann holds two bets now: a new one must name the one it replaces.
+    let unnamed = app
+        .append(
+            &club,
+            &game,
+            Some(version),
+            vec![bet(3, "Ann", "maple-splendor", None)],
+        )
+        .await;
+    let problem = unnamed.problem(422);
+    assert_eq!(problem["pointer"], "/events/0/data/replaces");
+    assert_eq!(
+        problem["detail"],
+        "with 2 players Ann holds two bets (on You Got Me and Newton's Apple); \"replaces\" must \
+         name the horse of the bet this one replaces"
+    );
+    // Seq 12–14. 12 Bo: WP forward (top) from the last group → `[WP MS NA AJ YGM]`.
+    // 13 Ann: YGM forward (named), no group ahead → `[YGM] [WP MS NA AJ]`.
+    let round_3 = vec![
+        card(
+            3,
+            "Bo",
+            vec![step("whiskey-princess", "forward", "top")],
+            None,
+        ),
+        card(3, "Ann", vec![step("you-got-me", "forward", "named")], None),
+        round_ended(3),
+    ];
+    assert_eq!(send(&app, &club, &game, version, round_3).await, 14);
+
+    let score = app.score(&club, &game).await;
+
+    // Final YGM, WP, MS, NA, AJ; with 2 players every bet on its own.
+    // Ann: YGM (round 1) 1st 2 + 3 = 5; NA (round 2) 4th 1 + 0 − 1 = 0 → 5.
+    // Bo: AJ (round 1) 5th 0 + 0 = 0; WP (round 3) 2nd 2 + 2 − 2 = 2 → 2.
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 5), ("Bo", 2)]));
+    assert_eq!(score["winners"], json!(["Ann"]));
+    assert_eq!(score["final"], true);
+    assert_eq!(
+        groups(&score),
+        expect_groups(&[
+            &["you-got-me"],
+            &[
+                "whiskey-princess",
+                "maple-splendor",
+                "newtons-apple",
+                "alaskan-justice"
+            ]
+        ])
+    );
+    assert_eq!(flipped(&score), vec!["maple-splendor", "alaskan-justice"]);
+    let rounds = |name: &str| -> Vec<(i64, i64)> {
+        player(&score, name)["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["round"].as_i64().unwrap(), r["points"].as_i64().unwrap()))
+            .collect()
+    };
+    assert_eq!(rounds("Ann"), vec![(1, 5), (2, 0)]);
+    assert_eq!(rounds("Bo"), vec![(1, 0), (3, 2)]);
+    let late = &player(&score, "Ann")["rounds"][1]["breakdown"][0];
+    assert_eq!(late["label"], "bet on Newton's Apple (round 2)");
+    assert_eq!(
+        late["detail"],
+        "start bonus 1 + 4th place 0 − late penalty 1 = 0"
+    );
+    assert_every_point_is_explained(&score);
+}
+
 /// Round 1 up to seq 8: `[WP NA AJ YGM] [MS]`, WP flipped; version 8.
 async fn game_in_round_one(app: &TestApp, club: &TestClub) -> String {
     let game = app.new_game(club, new_game(json!({}))).await;
@@ -687,27 +839,19 @@ async fn every_illegal_move_is_refused_naming_the_move(app: TestApp) {
                 "Alaskan Justice is under Whiskey Princess",
             ],
         ),
-        // WP was flipped by seq 8's Mint Julep card.
+        // Seq 8 played round 1's one Mint Julep card (MS is an unflipped top horse).
         (
             card_data(
                 1,
                 "Cy",
-                vec![step("whiskey-princess", "back", "top")],
-                Some("whiskey-princess"),
+                vec![step("maple-splendor", "forward", "top")],
+                Some("maple-splendor"),
             ),
-            "/events/0/data/mint_julep/horse",
-            vec!["Whiskey Princess was already flipped"],
-        ),
-        // A Mint Julep card on a horse under others.
-        (
-            card_data(
-                1,
-                "Cy",
-                vec![step("you-got-me", "forward", "named")],
-                Some("you-got-me"),
-            ),
-            "/events/0/data/mint_julep/horse",
-            vec!["You Got Me is under Whiskey Princess"],
+            "/events/0/data/mint_julep",
+            vec![
+                "Ann already played the Mint Julep card in round 1 (on Whiskey Princess)",
+                "shuffled back only at the end of the round",
+            ],
         ),
         // A horse that does not run.
         (
@@ -767,6 +911,46 @@ async fn every_illegal_move_is_refused_naming_the_move(app: TestApp) {
             &["maple-splendor"]
         ])
     );
+
+    // Round 2: the Mint Julep card is back in the deck, and its horse is checked.
+    assert_eq!(send(&app, &club, &game, 8, vec![round_ended(1)]).await, 9);
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        // WP was flipped by seq 8's Mint Julep card.
+        (
+            card_data(
+                2,
+                "Cy",
+                vec![step("whiskey-princess", "back", "top")],
+                Some("whiskey-princess"),
+            ),
+            vec!["Whiskey Princess was already flipped"],
+        ),
+        // A Mint Julep card on a horse under others.
+        (
+            card_data(
+                2,
+                "Cy",
+                vec![step("you-got-me", "forward", "named")],
+                Some("you-got-me"),
+            ),
+            vec!["You Got Me is under Whiskey Princess"],
+        ),
+    ];
+    for (data, words) in cases {
+        let reply = app
+            .append(&club, &game, Some(9), vec![event("card_played", data)])
+            .await;
+
+        let problem = reply.problem(422);
+        assert_eq!(
+            problem["pointer"], "/events/0/data/mint_julep/horse",
+            "{problem}"
+        );
+        let detail = problem["detail"].as_str().unwrap();
+        for word in words {
+            assert!(detail.contains(word), "{word:?} not in {detail:?}");
+        }
+    }
 }
 
 async fn a_race_move_before_every_round_one_bet_is_refused(app: TestApp) {

@@ -177,11 +177,25 @@ async fn mint_condition(
     rounds_spec: Rounds,
     rounds: usize,
 ) -> String {
+    let options = json!({});
+    mint_condition_with(app, club, date, players, &options, rounds_spec, rounds).await
+}
+
+/// [`mint_condition`] with these options.
+async fn mint_condition_with(
+    app: &TestApp,
+    club: &TestClub,
+    date: &str,
+    players: (&str, &str),
+    options: &Value,
+    rounds_spec: Rounds,
+    rounds: usize,
+) -> String {
     let game = app
         .new_game(
             club,
             json!({"game": "mint-condition", "players": [{"name": players.0}, {"name": players.1}],
-                   "started_at": at(date)}),
+                   "options": options, "started_at": at(date)}),
         )
         .await;
     for (i, (first, second)) in rounds_spec.into_iter().take(rounds).enumerate() {
@@ -413,6 +427,8 @@ on_both_backends!(
     a_correction_to_a_finished_game_replaces_its_result_everywhere,
     tables_starting_and_finishing_at_once_with_the_same_players_all_count,
     a_rebuild_from_the_log_gives_identical_answers,
+    heavily_used_games_are_counted_under_their_own_variant_where_the_highest_total_is_best,
+    a_variant_is_checked_against_the_game,
 );
 
 async fn the_player_list_is_by_name_searchable_and_paginated(app: TestApp) {
@@ -1346,6 +1362,176 @@ async fn a_rebuild_from_the_log_gives_identical_answers(app: TestApp) {
             "{differing:?} differ after a rebuild; the first one was\n{:#}\nand is now\n{:#}",
             first.map_or(Value::Null, |(old, _)| old.1.clone()),
             first.map_or(Value::Null, |(_, new)| new.1.clone()),
+        );
+    }
+}
+
+/// A club mixing both scorings of Mint Condition, and Mint Julep:
+///
+/// | game | kind                         | seats   | totals | result                       |
+/// |------|------------------------------|---------|--------|------------------------------|
+/// | S1   | mint-condition               | Ann, Bo | 6, 14  | Ann wins (lowest)            |
+/// | H1   | mint-condition, heavily used | Ann, Bo | 6, 14  | Bo wins (highest)            |
+/// | H2   | mint-condition, heavily used | Ann, Cy | 10, 9  | Ann wins; Be Careful! decided |
+/// | J    | mint-julep (G5)              | Ann, Bo | 5, 7   | Bo wins                      |
+struct Variants {
+    club: TestClub,
+    ann: String,
+    s1: String,
+    h1: String,
+    h2: String,
+}
+
+async fn seed_variants(app: &TestApp) -> Variants {
+    let club = app.new_club().await;
+    let heavily_used = json!({"heavily_used": true});
+    let s1 = mint_condition(app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    let h1 = mint_condition_with(
+        app,
+        &club,
+        "2026-02-14",
+        ("Ann", "Bo"),
+        &heavily_used,
+        g1_rounds(),
+        3,
+    )
+    .await;
+    let h2 = mint_condition_with(
+        app,
+        &club,
+        "2026-03-07",
+        ("Ann", "Cy"),
+        &heavily_used,
+        g3_rounds(),
+        3,
+    )
+    .await;
+    mint_julep(app, &club).await;
+    let ann = seat_ids(app, &club, &s1).await[0].1.clone();
+    Variants {
+        club,
+        ann,
+        s1,
+        h1,
+        h2,
+    }
+}
+
+async fn heavily_used_games_are_counted_under_their_own_variant_where_the_highest_total_is_best(
+    app: TestApp,
+) {
+    let v = seed_variants(&app).await;
+    let get = async |path: &str| {
+        let reply = app.get(path, Some(&v.club.token)).await;
+        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+        reply.body
+    };
+
+    let published = get("/v1/stats/games/mint-condition").await;
+    let heavily_used = get("/v1/stats/games/mint-condition?variant=heavily-used").await;
+    let ann = get(&format!("/v1/players/{}/stats", v.ann)).await;
+    let damage = get("/v1/stats/leaderboard?game=mint-condition&sort=average_score").await;
+    let points =
+        get("/v1/stats/leaderboard?game=mint-condition&variant=heavily-used&sort=average_score")
+            .await;
+    let hu_rate = get("/v1/stats/leaderboard?game=mint-condition&variant=heavily-used").await;
+    let everything = get("/v1/stats/leaderboard").await;
+
+    // The published rules: S1 only, 6 + 14 = 20 over 2 results; the lowest damage is best.
+    assert_eq!(
+        published,
+        json!({
+            "game": "mint-condition", "plays": 1, "average_score": 10.0, "lower_is_better": true,
+            "record_best": {"total": 6, "player": "Ann", "game_id": v.s1},
+            "record_worst": {"total": 14, "player": "Bo", "game_id": v.s1},
+            "insights": {
+                "average_damage_per_card_kind": {
+                    "autographed": 2.5, "be-careful": 1.5, "fine-wine": 2.0, "legacy-edition": 4.0},
+                "be_careful_decided": {"games": 0, "share": 0.0,
+                    "meaning": "games whose winners would differ without any Be Careful! damage"},
+                "tiebreak_decided": {"games": 0, "share": 0.0}
+            }
+        })
+    );
+    // Heavily Used: H1 and H2, 6 + 14 + 10 + 9 = 39 over 4 results → 9.75; the highest is best
+    // (Bo's 14 in H1), the lowest worst (Ann's 6 in H1, the earlier of the two games).
+    // Damage per kind: be-careful H1 Bo 3 + H2 Ann 8 = 11 → 2.75; fine-wine H1 2 + 2, H2 2 + 4
+    // = 10 → 2.5; legacy-edition H1 4 + 4 → 2.0; autographed H1 5, H2 5 → 2.5 (39 ✓).
+    // H2 without Be Careful!: Ann 2, Cy 9 → Cy would win: decided 1 of 2.
+    assert_eq!(
+        heavily_used,
+        json!({
+            "game": "mint-condition", "variant": "heavily-used", "plays": 2,
+            "average_score": 9.75, "lower_is_better": false,
+            "record_best": {"variant": "heavily-used", "total": 14, "player": "Bo", "game_id": v.h1},
+            "record_worst": {"variant": "heavily-used", "total": 6, "player": "Ann", "game_id": v.h1},
+            "insights": {
+                "average_damage_per_card_kind": {
+                    "autographed": 2.5, "be-careful": 2.75, "fine-wine": 2.5, "legacy-edition": 2.0},
+                "be_careful_decided": {"games": 1, "share": 0.5,
+                    "meaning": "games whose winners would differ without any Be Careful! damage"},
+                "tiebreak_decided": {"games": 0, "share": 0.0}
+            }
+        })
+    );
+    assert_ne!(v.h2, v.h1);
+    // Ann: S1 won with 6; H1 lost with 6, H2 won with 10; Mint Julep lost with 5.
+    // Wins over all games stay as they are: 2 of 4.
+    assert_eq!((&ann["games_played"], &ann["wins"]), (&json!(4), &json!(2)));
+    assert_eq!(
+        ann["per_game"],
+        json!([
+            {"game": "mint-condition", "games_played": 1, "wins": 1, "win_rate": 1.0,
+             "average_score": 6.0, "best_score": 6, "worst_score": 6, "average_rank": 1.0},
+            {"game": "mint-condition", "variant": "heavily-used", "games_played": 2, "wins": 1,
+             "win_rate": 0.5, "average_score": 8.0, "best_score": 10, "worst_score": 6,
+             "average_rank": 1.5},
+            {"game": "mint-julep", "games_played": 1, "wins": 0, "win_rate": 0.0,
+             "average_score": 5.0, "best_score": 5, "worst_score": 5, "average_rank": 2.0}
+        ])
+    );
+    assert_eq!(ann["favourite_game"], "mint-condition");
+    // Damage by the published rules, lowest first: Ann 6, Bo 14.
+    assert_eq!(damage.get("variant"), None);
+    assert_eq!(ranks(&damage), vec![("Ann", 1), ("Bo", 2)]);
+    // Heavily Used points, highest first: Bo 14, Cy 9, Ann (6 + 10) / 2 = 8.
+    assert_eq!(points["variant"], "heavily-used");
+    assert_eq!(ranks(&points), vec![("Bo", 1), ("Cy", 2), ("Ann", 3)]);
+    assert_eq!(points["players"][2]["average_score"], json!(8.0));
+    // Heavily Used win rate: Bo 1/1, Ann 1/2, Cy 0/1.
+    assert_eq!(ranks(&hu_rate), vec![("Bo", 1), ("Ann", 2), ("Cy", 3)]);
+    // Every game: Bo 2 of 3 (H1, J) = 0.667, Ann 2 of 4 = 0.5, Cy 0 of 1.
+    assert_eq!(everything.get("variant"), None);
+    assert_eq!(ranks(&everything), vec![("Bo", 1), ("Ann", 2), ("Cy", 3)]);
+    assert_eq!(everything["players"][0]["win_rate"], json!(0.667));
+}
+
+async fn a_variant_is_checked_against_the_game(app: TestApp) {
+    let club = app.new_club().await;
+
+    for (path, words) in [
+        (
+            "/v1/stats/leaderboard?variant=heavily-used",
+            "variant needs a game",
+        ),
+        (
+            "/v1/stats/leaderboard?game=mint-julep&variant=heavily-used",
+            "Mint Julep has no variants counted apart",
+        ),
+        (
+            "/v1/stats/games/mint-condition?variant=lucky",
+            "unknown variant \"lucky\" of Mint Condition; its variants are heavily-used",
+        ),
+        (
+            "/v1/players/00000000-0000-4000-8000-000000000000/stats?game=vintage&variant=x",
+            "Vintage has no variants counted apart",
+        ),
+    ] {
+        let reply = app.get(path, Some(&club.token)).await;
+        let problem = reply.problem(400);
+        assert!(
+            problem["detail"].as_str().unwrap().contains(words),
+            "{path}: {problem}"
         );
     }
 }

@@ -9,7 +9,8 @@
 //! and turn 14 (Bo steals c4 back from Ann, leaving c32 in the pile). It banks the card kept
 //! three turns earlier, c(2t−1) — on turns 1–3 a dealt card: c1, c2, c5.
 //! After turn 28 the deck holds 57 − 28 × 2 = 1 < 2: the game ends; Ann (seat 1) had 10 turns,
-//! Bo and Cy 9. Final bank: Bo {c57, c3}, Cy {c59, c6} (one turn fewer: two cards), Ann {c61}.
+//! Bo and Cy 9. Final bank: Bo {c57, c3}, Cy {c59, c6} (one turn fewer: each adds the optional
+//! second card), Ann {c61}.
 //!
 //! Collections (11 cards each):
 //! - Ann: N ≡ 1 (mod 6), c1…c61 — all red, all 60s; radios c1 c13 c25 c37 c49 c61 (6), vases
@@ -174,6 +175,7 @@ on_both_backends!(
     a_three_player_game_ends_after_turn_28_and_the_highest_total_wins,
     the_game_ends_exactly_after_the_turn_that_leaves_one_card_in_the_deck,
     the_last_player_may_not_bank_the_card_stolen_on_the_final_turn,
+    players_who_had_one_turn_fewer_may_decline_the_second_card,
     a_showcase_holding_one_card_cannot_be_stolen_from,
     seat_one_may_not_dig_on_the_first_turn_and_the_batch_is_not_stored,
     turns_go_in_seat_order,
@@ -346,14 +348,15 @@ async fn the_last_player_may_not_bank_the_card_stolen_on_the_final_turn(app: Tes
             vec![event("final_banked", banks_stolen)],
         )
         .await;
-    // Bo had 9 turns to Ann's 10, so he banks two cards, not one.
-    let bo_short = json!({"banked": {"Ann": ["c61"], "Bo": ["c57"], "Cy": ["c59", "c6"]}});
-    let bo_short = app
+    // Bo had 9 turns to Ann's 10, so he banks one card and may add a second; never three.
+    let bo_three =
+        json!({"banked": {"Ann": ["c61"], "Bo": ["c57", "c8", "c4"], "Cy": ["c59", "c6"]}});
+    let bo_three = app
         .append(
             &club,
             &game,
             Some(30),
-            vec![event("final_banked", bo_short)],
+            vec![event("final_banked", bo_three)],
         )
         .await;
     let legal = json!({"banked": {"Ann": ["c61"], "Bo": ["c57", "c8"], "Cy": ["c59", "c6"]}});
@@ -368,19 +371,94 @@ async fn the_last_player_may_not_bank_the_card_stolen_on_the_final_turn(app: Tes
         problem["detail"],
         "Ann stole c3 on the last turn of the game and may not bank it"
     );
-    let problem = bo_short.problem(422);
+    let problem = bo_three.problem(422);
     assert_eq!(problem["pointer"], "/events/0/data/banked/Bo");
-    assert!(
-        problem["detail"]
-            .as_str()
-            .unwrap()
-            .contains("banks 2 more cards"),
-        "{problem}"
+    assert_eq!(
+        problem["detail"],
+        "Bo had 9 turn(s), one fewer than others, and banks one more card and may add a second, \
+         not 3"
     );
     assert_eq!(legal.status, 201, "{}", legal.body);
     let score = app.score(&club, &game).await;
     assert_eq!(score["final"], true);
     assert_eq!(score["version"], 31);
+}
+
+async fn players_who_had_one_turn_fewer_may_decline_the_second_card(app: TestApp) {
+    let club = app.new_club().await;
+    let game = play_turns(&app, &club, 28).await;
+    // Bo and Cy had 9 turns to Ann's 10; the rulebook lets them add a second card, and both
+    // decline it: Bo banks only c57 (keeping c3), Cy only c6 (keeping c59).
+    let declined = json!({"banked": {"Ann": ["c61"], "Bo": ["c57"], "Cy": ["c6"]}});
+
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(30),
+            vec![event("final_banked", declined)],
+        )
+        .await;
+
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    assert_eq!(reply.body["version"], 31);
+    let score = app.score(&club, &game).await;
+    assert_eq!(score["status"], "finished");
+    assert_eq!(score["final"], true);
+    // Against the full final bank (module comment), Bo lacks c3 (blue 60s vase, 3) and Cy lacks
+    // c59 (green 60s vase, 4); cards left in a showcase do not count.
+    // Ann (11 cards): 21; 60s 11, radios 6, vases 5.
+    // Bo (10): 22 − 3 = 19; blue 9, 60s 9, radios 5, vases 4.
+    // Cy (10): 21 − 4 = 17; blue 1 (c6), 60s 9, radios 5, vases 4.
+    // Blue 9 vs 1 → Bo +4. 60s 11 vs 9 → Ann +3. Radios 6 vs 5 → Ann +3. Vases 5 vs 4 → Ann +2
+    // (with the second cards banked it was a three-way tie that nobody scored).
+    // Ann 21 + 3 + 3 + 2 = 29, Bo 19 + 4 = 23, Cy 17.
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 29), ("Bo", 23), ("Cy", 17)])
+    );
+    assert_eq!(ranks(&score), vec![("Ann", 1), ("Bo", 2), ("Cy", 3)]);
+    assert_eq!(score["winners"], json!(["Ann"]));
+    assert_eq!(
+        line_points(&score, "Ann"),
+        expect_lines(&[
+            ("Collection ×11", 21),
+            ("Most 60s objects", 3),
+            ("Most radios", 3),
+            ("Most vases", 2)
+        ])
+    );
+    assert_eq!(
+        line_points(&score, "Bo"),
+        expect_lines(&[
+            ("Collection ×10", 19),
+            ("Most blue objects", 4),
+            ("Most 60s objects", 0),
+            ("Most radios", 0),
+            ("Most vases", 0)
+        ])
+    );
+    assert_eq!(
+        line_points(&score, "Cy"),
+        expect_lines(&[
+            ("Collection ×10", 17),
+            ("Most blue objects", 0),
+            ("Most 60s objects", 0),
+            ("Most radios", 0),
+            ("Most vases", 0)
+        ])
+    );
+    assert_eq!(lines(&score, "Ann")[3].2, "5 vs 4 → +2");
+    assert_every_point_is_explained(&score);
+    // The declined cards stay in the showcases.
+    let showcase = |name: &str| {
+        score["details"]["showcases"][name]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    assert!(showcase("Bo").contains(&c(3)), "{}", score["details"]);
+    assert!(showcase("Cy").contains(&c(59)), "{}", score["details"]);
 }
 
 async fn a_showcase_holding_one_card_cannot_be_stolen_from(app: TestApp) {

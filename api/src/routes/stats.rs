@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tabletally_domain::Game;
+use tabletally_domain::insights::round3;
 use utoipa::{IntoParams, ToSchema};
 
 use super::cursor;
@@ -35,6 +36,41 @@ fn check_game(game: Option<&str>) -> Result<(), ApiError> {
             tabletally_domain::games::known_ids()
         ))),
         _ => Ok(()),
+    }
+}
+
+/// The stored variant a query selects (`""`: the published rules), checked against the game's
+/// variants. `None`: every variant, which only a query without a game may ask for.
+/// `published_by_default`: without `variant`, a game's figures are its published rules' ones.
+fn select_variant(
+    game: Option<&str>,
+    variant: Option<&str>,
+    published_by_default: bool,
+) -> Result<Option<String>, ApiError> {
+    let Some(game) = game.and_then(Game::from_id) else {
+        return match variant {
+            Some(_) => Err(ApiError::BadRequest(
+                "variant needs a game: variants belong to one game (e.g. game=mint-condition&variant=heavily-used)".into(),
+            )),
+            None => Ok(None),
+        };
+    };
+    match variant {
+        None => Ok(published_by_default.then(String::new)),
+        Some(id) => match game.variant_by_id(id) {
+            Some(v) => Ok(Some(v.id.to_owned())),
+            None => Err(ApiError::BadRequest(match game.variants() {
+                [] => format!(
+                    "{} has no variants counted apart; leave out variant",
+                    game.title()
+                ),
+                known => format!(
+                    "unknown variant {id:?} of {}; its variants are {}",
+                    game.title(),
+                    known.iter().map(|v| v.id).collect::<Vec<_>>().join(", ")
+                ),
+            })),
+        },
     }
 }
 
@@ -153,6 +189,8 @@ pub async fn get_player(
 pub struct StatsQuery {
     /// Only this game id.
     pub game: Option<String>,
+    /// Only this variant of the game (`heavily-used` for Mint Condition); needs `game`.
+    pub variant: Option<String>,
     /// Games played at or after this time.
     pub from: Option<DateTime<Utc>>,
     /// Games played before this time.
@@ -163,6 +201,7 @@ impl StatsQuery {
     fn filter(&self) -> Result<StatsFilter, ApiError> {
         check_game(self.game.as_deref())?;
         Ok(StatsFilter {
+            variant: select_variant(self.game.as_deref(), self.variant.as_deref(), false)?,
             game: self.game.clone(),
             from: self.from,
             to: self.to,
@@ -290,11 +329,14 @@ pub async fn player_games(
 pub struct LeaderboardQuery {
     /// Only this game id (needed to sort by average score).
     pub game: Option<String>,
+    /// With `game`: this variant's games (`heavily-used` for Mint Condition); without it, the
+    /// game's published rules. Figures never mix scoring directions.
+    pub variant: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
     /// Leave out players with fewer finished games (default 1).
     pub min_games: Option<i64>,
-    /// `win_rate` (default), `wins` or `average_score` (lower is better for Mint Condition).
+    /// `win_rate` (default), `wins` or `average_score` (lowest first where the lowest total wins).
     pub sort: Option<LeaderboardSort>,
     /// At most this many entries, 1–200 (default 50).
     pub limit: Option<i64>,
@@ -304,6 +346,9 @@ pub struct LeaderboardQuery {
 pub struct Leaderboard {
     pub sort: LeaderboardSort,
     pub game: Option<String>,
+    /// The variant counted (`heavily-used`); absent for the published rules or all games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub min_games: i64,
     pub players: Vec<LeaderboardEntry>,
 }
@@ -334,15 +379,20 @@ pub async fn leaderboard(
         return Err(ApiError::BadRequest("min_games cannot be negative".into()));
     }
     let filter = StatsFilter {
+        variant: select_variant(query.game.as_deref(), query.variant.as_deref(), true)?,
         game: query.game.clone(),
         from: query.from,
         to: query.to,
     };
     let rows = state.store.leaderboard(&club.id, &filter).await?;
-    let mut players = statistics::leaderboard(rows, sort, query.game.as_deref(), min_games);
+    let mut players = statistics::leaderboard(rows, sort, min_games);
     players.truncate(limit as usize);
     Ok(HttpResponse::Ok().json(Leaderboard {
         sort,
+        variant: filter
+            .variant
+            .as_deref()
+            .and_then(statistics::variant_field),
         game: query.game,
         min_games,
         players,
@@ -434,6 +484,7 @@ pub async fn head_to_head(
         .ok_or_else(not_found)?;
     let filter = StatsFilter {
         game: query.game.clone(),
+        variant: None,
         from: query.from,
         to: query.to,
     };
@@ -475,12 +526,17 @@ pub async fn head_to_head(
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct GameStatsQuery {
+    /// This variant's games (`heavily-used` for Mint Condition); without it, the published rules.
+    pub variant: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RecordScore {
+    /// The variant the record was set in (`heavily-used`); absent for the published rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub total: i64,
     pub player: String,
     pub game_id: String,
@@ -489,12 +545,16 @@ pub struct RecordScore {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GameStats {
     pub game: String,
+    /// The variant counted (`heavily-used`); absent for the published rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// Finished games.
     pub plays: i64,
     /// Average total per player and game.
     pub average_score: f64,
+    /// True when the lowest total wins these games (as their scoreboards said).
     pub lower_is_better: bool,
-    /// The best total ever (lowest damage for Mint Condition).
+    /// The best total ever (the lowest where the lowest wins).
     pub record_best: Option<RecordScore>,
     pub record_worst: Option<RecordScore>,
     /// Rule-aware insights, per game: Mint Condition damage per card kind and how often Be
@@ -519,21 +579,28 @@ pub async fn game_stats(
     query: web::Query<GameStatsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game = game.into_inner();
-    if Game::from_id(&game).is_none() {
+    let Some(kind) = Game::from_id(&game) else {
         return Err(ApiError::NotFound(format!(
             "no game {game:?}; games are {}",
             tabletally_domain::games::known_ids()
         )));
-    }
+    };
+    let variant = select_variant(Some(&game), query.variant.as_deref(), true)?;
     let filter = StatsFilter {
         game: Some(game.clone()),
+        variant: variant.clone(),
         from: query.from,
         to: query.to,
     };
     let rows = state.store.game_stats(&club.id, &game, &filter).await?;
-    let lower = statistics::lower_is_better(&game);
+    let variant = variant.as_deref().and_then(statistics::variant_field);
+    // The direction the games' scoreboards recorded; with no finished game, the variant's own.
+    let lower = rows
+        .lower_wins
+        .unwrap_or_else(|| kind.lower_wins(variant.as_deref().and_then(|v| kind.variant_by_id(v))));
     let record = |r: &Option<(i64, String, String)>| {
         r.as_ref().map(|(total, player, game_id)| RecordScore {
+            variant: variant.clone(),
             total: *total,
             player: player.clone(),
             game_id: game_id.clone(),
@@ -545,13 +612,14 @@ pub async fn game_stats(
         (record(&rows.highest), record(&rows.lowest))
     };
     Ok(HttpResponse::Ok().json(GameStats {
-        insights: statistics::game_insights(&game, &rows),
-        average_score: if rows.results == 0 {
+        insights: statistics::game_insights(kind, &rows),
+        average_score: round3(if rows.results == 0 {
             0.0
         } else {
-            ((rows.total_sum as f64 / rows.results as f64) * 1000.0).round() / 1000.0
-        },
+            rows.total_sum as f64 / rows.results as f64
+        }),
         game,
+        variant,
         plays: rows.plays,
         lower_is_better: lower,
         record_best: best,

@@ -18,8 +18,9 @@ pub use stats::{
     StatsFilter, StatsStore,
 };
 
-/// Version of the event envelope written by this server (bump when an event's data changes shape).
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema version every event is written with. The domain owns it: it knows how to upcast
+/// the data of older versions (`docs/schema-versions.md`).
+pub const SCHEMA_VERSION: i64 = tabletally_domain::log::SCHEMA_VERSION as i64;
 
 #[derive(Debug, Clone)]
 pub struct ClubRecord {
@@ -111,6 +112,10 @@ pub struct GameResult {
     pub players: Vec<PlayerResult>,
     /// `(player_id or None for the whole game, key, value)`.
     pub facts: Vec<(Option<String>, String, i64)>,
+    /// The variant whose figures this game counts in (`None`: the published rules).
+    pub variant: Option<String>,
+    /// The scoreboard's direction: true when the lowest total won.
+    pub lower_wins: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

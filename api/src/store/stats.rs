@@ -22,6 +22,8 @@ use super::{GameRecord, GameResult, PlayerResult, SeatRecord, StoreError};
 #[derive(Debug, Clone, Default)]
 pub struct StatsFilter {
     pub game: Option<String>,
+    /// The variant's games only (`""`: the published rules); `None`: every variant.
+    pub variant: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
 }
@@ -50,6 +52,10 @@ pub struct ResultRecord {
     pub total: i64,
     pub rank: i64,
     pub won: bool,
+    /// The variant the game counts in (`""`: the published rules).
+    pub variant: String,
+    /// The game's scoreboard said the lowest total won.
+    pub lower_wins: bool,
 }
 
 /// A player's sums for the leaderboard.
@@ -61,6 +67,8 @@ pub struct LeaderRow {
     pub wins: i64,
     pub total_sum: i64,
     pub rank_sum: i64,
+    /// In every game counted, the lowest total won.
+    pub lower_wins: bool,
 }
 
 /// A finished game two players both played.
@@ -105,6 +113,8 @@ pub struct GameStatsRows {
     pub lowest: Option<(i64, String, String)>,
     pub highest: Option<(i64, String, String)>,
     pub facts: Vec<FactTotal>,
+    /// In every game counted, the lowest total won (`None` without a finished game).
+    pub lower_wins: Option<bool>,
 }
 
 #[async_trait]
@@ -185,6 +195,8 @@ struct SeatResult {
     played_at: DateTime<Utc>,
     player_id: String,
     total: i64,
+    /// The game's scoreboard said the lowest total won.
+    lower_wins: bool,
     /// The seat's facts, `{"key": value}`.
     facts: Option<String>,
     /// The whole game's facts, given with one seat of each game only.
@@ -212,6 +224,8 @@ struct GameSummary {
     highest: Option<Record>,
     /// `(key, per_player) → (sum, count)`.
     facts: BTreeMap<(String, bool), (i64, i64)>,
+    /// In every seat so far, the lowest total won.
+    lower_wins: Option<bool>,
 }
 
 impl GameSummary {
@@ -221,6 +235,7 @@ impl GameSummary {
         }
         self.results += 1;
         self.total_sum += seat.total;
+        self.lower_wins = Some(self.lower_wins.unwrap_or(true) && seat.lower_wins);
         if let Some(game_facts) = &seat.game_facts {
             self.add_facts(game_facts, false)?;
         }
@@ -412,6 +427,7 @@ macro_rules! stats_store {
                     let mut seats: Vec<&SeatRecord> = game.players.iter().collect();
                     seats.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
                     for seat in seats {
+                        // Every variant of the game: a correction may move a game between them.
                         sqlx::query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id = $2 AND game = $3")
                             .bind(club)
                             .bind(&seat.player_id)
@@ -420,12 +436,13 @@ macro_rules! stats_store {
                             .await?;
                         sqlx::query(
                             "INSERT INTO player_game_totals \
-                               (club_id, player_id, game, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
-                             SELECT g.club_id, gp.player_id, g.game, COUNT(*), SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END), \
+                               (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
+                             SELECT g.club_id, gp.player_id, g.game, g.variant, MAX(g.lower_wins), COUNT(*), \
+                               SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END), \
                                SUM(gp.total), SUM(gp.rank), MIN(gp.total), MAX(gp.total), MAX(g.started_at) \
                              FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
                              WHERE p.id = $2 AND p.club_id = $1 AND g.game = $3 AND gp.rank IS NOT NULL \
-                             GROUP BY g.club_id, gp.player_id, g.game",
+                             GROUP BY g.club_id, gp.player_id, g.game, g.variant",
                         )
                         .bind(club)
                         .bind(&seat.player_id)
@@ -438,9 +455,9 @@ macro_rules! stats_store {
                 {
                     let sql = format!(
                         "INSERT INTO player_game_totals \
-                           (club_id, player_id, game, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
+                           (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
                          VALUES {} \
-                         ON CONFLICT (club_id, player_id, game) DO UPDATE SET \
+                         ON CONFLICT (club_id, player_id, game, variant) DO UPDATE SET \
                            played = player_game_totals.played + 1, \
                            wins = player_game_totals.wins + excluded.wins, \
                            total_sum = player_game_totals.total_sum + excluded.total_sum, \
@@ -451,7 +468,7 @@ macro_rules! stats_store {
                                        THEN excluded.max_total ELSE player_game_totals.max_total END, \
                            last_played = CASE WHEN excluded.last_played > player_game_totals.last_played \
                                          THEN excluded.last_played ELSE player_game_totals.last_played END",
-                        placeholders(result.players.len(), 10)
+                        placeholders(result.players.len(), 12)
                     );
                     let mut players: Vec<&PlayerResult> = result.players.iter().collect();
                     players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
@@ -461,6 +478,8 @@ macro_rules! stats_store {
                             .bind(club)
                             .bind(&p.player_id)
                             .bind(&game.game)
+                            .bind(result.variant.as_deref().unwrap_or(""))
+                            .bind(i64::from(result.lower_wins))
                             .bind(1_i64)
                             .bind(i64::from(p.won))
                             .bind(p.total)
@@ -511,13 +530,14 @@ macro_rules! stats_store {
                     }
                     query.execute(&mut **tx).await?;
                 }
-                if let Some(whole_game) = facts.whole_game() {
-                    sqlx::query("UPDATE games SET facts = $1 WHERE id = $2")
-                        .bind(whole_game)
-                        .bind(&game.id)
-                        .execute(&mut **tx)
-                        .await?;
-                }
+                // The variant and direction the statistics count this game's totals in.
+                sqlx::query("UPDATE games SET facts = $1, variant = $2, lower_wins = $3 WHERE id = $4")
+                    .bind(facts.whole_game())
+                    .bind(result.variant.as_deref().unwrap_or(""))
+                    .bind(i64::from(result.lower_wins))
+                    .bind(&game.id)
+                    .execute(&mut **tx)
+                    .await?;
                 Ok(())
             }
 
@@ -577,10 +597,11 @@ macro_rules! stats_store {
                 filter: &StatsFilter,
             ) -> Result<Vec<ResultRecord>, StoreError> {
                 let rows = sqlx::query(
-                    "SELECT g.id, g.game, g.started_at, gp.total, gp.rank \
+                    "SELECT g.id, g.game, g.variant, g.lower_wins, g.started_at, gp.total, gp.rank \
                      FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
                      WHERE p.id = $2 AND p.club_id = $1 AND gp.rank IS NOT NULL \
                        AND ($3 IS NULL OR g.game = $3) AND ($4 IS NULL OR g.started_at >= $4) AND ($5 IS NULL OR g.started_at < $5) \
+                       AND ($6 IS NULL OR g.variant = $6) \
                      ORDER BY g.started_at, g.id",
                 )
                 .bind(club)
@@ -588,6 +609,7 @@ macro_rules! stats_store {
                 .bind(&filter.game)
                 .bind(filter.from)
                 .bind(filter.to)
+                .bind(&filter.variant)
                 .fetch_all(&self.pool)
                 .await?;
                 rows.iter()
@@ -600,6 +622,8 @@ macro_rules! stats_store {
                             total: row.try_get("total")?,
                             rank,
                             won: rank == 1,
+                            variant: row.try_get("variant")?,
+                            lower_wins: row.try_get::<Option<i64>, _>("lower_wins")? == Some(1),
                         })
                     })
                     .collect::<Result<_, sqlx::Error>>()
@@ -612,28 +636,33 @@ macro_rules! stats_store {
                     sqlx::query(
                         "SELECT gp.player_id, p.name, COUNT(*) AS played, \
                            CAST(SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END) AS BIGINT) AS wins, \
-                           CAST(SUM(gp.total) AS BIGINT) AS total_sum, CAST(SUM(gp.rank) AS BIGINT) AS rank_sum \
+                           CAST(SUM(gp.total) AS BIGINT) AS total_sum, CAST(SUM(gp.rank) AS BIGINT) AS rank_sum, \
+                           CAST(MIN(g.lower_wins) AS BIGINT) AS lower_wins \
                          FROM games g JOIN game_players gp ON gp.game_id = g.id JOIN players p ON p.id = gp.player_id \
                          WHERE g.club_id = $1 AND ($2 IS NULL OR g.game = $2) AND gp.rank IS NOT NULL \
                            AND ($3 IS NULL OR g.started_at >= $3) AND ($4 IS NULL OR g.started_at < $4) \
+                           AND ($5 IS NULL OR g.variant = $5) \
                          GROUP BY gp.player_id, p.name",
                     )
                     .bind(club)
                     .bind(&filter.game)
                     .bind(filter.from)
                     .bind(filter.to)
+                    .bind(&filter.variant)
                     .fetch_all(&self.pool)
                     .await?
                 } else {
                     sqlx::query(
                         "SELECT t.player_id, p.name, CAST(SUM(t.played) AS BIGINT) AS played, CAST(SUM(t.wins) AS BIGINT) AS wins, \
-                           CAST(SUM(t.total_sum) AS BIGINT) AS total_sum, CAST(SUM(t.rank_sum) AS BIGINT) AS rank_sum \
+                           CAST(SUM(t.total_sum) AS BIGINT) AS total_sum, CAST(SUM(t.rank_sum) AS BIGINT) AS rank_sum, \
+                           CAST(MIN(t.lower_wins) AS BIGINT) AS lower_wins \
                          FROM player_game_totals t JOIN players p ON p.id = t.player_id \
-                         WHERE t.club_id = $1 AND ($2 IS NULL OR t.game = $2) \
+                         WHERE t.club_id = $1 AND ($2 IS NULL OR t.game = $2) AND ($3 IS NULL OR t.variant = $3) \
                          GROUP BY t.player_id, p.name",
                     )
                     .bind(club)
                     .bind(&filter.game)
+                    .bind(&filter.variant)
                     .fetch_all(&self.pool)
                     .await?
                 };
@@ -646,6 +675,7 @@ macro_rules! stats_store {
                             wins: row.try_get("wins")?,
                             total_sum: row.try_get("total_sum")?,
                             rank_sum: row.try_get("rank_sum")?,
+                            lower_wins: row.try_get::<Option<i64>, _>("lower_wins")? == Some(1),
                         })
                     })
                     .collect::<Result<_, sqlx::Error>>()
@@ -694,16 +724,18 @@ macro_rules! stats_store {
                 // the same rows took four times as long, and all rows at once would hold a club's
                 // whole history in memory. The whole game's facts come with its seat 1.
                 let mut rows = sqlx::query(
-                    "SELECT g.id, g.started_at, gp.seat, gp.player_id, gp.total, gp.facts, \
+                    "SELECT g.id, g.started_at, g.lower_wins, gp.seat, gp.player_id, gp.total, gp.facts, \
                        CASE WHEN gp.seat = 1 THEN g.facts END AS game_facts \
                      FROM games g JOIN game_players gp ON gp.game_id = g.id \
                      WHERE g.club_id = $1 AND g.game = $2 AND gp.rank IS NOT NULL \
-                       AND ($3 IS NULL OR g.started_at >= $3) AND ($4 IS NULL OR g.started_at < $4)",
+                       AND ($3 IS NULL OR g.started_at >= $3) AND ($4 IS NULL OR g.started_at < $4) \
+                       AND ($5 IS NULL OR g.variant = $5)",
                 )
                 .bind(club)
                 .bind(game)
                 .bind(filter.from)
                 .bind(filter.to)
+                .bind(&filter.variant)
                 .fetch(&self.pool);
                 let mut summary = GameSummary::default();
                 while let Some(row) = rows.try_next().await? {
@@ -713,6 +745,7 @@ macro_rules! stats_store {
                         played_at: row.try_get("started_at")?,
                         player_id: row.try_get("player_id")?,
                         total: row.try_get("total")?,
+                        lower_wins: row.try_get::<Option<i64>, _>("lower_wins")? == Some(1),
                         facts: row.try_get("facts")?,
                         game_facts: row.try_get("game_facts")?,
                     })?;
@@ -735,6 +768,7 @@ macro_rules! stats_store {
                     lowest,
                     highest,
                     facts: summary.facts(),
+                    lower_wins: summary.lower_wins,
                 })
             }
 
@@ -839,6 +873,7 @@ mod tests {
             played_at: format!("2026-01-{day:02}T19:00:00Z").parse().unwrap(),
             player_id: player.into(),
             total,
+            lower_wins: true,
             facts: Some(facts.into()),
             game_facts: game_facts.map(Into::into),
         }
@@ -958,6 +993,8 @@ mod tests {
                 (None, "be_careful_decided".into(), 1),
                 (Some("bo".into()), "damage:fine-wine".into(), 3),
             ],
+            variant: None,
+            lower_wins: true,
         };
 
         let facts = FactsBySeat::new(&game, &result).unwrap();

@@ -10,8 +10,9 @@ pub mod vintage;
 use serde_json::Value;
 
 use crate::error::RuleError;
+use crate::insights::{FactSums, Insight};
 use crate::log::{self, Evaluation, LogError, LogEvent, NewEvent, Rejection, Setup};
-use crate::ruleset::Ruleset;
+use crate::ruleset::{Ruleset, Variant};
 use crate::setup::PlayerEntry;
 
 pub use mind_up::MindUp;
@@ -80,6 +81,53 @@ impl Game {
             serde_json::to_value(R::Options::default()).unwrap_or(Value::Null)
         }
         with_ruleset!(self, defaults())
+    }
+
+    /// The variants the statistics count apart (see [`Ruleset::VARIANTS`]).
+    pub fn variants(self) -> &'static [Variant] {
+        fn variants<R: Ruleset>() -> &'static [Variant] {
+            R::VARIANTS
+        }
+        with_ruleset!(self, variants())
+    }
+
+    /// The variant a game with these effective options plays (`None`: the published rules).
+    /// Options that do not parse play no variant: they were checked when the game started.
+    pub fn variant(self, options: &Value) -> Option<&'static Variant> {
+        fn variant<R: Ruleset>(options: &Value) -> Option<&'static Variant> {
+            let options: R::Options = crate::setup::parse_options(options).ok()?;
+            R::variant(&options)
+        }
+        with_ruleset!(self, variant(options))
+    }
+
+    /// Whether the lowest total wins in a variant (`None`: the published rules).
+    pub fn lower_wins(self, variant: Option<&Variant>) -> bool {
+        fn published<R: Ruleset>() -> bool {
+            R::LOWER_WINS
+        }
+        variant.map_or_else(|| with_ruleset!(self, published()), |v| v.lower_wins)
+    }
+
+    /// The variant with this id, if the game has it.
+    pub fn variant_by_id(self, id: &str) -> Option<&'static Variant> {
+        self.variants().iter().find(|v| v.id == id)
+    }
+
+    /// The insights the game's statistics answer.
+    pub fn insight_list(self) -> &'static [Insight] {
+        fn list<R: Ruleset>() -> &'static [Insight] {
+            R::INSIGHTS
+        }
+        with_ruleset!(self, list())
+    }
+
+    /// The game's insights from its facts summed over a club's finished games.
+    pub fn insights(self, facts: &FactSums) -> serde_json::Map<String, Value> {
+        fn insights<R: Ruleset>(facts: &FactSums) -> serde_json::Map<String, Value> {
+            R::insights(facts)
+        }
+        with_ruleset!(self, insights(facts))
     }
 
     /// Seats the players and fills in the effective options of a new game.

@@ -19,8 +19,10 @@
 //!   unknown: the next `round_started` may give them (checked against the known hands) or leave
 //!   them out, and then that round can only be recorded with `rows_recorded` (a turn cannot be
 //!   worked out without prizes).
-//! - Objectives with 3–5 cards may be left out of `round_started` in rounds 2–3 (round 1's stay
-//!   active); if listed they must be round 1's, in any order.
+//! - Objectives with 4–5 cards may be left out of `round_started` in rounds 2–3 (round 1's stay
+//!   active); if listed they must be round 1's, in any order. With 1–3 every round lists its own
+//!   (new ones are revealed each round, so there is nothing to keep); any letters, even all of
+//!   last round's, as long as they are distinct within the round.
 //! - `rows_recorded` rows may end in empty columns; an empty column before a full one is refused
 //!   (a new colour goes into the leftmost empty column).
 //! - A round in progress scores its rows so far (columns and bubbles); objectives are judged
@@ -28,6 +30,7 @@
 
 mod catalogue;
 mod events;
+mod insights;
 mod objectives;
 mod scoring;
 mod state;
@@ -44,14 +47,25 @@ pub use state::{MindUp, State};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
-    /// Objectives variant: how many objective cards are active (0–5). 1–2 are drawn anew each
-    /// round; 3–5 are drawn once for the game.
+    /// Objectives variant: how many objective cards are active (0–5). 1–3 are revealed anew each
+    /// round (letters may come back); 4–5 are drawn once for the game.
     pub objectives: u32,
     /// Another printing: entries replacing the printed colour/bubble of their numbers.
     pub cards: Option<Vec<CardOverride>>,
     /// [H] Players still tied on total and on round 3: the rules publish no further rule.
     pub still_tied: StillTied,
+    /// [H] Objective D1 in a row without green: the rules do not say.
+    pub d1_without_green: D1WithoutGreen,
+    /// Games stored before schema version [`THREE_OBJECTIVES_RENEWED_SINCE`] kept round 1's
+    /// three objectives for the game, as 4–5 are kept (a round 2–3 without them meant round 1's).
+    /// Set only by the upcaster on replay: never stored, shown or accepted at creation.
+    #[serde(skip_serializing)]
+    pub three_objectives_kept: bool,
 }
+
+/// The schema version from which three objectives are renewed each round (rulebook: only
+/// "more than 3" are kept).
+pub const THREE_OBJECTIVES_RENEWED_SINCE: u32 = 2;
 
 impl Default for Options {
     fn default() -> Self {
@@ -59,6 +73,8 @@ impl Default for Options {
             objectives: 0,
             cards: None,
             still_tied: StillTied::SharedWin,
+            d1_without_green: D1WithoutGreen::Nothing,
+            three_objectives_kept: false,
         }
     }
 }
@@ -72,6 +88,18 @@ pub enum StillTied {
     /// so a tie after this is shared).
     #[serde(rename = "more_in_round_2")]
     MoreInRound2,
+}
+
+/// D1 ("green present and no card to the right of the green column") judged on a row that
+/// has no green.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum D1WithoutGreen {
+    /// Not met: there are no green cards to satisfy it.
+    #[default]
+    Nothing,
+    /// Met (+2): nothing lies to the right of green cards that are not there.
+    Bonus,
 }
 
 /// The most objective cards a game may use (rules: 0–5).

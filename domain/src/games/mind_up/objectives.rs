@@ -2,6 +2,7 @@
 //! variant). Every face is judged on the player's own row at round end; C1, C2 and E2 also
 //! look at every other player's row.
 
+use super::D1WithoutGreen;
 use super::catalogue::{Catalogue, Colour, Number, push_int, push_signed};
 
 /// One face of an objective card, written as in events: "A1" … "G2".
@@ -97,13 +98,15 @@ impl Face {
         }
     }
 
-    /// Judges the face for `me` among `everyone` (all rows of the round, `me` included).
+    /// Judges the face for `me` among `everyone` (all rows of the round, `me` included);
+    /// `d1_without_green` is the game's house rule for D1 on a row without green.
     /// Returns whether it holds and the facts a player checks it by.
     pub fn judge(
         self,
         me: &RowFacts,
         everyone: &[RowFacts],
         score_cards: &[u8; 5],
+        d1_without_green: D1WithoutGreen,
     ) -> (bool, String) {
         use Colour::{Blue, Green, Orange, Pink, Purple};
         let n = |c: Colour| me.count(c);
@@ -132,7 +135,23 @@ impl Face {
             Face::C1 => compare(Pink, me, everyone, |mine, other| other >= mine, "fewest"),
             Face::C2 => compare(Pink, me, everyone, |mine, other| other <= mine, "most"),
             Face::D1 => match me.column_of(Green) {
-                None => (false, Text::new().str("no green").done()),
+                // rules [H] d1_without_green: the card does not say; naming the house rule
+                // lets the line explain itself.
+                None => match d1_without_green {
+                    D1WithoutGreen::Nothing => (
+                        false,
+                        Text::new()
+                            .str("no green (house rule d1_without_green: nothing)")
+                            .done(),
+                    ),
+                    D1WithoutGreen::Bonus => (
+                        true,
+                        Text::new()
+                            .str("no green, so nothing to its right ")
+                            .str("(house rule d1_without_green: bonus)")
+                            .done(),
+                    ),
+                },
                 Some(k) => {
                     let right = me.used_columns.saturating_sub(k + 1);
                     let detail = Text::new().str("green in column ").int(k as i64 + 1);
@@ -325,7 +344,8 @@ mod tests {
     const SCORE_CARDS: [u8; 5] = [2, 4, 1, 5, 3];
 
     fn holds(face: Face, me: &RowFacts, everyone: &[RowFacts]) -> bool {
-        face.judge(me, everyone, &SCORE_CARDS).0
+        face.judge(me, everyone, &SCORE_CARDS, D1WithoutGreen::Nothing)
+            .0
     }
 
     #[test]
@@ -349,9 +369,26 @@ mod tests {
     fn d1_needs_green_in_the_last_used_column_and_scores_nothing_without_green() {
         assert!(holds(Face::D1, &facts(&[&[23], &[12]]), &[]));
         assert!(!holds(Face::D1, &facts(&[&[12], &[23]]), &[]));
-        let (met, detail) = Face::D1.judge(&facts(&[&[23]]), &[], &SCORE_CARDS);
+        let (met, detail) =
+            Face::D1.judge(&facts(&[&[23]]), &[], &SCORE_CARDS, D1WithoutGreen::Nothing);
         assert!(!met);
-        assert_eq!(detail, "no green");
+        assert_eq!(detail, "no green (house rule d1_without_green: nothing)");
+    }
+
+    #[test]
+    fn d1_holds_without_green_under_the_house_rule_bonus_but_not_with_green_on_the_left() {
+        // Orange 23 alone: no green, nothing lies right of it → met. Green 12 then orange 23:
+        // a card right of green → still not met, whatever the house rule.
+        let judge = |row: &RowFacts| Face::D1.judge(row, &[], &SCORE_CARDS, D1WithoutGreen::Bonus);
+        assert_eq!(
+            judge(&facts(&[&[23]])),
+            (
+                true,
+                "no green, so nothing to its right (house rule d1_without_green: bonus)".into()
+            )
+        );
+        assert!(!judge(&facts(&[&[12], &[23]])).0);
+        assert!(judge(&facts(&[&[23], &[12]])).0);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::catalogue::{push_int, push_signed};
+use super::insights::Key;
 use super::objectives::{Face, RowFacts, verdict};
 use super::state::{Round, State, turns_in};
 use super::{Options, StillTied};
@@ -140,7 +141,7 @@ fn round_lines(state: &State, round: &Round, seat: usize, everyone: &[RowFacts])
         });
     }
     if round.over {
-        for (face, points, detail) in objective_verdicts(round, seat, everyone) {
+        for (face, points, detail) in objective_verdicts(state, round, seat, everyone) {
             let (code, condition) = (face.code(), face.condition());
             let mut label = String::with_capacity(code.len() + 2 + condition.len());
             label.push_str(code);
@@ -159,12 +160,14 @@ fn round_lines(state: &State, round: &Round, seat: usize, everyone: &[RowFacts])
 /// Every active objective of a round judged for one player: (face, points, detail).
 /// `everyone` is [`judged_rows`] of the round.
 fn objective_verdicts<'a>(
+    state: &State,
     round: &'a Round,
     seat: usize,
     everyone: &'a [RowFacts],
 ) -> impl Iterator<Item = (Face, i64, String)> + 'a {
+    let d1_without_green = state.options.d1_without_green;
     round.objectives.iter().map(move |face| {
-        let (met, facts) = face.judge(&everyone[seat], everyone, &round.columns);
+        let (met, facts) = face.judge(&everyone[seat], everyone, &round.columns, d1_without_green);
         let (points, detail) = verdict(*face, met, facts);
         (*face, points, detail)
     })
@@ -198,28 +201,23 @@ pub fn facts(state: &State) -> Vec<Fact> {
         for v in 1..=5 {
             facts.push(Fact::player(
                 &player.name,
-                format!("column:{v}:points"),
+                &Key::ColumnPoints(v as u8),
                 points[v - 1],
             ));
             facts.push(Fact::player(
                 &player.name,
-                format!("column:{v}:cards"),
+                &Key::ColumnCards(v as u8),
                 cards[v - 1],
             ));
         }
-        facts.push(Fact::player(&player.name, "bubbles", bubbles));
+        facts.push(Fact::player(&player.name, &Key::Bubbles, bubbles));
         for round in state.rounds.iter().filter(|r| r.over) {
             let everyone = judged_rows(state, round);
-            for (face, points, _) in objective_verdicts(round, seat, &everyone) {
-                let code = face.code();
+            for (face, points, _) in objective_verdicts(state, round, seat, &everyone) {
+                facts.push(Fact::player(&player.name, &Key::ObjectiveSeen(face), 1));
                 facts.push(Fact::player(
                     &player.name,
-                    format!("objective:{code}:seen"),
-                    1,
-                ));
-                facts.push(Fact::player(
-                    &player.name,
-                    format!("objective:{code}:hit"),
+                    &Key::ObjectiveHit(face),
                     i64::from(points != 0),
                 ));
             }
@@ -270,13 +268,26 @@ fn explain_tiebreak(players: &[PlayerScore], still_tied: StillTied) -> Option<Ti
     })
 }
 
+/// The house-rule points in force (always listed), and `cards` when another printing is used.
 fn house_rules(options: &Options) -> Vec<HouseRule> {
-    let mut rules = vec![HouseRule {
-        option: "still_tied".into(),
-        value: json!(options.still_tied),
-        default: options.still_tied == Options::default().still_tied,
-        note: "players tied on total and on round 3: the rules publish no further tie-break".into(),
-    }];
+    let defaults = Options::default();
+    let mut rules = vec![
+        HouseRule {
+            option: "still_tied".into(),
+            value: json!(options.still_tied),
+            default: options.still_tied == defaults.still_tied,
+            note: "players tied on total and on round 3: the rules publish no further tie-break"
+                .into(),
+        },
+        HouseRule {
+            option: "d1_without_green".into(),
+            value: json!(options.d1_without_green),
+            default: options.d1_without_green == defaults.d1_without_green,
+            note: "objective D1 in a row without green: nothing, or its +2 (nothing lies right \
+                   of green cards that are not there)"
+                .into(),
+        },
+    ];
     if let Some(cards) = options.cards.as_ref().filter(|c| !c.is_empty()) {
         rules.push(HouseRule {
             option: "cards".into(),

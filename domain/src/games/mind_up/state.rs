@@ -5,7 +5,7 @@
 //! far as it is known (a given hand, or last round's row plus one unknown drawn card), so a
 //! card that is not where it is played from is refused with the place it really is.
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use super::catalogue::{self, Catalogue, Number};
 use super::events::{
@@ -13,8 +13,9 @@ use super::events::{
     ROWS_RECORDED, RoundStarted, RowsRecorded,
 };
 use super::objectives::Face;
-use super::{MAX_OBJECTIVES, Options, scoring};
+use super::{MAX_OBJECTIVES, Options, THREE_OBJECTIVES_RENEWED_SINCE, insights, scoring};
 use crate::error::RuleError;
+use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
 use crate::score::{Fact, Scoreboard, list_names};
@@ -205,6 +206,13 @@ impl Ruleset for MindUp {
     type State = State;
 
     fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
+        if options.three_objectives_kept {
+            return Err(RuleError::new(
+                "/options/three_objectives_kept",
+                "three_objectives_kept only describes games stored before three objectives were \
+                 renewed each round; a new game cannot set it",
+            ));
+        }
         if options.objectives > MAX_OBJECTIVES {
             return Err(RuleError::new(
                 "/options/objectives",
@@ -260,6 +268,21 @@ impl Ruleset for MindUp {
 
     fn facts(state: &State) -> Vec<Fact> {
         scoring::facts(state)
+    }
+
+    fn upcast_options(schema_version: u32, options: &mut Map<String, Value>) {
+        // Games stored before three objectives were renewed each round kept round 1's.
+        if schema_version < THREE_OBJECTIVES_RENEWED_SINCE {
+            options
+                .entry("three_objectives_kept")
+                .or_insert_with(|| json!(true));
+        }
+    }
+
+    const INSIGHTS: &'static [Insight] = insights::INSIGHTS;
+
+    fn insights(facts: &FactSums) -> Map<String, Value> {
+        insights::insights(facts)
     }
 }
 
@@ -504,17 +527,34 @@ fn sorted(cards: &[Number]) -> Vec<Number> {
     sorted
 }
 
-/// rules: exactly `objectives` faces; with 3+ they are round 1's for the whole game, with
-/// 1–2 new letters are drawn each round and a letter never returns.
+/// rulebook: "Si vous jouez avec plus de 3 cartes objectif, elles ne sont pas changées entre les
+/// tours" — only with 4–5 do round 1's objectives stay for the whole game (and with 3 in games
+/// stored before that reading, which kept them too).
+fn objectives_kept_for_the_game(options: &Options) -> bool {
+    options.objectives > 3 || (options.objectives == 3 && options.three_objectives_kept)
+}
+
+/// rules: exactly `objectives` faces, distinct letters (checked when parsed). With 4–5 they
+/// are round 1's for the whole game; with 1–3 a new set is revealed each round, and a letter
+/// of an earlier round may come back (three rounds of three need more than seven cards).
 fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleError> {
     let wanted = state.options.objectives as usize;
     let r = event.round;
     let first_round = state.rounds.first().map(|f| f.objectives.clone());
-    let kept_for_game = wanted >= 3;
+    let kept_for_game = objectives_kept_for_the_game(&state.options);
     let given = match &event.objectives {
         None if wanted == 0 => return Ok(Vec::new()),
         // Kept from round 1; listing them again is allowed but not needed.
         None if kept_for_game && r > 1 => return Ok(first_round.unwrap_or_default()),
+        None if r > 1 => {
+            return Err(RuleError::new(
+                "/objectives",
+                format!(
+                    "this game plays with {wanted} objective(s), and with 1 to 3 new ones are \
+                     revealed each round; list the faces active in round {r}"
+                ),
+            ));
+        }
         None => {
             return Err(RuleError::new(
                 "/objectives",
@@ -540,39 +580,19 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
             ),
         ));
     }
-    if kept_for_game {
-        if let Some(first) = first_round {
-            let mut a = given.clone();
-            let mut b = first.clone();
-            a.sort_unstable();
-            b.sort_unstable();
-            if a != b {
-                let codes: Vec<&str> = first.iter().map(|f| f.code()).collect();
-                return Err(RuleError::new(
-                    "/objectives",
-                    format!(
-                        "with 3 or more objectives they are drawn once for the whole game: \
-                         round 1's {} stay active",
-                        list_names(&codes)
-                    ),
-                ));
-            }
-        }
-        return Ok(given.clone());
-    }
-    for (i, face) in given.iter().enumerate() {
-        if let Some(earlier) = state
-            .rounds
-            .iter()
-            .find(|round| round.objectives.iter().any(|f| f.letter() == face.letter()))
-        {
+    if kept_for_game && let Some(first) = first_round {
+        let mut a = given.clone();
+        let mut b = first.clone();
+        a.sort_unstable();
+        b.sort_unstable();
+        if a != b {
+            let codes: Vec<&str> = first.iter().map(|f| f.code()).collect();
             return Err(RuleError::new(
-                pointer(["objectives", &i.to_string()]),
+                "/objectives",
                 format!(
-                    "card {} was drawn in round {}; with 1 or 2 objectives new cards are drawn \
-                     each round and a card never returns",
-                    face.letter(),
-                    earlier.number
+                    "with more than 3 objectives the cards are not changed between rounds: \
+                     round 1's {} stay active in round {r}",
+                    list_names(&codes)
                 ),
             ));
         }

@@ -24,7 +24,9 @@ use serde_json::{Value, json};
 use super::scoring::rank_players;
 use super::{MindUp, StillTied};
 use crate::games::Game;
+use crate::insights::{names, summed};
 use crate::log::{LogEvent, NewEvent, Status, check_append, evaluate};
+use crate::ruleset::Ruleset;
 use crate::score::{Fact, Line, PlayerScore, RoundScore, Scoreboard};
 use crate::setup::PlayerEntry;
 
@@ -49,6 +51,7 @@ fn game_of(names: &[&str], options: Value) -> Vec<LogEvent> {
         seq: 1,
         event_type: "game_started".into(),
         data: json!({"game": "mind-up", "players": players, "options": options}),
+        schema_version: crate::log::SCHEMA_VERSION,
     }]
 }
 
@@ -74,6 +77,7 @@ fn with(log: &[LogEvent], events: &[(&str, Value)]) -> Vec<LogEvent> {
             seq: out.len() as u64 + 1,
             event_type: event.event_type,
             data: event.data,
+            schema_version: crate::log::SCHEMA_VERSION,
         });
     }
     out
@@ -217,10 +221,11 @@ fn a_game_needs_three_to_six_players() {
 }
 
 #[test]
-fn the_default_options_are_no_objectives_the_printed_cards_and_a_shared_win() {
+fn the_default_options_are_no_objectives_the_printed_cards_a_shared_win_and_no_d1_without_green() {
     assert_eq!(
         Game::MindUp.default_options(),
-        json!({"objectives": 0, "cards": null, "still_tied": "shared_win"})
+        json!({"objectives": 0, "cards": null, "still_tied": "shared_win",
+               "d1_without_green": "nothing"})
     );
 }
 
@@ -245,6 +250,40 @@ fn more_than_five_objectives_are_refused() {
             "a game uses 0 to 5 objective cards, not 6".into()
         )
     );
+}
+
+#[test]
+fn a_d1_without_green_value_other_than_nothing_or_bonus_is_refused() {
+    assert_eq!(
+        start_error(json!({"d1_without_green": "half"})),
+        (
+            "/options/d1_without_green".into(),
+            "option \"d1_without_green\": unknown variant `half`, expected `nothing` or `bonus`"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn the_d1_without_green_house_rule_is_stored_in_the_effective_options() {
+    let entries: Vec<PlayerEntry> = ["Ann", "Bo", "Cy"]
+        .iter()
+        .map(|n| PlayerEntry {
+            name: (*n).into(),
+            color: None,
+        })
+        .collect();
+    let setup = Game::MindUp
+        .start(
+            &entries,
+            &json!({"objectives": 1, "d1_without_green": "bonus"}),
+        )
+        .expect("a valid setup");
+    assert_eq!(setup.options["d1_without_green"], json!("bonus"));
+    let setup = Game::MindUp
+        .start(&entries, &json!({"objectives": 1}))
+        .expect("a valid setup");
+    assert_eq!(setup.options["d1_without_green"], json!("nothing"));
 }
 
 #[test]
@@ -1220,7 +1259,7 @@ fn the_second_faces_score_on_round_1s_rows() {
     );
     assert_eq!(
         line(&round_of(&b, "Ann", 1), "D1").detail,
-        "no green → not met"
+        "no green (house rule d1_without_green: nothing) → not met"
     );
 }
 
@@ -1320,63 +1359,232 @@ fn an_unknown_objective_face_is_refused() {
     );
 }
 
+/// A round recorded by rows (see [`rows_round`]) with the objectives its round_started reveals.
+fn rows_round_with(round: u32, objectives: Value, rows: Value) -> Vec<(&'static str, Value)> {
+    let mut events = rows_round(round, rows);
+    events[0].1["objectives"] = objectives;
+    events
+}
+
 #[test]
-fn with_one_or_two_objectives_a_card_never_returns() {
+fn with_three_objectives_new_ones_are_revealed_each_round_and_a_card_may_come_back() {
+    // rulebook: only "more than 3" objectives stay between rounds, so round 2 may show others
+    // (this game used to be refused). Rows rows_1, rows_2, rows_3; score cards [3, 5, 1, 4, 2].
+    // Round 1, A1 B1 C1 — orange 3 / 0 / 2, blue 1 / 2 / 1, pink 0 / 3 / 1:
+    //   A1 (1 or 3 orange +2) Ann; B1 (2 or 4 blue +2) Bo; C1 (fewest pink −2) Ann.
+    //   Ann 28 + 2 − 2 = 28; Bo 30 + 2 = 32; Cy 26.
+    // Round 2, D2 G2 A1 — card A comes back, even with the same face:
+    //   D2 (green under the 4 or 5 +2): Ann has no green, Bo's is in column 3 (the 1), Cy's in
+    //   column 2 (the 5) → Cy. G2 (a colour ×4 +2): Ann (orange 4, purple 4), Bo (blue 4);
+    //   Cy's largest is orange 3. A1: orange 4 / 0 / 3 → Cy.
+    //   Ann 37 + 2 = 39; Bo 30 + 2 = 32; Cy 27 + 2 + 2 = 31.
+    // Round 3, C2 E1 F1 — card C comes back with its other face:
+    //   C2 (most pink +2): pink 0 / 2 / 1 → Bo. E1 (purple ≥ orange +2): Ann 4 < 5, Bo 1 ≥ 0,
+    //   Cy 2 < 4 → Bo. F1 (five colours +2): Ann 2, Bo 4, Cy 5 → Cy.
+    //   Ann 40; Bo 31 + 2 + 2 = 35; Cy 32 + 2 = 34.
+    // Totals: Ann 28 + 39 + 40 = 107; Bo 32 + 32 + 35 = 99; Cy 26 + 31 + 34 = 91.
+    let log = game(json!({"objectives": 3}));
+    let log = with(
+        &log,
+        &rows_round_with(1, json!(["A1", "B1", "C1"]), rows_1()),
+    );
+    let log = with(
+        &log,
+        &rows_round_with(2, json!(["D2", "G2", "A1"]), rows_2()),
+    );
+    let log = with(
+        &log,
+        &rows_round_with(3, json!(["C2", "E1", "F1"]), rows_3()),
+    );
+    let b = board(&log);
+    for (name, rounds) in [
+        ("Ann", [28, 39, 40]),
+        ("Bo", [32, 32, 35]),
+        ("Cy", [26, 31, 34]),
+    ] {
+        assert_eq!(
+            [1, 2, 3].map(|r| points(&b, name, r)),
+            rounds,
+            "{name}'s rounds"
+        );
+    }
+    assert_eq!(
+        totals(&b),
+        vec![("Ann".into(), 107), ("Bo".into(), 99), ("Cy".into(), 91)]
+    );
+    assert_eq!(b.winners, vec!["Ann"]);
+    assert_eq!(
+        line(&round_of(&b, "Cy", 2), "A1"),
+        &Line::new("A1: exactly 1 or 3 orange", 2, "3 orange → +2")
+    );
+    assert_eq!(line(&round_of(&b, "Bo", 3), "C2").points, 2);
+    assert_eq!(details(&log)["objectives"], json!(["C2", "E1", "F1"]));
+}
+
+#[test]
+fn with_three_objectives_a_round_may_show_round_1s_again() {
+    // "Any" set is allowed, round 1's included (the cards are shuffled back between rounds).
+    let log = round_1_done(
+        json!({"objectives": 3}),
+        start_1(json!({"objectives": ["A1", "B1", "C1"]})),
+    );
+    let again = with(
+        &log,
+        &[(
+            "round_started",
+            json!({"round": 2, "columns": COLUMNS, "objectives": ["B1", "C1", "A1"]}),
+        )],
+    );
+    assert_eq!(details(&again)["objectives"], json!(["B1", "C1", "A1"]));
+}
+
+#[test]
+fn with_one_or_two_objectives_a_card_of_an_earlier_round_may_come_back() {
+    // Round 1 showed A1 and F2; round 2 shows card A again, on its other face.
     let log = round_1_done(
         json!({"objectives": 2}),
         start_1(json!({"objectives": ["A1", "F2"]})),
     );
-    let (pointer, rule) = refused(
-        &log,
-        "round_started",
-        json!({"round": 2, "columns": COLUMNS, "objectives": ["B1", "A2"]}),
-    );
-    assert_eq!(pointer, "/data/objectives/1");
-    assert_eq!(
-        rule,
-        "card A was drawn in round 1; with 1 or 2 objectives new cards are drawn each round and a \
-         card never returns"
-    );
-    with(
+    let log = with(
         &log,
         &[(
             "round_started",
-            json!({"round": 2, "columns": COLUMNS, "objectives": ["B1", "G2"]}),
+            json!({"round": 2, "columns": COLUMNS, "objectives": ["B1", "A2"]}),
         )],
     );
+    assert_eq!(details(&log)["objectives"], json!(["B1", "A2"]));
 }
 
 #[test]
-fn with_three_or_more_objectives_round_1s_stay_for_the_game() {
-    let faces = json!(["A1", "B1", "C1"]);
+fn with_one_to_three_objectives_each_round_must_list_its_own() {
     let log = round_1_done(
         json!({"objectives": 3}),
-        start_1(json!({"objectives": faces})),
+        start_1(json!({"objectives": ["A1", "B1", "C1"]})),
     );
     let (pointer, rule) = refused(
         &log,
         "round_started",
-        json!({"round": 2, "columns": COLUMNS, "objectives": ["A1", "B1", "C2"]}),
+        json!({"round": 2, "columns": COLUMNS}),
     );
     assert_eq!(pointer, "/data/objectives");
     assert_eq!(
         rule,
-        "with 3 or more objectives they are drawn once for the whole game: round 1's A1, B1 and \
-         C1 stay active"
+        "this game plays with 3 objective(s), and with 1 to 3 new ones are revealed each round; \
+         list the faces active in round 2"
     );
-    // Repeated in another order, or left out: the same three.
-    with(
-        &log,
-        &[(
+}
+
+#[test]
+fn a_returning_card_still_shows_one_face_and_is_listed_once_in_its_round() {
+    // rules: letters within one round are distinct, also when a card comes back.
+    let log = round_1_done(
+        json!({"objectives": 3}),
+        start_1(json!({"objectives": ["A1", "B1", "C1"]})),
+    );
+    let round_2 = |faces: Value| json!({"round": 2, "columns": COLUMNS, "objectives": faces});
+    let (pointer, rule) = refused(&log, "round_started", round_2(json!(["A2", "D1", "A1"])));
+    assert_eq!(pointer, "/data/objectives/2");
+    assert_eq!(
+        rule,
+        "A2 and A1 are the two faces of card A; a card shows one face"
+    );
+    let (pointer, rule) = refused(&log, "round_started", round_2(json!(["B1", "E2", "B1"])));
+    assert_eq!(pointer, "/data/objectives/2");
+    assert_eq!(rule, "B1 is listed twice");
+}
+
+#[test]
+fn with_four_or_five_objectives_round_1s_stay_for_the_game() {
+    // rulebook: "with more than 3 objective cards, they are not changed between rounds".
+    for (count, faces, changed, rule) in [
+        (
+            4,
+            json!(["A1", "B1", "C1", "D2"]),
+            json!(["A1", "B1", "C1", "E1"]),
+            "with more than 3 objectives the cards are not changed between rounds: round 1's \
+             A1, B1, C1 and D2 stay active in round 2",
+        ),
+        (
+            5,
+            json!(["A1", "B1", "C1", "D2", "E1"]),
+            json!(["A1", "B1", "C1", "D2", "E2"]),
+            "with more than 3 objectives the cards are not changed between rounds: round 1's \
+             A1, B1, C1, D2 and E1 stay active in round 2",
+        ),
+    ] {
+        let log = round_1_done(
+            json!({"objectives": count}),
+            start_1(json!({"objectives": faces})),
+        );
+        let (pointer, got) = refused(
+            &log,
             "round_started",
-            json!({"round": 2, "columns": COLUMNS, "objectives": ["C1", "A1", "B1"]}),
-        )],
+            json!({"round": 2, "columns": COLUMNS, "objectives": changed}),
+        );
+        assert_eq!(pointer, "/data/objectives");
+        assert_eq!(got, rule);
+        // Repeated in another order, or left out: the same cards.
+        let mut reordered = faces.as_array().cloned().unwrap_or_default();
+        reordered.reverse();
+        with(
+            &log,
+            &[(
+                "round_started",
+                json!({"round": 2, "columns": COLUMNS, "objectives": reordered}),
+            )],
+        );
+        let kept = with(
+            &log,
+            &[("round_started", json!({"round": 2, "columns": COLUMNS}))],
+        );
+        assert_eq!(details(&kept)["objectives"], faces);
+    }
+}
+
+#[test]
+fn d1_in_a_row_without_green_scores_nothing_by_default() {
+    // D1 (+2: green present, nothing right of its column): Ann has no green; Bo's green
+    // (column 3) has pink to its right; Cy's (column 2) has blue, pink, purple → nobody.
+    // Ann 28, Bo 30, Cy 26.
+    let b = objectives_round_1(1, json!(["D1"]));
+    assert_eq!(
+        totals(&b),
+        vec![("Ann".into(), 28), ("Bo".into(), 30), ("Cy".into(), 26)]
     );
-    let kept = with(
-        &log,
-        &[("round_started", json!({"round": 2, "columns": COLUMNS}))],
+    assert_eq!(
+        line(&round_of(&b, "Ann", 1), "D1"),
+        &Line::new(
+            "D1: green present and no card to the right of the green column",
+            0,
+            "no green (house rule d1_without_green: nothing) → not met"
+        )
     );
-    assert_eq!(details(&kept)["objectives"], json!(["A1", "B1", "C1"]));
+}
+
+#[test]
+fn d1_in_a_row_without_green_scores_2_with_the_house_rule_bonus() {
+    // [H] bonus: nothing lies right of green cards that are not there → Ann +2; Bo and Cy have
+    // green with cards to its right, so nothing changes for them. Ann 28 + 2 = 30, Bo 30, Cy 26.
+    let b = board(&round_1_done(
+        json!({"objectives": 1, "d1_without_green": "bonus"}),
+        start_1(json!({"objectives": ["D1"]})),
+    ));
+    assert_eq!(
+        totals(&b),
+        vec![("Ann".into(), 30), ("Bo".into(), 30), ("Cy".into(), 26)]
+    );
+    assert_eq!(
+        line(&round_of(&b, "Ann", 1), "D1"),
+        &Line::new(
+            "D1: green present and no card to the right of the green column",
+            2,
+            "no green, so nothing to its right (house rule d1_without_green: bonus) → +2"
+        )
+    );
+    assert_eq!(
+        line(&round_of(&b, "Bo", 1), "D1").detail,
+        "green in column 3, 1 column(s) to its right → not met"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1457,15 +1665,35 @@ fn a_tie_for_first_in_a_real_game_is_shared_by_default() {
 }
 
 #[test]
-fn the_still_tied_house_rule_is_always_listed() {
+fn the_still_tied_and_d1_without_green_house_rules_are_always_listed() {
     let b = board(&game(json!({})));
-    assert_eq!(b.house_rules.len(), 1);
-    assert_eq!(b.house_rules[0].option, "still_tied");
-    assert_eq!(b.house_rules[0].value, json!("shared_win"));
-    assert!(b.house_rules[0].default);
-    let b = board(&game(json!({"still_tied": "more_in_round_2"})));
-    assert_eq!(b.house_rules[0].value, json!("more_in_round_2"));
-    assert!(!b.house_rules[0].default);
+    let listed: Vec<(&str, &Value, bool)> = b
+        .house_rules
+        .iter()
+        .map(|h| (h.option.as_str(), &h.value, h.default))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            ("still_tied", &json!("shared_win"), true),
+            ("d1_without_green", &json!("nothing"), true),
+        ]
+    );
+    let b = board(&game(
+        json!({"still_tied": "more_in_round_2", "d1_without_green": "bonus"}),
+    ));
+    let listed: Vec<(&str, &Value, bool)> = b
+        .house_rules
+        .iter()
+        .map(|h| (h.option.as_str(), &h.value, h.default))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            ("still_tied", &json!("more_in_round_2"), false),
+            ("d1_without_green", &json!("bonus"), false),
+        ]
+    );
 }
 
 #[test]
@@ -1535,6 +1763,7 @@ fn the_bench_fixture_replays_to_the_cross_checked_totals() {
             seq: e["seq"].as_u64().unwrap(),
             event_type: e["type"].as_str().unwrap().into(),
             data: e["data"].clone(),
+            schema_version: crate::log::SCHEMA_VERSION,
         })
         .collect();
     assert_eq!(log.len(), 1 + 3 + (6 + 7 + 8) + 3);
@@ -1578,13 +1807,25 @@ fn expected_facts(
 ) -> Vec<Fact> {
     let mut facts = Vec::new();
     for (v, (points, cards)) in (1..=5).zip(columns) {
-        facts.push(Fact::player(name, format!("column:{v}:points"), points));
-        facts.push(Fact::player(name, format!("column:{v}:cards"), cards));
+        facts.push(Fact::stored_player(
+            name,
+            format!("column:{v}:points"),
+            points,
+        ));
+        facts.push(Fact::stored_player(
+            name,
+            format!("column:{v}:cards"),
+            cards,
+        ));
     }
-    facts.push(Fact::player(name, "bubbles", bubbles));
+    facts.push(Fact::stored_player(name, "bubbles", bubbles));
     for (face, hit) in objectives {
-        facts.push(Fact::player(name, format!("objective:{face}:seen"), 1));
-        facts.push(Fact::player(
+        facts.push(Fact::stored_player(
+            name,
+            format!("objective:{face}:seen"),
+            1,
+        ));
+        facts.push(Fact::stored_player(
             name,
             format!("objective:{face}:hit"),
             i64::from(*hit),
@@ -1593,16 +1834,21 @@ fn expected_facts(
     facts
 }
 
+/// The three recorded rounds of `totals_add_up_the_three_rounds` (columns [3, 5, 1, 4, 2]
+/// each round) with objectives A1, B1 and E1 revealed in every round (with 3 objectives each
+/// round reveals its own; the same three may come again).
+fn three_rounds_with_objectives() -> Vec<LogEvent> {
+    let faces = || json!(["A1", "B1", "E1"]);
+    let log = game(json!({"objectives": 3}));
+    let log = with(&log, &rows_round_with(1, faces(), rows_1()));
+    let log = with(&log, &rows_round_with(2, faces(), rows_2()));
+    with(&log, &rows_round_with(3, faces(), rows_3()))
+}
+
 #[test]
 fn a_finished_game_gives_column_bubble_and_objective_facts() {
-    // Given the three recorded rounds of `totals_add_up_the_three_rounds` (columns
-    // [3, 5, 1, 4, 2] each round) with objectives A1, B1 and E1 active for the whole game.
-    let faces = json!(["A1", "B1", "E1"]);
-    let mut round_1 = rows_round(1, rows_1());
-    round_1[0].1["objectives"] = faces;
-    let log = with(&game(json!({"objectives": 3})), &round_1);
-    let log = with(&log, &rows_round(2, rows_2()));
-    let log = with(&log, &rows_round(3, rows_3()));
+    // Given `three_rounds_with_objectives`.
+    let log = three_rounds_with_objectives();
     // When the game is evaluated.
     let evaluation = crate::log::evaluate_with_facts::<MindUp>(&log).expect("log replays");
     assert_eq!(evaluation.status, Status::Finished);
@@ -1672,6 +1918,88 @@ fn a_finished_game_gives_column_bubble_and_objective_facts() {
     assert_eq!(
         totals(&evaluation.scoreboard),
         vec![("Ann".into(), 111), ("Bo".into(), 103), ("Cy".into(), 89)]
+    );
+}
+
+#[test]
+fn a_three_objective_game_stored_before_schema_2_keeps_round_1s_objectives_when_left_out() {
+    // Given `three_rounds_with_objectives` as a server before schema version 2 stored it: with
+    // 3 objectives the cards were kept for the game, so rounds 2 and 3 left them out.
+    let mut log = game(json!({"objectives": 3}));
+    log[0].schema_version = 1;
+    let log = with(
+        &log,
+        &rows_round_with(1, json!(["A1", "B1", "E1"]), rows_1()),
+    );
+    let log = with(&log, &rows_round(2, rows_2()));
+    let log = with(&log, &rows_round(3, rows_3()));
+    // When it is replayed, then it scores as before: round 1's A1, B1 and E1 in every round
+    // (the totals of `a_finished_game_gives_column_bubble_and_objective_facts`).
+    let board = evaluate::<MindUp>(&log).expect("log replays").scoreboard;
+    assert_eq!(
+        totals(&board),
+        vec![("Ann".into(), 111), ("Bo".into(), 103), ("Cy".into(), 89)]
+    );
+    // And a game started today must list round 2's own objectives.
+    let today = with(
+        &game(json!({"objectives": 3})),
+        &rows_round_with(1, json!(["A1", "B1", "E1"]), rows_1()),
+    );
+    let round_2 = rows_round(2, rows_2()).remove(0).1;
+    assert_eq!(
+        refused(&today, "round_started", round_2),
+        (
+            "/data/objectives".into(),
+            "this game plays with 3 objective(s), and with 1 to 3 new ones are revealed each \
+             round; list the faces active in round 2"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn three_objectives_kept_cannot_be_set_on_a_new_game() {
+    let players = ["Ann", "Bo", "Cy"].map(|name| PlayerEntry {
+        name: name.into(),
+        color: None,
+    });
+    let error = Game::MindUp
+        .start(
+            &players,
+            &json!({"objectives": 3, "three_objectives_kept": true}),
+        )
+        .unwrap_err();
+    assert_eq!(error.pointer, "/options/three_objectives_kept");
+}
+
+#[test]
+fn the_declared_insights_come_from_the_facts_of_finished_games() {
+    // Given the facts of `three_rounds_with_objectives` (above): 1 game, 3 seats.
+    let evaluation = crate::log::evaluate_with_facts::<MindUp>(&three_rounds_with_objectives())
+        .expect("log replays");
+    let sums = summed(&[evaluation]);
+    // When the club's insights are drawn from them.
+    let insights = MindUp::insights(&sums);
+    // Then every declared insight, per seat: under 1: 1 + 4 + 3 = 8 points, 8 cards; under 2:
+    // 12 points, 6 cards; under 3: 36 + 30 + 27 = 93, 12 + 10 + 9 = 31 cards; under 4: 28 + 12
+    // = 40, 7 + 3 = 10 cards; under 5: 55 + 15 + 15 = 85, 11 + 3 + 3 = 17 cards (72 cards =
+    // 3 × (7 + 8 + 9) ✓); bubbles 13 + 14 + 16 = 43. Objectives seen 9 times each: A1 met 2
+    // times, B1 3, E1 2 + 3 + 1 = 6.
+    assert_eq!(
+        insights.keys().map(String::as_str).collect::<Vec<_>>(),
+        names(MindUp::INSIGHTS)
+    );
+    let column = |points: f64, cards: f64| json!({"average_points_per_game": points, "average_cards_per_game": cards});
+    let rate = |hits: i64, rate: f64| json!({"hit_rate": rate, "hits": hits, "chances": 9});
+    assert_eq!(
+        Value::Object(insights),
+        json!({
+            "column_values": {
+                "1": column(2.667, 2.667), "2": column(4.0, 2.0), "3": column(31.0, 10.333),
+                "4": column(13.333, 3.333), "5": column(28.333, 5.667)},
+            "average_bubbles_per_game": 14.333,
+            "objective_hit_rates": {"A1": rate(2, 0.222), "B1": rate(3, 0.333), "E1": rate(6, 0.667)}
+        })
     );
 }
 

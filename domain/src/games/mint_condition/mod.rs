@@ -3,6 +3,7 @@
 
 mod cards;
 mod events;
+mod insights;
 mod scoring;
 mod state;
 #[cfg(test)]
@@ -35,6 +36,8 @@ pub struct Options {
     pub smoking_kills: Option<SmokingKills>,
     /// [H] Which Be Careful! cards break a tie.
     pub tiebreak_scope: TiebreakScope,
+    /// [H] Whether a protected Be Careful! counts toward the majority.
+    pub protected_be_careful: ProtectedBeCareful,
 }
 
 impl Default for Options {
@@ -49,6 +52,7 @@ impl Default for Options {
             sleeve_protects: 1,
             smoking_kills: None,
             tiebreak_scope: TiebreakScope::Game,
+            protected_be_careful: ProtectedBeCareful::Counts,
         }
     }
 }
@@ -76,6 +80,22 @@ pub enum TiebreakScope {
     Game,
     LastRound,
 }
+
+/// Whether a Be Careful! protected by Sleeve Me Up! counts toward the majority. The tie-break
+/// counts every Be Careful! collected either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProtectedBeCareful {
+    /// Like any other: Sleeve Me Up! only affects its owner's cards, the majority decides the
+    /// other players' damage.
+    Counts,
+    /// Left out of the majority, as if not held (games stored before schema version 2).
+    Ignored,
+}
+
+/// The schema version that brought `protected_be_careful`; games started before it played
+/// `"ignored"`.
+pub const PROTECTED_BE_CAREFUL_SINCE: u32 = 2;
 
 /// A house rule for the unpublished Smoking Kills card: damage per copy held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,8 +5,10 @@ use serde_json::json;
 
 use super::cards::{Card, Kind};
 use super::events::RoundCollected;
-use super::state::State;
-use super::{BeCarefulWhenNone, MemoriesOverThree, Options, TiebreakScope};
+use super::insights::Key;
+use super::state::{MintCondition, State};
+use super::{BeCarefulWhenNone, MemoriesOverThree, Options, ProtectedBeCareful, TiebreakScope};
+use crate::ruleset::Ruleset;
 use crate::score::{
     self, Adjustment, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak,
     list_names,
@@ -51,7 +53,7 @@ pub fn score(state: &State) -> Scoreboard {
     }
     let tiebreak = explain_tiebreak(&players, options, &cards_of);
     Scoreboard {
-        lower_wins: !options.heavily_used,
+        lower_wins: MintCondition::lower_wins(options),
         winners: score::winners(&players),
         players,
         tiebreak,
@@ -60,12 +62,23 @@ pub fn score(state: &State) -> Scoreboard {
     }
 }
 
-/// Cards that deal damage and count for sets and majorities: protected ones do not [H].
+/// Cards that deal damage and count for sets: protected ones do not [H].
 fn unprotected(cards: &[Card], kind: Kind) -> i64 {
     cards
         .iter()
         .filter(|c| c.kind == kind && !c.protected)
         .count() as i64
+}
+
+/// Be Careful! cards that count toward the round's majority: a protected one too, unless the
+/// house rule `protected_be_careful` is "ignored".
+fn majority_be_careful(cards: &[Card], options: &Options) -> i64 {
+    match options.protected_be_careful {
+        ProtectedBeCareful::Counts => {
+            cards.iter().filter(|c| c.kind == Kind::BeCareful).count() as i64
+        }
+        ProtectedBeCareful::Ignored => unprotected(cards, Kind::BeCareful),
+    }
 }
 
 fn round_lines(state: &State, round: &RoundCollected, seat: usize) -> Vec<Line> {
@@ -167,46 +180,57 @@ fn memories_damage(n: i64, over_three: MemoriesOverThree) -> (i64, String) {
 fn be_careful_line(options: &Options, collections: &[Vec<Card>], seat: usize) -> Line {
     let counts: Vec<i64> = collections
         .iter()
-        .map(|c| unprotected(c, Kind::BeCareful))
+        .map(|c| majority_be_careful(c, options))
         .collect();
     let most = counts.iter().copied().max().unwrap_or(0);
     let mine = counts[seat];
     let label = format!("Be Careful! ×{mine}");
-    if most == 0 {
+    let (points, detail) = if most == 0 {
         let points = match options.be_careful_when_none {
             BeCarefulWhenNone::Five => BE_CAREFUL_NONE,
             BeCarefulWhenNone::Zero => 0,
         };
         let value = if points == 0 { "zero" } else { "five" };
-        return Line::new(
-            label,
+        (
             points,
             format!(
                 "nobody holds Be Careful! (house rule be_careful_when_none: {value}) → {points}"
             ),
-        );
-    }
-    if mine == most {
+        )
+    } else if mine == most {
         let tied = counts.iter().filter(|c| **c == most).count();
-        let detail = if tied > 1 {
-            format!("{mine}, tied for the most → 0")
+        if tied > 1 {
+            (0, format!("{mine}, tied for the most → 0"))
         } else {
-            format!("{mine}, the most → 0")
-        };
-        Line::new(label, 0, detail)
+            (0, format!("{mine}, the most → 0"))
+        }
     } else if mine > 0 {
-        Line::new(
-            label,
+        (
             BE_CAREFUL_FEWER,
             format!("{mine}, fewer than the most ({most}) → {BE_CAREFUL_FEWER}"),
         )
     } else {
-        Line::new(
-            label,
+        (
             BE_CAREFUL_NONE,
             format!("none, while others hold some → {BE_CAREFUL_NONE}"),
         )
-    }
+    };
+    let protected = collections[seat]
+        .iter()
+        .filter(|c| c.kind == Kind::BeCareful && c.protected)
+        .count();
+    let note = match (protected, options.protected_be_careful) {
+        (0, _) => String::new(),
+        (n, ProtectedBeCareful::Counts) => format!(
+            " ({n} of them protected by Sleeve Me Up!, still counted: \
+             house rule protected_be_careful: counts)"
+        ),
+        (n, ProtectedBeCareful::Ignored) => format!(
+            " ({n} more protected by Sleeve Me Up!, not counted: \
+             house rule protected_be_careful: ignored)"
+        ),
+    };
+    Line::new(label, points, detail + &note)
 }
 
 /// [H] Per copy held: its holder takes `holder`, every other player takes `others`.
@@ -359,6 +383,12 @@ fn house_rules(options: &Options) -> Vec<HouseRule> {
             "cards one Sleeve Me Up! protects",
         ),
         entry(
+            "protected_be_careful",
+            json!(options.protected_be_careful),
+            options.protected_be_careful == defaults.protected_be_careful,
+            "whether a Be Careful! protected by Sleeve Me Up! counts toward the majority",
+        ),
+        entry(
             "smoking_kills",
             json!(options.smoking_kills),
             options.smoking_kills == defaults.smoking_kills,
@@ -409,7 +439,7 @@ pub fn facts(state: &State) -> Vec<Fact> {
             if damage[kind as usize] != 0 {
                 facts.push(Fact::player(
                     &player.name,
-                    format!("damage:{}", kind.id()),
+                    &Key::Damage(kind),
                     damage[kind as usize],
                 ));
             }
@@ -435,9 +465,12 @@ pub fn facts(state: &State) -> Vec<Fact> {
     before.sort();
     let mut after = winners.clone();
     after.sort();
-    facts.push(Fact::game("be_careful_decided", i64::from(before != after)));
     facts.push(Fact::game(
-        "tiebreak_decided",
+        &Key::BeCarefulDecided,
+        i64::from(before != after),
+    ));
+    facts.push(Fact::game(
+        &Key::TiebreakDecided,
         i64::from(board.tiebreak.is_some() && winners.len() == 1),
     ));
     facts

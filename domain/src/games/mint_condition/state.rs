@@ -1,18 +1,25 @@
 //! What the events of a Mint Condition game established, and the [`Ruleset`] impl.
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
-use super::Options;
 use super::events::{self, ROUND_COLLECTED, ROUNDS, RoundCollected};
-use super::scoring;
+use super::{Options, PROTECTED_BE_CAREFUL_SINCE};
+use super::{insights, scoring};
 use crate::error::RuleError;
+use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
-use crate::ruleset::Ruleset;
+use crate::ruleset::{Ruleset, Variant};
 use crate::score::{Fact, Scoreboard};
 use crate::setup::Player;
 
 /// The rule engine of Mint Condition.
 pub struct MintCondition;
+
+/// Variant "Heavily Used": the highest total wins, so its figures are counted apart.
+const HEAVILY_USED: Variant = Variant {
+    id: "heavily-used",
+    lower_wins: false,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
@@ -72,5 +79,28 @@ impl Ruleset for MintCondition {
 
     fn facts(state: &State) -> Vec<Fact> {
         scoring::facts(state)
+    }
+
+    // Damage: the lowest total wins, except in Heavily Used.
+    const LOWER_WINS: bool = true;
+    const VARIANTS: &'static [Variant] = &[HEAVILY_USED];
+
+    fn variant(options: &Options) -> Option<&'static Variant> {
+        options.heavily_used.then_some(&HEAVILY_USED)
+    }
+
+    const INSIGHTS: &'static [Insight] = insights::INSIGHTS;
+
+    fn insights(facts: &FactSums) -> Map<String, Value> {
+        insights::insights(facts)
+    }
+
+    fn upcast_options(schema_version: u32, options: &mut Map<String, Value>) {
+        // Games started before the option existed left a protected Be Careful! out.
+        if schema_version < PROTECTED_BE_CAREFUL_SINCE {
+            options
+                .entry("protected_be_careful")
+                .or_insert_with(|| json!("ignored"));
+        }
     }
 }

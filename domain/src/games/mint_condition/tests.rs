@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use super::{MintCondition, State};
 use crate::error::RuleError;
-use crate::log::start;
+use crate::games::Game;
+use crate::insights::{names, summed};
+use crate::log::{LogEvent, start};
 use crate::ruleset::Ruleset;
 use crate::score::{Line, PlayerScore, RoundScore, Scoreboard};
 use crate::setup::PlayerEntry;
@@ -314,22 +316,147 @@ fn a_protected_card_does_not_count_toward_its_sets() {
     assert_eq!(round.points, 5);
 }
 
+/// Ann's only Be Careful! is protected, Bo holds two and Cy none; Ann's Fine Wine shows that
+/// the rest of her round is scored as usual.
+fn only_be_careful_protected(options: Value) -> Scoreboard {
+    let state = given_rounds(
+        &seated(&["Ann", "Bo", "Cy"]),
+        loose(options),
+        &[json!({
+            "Ann": ["sleeve-me-up", {"card": "be-careful", "protected": true}, "fine-wine"],
+            "Bo": ["be-careful", "be-careful"],
+            "Cy": ["legacy-edition"],
+        })],
+    );
+    MintCondition::score(&state)
+}
+
 #[test]
-fn a_protected_be_careful_does_not_count_toward_the_majority() {
-    // Arrange / Act: Ann holds 3 Be Careful! but one is protected; Bo holds 3
-    let board = one_round(
+fn a_protected_be_careful_still_counts_toward_the_majority_by_default() {
+    // Arrange / Act
+    let board = only_be_careful_protected(json!({}));
+    // Assert: counts Ann 1, Bo 2, Cy 0 → Ann fewer than the most → 3, Bo 0, Cy none → 5
+    let ann = round_of(&board, "Ann", 1);
+    let be_careful = line(ann, "Be Careful! ×1");
+    assert_eq!(be_careful.points, 3);
+    assert_eq!(
+        be_careful.detail,
+        "1, fewer than the most (2) → 3 (1 of them protected by Sleeve Me Up!, still counted: \
+         house rule protected_be_careful: counts)"
+    );
+    // Ann 3 + 0 (Sleeve Me Up!) + 2 (Fine Wine) = 5; Bo 0; Cy 5 + 4 (Legacy Edition) = 9
+    assert_eq!(ann.points, 5);
+    assert_eq!(player(&board, "Bo").total, 0);
+    assert_eq!(player(&board, "Cy").total, 9);
+}
+
+#[test]
+fn with_protected_be_careful_ignored_a_protected_one_is_left_out_of_the_majority() {
+    // Arrange / Act
+    let board = only_be_careful_protected(json!({"protected_be_careful": "ignored"}));
+    // Assert: counts Ann 0, Bo 2, Cy 0 → Ann none → 5, Bo 0, Cy 5
+    let ann = round_of(&board, "Ann", 1);
+    let be_careful = line(ann, "Be Careful! ×0");
+    assert_eq!(be_careful.points, 5);
+    assert_eq!(
+        be_careful.detail,
+        "none, while others hold some → 5 (1 more protected by Sleeve Me Up!, not counted: \
+         house rule protected_be_careful: ignored)"
+    );
+    // Ann 5 + 0 + 2 = 7; Bo 0; Cy 5 + 4 = 9
+    assert_eq!(ann.points, 7);
+    assert_eq!(player(&board, "Bo").total, 0);
+    assert_eq!(player(&board, "Cy").total, 9);
+}
+
+#[test]
+fn a_protected_be_careful_can_tie_for_the_most() {
+    // Arrange: Ann holds 3 Be Careful!, one of them protected; Bo holds 3
+    let rounds = json!({
+        "Ann": ["be-careful", "be-careful", {"card": "be-careful", "protected": true},
+                "sleeve-me-up"],
+        "Bo": ["be-careful", "be-careful", "be-careful"],
+    });
+    // Act
+    let counts = one_round(json!({}), rounds.clone());
+    let ignored = one_round(json!({"protected_be_careful": "ignored"}), rounds);
+    // Assert: by default 3 and 3, tied for the most → 0 each
+    assert_eq!(
+        line(round_of(&counts, "Ann", 1), "Be Careful! ×3").points,
+        0
+    );
+    assert_eq!(line(round_of(&counts, "Bo", 1), "Be Careful! ×3").points, 0);
+    // ignored: Ann counts 2 < 3 → 3; Bo 3, the most → 0
+    let ann = line(round_of(&ignored, "Ann", 1), "Be Careful! ×2");
+    assert_eq!(ann.points, 3);
+    assert_eq!(
+        ann.detail,
+        "2, fewer than the most (3) → 3 (1 more protected by Sleeve Me Up!, not counted: \
+         house rule protected_be_careful: ignored)"
+    );
+    assert_eq!(
+        line(round_of(&ignored, "Bo", 1), "Be Careful! ×3").points,
+        0
+    );
+}
+
+#[test]
+fn when_the_only_be_careful_is_protected_ignored_means_nobody_holds_one() {
+    // Arrange: Ann's one Be Careful! is protected, Bo holds none
+    let rounds = json!({
+        "Ann": ["sleeve-me-up", {"card": "be-careful", "protected": true}],
+        "Bo": ["fine-wine"],
+    });
+    // Act
+    let counts = one_round(json!({}), rounds.clone());
+    let ignored = one_round(json!({"protected_be_careful": "ignored"}), rounds);
+    // Assert: by default Ann 1, the most → 0; Bo none → 5, + 2 (Fine Wine) = 7
+    assert_eq!(player(&counts, "Ann").total, 0);
+    assert_eq!(player(&counts, "Bo").total, 7);
+    assert_eq!(counts.winners, ["Ann"]);
+    // ignored: nobody holds one that counts → 5 each (be_careful_when_none: five); Bo 5 + 2 = 7
+    let bo = line(round_of(&ignored, "Bo", 1), "Be Careful! ×0");
+    assert_eq!(
+        bo.detail,
+        "nobody holds Be Careful! (house rule be_careful_when_none: five) → 5"
+    );
+    assert_eq!(player(&ignored, "Ann").total, 5);
+    assert_eq!(player(&ignored, "Bo").total, 7);
+    assert_eq!(ignored.winners, ["Ann"]);
+}
+
+#[test]
+fn the_tiebreak_counts_a_protected_be_careful_whatever_protected_be_careful_says() {
+    // Arrange: Ann holds 2 Be Careful!, one of them protected; Bo holds 1. By default Ann's 2
+    // are the most (0) and Bo takes 3, so Ann's Heavy Rotation ×2 (3) ties them on 3. With
+    // "ignored" both count 1, tied for the most (0 each), so they tie on 0 without it.
+    let counts = one_round(
         json!({}),
         json!({
-            "Ann": ["be-careful", "be-careful", {"card": "be-careful", "protected": true},
-                    "sleeve-me-up"],
-            "Bo": ["be-careful", "be-careful", "be-careful"],
+            "Ann": ["sleeve-me-up", {"card": "be-careful", "protected": true}, "be-careful",
+                    "heavy-rotation", "heavy-rotation"],
+            "Bo": ["be-careful"],
         }),
     );
-    // Assert: Ann counts 2 < 3 → 3; Bo 3, the most → 0
-    let ann = line(round_of(&board, "Ann", 1), "Be Careful! ×2");
-    assert_eq!(ann.points, 3);
-    assert_eq!(ann.detail, "2, fewer than the most (3) → 3");
-    assert_eq!(line(round_of(&board, "Bo", 1), "Be Careful! ×3").points, 0);
+    let ignored = one_round(
+        json!({"protected_be_careful": "ignored"}),
+        json!({
+            "Ann": ["sleeve-me-up", {"card": "be-careful", "protected": true}, "be-careful"],
+            "Bo": ["be-careful"],
+        }),
+    );
+    // Assert: either way the tie-break counts both of Ann's against Bo's 1 → Ann wins
+    for (board, damage) in [(&counts, 3), (&ignored, 0)] {
+        assert_eq!(player(board, "Ann").total, damage);
+        assert_eq!(player(board, "Bo").total, damage);
+        assert_eq!(board.winners, ["Ann"]);
+        assert_eq!(
+            board.tiebreak.as_ref().expect("a tie-break").detail,
+            format!(
+                "Ann and Bo tied on {damage} damage; Be Careful! cards: Ann 2, Bo 1 → Ann wins"
+            )
+        );
+    }
 }
 
 #[test]
@@ -1005,7 +1132,8 @@ fn a_new_game_stores_every_option_with_the_defaults_of_the_rules() {
         json!({"lucky": false, "heavily_used": false, "expert_cards": false,
                "strict_counts": true, "be_careful_when_none": "five",
                "memories_over_three": "free", "sleeve_protects": 1,
-               "smoking_kills": null, "tiebreak_scope": "game"})
+               "smoking_kills": null, "tiebreak_scope": "game",
+               "protected_be_careful": "counts"})
     );
 }
 
@@ -1016,8 +1144,8 @@ fn an_unknown_option_is_refused_naming_the_known_ones() {
     assert_eq!(
         err.rule,
         "unknown option \"lucy\"; this game's options are: be_careful_when_none, expert_cards, \
-         heavily_used, lucky, memories_over_three, sleeve_protects, smoking_kills, strict_counts, \
-         tiebreak_scope"
+         heavily_used, lucky, memories_over_three, protected_be_careful, sleeve_protects, \
+         smoking_kills, strict_counts, tiebreak_scope"
     );
 }
 
@@ -1039,6 +1167,11 @@ fn an_option_of_the_wrong_type_is_refused_at_that_option() {
             json!({"smoking_kills": {"holder": 2}}),
             "/options/smoking_kills",
             "option \"smoking_kills\": missing field `others`",
+        ),
+        (
+            json!({"protected_be_careful": "half"}),
+            "/options/protected_be_careful",
+            "option \"protected_be_careful\": unknown variant `half`, expected `counts` or `ignored`",
         ),
         (
             json!({"lucky": "yes"}),
@@ -1079,12 +1212,13 @@ fn house_rule_points_are_listed_with_whether_they_are_the_default() {
                 false
             ),
             ("sleeve_protects".into(), json!(1), true),
+            ("protected_be_careful".into(), json!("counts"), true),
             ("smoking_kills".into(), Value::Null, true),
             ("tiebreak_scope".into(), json!("game"), true),
             ("strict_counts".into(), json!(false), false),
         ]
     );
-    assert_eq!(defaults.house_rules.len(), 6);
+    assert_eq!(defaults.house_rules.len(), 7);
     let strict = MintCondition::score(&new_game(&seated(&["Ann", "Bo"]), json!({})));
     assert_eq!(
         strict
@@ -1096,6 +1230,7 @@ fn house_rule_points_are_listed_with_whether_they_are_the_default() {
             "be_careful_when_none",
             "memories_over_three",
             "sleeve_protects",
+            "protected_be_careful",
             "smoking_kills",
             "tiebreak_scope"
         ]
@@ -1385,4 +1520,68 @@ fn a_player_name_with_a_slash_is_escaped_in_the_pointer() {
         json!({"Ann/Bo": ["joker"], "Cy": []}),
     ));
     assert_eq!(err.pointer, "/collections/Ann~1Bo/0");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Insights for the club statistics
+
+/// Ann and Bo play three rounds, the same collections each round.
+fn three_same_rounds(ann: [&str; 7], bo: [&str; 7]) -> Vec<LogEvent> {
+    let mut log = vec![LogEvent::new(
+        1,
+        "game_started",
+        json!({"players": [{"name": "Ann", "seat": 1}, {"name": "Bo", "seat": 2}],
+               "options": {}}),
+    )];
+    for round in 1..=3 {
+        log.push(LogEvent::new(
+            round + 1,
+            "round_collected",
+            json!({"round": round, "collections": {"Ann": ann, "Bo": bo}}),
+        ));
+    }
+    log
+}
+
+#[test]
+fn the_declared_insights_come_from_the_facts_of_finished_games() {
+    let (ak, au, bc, fw) = ("animal-kingdom", "autographed", "be-careful", "fine-wine");
+    let (hr, le, lp, mem) = (
+        "heavy-rotation",
+        "legacy-edition",
+        "lost-pieces",
+        "memories",
+    );
+    // Game 1, each round: Ann Be Careful! 3 (1 against 2) + Animal Kingdom 6 + Fine Wine 2
+    // + Legacy Edition 4 + Memories 7 = 22; Bo Be Careful! 0 + Heavy Rotation 3
+    // + Autographed 5 + Lost Pieces 3 = 11. Bo wins 33 to 66, with or without Be Careful!.
+    let first = three_same_rounds([ak, ak, ak, bc, fw, le, mem], [bc, bc, hr, hr, au, au, lp]);
+    // Game 2, each round: Ann Be Careful! 0 (2 against none) + Animal Kingdom 6 + Heavy
+    // Rotation 1 + Memories 7 = 14; Bo Be Careful! 5 + Autographed 5 + Heavy Rotation 0 (4)
+    // + Memories 7 = 17. Ann wins 42 to 51; without Be Careful! Bo would (36 to 42).
+    let second = three_same_rounds([bc, bc, ak, ak, ak, hr, mem], [au, au, hr, hr, hr, hr, mem]);
+
+    let sums = summed(&[
+        Game::MintCondition.evaluate_with_facts(&first).unwrap(),
+        Game::MintCondition.evaluate_with_facts(&second).unwrap(),
+    ]);
+    let insights = MintCondition::insights(&sums);
+
+    assert_eq!(
+        insights.keys().map(String::as_str).collect::<Vec<_>>(),
+        names(MintCondition::INSIGHTS)
+    );
+    // Damage over 4 seats: Animal Kingdom 18 + 18, Autographed 15 + 15, Be Careful! 9 + 15,
+    // Fine Wine 6, Heavy Rotation 9 + 3, Legacy Edition 12, Lost Pieces 9, Memories 21 × 3.
+    assert_eq!(
+        Value::Object(insights),
+        json!({
+            "average_damage_per_card_kind": {
+                "animal-kingdom": 9.0, "autographed": 7.5, "be-careful": 6.0, "fine-wine": 1.5,
+                "heavy-rotation": 3.0, "legacy-edition": 3.0, "lost-pieces": 2.25,
+                "memories": 15.75},
+            "be_careful_decided": {"games": 1, "share": 0.5, "meaning": "games whose winners would differ without any Be Careful! damage"},
+            "tiebreak_decided": {"games": 0, "share": 0.0}
+        })
+    );
 }

@@ -17,14 +17,15 @@ pub const RACE_RECORDED: &str = "race_recorded";
 pub const ROUND_ENDED: &str = "round_ended";
 pub const ROUNDS: u32 = 3;
 
-/// `bet_placed`: a player bets on a horse, in round 2 or 3 replacing an active bet.
+/// `bet_placed`: a player bets on a horse; in round 2 or 3 the bet replaces an active one (with
+/// 2 players it may instead be added as a player's second).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BetPlaced {
     pub round: u32,
     /// Seat index (0-based) of the player.
     pub player: usize,
     pub horse: Horse,
-    /// The horse of the bet being replaced.
+    /// The horse of the bet being replaced (needed once a player holds two bets).
     pub replaces: Option<Horse>,
     /// The bet card's initiative letter, when the table records it.
     pub initiative: Option<char>,

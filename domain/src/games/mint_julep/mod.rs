@@ -9,6 +9,7 @@
 
 mod events;
 mod horses;
+mod insights;
 mod race;
 mod scoring;
 mod state;

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::horses::{Horse, ordinal, place_points};
+use super::insights::Key;
 use super::state::{Bet, RoundRace, State};
 use super::{Options, Split};
 use crate::score::{
@@ -60,19 +61,15 @@ pub fn facts(state: &State) -> Vec<Fact> {
         let name = player.name.as_str();
         let won = board.winners.iter().any(|w| w == name);
         for bet in state.bets.iter().filter(|b| b.player == seat) {
-            let horse = bet.horse.id();
+            let horse = bet.horse;
             let penalty = late_penalty(bet.round);
-            facts.push(Fact::player(name, format!("bet:{horse}"), 1));
+            facts.push(Fact::player(name, &Key::Bet(horse), 1));
+            facts.push(Fact::player(name, &Key::BetWon(horse), i64::from(won)));
+            facts.push(Fact::player(name, &Key::LatePenalty, penalty));
+            facts.push(Fact::player(name, &Key::LateBets, i64::from(penalty > 0)));
             facts.push(Fact::player(
                 name,
-                format!("bet_won:{horse}"),
-                i64::from(won),
-            ));
-            facts.push(Fact::player(name, "late_penalty", penalty));
-            facts.push(Fact::player(name, "late_bets", i64::from(penalty > 0)));
-            facts.push(Fact::player(
-                name,
-                format!("bet_points:{horse}"),
+                &Key::BetPoints(horse),
                 bet_line(state, bet).points,
             ));
         }
@@ -81,7 +78,7 @@ pub fn facts(state: &State) -> Vec<Fact> {
         .into_iter()
         .find(|&h| state.race.place_of(h) == 1)
     {
-        facts.push(Fact::game(format!("winning_horse:{}", first.id()), 1));
+        facts.push(Fact::game(&Key::WinningHorse(first), 1));
     }
     facts
 }

@@ -5,7 +5,7 @@
 //! and carries from round to round; it never resets. That is why a later bet pays a late
 //! penalty, and why the placement scored is the one at game end.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::Options;
 use super::events::{
@@ -14,8 +14,9 @@ use super::events::{
 };
 use super::horses::Horse;
 use super::race::Race;
-use super::scoring;
+use super::{insights, scoring};
 use crate::error::RuleError;
+use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
 use crate::score::{Fact, Scoreboard, list_names};
@@ -62,6 +63,8 @@ pub struct State {
     /// The race order of this round when every bet's letter is recorded, and how far the
     /// race has got in it (index of the player who played last).
     turns: Option<Turns>,
+    /// Who played this round's Mint Julep card, and on which horse.
+    mint_julep_card: Option<(usize, Horse)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +75,7 @@ struct Turns {
 }
 
 impl State {
-    /// rules: one active bet per player; with 2 players, two each.
+    /// rules: at most one active bet per player; with 2 players, up to two each.
     pub fn bets_per_player(&self) -> usize {
         if self.players.len() == 2 { 2 } else { 1 }
     }
@@ -111,6 +114,7 @@ impl Ruleset for MintJulep {
             round_race: RoundRace::NotStarted,
             finish_only: false,
             turns: None,
+            mint_julep_card: None,
         }
     }
 
@@ -150,6 +154,12 @@ impl Ruleset for MintJulep {
     fn facts(state: &State) -> Vec<Fact> {
         scoring::facts(state)
     }
+
+    const INSIGHTS: &'static [Insight] = insights::INSIGHTS;
+
+    fn insights(facts: &FactSums) -> Map<String, Value> {
+        insights::insights(facts)
+    }
 }
 
 /// Every event names the round it belongs to; rounds are played in order.
@@ -171,30 +181,23 @@ fn check_round(state: &State, round: u32) -> Result<(), RuleError> {
     Err(RuleError::new("/round", rule))
 }
 
-/// rules: before the first race move of round 1 every player has a bet (2 players: two each).
+/// rules: before the first race move of round 1 every player has a bet. With 2 players one
+/// is enough: the second bet is allowed, not required ("each player *can* have two").
 fn check_compulsory_bets(state: &State, before: &str) -> Result<(), RuleError> {
     if state.round != 1 {
         return Ok(());
     }
-    let needed = state.bets_per_player();
     let missing: Vec<String> = (0..state.players.len())
-        .filter_map(|p| {
-            let placed = state.bets_of(p).count();
-            (placed < needed).then(|| format!("{} has {placed}", state.name(p)))
-        })
+        .filter(|&p| state.bets_of(p).next().is_none())
+        .map(|p| format!("{} has 0", state.name(p)))
         .collect();
     if missing.is_empty() {
         return Ok(());
     }
-    let each = if needed == 2 {
-        "two bets each (2 players)"
-    } else {
-        "a bet"
-    };
     Err(RuleError::new(
         "",
         format!(
-            "in round 1 every player must place {each} before {before}, but {}",
+            "in round 1 every player must place a bet before {before}, but {}",
             list_names(&missing)
         ),
     ))
@@ -241,7 +244,7 @@ fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleError> {
         }
         None
     } else {
-        Some(replaced_bet(state, &bet, &name)?)
+        replaced_bet(state, &bet, &name)?
     };
     if let Some(letter) = bet.initiative {
         let same_card = state.bets.iter().enumerate().find(|(i, b)| {
@@ -271,16 +274,23 @@ fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// rules: rounds 2 and 3 — a new bet replaces an active one; with 2 players it names the horse
+/// rules: rounds 2 and 3 — a new bet replaces an active one (the index returned), except with
+/// 2 players while the player holds fewer than two: a bet without `replaces` is then added as
+/// the second (`None`), paying this round's late penalty. Holding two, a new bet names the horse
 /// of the bet it replaces. A bet placed this very round is not replaced again (that is a typo:
 /// correct or retract it).
-fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<usize, RuleError> {
+fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<Option<usize>, RuleError> {
     let mine: Vec<(usize, &Bet)> = state
         .bets
         .iter()
         .enumerate()
         .filter(|(_, b)| b.player == bet.player)
         .collect();
+    if bet.replaces.is_none() && mine.len() < state.bets_per_player() {
+        return Ok(None);
+    }
+    // A bet that names the only bet held replaces it: the player chose another horse rather
+    // than a second bet.
     let horses: Vec<&str> = mine.iter().map(|(_, b)| b.horse.name()).collect();
     let candidates: Vec<&(usize, &Bet)> = match bet.replaces {
         None if mine.len() > 1 => {
@@ -311,7 +321,7 @@ fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<usize, Rul
         }
     };
     if let Some((index, _)) = candidates.iter().find(|(_, b)| b.round < state.round) {
-        return Ok(*index);
+        return Ok(Some(*index));
     }
     let horse = candidates.first().map_or("", |(_, b)| b.horse.name());
     Err(RuleError::new(
@@ -334,6 +344,19 @@ fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleError> {
     }
     check_compulsory_bets(state, "the race starts")?;
     let turns = check_turn(state, card.player)?;
+    if let (Some(_), Some((player, horse))) = (card.mint_julep, state.mint_julep_card) {
+        // rules: one Mint Julep card in the deck, shuffled back only at the round's end.
+        return Err(RuleError::new(
+            "/mint_julep",
+            format!(
+                "{} already played the Mint Julep card in round {} (on {}); the deck holds one \
+                 Mint Julep card and it is shuffled back only at the end of the round",
+                state.name(player),
+                state.round,
+                horse.name()
+            ),
+        ));
+    }
 
     let mut race = state.race.clone();
     if let Some(horse) = card.mint_julep {
@@ -353,6 +376,9 @@ fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleError> {
     state.race = race;
     state.round_race = RoundRace::Cards;
     state.turns = turns;
+    if let Some(horse) = card.mint_julep {
+        state.mint_julep_card = Some((card.player, horse));
+    }
     Ok(())
 }
 
@@ -462,5 +488,7 @@ fn end_round(state: &mut State, round: u32) -> Result<(), RuleError> {
     }
     state.round_race = RoundRace::NotStarted;
     state.turns = None;
+    // rules: the Mint Julep card is shuffled back into the deck at the end of the round.
+    state.mint_julep_card = None;
     Ok(())
 }

@@ -4,8 +4,11 @@
 
 use serde_json::{Value, json};
 
+use super::MintJulep;
 use crate::games::Game;
+use crate::insights::{names, summed};
 use crate::log::{Evaluation, LogEvent, NewEvent, Rejection, Status};
+use crate::ruleset::Ruleset;
 use crate::score::Fact;
 use crate::setup::PlayerEntry;
 
@@ -26,11 +29,11 @@ fn started(names: &[&str], options: Value) -> Vec<LogEvent> {
         })
         .collect();
     let setup = Game::MintJulep.start(&entries, &options).unwrap();
-    vec![LogEvent {
-        seq: 1,
-        event_type: "game_started".into(),
-        data: json!({"game": "mint-julep", "players": setup.players, "options": setup.options}),
-    }]
+    vec![LogEvent::new(
+        1,
+        "game_started",
+        json!({"game": "mint-julep", "players": setup.players, "options": setup.options}),
+    )]
 }
 
 /// A log of a game with these players and options, each event checked on the way in.
@@ -40,11 +43,11 @@ fn given(names: &[&str], options: Value, events: &[(&str, Value)]) -> Vec<LogEve
         if let Err(e) = when(&log, event_type, data.clone()) {
             panic!("given event {event_type} {data} was refused: {e}");
         }
-        log.push(LogEvent {
-            seq: log.len() as u64 + 1,
-            event_type: (*event_type).into(),
-            data: data.clone(),
-        });
+        log.push(LogEvent::new(
+            log.len() as u64 + 1,
+            *event_type,
+            data.clone(),
+        ));
     }
     log
 }
@@ -439,6 +442,72 @@ fn the_movement_of_a_mint_julep_is_checked_like_any_move() {
 }
 
 #[test]
+fn a_second_mint_julep_card_in_the_same_round_is_refused() {
+    let mut events = three_ready();
+    // Mint Julep on AJ, AJ forward: [AJ] [MS NA WP YGM], AJ flipped.
+    events.push(mint_julep(1, "Ann", AJ, &[(AJ, "forward", "top")]));
+    let log = given(&THREE, json!({}), &events);
+    // MS is an unflipped top horse, but the one Mint Julep card is already out this round.
+    let (t, data) = mint_julep(1, "Bo", MS, &[(MS, "forward", "top")]);
+    let e = refused(&log, t, data);
+    assert_eq!(e.pointer, "/data/mint_julep");
+    assert_eq!(
+        e.rule,
+        "Ann already played the Mint Julep card in round 1 (on Alaskan Justice); the deck holds \
+         one Mint Julep card and it is shuffled back only at the end of the round"
+    );
+    // The same moves on an ordinary card are fine: MS lands on top of AJ, [MS AJ] [NA WP YGM].
+    let (t, data) = card(1, "Bo", &[(MS, "forward", "top")]);
+    let eval = when(&log, t, data).unwrap();
+    assert_eq!(groups(&eval), race(&[&[MS, AJ], &[NA, WP, YGM]]));
+    // MS was not flipped by the refused card.
+    let details = eval.scoreboard.details.clone().unwrap();
+    assert_eq!(details["race"]["groups"][0][0]["flipped"], json!(false));
+    // Ann YGM 5th 2 + 0 = 2; Bo AJ 2nd 0 + 2 = 2; Cy WP 4th 2 + 0 = 2.
+    assert_eq!(total(&eval, "Ann"), 2);
+    assert_eq!(total(&eval, "Bo"), 2);
+    assert_eq!(total(&eval, "Cy"), 2);
+}
+
+#[test]
+fn the_mint_julep_card_is_shuffled_back_at_the_end_of_the_round() {
+    let mut events = three_ready();
+    events.push(mint_julep(1, "Ann", AJ, &[(AJ, "forward", "top")]));
+    events.push(ended(1));
+    // Round 2 from [AJ] [MS NA WP YGM]: Mint Julep on MS, MS forward lands on AJ.
+    events.push(mint_julep(2, "Bo", MS, &[(MS, "forward", "top")]));
+    let eval = now(&given(&THREE, json!({}), &events));
+    assert_eq!(groups(&eval), race(&[&[MS, AJ], &[NA, WP, YGM]]));
+    let details = eval.scoreboard.details.clone().unwrap();
+    assert_eq!(details["race"]["groups"][0][0]["flipped"], json!(true));
+    assert_eq!(details["race"]["groups"][0][1]["flipped"], json!(true));
+    // MS 1st, AJ 2nd, NA 3rd, WP 4th, YGM 5th: Ann YGM 2 + 0 = 2; Bo AJ 0 + 2 = 2;
+    // Cy WP 2 + 0 = 2, a three-way shared win.
+    assert_eq!(total(&eval, "Ann"), 2);
+    assert_eq!(total(&eval, "Bo"), 2);
+    assert_eq!(total(&eval, "Cy"), 2);
+    assert_eq!(eval.scoreboard.winners, vec!["Ann", "Bo", "Cy"]);
+}
+
+#[test]
+fn a_correction_that_makes_a_second_mint_julep_card_in_a_round_is_refused() {
+    let mut events = three_ready();
+    events.push(mint_julep(1, "Ann", AJ, &[(AJ, "forward", "top")]));
+    events.push(card(1, "Bo", &[(MS, "forward", "top")]));
+    let log = given(&THREE, json!({}), &events);
+    // Event 6 said to be a Mint Julep card on MS too.
+    let (_, data) = mint_julep(1, "Bo", MS, &[(MS, "forward", "top")]);
+    let e = refused(&log, "correct", json!({"seq": 6, "data": data}));
+    assert_eq!(e.pointer, "/data/data/mint_julep");
+    assert!(
+        e.rule
+            .contains("Ann already played the Mint Julep card in round 1 (on Alaskan Justice)"),
+        "{}",
+        e.rule
+    );
+}
+
+#[test]
 fn a_mint_julep_card_with_an_unknown_field_is_refused() {
     let log = given(&THREE, json!({}), &three_ready());
     let (t, mut data) = mint_julep(1, "Ann", AJ, &[(AJ, "forward", "top")]);
@@ -514,18 +583,41 @@ fn the_race_cannot_start_before_every_player_has_bet_in_round_1() {
 }
 
 #[test]
-fn with_two_players_the_race_cannot_start_before_both_have_two_bets() {
+fn with_two_players_one_bet_each_is_enough_to_start_the_race() {
+    // rules: with 2 players each *can* have two bets; round 1 requires one each.
     let log = given(
         &["Ann", "Bo"],
         json!({}),
-        &[bet(1, "Ann", YGM), bet(1, "Ann", AJ), bet(1, "Bo", MS)],
+        &[bet(1, "Ann", YGM), bet(1, "Bo", AJ)],
+    );
+    let (t, data) = card(1, "Ann", &[(YGM, "forward", "named")]);
+    let eval = when(&log, t, data).unwrap();
+    // [YGM] [AJ MS NA WP]: Ann YGM 1st 2 + 3 = 5; Bo AJ 2nd 0 + 2 = 2.
+    assert_eq!(groups(&eval), race(&[&[YGM], &[AJ, MS, NA, WP]]));
+    assert_eq!(total(&eval, "Ann"), 5);
+    assert_eq!(total(&eval, "Bo"), 2);
+}
+
+#[test]
+fn with_two_players_the_race_cannot_start_before_each_has_a_bet() {
+    // Ann's second bet does not stand in for Bo's first.
+    let log = given(
+        &["Ann", "Bo"],
+        json!({}),
+        &[bet(1, "Ann", YGM), bet(1, "Ann", AJ)],
     );
     let (t, data) = card(1, "Ann", &[(YGM, "forward", "named")]);
     let e = refused(&log, t, data);
+    assert_eq!(e.pointer, "/data");
     assert_eq!(
         e.rule,
-        "in round 1 every player must place two bets each (2 players) before the race starts, \
-         but Bo has 1"
+        "in round 1 every player must place a bet before the race starts, but Bo has 0"
+    );
+    let (t, data) = ended(1);
+    let e = refused(&log, t, data);
+    assert_eq!(
+        e.rule,
+        "in round 1 every player must place a bet before round 1 ends, but Bo has 0"
     );
 }
 
@@ -683,6 +775,135 @@ fn with_two_players_a_later_bet_replaces_the_bet_it_names() {
         ]
     );
     assert_eq!(total(&eval, "Bo"), 4);
+}
+
+/// Two players, one bet each in round 1; round 1 ends with the horses in the start order.
+fn two_with_one_bet_each() -> Vec<(&'static str, Value)> {
+    vec![bet(1, "Ann", YGM), bet(1, "Bo", AJ), ended(1)]
+}
+
+#[test]
+fn with_two_players_a_second_bet_added_in_a_later_round_pays_that_rounds_late_penalty() {
+    let mut events = two_with_one_bet_each();
+    // Round 2: Ann adds Newton's Apple (no "replaces": it is her second bet, not a new first).
+    events.push(bet(2, "Ann", NA));
+    // [AJ MS NA WP YGM] → AJ forward, no group ahead: [AJ] [MS NA WP YGM]
+    events.push(card(2, "Bo", &[(AJ, "forward", "top")]));
+    events.push(ended(2));
+    // Round 3: Bo adds Whiskey Princess.
+    events.push(bet(3, "Bo", WP));
+    // WP forward (named) lands on top of AJ: [WP AJ] [MS NA YGM];
+    // YGM forward (named) lands on top of WP: [YGM WP AJ] [MS NA].
+    events.push(card(
+        3,
+        "Bo",
+        &[(WP, "forward", "named"), (YGM, "forward", "named")],
+    ));
+    events.push(ended(3));
+    let eval = now(&given(&["Ann", "Bo"], json!({}), &events));
+    assert_eq!(eval.status, Status::Finished);
+    assert_eq!(groups(&eval), race(&[&[YGM, WP, AJ], &[MS, NA]]));
+    // Ann: YGM 1st 2 + 3 = 5; NA 5th, round 2: 1 + 0 − 1 = 0 → 5.
+    assert_eq!(
+        lines(&eval, "Ann"),
+        vec![
+            line(
+                "bet on You Got Me (round 1)",
+                5,
+                "start bonus 2 + 1st place 3 = 5"
+            ),
+            line(
+                "bet on Newton's Apple (round 2)",
+                0,
+                "start bonus 1 + 5th place 0 − late penalty 1 = 0"
+            ),
+        ]
+    );
+    assert_eq!(total(&eval, "Ann"), 5);
+    // Bo: AJ 3rd 0 + 1 = 1; WP 2nd, round 3: 2 + 2 − 2 = 2 → 3.
+    assert_eq!(
+        lines(&eval, "Bo"),
+        vec![
+            line(
+                "bet on Alaskan Justice (round 1)",
+                1,
+                "start bonus 0 + 3rd place 1 = 1"
+            ),
+            line(
+                "bet on Whiskey Princess (round 3)",
+                2,
+                "start bonus 2 + 2nd place 2 − late penalty 2 = 2"
+            ),
+        ]
+    );
+    assert_eq!(total(&eval, "Bo"), 3);
+    assert_eq!(eval.scoreboard.winners, vec!["Ann"]);
+}
+
+#[test]
+fn with_two_players_a_later_bet_naming_the_only_bet_held_replaces_it() {
+    let mut events = two_with_one_bet_each();
+    events.push(rebet(2, "Bo", MS, AJ));
+    let eval = now(&given(&["Ann", "Bo"], json!({}), &events));
+    // Bo's AJ bet is discarded, he still holds one. Start order: MS 2nd, 1 + 2 − 1 = 2.
+    assert_eq!(
+        lines(&eval, "Bo"),
+        vec![line(
+            "bet on Maple Splendor (round 2)",
+            2,
+            "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
+        )]
+    );
+}
+
+#[test]
+fn with_two_players_once_a_late_second_bet_is_placed_a_new_bet_names_the_one_it_replaces() {
+    let mut events = two_with_one_bet_each();
+    events.push(bet(2, "Ann", NA));
+    events.push(ended(2));
+    let log = given(&["Ann", "Bo"], json!({}), &events);
+    let (t, data) = bet(3, "Ann", MS);
+    let e = refused(&log, t, data);
+    assert_eq!(e.pointer, "/data/replaces");
+    assert_eq!(
+        e.rule,
+        "with 2 players Ann holds two bets (on You Got Me and Newton's Apple); \"replaces\" \
+         must name the horse of the bet this one replaces"
+    );
+    let (t, data) = rebet(3, "Ann", MS, NA);
+    let eval = when(&log, t, data).unwrap();
+    // Start order AJ MS NA WP YGM. Ann: YGM 5th 2 + 0 = 2; MS 2nd, round 3: 1 + 2 − 2 = 1 → 3.
+    assert_eq!(
+        lines(&eval, "Ann"),
+        vec![
+            line(
+                "bet on You Got Me (round 1)",
+                2,
+                "start bonus 2 + 5th place 0 = 2"
+            ),
+            line(
+                "bet on Maple Splendor (round 3)",
+                1,
+                "start bonus 1 + 2nd place 2 − late penalty 2 = 1"
+            ),
+        ]
+    );
+    assert_eq!(total(&eval, "Ann"), 3);
+}
+
+#[test]
+fn with_two_players_a_late_second_bet_is_not_replaced_in_the_round_it_was_placed() {
+    let mut events = two_with_one_bet_each();
+    events.push(bet(2, "Ann", NA));
+    let log = given(&["Ann", "Bo"], json!({}), &events);
+    let (t, data) = rebet(2, "Ann", MS, NA);
+    let e = refused(&log, t, data);
+    assert_eq!(e.pointer, "/data/player");
+    assert_eq!(
+        e.rule,
+        "Ann's bet on Newton's Apple was placed in this round; a player places one new bet per \
+         active bet each round (to fix a typo, correct or retract the bet)"
+    );
 }
 
 #[test]
@@ -1323,10 +1544,12 @@ fn the_bench_fixture_replays_to_a_finished_game_with_hand_checked_totals() {
     let raw: Vec<Value> = serde_json::from_str(text).unwrap();
     let log: Vec<LogEvent> = raw
         .iter()
-        .map(|e| LogEvent {
-            seq: e["seq"].as_u64().unwrap(),
-            event_type: e["type"].as_str().unwrap().to_owned(),
-            data: e["data"].clone(),
+        .map(|e| {
+            LogEvent::new(
+                e["seq"].as_u64().unwrap(),
+                e["type"].as_str().unwrap(),
+                e["data"].clone(),
+            )
         })
         .collect();
     // Every event is also accepted when appended one by one.
@@ -1365,11 +1588,11 @@ const FIXTURE_TOTALS: [(&str, i64); 4] = [("Ann", 5), ("Bo", 1), ("Di", 1), ("Cy
 /// One player's expected facts for one active bet.
 fn bet_facts(name: &str, horse: &str, won: bool, penalty: i64, points: i64) -> Vec<Fact> {
     vec![
-        Fact::player(name, format!("bet:{horse}"), 1),
-        Fact::player(name, format!("bet_won:{horse}"), i64::from(won)),
-        Fact::player(name, "late_penalty", penalty),
-        Fact::player(name, "late_bets", i64::from(penalty > 0)),
-        Fact::player(name, format!("bet_points:{horse}"), points),
+        Fact::stored_player(name, format!("bet:{horse}"), 1),
+        Fact::stored_player(name, format!("bet_won:{horse}"), i64::from(won)),
+        Fact::stored_player(name, "late_penalty", penalty),
+        Fact::stored_player(name, "late_bets", i64::from(penalty > 0)),
+        Fact::stored_player(name, format!("bet_points:{horse}"), points),
     ]
 }
 
@@ -1385,17 +1608,14 @@ fn a_finished_game_gives_bet_facts_and_the_winning_horse() {
         bet_facts("Bo", YGM, false, 0, 1),
         bet_facts("Cy", YGM, false, 1, 0),
         bet_facts("Di", WP, true, 0, 4),
-        vec![Fact::game(format!("winning_horse:{YGM}"), 1)],
+        vec![Fact::stored_game(format!("winning_horse:{YGM}"), 1)],
     ]
     .concat();
     assert_eq!(eval.facts, expected);
 }
 
-#[test]
-fn with_two_players_each_of_both_bets_gives_its_facts() {
-    // Ann: AJ (round 1) and MS (replacing WP in round 3, penalty 2); Bo: YGM and NA (round 1).
-    // Finish [MS, NA, YGM, AJ, WP]: Ann AJ 0 + 0 = 0, MS 1 + 3 − 2 = 2 → 2;
-    // Bo YGM 2 + 1 = 3, NA 1 + 2 = 3 → 6, Bo wins.
+/// Ann: AJ (round 1) and MS (replacing WP in round 3, penalty 2); Bo: YGM and NA (round 1).
+fn two_players_two_bets_each() -> Evaluation {
     let events = vec![
         bet(1, "Ann", AJ),
         bet(1, "Ann", WP),
@@ -1407,7 +1627,14 @@ fn with_two_players_each_of_both_bets_gives_its_facts() {
         recorded(3, [MS, NA, YGM, AJ, WP]),
         ended(3),
     ];
-    let eval = now(&given(&["Ann", "Bo"], json!({}), &events));
+    now(&given(&["Ann", "Bo"], json!({}), &events))
+}
+
+#[test]
+fn with_two_players_each_of_both_bets_gives_its_facts() {
+    // Given `two_players_two_bets_each`, finish [MS, NA, YGM, AJ, WP]: Ann AJ 0 + 0 = 0,
+    // MS 1 + 3 − 2 = 2 → 2; Bo YGM 2 + 1 = 3, NA 1 + 2 = 3 → 6, Bo wins.
+    let eval = two_players_two_bets_each();
     assert_eq!(eval.status, Status::Finished);
     assert_eq!(total(&eval, "Ann"), 2);
     assert_eq!(total(&eval, "Bo"), 6);
@@ -1416,8 +1643,41 @@ fn with_two_players_each_of_both_bets_gives_its_facts() {
         bet_facts("Ann", MS, false, 2, 2),
         bet_facts("Bo", YGM, true, 0, 3),
         bet_facts("Bo", NA, true, 0, 3),
-        vec![Fact::game(format!("winning_horse:{MS}"), 1)],
+        vec![Fact::stored_game(format!("winning_horse:{MS}"), 1)],
     ]
     .concat();
     assert_eq!(eval.facts, expected);
+}
+
+#[test]
+fn the_declared_insights_come_from_the_facts_of_finished_games() {
+    // Given the two games above: You Got Me backed by Ann, Bo and Cy (1, 1 and 0 points, Cy
+    // late by 1) and won by nobody's backer, Di's Whiskey Princess (4, Di wins); and Ann's
+    // Alaskan Justice (0) and late Maple Splendor (2, penalty 2), Bo's winning You Got Me (3)
+    // and Newton's Apple (3). Races won: You Got Me, Maple Splendor.
+    let sums = summed(&[three_backers(json!({})), two_players_two_bets_each()]);
+    // When the club's insights are drawn from them.
+    let insights = MintJulep::insights(&sums);
+    // Then every declared insight: You Got Me 4 bets, 1 won, 1 + 1 + 0 + 3 = 5 points;
+    // two late bets cost 1 + 2.
+    assert_eq!(
+        insights.keys().map(String::as_str).collect::<Vec<_>>(),
+        names(MintJulep::INSIGHTS)
+    );
+    let horse = |bets, won, rate, points, races| {
+        json!({"bets": bets, "bettor_won": won, "win_rate": rate, "average_points": points,
+               "races_won": races})
+    };
+    assert_eq!(
+        Value::Object(insights),
+        json!({
+            "horses": {
+                AJ: horse(1, 0, 0.0, 0.0, 0),
+                MS: horse(1, 0, 0.0, 2.0, 1),
+                NA: horse(1, 1, 1.0, 3.0, 0),
+                WP: horse(1, 1, 1.0, 4.0, 0),
+                YGM: horse(4, 1, 0.25, 1.25, 1)},
+            "late_bets": {"bets": 2, "total_penalty": 3, "average_penalty": 1.5}
+        })
+    );
 }

@@ -7,6 +7,7 @@
 
 mod catalogue;
 mod events;
+mod insights;
 mod scoring;
 mod state;
 mod table;

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::catalogue::{Attribute, Card};
+use super::insights::Key;
 use super::state::{Record, State};
 use super::{Options, Prize, PrizeTie};
 use crate::score::{
@@ -74,14 +75,18 @@ pub fn facts(state: &State) -> Vec<Fact> {
     let mut facts = Vec::new();
     for ((player, cards), won) in state.players.iter().zip(&collections).zip(prizes) {
         let value: i64 = cards.iter().map(|c| i64::from(c.value)).sum();
-        facts.push(Fact::player(&player.name, "collection_value", value));
+        facts.push(Fact::player(&player.name, &Key::CollectionValue, value));
         facts.push(Fact::player(
             &player.name,
-            "collection_cards",
+            &Key::CollectionCards,
             cards.len() as i64,
         ));
         for (id, points) in won {
-            facts.push(Fact::player(&player.name, format!("prize:{id}"), points));
+            facts.push(Fact::player(
+                &player.name,
+                &Key::Prize(id.to_owned()),
+                points,
+            ));
         }
     }
     facts

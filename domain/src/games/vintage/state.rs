@@ -1,14 +1,15 @@
 //! What the events of a Vintage game established, and the [`Ruleset`] impl.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::catalogue::{CARDS, Catalogue, Naming};
 use super::events::{
     self, COLLECTIONS_RECORDED, FINAL_BANKED, PlayerCards, SHOWCASES_DEALT, TURN_TAKEN,
 };
 use super::table::Table;
-use super::{Attribute, MAX_PRIZES, Options, scoring};
+use super::{Attribute, MAX_PRIZES, Options, insights, scoring};
 use crate::error::RuleError;
+use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
 use crate::score::{Fact, Scoreboard};
@@ -162,6 +163,12 @@ impl Ruleset for Vintage {
 
     fn facts(state: &State) -> Vec<Fact> {
         scoring::facts(state)
+    }
+
+    const INSIGHTS: &'static [Insight] = insights::INSIGHTS;
+
+    fn insights(facts: &FactSums) -> Map<String, Value> {
+        insights::insights(facts)
     }
 }
 

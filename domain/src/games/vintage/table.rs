@@ -460,7 +460,8 @@ impl Table {
 
     /// rules: End of the game — starting left of the last player, everyone banks one more
     /// showcase card (not the card the last player stole on their final turn); players who had
-    /// one turn fewer bank one more if they can. Returns the cards banked, per seat.
+    /// one turn fewer may bank a second one, if their showcase allows, or decline it. Returns
+    /// the cards banked, per seat.
     pub fn plan_final_bank(
         &self,
         banked: &[PlayerCards],
@@ -491,35 +492,24 @@ impl Table {
         for (seat, (player, given)) in players.iter().zip(banked).enumerate() {
             let name = &player.name;
             let turns = self.turns_of(seat);
-            let wanted = 1 + (most_turns - turns);
             let off_limits = last
                 .filter(|t| t.seat == seat)
                 .and_then(|t| t.stolen.as_deref());
-            let eligible = self.showcases[seat]
+            let bankable = self.showcases[seat]
                 .iter()
                 .filter(|c| Some(c.as_str()) != off_limits)
                 .count();
-            let owed = wanted.min(eligible);
-            if given.cards.len() != owed {
-                let why = if wanted > 1 {
-                    format!(
-                        "{name} had {turns} turn(s), one fewer than others, and banks {wanted} \
-                         more cards"
-                    )
-                } else {
-                    format!("{name} banks one more card")
-                };
-                let short = if owed < wanted {
-                    format!(" — only {owed}, as the showcase holds no more")
-                } else {
-                    String::new()
-                };
-                return Err(RuleError::new(
-                    &given.at,
-                    format!("{why}{short}, not {}", given.cards.len()),
-                ));
+            let bank = FinalBank {
+                name,
+                turns,
+                catch_up: turns < most_turns,
+                bankable,
+                off_limits,
+            };
+            if let Some(rule) = bank.refuses(given.cards.len()) {
+                return Err(RuleError::new(&given.at, rule));
             }
-            let mut cards: Vec<String> = Vec::with_capacity(owed);
+            let mut cards: Vec<String> = Vec::with_capacity(given.cards.len());
             for (i, card) in given.cards.iter().enumerate() {
                 let at = format!("{}/{i}", given.at);
                 let id = naming.resolve(card).map_err(|e| e.within(&at))?;
@@ -579,5 +569,56 @@ impl Table {
             Some(Place::ReshuffledDeck) => "in the reshuffled deck".to_owned(),
             None => "not on the table".to_owned(),
         }
+    }
+}
+
+/// One player's share of the final bank, to check how many cards they bank.
+struct FinalBank<'a> {
+    name: &'a str,
+    turns: usize,
+    /// Had one turn fewer than others: may bank a second card.
+    catch_up: bool,
+    /// Showcase cards the player may bank (not the card stolen on the last turn).
+    bankable: usize,
+    off_limits: Option<&'a str>,
+}
+
+impl FinalBank<'_> {
+    /// rules: everyone banks one card (none only if nothing is left to bank); a player who had
+    /// one turn fewer "can, if possible, add one more card" — one or two, the second optional.
+    /// Returns the rule broken by banking `count` cards, if any.
+    fn refuses(&self, count: usize) -> Option<String> {
+        let FinalBank { name, turns, .. } = *self;
+        let allowed = if self.catch_up { 2 } else { 1 };
+        let (fewest, most) = (1.min(self.bankable), allowed.min(self.bankable));
+        if (fewest..=most).contains(&count) {
+            return None;
+        }
+        Some(match (self.bankable, self.catch_up) {
+            (0, _) => match self.off_limits {
+                Some(stolen) => format!(
+                    "{name}'s showcase holds only {stolen}, stolen on the last turn of the game, \
+                     so {name} banks no card, not {count}"
+                ),
+                None => format!("{name}'s showcase is empty, so {name} banks no card, not {count}"),
+            },
+            (_, false) if count == 0 => format!("{name} banks one more card, not 0"),
+            (_, false) => format!(
+                "{name} banks one more card, not {count}; only a player who had one turn fewer \
+                 than others may add a second"
+            ),
+            (_, true) if count == 0 => format!(
+                "{name} banks one more card, not 0; only the second card, for having had one turn \
+                 fewer than others, may be declined"
+            ),
+            (1, true) => format!(
+                "{name} had {turns} turn(s), one fewer than others, and may add a second card, \
+                 but the showcase holds only one: {name} banks 1, not {count}"
+            ),
+            (_, true) => format!(
+                "{name} had {turns} turn(s), one fewer than others, and banks one more card and \
+                 may add a second, not {count}"
+            ),
+        })
     }
 }

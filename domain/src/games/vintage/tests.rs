@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::Vintage;
 use super::state::Record;
 use crate::games::Game;
+use crate::insights::{names, summed};
 use crate::log::{self, Evaluation, LogEvent, NewEvent, Rejection, Status};
 use crate::ruleset::Ruleset;
 use crate::score::{Fact, PlayerScore};
@@ -72,11 +73,11 @@ fn started(names: &[&str], options: Value) -> Vec<LogEvent> {
     let setup = Game::Vintage
         .start(&entries(names), &options)
         .expect("the setup is valid");
-    vec![LogEvent {
-        seq: 1,
-        event_type: "game_started".into(),
-        data: json!({"game": "vintage", "players": setup.players, "options": setup.options}),
-    }]
+    vec![LogEvent::new(
+        1,
+        "game_started",
+        json!({"game": "vintage", "players": setup.players, "options": setup.options}),
+    )]
 }
 
 fn new_event(event_type: &str, data: &Value) -> NewEvent {
@@ -90,11 +91,7 @@ fn new_event(event_type: &str, data: &Value) -> NewEvent {
 fn record(log: &mut Vec<LogEvent>, event_type: &str, data: Value) -> Evaluation {
     let evaluation = log::check_append::<Vintage>(log, &[new_event(event_type, &data)])
         .unwrap_or_else(|r| panic!("{event_type} {data} was refused: {r}"));
-    log.push(LogEvent {
-        seq: log.len() as u64 + 1,
-        event_type: event_type.into(),
-        data,
-    });
+    log.push(LogEvent::new(log.len() as u64 + 1, event_type, data));
     evaluation
 }
 
@@ -903,7 +900,7 @@ fn worked_example_a_showcase_holding_one_card_cannot_be_stolen_from() {
 //   c30 c31 | c36 c37 | c42 c43 | c48 c49 | c54 c55 | c57 c61 → banks c1 c4 c7 c12 c13 c18 c19
 //   c24 c25 c30, then c31 at the end (c57, stolen on turn 28, may not be banked).
 // Bo (turns 2, 5, …, 26 — 9 turns): c2 c3 | c8 c9 | c14 c15 | … | c56 c57 → banks c2 c3 c8 c9
-//   c14 c15 c20 c21 c26, then c27 c32 at the end (one turn fewer: two cards).
+//   c14 c15 c20 c21 c26, then c27 c32 at the end (one turn fewer: he adds the optional second card).
 // Cy (turns 3, 6, …, 27 — 9 turns): c5 c6 (c4 stolen) | c10 c11 | c16 c17 | … | c58 c59 →
 //   banks c5 c6 c10 c11 c16 c17 c22 c23 c28, then c29 c34.
 // Deck: 57 − 2 × 28 = 1 after turn 28 → the game ends (57 − 2 × 27 = 3 after turn 27).
@@ -971,20 +968,7 @@ fn a_three_player_game_ends_after_turn_28_and_is_scored_by_hand() {
         "no more turns: turn 28 left 1 card(s) in the deck, which ends the game; record \
          final_banked to finish it",
     );
-    // Bo and Cy had one turn fewer: two cards each; Ann one, but not c57, stolen on turn 28.
-    let one_for_bo = json!({"banked": {"Ann": ["c31"], "Bo": ["c27"], "Cy": ["c29", "c34"]}});
-    assert_refused(
-        &refused(&log, "final_banked", one_for_bo),
-        "/data/banked/Bo",
-        "Bo had 9 turn(s), one fewer than others, and banks 2 more cards, not 1",
-    );
-    let two_for_ann =
-        json!({"banked": {"Ann": ["c31", "c36"], "Bo": ["c27", "c32"], "Cy": ["c29", "c34"]}});
-    assert_refused(
-        &refused(&log, "final_banked", two_for_ann),
-        "/data/banked/Ann",
-        "Ann banks one more card, not 2",
-    );
+    // Ann banks one card, but not c57, stolen on turn 28.
     let stolen = json!({"banked": {"Ann": ["c57"], "Bo": ["c27", "c32"], "Cy": ["c29", "c34"]}});
     assert_refused(
         &refused(&log, "final_banked", stolen),
@@ -998,6 +982,7 @@ fn a_three_player_game_ends_after_turn_28_and_is_scored_by_hand() {
         "Cy cannot bank c31: it is in Ann's showcase; a player banks a card from their own showcase",
     );
 
+    // Bo and Cy had one turn fewer and both add the second card.
     let bank = json!({"banked": {"Ann": ["c31"], "Bo": ["c27", "c32"], "Cy": ["c29", "c34"]}});
     let evaluation = record(&mut log, "final_banked", bank);
     assert_eq!(evaluation.status, Status::Finished);
@@ -1054,6 +1039,180 @@ fn a_three_player_game_ends_after_turn_28_and_is_scored_by_hand() {
         "",
         "the game is already finished; to change it, correct or retract an earlier event",
     );
+}
+
+// The final bank of the same game, after turn 28. Bo and Cy had 9 turns to Ann's 10, so each
+// banks one card and may add a second; Ann banks one. Their showcases then:
+//   Ann c31 c36 c37 … c55 c57 c61 (c57 stolen on turn 28); Bo c27 c32 c33 c38 c39 c44 c45 c50
+//   c51 c56; Cy c29 c34 c35 c40 c41 c46 c47 c52 c53 c58 c59.
+
+/// The 3-player game's plan played to its end (turn 28), before the final bank.
+fn three_player_game_over() -> Vec<LogEvent> {
+    let (mut log, mut sim) = three_player_game();
+    play_three_player_turns(&mut log, &mut sim, 1, 28);
+    log
+}
+
+#[test]
+fn a_player_who_had_one_turn_fewer_may_decline_the_second_card() {
+    let mut log = three_player_game_over();
+    // Cy declines: only c29. Bo adds a second card of his choice, c33 (not his oldest, c32).
+    let bank = json!({"banked": {"Ann": ["c31"], "Bo": ["c27", "c33"], "Cy": ["c29"]}});
+    let evaluation = record(&mut log, "final_banked", bank);
+    assert_eq!(evaluation.status, Status::Finished);
+    // Values (k % 4):
+    //   Ann c1 c4 c7 c12 c13 c18 c19 c24 c25 c30 c31: 1+0+3+0+1+2+3+0+1+2+3 = 16
+    //   Bo  c2 c3 c8 c9 c14 c15 c20 c21 c26 c27 c33:  2+3+0+1+2+3+0+1+2+3+1 = 18
+    //   Cy  c5 c6 c10 c11 c16 c17 c22 c23 c28 c29:    1+2+2+3+0+1+2+3+0+1   = 15
+    // Blue (k % 3 = 0): Ann c12 c18 c24 c30 = 4; Bo c3 c9 c15 c21 c27 c33 = 6; Cy c6 = 1 → Bo +4.
+    // 60s (10–19): Ann 4, Bo c14 c15 = 2, Cy c10 c11 c16 c17 = 4 → tie, nobody scores.
+    // Lamps (k % 7 = 0): Ann c7 = 1; Bo c14 c21 = 2; Cy c28 = 1 → Bo +2.
+    // Totals: Ann 16, Bo 18 + 4 + 2 = 24, Cy 15 (c34, declined, stays in the showcase and does
+    // not count: only collections score).
+    assert_eq!(
+        totals(&evaluation),
+        vec![("Ann".into(), 16), ("Bo".into(), 24), ("Cy".into(), 15)]
+    );
+    assert_eq!(evaluation.scoreboard.winners, vec!["Bo"]);
+    assert_eq!(
+        lines(&evaluation, "Cy")[0],
+        (
+            "Collection ×10".into(),
+            15,
+            "c5 1 + c6 2 + c10 2 + c11 3 + c16 0 + c17 1 + c22 2 + c23 3 + c28 0 + c29 1 = 15"
+                .into()
+        )
+    );
+    assert_eq!(
+        lines(&evaluation, "Bo")[1],
+        ("Most blue objects".into(), 4, "6 vs 4 → +4".into())
+    );
+    let table = details(&evaluation);
+    assert_eq!(
+        table["showcases"]["Cy"],
+        ids(&[34, 35, 40, 41, 46, 47, 52, 53, 58, 59])
+    );
+    assert_eq!(
+        table["showcases"]["Bo"],
+        ids(&[32, 38, 39, 44, 45, 50, 51, 56])
+    );
+    assert_eq!(table["final_bank_due"], json!(false));
+}
+
+#[test]
+fn the_final_bank_is_one_card_each_and_an_optional_second_after_one_turn_fewer() {
+    let log = three_player_game_over();
+    let legal_ann = json!(["c31"]);
+    let legal_bo = json!(["c27", "c32"]);
+    let legal_cy = json!(["c29"]);
+    let bank =
+        |ann: Value, bo: Value, cy: Value| json!({"banked": {"Ann": ann, "Bo": bo, "Cy": cy}});
+
+    // Ann had the most turns: exactly one card.
+    assert_refused(
+        &refused(
+            &log,
+            "final_banked",
+            bank(json!(["c31", "c36"]), legal_bo.clone(), legal_cy.clone()),
+        ),
+        "/data/banked/Ann",
+        "Ann banks one more card, not 2; only a player who had one turn fewer than others may add \
+         a second",
+    );
+    assert_refused(
+        &refused(
+            &log,
+            "final_banked",
+            bank(json!([]), legal_bo.clone(), legal_cy.clone()),
+        ),
+        "/data/banked/Ann",
+        "Ann banks one more card, not 0",
+    );
+    // Bo had one turn fewer: one card and perhaps a second, never three, never none.
+    assert_refused(
+        &refused(
+            &log,
+            "final_banked",
+            bank(
+                legal_ann.clone(),
+                json!(["c27", "c32", "c33"]),
+                legal_cy.clone(),
+            ),
+        ),
+        "/data/banked/Bo",
+        "Bo had 9 turn(s), one fewer than others, and banks one more card and may add a second, \
+         not 3",
+    );
+    assert_refused(
+        &refused(
+            &log,
+            "final_banked",
+            bank(legal_ann.clone(), legal_bo.clone(), json!([])),
+        ),
+        "/data/banked/Cy",
+        "Cy banks one more card, not 0; only the second card, for having had one turn fewer than \
+         others, may be declined",
+    );
+    // The same card twice is one card banked twice, not two cards.
+    assert_refused(
+        &refused(
+            &log,
+            "final_banked",
+            bank(legal_ann.clone(), json!(["c27", "c27"]), legal_cy.clone()),
+        ),
+        "/data/banked/Bo/1",
+        "c27 is banked twice; a card can be in one place only",
+    );
+    let mut log = log;
+    let evaluation = record(
+        &mut log,
+        "final_banked",
+        bank(legal_ann, legal_bo, legal_cy),
+    );
+    assert_eq!(evaluation.status, Status::Finished);
+}
+
+// A 3-player game where Bo's showcase is whittled down: Ann steals Bo's newest card on turn 1,
+// Cy steals Bo's newest on each of her turns (3, 6, …, 27), every other turn digs. Bo's turns
+// bank his only card and bring him two (a dug card and a kept one), so after each of Cy's turns
+// he holds one: c56 at the end (he dug c56 and kept c57 on turn 26; Cy stole c57 on turn 27).
+
+#[test]
+fn a_player_who_had_one_turn_fewer_but_holds_one_card_banks_that_card() {
+    let (mut log, mut sim) = three_player_game();
+    for turn in 1..=28 {
+        let take = match turn % 3 {
+            1 if turn == 1 => Take::Steal(1),
+            0 => Take::Steal(1),
+            _ => Take::Dig,
+        };
+        record(&mut log, "turn_taken", sim.turn(take));
+    }
+    let evaluation = evaluate(&log);
+    assert_eq!(details(&evaluation)["next_player"], Value::Null);
+    assert_eq!(details(&evaluation)["showcases"]["Bo"], ids(&[56]));
+
+    let mut two_for_bo = sim.final_bank(&[1, 1, 2]);
+    two_for_bo["banked"]["Bo"] = json!(["c56", "c57"]);
+    assert_refused(
+        &refused(&log, "final_banked", two_for_bo),
+        "/data/banked/Bo",
+        "Bo had 9 turn(s), one fewer than others, and may add a second card, but the showcase \
+         holds only one: Bo banks 1, not 2",
+    );
+    let evaluation = record(&mut log, "final_banked", sim.final_bank(&[1, 1, 2]));
+    assert_eq!(evaluation.status, Status::Finished);
+    // Ann 10 turns + 1, Bo 9 + 1 (the only card he had), Cy 9 + 2.
+    let sizes: Vec<usize> = ["Ann", "Bo", "Cy"]
+        .iter()
+        .map(|n| {
+            details(&evaluation)["collections"][n]
+                .as_array()
+                .map_or(0, Vec::len)
+        })
+        .collect();
+    assert_eq!(sizes, vec![11, 10, 11]);
+    assert_eq!(details(&evaluation)["showcases"]["Bo"], json!([]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1187,7 +1346,7 @@ fn a_five_player_game_ends_when_the_reshuffled_deck_runs_low() {
         table["final_bank_order"],
         json!(["Di", "Ed", "Ann", "Bo", "Cy"])
     );
-    // Di and Ed had 7 turns, one fewer than the others' 8: two cards each.
+    // Di and Ed had 7 turns, one fewer than the others' 8: each adds the optional second card.
     let bank = sim.final_bank(&[1, 1, 1, 2, 2]);
     let evaluation = record(&mut log, "final_banked", bank);
     assert_eq!(evaluation.status, Status::Finished);
@@ -1215,7 +1374,7 @@ fn a_five_player_game_ends_when_the_reshuffled_deck_runs_low() {
 // card the turn before discarded, so the pile holds one card after each turn. Deck 63 − 15 =
 // 48; after turn 24 it is empty. Turn 25 (Ann) digs the pile's only card, the empty pile
 // becomes the deck, and nothing is left to draw: Ann draws nothing and keeps nothing, and the
-// reshuffled deck (0 cards) ends the game. Ann had 5 turns, the others 4 → they bank two.
+// reshuffled deck (0 cards) ends the game. Ann had 5 turns, the others 4 → they may bank two, and do.
 
 const SIX: [&str; 6] = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"];
 
@@ -1482,7 +1641,7 @@ fn collections_recorded_is_refused_once_the_game_is_recorded_turn_by_turn() {
 // Plan: dealt c1 | c2 c3 | c4 c5 c6 | c7 c8 c9; deck 54. Turn t draws c(2t+8) c(2t+9), keeps
 // the first. Turn 1 and every even turn steal the newest card of the next seat (Ann from Bo,
 // Bo from Cy, Di from Ann); every odd turn from 3 digs (Ann and Cy). 54 − 2 × 27 = 0 after turn
-// 27 (Cy's): the game ends. Ann, Bo, Cy had 7 turns, Di 6 → Di banks two at the end.
+// 27 (Cy's): the game ends. Ann, Bo, Cy had 7 turns, Di 6 → Di may bank two at the end, and does.
 // Collections, worked out turn by turn:
 //   Ann c1 c3 c17 c25 c33 c41 c49 + c57      Bo c2 c6 c12 c14 c20 c22 c28 + c30
 //   Cy  c4 c5 c13 c21 c29 c37 c45 + c53      Di c7 c8 c9 c10 c16 c18 + c24 c26
@@ -1536,10 +1695,12 @@ fn from_json(value: &Value) -> Vec<LogEvent> {
         .as_array()
         .expect("an array of events")
         .iter()
-        .map(|e| LogEvent {
-            seq: e["seq"].as_u64().expect("seq"),
-            event_type: e["type"].as_str().expect("type").to_owned(),
-            data: e["data"].clone(),
+        .map(|e| {
+            LogEvent::new(
+                e["seq"].as_u64().expect("seq"),
+                e["type"].as_str().expect("type"),
+                e["data"].clone(),
+            )
         })
         .collect()
 }
@@ -1601,17 +1762,43 @@ fn a_finished_game_gives_collection_and_prize_facts() {
     assert_eq!(
         evaluation.facts,
         vec![
-            Fact::player("Ann", "collection_value", 5),
-            Fact::player("Ann", "collection_cards", 2),
-            Fact::player("Ann", "prize:blue", 4),
-            Fact::player("Ann", "prize:lamps", 2),
-            Fact::player("Bo", "collection_value", 5),
-            Fact::player("Bo", "collection_cards", 2),
-            Fact::player("Bo", "prize:sixties", 3),
-            Fact::player("Cy", "collection_value", 0),
-            Fact::player("Cy", "collection_cards", 1),
-            Fact::player("Cy", "prize:lamps", 2),
+            Fact::stored_player("Ann", "collection_value", 5),
+            Fact::stored_player("Ann", "collection_cards", 2),
+            Fact::stored_player("Ann", "prize:blue", 4),
+            Fact::stored_player("Ann", "prize:lamps", 2),
+            Fact::stored_player("Bo", "collection_value", 5),
+            Fact::stored_player("Bo", "collection_cards", 2),
+            Fact::stored_player("Bo", "prize:sixties", 3),
+            Fact::stored_player("Cy", "collection_value", 0),
+            Fact::stored_player("Cy", "collection_cards", 1),
+            Fact::stored_player("Cy", "prize:lamps", 2),
         ]
+    );
+}
+
+#[test]
+fn the_declared_insights_come_from_the_facts_of_finished_games() {
+    // Given `end_only` twice: with prize_tie split (facts above) and with nobody scoring the
+    // lamps tie (Ann 5, 2 cards, blue 4; Bo 5, 2 cards, sixties 3; Cy 0, 1 card).
+    let sums = summed(&[end_only("split"), end_only("nobody")]);
+    // When the club's insights are drawn from them.
+    let insights = Vintage::insights(&sums);
+    // Then every declared insight, from 2 games and 6 seats: value 20 / 6, cards 10 / 6; blue
+    // scored twice for 8, lamps twice for 2 + 2, sixties twice for 6.
+    assert_eq!(
+        insights.keys().map(String::as_str).collect::<Vec<_>>(),
+        names(Vintage::INSIGHTS)
+    );
+    assert_eq!(
+        Value::Object(insights),
+        json!({
+            "average_collection_value": 3.333,
+            "average_collection_cards": 1.667,
+            "prizes": {
+                "blue": {"times_scored": 2, "points": 8},
+                "lamps": {"times_scored": 2, "points": 4},
+                "sixties": {"times_scored": 2, "points": 6}}
+        })
     );
 }
 
