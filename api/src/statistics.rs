@@ -219,7 +219,7 @@ pub fn game_insights(game: Game, rows: &GameStatsRows) -> Value {
             },
         );
     }
-    Value::Object(game.insights(&sums))
+    Value::Object(game.insights(&sums.without_typed_in_results()))
 }
 
 /// Rebuilds every read model from the event log, logging progress. Returns how many games

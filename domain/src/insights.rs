@@ -17,6 +17,27 @@ pub trait FactKey: Sized {
     fn parse(key: &str) -> Option<Self>;
 }
 
+/// Facts every game may leave, whatever its rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommonKey {
+    /// A game whose final scores were typed in (`result_recorded`), valued at its number of
+    /// seats: its results count in the statistics, but it has no rule-aware facts, so the
+    /// insights leave its play and seats out.
+    ResultRecorded,
+}
+
+impl FactKey for CommonKey {
+    fn key(&self) -> String {
+        match self {
+            CommonKey::ResultRecorded => "result_recorded".into(),
+        }
+    }
+
+    fn parse(key: &str) -> Option<Self> {
+        (key == "result_recorded").then_some(CommonKey::ResultRecorded)
+    }
+}
+
 /// An insight a game declares: its field in the game's statistics and what it means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Insight {
@@ -42,12 +63,22 @@ pub struct FactSums {
 }
 
 impl FactSums {
+    /// Facts of `plays` finished games with `results` seats in all; the plays whose result was
+    /// typed in are left out by [`FactSums::without_typed_in_results`].
     pub fn new(plays: i64, results: i64) -> Self {
         Self {
             plays,
             results,
             sums: BTreeMap::new(),
         }
+    }
+
+    /// Leaves out the games whose result was typed in: they have no rule-aware facts.
+    pub fn without_typed_in_results(mut self) -> Self {
+        let typed_in = self.get(&CommonKey::ResultRecorded);
+        self.plays -= typed_in.count;
+        self.results -= typed_in.sum;
+        self
     }
 
     /// Adds a stored key's sum.

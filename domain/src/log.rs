@@ -5,6 +5,10 @@
 //! - `retract {seq}` — event `seq` no longer counts (a retracted `retract` counts again).
 //! - `correct {seq, data}` — event `seq` counts with this data; the latest correction wins.
 //! - `abandon {}` — the game stops counting; only a `retract` of it resumes play.
+//! - `result_recorded {totals, winners, source}` — a game known only by its final scores
+//!   (history from another app), right after `game_started`: the game is finished with those
+//!   totals, typed in and not checked against the rules. No game event may follow it, and it
+//!   may not follow one.
 //!
 //! Which events are in force is decided from the newest event backwards (a retract can only
 //! name an earlier event), then the game events in force are folded through the ruleset in
@@ -19,8 +23,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::{RuleError, parse_json};
+use crate::insights::CommonKey;
+use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
-use crate::score::{Fact, Scoreboard};
+use crate::score::{self, Adjustment, Fact, PlayerScore, Scoreboard, list_names};
 use crate::setup::{Player, PlayerEntry, parse_options, seat_players};
 
 pub const GAME_STARTED: &str = "game_started";
@@ -28,6 +34,8 @@ pub const RETRACT: &str = "retract";
 pub const CORRECT: &str = "correct";
 pub const ABANDON: &str = "abandon";
 pub const COMMON_EVENT_TYPES: [&str; 3] = [RETRACT, CORRECT, ABANDON];
+/// A game's final scores typed in; replayed in the game events' place (it can be corrected).
+pub const RESULT_RECORDED: &str = "result_recorded";
 
 /// The schema version events are written with today. History:
 /// 1. the first one;
@@ -289,6 +297,134 @@ struct AbandonData {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResultRecordedData {
+    totals: serde_json::Map<String, Value>,
+    winners: Vec<String>,
+    #[serde(default)]
+    source: Option<String>,
+}
+
+/// A `result_recorded` in force: the typed-in totals in seat order.
+#[derive(Debug, Clone)]
+struct RecordedResult {
+    seq: u64,
+    totals: Vec<(Player, i64)>,
+    winners: Vec<String>,
+    source: Option<String>,
+}
+
+impl RecordedResult {
+    /// Checks the typed-in result against the seated players. Pointers are relative to `data`.
+    fn parse(seq: u64, data: &Value, players: &[Player]) -> Result<Self, RuleError> {
+        let data: ResultRecordedData = parse_json(data, "", RESULT_RECORDED)?;
+        let names = || list_names(&players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>());
+        if let Some(stranger) = data
+            .totals
+            .keys()
+            .find(|name| !players.iter().any(|p| &p.name == *name))
+        {
+            return Err(RuleError::new(
+                pointer(["totals", stranger.as_str()]),
+                format!("{stranger} is not a player of this game; its players are {}", names()),
+            ));
+        }
+        let mut totals = Vec::with_capacity(players.len());
+        for player in players {
+            let at = pointer(["totals", player.name.as_str()]);
+            let total = match data.totals.get(&player.name) {
+                None => {
+                    return Err(RuleError::new(
+                        "/totals",
+                        format!("{}'s total is missing: every player needs one", player.name),
+                    ));
+                }
+                Some(value) => value.as_i64().ok_or_else(|| {
+                    RuleError::new(at, format!("{}'s total must be a whole number", player.name))
+                })?,
+            };
+            totals.push((player.clone(), total));
+        }
+        if data.winners.is_empty() {
+            return Err(RuleError::new(
+                "/winners",
+                "name at least one winner (several for a shared win)",
+            ));
+        }
+        for (i, winner) in data.winners.iter().enumerate() {
+            let at = pointer(["winners", &i.to_string()]);
+            if !players.iter().any(|p| &p.name == winner) {
+                return Err(RuleError::new(
+                    at,
+                    format!("{winner} is not a player of this game; its players are {}", names()),
+                ));
+            }
+            if data.winners[..i].contains(winner) {
+                return Err(RuleError::new(at, format!("{winner} is named twice")));
+            }
+        }
+        Ok(Self {
+            seq,
+            totals,
+            winners: data.winners,
+            source: data.source,
+        })
+    }
+
+    /// The scoreboard of the typed-in totals, in the direction the game's rules give: the
+    /// winners first, as typed in; the others by their totals.
+    fn scoreboard(&self, empty: Scoreboard) -> Scoreboard {
+        let from = self
+            .source
+            .as_deref()
+            .map_or(String::new(), |s| format!(" from {s}"));
+        let is_winner = |p: &PlayerScore| self.winners.contains(&p.name);
+        let mut players: Vec<PlayerScore> = self
+            .totals
+            .iter()
+            .map(|(player, total)| {
+                let typed_in = Adjustment {
+                    label: "Total typed in".into(),
+                    points: *total,
+                    detail: format!(
+                        "recorded with result_recorded (event {}){from}; not checked against the rules",
+                        self.seq
+                    ),
+                };
+                PlayerScore::new(&player.name, player.seat, Vec::new(), vec![typed_in])
+            })
+            .collect();
+        let lower_wins = empty.lower_wins;
+        let better = |a: &PlayerScore| if lower_wins { -a.total } else { a.total };
+        // Every winner ranks first, whatever their totals; the others follow by their totals.
+        score::rank(&mut players, |p| {
+            if is_winner(p) {
+                (true, 0)
+            } else {
+                (false, better(p))
+            }
+        });
+        let mut details = serde_json::Map::new();
+        details.insert(
+            RESULT_RECORDED.into(),
+            serde_json::json!({
+                "event": self.seq,
+                "source": self.source,
+                "checked_against_rules": false,
+                "note": "the totals were typed in and not checked against the rules",
+            }),
+        );
+        Scoreboard {
+            winners: score::winners(&players),
+            players,
+            tiebreak: None,
+            details: Some(Value::Object(details)),
+            ..empty
+        }
+    }
+}
+
+#[derive(Deserialize)]
 struct StartedData {
     players: Vec<Player>,
     #[serde(default)]
@@ -300,6 +436,11 @@ struct Replay<R: Ruleset> {
     state: R::State,
     abandoned_at: Option<u64>,
     version: u64,
+    /// The seated players, for a typed-in result.
+    players: Vec<Player>,
+    /// The last game event applied, if any.
+    last_game_event: Option<u64>,
+    recorded: Option<RecordedResult>,
 }
 
 impl<R: Ruleset> Clone for Replay<R> {
@@ -308,6 +449,9 @@ impl<R: Ruleset> Clone for Replay<R> {
             state: self.state.clone(),
             abandoned_at: self.abandoned_at,
             version: self.version,
+            players: self.players.clone(),
+            last_game_event: self.last_game_event,
+            recorded: self.recorded.clone(),
         }
     }
 }
@@ -323,9 +467,11 @@ impl<R: Ruleset> Replay<R> {
             corrected_by: corrected.map(|c| c.0),
             error,
         };
-        if !R::EVENT_TYPES.contains(&event.event_type.as_str()) {
+        let typed_in = event.event_type == RESULT_RECORDED;
+        if !typed_in && !R::EVENT_TYPES.contains(&event.event_type.as_str()) {
             let mut known: Vec<&str> = R::EVENT_TYPES.to_vec();
             known.extend(COMMON_EVENT_TYPES);
+            known.push(RESULT_RECORDED);
             return Err(Fault::at(
                 event.seq,
                 RuleError::new(
@@ -347,38 +493,76 @@ impl<R: Ruleset> Replay<R> {
                 ),
             )));
         }
+        if let Some(recorded) = &self.recorded {
+            return Err(fault(RuleError::new(
+                "",
+                format!(
+                    "this game's final scores were typed in by event {} (result_recorded), so no \
+                     game event can follow; retract it to record the game event by event",
+                    recorded.seq
+                ),
+            )));
+        }
+        let data = corrected.map_or(&event.data, |c| c.1);
+        if typed_in {
+            if let Some(last) = self.last_game_event {
+                return Err(fault(RuleError::new(
+                    "/type",
+                    format!(
+                        "result_recorded is for a game known only by its final scores, right after \
+                         game_started; this game already has game events (event {last}): record its \
+                         end with them, or retract them first"
+                    ),
+                )));
+            }
+            let recorded = RecordedResult::parse(event.seq, data, &self.players)
+                .map_err(|e| fault(e.within("/data")))?;
+            self.recorded = Some(recorded);
+            return Ok(());
+        }
         if R::is_finished(&self.state) {
             return Err(fault(RuleError::new(
                 "",
                 "the game is already finished; to change it, correct or retract an earlier event",
             )));
         }
-        let data = corrected.map_or(&event.data, |c| c.1);
-        R::apply(&mut self.state, &event.event_type, data).map_err(|e| fault(e.within("/data")))
+        R::apply(&mut self.state, &event.event_type, data).map_err(|e| fault(e.within("/data")))?;
+        self.last_game_event = Some(event.seq);
+        Ok(())
     }
 
     fn evaluation(&self, with_facts: bool) -> Evaluation {
         let status = if self.abandoned_at.is_some() {
             Status::Abandoned
-        } else if R::is_finished(&self.state) {
+        } else if self.recorded.is_some() || R::is_finished(&self.state) {
             Status::Finished
         } else {
             Status::InProgress
         };
+        let scoreboard = match &self.recorded {
+            Some(recorded) => recorded.scoreboard(R::score(&self.state)),
+            None => R::score(&self.state),
+        };
+        // Statistics count finished games only; a typed-in result has no rule-aware facts,
+        // only the mark that lets the insights leave its seats out.
+        let facts = match (&self.recorded, with_facts && status == Status::Finished) {
+            (_, false) => Vec::new(),
+            (Some(recorded), true) => vec![Fact::game(
+                &CommonKey::ResultRecorded,
+                recorded.totals.len() as i64,
+            )],
+            (None, true) => R::facts(&self.state),
+        };
         Evaluation {
             status,
             version: self.version,
-            scoreboard: R::score(&self.state),
-            // Statistics count finished games only.
-            facts: if with_facts && status == Status::Finished {
-                R::facts(&self.state)
-            } else {
-                Vec::new()
-            },
+            scoreboard,
+            facts,
         }
     }
 }
 
+/// Game events and `result_recorded`, which stands in for them: replayed in order, correctable.
 fn is_game_event(event_type: &str) -> bool {
     event_type != GAME_STARTED && !COMMON_EVENT_TYPES.contains(&event_type)
 }
@@ -421,9 +605,12 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
     let in_force = |seq: u64| !retracted_by.contains_key(&seq);
 
     let mut replay = Replay::<R> {
+        players: started.players.clone(),
         state: R::new_game(started.players, options),
         abandoned_at: None,
         version,
+        last_game_event: None,
+        recorded: None,
     };
     let mut corrections: HashMap<u64, (u64, &Value)> = HashMap::new();
     let mut first_retract_of: HashMap<u64, u64> = HashMap::new();

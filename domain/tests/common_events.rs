@@ -227,7 +227,7 @@ fn an_unknown_event_type_is_refused_at_type() {
     assert_eq!(
         rejection.rule,
         "Mint Condition has no event \"round_scored\"; its events are round_collected, retract, \
-         correct, abandon"
+         correct, abandon, result_recorded"
     );
 }
 
