@@ -26,6 +26,9 @@ pub struct Config {
     /// turns that off (only for measuring what they cost: statistics are then stale until
     /// `tabletally rebuild-stats`).
     pub read_models: bool,
+    /// Largest file `POST /v1/import` accepts; `TABLETALLY_IMPORT_MAX_BYTES`, default 256 MiB
+    /// (→ 413 above it). The file is read line by line, so memory holds one game at a time.
+    pub import_max_bytes: usize,
 }
 
 impl Default for Config {
@@ -36,6 +39,7 @@ impl Default for Config {
             workers: None,
             clubs_per_minute: 20,
             read_models: true,
+            import_max_bytes: 256 * 1024 * 1024,
         }
     }
 }
@@ -52,6 +56,9 @@ impl Config {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(defaults.clubs_per_minute),
             read_models: var("TABLETALLY_READ_MODELS").as_deref() != Some("off"),
+            import_max_bytes: var("TABLETALLY_IMPORT_MAX_BYTES")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(defaults.import_max_bytes),
         }
     }
 }

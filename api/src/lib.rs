@@ -13,6 +13,7 @@ pub mod error;
 pub mod examples;
 pub mod limits;
 pub mod openapi;
+pub mod portability;
 pub mod routes;
 pub mod startup;
 pub mod statistics;

@@ -30,6 +30,7 @@ pub const REGENERATE: &str =
         (name = "events", description = "The game log: append and read"),
         (name = "scores", description = "Scoreboards replayed from the log"),
         (name = "statistics", description = "Players, leaderboards, head-to-head and game insights over finished games"),
+        (name = "portability", description = "A club's whole history in and out: export, import"),
         (name = "operations", description = "Health and readiness"),
     )
 )]

@@ -26,6 +26,8 @@ pub struct AppState {
     pub club_creation: RateLimit,
     /// Whether appends keep the statistics read models up to date.
     pub read_models: bool,
+    /// Largest file `POST /v1/import` accepts.
+    pub import_max_bytes: usize,
 }
 
 pub struct Application {
@@ -72,6 +74,7 @@ impl Application {
             store: Arc::from(store),
             club_creation: RateLimit::per_minute(config.clubs_per_minute),
             read_models: config.read_models,
+            import_max_bytes: config.import_max_bytes,
         };
         let server = run(listener, state, config.workers).map_err(|source| StartError::Listen {
             addr: config.addr.clone(),

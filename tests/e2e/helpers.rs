@@ -227,6 +227,25 @@ impl TestApp {
         Reply::read(request.send().await.expect("the server answers")).await
     }
 
+    /// GETs a body that is not one JSON value (an NDJSON export): `(status, content type, text)`.
+    pub async fn get_text(&self, path: &str, token: &str) -> (u16, String, String) {
+        let reply = self
+            .client
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("the server answers");
+        let status = reply.status().as_u16();
+        let content_type = reply
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        (status, content_type, reply.text().await.expect("a text body"))
+    }
+
     pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
         let mut request = self.client.post(self.url(path)).json(body);
         if let Some(token) = token {

@@ -10,6 +10,7 @@ mod mind_up;
 mod mint_condition;
 mod mint_julep;
 mod operations;
+mod portability;
 mod problems;
 mod statistics;
 mod tenancy;

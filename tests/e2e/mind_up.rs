@@ -169,7 +169,7 @@ fn rows_round(round: u32) -> Vec<Value> {
 /// Records the game turn by turn in four requests (rounds 1 and 2 whole, round 3 in two
 /// parts), each with `expected_version`; returns the game id. The log ends at version 28:
 /// game_started 1, round 1 = 2..9, round 2 = 10..18, round 3 = 19..28.
-async fn play_by_turns(app: &TestApp, club: &TestClub) -> String {
+pub(crate) async fn play_by_turns(app: &TestApp, club: &TestClub) -> String {
     let game = app.new_game(club, new_game(2)).await;
     let mut round_3 = round_3_events();
     let round_3_end = round_3.split_off(5);

@@ -275,8 +275,8 @@ async fn mint_julep(app: &TestApp, club: &TestClub) -> String {
     game
 }
 
-struct History {
-    club: TestClub,
+pub(crate) struct History {
+    pub(crate) club: TestClub,
     other_club: TestClub,
     /// A player of the other club.
     stranger: String,
@@ -314,7 +314,7 @@ async fn status(app: &TestApp, club: &TestClub, game: &str) -> Value {
 }
 
 /// Records the history of the module comment, plus another club with an "Ann" and a "Bob".
-async fn seed(app: &TestApp) -> History {
+pub(crate) async fn seed(app: &TestApp) -> History {
     let club = app.new_club().await;
     let g1 = mint_condition(app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
     let g2 = mint_condition(app, &club, "2026-02-14", ("Ann", "Bo"), g2_rounds(), 3).await;

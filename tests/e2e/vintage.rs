@@ -115,7 +115,7 @@ async fn play_turns(app: &TestApp, club: &TestClub, last_turn: u32) -> String {
 }
 
 /// The whole scripted game: 28 turns and the final bank (version 31).
-async fn play(app: &TestApp, club: &TestClub) -> String {
+pub(crate) async fn play(app: &TestApp, club: &TestClub) -> String {
     let game = play_turns(app, club, 28).await;
     let reply = app
         .append(

@@ -4,10 +4,9 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tabletally_domain::log::marks;
 use utoipa::{IntoParams, ToSchema};
 
-use super::EventView;
+use super::{EventView, event_views};
 use crate::append::{self, AppendRequest};
 use crate::auth::Club;
 use crate::config::MAX_EVENTS_PER_REQUEST;
@@ -232,18 +231,10 @@ pub async fn list_events(
         .events(&club.id, &id)
         .await?
         .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
-    let marks = marks(&log.iter().map(append::to_log_event).collect::<Vec<_>>());
-    let mut events: Vec<EventView> = log
+    let mut events: Vec<EventView> = event_views(log)
         .into_iter()
         .filter(|e| e.seq > after)
         .take(limit + 1)
-        .map(|e| {
-            let mark = marks.get(&(e.seq as u64)).copied().unwrap_or_default();
-            let mut view = EventView::from(e);
-            view.retracted_by = mark.retracted_by.map(|s| s as i64);
-            view.corrected_by = mark.corrected_by.map(|s| s as i64);
-            view
-        })
         .collect();
     let next_after = if events.len() > limit {
         events.truncate(limit);

@@ -6,6 +6,7 @@ mod cursor;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod portability;
 pub mod scores;
 pub mod stats;
 
@@ -34,7 +35,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(stats::player_games)
         .service(stats::leaderboard)
         .service(stats::head_to_head)
-        .service(stats::game_stats);
+        .service(stats::game_stats)
+        .service(portability::export)
+        .service(portability::import);
 }
 
 /// A seated player of a game.
@@ -119,6 +122,22 @@ pub struct EventView {
     /// Set when a later `correct` (this seq) replaces this event's data.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub corrected_by: Option<i64>,
+}
+
+/// A game's stored events as answered, each marked when a later event retracted or corrected it.
+pub fn event_views(log: Vec<StoredEvent>) -> Vec<EventView> {
+    let marks = tabletally_domain::log::marks(
+        &log.iter().map(crate::append::to_log_event).collect::<Vec<_>>(),
+    );
+    log.into_iter()
+        .map(|e| {
+            let mark = marks.get(&(e.seq as u64)).copied().unwrap_or_default();
+            let mut view = EventView::from(e);
+            view.retracted_by = mark.retracted_by.map(|s| s as i64);
+            view.corrected_by = mark.corrected_by.map(|s| s as i64);
+            view
+        })
+        .collect()
 }
 
 impl From<StoredEvent> for EventView {

@@ -127,6 +127,28 @@ pub struct PlayerResult {
     pub won: bool,
 }
 
+/// A whole game from an export, checked by the rules, to store as it was.
+#[derive(Debug, Clone)]
+pub struct ImportedGame {
+    /// Its id, kind, options and start; players are matched by name within the club.
+    pub game: NewGame,
+    /// What its log amounts to.
+    pub status: tabletally_domain::Status,
+    /// Every stored event, seq 1 (`game_started`) first, with its id, schema version and time.
+    pub events: Vec<StoredEvent>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportOutcome {
+    Imported,
+    /// A game with this id is already this club's: nothing was written.
+    AlreadyPresent,
+}
+
+/// What an imported game puts into the statistics, once its seats have club player ids.
+pub type ImportResult<'a> =
+    dyn Fn(&GameRecord) -> Result<Option<GameResult>, Refused> + Send + Sync + 'a;
+
 /// Decides, inside the append transaction, what to write given the game and its stored log.
 pub type Decide<'a> =
     dyn Fn(&GameRecord, &[StoredEvent]) -> Result<Decision, Refused> + Send + Sync + 'a;
@@ -203,6 +225,24 @@ pub trait EventStore: Send + Sync {
         club: &str,
         id: &str,
     ) -> Result<Option<(GameRecord, Vec<StoredEvent>)>, StoreError>;
+
+    /// The club's game ids in id order, after `after` (an export's pages).
+    async fn club_game_ids(
+        &self,
+        club: &str,
+        after: Option<&str>,
+        limit: i64,
+    ) -> Result<Vec<String>, StoreError>;
+
+    /// Stores an exported game whole, in one transaction: its players (by name), row, seats,
+    /// every event as it was, and its statistics when `result` says it is finished. A game id
+    /// already in this club changes nothing; one of another club is a conflict.
+    async fn import_game(
+        &self,
+        club: &str,
+        game: &ImportedGame,
+        result: &ImportResult<'_>,
+    ) -> Result<ImportOutcome, StoreError>;
 
     /// Appends in one transaction, with the game locked: loads the log, asks `decide`, writes
     /// what it says (events, new version and status, and the statistics read models when the

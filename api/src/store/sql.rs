@@ -16,8 +16,8 @@ use sqlx::sqlite::{
 };
 
 use super::{
-    Appended, ClubRecord, Decide, EventStore, GameFilter, GameRecord, NewGame, SCHEMA_VERSION,
-    SeatRecord, StoreError, StoredEvent,
+    Appended, ClubRecord, Decide, EventStore, GameFilter, GameRecord, ImportOutcome, ImportResult,
+    ImportedGame, NewGame, NewSeat, SCHEMA_VERSION, SeatRecord, StoreError, StoredEvent,
 };
 use crate::append::Decision;
 
@@ -135,6 +135,100 @@ macro_rules! sql_store {
                     .map_err(StoreError::from)
             }
 
+            /// Finds or adds the club's players for a new game's seats, in seat order.
+            async fn seat_players(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                club: &str,
+                players: &[NewSeat],
+                now: DateTime<Utc>,
+            ) -> Result<Vec<SeatRecord>, StoreError> {
+                // Add the new names first, in key order (the order every creation inserts them
+                // in, so two creations adding the same names cannot deadlock); a concurrent
+                // creation may add the same name.
+                let mut new_keys: Vec<(String, &str)> = players
+                    .iter()
+                    .filter(|seat| seat.player_id.is_none())
+                    .map(|seat| (seat.name.to_lowercase(), seat.name.as_str()))
+                    .collect();
+                new_keys.sort_unstable();
+                new_keys.dedup_by(|a, b| a.0 == b.0);
+                for (key, name) in &new_keys {
+                    sqlx::query(
+                        "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5) \
+                         ON CONFLICT (club_id, name_key) DO NOTHING",
+                    )
+                    .bind(uuid::Uuid::new_v4().to_string())
+                    .bind(club)
+                    .bind(name)
+                    .bind(key)
+                    .bind(now)
+                    .execute(&mut **tx)
+                    .await?;
+                }
+                let mut seats = Vec::with_capacity(players.len());
+                for (i, seat) in players.iter().enumerate() {
+                    let player_id: String = match &seat.player_id {
+                        Some(id) => {
+                            let known = sqlx::query("SELECT id FROM players WHERE club_id = $1 AND id = $2")
+                                .bind(club)
+                                .bind(id)
+                                .fetch_optional(&mut **tx)
+                                .await?;
+                            if known.is_none() {
+                                return Err(StoreError::UnknownPlayer(id.clone()));
+                            }
+                            id.clone()
+                        }
+                        None => sqlx::query("SELECT id FROM players WHERE club_id = $1 AND name_key = $2")
+                            .bind(club)
+                            .bind(seat.name.to_lowercase())
+                            .fetch_one(&mut **tx)
+                            .await?
+                            .try_get("id")?,
+                    };
+                    seats.push(SeatRecord { seat: i as i64 + 1, name: seat.name.clone(), player_id, color: seat.color.clone() });
+                }
+                Ok(seats)
+            }
+
+            /// Inserts a game's row and seats (status and version as given).
+            async fn insert_game(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                club: &str,
+                game: &NewGame,
+                status: &str,
+                version: i64,
+                seats: &[SeatRecord],
+                now: DateTime<Utc>,
+            ) -> Result<(), StoreError> {
+                sqlx::query(
+                    "INSERT INTO games (id, club_id, game, status, version, options, started_at, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+                )
+                .bind(&game.id)
+                .bind(club)
+                .bind(&game.game)
+                .bind(status)
+                .bind(version)
+                .bind(game.options.to_string())
+                .bind(game.started_at)
+                .bind(now)
+                .execute(&mut **tx)
+                .await?;
+                for seat in seats {
+                    sqlx::query("INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES ($1, $2, $3, $4, $5)")
+                        .bind(&game.id)
+                        .bind(seat.seat)
+                        .bind(&seat.player_id)
+                        .bind(&seat.name)
+                        .bind(&seat.color)
+                        .execute(&mut **tx)
+                        .await
+                        .map_err(translate)?;
+                }
+                Ok(())
+            }
+
             fn game_row(row: &<$db as sqlx::Database>::Row) -> Result<GameRecord, StoreError> {
                 let options: String = row.try_get("options")?;
                 Ok(GameRecord {
@@ -188,29 +282,38 @@ macro_rules! sql_store {
             where
                 E: sqlx::Executor<'e, Database = $db>,
             {
-                let row = sqlx::query(
-                    "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position",
-                )
-                .bind(game_id)
-                .bind(seq)
-                .bind(event_id)
-                .bind(event_type)
-                .bind(SCHEMA_VERSION)
-                .bind(data.to_string())
-                .bind(at)
-                .fetch_one(executor)
-                .await
-                .map_err(translate)?;
-                Ok(StoredEvent {
-                    position: row.try_get("position")?,
+                let event = StoredEvent {
+                    position: 0,
                     seq,
                     id: event_id.to_owned(),
                     event_type: event_type.to_owned(),
                     schema_version: SCHEMA_VERSION,
                     data: data.clone(),
                     recorded_at: at,
-                })
+                };
+                Self::insert_stored(executor, game_id, event).await
+            }
+
+            /// Inserts an event as it is (an imported one keeps its schema version and time).
+            async fn insert_stored<'e, E>(executor: E, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                let row = sqlx::query(
+                    "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position",
+                )
+                .bind(game_id)
+                .bind(event.seq)
+                .bind(&event.id)
+                .bind(&event.event_type)
+                .bind(event.schema_version)
+                .bind(event.data.to_string())
+                .bind(event.recorded_at)
+                .fetch_one(executor)
+                .await
+                .map_err(translate)?;
+                Ok(StoredEvent { position: row.try_get("position")?, ..event })
             }
         }
 
@@ -273,76 +376,8 @@ macro_rules! sql_store {
                     return Ok(None);
                 }
                 let now = now();
-                // Add the new names first, in key order (the order every creation inserts them
-                // in, so two creations adding the same names cannot deadlock); a concurrent
-                // creation may add the same name.
-                let mut new_keys: Vec<(String, &str)> = game
-                    .players
-                    .iter()
-                    .filter(|seat| seat.player_id.is_none())
-                    .map(|seat| (seat.name.to_lowercase(), seat.name.as_str()))
-                    .collect();
-                new_keys.sort_unstable();
-                new_keys.dedup_by(|a, b| a.0 == b.0);
-                for (key, name) in &new_keys {
-                    sqlx::query(
-                        "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5) \
-                         ON CONFLICT (club_id, name_key) DO NOTHING",
-                    )
-                    .bind(uuid::Uuid::new_v4().to_string())
-                    .bind(club)
-                    .bind(name)
-                    .bind(key)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                let mut seats = Vec::with_capacity(game.players.len());
-                for (i, seat) in game.players.iter().enumerate() {
-                    let player_id: String = match &seat.player_id {
-                        Some(id) => {
-                            let known = sqlx::query("SELECT id FROM players WHERE club_id = $1 AND id = $2")
-                                .bind(club)
-                                .bind(id)
-                                .fetch_optional(&mut *tx)
-                                .await?;
-                            if known.is_none() {
-                                return Err(StoreError::UnknownPlayer(id.clone()));
-                            }
-                            id.clone()
-                        }
-                        None => sqlx::query("SELECT id FROM players WHERE club_id = $1 AND name_key = $2")
-                            .bind(club)
-                            .bind(seat.name.to_lowercase())
-                            .fetch_one(&mut *tx)
-                            .await?
-                            .try_get("id")?,
-                    };
-                    seats.push(SeatRecord { seat: i as i64 + 1, name: seat.name.clone(), player_id, color: seat.color.clone() });
-                }
-                sqlx::query(
-                    "INSERT INTO games (id, club_id, game, status, version, options, started_at, created_at, updated_at) \
-                     VALUES ($1, $2, $3, 'in_progress', 1, $4, $5, $6, $6)",
-                )
-                .bind(&game.id)
-                .bind(club)
-                .bind(&game.game)
-                .bind(game.options.to_string())
-                .bind(game.started_at)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                for seat in &seats {
-                    sqlx::query("INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES ($1, $2, $3, $4, $5)")
-                        .bind(&game.id)
-                        .bind(seat.seat)
-                        .bind(&seat.player_id)
-                        .bind(&seat.name)
-                        .bind(&seat.color)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(translate)?;
-                }
+                let seats = Self::seat_players(&mut tx, club, &game.players, now).await?;
+                Self::insert_game(&mut tx, club, game, "in_progress", 1, &seats, now).await?;
                 let started = json!({
                     "game": game.game,
                     "players": seats.iter().map(|s| json!({
@@ -433,6 +468,63 @@ macro_rules! sql_store {
                 let events = Self::load_events(&mut *tx, id).await?;
                 tx.commit().await?;
                 Ok(Some((game, events)))
+            }
+
+            async fn club_game_ids(&self, club: &str, after: Option<&str>, limit: i64) -> Result<Vec<String>, StoreError> {
+                let rows = sqlx::query("SELECT id FROM games WHERE club_id = $1 AND ($2 IS NULL OR id > $2) ORDER BY id LIMIT $3")
+                    .bind(club)
+                    .bind(after)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter().map(|row| row.try_get("id").map_err(StoreError::from)).collect()
+            }
+
+            async fn import_game(&self, club: &str, game: &ImportedGame, result: &ImportResult<'_>) -> Result<ImportOutcome, StoreError> {
+                let mut tx = self.pool.begin_with($begin).await?;
+                let owner = sqlx::query("SELECT club_id FROM games WHERE id = $1")
+                    .bind(&game.game.id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if let Some(owner) = owner {
+                    let owner: String = owner.try_get("club_id")?;
+                    return if owner == club {
+                        Ok(ImportOutcome::AlreadyPresent)
+                    } else {
+                        Err(StoreError::Conflict(format!("game id {} is taken by another club's game", game.game.id)))
+                    };
+                }
+                let now = now();
+                let seats = Self::seat_players(&mut tx, club, &game.game.players, now).await?;
+                let version = game.events.len() as i64;
+                Self::insert_game(&mut tx, club, &game.game, game.status.as_str(), version, &seats, now).await?;
+                for event in &game.events {
+                    let mut event = event.clone();
+                    if event.seq == 1 {
+                        // The seats' player ids are this club's, matched by name.
+                        if let Some(Value::Array(players)) = event.data.get_mut("players") {
+                            for (player, seat) in players.iter_mut().zip(&seats) {
+                                player["player_id"] = json!(seat.player_id);
+                            }
+                        }
+                    }
+                    Self::insert_stored(&mut *tx, &game.game.id, event).await?;
+                }
+                let record = GameRecord {
+                    id: game.game.id.clone(),
+                    game: game.game.game.clone(),
+                    status: game.status.as_str().to_owned(),
+                    version,
+                    options: game.game.options.clone(),
+                    players: seats,
+                    started_at: game.game.started_at,
+                    updated_at: now,
+                };
+                if let Some(result) = result(&record)? {
+                    Self::write_result(&mut tx, club, &record, false, Some(&result)).await?;
+                }
+                tx.commit().await.map_err(translate)?;
+                Ok(ImportOutcome::Imported)
             }
 
             async fn append(&self, club: &str, id: &str, decide: &Decide<'_>) -> Result<Appended, StoreError> {

@@ -1,0 +1,313 @@
+//! A club's history in and out, as `tabletally.game/1` NDJSON: one game a line, its summary and
+//! every stored event (retracted and corrected ones included) with its seq, id, type, data,
+//! schema version and time. The event log is the source of truth, so a game moves whole: an
+//! imported game is checked by the rules as if its events were appended, and stored with its
+//! ids, so a second import of the same file changes nothing.
+//!
+//! Used by `GET /v1/export`, `POST /v1/import` and the `tabletally export|import` commands.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use futures_util::Stream;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tabletally_domain::log::{GAME_STARTED, LogEvent, NewEvent, SCHEMA_VERSION};
+use tabletally_domain::{Evaluation, Game};
+use utoipa::ToSchema;
+
+use crate::append::{game_result, to_log_event};
+use crate::config::MAX_EVENTS_PER_GAME;
+use crate::routes::{GameSummary, event_views};
+use crate::store::{ImportOutcome, ImportedGame, NewGame, NewSeat, Store, StoreError, StoredEvent};
+
+/// The format of one exported game (one NDJSON line).
+pub const FORMAT: &str = "tabletally.game/1";
+
+/// Games read per page while exporting: memory stays flat whatever the club's size.
+const EXPORT_PAGE: i64 = 100;
+
+/// One line of an export.
+#[derive(Debug, Serialize)]
+struct ExportLine {
+    format: &'static str,
+    game: GameSummary,
+    events: Vec<crate::routes::EventView>,
+}
+
+/// The club's games, one NDJSON line each (with its newline), oldest id first, read a page
+/// at a time.
+pub fn export(
+    store: Arc<dyn Store>,
+    club: String,
+) -> impl Stream<Item = Result<Vec<u8>, StoreError>> + 'static {
+    struct Page {
+        ids: std::vec::IntoIter<String>,
+        after: Option<String>,
+        done: bool,
+    }
+    let start = Page {
+        ids: Vec::new().into_iter(),
+        after: None,
+        done: false,
+    };
+    futures_util::stream::try_unfold(start, move |mut page| {
+        let (store, club) = (store.clone(), club.clone());
+        async move {
+            loop {
+                if let Some(id) = page.ids.next() {
+                    let Some((game, log)) = store.events(&club, &id).await? else {
+                        continue; // not possible: games are never deleted
+                    };
+                    let line = ExportLine {
+                        format: FORMAT,
+                        game: GameSummary::from(game),
+                        events: event_views(log),
+                    };
+                    let mut bytes = serde_json::to_vec(&line)
+                        .map_err(|e| StoreError::Corrupt(format!("game {id}: {e}")))?;
+                    bytes.push(b'\n');
+                    return Ok(Some((bytes, page)));
+                }
+                if page.done {
+                    return Ok(None);
+                }
+                let ids = store
+                    .club_game_ids(&club, page.after.as_deref(), EXPORT_PAGE)
+                    .await?;
+                page.done = (ids.len() as i64) < EXPORT_PAGE;
+                page.after = ids.last().cloned().or(page.after);
+                page.ids = ids.into_iter();
+            }
+        }
+    })
+}
+
+/// What an import did, line by line.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ImportReport {
+    /// Games stored.
+    pub imported: u64,
+    /// Games whose id this club already has: nothing was changed.
+    pub already_present: u64,
+    /// Lines that were not imported, and why; the other lines still were.
+    pub failed: Vec<ImportFailure>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ImportFailure {
+    /// 1-based line number in the file.
+    pub line: u64,
+    /// The game's id, when the line names one.
+    pub game_id: Option<String>,
+    /// The status the same request would get on its own: 400 unreadable, 409 conflict,
+    /// 422 breaks a rule.
+    pub status: u16,
+    pub detail: String,
+}
+
+/// The summary of an imported game; status and version come from its events.
+#[derive(Debug, Deserialize)]
+struct ImportSummary {
+    id: String,
+    game: String,
+    #[serde(default)]
+    started_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ImportEvent {
+    seq: i64,
+    id: String,
+    #[serde(rename = "type")]
+    event_type: String,
+    data: Value,
+    recorded_at: DateTime<Utc>,
+    /// Absent: written by today's schema.
+    #[serde(default)]
+    schema_version: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ImportLine {
+    format: String,
+    game: ImportSummary,
+    events: Vec<ImportEvent>,
+}
+
+#[derive(Debug, Deserialize)]
+struct StartedSeat {
+    name: String,
+    #[serde(default)]
+    color: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Started {
+    players: Vec<StartedSeat>,
+    #[serde(default)]
+    options: Value,
+    #[serde(default)]
+    started_at: Option<DateTime<Utc>>,
+}
+
+/// Imports one NDJSON line into the club, counting it in `report` (or why it failed).
+pub async fn import_line(
+    store: &dyn Store,
+    club: &str,
+    line_number: u64,
+    line: &str,
+    report: &mut ImportReport,
+) {
+    let mut fail = |game_id: Option<String>, status: u16, detail: String| {
+        report.failed.push(ImportFailure {
+            line: line_number,
+            game_id,
+            status,
+            detail,
+        });
+    };
+    let (game, evaluation) = match check_line(line) {
+        Ok(checked) => checked,
+        Err((game_id, status, detail)) => return fail(game_id, status, detail),
+    };
+    let id = game.game.id.clone();
+    let result = |record: &_| game_result(record, &evaluation);
+    match store.import_game(club, &game, &result).await {
+        Ok(ImportOutcome::Imported) => report.imported += 1,
+        Ok(ImportOutcome::AlreadyPresent) => report.already_present += 1,
+        Err(StoreError::Conflict(detail)) => fail(Some(id), 409, detail),
+        Err(e) => {
+            tracing::error!(error = %e, game = %id, "import failed");
+            fail(Some(id), 500, "the game could not be stored; see the server log".into());
+        }
+    }
+}
+
+type LineError = (Option<String>, u16, String);
+
+/// Reads and checks one exported game: the format, its numbering, and every event by the
+/// rules as if appended in order.
+fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
+    let parsed: ImportLine = serde_json::from_str(line).map_err(|e| {
+        (
+            serde_json::from_str::<Value>(line)
+                .ok()
+                .and_then(|v| v["game"]["id"].as_str().map(str::to_owned)),
+            400,
+            format!("not a {FORMAT} game: {e}"),
+        )
+    })?;
+    let id = parsed.game.id.clone();
+    let unprocessable = |detail: String| (Some(id.clone()), 422, detail);
+    if parsed.format != FORMAT {
+        return Err((
+            Some(id.clone()),
+            400,
+            format!("format must be {FORMAT:?}, not {:?}", parsed.format),
+        ));
+    }
+    if uuid::Uuid::parse_str(&id).is_err() {
+        return Err(unprocessable(format!("game id {id:?} is not a UUID")));
+    }
+    let kind = Game::from_id(&parsed.game.game).ok_or_else(|| {
+        unprocessable(format!(
+            "unknown game {:?}; games are {}",
+            parsed.game.game,
+            tabletally_domain::games::known_ids()
+        ))
+    })?;
+    if parsed.events.len() > MAX_EVENTS_PER_GAME {
+        return Err(unprocessable(format!(
+            "a game's log holds at most {MAX_EVENTS_PER_GAME} events; this one has {}",
+            parsed.events.len()
+        )));
+    }
+    for (i, event) in parsed.events.iter().enumerate() {
+        if event.seq != i as i64 + 1 {
+            return Err(unprocessable(format!(
+                "events are numbered 1, 2, 3 … without gaps; the event at position {} has seq {}",
+                i + 1,
+                event.seq
+            )));
+        }
+        if parsed.events[..i].iter().any(|e| e.id == event.id) {
+            return Err(unprocessable(format!(
+                "event id {} appears twice (events {} and {})",
+                event.id,
+                parsed.events[..i]
+                    .iter()
+                    .position(|e| e.id == event.id)
+                    .map_or(0, |p| p + 1),
+                i + 1
+            )));
+        }
+    }
+    let Some(first) = parsed.events.first().filter(|e| e.event_type == GAME_STARTED) else {
+        return Err(unprocessable("event 1 must be game_started".into()));
+    };
+    let started: Started = serde_json::from_value(first.data.clone())
+        .map_err(|e| unprocessable(format!("event 1 (game_started): {e}")))?;
+    let stored: Vec<StoredEvent> = parsed
+        .events
+        .into_iter()
+        .map(|e| StoredEvent {
+            position: 0,
+            seq: e.seq,
+            id: e.id,
+            event_type: e.event_type,
+            schema_version: e.schema_version.unwrap_or(i64::from(SCHEMA_VERSION)),
+            data: e.data,
+            recorded_at: e.recorded_at,
+        })
+        .collect();
+    let start: Vec<LogEvent> = stored[..1].iter().map(to_log_event).collect();
+    let rest: Vec<NewEvent> = stored[1..]
+        .iter()
+        .map(|e| NewEvent {
+            event_type: e.event_type.clone(),
+            data: e.data.clone(),
+        })
+        .collect();
+    let evaluation = if rest.is_empty() {
+        kind.evaluate_with_facts(&start)
+            .map_err(|e| unprocessable(e.to_string()))?
+    } else {
+        kind.check_append(&start, &rest).map_err(|r| {
+            let event = &stored[r.event_index + 1];
+            unprocessable(format!(
+                "event {} ({}) breaks a rule: {} (at {})",
+                event.seq, event.event_type, r.rule, r.pointer
+            ))
+        })?
+    };
+    let game = NewGame {
+        id: id.clone(),
+        game: kind.id().to_owned(),
+        players: started
+            .players
+            .into_iter()
+            .map(|p| NewSeat {
+                name: p.name,
+                player_id: None,
+                color: p.color,
+            })
+            .collect(),
+        options: match started.options {
+            Value::Null => Value::Object(Default::default()),
+            options => options,
+        },
+        started_at: started
+            .started_at
+            .or(parsed.game.started_at)
+            .unwrap_or(stored[0].recorded_at),
+    };
+    Ok((
+        ImportedGame {
+            game,
+            status: evaluation.status,
+            events: stored,
+        },
+        evaluation,
+    ))
+}

@@ -1,0 +1,84 @@
+//! A club's history in and out (`tabletally.game/1` NDJSON, see [`crate::portability`]).
+
+use actix_web::{HttpResponse, get, post, web};
+use futures_util::{StreamExt, TryStreamExt};
+
+use crate::auth::Club;
+use crate::error::{ApiError, Problem};
+use crate::portability::{self, ImportReport};
+use crate::startup::AppState;
+
+/// The club's whole history: one game a line (`tabletally.game/1`), every stored event
+/// included, streamed as it is read.
+#[utoipa::path(tag = "portability", security(("club_token" = [])), responses(
+    (status = 200, description = "One JSON object per line: {\"format\": \"tabletally.game/1\", \"game\": <game summary>, \"events\": [<every stored event>]}", content_type = "application/x-ndjson", body = String),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/export")]
+pub async fn export(state: web::Data<AppState>, club: Club) -> HttpResponse {
+    let lines = portability::export(state.store.clone(), club.id).map_ok(web::Bytes::from);
+    HttpResponse::Ok()
+        .content_type("application/x-ndjson")
+        .streaming(lines.map_err(|e| actix_web::error::ErrorInternalServerError(e.to_string())))
+}
+
+/// Imports an export (`tabletally.game/1` NDJSON). Each game is checked by the rules as if its
+/// events were appended and stored whole or not at all, with its ids: a game already present
+/// is left as it is, so importing a file twice changes nothing. A broken line is reported with
+/// its number and the others still import. Players are matched by name within the club.
+#[utoipa::path(tag = "portability", security(("club_token" = [])),
+    request_body(content = String, content_type = "application/x-ndjson", description = "One exported game per line"),
+    responses(
+    (status = 200, description = "What was imported, line by line", body = ImportReport),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/v1/import")]
+pub async fn import(
+    state: web::Data<AppState>,
+    club: Club,
+    mut body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let limit = state.import_max_bytes;
+    let mut report = ImportReport::default();
+    let mut pending: Vec<u8> = Vec::new();
+    let (mut received, mut line_number) = (0usize, 0u64);
+    // Line by line as the body arrives: memory holds one game, not the file.
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| ApiError::BadRequest(format!("the body could not be read: {e}")))?;
+        received += chunk.len();
+        if received > limit {
+            return Err(ApiError::PayloadTooLarge(limit));
+        }
+        pending.extend_from_slice(&chunk);
+        while let Some(end) = pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=end).collect();
+            line_number += 1;
+            import_line(&state, &club, line_number, &line, &mut report).await;
+        }
+    }
+    if !pending.is_empty() {
+        line_number += 1;
+        import_line(&state, &club, line_number, &pending, &mut report).await;
+    }
+    Ok(HttpResponse::Ok().json(report))
+}
+
+async fn import_line(
+    state: &AppState,
+    club: &Club,
+    number: u64,
+    line: &[u8],
+    report: &mut ImportReport,
+) {
+    match std::str::from_utf8(line) {
+        Ok(text) if text.trim().is_empty() => {}
+        Ok(text) => portability::import_line(state.store.as_ref(), &club.id, number, text.trim(), report).await,
+        Err(_) => report.failed.push(portability::ImportFailure {
+            line: number,
+            game_id: None,
+            status: 400,
+            detail: "the line is not UTF-8 text".into(),
+        }),
+    }
+}

@@ -1,0 +1,269 @@
+//! A club's history in and out: exported as `tabletally.game/1` NDJSON from one database and
+//! imported into a new club on the other (SQLite → PostgreSQL and back, when PostgreSQL is
+//! configured), it answers every score, event list and statistic the same.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app};
+use crate::on_both_backends;
+
+on_both_backends!(
+    an_exported_club_imported_on_the_other_database_answers_the_same,
+    a_game_id_of_another_club_is_a_conflict,
+    a_broken_line_is_named_and_the_other_games_still_import,
+    a_typed_in_result_counts_in_the_statistics_but_not_in_the_insights,
+);
+
+/// The other database when PostgreSQL is configured, else a second server on the same kind.
+async fn other_server(app: &TestApp) -> TestApp {
+    let other = match app.backend {
+        Backend::Sqlite => Backend::Postgres,
+        Backend::Postgres => Backend::Sqlite,
+    };
+    match spawn_app(other).await {
+        Some(target) => target,
+        None => spawn_app(app.backend).await.expect("the same backend runs"),
+    }
+}
+
+/// Every value with the keys that differ between two databases or clubs by design removed:
+/// global positions and club player ids.
+fn portable(mut value: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("position");
+                map.remove("player_id");
+                map.remove("updated_at");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut value);
+    value
+}
+
+async fn export(app: &TestApp, club: &TestClub) -> String {
+    let (status, content_type, text) = app.get_text("/v1/export", &club.token).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(content_type, "application/x-ndjson");
+    text
+}
+
+async fn import(app: &TestApp, club: &TestClub, file: &str) -> Value {
+    let reply = app
+        .post_raw(
+            "/v1/import",
+            Some(&club.token),
+            "application/x-ndjson",
+            file.as_bytes().to_vec(),
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.body
+}
+
+/// A game of Mint Julep known only by its final totals.
+async fn typed_in_game(app: &TestApp, club: &TestClub) -> String {
+    let game = app
+        .new_game(
+            club,
+            json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Bo"}],
+                   "started_at": "2025-12-24T19:00:00Z"}),
+        )
+        .await;
+    let reply = app
+        .append(
+            club,
+            &game,
+            Some(1),
+            vec![event(
+                "result_recorded",
+                json!({"totals": {"Ann": 9, "Bo": 4}, "winners": ["Ann"], "source": "BG Stats"}),
+            )],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    game
+}
+
+async fn an_exported_club_imported_on_the_other_database_answers_the_same(app: TestApp) {
+    // Given the statistics history (Mint Condition games with a retracted round and an
+    // abandoned game, Mint Julep), a Mind Up! and a Vintage game, and a typed-in result.
+    let history = crate::statistics::seed(&app).await;
+    let club = &history.club;
+    crate::mind_up::play_by_turns(&app, club).await;
+    crate::vintage::play(&app, club).await;
+    typed_in_game(&app, club).await;
+    let file = export(&app, club).await;
+    let lines: Vec<Value> = file
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    // 6 finished + 3 others from the history, Mind Up!, Vintage, the typed-in game.
+    assert_eq!(lines.len(), 12);
+    assert!(lines.iter().all(|l| l["format"] == "tabletally.game/1"));
+
+    // When it is imported into a new club on the other database, twice.
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    let first = import(&target, &copy, &file).await;
+    let second = import(&target, &copy, &file).await;
+
+    // Then every game is there once, and answers the same.
+    assert_eq!(
+        first,
+        json!({"imported": 12, "already_present": 0, "failed": []})
+    );
+    assert_eq!(
+        second,
+        json!({"imported": 0, "already_present": 12, "failed": []})
+    );
+    for line in &lines {
+        let id = line["game"]["id"].as_str().unwrap();
+        for path in [
+            format!("/v1/games/{id}"),
+            format!("/v1/games/{id}/score"),
+            format!("/v1/games/{id}/events"),
+        ] {
+            let before = app.get(&path, Some(&club.token)).await;
+            let after = target.get(&path, Some(&copy.token)).await;
+            assert_eq!(after.status, 200, "{path}: {}", after.body);
+            assert_eq!(portable(after.body), portable(before.body), "{path}");
+        }
+    }
+    for path in [
+        "/v1/stats/leaderboard",
+        "/v1/stats/leaderboard?game=mint-condition&sort=average_score",
+        "/v1/stats/games/mint-condition",
+        "/v1/stats/games/mint-julep",
+        "/v1/stats/games/mind-up",
+        "/v1/stats/games/vintage",
+    ] {
+        let before = app.get(path, Some(&club.token)).await;
+        let after = target.get(path, Some(&copy.token)).await;
+        assert_eq!(portable(after.body), portable(before.body), "{path}");
+    }
+    // The copy exports the same file, but for the club's own player ids and positions.
+    let again: Vec<Value> = export(&target, &copy)
+        .await
+        .lines()
+        .map(|l| portable(serde_json::from_str(l).unwrap()))
+        .collect();
+    let lines: Vec<Value> = lines.into_iter().map(portable).collect();
+    assert_eq!(again, lines);
+}
+
+async fn a_broken_line_is_named_and_the_other_games_still_import(app: TestApp) {
+    let club = app.new_club().await;
+    let typed_in = typed_in_game(&app, &club).await;
+    let history = crate::mind_up::play_by_turns(&app, &club).await;
+    let file = export(&app, &club).await;
+    let mut lines: Vec<String> = file.lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 2);
+    // Line 1 (ids in order) gets a second winner nobody played as; a third line is not JSON.
+    let (first_id, second_id) = if typed_in < history {
+        (&typed_in, &history)
+    } else {
+        (&history, &typed_in)
+    };
+    let mut broken: Value = serde_json::from_str(&lines[0]).unwrap();
+    let target_event = broken["events"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["seq"] == 2)
+        .unwrap();
+    if first_id == &typed_in {
+        target_event["data"]["winners"] = json!(["Ann", "Zoe"]);
+    } else {
+        target_event["data"]["cards"]["Ann"] = json!(99);
+    }
+    lines[0] = broken.to_string();
+    lines.push("{\"format\": \"tabletally.game/1\", \"game\": ".into());
+    let file = lines.join("\n") + "\n";
+
+    // Game ids are kept, so the copy goes to another database.
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    let report = import(&target, &copy, &file).await;
+
+    assert_eq!(report["imported"], 1);
+    assert_eq!(report["already_present"], 0);
+    let failed = report["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 2, "{report}");
+    assert_eq!(failed[0]["line"], 1);
+    assert_eq!(failed[0]["game_id"], json!(first_id));
+    assert_eq!(failed[0]["status"], 422);
+    let detail = failed[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("event 2 (") && detail.contains("breaks a rule"),
+        "{detail}"
+    );
+    assert_eq!(failed[1]["line"], 3);
+    assert_eq!(failed[1]["status"], 400);
+    // Nothing of the broken game was stored; the other one was.
+    let missing = target
+        .get(&format!("/v1/games/{first_id}"), Some(&copy.token))
+        .await;
+    assert_eq!(missing.status, 404);
+    let present = target
+        .get(&format!("/v1/games/{second_id}"), Some(&copy.token))
+        .await;
+    assert_eq!(present.status, 200);
+}
+
+async fn a_typed_in_result_counts_in_the_statistics_but_not_in_the_insights(app: TestApp) {
+    let club = app.new_club().await;
+    let game = typed_in_game(&app, &club).await;
+
+    let score = app.score(&club, &game).await;
+    let stats = app
+        .get("/v1/stats/games/mint-julep", Some(&club.token))
+        .await
+        .body;
+    let board = app
+        .get("/v1/stats/leaderboard?game=mint-julep", Some(&club.token))
+        .await
+        .body;
+
+    assert_eq!(score["status"], "finished");
+    assert_eq!(score["winners"], json!(["Ann"]));
+    assert_eq!(
+        score["details"]["result_recorded"]["checked_against_rules"],
+        false
+    );
+    // One play, Ann 9 and Bo 4: average 6.5, best Ann's 9.
+    assert_eq!(stats["plays"], 1);
+    assert_eq!(stats["average_score"], json!(6.5));
+    assert_eq!(stats["record_best"]["total"], 9);
+    // The insights know nothing of its bets.
+    assert_eq!(
+        stats["insights"],
+        json!({"horses": {}, "late_bets": {"bets": 0, "total_penalty": 0, "average_penalty": 0.0}})
+    );
+    let names: Vec<&str> = board["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["Ann", "Bo"]);
+}
+
+async fn a_game_id_of_another_club_is_a_conflict(app: TestApp) {
+    let club = app.new_club().await;
+    let game = typed_in_game(&app, &club).await;
+    let file = export(&app, &club).await;
+
+    let other = app.new_club().await;
+    let report = import(&app, &other, &file).await;
+
+    assert_eq!(
+        report,
+        json!({"imported": 0, "already_present": 0, "failed": [{"line": 1, "game_id": game,
+            "status": 409, "detail": format!("game id {game} is taken by another club's game")}]})
+    );
+}
