@@ -326,7 +326,10 @@ impl RecordedResult {
         {
             return Err(RuleError::new(
                 pointer(["totals", stranger.as_str()]),
-                format!("{stranger} is not a player of this game; its players are {}", names()),
+                format!(
+                    "{stranger} is not a player of this game; its players are {}",
+                    names()
+                ),
             ));
         }
         let mut totals = Vec::with_capacity(players.len());
@@ -340,7 +343,10 @@ impl RecordedResult {
                     ));
                 }
                 Some(value) => value.as_i64().ok_or_else(|| {
-                    RuleError::new(at, format!("{}'s total must be a whole number", player.name))
+                    RuleError::new(
+                        at,
+                        format!("{}'s total must be a whole number", player.name),
+                    )
                 })?,
             };
             totals.push((player.clone(), total));
@@ -356,7 +362,10 @@ impl RecordedResult {
             if !players.iter().any(|p| &p.name == winner) {
                 return Err(RuleError::new(
                     at,
-                    format!("{winner} is not a player of this game; its players are {}", names()),
+                    format!(
+                        "{winner} is not a player of this game; its players are {}",
+                        names()
+                    ),
                 ));
             }
             if data.winners[..i].contains(winner) {

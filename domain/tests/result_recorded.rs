@@ -80,7 +80,10 @@ fn a_typed_in_result_finishes_the_game_with_its_totals_and_winners() {
 
     let evaluation = append(
         &mut log,
-        vec![typed_in(json!({"Ann": 31, "Bo": 40, "Cy": 25}), json!(["Ann"]))],
+        vec![typed_in(
+            json!({"Ann": 31, "Bo": 40, "Cy": 25}),
+            json!(["Ann"]),
+        )],
     );
 
     // The winners are as typed in (not checked: Cy's 25 is lower); the others follow by their
@@ -122,7 +125,10 @@ fn a_shared_win_ranks_every_typed_in_winner_first() {
 
     let evaluation = append(
         &mut log,
-        vec![typed_in(json!({"Ann": 30, "Bo": 30, "Cy": 12}), json!(["Bo", "Ann"]))],
+        vec![typed_in(
+            json!({"Ann": 30, "Bo": 30, "Cy": 12}),
+            json!(["Bo", "Ann"]),
+        )],
     );
 
     assert_eq!(
@@ -137,7 +143,10 @@ fn no_game_event_may_follow_a_typed_in_result() {
     let mut log = started();
     append(
         &mut log,
-        vec![typed_in(json!({"Ann": 31, "Bo": 40, "Cy": 25}), json!(["Ann"]))],
+        vec![typed_in(
+            json!({"Ann": 31, "Bo": 40, "Cy": 25}),
+            json!(["Ann"]),
+        )],
     );
 
     assert_eq!(
@@ -152,7 +161,10 @@ fn no_game_event_may_follow_a_typed_in_result() {
     assert_eq!(
         refuse(
             &log,
-            vec![typed_in(json!({"Ann": 1, "Bo": 2, "Cy": 3}), json!(["Ann"]))]
+            vec![typed_in(
+                json!({"Ann": 1, "Bo": 2, "Cy": 3}),
+                json!(["Ann"])
+            )]
         )
         .1,
         "this game's final scores were typed in by event 2 (result_recorded), so no game event \
@@ -168,7 +180,10 @@ fn a_typed_in_result_may_not_follow_a_game_event() {
     assert_eq!(
         refuse(
             &log,
-            vec![typed_in(json!({"Ann": 31, "Bo": 40, "Cy": 25}), json!(["Ann"]))]
+            vec![typed_in(
+                json!({"Ann": 31, "Bo": 40, "Cy": 25}),
+                json!(["Ann"])
+            )]
         ),
         (
             "/type".into(),
@@ -234,7 +249,10 @@ fn a_typed_in_result_can_be_corrected_or_retracted() {
     let mut log = started();
     append(
         &mut log,
-        vec![typed_in(json!({"Ann": 31, "Bo": 40, "Cy": 25}), json!(["Ann"]))],
+        vec![typed_in(
+            json!({"Ann": 31, "Bo": 40, "Cy": 25}),
+            json!(["Ann"]),
+        )],
     );
 
     let corrected = append(

@@ -243,7 +243,11 @@ impl TestApp {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
-        (status, content_type, reply.text().await.expect("a text body"))
+        (
+            status,
+            content_type,
+            reply.text().await.expect("a text body"),
+        )
     }
 
     pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {

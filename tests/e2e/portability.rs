@@ -10,6 +10,7 @@ use crate::on_both_backends;
 on_both_backends!(
     an_exported_club_imported_on_the_other_database_answers_the_same,
     a_game_id_of_another_club_is_a_conflict,
+    every_club_migrates_to_an_empty_database_and_answers_the_same,
     a_broken_line_is_named_and_the_other_games_still_import,
     a_typed_in_result_counts_in_the_statistics_but_not_in_the_insights,
 );
@@ -265,5 +266,53 @@ async fn a_game_id_of_another_club_is_a_conflict(app: TestApp) {
         report,
         json!({"imported": 0, "already_present": 0, "failed": [{"line": 1, "game_id": game,
             "status": 409, "detail": format!("game id {game} is taken by another club's game")}]})
+    );
+}
+
+async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: TestApp) {
+    // Given the statistics history (two clubs, ten games) and a Mind Up! game.
+    let history = crate::statistics::seed(&app).await;
+    crate::mind_up::play_by_turns(&app, &history.club).await;
+    let target = other_server(&app).await;
+    let connect = |url: String| async move {
+        std::sync::Arc::from(
+            tabletally_api::store::connect(&url)
+                .await
+                .expect("the database opens"),
+        )
+    };
+    let source: std::sync::Arc<dyn tabletally_api::store::Store> =
+        connect(app.database_url.clone()).await;
+    let copy: std::sync::Arc<dyn tabletally_api::store::Store> =
+        connect(target.database_url.clone()).await;
+
+    // When every club is migrated, then its own check passed: 11 games, and per club the
+    // leaderboard and game statistics of every game and variant (2 × 6 filters) and each
+    // player's results (Ann, Bo, Cy, Di; Ann and Bob in the other club).
+    let migrated = tabletally_api::portability::migrate(source.clone(), copy.as_ref())
+        .await
+        .expect("the migration checks out");
+    assert_eq!(
+        (migrated.clubs, migrated.games, migrated.statistics),
+        (2, 11, 2 * 6 * 2 + 4 + 2)
+    );
+    // The club's token works on the copy (its hash moved), and the answers are the same.
+    for path in [
+        "/v1/stats/leaderboard",
+        "/v1/stats/games/mint-condition",
+        "/v1/players",
+    ] {
+        let before = app.get(path, Some(&history.club.token)).await;
+        let after = target.get(path, Some(&history.club.token)).await;
+        assert_eq!(after.status, 200, "{path}: {}", after.body);
+        assert_eq!(after.body, before.body, "{path}");
+    }
+    // And a second migration into the now full database fails loudly, changing nothing.
+    let again = tabletally_api::portability::migrate(source, copy.as_ref())
+        .await
+        .expect_err("the target is not empty");
+    assert_eq!(
+        again.to_string(),
+        "the target database already holds 2 club(s); migrate into an empty database"
     );
 }

@@ -127,7 +127,9 @@ pub struct EventView {
 /// A game's stored events as answered, each marked when a later event retracted or corrected it.
 pub fn event_views(log: Vec<StoredEvent>) -> Vec<EventView> {
     let marks = tabletally_domain::log::marks(
-        &log.iter().map(crate::append::to_log_event).collect::<Vec<_>>(),
+        &log.iter()
+            .map(crate::append::to_log_event)
+            .collect::<Vec<_>>(),
     );
     log.into_iter()
         .map(|e| {

@@ -45,7 +45,8 @@ pub async fn import(
     let (mut received, mut line_number) = (0usize, 0u64);
     // Line by line as the body arrives: memory holds one game, not the file.
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| ApiError::BadRequest(format!("the body could not be read: {e}")))?;
+        let chunk =
+            chunk.map_err(|e| ApiError::BadRequest(format!("the body could not be read: {e}")))?;
         received += chunk.len();
         if received > limit {
             return Err(ApiError::PayloadTooLarge(limit));
@@ -73,7 +74,10 @@ async fn import_line(
 ) {
     match std::str::from_utf8(line) {
         Ok(text) if text.trim().is_empty() => {}
-        Ok(text) => portability::import_line(state.store.as_ref(), &club.id, number, text.trim(), report).await,
+        Ok(text) => {
+            portability::import_line(state.store.as_ref(), &club.id, number, text.trim(), report)
+                .await
+        }
         Err(_) => report.failed.push(portability::ImportFailure {
             line: number,
             game_id: None,

@@ -29,6 +29,24 @@ pub struct ClubRecord {
     pub token_hash: String,
 }
 
+/// A club as a copy to another database needs it (`tabletally migrate`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClubCopy {
+    pub id: String,
+    pub name: String,
+    pub token_hash: String,
+    pub created_at: DateTime<Utc>,
+    pub players: Vec<PlayerCopy>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerCopy {
+    pub id: String,
+    pub name: String,
+    pub name_key: String,
+    pub created_at: DateTime<Utc>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeatRecord {
     pub seat: i64,
@@ -225,6 +243,13 @@ pub trait EventStore: Send + Sync {
         club: &str,
         id: &str,
     ) -> Result<Option<(GameRecord, Vec<StoredEvent>)>, StoreError>;
+
+    /// Every club with its players, by id (`tabletally migrate`).
+    async fn clubs(&self) -> Result<Vec<ClubCopy>, StoreError>;
+
+    /// Stores a club and its players as they are, ids and token hash included, in one
+    /// transaction (`tabletally migrate`, into an empty database).
+    async fn copy_club(&self, club: &ClubCopy) -> Result<(), StoreError>;
 
     /// The club's game ids in id order, after `after` (an export's pages).
     async fn club_game_ids(

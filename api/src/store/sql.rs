@@ -16,8 +16,9 @@ use sqlx::sqlite::{
 };
 
 use super::{
-    Appended, ClubRecord, Decide, EventStore, GameFilter, GameRecord, ImportOutcome, ImportResult,
-    ImportedGame, NewGame, NewSeat, SCHEMA_VERSION, SeatRecord, StoreError, StoredEvent,
+    Appended, ClubCopy, ClubRecord, Decide, EventStore, GameFilter, GameRecord, ImportOutcome,
+    ImportResult, ImportedGame, NewGame, NewSeat, PlayerCopy, SCHEMA_VERSION, SeatRecord,
+    StoreError, StoredEvent,
 };
 use crate::append::Decision;
 
@@ -468,6 +469,63 @@ macro_rules! sql_store {
                 let events = Self::load_events(&mut *tx, id).await?;
                 tx.commit().await?;
                 Ok(Some((game, events)))
+            }
+
+            async fn clubs(&self) -> Result<Vec<ClubCopy>, StoreError> {
+                let rows = sqlx::query("SELECT id, name, token_hash, created_at FROM clubs ORDER BY id")
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut clubs = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    let id: String = row.try_get("id")?;
+                    let players = sqlx::query(
+                        "SELECT id, name, name_key, created_at FROM players WHERE club_id = $1 ORDER BY id",
+                    )
+                    .bind(&id)
+                    .fetch_all(&self.pool)
+                    .await?
+                    .iter()
+                    .map(|p| {
+                        Ok(PlayerCopy {
+                            id: p.try_get("id")?,
+                            name: p.try_get("name")?,
+                            name_key: p.try_get("name_key")?,
+                            created_at: p.try_get("created_at")?,
+                        })
+                    })
+                    .collect::<Result<_, sqlx::Error>>()?;
+                    clubs.push(ClubCopy {
+                        id,
+                        name: row.try_get("name")?,
+                        token_hash: row.try_get("token_hash")?,
+                        created_at: row.try_get("created_at")?,
+                        players,
+                    });
+                }
+                Ok(clubs)
+            }
+
+            async fn copy_club(&self, club: &ClubCopy) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query("INSERT INTO clubs (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)")
+                    .bind(&club.id)
+                    .bind(&club.name)
+                    .bind(&club.token_hash)
+                    .bind(club.created_at)
+                    .execute(&mut *tx)
+                    .await?;
+                for p in &club.players {
+                    sqlx::query("INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5)")
+                        .bind(&p.id)
+                        .bind(&club.id)
+                        .bind(&p.name)
+                        .bind(&p.name_key)
+                        .bind(p.created_at)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await?;
+                Ok(())
             }
 
             async fn club_game_ids(&self, club: &str, after: Option<&str>, limit: i64) -> Result<Vec<String>, StoreError> {
