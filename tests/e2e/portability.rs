@@ -11,6 +11,9 @@ on_both_backends!(
     an_exported_club_imported_on_the_other_database_answers_the_same,
     a_game_id_of_another_club_is_a_conflict,
     every_club_migrates_to_an_empty_database_and_answers_the_same,
+    a_bg_stats_export_brings_the_plays_of_our_games_as_typed_in_results,
+    a_boardgamegeek_plays_file_brings_the_plays_of_our_games_as_typed_in_results,
+    our_finished_games_go_out_to_bg_stats_and_boardgamegeek_and_come_back_the_same,
     a_broken_line_is_named_and_the_other_games_still_import,
     a_typed_in_result_counts_in_the_statistics_but_not_in_the_insights,
 );
@@ -315,4 +318,201 @@ async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: Test
         again.to_string(),
         "the target database already holds 2 club(s); migrate into an empty database"
     );
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+async fn import_file(
+    app: &TestApp,
+    club: &TestClub,
+    path: &str,
+    content_type: &str,
+    file: Vec<u8>,
+) -> Value {
+    let reply = app
+        .post_raw(path, Some(&club.token), content_type, file)
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.body
+}
+
+/// `(name, rank, wins, games played)` of a leaderboard.
+fn standings(board: &Value) -> Vec<(String, i64, i64, i64)> {
+    board["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_owned(),
+                p["rank"].as_i64().unwrap(),
+                p["wins"].as_i64().unwrap(),
+                p["games_played"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+async fn a_bg_stats_export_brings_the_plays_of_our_games_as_typed_in_results(app: TestApp) {
+    let club = app.new_club().await;
+    let file = fixture("bgstats.json");
+
+    let first = import_file(
+        &app,
+        &club,
+        "/v1/import/bgstats",
+        "application/json",
+        file.clone(),
+    )
+    .await;
+    let second = import_file(&app, &club, "/v1/import/bgstats", "application/json", file).await;
+
+    // Plays 1 (Mint Condition), 2 (Mind Up!, named "Mind up") and 5 (Vintage) are ours; 3 and 4
+    // are Coloretto; play 6 has no score for Bo.
+    let failed = json!([{"line": 6, "game_id": null, "status": 422,
+        "detail": "play bgstats:3D0E5A6C-0000-4000-8000-000000000006: Bo has no whole-number score"}]);
+    let skipped = json!([{"game": "Coloretto", "plays": 2}]);
+    assert_eq!(
+        first,
+        json!({"imported": 3, "already_present": 0, "failed": failed, "skipped": skipped})
+    );
+    assert_eq!(
+        second,
+        json!({"imported": 0, "already_present": 3, "failed": failed, "skipped": skipped})
+    );
+    // Ann won Mint Condition (12 to 20) and Vintage (31, 28, 19); Bo won Mind Up! (61, 55, 48).
+    let board = app
+        .get("/v1/stats/leaderboard", Some(&club.token))
+        .await
+        .body;
+    assert_eq!(
+        standings(&board),
+        vec![
+            ("Ann".into(), 1, 2, 3),
+            ("Bo".into(), 2, 1, 3),
+            ("Cy".into(), 3, 0, 2)
+        ]
+    );
+    let damage = app
+        .get("/v1/stats/games/mint-condition", Some(&club.token))
+        .await
+        .body;
+    assert_eq!(
+        (
+            &damage["plays"],
+            &damage["average_score"],
+            &damage["record_best"]["total"]
+        ),
+        (&json!(1), &json!(16.0), &json!(12))
+    );
+    // Typed-in totals say nothing about card kinds.
+    assert_eq!(
+        damage["insights"]["average_damage_per_card_kind"],
+        json!({})
+    );
+    let games = app
+        .get("/v1/games?game=mind-up", Some(&club.token))
+        .await
+        .body;
+    assert_eq!(games["games"][0]["status"], "finished");
+    assert_eq!(games["games"][0]["started_at"], "2024-03-08T20:00:00Z");
+}
+
+async fn a_boardgamegeek_plays_file_brings_the_plays_of_our_games_as_typed_in_results(
+    app: TestApp,
+) {
+    let club = app.new_club().await;
+    let file = fixture("bgg-plays.xml");
+
+    let first = import_file(
+        &app,
+        &club,
+        "/v1/import/bgg",
+        "application/xml",
+        file.clone(),
+    )
+    .await;
+    let second = import_file(&app, &club, "/v1/import/bgg", "application/xml", file).await;
+
+    let skipped = json!([{"game": "Coloretto", "plays": 1}]);
+    assert_eq!(
+        first,
+        json!({"imported": 2, "already_present": 0, "failed": [], "skipped": skipped})
+    );
+    assert_eq!(
+        second,
+        json!({"imported": 0, "already_present": 2, "failed": [], "skipped": skipped})
+    );
+    // Mint Julep: Ann 7 wins (marked). Mint Condition: nobody marked, so the lowest damage wins:
+    // Bo's 22. One win each out of two: a shared first place, Ann before Bo by name.
+    let board = app
+        .get("/v1/stats/leaderboard", Some(&club.token))
+        .await
+        .body;
+    assert_eq!(
+        standings(&board),
+        vec![("Ann".into(), 1, 1, 2), ("Bo".into(), 1, 1, 2)]
+    );
+    let julep = app
+        .get("/v1/stats/games/mint-julep", Some(&club.token))
+        .await
+        .body;
+    assert_eq!(julep["record_best"]["player"], "Ann");
+}
+
+async fn our_finished_games_go_out_to_bg_stats_and_boardgamegeek_and_come_back_the_same(
+    app: TestApp,
+) {
+    // Given the statistics history: 6 finished games (5 Mint Condition, 1 Mint Julep).
+    let history = crate::statistics::seed(&app).await;
+    let club = &history.club;
+    let board = app
+        .get("/v1/stats/leaderboard", Some(&club.token))
+        .await
+        .body;
+
+    let (status, content_type, bgstats) = app.get_text("/v1/export/bgstats", &club.token).await;
+    assert_eq!((status, content_type.as_str()), (200, "application/json"));
+    let (status, content_type, bgg) = app.get_text("/v1/export/bgg", &club.token).await;
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, "application/xml; charset=utf-8")
+    );
+    let parsed: Value = serde_json::from_str(&bgstats).unwrap();
+    assert_eq!(parsed["plays"].as_array().unwrap().len(), 6);
+    assert_eq!(bgg.matches("<play ").count(), 6);
+
+    // Back into the same club, each file finds its games already there.
+    for (path, content_type, file) in [
+        ("/v1/import/bgstats", "application/json", bgstats.clone()),
+        ("/v1/import/bgg", "application/xml", bgg.clone()),
+    ] {
+        let report = import_file(&app, club, path, content_type, file.into_bytes()).await;
+        assert_eq!(
+            report,
+            json!({"imported": 0, "already_present": 6, "failed": []}),
+            "{path}"
+        );
+    }
+    // Into a new club on the other database, each gives the same leaderboard (a server of its
+    // own each: the files keep our game ids).
+    for (path, content_type, file) in [
+        ("/v1/import/bgstats", "application/json", bgstats),
+        ("/v1/import/bgg", "application/xml", bgg),
+    ] {
+        let target = other_server(&app).await;
+        let copy = target.new_club().await;
+        let report = import_file(&target, &copy, path, content_type, file.into_bytes()).await;
+        assert_eq!(report["imported"], 6, "{path}: {report}");
+        let after = target
+            .get("/v1/stats/leaderboard", Some(&copy.token))
+            .await
+            .body;
+        assert_eq!(portable(after), portable(board.clone()), "{path}");
+    }
 }

@@ -37,7 +37,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(stats::head_to_head)
         .service(stats::game_stats)
         .service(portability::export)
-        .service(portability::import);
+        .service(portability::import)
+        .service(portability::import_bgstats)
+        .service(portability::import_bgg)
+        .service(portability::export_bgstats)
+        .service(portability::export_bgg);
 }
 
 /// A seated player of a game.

@@ -5,7 +5,7 @@ use futures_util::{StreamExt, TryStreamExt};
 
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
-use crate::portability::{self, ImportReport};
+use crate::portability::{self, ImportReport, other_apps};
 use crate::startup::AppState;
 
 /// The club's whole history: one game a line (`tabletally.game/1`), every stored event
@@ -85,4 +85,87 @@ async fn import_line(
             detail: "the line is not UTF-8 text".into(),
         }),
     }
+}
+
+/// The whole body, up to the import size limit.
+async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = body.next().await {
+        let chunk =
+            chunk.map_err(|e| ApiError::BadRequest(format!("the body could not be read: {e}")))?;
+        if bytes.len() + chunk.len() > limit {
+            return Err(ApiError::PayloadTooLarge(limit));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// Imports a BG Stats JSON export: each play of one of our four games (matched by name)
+/// becomes a finished game whose totals were typed in (`result_recorded`); players are matched
+/// by name; plays of other games are counted as skipped. Importing the same file twice changes
+/// nothing.
+#[utoipa::path(tag = "portability", security(("club_token" = [])),
+    request_body(content = Object, content_type = "application/json", description = "A BG Stats export (games, players, plays with playerScores)"),
+    responses(
+    (status = 200, description = "What was imported, play by play (`line` is the play's place in `plays`)", body = ImportReport),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/v1/import/bgstats")]
+pub async fn import_bgstats(
+    state: web::Data<AppState>,
+    club: Club,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let file = whole_body(body, state.import_max_bytes).await?;
+    let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file).await;
+    Ok(HttpResponse::Ok().json(report))
+}
+
+/// Imports a BoardGameGeek plays XML file (as its XML API 2 `plays` serves it; this server does
+/// not call BoardGameGeek): plays of our games become typed-in games, the others are skipped.
+#[utoipa::path(tag = "portability", security(("club_token" = [])),
+    request_body(content = String, content_type = "application/xml", description = "A BoardGameGeek plays file"),
+    responses(
+    (status = 200, description = "What was imported, play by play (`line` is the play's place in the file)", body = ImportReport),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/v1/import/bgg")]
+pub async fn import_bgg(
+    state: web::Data<AppState>,
+    club: Club,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let file = whole_body(body, state.import_max_bytes).await?;
+    let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file).await;
+    Ok(HttpResponse::Ok().json(report))
+}
+
+/// The club's finished games as a BG Stats export, to take the history to BG Stats.
+#[utoipa::path(tag = "portability", security(("club_token" = [])), responses(
+    (status = 200, description = "A BG Stats export: games, players, plays with playerScores", content_type = "application/json", body = Object),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/export/bgstats")]
+pub async fn export_bgstats(
+    state: web::Data<AppState>,
+    club: Club,
+) -> Result<HttpResponse, ApiError> {
+    let file = other_apps::export_bgstats(state.store.as_ref(), &club.id).await?;
+    Ok(HttpResponse::Ok().json(file))
+}
+
+/// The club's finished games as a BoardGameGeek plays file.
+#[utoipa::path(tag = "portability", security(("club_token" = [])), responses(
+    (status = 200, description = "A plays file as BoardGameGeek's XML API 2 serves it", content_type = "application/xml", body = String),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/export/bgg")]
+pub async fn export_bgg(state: web::Data<AppState>, club: Club) -> Result<HttpResponse, ApiError> {
+    let xml = other_apps::export_bgg(state.store.as_ref(), &club.id).await?;
+    Ok(HttpResponse::Ok()
+        .content_type("application/xml; charset=utf-8")
+        .body(xml))
 }
