@@ -92,6 +92,12 @@ pub fn export(
 
 /// What an import did, line by line.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "imported": 41, "already_present": 2,
+    "failed": [{"line": 7, "game_id": "0b6c3f0e-5d7e-4f3b-9a51-3c2d1e0f9a8b", "status": 422,
+                "detail": "event 3 (round_collected) breaks a rule: unknown card \"fine-whine\" (at /collections/Bo/2)"}],
+    "skipped": [{"game": "Coloretto", "plays": 12}]
+}))]
 pub struct ImportReport {
     /// Games stored.
     pub imported: u64,

@@ -387,9 +387,12 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStats, St
 // ---------------------------------------------------------------------------------------------
 // BoardGameGeek plays XML (as `https://boardgamegeek.com/xmlapi2/plays` serves it)
 
+/// An XML element's name and attributes.
+type Element = (String, BTreeMap<String, String>);
+
 /// The elements of a plays file with their attributes, in document order (a reader for the
 /// small, flat XML that BoardGameGeek serves; no DTDs, no namespaces).
-fn xml_elements(text: &str) -> Result<Vec<(String, BTreeMap<String, String>)>, String> {
+fn xml_elements(text: &str) -> Result<Vec<Element>, String> {
     let mut elements = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find('<') {
