@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, TestClub, event};
 use crate::on_both_backends;
 
 on_both_backends!(
@@ -10,6 +10,7 @@ on_both_backends!(
     resending_a_game_with_the_same_id_returns_the_same_game,
     the_same_name_is_the_same_club_player_across_games,
     games_are_listed_newest_first_in_pages_and_filtered,
+    a_game_and_its_score_answer_304_while_their_version_is_unchanged,
 );
 
 async fn a_new_game_is_event_one_with_the_effective_options(app: TestApp) {
@@ -133,4 +134,88 @@ async fn games_are_listed_newest_first_in_pages_and_filtered(app: TestApp) {
     assert_eq!(listed(&with_ann), vec![ids[1].clone(), ids[0].clone()]);
     assert_eq!(listed(&from_day_2), vec![ids[2].clone(), ids[1].clone()]);
     assert_eq!(listed(&finished), Vec::<String>::new());
+}
+
+/// `(status, ETag)` of a GET sent with `If-None-Match: tag`.
+async fn conditional(app: &TestApp, club: &TestClub, path: &str, tag: &str) -> (u16, String) {
+    let reply = app
+        .client
+        .get(app.url(path))
+        .bearer_auth(&club.token)
+        .header("if-none-match", tag)
+        .send()
+        .await
+        .expect("the server answers");
+    let etag = reply
+        .headers()
+        .get("etag")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let status = reply.status().as_u16();
+    let body = reply.bytes().await.expect("a body");
+    if status == 304 {
+        assert!(body.is_empty(), "a 304 has no body");
+    }
+    (status, etag)
+}
+
+async fn a_game_and_its_score_answer_304_while_their_version_is_unchanged(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let (summary, score) = (
+        format!("/v1/games/{game}"),
+        format!("/v1/games/{game}/score"),
+    );
+
+    let first = app.get(&summary, Some(&club.token)).await;
+    assert_eq!(first.headers["etag"], "\"1\"");
+    assert_eq!(
+        conditional(&app, &club, &summary, "\"1\"").await,
+        (304, "\"1\"".into())
+    );
+    assert_eq!(
+        conditional(&app, &club, &score, "\"1\"").await,
+        (304, "\"1\"".into())
+    );
+    assert_eq!(
+        conditional(&app, &club, &score, "\"0\"").await,
+        (200, "\"1\"".into())
+    );
+
+    let bet = event(
+        "bet_placed",
+        json!({"round": 1, "player": "Ann", "horse": "you-got-me"}),
+    );
+    let reply = app.append(&club, &game, Some(1), vec![bet]).await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+
+    // The version moved: the old tag no longer matches.
+    assert_eq!(
+        conditional(&app, &club, &summary, "\"1\"").await,
+        (200, "\"2\"".into())
+    );
+    assert_eq!(
+        conditional(&app, &club, &score, "\"1\"").await,
+        (200, "\"2\"".into())
+    );
+    assert_eq!(
+        conditional(&app, &club, &score, "W/\"2\", \"9\"").await,
+        (304, "\"2\"".into())
+    );
+    // A past score has its own tag.
+    let past = format!("{score}?at=1");
+    assert_eq!(
+        conditional(&app, &club, &past, "\"2\"").await,
+        (200, "\"2-at-1\"".into())
+    );
+    assert_eq!(
+        conditional(&app, &club, &past, "\"2-at-1\"").await,
+        (304, "\"2-at-1\"".into())
+    );
 }

@@ -9,7 +9,7 @@ use tabletally_domain::Game;
 use tabletally_domain::setup::PlayerEntry;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{GameSummary, cursor};
+use super::{GameSummary, cursor, game_etag, not_modified, not_modified_response};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::examples;
@@ -205,7 +205,8 @@ async fn resolve_players(
 
 /// A game's summary.
 #[utoipa::path(tag = "games", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id")), responses(
-    (status = 200, description = "The game", body = GameSummary),
+    (status = 200, description = "The game", body = GameSummary, headers(("ETag" = String, description = "The game's version; send it back in If-None-Match"))),
+    (status = 304, description = "Not modified since the If-None-Match tag"),
     (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
@@ -215,6 +216,7 @@ pub async fn get_game(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
+    request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let game = state
@@ -222,7 +224,13 @@ pub async fn get_game(
         .game(&club.id, &id)
         .await?
         .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
-    Ok(HttpResponse::Ok().json(GameSummary::from(game)))
+    let etag = game_etag(game.version, None);
+    if not_modified(&request, &etag) {
+        return Ok(not_modified_response(&etag));
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, etag))
+        .json(GameSummary::from(game)))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -44,6 +44,33 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(portability::export_bgg);
 }
 
+/// A game's entity tag: its version, which every append raises (and `at` for a past score,
+/// which never changes). API.md, Conditional requests.
+pub fn game_etag(version: i64, at: Option<i64>) -> String {
+    match at {
+        Some(at) => format!("\"{version}-at-{at}\""),
+        None => format!("\"{version}\""),
+    }
+}
+
+/// True when the request's `If-None-Match` names `etag` (or `*`): answer `304`.
+pub fn not_modified(request: &actix_web::HttpRequest, etag: &str) -> bool {
+    request
+        .headers()
+        .get_all(actix_web::http::header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|tag| tag.trim().trim_start_matches("W/"))
+        .any(|tag| tag == etag || tag == "*")
+}
+
+/// `304 Not Modified` with the tag, no body.
+pub fn not_modified_response(etag: &str) -> actix_web::HttpResponse {
+    actix_web::HttpResponse::NotModified()
+        .insert_header((actix_web::http::header::ETAG, etag.to_owned()))
+        .finish()
+}
+
 /// A seated player of a game.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SeatView {

@@ -8,6 +8,7 @@ use tabletally_domain::score as domain;
 use tabletally_domain::{Game, Status};
 use utoipa::{IntoParams, ToSchema};
 
+use super::{game_etag, not_modified, not_modified_response};
 use crate::append::to_log_event;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
@@ -102,7 +103,8 @@ pub struct HouseRuleView {
 
 /// The scoreboard after replaying the log up to `at`.
 #[utoipa::path(tag = "scores", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id"), ScoreQuery), responses(
-    (status = 200, description = "The scoreboard", body = ScoreView),
+    (status = 200, description = "The scoreboard", body = ScoreView, headers(("ETag" = String, description = "The game's version (with `at` for a past score); send it back in If-None-Match"))),
+    (status = 304, description = "Not modified since the If-None-Match tag"),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
@@ -114,8 +116,21 @@ pub async fn get_score(
     club: Club,
     id: web::Path<uuid::Uuid>,
     query: web::Query<ScoreQuery>,
+    request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
+    // A tag to compare: answer 304 from the game's row, without replaying its log.
+    if request
+        .headers()
+        .contains_key(actix_web::http::header::IF_NONE_MATCH)
+        && let Some(game) = state.store.game(&club.id, &id).await?
+        && query.at.is_none_or(|at| (1..=game.version).contains(&at))
+    {
+        let etag = game_etag(game.version, query.at);
+        if not_modified(&request, &etag) {
+            return Ok(not_modified_response(&etag));
+        }
+    }
     let (game, log) = state
         .store
         .events(&club.id, &id)
@@ -139,31 +154,34 @@ pub async fn get_score(
         .evaluate(&log)
         .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
     let board = evaluation.scoreboard;
-    Ok(HttpResponse::Ok().json(ScoreView {
-        game: game.game,
-        version: evaluation.version as i64,
-        status: evaluation.status.as_str().to_owned(),
-        is_final: evaluation.status == Status::Finished,
-        lower_wins: board.lower_wins,
-        players: board
-            .players
-            .into_iter()
-            .map(PlayerScoreView::from)
-            .collect(),
-        winners: board.winners,
-        tiebreak: board.tiebreak.map(|t| TiebreakView {
-            rule: t.rule,
-            detail: t.detail,
-        }),
-        house_rules: board
-            .house_rules
-            .iter()
-            .filter(|h| !h.default)
-            .map(HouseRuleView::from)
-            .collect(),
-        house_rule_points: board.house_rules.iter().map(HouseRuleView::from).collect(),
-        details: board.details,
-    }))
+    let etag = game_etag(game.version, query.at);
+    Ok(HttpResponse::Ok()
+        .insert_header((actix_web::http::header::ETAG, etag))
+        .json(ScoreView {
+            game: game.game,
+            version: evaluation.version as i64,
+            status: evaluation.status.as_str().to_owned(),
+            is_final: evaluation.status == Status::Finished,
+            lower_wins: board.lower_wins,
+            players: board
+                .players
+                .into_iter()
+                .map(PlayerScoreView::from)
+                .collect(),
+            winners: board.winners,
+            tiebreak: board.tiebreak.map(|t| TiebreakView {
+                rule: t.rule,
+                detail: t.detail,
+            }),
+            house_rules: board
+                .house_rules
+                .iter()
+                .filter(|h| !h.default)
+                .map(HouseRuleView::from)
+                .collect(),
+            house_rule_points: board.house_rules.iter().map(HouseRuleView::from).collect(),
+            details: board.details,
+        }))
 }
 
 impl From<&domain::HouseRule> for HouseRuleView {
