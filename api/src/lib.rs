@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod examples;
 pub mod limits;
+pub mod metrics;
 pub mod openapi;
 pub mod portability;
 pub mod routes;

@@ -15,6 +15,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::config::{BODY_LIMIT, CLIENT_REQUEST_TIMEOUT, Config};
 use crate::error::ApiError;
 use crate::limits::RateLimit;
+use crate::metrics::Metrics;
 use crate::openapi;
 use crate::routes;
 use crate::store::{self, Store};
@@ -28,6 +29,8 @@ pub struct AppState {
     pub read_models: bool,
     /// Largest file `POST /v1/import` accepts.
     pub import_max_bytes: usize,
+    /// What `GET /metrics` reports.
+    pub metrics: Arc<Metrics>,
 }
 
 pub struct Application {
@@ -75,6 +78,7 @@ impl Application {
             club_creation: RateLimit::per_minute(config.clubs_per_minute),
             read_models: config.read_models,
             import_max_bytes: config.import_max_bytes,
+            metrics: Arc::default(),
         };
         let server = run(listener, state, config.workers).map_err(|source| StartError::Listen {
             addr: config.addr.clone(),
@@ -124,6 +128,7 @@ fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::i
         app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
             .default_service(web::to(no_route))
             .wrap(middleware::from_fn(request_id_header))
+            .wrap(middleware::from_fn(record_metrics))
             .wrap(Compat::new(TracingLogger::default()))
     })
     .listen(listener)?
@@ -152,6 +157,28 @@ async fn request_id_header(
     {
         res.headers_mut()
             .insert(HeaderName::from_static("x-request-id"), value);
+    }
+    Ok(res)
+}
+
+/// Counts every answer by its route's pattern, status and time (`GET /metrics`).
+async fn record_metrics(
+    req: actix_web::dev::ServiceRequest,
+    next: middleware::Next<impl actix_web::body::MessageBody>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    let started = std::time::Instant::now();
+    let method = req.method().to_string();
+    let metrics = req
+        .app_data::<web::Data<AppState>>()
+        .map(|state| state.metrics.clone());
+    let res = next.call(req).await?;
+    if let Some(metrics) = metrics {
+        // The matched pattern, never the path itself: no club's ids in the metrics.
+        let route = res
+            .request()
+            .match_pattern()
+            .unwrap_or_else(|| "unmatched".to_owned());
+        metrics.record(&method, &route, res.status().as_u16(), started.elapsed());
     }
     Ok(res)
 }

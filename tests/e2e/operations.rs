@@ -1,11 +1,12 @@
 //! Health, readiness, the OpenAPI document and Swagger UI.
 
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, event};
 use crate::on_both_backends;
 
 on_both_backends!(
     the_service_reports_health_and_readiness,
-    the_openapi_document_and_swagger_ui_are_served
+    the_openapi_document_and_swagger_ui_are_served,
+    metrics_count_requests_by_route_and_reveal_no_club_data,
 );
 
 async fn the_service_reports_health_and_readiness(app: TestApp) {
@@ -33,4 +34,68 @@ async fn the_openapi_document_and_swagger_ui_are_served(app: TestApp) {
         ui.text().await.unwrap().contains("swagger"),
         "Swagger UI page"
     );
+}
+
+async fn metrics_count_requests_by_route_and_reveal_no_club_data(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            serde_json::json!({"game": "mint-julep", "players": [{"name": "Zelda"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let bets = ["Zelda", "Bo"].map(|player| {
+        event(
+            "bet_placed",
+            serde_json::json!({"round": 1, "player": player, "horse": "you-got-me"}),
+        )
+    });
+    assert_eq!(
+        app.append(&club, &game, Some(1), bets.to_vec())
+            .await
+            .status,
+        201
+    );
+    for _ in 0..2 {
+        assert_eq!(
+            app.get(&format!("/v1/games/{game}"), Some(&club.token))
+                .await
+                .status,
+            200
+        );
+    }
+    assert_eq!(
+        app.get("/v1/games/not-a-uuid", Some(&club.token))
+            .await
+            .status,
+        400
+    );
+
+    let (status, content_type, text) = {
+        let reply = app.client.get(app.url("/metrics")).send().await.unwrap();
+        let status = reply.status().as_u16();
+        let content_type = reply.headers()["content-type"].to_str().unwrap().to_owned();
+        (status, content_type, reply.text().await.unwrap())
+    };
+
+    assert_eq!(status, 200);
+    assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
+    for line in [
+        "tabletally_http_requests_total{method=\"POST\",route=\"/v1/clubs\",status=\"201\"} 1",
+        "tabletally_http_requests_total{method=\"POST\",route=\"/v1/games\",status=\"201\"} 1",
+        "tabletally_http_requests_total{method=\"GET\",route=\"/v1/games/{id}\",status=\"200\"} 2",
+        "tabletally_http_requests_total{method=\"GET\",route=\"/v1/games/{id}\",status=\"400\"} 1",
+        "tabletally_http_request_duration_seconds_count{method=\"GET\",route=\"/v1/games/{id}\"} 3",
+        "tabletally_appends_total 1",
+        "tabletally_events_appended_total 2",
+        "tabletally_games_created_total 1",
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "missing {line:?} in\n{text}"
+        );
+    }
+    for secret in [club.id.as_str(), game.as_str(), "Zelda", "not-a-uuid"] {
+        assert!(!text.contains(secret), "{secret} is in the metrics");
+    }
 }

@@ -118,6 +118,7 @@ pub async fn append_events(
         .await?;
     if !appended.already_stored {
         tracing::info!(game = %id, version = appended.version, events = appended.events.len(), "events appended");
+        state.metrics.appended(appended.events.len());
     }
     let result = AppendResult {
         version: appended.version,

@@ -124,6 +124,7 @@ pub async fn create_game(
     match state.store.create_game(&club.id, &new_game).await? {
         Some(game) => {
             tracing::info!(game = %game.id, kind = %game.game, "game started");
+            state.metrics.game_created();
             Ok(HttpResponse::Created()
                 .insert_header((header::LOCATION, format!("/v1/games/{}", game.id)))
                 .json(GameSummary::from(game)))

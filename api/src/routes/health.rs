@@ -13,6 +13,16 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(json!({"status": "ok"}))
 }
 
+/// Counters in the Prometheus text format: requests by route pattern and status, their
+/// latency, appends and games created. No authentication; it holds no club's data.
+#[utoipa::path(tag = "operations", responses((status = 200, description = "Prometheus text format (version 0.0.4)", content_type = "text/plain", body = String)))]
+#[get("/metrics")]
+pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(state.metrics.render())
+}
+
 /// The database is reachable.
 #[utoipa::path(tag = "operations", responses(
     (status = 200, description = "Ready to serve", body = Object, example = json!({"status": "ready", "database": "sqlite"})),

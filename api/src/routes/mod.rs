@@ -22,6 +22,7 @@ use crate::store::{GameRecord, StoredEvent};
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
+        .service(health::metrics)
         .service(clubs::create_club)
         .service(games::create_game)
         .service(games::list_games)

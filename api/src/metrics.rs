@@ -1,0 +1,176 @@
+//! `GET /metrics` in the Prometheus text format: requests by route and status, their latency,
+//! and what the write path did. Routes are counted by their pattern (`/v1/games/{id}`), never by
+//! the path a client sent, so no club's ids or names appear.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Upper bounds of the latency buckets, in seconds.
+const BUCKETS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+#[derive(Debug, Default, Clone)]
+struct Latency {
+    /// Requests at or under each bucket's bound (cumulative when written).
+    buckets: [u64; BUCKETS.len()],
+    count: u64,
+    sum_seconds: f64,
+}
+
+/// The server's counters, shared by every worker.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// `(method, route pattern, status)` → count.
+    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    /// `(method, route pattern)` → latency histogram.
+    latency: Mutex<BTreeMap<(String, String), Latency>>,
+    /// Events stored by appends (retries of stored events not counted).
+    events_appended: AtomicU64,
+    /// Append requests that stored events.
+    appends: AtomicU64,
+    /// Games created.
+    games_created: AtomicU64,
+}
+
+impl Metrics {
+    /// Counts one answered request.
+    pub fn record(&self, method: &str, route: &str, status: u16, took: Duration) {
+        let key = (method.to_owned(), route.to_owned());
+        if let Ok(mut requests) = self.requests.lock() {
+            *requests
+                .entry((key.0.clone(), key.1.clone(), status))
+                .or_default() += 1;
+        }
+        if let Ok(mut latency) = self.latency.lock() {
+            let entry = latency.entry(key).or_default();
+            let seconds = took.as_secs_f64();
+            if let Some(i) = BUCKETS.iter().position(|bound| seconds <= *bound) {
+                entry.buckets[i] += 1;
+            }
+            entry.count += 1;
+            entry.sum_seconds += seconds;
+        }
+    }
+
+    /// Counts an append that stored `events` events.
+    pub fn appended(&self, events: usize) {
+        self.appends.fetch_add(1, Ordering::Relaxed);
+        self.events_appended
+            .fetch_add(events as u64, Ordering::Relaxed);
+    }
+
+    pub fn game_created(&self) {
+        self.games_created.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The text exposition format (version 0.0.4).
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str("# HELP tabletally_http_requests_total HTTP requests answered, by route pattern and status.\n");
+        out.push_str("# TYPE tabletally_http_requests_total counter\n");
+        if let Ok(requests) = self.requests.lock() {
+            for ((method, route, status), count) in requests.iter() {
+                let _ = writeln!(
+                    out,
+                    "tabletally_http_requests_total{{method=\"{method}\",route=\"{}\",status=\"{status}\"}} {count}",
+                    escape(route)
+                );
+            }
+        }
+        out.push_str("# HELP tabletally_http_request_duration_seconds Time to answer a request, by route pattern.\n");
+        out.push_str("# TYPE tabletally_http_request_duration_seconds histogram\n");
+        if let Ok(latency) = self.latency.lock() {
+            for ((method, route), l) in latency.iter() {
+                let labels = format!("method=\"{method}\",route=\"{}\"", escape(route));
+                let mut cumulative = 0;
+                for (bound, n) in BUCKETS.iter().zip(l.buckets) {
+                    cumulative += n;
+                    let _ = writeln!(
+                        out,
+                        "tabletally_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {cumulative}"
+                    );
+                }
+                let _ = writeln!(
+                    out,
+                    "tabletally_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}\n\
+                     tabletally_http_request_duration_seconds_sum{{{labels}}} {}\n\
+                     tabletally_http_request_duration_seconds_count{{{labels}}} {}",
+                    l.count, l.sum_seconds, l.count
+                );
+            }
+        }
+        for (name, help, value) in [
+            (
+                "tabletally_appends_total",
+                "Append requests that stored events.",
+                &self.appends,
+            ),
+            (
+                "tabletally_events_appended_total",
+                "Events stored by appends.",
+                &self.events_appended,
+            ),
+            (
+                "tabletally_games_created_total",
+                "Games created.",
+                &self.games_created,
+            ),
+        ] {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+                value.load(Ordering::Relaxed)
+            );
+        }
+        out
+    }
+}
+
+/// A label value with `\`, `"` and newlines escaped.
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_counted_by_route_and_status_with_a_cumulative_latency_histogram() {
+        let metrics = Metrics::default();
+        metrics.record("GET", "/v1/games/{id}", 200, Duration::from_micros(800));
+        metrics.record("GET", "/v1/games/{id}", 200, Duration::from_millis(30));
+        metrics.record("GET", "/v1/games/{id}", 404, Duration::from_millis(2));
+        metrics.appended(3);
+        metrics.game_created();
+
+        let text = metrics.render();
+
+        for line in [
+            "tabletally_http_requests_total{method=\"GET\",route=\"/v1/games/{id}\",status=\"200\"} 2",
+            "tabletally_http_requests_total{method=\"GET\",route=\"/v1/games/{id}\",status=\"404\"} 1",
+            // 0.8 ms ≤ 1 ms; 2 ms ≤ 2.5 ms; 30 ms ≤ 50 ms.
+            "tabletally_http_request_duration_seconds_bucket{method=\"GET\",route=\"/v1/games/{id}\",le=\"0.001\"} 1",
+            "tabletally_http_request_duration_seconds_bucket{method=\"GET\",route=\"/v1/games/{id}\",le=\"0.0025\"} 2",
+            "tabletally_http_request_duration_seconds_bucket{method=\"GET\",route=\"/v1/games/{id}\",le=\"0.025\"} 2",
+            "tabletally_http_request_duration_seconds_bucket{method=\"GET\",route=\"/v1/games/{id}\",le=\"0.05\"} 3",
+            "tabletally_http_request_duration_seconds_bucket{method=\"GET\",route=\"/v1/games/{id}\",le=\"+Inf\"} 3",
+            "tabletally_http_request_duration_seconds_count{method=\"GET\",route=\"/v1/games/{id}\"} 3",
+            "tabletally_appends_total 1",
+            "tabletally_events_appended_total 3",
+            "tabletally_games_created_total 1",
+        ] {
+            assert!(
+                text.lines().any(|l| l == line),
+                "missing {line:?} in\n{text}"
+            );
+        }
+    }
+}
