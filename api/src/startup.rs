@@ -119,6 +119,8 @@ fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::i
             .configure(routes::configure)
             .split_for_parts();
         app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
+            // Swagger UI's relative asset paths need the trailing slash.
+            .service(web::redirect("/docs", "/docs/").permanent())
             .default_service(web::to(no_route))
             .wrap(middleware::from_fn(request_id_header))
             .wrap(Compat::new(TracingLogger::default()))

@@ -5,7 +5,8 @@ use crate::on_both_backends;
 
 on_both_backends!(
     the_service_reports_health_and_readiness,
-    the_openapi_document_and_swagger_ui_are_served
+    the_openapi_document_and_swagger_ui_are_served,
+    docs_without_a_slash_redirects_to_swagger_ui
 );
 
 async fn the_service_reports_health_and_readiness(app: TestApp) {
@@ -33,4 +34,16 @@ async fn the_openapi_document_and_swagger_ui_are_served(app: TestApp) {
         ui.text().await.unwrap().contains("swagger"),
         "Swagger UI page"
     );
+}
+
+async fn docs_without_a_slash_redirects_to_swagger_ui(app: TestApp) {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+
+    let reply = client.get(app.url("/docs")).send().await.unwrap();
+
+    assert_eq!(reply.status(), 308);
+    assert_eq!(reply.headers()["location"], "/docs/");
 }

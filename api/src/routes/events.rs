@@ -33,7 +33,10 @@ pub struct AppendEvents {
 #[serde(deny_unknown_fields)]
 pub struct EventInput {
     /// The client's UUID for this event: a retry with the same id and content is answered 200.
-    pub id: String,
+    /// Left out, the server gives the event a new id (returned in the answer) — but then a
+    /// retry after a lost answer cannot be recognised and is stored again, so phones send theirs.
+    #[serde(default)]
+    pub id: Option<String>,
     /// The game's event type, or `retract`, `correct`, `abandon`.
     #[serde(rename = "type")]
     pub event_type: String,
@@ -131,7 +134,7 @@ pub async fn append_events(
     })
 }
 
-/// Shape checks before the store: a batch of 1 to the maximum, UUID ids, a type each.
+/// Shape checks before the store: a batch of 1 to the maximum, UUID ids (given or new), a type each.
 fn check_events(events: Vec<EventInput>) -> Result<Vec<NewEvent>, ApiError> {
     if events.is_empty() {
         return Err(ApiError::invalid(
@@ -149,13 +152,15 @@ fn check_events(events: Vec<EventInput>) -> Result<Vec<NewEvent>, ApiError> {
         .into_iter()
         .enumerate()
         .map(|(i, e)| {
-            let id = uuid::Uuid::parse_str(&e.id)
-                .map_err(|_| ApiError::Unprocessable {
-                    detail: format!("event id must be a UUID, got {:?}", e.id),
+            let id = match e.id {
+                Some(id) => uuid::Uuid::parse_str(&id).map_err(|_| ApiError::Unprocessable {
+                    detail: format!("event id must be a UUID, got {id:?}"),
                     pointer: Some(format!("/events/{i}/id")),
                     event_index: Some(i),
-                })?
-                .to_string();
+                })?,
+                None => uuid::Uuid::new_v4(),
+            }
+            .to_string();
             if e.event_type.trim().is_empty() {
                 return Err(ApiError::Unprocessable {
                     detail: "an event needs a type".into(),
