@@ -11,6 +11,7 @@ mod mint_condition;
 mod mint_julep;
 mod operations;
 mod problems;
+mod refusals;
 mod statistics;
 mod tenancy;
 mod vintage;

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use crate::auth;
 use crate::error::{ApiError, Problem};
+use crate::extract::Json;
 use crate::startup::AppState;
 
 const MAX_CLUB_NAME: usize = 100;
@@ -40,7 +41,7 @@ pub struct ClubCreated {
 pub async fn create_club(
     state: web::Data<AppState>,
     req: HttpRequest,
-    body: web::Json<CreateClub>,
+    body: Json<CreateClub>,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(client) = req.peer_addr() {
         state

@@ -13,6 +13,7 @@ use crate::auth::Club;
 use crate::config::MAX_EVENTS_PER_REQUEST;
 use crate::error::{ApiError, Problem};
 use crate::examples;
+use crate::extract::{Json, Query};
 use crate::startup::AppState;
 use crate::store::NewEvent;
 
@@ -92,7 +93,7 @@ pub async fn append_events(
     club: Club,
     id: web::Path<uuid::Uuid>,
     req: HttpRequest,
-    body: web::Json<AppendEvents>,
+    body: Json<AppendEvents>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let body = body.into_inner();
@@ -185,9 +186,10 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     let text = value.to_str().unwrap_or_default().trim();
     let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
     text.parse::<i64>().map(Some).map_err(|_| {
-        ApiError::BadRequest(format!(
-            "If-Match must be a game version such as \"3\", got {text:?}"
-        ))
+        ApiError::bad_parameter(
+            "If-Match",
+            format!("If-Match must be a game version such as \"3\", got {text:?}"),
+        )
     })
 }
 
@@ -222,14 +224,15 @@ pub async fn list_events(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    query: web::Query<EventsQuery>,
+    query: Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let limit = query.limit.unwrap_or(DEFAULT_EVENTS_PAGE);
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
-        return Err(ApiError::BadRequest(format!(
-            "limit must be between 1 and {MAX_EVENTS_PAGE}"
-        )));
+        return Err(ApiError::bad_parameter(
+            "limit",
+            format!("\"limit\" must be a whole number from 1 to {MAX_EVENTS_PAGE}; got {limit}"),
+        ));
     }
     let after = query.after.unwrap_or(0);
     let (game, log) = state

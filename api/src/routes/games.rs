@@ -13,6 +13,7 @@ use super::{GameSummary, cursor};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::examples;
+use crate::extract::{Json, Query};
 use crate::startup::AppState;
 use crate::store::{GameFilter, NewGame, NewSeat};
 
@@ -81,7 +82,7 @@ pub struct PlayerInput {
 pub async fn create_game(
     state: web::Data<AppState>,
     club: Club,
-    body: web::Json<CreateGame>,
+    body: Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let kind = Game::from_id(&body.game).ok_or_else(|| {
@@ -263,28 +264,33 @@ pub struct GamePage {
 pub async fn list_games(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<GamesQuery>,
+    query: Query<GamesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
     // Text the databases cannot store cannot match anything either.
     for (name, value) in [("game", &query.game), ("player", &query.player)] {
         if value.as_deref().is_some_and(|v| v.contains('\0')) {
-            return Err(ApiError::BadRequest(format!(
-                "{name} cannot contain a NUL character"
-            )));
+            return Err(ApiError::bad_parameter(
+                name,
+                format!("{name:?} cannot contain a NUL character"),
+            ));
         }
     }
     let limit = query.limit.unwrap_or(DEFAULT_PAGE);
     if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::BadRequest(format!(
-            "limit must be between 1 and {MAX_PAGE}"
-        )));
+        return Err(ApiError::bad_parameter(
+            "limit",
+            format!("\"limit\" must be a whole number from 1 to {MAX_PAGE}; got {limit}"),
+        ));
     }
     if let Some(status) = &query.status
         && tabletally_domain::Status::parse(status).is_none()
     {
-        return Err(ApiError::BadRequest(
-            "status must be in_progress, finished or abandoned".into(),
+        return Err(ApiError::bad_parameter(
+            "status",
+            format!(
+                "\"status\" must be one of \"in_progress\", \"finished\" or \"abandoned\"; got {status:?}"
+            ),
         ));
     }
     let after = query

@@ -11,6 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::append::to_log_event;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
+use crate::extract::Query;
 use crate::startup::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -113,7 +114,7 @@ pub async fn get_score(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    query: web::Query<ScoreQuery>,
+    query: Query<ScoreQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let (game, log) = state

@@ -12,6 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::cursor;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
+use crate::extract::Query;
 use crate::startup::AppState;
 use crate::statistics::{self, LeaderboardEntry, LeaderboardSort, PlayerStats};
 use crate::store::{PlayerRow, StatsFilter};
@@ -22,19 +23,23 @@ const MAX_PAGE: i64 = 200;
 fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
     let limit = limit.unwrap_or(DEFAULT_PAGE);
     if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::BadRequest(format!(
-            "limit must be between 1 and {MAX_PAGE}"
-        )));
+        return Err(ApiError::bad_parameter(
+            "limit",
+            format!("\"limit\" must be a whole number from 1 to {MAX_PAGE}; got {limit}"),
+        ));
     }
     Ok(limit)
 }
 
 fn check_game(game: Option<&str>) -> Result<(), ApiError> {
     match game {
-        Some(id) if Game::from_id(id).is_none() => Err(ApiError::BadRequest(format!(
-            "unknown game {id:?}; games are {}",
-            tabletally_domain::games::known_ids()
-        ))),
+        Some(id) if Game::from_id(id).is_none() => Err(ApiError::bad_parameter(
+            "game",
+            format!(
+                "unknown game {id:?}; games are {}",
+                tabletally_domain::games::known_ids()
+            ),
+        )),
         _ => Ok(()),
     }
 }
@@ -127,7 +132,7 @@ pub struct PlayerPage {
 pub async fn list_players(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<PlayersQuery>,
+    query: Query<PlayersQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = page_limit(query.limit)?;
     if query.search.as_deref().is_some_and(|v| v.contains('\0')) {
@@ -221,7 +226,7 @@ pub async fn player_stats(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    query: web::Query<StatsQuery>,
+    query: Query<StatsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let filter = query.filter()?;
@@ -281,7 +286,7 @@ pub async fn player_games(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    query: web::Query<PlayerGamesQuery>,
+    query: Query<PlayerGamesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let limit = page_limit(query.limit)?;
@@ -363,7 +368,7 @@ pub struct Leaderboard {
 pub async fn leaderboard(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<LeaderboardQuery>,
+    query: Query<LeaderboardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
     check_game(query.game.as_deref())?;
@@ -444,7 +449,7 @@ pub struct HeadToHeadGame {
 pub async fn head_to_head(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<HeadToHeadQuery>,
+    query: Query<HeadToHeadQuery>,
 ) -> Result<HttpResponse, ApiError> {
     check_game(query.game.as_deref())?;
     let ids: Vec<String> = query
@@ -576,7 +581,7 @@ pub async fn game_stats(
     state: web::Data<AppState>,
     club: Club,
     game: web::Path<String>,
-    query: web::Query<GameStatsQuery>,
+    query: Query<GameStatsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game = game.into_inner();
     let Some(kind) = Game::from_id(&game) else {
