@@ -92,6 +92,17 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_documented_game_ids_are_the_games_there_are() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let documented = &doc["components"]["schemas"]["GameId"]["enum"];
+        let games: Vec<&str> = tabletally_domain::Game::ALL
+            .iter()
+            .map(|g| g.id())
+            .collect();
+        assert_eq!(documented, &serde_json::json!(games));
+    }
+
     /// Found by fuzzing: a house rule's value is a string, a number, an object or null, and
     /// the document once said "object".
     #[test]

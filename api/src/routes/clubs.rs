@@ -17,6 +17,12 @@ const MAX_CLUB_NAME: usize = 100;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Friday games"}))]
 pub struct CreateClub {
+    /// 1 to 100 printable characters (spaces around it are trimmed).
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     pub name: String,
 }
 

@@ -26,7 +26,8 @@ pub struct AppendEvents {
     /// The version the client last saw; omitted → no check. Also accepted as `If-Match: "<version>"`.
     #[serde(default)]
     pub expected_version: Option<i64>,
-    /// Validated in order and stored together, or none is.
+    /// 1 to 200 events, validated in order and stored together, or none is.
+    #[schema(min_items = 1, max_items = 200)]
     pub events: Vec<EventInput>,
 }
 
@@ -37,9 +38,11 @@ pub struct EventInput {
     /// Left out, the server gives the event a new id (returned in the answer) — but then a
     /// retry after a lost answer cannot be recognised and is stored again, so phones send theirs.
     #[serde(default)]
+    #[schema(format = Uuid)]
     pub id: Option<String>,
     /// The game's event type, or `retract`, `correct`, `abandon`.
     #[serde(rename = "type")]
+    #[schema(min_length = 1, pattern = r"\S")]
     pub event_type: String,
     #[serde(default)]
     #[schema(value_type = Object)]
@@ -57,7 +60,7 @@ pub struct AppendResult {
 /// Appends events to a game's log.
 #[utoipa::path(tag = "events", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"),
-           ("If-Match" = Option<String>, Header, description = "The expected version, e.g. \"3\" (instead of expected_version)")),
+           ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(W/)?"?[0-9]+"?$"#, description = "The expected version, e.g. \"3\" (instead of expected_version)")),
     request_body(content = AppendEvents, examples(
         ("mint-condition round_collected" = (summary = "Mint Condition: a round's collections", value = json!(examples::mint_condition_round_collected()))),
         ("mind-up round_started" = (summary = "Mind Up!: columns, prizes, objectives, hands", value = json!(examples::mind_up_round_started()))),
@@ -200,6 +203,7 @@ pub struct EventsQuery {
     /// Only events with a seq greater than this (default 0).
     pub after: Option<i64>,
     /// Page size, 1–1000 (default 500).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<usize>,
 }
 

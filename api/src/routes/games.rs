@@ -29,9 +29,13 @@ const MAX_PAGE: i64 = 200;
     "started_at": "2026-11-30T19:00:00Z"
 }))]
 pub struct CreateGame {
-    /// Game id: `mint-condition`.
+    /// Which game: `mint-condition`, `mind-up`, `mint-julep` or `vintage`.
+    #[schema(value_type = super::GameId)]
     pub game: String,
     /// In seat order. Each player has a `name`, or the `player_id` of one of the club's players.
+    /// Every game is played by 2 to 6 (Mint Condition 2–5, Mind Up! 3–6, Mint Julep 2–4,
+    /// Vintage 3–6; another count is refused with 422).
+    #[schema(min_items = 2, max_items = 6)]
     pub players: Vec<PlayerInput>,
     /// The game's options; left-out options take their defaults.
     #[serde(default)]
@@ -42,17 +46,27 @@ pub struct CreateGame {
     pub started_at: Option<DateTime<Utc>>,
     /// A client-chosen UUID; re-sending the same id returns the same game.
     #[serde(default)]
+    #[schema(format = Uuid)]
     pub id: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerInput {
+    /// 1 to 40 printable characters (spaces around it are trimmed); unique within the game.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     pub name: Option<String>,
     #[serde(default)]
+    #[schema(format = Uuid)]
     pub player_id: Option<String>,
+    /// At most 40 printable characters.
     #[serde(default)]
+    #[schema(max_length = 40, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub color: Option<String>,
 }
 
@@ -231,18 +245,22 @@ pub async fn get_game(
 #[into_params(parameter_in = Query)]
 pub struct GamesQuery {
     /// Only this game id (e.g. `mint-condition`).
+    #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
     /// Only games with this player (a name or a player id).
+    #[param(pattern = r"^[^\x00]*$")]
     pub player: Option<String>,
     /// `in_progress`, `finished` or `abandoned`.
+    #[param(value_type = Option<super::GameStatus>)]
     pub status: Option<String>,
     /// Games started at or after this time.
     pub from: Option<DateTime<Utc>>,
     /// Games started before this time.
     pub to: Option<DateTime<Utc>>,
     /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page.
+    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
     pub cursor: Option<String>,
 }
 
@@ -275,6 +293,18 @@ pub async fn list_games(
                 format!("{name:?} cannot contain a NUL character"),
             ));
         }
+    }
+    // A filter on a game that does not exist is a typo, not an empty list.
+    if let Some(game) = query.game.as_deref()
+        && Game::from_id(game).is_none()
+    {
+        return Err(ApiError::bad_parameter(
+            "game",
+            format!(
+                "unknown game {game:?}; games are {}",
+                tabletally_domain::games::known_ids()
+            ),
+        ));
     }
     let limit = query.limit.unwrap_or(DEFAULT_PAGE);
     if !(1..=MAX_PAGE).contains(&limit) {

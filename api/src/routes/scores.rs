@@ -18,7 +18,9 @@ use crate::startup::AppState;
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct ScoreQuery {
-    /// Replay the log only up to this seq (default: everything).
+    /// Replay the log only up to this seq, from 1 to the game's version (default: everything;
+    /// a seq past the version is refused with 422).
+    #[param(minimum = 1)]
     pub at: Option<i64>,
 }
 

@@ -108,10 +108,12 @@ impl From<PlayerRow> for PlayerSummary {
 #[into_params(parameter_in = Query)]
 pub struct PlayersQuery {
     /// Part of a name, ignoring case.
+    #[param(pattern = r"^[^\x00]*$")]
     pub search: Option<String>,
     /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page.
+    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
     pub cursor: Option<String>,
 }
 
@@ -193,6 +195,7 @@ pub async fn get_player(
 #[into_params(parameter_in = Query)]
 pub struct StatsQuery {
     /// Only this game id.
+    #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
     /// Only this variant of the game (`heavily-used` for Mint Condition); needs `game`.
     pub variant: Option<String>,
@@ -247,8 +250,9 @@ pub async fn player_stats(
 #[into_params(parameter_in = Query)]
 pub struct PlayerGamesQuery {
     /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page.
+    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
     pub cursor: Option<String>,
 }
 
@@ -333,6 +337,7 @@ pub async fn player_games(
 #[into_params(parameter_in = Query)]
 pub struct LeaderboardQuery {
     /// Only this game id (needed to sort by average score).
+    #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
     /// With `game`: this variant's games (`heavily-used` for Mint Condition); without it, the
     /// game's published rules. Figures never mix scoring directions.
@@ -340,10 +345,12 @@ pub struct LeaderboardQuery {
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
     /// Leave out players with fewer finished games (default 1).
+    #[param(minimum = 0)]
     pub min_games: Option<i64>,
     /// `win_rate` (default), `wins` or `average_score` (lowest first where the lowest total wins).
     pub sort: Option<LeaderboardSort>,
     /// At most this many entries, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
 }
 
@@ -410,6 +417,7 @@ pub async fn leaderboard(
 pub struct HeadToHeadQuery {
     /// Two player ids, comma-separated: `A,B`.
     pub players: String,
+    #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
@@ -570,7 +578,7 @@ pub struct GameStats {
 }
 
 /// A game's statistics over the club's finished plays.
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = String, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = super::GameId, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
     (status = 200, description = "The game's statistics", body = GameStats),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
