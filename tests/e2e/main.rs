@@ -4,6 +4,7 @@
 mod helpers;
 
 mod events;
+mod examples;
 mod games;
 mod isolation;
 mod mind_up;

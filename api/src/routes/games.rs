@@ -22,12 +22,7 @@ const MAX_PAGE: i64 = 200;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({
-    "game": "mint-condition",
-    "players": [{"name": "Ann", "color": "red"}, {"name": "Bo", "color": "blue"}, {"name": "Cy", "color": "green"}],
-    "options": {"lucky": true},
-    "started_at": "2026-11-30T19:00:00Z"
-}))]
+#[schema(example = json!(examples::create_mint_condition()))]
 pub struct CreateGame {
     /// Which game: `mint-condition`, `mind-up`, `mint-julep` or `vintage`.
     #[schema(value_type = super::GameId)]
@@ -72,10 +67,12 @@ pub struct PlayerInput {
 
 /// Starts a game: checks players and options, stores event 1 (`game_started`).
 #[utoipa::path(tag = "games", request_body(content = CreateGame, examples(
-        ("mint-condition" = (summary = "Mint Condition with Lucky", value = json!(examples::create_mint_condition()))),
-        ("mind-up" = (summary = "Mind Up! with 2 objectives a round", value = json!(examples::create_mind_up()))),
-        ("mint-julep" = (summary = "Mint Julep, splitting after penalties", value = json!(examples::create_mint_julep()))),
-        ("vintage" = (summary = "Vintage with two prizes", value = json!(examples::create_vintage()))),
+        ("mint-condition" = (summary = "Mint Condition: Ann and Bo, by the book (then the events examples \"mint-condition 1…5\")", value = json!(examples::create_mint_condition()))),
+        ("mind-up" = (summary = "Mind Up!: four players, 2 objectives a round (then \"mind-up 1…4\")", value = json!(examples::create_mind_up()))),
+        ("mint-julep" = (summary = "Mint Julep: three players, card by card (then \"mint-julep 1…6\")", value = json!(examples::create_mint_julep()))),
+        ("mint-julep-finishes" = (summary = "Mint Julep: three players, finishes only (then \"mint-julep-finishes 1…5\")", value = json!(examples::create_mint_julep()))),
+        ("vintage" = (summary = "Vintage: three players, four prizes, turn by turn (then \"vintage 1…4\")", value = json!(examples::create_vintage()))),
+        ("vintage-collections" = (summary = "Vintage: three players, three prizes, collections only (then \"vintage-collections 1\")", value = json!(examples::create_vintage_collections()))),
     )), security(("club_token" = [])), responses(
     (status = 201, description = "Game created", body = GameSummary, headers(("Location" = String, description = "The game's URL")),
         links(
