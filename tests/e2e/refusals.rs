@@ -18,6 +18,9 @@ on_both_backends!(
     a_limit_out_of_range_says_the_range,
     a_made_up_cursor_is_refused_in_words,
     json_with_a_syntax_error_says_where,
+    an_unknown_status_filter_lists_the_statuses,
+    an_unknown_game_filter_is_a_typo_not_an_empty_list,
+    an_if_match_that_is_not_a_version_is_named,
 );
 
 async fn two_player_game(app: &TestApp, club: &TestClub) -> String {
@@ -222,6 +225,64 @@ async fn json_with_a_syntax_error_says_where(app: TestApp) {
             "the body is not valid JSON: trailing comma (line 1, column 19)",
             &json!(""),
             &Value::Null
+        )
+    );
+}
+
+async fn an_unknown_status_filter_lists_the_statuses(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app.get("/v1/games?status=paused", Some(&club.token)).await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "\"status\" must be one of \"in_progress\", \"finished\" or \"abandoned\"; got \"paused\"",
+            &Value::Null,
+            &json!("status")
+        )
+    );
+}
+
+async fn an_unknown_game_filter_is_a_typo_not_an_empty_list(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app
+        .get("/v1/games?game=mint-conditon", Some(&club.token))
+        .await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "unknown game \"mint-conditon\"; games are mint-condition, mind-up, mint-julep, vintage",
+            &Value::Null,
+            &json!("game")
+        )
+    );
+}
+
+async fn an_if_match_that_is_not_a_version_is_named(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    let reply = app
+        .client
+        .post(app.url(&format!("/v1/games/{game}/events")))
+        .bearer_auth(&club.token)
+        .header("If-Match", "latest")
+        .json(&json!({"events": [{"type": "abandon"}]}))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(reply.status(), 400);
+    let problem: Value = reply.json().await.unwrap();
+    assert_eq!(
+        words(&problem),
+        (
+            "If-Match must be a game version such as \"3\", got \"latest\"",
+            &Value::Null,
+            &json!("If-Match")
         )
     );
 }
