@@ -30,6 +30,9 @@ pub struct Problem {
     /// JSON pointer (RFC 6901) into the request body at the offending field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pointer: Option<String>,
+    /// The query or path parameter that could not be read (e.g. `limit`, `id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
     /// The game's current version, on a version conflict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_version: Option<i64>,
@@ -40,6 +43,14 @@ pub enum ApiError {
     /// 400: the request could not be read (malformed JSON, bad query or path parameter).
     #[error("{0}")]
     BadRequest(String),
+    /// 400: a value could not be read; `pointer` (into the body) or `parameter` (query, path)
+    /// names it, and the detail says what it must be.
+    #[error("{detail}")]
+    Unreadable {
+        detail: String,
+        pointer: Option<String>,
+        parameter: Option<String>,
+    },
     /// 401: missing or wrong bearer token.
     #[error("missing or invalid bearer token")]
     Unauthorized,
@@ -80,6 +91,15 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// 400 for a query or path parameter the handler cannot use.
+    pub fn bad_parameter(parameter: &str, detail: impl Into<String>) -> Self {
+        ApiError::Unreadable {
+            detail: detail.into(),
+            pointer: None,
+            parameter: Some(parameter.to_owned()),
+        }
+    }
+
     pub fn invalid(pointer: impl Into<String>, detail: impl Into<String>) -> Self {
         ApiError::Unprocessable {
             detail: detail.into(),
@@ -90,7 +110,9 @@ impl ApiError {
 
     fn slug_and_title(&self) -> (&'static str, &'static str) {
         match self {
-            ApiError::BadRequest(_) => ("bad-request", "The request could not be read"),
+            ApiError::BadRequest(_) | ApiError::Unreadable { .. } => {
+                ("bad-request", "The request could not be read")
+            }
             ApiError::Unauthorized => ("unauthorized", "Authentication required"),
             ApiError::NotFound(_) => ("not-found", "Not found"),
             ApiError::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
@@ -119,16 +141,19 @@ impl ApiError {
             }
             other => other.to_string(),
         };
-        let (pointer, event_index, current_version) = match self {
+        let (pointer, event_index, current_version, parameter) = match self {
             ApiError::Unprocessable {
                 pointer,
                 event_index,
                 ..
-            } => (pointer.clone(), *event_index, None),
+            } => (pointer.clone(), *event_index, None, None),
+            ApiError::Unreadable {
+                pointer, parameter, ..
+            } => (pointer.clone(), None, None, parameter.clone()),
             ApiError::Conflict {
                 current_version, ..
-            } => (None, None, *current_version),
-            _ => (None, None, None),
+            } => (None, None, *current_version, None),
+            _ => (None, None, None, None),
         };
         Problem {
             problem_type: format!("/problems/{slug}"),
@@ -137,6 +162,7 @@ impl ApiError {
             detail,
             event_index,
             pointer,
+            parameter,
             current_version,
         }
     }
@@ -145,7 +171,7 @@ impl ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest(_) | ApiError::Unreadable { .. } => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,

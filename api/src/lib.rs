@@ -4,6 +4,7 @@
 //! - [`routes`] has one module per resource; handlers parse, call, and answer.
 //! - [`append`] decides what an append request means (retry, conflict, rule error, write).
 //! - [`store`] is the event store trait with its SQLite and PostgreSQL implementations.
+//! - [`extract`] reads bodies, queries and paths, refusing them in players' words.
 //! - [`error`] turns every failure into `application/problem+json`.
 
 pub mod append;
@@ -11,6 +12,7 @@ pub mod auth;
 pub mod config;
 pub mod error;
 pub mod examples;
+pub mod extract;
 pub mod limits;
 pub mod metrics;
 pub mod openapi;

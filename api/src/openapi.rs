@@ -23,7 +23,8 @@ pub const REGENERATE: &str =
         license(name = "MIT")
     ),
     modifiers(&ClubToken),
-    components(schemas(Problem)),
+    // Schemas only query parameters name are not collected from the routes.
+    components(schemas(Problem, routes::GameId, routes::GameStatus)),
     tags(
         (name = "clubs", description = "Tenancy: a club and its bearer token"),
         (name = "games", description = "Games and their players"),
@@ -91,6 +92,45 @@ mod tests {
                 assert_eq!(secured, !public, "{method} {path}");
             }
         }
+    }
+
+    /// Found by generating a client: a `$ref` to a schema the document did not hold.
+    #[test]
+    fn every_reference_of_the_document_resolves() {
+        fn refs(value: &serde_json::Value, found: &mut Vec<String>) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    if let Some(serde_json::Value::String(r)) = map.get("$ref") {
+                        found.push(r.clone());
+                    }
+                    map.values().for_each(|v| refs(v, found));
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| refs(v, found)),
+                _ => {}
+            }
+        }
+        let doc = serde_json::to_value(document()).unwrap();
+        let mut found = Vec::new();
+        refs(&doc, &mut found);
+        assert!(!found.is_empty());
+        for reference in found {
+            let pointer = reference.trim_start_matches('#');
+            assert!(
+                doc.pointer(pointer).is_some(),
+                "{reference} does not resolve"
+            );
+        }
+    }
+
+    #[test]
+    fn the_documented_game_ids_are_the_games_there_are() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let documented = &doc["components"]["schemas"]["GameId"]["enum"];
+        let games: Vec<&str> = tabletally_domain::Game::ALL
+            .iter()
+            .map(|g| g.id())
+            .collect();
+        assert_eq!(documented, &serde_json::json!(games));
     }
 
     /// Found by fuzzing: a house rule's value is a string, a number, an object or null, and

@@ -14,6 +14,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::config::{BODY_LIMIT, CLIENT_REQUEST_TIMEOUT, Config};
 use crate::error::ApiError;
+use crate::extract;
 use crate::limits::RateLimit;
 use crate::metrics::Metrics;
 use crate::openapi;
@@ -126,6 +127,8 @@ fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::i
             .configure(routes::configure)
             .split_for_parts();
         app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
+            // Swagger UI's relative asset paths need the trailing slash.
+            .service(web::redirect("/docs", "/docs/").permanent())
             .default_service(web::to(no_route))
             .wrap(middleware::from_fn(request_id_header))
             .wrap(middleware::from_fn(record_metrics))
@@ -200,22 +203,39 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
             "the body must be JSON with Content-Type: application/json".into(),
         )
         .into(),
-        // Right JSON syntax, wrong shape: name the problem (serde says which field).
+        // Right JSON syntax, wrong shape (handlers reading `extract::Json` get the field too).
         JsonPayloadError::Deserialize(e) if e.is_data() => ApiError::Unprocessable {
             detail: format!("the body does not have the expected shape: {e}"),
             pointer: None,
             event_index: None,
         }
         .into(),
-        JsonPayloadError::Deserialize(e) => {
-            ApiError::BadRequest(format!("the body is not valid JSON: {e}")).into()
+        JsonPayloadError::Deserialize(e) => ApiError::Unreadable {
+            detail: format!(
+                "the body is not valid JSON: {} (line {}, column {})",
+                syntax_words(&e),
+                e.line(),
+                e.column()
+            ),
+            pointer: Some(String::new()),
+            parameter: None,
         }
+        .into(),
         other => ApiError::BadRequest(format!("the body could not be read: {other}")).into(),
     }
 }
 
-fn path_error(err: PathError, _: &HttpRequest) -> actix_web::Error {
-    ApiError::BadRequest(format!("bad path parameter: {err}")).into()
+/// serde_json's syntax message without its position (given separately, in words).
+fn syntax_words(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+fn path_error(err: PathError, req: &HttpRequest) -> actix_web::Error {
+    extract::path_error(&err, req).into()
 }
 
 fn query_error(err: QueryPayloadError, _: &HttpRequest) -> actix_web::Error {

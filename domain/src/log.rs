@@ -235,15 +235,16 @@ impl Fault {
                 pointer: error.pointer,
                 rule: error.rule,
             },
-            // The new correction's own data breaks the corrected event's rules.
+            // The new correction's own data breaks the corrected event's rules: say so as a
+            // correction, since the player is editing event `seq`, not recording a new one.
             Fault::At {
+                seq,
                 corrected_by: Some(by),
                 error,
-                ..
             } if by == new.seq => Rejection {
                 event_index,
                 pointer: error.pointer.replacen("/data", "/data/data", 1),
-                rule: error.rule,
+                rule: correction_breaks(seq, &new.data["data"], log, &error.rule),
             },
             // An older event no longer obeys the rules once this retract/correction counts.
             Fault::At { seq, error, .. } => {
@@ -265,6 +266,40 @@ impl Fault {
                 }
             }
         }
+    }
+}
+
+/// The words for a correction whose data breaks a rule: which event it replaces, with what,
+/// and — when the new data names another round that has its own event — which one was probably
+/// meant (correcting seq 2 with round 2's record is usually a correction aimed one event early).
+fn correction_breaks(seq: u64, new_data: &Value, log: &[LogEvent], rule: &str) -> String {
+    let round = |data: &Value| data.get("round").and_then(Value::as_u64);
+    let Some(target) = log.get(seq as usize - 1) else {
+        return format!("this correction of event {seq} breaks a rule: {rule}");
+    };
+    let kind = &target.event_type;
+    let (old_round, new_round) = (round(&target.data), round(new_data));
+    let replaced = match old_round {
+        Some(r) => format!("event {seq} ({kind} of round {r})"),
+        None => format!("event {seq} ({kind})"),
+    };
+    match new_round.filter(|r| old_round.is_some_and(|old| old != *r)) {
+        Some(new_round) => {
+            let meant = log.iter().find(|e| {
+                e.seq != seq && e.event_type == *kind && round(&e.data) == Some(new_round)
+            });
+            let hint = meant.map_or(String::new(), |e| {
+                format!(
+                    "; event {} is the {kind} of round {new_round} — did you mean to correct event {}?",
+                    e.seq, e.seq
+                )
+            });
+            format!(
+                "this correction replaces {replaced} with a record of round {new_round}, \
+                 which breaks a rule: {rule}{hint}"
+            )
+        }
+        None => format!("this correction replaces {replaced} with data that breaks a rule: {rule}"),
     }
 }
 

@@ -503,7 +503,8 @@ fn a_correction_whose_own_data_breaks_a_rule_points_into_that_data() {
     assert_eq!(rejection.pointer, "/data/data/collections/Ann");
     assert_eq!(
         rejection.rule,
-        "Ann collected 6 cards, but with 2 players everyone collects 7 per round \
+        "this correction replaces event 2 (round_collected of round 1) with data that breaks a \
+         rule: Ann collected 6 cards, but with 2 players everyone collects 7 per round \
          (set option strict_counts to false to allow other sizes)"
     );
 }
@@ -613,13 +614,18 @@ fn a_finished_game_abandoned_afterwards_is_abandoned() {
 }
 
 #[test]
-fn a_correction_must_keep_the_round_it_corrects() {
+fn a_correction_aimed_one_event_early_says_which_event_it_replaces_and_which_was_meant() {
+    // Given rounds 1 to 3 as events 2 to 4
     let log = finished_game();
+    // When round 2's record corrects event 2 (round 1)
     let rejection = refuse(&log, vec![correct(2, round_2().data)]);
+    // Then the refusal speaks of the correction, not of "the next round"
     assert_eq!(rejection.pointer, "/data/data/round");
     assert_eq!(
         rejection.rule,
-        "round 1 comes next; rounds are recorded in order, got round 2"
+        "this correction replaces event 2 (round_collected of round 1) with a record of round 2, \
+         which breaks a rule: round 1 comes next; rounds are recorded in order, got round 2; \
+         event 3 is the round_collected of round 2 — did you mean to correct event 3?"
     );
 }
 

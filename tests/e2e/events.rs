@@ -32,6 +32,7 @@ on_both_backends!(
     a_batch_of_rounds_is_stored_in_order,
     an_abandoned_game_refuses_events_until_the_abandon_is_retracted,
     the_log_can_be_read_in_pages,
+    an_event_sent_without_an_id_gets_one_from_the_server,
 );
 
 async fn a_stale_expected_version_is_a_conflict_naming_the_current_version(app: TestApp) {
@@ -303,4 +304,26 @@ async fn the_log_can_be_read_in_pages(app: TestApp) {
     assert_eq!(second.body["next_after"], serde_json::Value::Null);
     assert_eq!(first.body["events"][0]["type"], "game_started");
     assert_eq!(first.body["version"], 4);
+}
+
+async fn an_event_sent_without_an_id_gets_one_from_the_server(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![json!({"type": "round_collected", "data": round(1)})],
+        )
+        .await;
+
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let id = reply.body["events"][0]["id"].as_str().expect("an id");
+    assert!(uuid::Uuid::parse_str(id).is_ok(), "{id}");
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    assert_eq!(log.body["events"][1]["id"], id);
 }

@@ -4,6 +4,7 @@
 mod helpers;
 
 mod events;
+mod examples;
 mod games;
 mod isolation;
 mod mind_up;
@@ -12,6 +13,7 @@ mod mint_julep;
 mod operations;
 mod portability;
 mod problems;
+mod refusals;
 mod statistics;
 mod tenancy;
 mod vintage;

@@ -7,6 +7,7 @@ on_both_backends!(
     the_service_reports_health_and_readiness,
     the_openapi_document_and_swagger_ui_are_served,
     metrics_count_requests_by_route_and_reveal_no_club_data,
+    docs_without_a_slash_redirects_to_swagger_ui
 );
 
 async fn the_service_reports_health_and_readiness(app: TestApp) {
@@ -98,4 +99,16 @@ async fn metrics_count_requests_by_route_and_reveal_no_club_data(app: TestApp) {
     for secret in [club.id.as_str(), game.as_str(), "Zelda", "not-a-uuid"] {
         assert!(!text.contains(secret), "{secret} is in the metrics");
     }
+}
+
+async fn docs_without_a_slash_redirects_to_swagger_ui(app: TestApp) {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+
+    let reply = client.get(app.url("/docs")).send().await.unwrap();
+
+    assert_eq!(reply.status(), 308);
+    assert_eq!(reply.headers()["location"], "/docs/");
 }

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use crate::auth;
 use crate::error::{ApiError, Problem};
+use crate::extract::Json;
 use crate::startup::AppState;
 
 const MAX_CLUB_NAME: usize = 100;
@@ -16,6 +17,12 @@ const MAX_CLUB_NAME: usize = 100;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Friday games"}))]
 pub struct CreateClub {
+    /// 1 to 100 printable characters (spaces around it are trimmed).
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     pub name: String,
 }
 
@@ -40,7 +47,7 @@ pub struct ClubCreated {
 pub async fn create_club(
     state: web::Data<AppState>,
     req: HttpRequest,
-    body: web::Json<CreateClub>,
+    body: Json<CreateClub>,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(client) = req.peer_addr() {
         state

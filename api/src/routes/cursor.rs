@@ -5,7 +5,10 @@ use chrono::{DateTime, Utc};
 use crate::error::ApiError;
 
 fn bad() -> ApiError {
-    ApiError::BadRequest("cursor is not a next_cursor this server gave out".into())
+    ApiError::bad_parameter(
+        "cursor",
+        "\"cursor\" must be the next_cursor of the previous page, exactly as this server gave it out",
+    )
 }
 
 fn encode(text: &str) -> String {
@@ -65,11 +68,14 @@ mod tests {
 
     #[test]
     fn a_forged_cursor_is_a_bad_request() {
-        assert!(matches!(decode_game("zz"), Err(ApiError::BadRequest(_))));
+        assert!(matches!(
+            decode_game("zz"),
+            Err(ApiError::Unreadable { .. })
+        ));
         assert!(matches!(
             decode_game("616263"),
-            Err(ApiError::BadRequest(_))
+            Err(ApiError::Unreadable { .. })
         ));
-        assert!(matches!(decode_name("6"), Err(ApiError::BadRequest(_))));
+        assert!(matches!(decode_name("6"), Err(ApiError::Unreadable { .. })));
     }
 }

@@ -12,6 +12,7 @@ use crate::auth::Club;
 use crate::config::MAX_EVENTS_PER_REQUEST;
 use crate::error::{ApiError, Problem};
 use crate::examples;
+use crate::extract::{Json, Query};
 use crate::startup::AppState;
 use crate::store::NewEvent;
 
@@ -24,7 +25,8 @@ pub struct AppendEvents {
     /// The version the client last saw; omitted → no check. Also accepted as `If-Match: "<version>"`.
     #[serde(default)]
     pub expected_version: Option<i64>,
-    /// Validated in order and stored together, or none is.
+    /// 1 to 200 events, validated in order and stored together, or none is.
+    #[schema(min_items = 1, max_items = 200)]
     pub events: Vec<EventInput>,
 }
 
@@ -32,9 +34,14 @@ pub struct AppendEvents {
 #[serde(deny_unknown_fields)]
 pub struct EventInput {
     /// The client's UUID for this event: a retry with the same id and content is answered 200.
-    pub id: String,
+    /// Left out, the server gives the event a new id (returned in the answer) — but then a
+    /// retry after a lost answer cannot be recognised and is stored again, so phones send theirs.
+    #[serde(default)]
+    #[schema(format = Uuid)]
+    pub id: Option<String>,
     /// The game's event type, or `retract`, `correct`, `abandon`.
     #[serde(rename = "type")]
+    #[schema(min_length = 1, pattern = r"\S")]
     pub event_type: String,
     #[serde(default)]
     #[schema(value_type = Object)]
@@ -52,24 +59,33 @@ pub struct AppendResult {
 /// Appends events to a game's log.
 #[utoipa::path(tag = "events", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"),
-           ("If-Match" = Option<String>, Header, description = "The expected version, e.g. \"3\" (instead of expected_version)")),
+           ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(W/)?"?[0-9]+"?$"#, description = "The expected version, e.g. \"3\" (instead of expected_version)")),
     request_body(content = AppendEvents, examples(
-        ("mint-condition round_collected" = (summary = "Mint Condition: a round's collections", value = json!(examples::mint_condition_round_collected()))),
-        ("mind-up round_started" = (summary = "Mind Up!: columns, prizes, objectives, hands", value = json!(examples::mind_up_round_started()))),
-        ("mind-up cards_played" = (summary = "Mind Up!: one turn", value = json!(examples::mind_up_cards_played()))),
-        ("mind-up last_cards_placed" = (summary = "Mind Up!: the round's last cards", value = json!(examples::mind_up_last_cards_placed()))),
-        ("mind-up rows_recorded" = (summary = "Mind Up!: a round recorded at its end", value = json!(examples::mind_up_rows_recorded()))),
-        ("mint-julep bet_placed" = (summary = "Mint Julep: a bet", value = json!(examples::mint_julep_bet_placed()))),
-        ("mint-julep card_played" = (summary = "Mint Julep: one card's moves", value = json!(examples::mint_julep_card_played()))),
-        ("mint-julep round_ended" = (summary = "Mint Julep: end of a round", value = json!(examples::mint_julep_round_ended()))),
-        ("mint-julep race_recorded" = (summary = "Mint Julep: the finish only", value = json!(examples::mint_julep_race_recorded()))),
-        ("vintage showcases_dealt" = (summary = "Vintage: the deal", value = json!(examples::vintage_showcases_dealt()))),
-        ("vintage turn_taken" = (summary = "Vintage: bank, steal or dig, draw two keep one", value = json!(examples::vintage_turn_taken()))),
-        ("vintage final_banked" = (summary = "Vintage: the last banks", value = json!(examples::vintage_final_banked()))),
-        ("vintage collections_recorded" = (summary = "Vintage: the collections only", value = json!(examples::vintage_collections_recorded()))),
-        ("retract" = (summary = "Any game: retract event 5", value = json!(examples::retract()))),
-        ("correct" = (summary = "Any game: correct event 2", value = json!(examples::correct()))),
-        ("abandon" = (summary = "Any game: abandon", value = json!(examples::abandon()))),
+        ("mint-condition 1" = (summary = "Mint Condition 1: round 1 (expected_version 1)", value = json!(examples::mint_condition(1)))),
+        ("mint-condition 2" = (summary = "Mint Condition 2: round 2", value = json!(examples::mint_condition(2)))),
+        ("mint-condition 3" = (summary = "Mint Condition 3: round 3: the game is finished, Ann 44, Bo 40", value = json!(examples::mint_condition(3)))),
+        ("mint-condition 4" = (summary = "Mint Condition 4: correct event 2 (round 1): Ann 46", value = json!(examples::mint_condition(4)))),
+        ("mint-condition 5" = (summary = "Mint Condition 5: retract the correction (event 5): Ann 44 again", value = json!(examples::mint_condition(5)))),
+        ("mind-up 1" = (summary = "Mind Up! 1: round 1 turn by turn: round_started, 6 × cards_played, last_cards_placed", value = json!(examples::mind_up(1)))),
+        ("mind-up 2" = (summary = "Mind Up! 2: round 2 turn by turn", value = json!(examples::mind_up(2)))),
+        ("mind-up 3" = (summary = "Mind Up! 3: round 3 recorded at its end: round_started, rows_recorded", value = json!(examples::mind_up(3)))),
+        ("mind-up 4" = (summary = "Mind Up! 4: correct event 19 (round 3's score cards)", value = json!(examples::mind_up(4)))),
+        ("mint-julep 1" = (summary = "Mint Julep 1: round 1's bets", value = json!(examples::mint_julep(1)))),
+        ("mint-julep 2" = (summary = "Mint Julep 2: round 1's race card by card, a Mint Julep card, round_ended", value = json!(examples::mint_julep(2)))),
+        ("mint-julep 3" = (summary = "Mint Julep 3: round 2: a late bet, two cards", value = json!(examples::mint_julep(3)))),
+        ("mint-julep 4" = (summary = "Mint Julep 4: round 2 ends", value = json!(examples::mint_julep(4)))),
+        ("mint-julep 5" = (summary = "Mint Julep 5: round 3: a late bet, the last cards, round_ended", value = json!(examples::mint_julep(5)))),
+        ("mint-julep 6" = (summary = "Mint Julep 6: correct event 10 (Bo's bet)", value = json!(examples::mint_julep(6)))),
+        ("mint-julep-finishes 1" = (summary = "Mint Julep (finishes only) 1: round 1: bets, race_recorded, round_ended", value = json!(examples::mint_julep_finishes(1)))),
+        ("mint-julep-finishes 2" = (summary = "Mint Julep (finishes only) 2: round 2: a late bet and the finish", value = json!(examples::mint_julep_finishes(2)))),
+        ("mint-julep-finishes 3" = (summary = "Mint Julep (finishes only) 3: round 3's finish", value = json!(examples::mint_julep_finishes(3)))),
+        ("mint-julep-finishes 4" = (summary = "Mint Julep (finishes only) 4: abandon", value = json!(examples::mint_julep_finishes(4)))),
+        ("mint-julep-finishes 5" = (summary = "Mint Julep (finishes only) 5: retract the abandon: the game counts again", value = json!(examples::mint_julep_finishes(5)))),
+        ("vintage 1" = (summary = "Vintage 1: the deal (showcases_dealt)", value = json!(examples::vintage(1)))),
+        ("vintage 2" = (summary = "Vintage 2: 28 turns (turn_taken)", value = json!(examples::vintage(2)))),
+        ("vintage 3" = (summary = "Vintage 3: the last banks (final_banked)", value = json!(examples::vintage(3)))),
+        ("vintage 4" = (summary = "Vintage 4: correct event 2 (a card's value in the deal)", value = json!(examples::vintage(4)))),
+        ("vintage-collections 1" = (summary = "Vintage (collections only) 1: collections_recorded", value = json!(examples::vintage_collections()))),
     )),
     responses(
         (status = 201, description = "Events stored", body = AppendResult),
@@ -88,7 +104,7 @@ pub async fn append_events(
     club: Club,
     id: web::Path<uuid::Uuid>,
     req: HttpRequest,
-    body: web::Json<AppendEvents>,
+    body: Json<AppendEvents>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let body = body.into_inner();
@@ -131,7 +147,7 @@ pub async fn append_events(
     })
 }
 
-/// Shape checks before the store: a batch of 1 to the maximum, UUID ids, a type each.
+/// Shape checks before the store: a batch of 1 to the maximum, UUID ids (given or new), a type each.
 fn check_events(events: Vec<EventInput>) -> Result<Vec<NewEvent>, ApiError> {
     if events.is_empty() {
         return Err(ApiError::invalid(
@@ -149,13 +165,15 @@ fn check_events(events: Vec<EventInput>) -> Result<Vec<NewEvent>, ApiError> {
         .into_iter()
         .enumerate()
         .map(|(i, e)| {
-            let id = uuid::Uuid::parse_str(&e.id)
-                .map_err(|_| ApiError::Unprocessable {
-                    detail: format!("event id must be a UUID, got {:?}", e.id),
+            let id = match e.id {
+                Some(id) => uuid::Uuid::parse_str(&id).map_err(|_| ApiError::Unprocessable {
+                    detail: format!("event id must be a UUID, got {id:?}"),
                     pointer: Some(format!("/events/{i}/id")),
                     event_index: Some(i),
-                })?
-                .to_string();
+                })?,
+                None => uuid::Uuid::new_v4(),
+            }
+            .to_string();
             if e.event_type.trim().is_empty() {
                 return Err(ApiError::Unprocessable {
                     detail: "an event needs a type".into(),
@@ -180,9 +198,10 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     let text = value.to_str().unwrap_or_default().trim();
     let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
     text.parse::<i64>().map(Some).map_err(|_| {
-        ApiError::BadRequest(format!(
-            "If-Match must be a game version such as \"3\", got {text:?}"
-        ))
+        ApiError::bad_parameter(
+            "If-Match",
+            format!("If-Match must be a game version such as \"3\", got {text:?}"),
+        )
     })
 }
 
@@ -193,6 +212,7 @@ pub struct EventsQuery {
     /// Only events with a seq greater than this (default 0).
     pub after: Option<i64>,
     /// Page size, 1–1000 (default 500).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<usize>,
 }
 
@@ -217,14 +237,15 @@ pub async fn list_events(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    query: web::Query<EventsQuery>,
+    query: Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let limit = query.limit.unwrap_or(DEFAULT_EVENTS_PAGE);
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
-        return Err(ApiError::BadRequest(format!(
-            "limit must be between 1 and {MAX_EVENTS_PAGE}"
-        )));
+        return Err(ApiError::bad_parameter(
+            "limit",
+            format!("\"limit\" must be a whole number from 1 to {MAX_EVENTS_PAGE}; got {limit}"),
+        ));
     }
     let after = query.after.unwrap_or(0);
     let (game, log) = state

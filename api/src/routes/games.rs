@@ -13,6 +13,7 @@ use super::{GameSummary, cursor, game_etag, not_modified, not_modified_response}
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::examples;
+use crate::extract::{Json, Query};
 use crate::startup::AppState;
 use crate::store::{GameFilter, NewGame, NewSeat};
 
@@ -21,16 +22,15 @@ const MAX_PAGE: i64 = 200;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({
-    "game": "mint-condition",
-    "players": [{"name": "Ann", "color": "red"}, {"name": "Bo", "color": "blue"}, {"name": "Cy", "color": "green"}],
-    "options": {"lucky": true},
-    "started_at": "2026-11-30T19:00:00Z"
-}))]
+#[schema(example = json!(examples::create_mint_condition()))]
 pub struct CreateGame {
-    /// Game id: `mint-condition`.
+    /// Which game: `mint-condition`, `mind-up`, `mint-julep` or `vintage`.
+    #[schema(value_type = super::GameId)]
     pub game: String,
     /// In seat order. Each player has a `name`, or the `player_id` of one of the club's players.
+    /// Every game is played by 2 to 6 (Mint Condition 2–5, Mind Up! 3–6, Mint Julep 2–4,
+    /// Vintage 3–6; another count is refused with 422).
+    #[schema(min_items = 2, max_items = 6)]
     pub players: Vec<PlayerInput>,
     /// The game's options; left-out options take their defaults.
     #[serde(default)]
@@ -41,26 +41,38 @@ pub struct CreateGame {
     pub started_at: Option<DateTime<Utc>>,
     /// A client-chosen UUID; re-sending the same id returns the same game.
     #[serde(default)]
+    #[schema(format = Uuid)]
     pub id: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerInput {
+    /// 1 to 40 printable characters (spaces around it are trimmed); unique within the game.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     pub name: Option<String>,
     #[serde(default)]
+    #[schema(format = Uuid)]
     pub player_id: Option<String>,
+    /// At most 40 printable characters.
     #[serde(default)]
+    #[schema(max_length = 40, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub color: Option<String>,
 }
 
 /// Starts a game: checks players and options, stores event 1 (`game_started`).
 #[utoipa::path(tag = "games", request_body(content = CreateGame, examples(
-        ("mint-condition" = (summary = "Mint Condition with Lucky", value = json!(examples::create_mint_condition()))),
-        ("mind-up" = (summary = "Mind Up! with 2 objectives a round", value = json!(examples::create_mind_up()))),
-        ("mint-julep" = (summary = "Mint Julep, splitting after penalties", value = json!(examples::create_mint_julep()))),
-        ("vintage" = (summary = "Vintage with two prizes", value = json!(examples::create_vintage()))),
+        ("mint-condition" = (summary = "Mint Condition: Ann and Bo, by the book (then the events examples \"mint-condition 1…5\")", value = json!(examples::create_mint_condition()))),
+        ("mind-up" = (summary = "Mind Up!: four players, 2 objectives a round (then \"mind-up 1…4\")", value = json!(examples::create_mind_up()))),
+        ("mint-julep" = (summary = "Mint Julep: three players, card by card (then \"mint-julep 1…6\")", value = json!(examples::create_mint_julep()))),
+        ("mint-julep-finishes" = (summary = "Mint Julep: three players, finishes only (then \"mint-julep-finishes 1…5\")", value = json!(examples::create_mint_julep()))),
+        ("vintage" = (summary = "Vintage: three players, four prizes, turn by turn (then \"vintage 1…4\")", value = json!(examples::create_vintage()))),
+        ("vintage-collections" = (summary = "Vintage: three players, three prizes, collections only (then \"vintage-collections 1\")", value = json!(examples::create_vintage_collections()))),
     )), security(("club_token" = [])), responses(
     (status = 201, description = "Game created", body = GameSummary, headers(("Location" = String, description = "The game's URL")),
         links(
@@ -81,7 +93,7 @@ pub struct PlayerInput {
 pub async fn create_game(
     state: web::Data<AppState>,
     club: Club,
-    body: web::Json<CreateGame>,
+    body: Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let kind = Game::from_id(&body.game).ok_or_else(|| {
@@ -239,18 +251,22 @@ pub async fn get_game(
 #[into_params(parameter_in = Query)]
 pub struct GamesQuery {
     /// Only this game id (e.g. `mint-condition`).
+    #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
     /// Only games with this player (a name or a player id).
+    #[param(pattern = r"^[^\x00]*$")]
     pub player: Option<String>,
     /// `in_progress`, `finished` or `abandoned`.
+    #[param(value_type = Option<super::GameStatus>)]
     pub status: Option<String>,
     /// Games started at or after this time.
     pub from: Option<DateTime<Utc>>,
     /// Games started before this time.
     pub to: Option<DateTime<Utc>>,
     /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page.
+    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
     pub cursor: Option<String>,
 }
 
@@ -272,28 +288,45 @@ pub struct GamePage {
 pub async fn list_games(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<GamesQuery>,
+    query: Query<GamesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
     // Text the databases cannot store cannot match anything either.
     for (name, value) in [("game", &query.game), ("player", &query.player)] {
         if value.as_deref().is_some_and(|v| v.contains('\0')) {
-            return Err(ApiError::BadRequest(format!(
-                "{name} cannot contain a NUL character"
-            )));
+            return Err(ApiError::bad_parameter(
+                name,
+                format!("{name:?} cannot contain a NUL character"),
+            ));
         }
+    }
+    // A filter on a game that does not exist is a typo, not an empty list.
+    if let Some(game) = query.game.as_deref()
+        && Game::from_id(game).is_none()
+    {
+        return Err(ApiError::bad_parameter(
+            "game",
+            format!(
+                "unknown game {game:?}; games are {}",
+                tabletally_domain::games::known_ids()
+            ),
+        ));
     }
     let limit = query.limit.unwrap_or(DEFAULT_PAGE);
     if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::BadRequest(format!(
-            "limit must be between 1 and {MAX_PAGE}"
-        )));
+        return Err(ApiError::bad_parameter(
+            "limit",
+            format!("\"limit\" must be a whole number from 1 to {MAX_PAGE}; got {limit}"),
+        ));
     }
     if let Some(status) = &query.status
         && tabletally_domain::Status::parse(status).is_none()
     {
-        return Err(ApiError::BadRequest(
-            "status must be in_progress, finished or abandoned".into(),
+        return Err(ApiError::bad_parameter(
+            "status",
+            format!(
+                "\"status\" must be one of \"in_progress\", \"finished\" or \"abandoned\"; got {status:?}"
+            ),
         ));
     }
     let after = query

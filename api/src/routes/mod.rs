@@ -72,6 +72,26 @@ pub fn not_modified_response(etag: &str) -> actix_web::HttpResponse {
         .finish()
 }
 
+/// The games tabletally keeps score for (documentation only: the handlers read the id as text
+/// and refuse an unknown one with words listing these).
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameId {
+    MintCondition,
+    MindUp,
+    MintJulep,
+    Vintage,
+}
+
+/// A game's status (documentation only, like [`GameId`]).
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    InProgress,
+    Finished,
+    Abandoned,
+}
+
 /// A seated player of a game.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SeatView {

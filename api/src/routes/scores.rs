@@ -12,13 +12,16 @@ use super::{game_etag, not_modified, not_modified_response};
 use crate::append::to_log_event;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
+use crate::extract::Query;
 use crate::startup::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct ScoreQuery {
-    /// Replay the log only up to this seq (default: everything).
+    /// Replay the log only up to this seq, from 1 to the game's version (default: everything;
+    /// a seq past the version is refused with 422).
+    #[param(minimum = 1)]
     pub at: Option<i64>,
 }
 
@@ -115,7 +118,7 @@ pub async fn get_score(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    query: web::Query<ScoreQuery>,
+    query: Query<ScoreQuery>,
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();

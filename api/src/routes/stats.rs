@@ -12,6 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::cursor;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
+use crate::extract::Query;
 use crate::startup::AppState;
 use crate::statistics::{self, LeaderboardEntry, LeaderboardSort, PlayerStats};
 use crate::store::{PlayerRow, StatsFilter};
@@ -22,19 +23,23 @@ const MAX_PAGE: i64 = 200;
 fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
     let limit = limit.unwrap_or(DEFAULT_PAGE);
     if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::BadRequest(format!(
-            "limit must be between 1 and {MAX_PAGE}"
-        )));
+        return Err(ApiError::bad_parameter(
+            "limit",
+            format!("\"limit\" must be a whole number from 1 to {MAX_PAGE}; got {limit}"),
+        ));
     }
     Ok(limit)
 }
 
 fn check_game(game: Option<&str>) -> Result<(), ApiError> {
     match game {
-        Some(id) if Game::from_id(id).is_none() => Err(ApiError::BadRequest(format!(
-            "unknown game {id:?}; games are {}",
-            tabletally_domain::games::known_ids()
-        ))),
+        Some(id) if Game::from_id(id).is_none() => Err(ApiError::bad_parameter(
+            "game",
+            format!(
+                "unknown game {id:?}; games are {}",
+                tabletally_domain::games::known_ids()
+            ),
+        )),
         _ => Ok(()),
     }
 }
@@ -103,10 +108,12 @@ impl From<PlayerRow> for PlayerSummary {
 #[into_params(parameter_in = Query)]
 pub struct PlayersQuery {
     /// Part of a name, ignoring case.
+    #[param(pattern = r"^[^\x00]*$")]
     pub search: Option<String>,
     /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page.
+    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
     pub cursor: Option<String>,
 }
 
@@ -127,7 +134,7 @@ pub struct PlayerPage {
 pub async fn list_players(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<PlayersQuery>,
+    query: Query<PlayersQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = page_limit(query.limit)?;
     if query.search.as_deref().is_some_and(|v| v.contains('\0')) {
@@ -188,6 +195,7 @@ pub async fn get_player(
 #[into_params(parameter_in = Query)]
 pub struct StatsQuery {
     /// Only this game id.
+    #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
     /// Only this variant of the game (`heavily-used` for Mint Condition); needs `game`.
     pub variant: Option<String>,
@@ -221,7 +229,7 @@ pub async fn player_stats(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    query: web::Query<StatsQuery>,
+    query: Query<StatsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let filter = query.filter()?;
@@ -242,8 +250,9 @@ pub async fn player_stats(
 #[into_params(parameter_in = Query)]
 pub struct PlayerGamesQuery {
     /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page.
+    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
     pub cursor: Option<String>,
 }
 
@@ -281,7 +290,7 @@ pub async fn player_games(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    query: web::Query<PlayerGamesQuery>,
+    query: Query<PlayerGamesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let limit = page_limit(query.limit)?;
@@ -328,6 +337,7 @@ pub async fn player_games(
 #[into_params(parameter_in = Query)]
 pub struct LeaderboardQuery {
     /// Only this game id (needed to sort by average score).
+    #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
     /// With `game`: this variant's games (`heavily-used` for Mint Condition); without it, the
     /// game's published rules. Figures never mix scoring directions.
@@ -335,10 +345,12 @@ pub struct LeaderboardQuery {
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
     /// Leave out players with fewer finished games (default 1).
+    #[param(minimum = 0)]
     pub min_games: Option<i64>,
     /// `win_rate` (default), `wins` or `average_score` (lowest first where the lowest total wins).
     pub sort: Option<LeaderboardSort>,
     /// At most this many entries, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
 }
 
@@ -363,7 +375,7 @@ pub struct Leaderboard {
 pub async fn leaderboard(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<LeaderboardQuery>,
+    query: Query<LeaderboardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
     check_game(query.game.as_deref())?;
@@ -405,6 +417,7 @@ pub async fn leaderboard(
 pub struct HeadToHeadQuery {
     /// Two player ids, comma-separated: `A,B`.
     pub players: String,
+    #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
@@ -444,7 +457,7 @@ pub struct HeadToHeadGame {
 pub async fn head_to_head(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<HeadToHeadQuery>,
+    query: Query<HeadToHeadQuery>,
 ) -> Result<HttpResponse, ApiError> {
     check_game(query.game.as_deref())?;
     let ids: Vec<String> = query
@@ -565,7 +578,7 @@ pub struct GameStats {
 }
 
 /// A game's statistics over the club's finished plays.
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = String, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = super::GameId, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
     (status = 200, description = "The game's statistics", body = GameStats),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
@@ -576,7 +589,7 @@ pub async fn game_stats(
     state: web::Data<AppState>,
     club: Club,
     game: web::Path<String>,
-    query: web::Query<GameStatsQuery>,
+    query: Query<GameStatsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game = game.into_inner();
     let Some(kind) = Game::from_id(&game) else {

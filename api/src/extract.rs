@@ -1,0 +1,467 @@
+//! Reading a request's body, query and path, with refusals in players' words: which field
+//! (`pointer` into the body, or the `parameter` of the query or path), what it must be, and
+//! what was sent — never serde's or Rust's vocabulary (`expected i64 at line 1 column 24`).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::dev::Payload;
+use actix_web::error::PathError;
+use actix_web::{FromRequest, HttpRequest, web};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_path_to_error::{Path, Segment};
+
+use crate::error::ApiError;
+
+/// A JSON body. Bad JSON syntax → 400; the right syntax in the wrong shape → 422 naming the
+/// field by its `pointer`. Size limit and content type as `web::Json` (its `JsonConfig`).
+pub struct Json<T>(pub T);
+
+impl<T> Json<T> {
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> std::ops::Deref for Json<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        // The syntax (and size, content type) first, as any JSON; then the shape, with a path.
+        let value = web::Json::<Value>::from_request(req, payload);
+        Box::pin(async move {
+            let value = value.await?.into_inner();
+            serde_path_to_error::deserialize(value)
+                .map(Json)
+                .map_err(|e| body_error(&e.path().clone(), &e.into_inner().to_string()).into())
+        })
+    }
+}
+
+/// A query string, read with the same words as a body.
+pub struct Query<T>(pub T);
+
+impl<T> Query<T> {
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> std::ops::Deref for Query<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: DeserializeOwned> FromRequest for Query<T> {
+    type Error = actix_web::Error;
+    type Future = std::future::Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let query = req.query_string();
+        let pairs = form_urlencoded::parse(query.as_bytes());
+        let read = serde_path_to_error::deserialize(serde_urlencoded::Deserializer::new(pairs))
+            .map(Query)
+            .map_err(|e| {
+                let parameter = e.path().to_string();
+                let sent = form_urlencoded::parse(query.as_bytes())
+                    .find(|(k, _)| *k == parameter)
+                    .map(|(_, v)| v.into_owned());
+                query_error(&parameter, sent.as_deref(), &e.into_inner().to_string()).into()
+            });
+        std::future::ready(read)
+    }
+}
+
+/// A body that does not have the expected shape: which field, what it must be, what came.
+pub fn body_error(path: &Path, message: &str) -> ApiError {
+    let mut pointer = pointer(path);
+    let name = last_key(path);
+    let subject = name
+        .as_deref()
+        .map_or("the body".to_owned(), |n| format!("{n:?}"));
+    let detail = if let Some(field) = between(message, "missing field `", "`") {
+        pointer = format!("{pointer}/{}", escape(field));
+        format!("{field:?} is missing")
+    } else if let Some(field) = between(message, "unknown field `", "`") {
+        if name.as_deref() != Some(field) {
+            pointer = format!("{pointer}/{}", escape(field));
+        }
+        format!("{field:?} is not a field here; {}", known_names(message))
+    } else if let Some(variant) = between(message, "unknown variant `", "`") {
+        format!("{subject} must be {}; got {variant:?}", one_of(message))
+    } else if let Some((got, expected)) = invalid_value(message) {
+        format!(
+            "{subject} must be {}; got {}",
+            expected_words(expected),
+            got_words(got)
+        )
+    } else {
+        format!("{subject} could not be read: {message}")
+    };
+    ApiError::Unprocessable {
+        detail,
+        pointer: Some(pointer),
+        event_index: None,
+    }
+}
+
+/// A query parameter that cannot be read, in the same words.
+pub fn query_error(parameter: &str, sent: Option<&str>, message: &str) -> ApiError {
+    let got = sent.map_or(String::new(), |v| format!("; got {v:?}"));
+    let detail = if let Some(field) = between(message, "unknown field `", "`") {
+        format!(
+            "{field:?} is not a query parameter here; {}",
+            known_names(message).replace("the fields are", "the parameters are")
+        )
+    } else if let Some(variant) = between(message, "unknown variant `", "`") {
+        format!("{parameter:?} must be {}; got {variant:?}", one_of(message))
+    } else if let Some(expected) = parse_failure(message) {
+        format!("{parameter:?} must be {expected}{got}")
+    } else if let Some((_, expected)) = invalid_value(message) {
+        format!("{parameter:?} must be {}{got}", expected_words(expected))
+    } else {
+        format!("{parameter:?} could not be read: {message}{got}")
+    };
+    ApiError::Unreadable {
+        detail,
+        pointer: None,
+        parameter: Some(parameter.to_owned()),
+    }
+}
+
+/// A path segment that is not an id (every typed path parameter is a UUID).
+pub fn path_error(err: &PathError, req: &HttpRequest) -> ApiError {
+    let pattern = req.match_pattern().unwrap_or_default();
+    let bad = req
+        .match_info()
+        .iter()
+        .find(|(_, value)| uuid::Uuid::parse_str(value).is_err());
+    let Some((name, value)) = bad else {
+        return ApiError::Unreadable {
+            detail: format!("the path could not be read: {err}"),
+            pointer: None,
+            parameter: None,
+        };
+    };
+    // `/v1/games/{id}` → a game id; `/v1/players/{id}` → a player id.
+    let what = pattern
+        .split('/')
+        .take_while(|segment| *segment != format!("{{{name}}}"))
+        .last()
+        .map(|resource| resource.strip_suffix('s').unwrap_or(resource))
+        .filter(|resource| !resource.is_empty())
+        .map_or("an id".to_owned(), |resource| format!("a {resource} id"));
+    ApiError::Unreadable {
+        detail: format!(
+            "{name:?} in the path must be {what}, a UUID like 6f1c2a4e-3b5d-4c7e-9f10-2a3b4c5d6e7f; got {value:?}"
+        ),
+        pointer: None,
+        parameter: Some(name.to_owned()),
+    }
+}
+
+/// RFC 6901: `/events/0/id`.
+fn pointer(path: &Path) -> String {
+    path.iter()
+        .filter_map(|segment| match segment {
+            Segment::Seq { index } => Some(format!("/{index}")),
+            Segment::Map { key } => Some(format!("/{}", escape(key))),
+            Segment::Enum { .. } | Segment::Unknown => None,
+        })
+        .collect()
+}
+
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn last_key(path: &Path) -> Option<String> {
+    path.iter().rev().find_map(|segment| match segment {
+        Segment::Map { key } => Some(key.clone()),
+        _ => None,
+    })
+}
+
+fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let from = text.find(start)? + start.len();
+    let len = text[from..].find(end)?;
+    Some(&text[from..from + len])
+}
+
+/// serde's "expected `a`" / "expected one of `a`, `b`" as `"a" or "b"`.
+fn quoted_names(message: &str) -> Vec<&str> {
+    let Some(at) = message.find("`, expected") else {
+        return Vec::new();
+    };
+    message[at + 1..].split('`').skip(1).step_by(2).collect()
+}
+
+fn one_of(message: &str) -> String {
+    let names: Vec<String> = quoted_names(message)
+        .iter()
+        .map(|n| format!("{n:?}"))
+        .collect();
+    match names.as_slice() {
+        [] => "something else".into(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("one of {} or {last}", init.join(", ")),
+    }
+}
+
+fn known_names(message: &str) -> String {
+    let names: Vec<String> = quoted_names(message)
+        .iter()
+        .map(|n| format!("{n:?}"))
+        .collect();
+    if names.is_empty() {
+        "there are no fields here".into()
+    } else {
+        format!("the fields are {}", names.join(", "))
+    }
+}
+
+/// `invalid type: string "1", expected i64` → (`string "1"`, `i64`).
+fn invalid_value(message: &str) -> Option<(&str, &str)> {
+    let rest = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "))?;
+    let at = rest.rfind(", expected ")?;
+    Some((&rest[..at], &rest[at + ", expected ".len()..]))
+}
+
+/// What a Rust type name in serde's "expected …" means to a person.
+fn expected_words(expected: &str) -> String {
+    let integer = [
+        "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "usize", "isize", "integer",
+    ];
+    if integer.contains(&expected) {
+        "a whole number, like 3".into()
+    } else if ["f32", "f64"].contains(&expected) {
+        "a number, like 2.5".into()
+    } else if expected == "a string" {
+        "text in quotes, like \"Ann\"".into()
+    } else if expected == "a boolean" {
+        "true or false".into()
+    } else if expected.starts_with("a sequence") || expected.starts_with("a tuple") {
+        "a list in square brackets, like [ … ]".into()
+    } else if expected.starts_with("struct ") || expected.starts_with("a map") {
+        "an object in curly braces, like { … }".into()
+    } else if expected.contains("UUID") {
+        "a UUID, like 6f1c2a4e-3b5d-4c7e-9f10-2a3b4c5d6e7f".into()
+    } else if expected.contains("RFC 3339") || expected.contains("datetime") {
+        "a date and time, like 2026-11-30T19:00:00Z".into()
+    } else {
+        expected.to_owned()
+    }
+}
+
+/// serde's `Unexpected` as a person would say it.
+fn got_words(got: &str) -> String {
+    if let Some(text) = got.strip_prefix("string ") {
+        format!("the text {text}")
+    } else if let Some(n) = got
+        .strip_prefix("integer `")
+        .or_else(|| got.strip_prefix("floating point `"))
+    {
+        format!("the number {}", n.trim_end_matches('`'))
+    } else if let Some(b) = got.strip_prefix("boolean `") {
+        b.trim_end_matches('`').to_owned()
+    } else if got == "sequence" {
+        "a list".into()
+    } else if got == "map" {
+        "an object".into()
+    } else if got == "unit value" || got == "null" {
+        "null".into()
+    } else {
+        got.to_owned()
+    }
+}
+
+/// The parse errors of query values (numbers, booleans, times) name no type; say what is wanted.
+fn parse_failure(message: &str) -> Option<&'static str> {
+    let number = [
+        "invalid digit found in string",
+        "cannot parse integer from empty string",
+        "number too large to fit in target type",
+        "number too small to fit in target type",
+    ];
+    let time = [
+        "input contains invalid characters",
+        "premature end of input",
+        "input is out of range",
+        "trailing input",
+        "input is not enough for unique date and time",
+        "no possible date and time matching input",
+        "bad or unsupported format string",
+    ];
+    if number.contains(&message) {
+        Some("a whole number, like 3")
+    } else if message == "invalid float literal" {
+        Some("a number, like 2.5")
+    } else if message == "provided string was not `true` or `false`" {
+        Some("true or false")
+    } else if time.contains(&message) {
+        Some("a date and time, like 2026-11-30T19:00:00Z")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Append {
+        expected_version: Option<i64>,
+        events: Vec<Event>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Event {
+        id: Option<String>,
+        #[serde(rename = "type")]
+        event_type: String,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Page {
+        limit: Option<usize>,
+        sort: Option<Sort>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Sort {
+        Wins,
+        AverageScore,
+    }
+
+    fn refuse_body(body: Value) -> (String, Option<String>) {
+        let e = serde_path_to_error::deserialize::<_, Append>(body).expect_err("refused");
+        match body_error(&e.path().clone(), &e.into_inner().to_string()) {
+            ApiError::Unprocessable {
+                detail, pointer, ..
+            } => (detail, pointer),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn refuse_query(query: &str) -> (String, Option<String>) {
+        let pairs = form_urlencoded::parse(query.as_bytes());
+        let e =
+            serde_path_to_error::deserialize::<_, Page>(serde_urlencoded::Deserializer::new(pairs))
+                .expect_err("refused");
+        let parameter = e.path().to_string();
+        let sent = form_urlencoded::parse(query.as_bytes())
+            .find(|(k, _)| *k == parameter)
+            .map(|(_, v)| v.into_owned());
+        match query_error(&parameter, sent.as_deref(), &e.into_inner().to_string()) {
+            ApiError::Unreadable {
+                detail, parameter, ..
+            } => (detail, parameter),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_version_sent_as_text_must_be_a_whole_number() {
+        // Given / when
+        let refused = refuse_body(serde_json::json!({"expected_version": "1", "events": []}));
+        // Then
+        assert_eq!(
+            refused,
+            (
+                "\"expected_version\" must be a whole number, like 3; got the text \"1\"".into(),
+                Some("/expected_version".into())
+            )
+        );
+    }
+
+    #[test]
+    fn a_missing_field_is_named_with_its_pointer() {
+        let refused = refuse_body(serde_json::json!({"events": [{"id": null}]}));
+        assert_eq!(
+            refused,
+            ("\"type\" is missing".into(), Some("/events/0/type".into()))
+        );
+    }
+
+    #[test]
+    fn an_unknown_field_lists_the_known_ones() {
+        let refused = refuse_body(serde_json::json!({"events": [], "expected": 3}));
+        assert_eq!(
+            refused,
+            (
+                "\"expected\" is not a field here; the fields are \"expected_version\", \"events\""
+                    .into(),
+                Some("/expected".into())
+            )
+        );
+    }
+
+    #[test]
+    fn an_object_where_a_list_belongs_says_so() {
+        let refused = refuse_body(serde_json::json!({"events": {"type": "abandon"}}));
+        assert_eq!(
+            refused,
+            (
+                "\"events\" must be a list in square brackets, like [ … ]; got an object".into(),
+                Some("/events".into())
+            )
+        );
+    }
+
+    #[test]
+    fn a_limit_that_is_not_a_number_is_named() {
+        assert_eq!(
+            refuse_query("limit=abc"),
+            (
+                "\"limit\" must be a whole number, like 3; got \"abc\"".into(),
+                Some("limit".into())
+            )
+        );
+    }
+
+    #[test]
+    fn an_unknown_sort_lists_the_sorts() {
+        assert_eq!(
+            refuse_query("sort=best"),
+            (
+                "\"sort\" must be one of \"wins\" or \"average_score\"; got \"best\"".into(),
+                Some("sort".into())
+            )
+        );
+    }
+
+    #[test]
+    fn an_unknown_query_parameter_lists_the_known_ones() {
+        assert_eq!(
+            refuse_query("limt=3"),
+            (
+                "\"limt\" is not a query parameter here; the parameters are \"limit\", \"sort\""
+                    .into(),
+                Some("limt".into())
+            )
+        );
+    }
+}

@@ -1,0 +1,288 @@
+//! Refused requests in players' words: the field (`pointer` into the body, `parameter` of the
+//! query or path), what it must be, and what was sent. Given a club and a game, when a request
+//! is malformed, then this exact problem.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, TestClub};
+use crate::on_both_backends;
+
+on_both_backends!(
+    a_version_sent_as_text_is_refused_as_a_whole_number_is_expected,
+    an_event_without_a_type_names_the_missing_field,
+    a_player_given_as_plain_text_is_refused_as_an_object_is_expected,
+    an_unknown_field_lists_the_fields_there_are,
+    a_game_id_in_the_path_that_is_not_an_id_is_named,
+    a_score_at_a_seq_that_is_not_a_number_is_named,
+    an_unknown_leaderboard_sort_lists_the_sorts,
+    a_limit_out_of_range_says_the_range,
+    a_made_up_cursor_is_refused_in_words,
+    json_with_a_syntax_error_says_where,
+    an_unknown_status_filter_lists_the_statuses,
+    an_unknown_game_filter_is_a_typo_not_an_empty_list,
+    an_if_match_that_is_not_a_version_is_named,
+);
+
+async fn two_player_game(app: &TestApp, club: &TestClub) -> String {
+    app.new_game(
+        club,
+        json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+    )
+    .await
+}
+
+/// The problem's detail, pointer and parameter.
+fn words(problem: &Value) -> (&str, &Value, &Value) {
+    (
+        problem["detail"].as_str().expect("a detail"),
+        &problem["pointer"],
+        &problem["parameter"],
+    )
+}
+
+async fn a_version_sent_as_text_is_refused_as_a_whole_number_is_expected(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    let reply = app
+        .post(
+            &format!("/v1/games/{game}/events"),
+            Some(&club.token),
+            &json!({"expected_version": "1", "events": [{"type": "abandon"}]}),
+        )
+        .await;
+
+    assert_eq!(
+        words(reply.problem(422)),
+        (
+            "\"expected_version\" must be a whole number, like 3; got the text \"1\"",
+            &json!("/expected_version"),
+            &Value::Null
+        )
+    );
+}
+
+async fn an_event_without_a_type_names_the_missing_field(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    let reply = app
+        .post(
+            &format!("/v1/games/{game}/events"),
+            Some(&club.token),
+            &json!({"events": [{"type": "abandon"}, {"data": {}}]}),
+        )
+        .await;
+
+    assert_eq!(
+        words(reply.problem(422)),
+        (
+            "\"type\" is missing",
+            &json!("/events/1/type"),
+            &Value::Null
+        )
+    );
+}
+
+async fn a_player_given_as_plain_text_is_refused_as_an_object_is_expected(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app
+        .post(
+            "/v1/games",
+            Some(&club.token),
+            &json!({"game": "mint-condition", "players": ["Ann", {"name": "Bo"}]}),
+        )
+        .await;
+
+    assert_eq!(
+        words(reply.problem(422)),
+        (
+            "\"players\" must be an object in curly braces, like { … }; got the text \"Ann\"",
+            &json!("/players/0"),
+            &Value::Null
+        )
+    );
+}
+
+async fn an_unknown_field_lists_the_fields_there_are(app: TestApp) {
+    let reply = app.post("/v1/clubs", None, &json!({"nam": "x"})).await;
+
+    assert_eq!(
+        words(reply.problem(422)),
+        (
+            "\"nam\" is not a field here; the fields are \"name\"",
+            &json!("/nam"),
+            &Value::Null
+        )
+    );
+}
+
+async fn a_game_id_in_the_path_that_is_not_an_id_is_named(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app.get("/v1/games/nope/score", Some(&club.token)).await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "\"id\" in the path must be a game id, a UUID like \
+             6f1c2a4e-3b5d-4c7e-9f10-2a3b4c5d6e7f; got \"nope\"",
+            &Value::Null,
+            &json!("id")
+        )
+    );
+}
+
+async fn a_score_at_a_seq_that_is_not_a_number_is_named(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    let reply = app
+        .get(&format!("/v1/games/{game}/score?at=abc"), Some(&club.token))
+        .await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "\"at\" must be a whole number, like 3; got \"abc\"",
+            &Value::Null,
+            &json!("at")
+        )
+    );
+}
+
+async fn an_unknown_leaderboard_sort_lists_the_sorts(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app
+        .get("/v1/stats/leaderboard?sort=best", Some(&club.token))
+        .await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "\"sort\" must be one of \"win_rate\", \"wins\" or \"average_score\"; got \"best\"",
+            &Value::Null,
+            &json!("sort")
+        )
+    );
+}
+
+async fn a_limit_out_of_range_says_the_range(app: TestApp) {
+    let club = app.new_club().await;
+
+    let zero = app.get("/v1/games?limit=0", Some(&club.token)).await;
+    let lots = app.get("/v1/games?limit=lots", Some(&club.token)).await;
+
+    assert_eq!(
+        words(zero.problem(400)),
+        (
+            "\"limit\" must be a whole number from 1 to 200; got 0",
+            &Value::Null,
+            &json!("limit")
+        )
+    );
+    assert_eq!(
+        words(lots.problem(400)),
+        (
+            "\"limit\" must be a whole number, like 3; got \"lots\"",
+            &Value::Null,
+            &json!("limit")
+        )
+    );
+}
+
+async fn a_made_up_cursor_is_refused_in_words(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app.get("/v1/games?cursor=page2", Some(&club.token)).await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "\"cursor\" must be the next_cursor of the previous page, exactly as this server \
+             gave it out",
+            &Value::Null,
+            &json!("cursor")
+        )
+    );
+}
+
+async fn json_with_a_syntax_error_says_where(app: TestApp) {
+    let reply = app
+        .post_raw(
+            "/v1/clubs",
+            None,
+            "application/json",
+            b"{\"name\": \"Friday\",}".to_vec(),
+        )
+        .await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "the body is not valid JSON: trailing comma (line 1, column 19)",
+            &json!(""),
+            &Value::Null
+        )
+    );
+}
+
+async fn an_unknown_status_filter_lists_the_statuses(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app.get("/v1/games?status=paused", Some(&club.token)).await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "\"status\" must be one of \"in_progress\", \"finished\" or \"abandoned\"; got \"paused\"",
+            &Value::Null,
+            &json!("status")
+        )
+    );
+}
+
+async fn an_unknown_game_filter_is_a_typo_not_an_empty_list(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app
+        .get("/v1/games?game=mint-conditon", Some(&club.token))
+        .await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "unknown game \"mint-conditon\"; games are mint-condition, mind-up, mint-julep, vintage",
+            &Value::Null,
+            &json!("game")
+        )
+    );
+}
+
+async fn an_if_match_that_is_not_a_version_is_named(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    let reply = app
+        .client
+        .post(app.url(&format!("/v1/games/{game}/events")))
+        .bearer_auth(&club.token)
+        .header("If-Match", "latest")
+        .json(&json!({"events": [{"type": "abandon"}]}))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(reply.status(), 400);
+    let problem: Value = reply.json().await.unwrap();
+    assert_eq!(
+        words(&problem),
+        (
+            "If-Match must be a game version such as \"3\", got \"latest\"",
+            &Value::Null,
+            &json!("If-Match")
+        )
+    );
+}
