@@ -300,6 +300,8 @@ struct Replay<R: Ruleset> {
     state: R::State,
     abandoned_at: Option<u64>,
     version: u64,
+    /// Game events in force so far: before the first, nobody leads.
+    game_events: u64,
 }
 
 impl<R: Ruleset> Clone for Replay<R> {
@@ -308,6 +310,7 @@ impl<R: Ruleset> Clone for Replay<R> {
             state: self.state.clone(),
             abandoned_at: self.abandoned_at,
             version: self.version,
+            game_events: self.game_events,
         }
     }
 }
@@ -354,7 +357,9 @@ impl<R: Ruleset> Replay<R> {
             )));
         }
         let data = corrected.map_or(&event.data, |c| c.1);
-        R::apply(&mut self.state, &event.event_type, data).map_err(|e| fault(e.within("/data")))
+        R::apply(&mut self.state, &event.event_type, data).map_err(|e| fault(e.within("/data")))?;
+        self.game_events += 1;
+        Ok(())
     }
 
     fn evaluation(&self, with_facts: bool) -> Evaluation {
@@ -368,7 +373,7 @@ impl<R: Ruleset> Replay<R> {
         Evaluation {
             status,
             version: self.version,
-            scoreboard: R::score(&self.state),
+            scoreboard: by_status(R::score(&self.state), status, self.game_events),
             // Statistics count finished games only.
             facts: if with_facts && status == Status::Finished {
                 R::facts(&self.state)
@@ -377,6 +382,24 @@ impl<R: Ruleset> Replay<R> {
             },
         }
     }
+}
+
+/// Only a finished game has winners (API.md, Scores): while it is in progress the players
+/// ranked first are its `leaders` (nobody before the first game event), and an abandoned game
+/// names neither. The ranks and totals stay as played.
+fn by_status(mut board: Scoreboard, status: Status, game_events: u64) -> Scoreboard {
+    match status {
+        Status::Finished => board.leaders.clear(),
+        Status::InProgress if game_events > 0 => {
+            board.leaders = std::mem::take(&mut board.winners);
+        }
+        Status::InProgress | Status::Abandoned => {
+            board.winners.clear();
+            board.leaders.clear();
+            board.tiebreak = None;
+        }
+    }
+    board
 }
 
 fn is_game_event(event_type: &str) -> bool {
@@ -424,6 +447,7 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
         state: R::new_game(started.players, options),
         abandoned_at: None,
         version,
+        game_events: 0,
     };
     let mut corrections: HashMap<u64, (u64, &Value)> = HashMap::new();
     let mut first_retract_of: HashMap<u64, u64> = HashMap::new();

@@ -416,7 +416,9 @@ async fn the_score_of_a_game_in_progress_shows_the_race_to_draw(app: TestApp) {
         totals(&score),
         expect_totals(&[("Ann", 2), ("Bo", 1), ("Cy", 4)])
     );
-    assert_eq!(score["winners"], json!(["Cy"]));
+    // In progress: Cy leads, nobody has won yet.
+    assert_eq!(score["leaders"], json!(["Cy"]));
+    assert_eq!(score["winners"], json!([]));
     assert_every_point_is_explained(&score);
     let summary = app
         .get(&format!("/v1/games/{game}"), Some(&club.token))
@@ -480,7 +482,8 @@ async fn the_score_at_an_earlier_seq_replays_only_that_far(app: TestApp) {
         totals(&at_9.body),
         expect_totals(&[("Ann", 2), ("Bo", 1), ("Cy", 3)])
     );
-    assert_eq!(at_9.body["winners"], json!(["Cy"]));
+    assert_eq!(at_9.body["leaders"], json!(["Cy"]));
+    assert_eq!(at_9.body["winners"], json!([]));
     at_20.problem(422);
 }
 

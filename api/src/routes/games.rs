@@ -178,7 +178,7 @@ async fn resolve_players(
                     })?;
                     if let Some(name) = name
                         .as_deref()
-                        .filter(|n| !n.trim().eq_ignore_ascii_case(known_name))
+                        .filter(|n| !tabletally_domain::setup::same_name(n, known_name))
                     {
                         return Err(ApiError::invalid(
                             format!("/players/{i}/name"),

@@ -6,6 +6,7 @@ mod cursor;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod players;
 pub mod scores;
 pub mod stats;
 
@@ -30,6 +31,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(scores::get_score)
         .service(stats::list_players)
         .service(stats::get_player)
+        .service(players::rename_player)
+        .service(players::merge_player)
         .service(stats::player_stats)
         .service(stats::player_games)
         .service(stats::leaderboard)

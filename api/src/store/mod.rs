@@ -3,6 +3,7 @@
 //!
 //! Every read and write is scoped to a club: another club's game simply does not exist here.
 
+mod players;
 mod sql;
 mod stats;
 
@@ -12,6 +13,7 @@ use serde_json::Value;
 
 use crate::append::{Decision, Refused};
 
+pub use players::{Merge, PlayerStore, Rename};
 pub use sql::{PostgresStore, SqliteStore};
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
@@ -152,9 +154,9 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
 }
 
-/// Both halves of the store: the log and the statistics read models.
-pub trait Store: EventStore + StatsStore {}
-impl<T: EventStore + StatsStore> Store for T {}
+/// The whole store: the log, the statistics read models and changes to the club's players.
+pub trait Store: EventStore + StatsStore + PlayerStore {}
+impl<T: EventStore + StatsStore + PlayerStore> Store for T {}
 
 #[async_trait]
 pub trait EventStore: Send + Sync {

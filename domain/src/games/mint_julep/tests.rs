@@ -482,11 +482,12 @@ fn the_mint_julep_card_is_shuffled_back_at_the_end_of_the_round() {
     assert_eq!(details["race"]["groups"][0][0]["flipped"], json!(true));
     assert_eq!(details["race"]["groups"][0][1]["flipped"], json!(true));
     // MS 1st, AJ 2nd, NA 3rd, WP 4th, YGM 5th: Ann YGM 2 + 0 = 2; Bo AJ 0 + 2 = 2;
-    // Cy WP 2 + 0 = 2, a three-way shared win.
+    // Cy WP 2 + 0 = 2, a three-way shared lead (round 1 of 3: nobody has won yet).
     assert_eq!(total(&eval, "Ann"), 2);
     assert_eq!(total(&eval, "Bo"), 2);
     assert_eq!(total(&eval, "Cy"), 2);
-    assert_eq!(eval.scoreboard.winners, vec!["Ann", "Bo", "Cy"]);
+    assert_eq!(eval.scoreboard.leaders, vec!["Ann", "Bo", "Cy"]);
+    assert!(eval.scoreboard.winners.is_empty());
 }
 
 #[test]
@@ -1426,7 +1427,7 @@ fn the_score_details_show_the_race_for_a_phone_to_draw() {
 }
 
 #[test]
-fn a_game_without_bets_scores_zero_for_everyone_and_they_share_first() {
+fn a_game_at_its_first_event_scores_zero_for_everyone_and_names_no_winner_or_leader() {
     let eval = now(&given(&THREE, json!({}), &[]));
     assert!(
         eval.scoreboard
@@ -1434,7 +1435,8 @@ fn a_game_without_bets_scores_zero_for_everyone_and_they_share_first() {
             .iter()
             .all(|p| p.total == 0 && p.rounds.is_empty())
     );
-    assert_eq!(eval.scoreboard.winners, vec!["Ann", "Bo", "Cy"]);
+    assert!(eval.scoreboard.winners.is_empty());
+    assert!(eval.scoreboard.leaders.is_empty());
 }
 
 // ---------------------------------------------------------------- setup and options

@@ -919,7 +919,9 @@ fn a_three_player_game_is_scored_in_progress() {
     assert_eq!(details(&evaluation)["next_player"], json!("Ann"));
     // 57 − 3 × 2 = 51.
     assert_eq!(details(&evaluation)["deck"], json!(51));
-    assert_eq!(evaluation.scoreboard.winners, vec!["Bo"]);
+    // In progress: Bo leads, nobody has won yet.
+    assert_eq!(evaluation.scoreboard.leaders, vec!["Bo"]);
+    assert!(evaluation.scoreboard.winners.is_empty());
 }
 
 #[test]
