@@ -130,7 +130,13 @@ pub struct Setup {
 /// Checks a new game's players and options. Pointers are relative to the creation request.
 pub fn start<R: Ruleset>(entries: &[PlayerEntry], options: &Value) -> Result<Setup, RuleError> {
     let players = seat_players(entries, R::PLAYERS, R::TITLE)?;
-    let options: R::Options = parse_options(options)?;
+    let given = options;
+    let options: R::Options = parse_options(given)?;
+    for (key, why) in R::REQUIRED_OPTIONS {
+        if given.get(key).is_none() {
+            return Err(RuleError::new("/options", *why));
+        }
+    }
     R::check_setup(&players, &options)?;
     let options = serde_json::to_value(&options)
         .map_err(|e| RuleError::new("/options", format!("options cannot be stored: {e}")))?;

@@ -11,6 +11,7 @@ mod mint_condition;
 mod mint_julep;
 mod operations;
 mod players;
+mod presets;
 mod problems;
 mod scoreboards;
 mod statistics;

@@ -7,6 +7,7 @@ pub mod events;
 pub mod games;
 pub mod health;
 pub mod players;
+pub mod presets;
 pub mod scores;
 pub mod stats;
 
@@ -29,6 +30,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(events::append_events)
         .service(events::list_events)
         .service(scores::get_score)
+        .service(presets::create_preset)
+        .service(presets::list_presets)
+        .service(presets::delete_preset)
         .service(stats::list_players)
         .service(stats::get_player)
         .service(players::rename_player)

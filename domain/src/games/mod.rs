@@ -130,6 +130,15 @@ impl Game {
         with_ruleset!(self, insights(facts))
     }
 
+    /// Checks options on their own, before any game (a table's preset): every key known, each
+    /// value of the right type. What options and players must agree on is checked at the start.
+    pub fn check_options(self, options: &Value) -> Result<(), RuleError> {
+        fn check<R: Ruleset>(options: &Value) -> Result<(), RuleError> {
+            crate::setup::parse_options::<R::Options>(options).map(|_| ())
+        }
+        with_ruleset!(self, check(options))
+    }
+
     /// Seats the players and fills in the effective options of a new game.
     pub fn start(self, players: &[PlayerEntry], options: &Value) -> Result<Setup, RuleError> {
         use log::start;
