@@ -32,7 +32,8 @@ pub const COMMON_EVENT_TYPES: [&str; 3] = [RETRACT, CORRECT, ABANDON];
 /// The schema version events are written with today. History:
 /// 1. the first one;
 /// 2. Mint Condition's option `protected_be_careful` (games of version 1 played `"ignored"`).
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3. Mint Julep's option `last_race_ends_game` (games of versions 1–2 played `false`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// An event as stored: its number in the game's log, its type, its data and the schema version
 /// that data was written with.
