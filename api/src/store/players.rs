@@ -106,6 +106,18 @@ macro_rules! players_store {
 
             async fn merge_players(&self, club: &str, from: &str, into: &str) -> Result<Merge, StoreError> {
                 let mut tx = self.pool.begin_with($begin).await?;
+                // The games of the player who goes, locked first in id order as an append locks
+                // its game before its players: an append finishing one of them waits for the
+                // merge, then sees the moved seats (on SQLite, BEGIN IMMEDIATE serialises it all).
+                sqlx::query(concat!(
+                    "SELECT id FROM games WHERE club_id = $1 AND id IN \
+                     (SELECT game_id FROM game_players WHERE player_id = $2) ORDER BY id",
+                    $lock
+                ))
+                .bind(club)
+                .bind(from)
+                .fetch_all(&mut *tx)
+                .await?;
                 // Both rows locked in id order, the order a finishing append locks players in.
                 let (first, second) = if from < into { (from, into) } else { (into, from) };
                 let rows = sqlx::query(concat!(
