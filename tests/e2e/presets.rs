@@ -80,6 +80,14 @@ async fn a_preset_is_saved_listed_and_refused_twice_or_with_a_bad_option(app: Te
             &json!({"name": "Typo", "game": "mint-condition", "options": {"lucy": true}}),
         )
         .await;
+    let bad_deck = app
+        .post(
+            "/v1/presets",
+            token,
+            &json!({"name": "Big", "game": "vintage", "options": {"deck": {
+                "64": {"type": "lamp", "colour": "blue", "period": "60s", "value": 3}}}}),
+        )
+        .await;
     let chess = app
         .post(
             "/v1/presets",
@@ -109,6 +117,12 @@ async fn a_preset_is_saved_listed_and_refused_twice_or_with_a_bad_option(app: Te
         "unknown option \"lucy\"; this game's options are: be_careful_when_none, expert_cards, \
          heavily_used, lucky, memories_over_three, protected_be_careful, sleeve_protects, \
          smoking_kills, strict_counts, tiebreak_scope"
+    );
+    let problem = bad_deck.problem(422);
+    assert_eq!(problem["pointer"], "/options/deck/64");
+    assert_eq!(
+        problem["detail"],
+        "the deck's cards are numbered 1 to 63, not 64"
     );
     assert_eq!(chess.problem(422)["pointer"], "/game");
     let games: Vec<&str> = all["presets"]

@@ -131,10 +131,13 @@ impl Game {
     }
 
     /// Checks options on their own, before any game (a table's preset): every key known, each
-    /// value of the right type. What options and players must agree on is checked at the start.
+    /// value of the right type, and the game's own checks of them (a Vintage deck's numbers, its
+    /// prizes). What options and players must agree on is checked when a game starts.
     pub fn check_options(self, options: &Value) -> Result<(), RuleError> {
         fn check<R: Ruleset>(options: &Value) -> Result<(), RuleError> {
-            crate::setup::parse_options::<R::Options>(options).map(|_| ())
+            let options = crate::setup::parse_options::<R::Options>(options)?;
+            // No players yet: only the checks of the options themselves can fail.
+            R::check_setup(&[], &options)
         }
         with_ruleset!(self, check(options))
     }
