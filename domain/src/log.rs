@@ -40,7 +40,8 @@ pub const RESULT_RECORDED: &str = "result_recorded";
 /// The schema version events are written with today. History:
 /// 1. the first one;
 /// 2. Mint Condition's option `protected_be_careful` (games of version 1 played `"ignored"`).
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3. Mint Julep's option `last_race_ends_game` (games of versions 1–2 played `false`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// An event as stored: its number in the game's log, its type, its data and the schema version
 /// that data was written with.
@@ -138,7 +139,13 @@ pub struct Setup {
 /// Checks a new game's players and options. Pointers are relative to the creation request.
 pub fn start<R: Ruleset>(entries: &[PlayerEntry], options: &Value) -> Result<Setup, RuleError> {
     let players = seat_players(entries, R::PLAYERS, R::TITLE)?;
-    let options: R::Options = parse_options(options)?;
+    let given = options;
+    let options: R::Options = parse_options(given)?;
+    for (key, why) in R::REQUIRED_OPTIONS {
+        if given.get(key).is_none() {
+            return Err(RuleError::new("/options", *why));
+        }
+    }
     R::check_setup(&players, &options)?;
     let options = serde_json::to_value(&options)
         .map_err(|e| RuleError::new("/options", format!("options cannot be stored: {e}")))?;
@@ -600,10 +607,32 @@ impl<R: Ruleset> Replay<R> {
         Evaluation {
             status,
             version: self.version,
-            scoreboard,
+            scoreboard: by_status(
+                scoreboard,
+                status,
+                self.last_game_event.is_some() || self.recorded.is_some(),
+            ),
             facts,
         }
     }
+}
+
+/// Only a finished game has winners (API.md, Scores): while it is in progress the players
+/// ranked first are its `leaders` (nobody before the first game event), and an abandoned game
+/// names neither. The ranks and totals stay as played.
+fn by_status(mut board: Scoreboard, status: Status, has_game_events: bool) -> Scoreboard {
+    match status {
+        Status::Finished => board.leaders.clear(),
+        Status::InProgress if has_game_events => {
+            board.leaders = std::mem::take(&mut board.winners);
+        }
+        Status::InProgress | Status::Abandoned => {
+            board.winners.clear();
+            board.leaders.clear();
+            board.tiebreak = None;
+        }
+    }
+    board
 }
 
 /// Game events and `result_recorded`, which stands in for them: replayed in order, correctable.

@@ -29,6 +29,10 @@ pub trait Ruleset {
     /// Everything the events established so far. Cloned only when a caller needs a copy.
     type State: Clone;
 
+    /// Options a table must give explicitly, even as an empty value, with what to say when
+    /// one is left out: the rules leave them to the table (Vintage's unpublished prizes).
+    const REQUIRED_OPTIONS: &'static [(&'static str, &'static str)] = &[];
+
     /// Checks what options and players must agree on (e.g. a colour per player with Lucky).
     /// Pointers are relative to the creation request: `/options/…`, `/players/…`.
     fn check_setup(players: &[Player], options: &Self::Options) -> Result<(), RuleError>;

@@ -12,8 +12,12 @@ pub struct Scoreboard {
     pub lower_wins: bool,
     /// Best rank first; equal ranks keep seat order.
     pub players: Vec<PlayerScore>,
-    /// Everyone ranked first: more than one name is a shared win.
+    /// Everyone ranked first once the game is finished: more than one name is a shared win.
+    /// Empty while the game is in progress and when it was abandoned (see [`crate::log`]).
     pub winners: Vec<String>,
+    /// While the game is in progress: everyone ranked first so far (empty before the first
+    /// game event, and once the game is finished or abandoned).
+    pub leaders: Vec<String>,
     /// How a tie for first place was settled, or `None` when there was no tie for first.
     pub tiebreak: Option<Tiebreak>,
     /// Options that decide a point the published rules leave open, or that differ from them.

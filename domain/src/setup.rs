@@ -57,8 +57,63 @@ impl PlayerName {
     }
 }
 
+/// The one rule for matching player names, everywhere: two names are the same player when they
+/// are equal after trimming and ignoring case ("Ann", " ann" and "ANN" are one player). It
+/// applies at a table (two seats cannot share a name), inside a game's events (an event may
+/// write "ann" for the seated "Ann") and across a club's games (the club's player "Ann").
+pub fn name_key(name: &str) -> String {
+    name.trim().to_lowercase()
+}
+
+/// Whether two names are the same player under [`name_key`]'s rule.
+pub fn same_name(a: &str, b: &str) -> bool {
+    name_key(a) == name_key(b)
+}
+
+/// The seat (0-based) of the player an event names, by [`name_key`]'s rule.
+pub fn seat_named(players: &[Player], name: &str) -> Option<usize> {
+    players.iter().position(|p| same_name(&p.name, name))
+}
+
+/// An event's object from player name to something, with its keys rewritten to the names as
+/// seated, so the game reads it by seat name. A key naming nobody at the table, or a player
+/// given twice (in two spellings), is refused; pointers are `/<field>/<key as written>`.
+pub fn keys_by_seated_name(
+    given: &Map<String, Value>,
+    field: &str,
+    players: &[Player],
+) -> Result<Map<String, Value>, RuleError> {
+    let mut seated = Map::with_capacity(given.len());
+    let mut written: Vec<(usize, &str)> = Vec::with_capacity(given.len());
+    for (key, value) in given {
+        let Some(seat) = seat_named(players, key) else {
+            let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+            return Err(RuleError::new(
+                pointer([field, key]),
+                format!(
+                    "{key:?} does not play in this game; the players are {}",
+                    crate::score::list_names(&names)
+                ),
+            ));
+        };
+        if let Some((_, earlier)) = written.iter().find(|(s, _)| *s == seat) {
+            return Err(RuleError::new(
+                pointer([field, key]),
+                format!(
+                    "{earlier:?} and {key:?} are the same player ({}): names match ignoring case, \
+                     so give each player once",
+                    players[seat].name
+                ),
+            ));
+        }
+        written.push((seat, key));
+        seated.insert(players[seat].name.clone(), value.clone());
+    }
+    Ok(seated)
+}
+
 /// Seats the players in the order given and checks what every game requires: a name each,
-/// names unique at the table (ignoring case), colours unique when given, and a player count
+/// names unique at the table (ignoring case, see [`name_key`]), colours unique when given, and a player count
 /// the game allows. `pointer`s are relative to the creation request.
 pub fn seat_players(
     entries: &[PlayerEntry],
@@ -80,10 +135,7 @@ pub fn seat_players(
     for (i, entry) in entries.iter().enumerate() {
         let name = PlayerName::parse(&entry.name)
             .map_err(|rule| RuleError::new(pointer(["players", &i.to_string(), "name"]), rule))?;
-        if let Some(other) = players
-            .iter()
-            .find(|p| p.name.eq_ignore_ascii_case(name.as_str()))
-        {
+        if let Some(other) = players.iter().find(|p| same_name(&p.name, name.as_str())) {
             return Err(RuleError::new(
                 pointer(["players", &i.to_string(), "name"]),
                 format!(
@@ -98,15 +150,6 @@ pub fn seat_players(
                 return Err(RuleError::new(
                     pointer(["players", &i.to_string(), "color"]),
                     "a colour cannot be empty; leave it out instead",
-                ));
-            }
-            Some(color)
-                if color.chars().count() > MAX_NAME_CHARS
-                    || color.chars().any(char::is_control) =>
-            {
-                return Err(RuleError::new(
-                    pointer(["players", &i.to_string(), "color"]),
-                    format!("a colour has at most {MAX_NAME_CHARS} printable characters"),
                 ));
             }
             Some(color)

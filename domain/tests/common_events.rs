@@ -286,10 +286,10 @@ fn a_prefix_of_the_log_scores_the_game_as_it_was_then() {
     assert_eq!(after_round_1.version, 2);
     assert_eq!(after_round_1.status, Status::InProgress);
     assert_eq!(totals(&after_round_1), [15, 12]);
-    assert_eq!(after_round_1.scoreboard.winners, ["Bo"]);
+    assert_eq!(after_round_1.scoreboard.leaders, ["Bo"]);
     assert_eq!(after_round_2.version, 3);
     assert_eq!(totals(&after_round_2), [26, 28]); // 15 + 11, 12 + 16
-    assert_eq!(after_round_2.scoreboard.winners, ["Ann"]);
+    assert_eq!(after_round_2.scoreboard.leaders, ["Ann"]);
 }
 
 #[test]
@@ -328,7 +328,8 @@ fn a_retracted_round_no_longer_counts_and_can_be_recorded_again() {
     assert_eq!(evaluation.version, 5);
     assert_eq!(evaluation.status, Status::InProgress);
     assert_eq!(totals(&evaluation), [26, 28]); // 15 + 11, 12 + 16
-    assert_eq!(evaluation.scoreboard.winners, ["Ann"]);
+    assert_eq!(evaluation.scoreboard.leaders, ["Ann"]);
+    assert!(evaluation.scoreboard.winners.is_empty());
     // Round 3 comes next again.
     let evaluation = append(&mut log, vec![round_3()]);
     assert_eq!(evaluation.version, 6);
@@ -635,4 +636,110 @@ fn a_correction_without_data_is_refused() {
     let rejection = refuse(&log, vec![event("correct", json!({"seq": 2}))]);
     assert_eq!(rejection.pointer, "/data");
     assert_eq!(rejection.rule, "correct: missing field `data`");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Winners and leaders (API.md, Scores)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_game_at_its_first_event_has_no_winner_and_nobody_leads() {
+    // Given a new game
+    let log = started();
+    // When it is scored
+    let evaluation = GAME.evaluate(&log).expect("the log replays");
+    // Then everyone has 0 and nobody has won or leads
+    assert_eq!(totals(&evaluation), [0, 0]);
+    assert!(evaluation.scoreboard.winners.is_empty());
+    assert!(evaluation.scoreboard.leaders.is_empty());
+    assert_eq!(evaluation.scoreboard.tiebreak, None);
+}
+
+#[test]
+fn a_game_in_progress_names_who_leads_and_no_winner() {
+    // Given round 1 (Ann 15, Bo 12: the lowest damage leads)
+    let mut log = started();
+    // When it is appended
+    let evaluation = append(&mut log, vec![round_1()]);
+    // Then Bo leads, and nobody has won yet
+    assert_eq!(evaluation.status, Status::InProgress);
+    assert_eq!(evaluation.scoreboard.leaders, ["Bo"]);
+    assert!(evaluation.scoreboard.winners.is_empty());
+}
+
+#[test]
+fn a_finished_game_names_its_winners_and_no_leaders() {
+    // Given the three standard rounds (Ann 44, Bo 40)
+    let log = finished_game();
+    // When it is scored
+    let evaluation = GAME.evaluate(&log).expect("the log replays");
+    // Then Bo has won; nobody "leads" a finished game
+    assert_eq!(evaluation.scoreboard.winners, ["Bo"]);
+    assert!(evaluation.scoreboard.leaders.is_empty());
+}
+
+#[test]
+fn an_abandoned_game_names_no_winner_and_no_leader_but_keeps_its_totals() {
+    // Given a finished game
+    let mut log = finished_game();
+    // When it is abandoned
+    let evaluation = append(&mut log, vec![abandon()]);
+    // Then its totals stay as played, but nobody won or leads
+    assert_eq!(evaluation.status, Status::Abandoned);
+    assert_eq!(totals(&evaluation), [44, 40]);
+    assert!(evaluation.scoreboard.winners.is_empty());
+    assert!(evaluation.scoreboard.leaders.is_empty());
+    assert_eq!(evaluation.scoreboard.tiebreak, None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One name rule: names match ignoring case and surrounding spaces, in events too
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn an_event_may_write_a_players_name_in_another_case() {
+    // Given a new game of Ann and Bo
+    let mut log = started();
+    // When round 1 names them "ANN" and " bo"
+    let round = event(
+        "round_collected",
+        json!({"round": 1, "collections": {"ANN": ann_round_1(), " bo": bo_round_1()}}),
+    );
+    let evaluation = append(&mut log, vec![round]);
+    // Then it counts for Ann and Bo as seated (15 and 12)
+    assert_eq!(totals(&evaluation), [15, 12]);
+}
+
+#[test]
+fn a_player_given_twice_in_two_spellings_is_refused() {
+    // Given a new game of Ann and Bo
+    let log = started();
+    // When round 1 gives Ann as "Ann" and as "ann"
+    let round = event(
+        "round_collected",
+        json!({"round": 1, "collections": {"Ann": ann_round_1(), "ann": ann_round_1(), "Bo": bo_round_1()}}),
+    );
+    let rejection = refuse(&log, vec![round]);
+    // Then the second spelling is named
+    assert_eq!(rejection.pointer, "/data/collections/ann");
+    assert_eq!(
+        rejection.rule,
+        "\"Ann\" and \"ann\" are the same player (Ann): names match ignoring case, so give each \
+         player once"
+    );
+}
+
+#[test]
+fn a_name_nobody_at_the_table_has_is_refused_with_the_players() {
+    let log = started();
+    let round = event(
+        "round_collected",
+        json!({"round": 1, "collections": {"Anne": ann_round_1(), "Bo": bo_round_1()}}),
+    );
+    let rejection = refuse(&log, vec![round]);
+    assert_eq!(rejection.pointer, "/data/collections/Anne");
+    assert_eq!(
+        rejection.rule,
+        "\"Anne\" does not play in this game; the players are Ann and Bo"
+    );
 }

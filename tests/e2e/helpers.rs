@@ -258,6 +258,14 @@ impl TestApp {
         Reply::read(request.send().await.expect("the server answers")).await
     }
 
+    pub async fn patch(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        let mut request = self.client.patch(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        Reply::read(request.send().await.expect("the server answers")).await
+    }
+
     /// POSTs raw bytes with a content type.
     pub async fn post_raw(
         &self,

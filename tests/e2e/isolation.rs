@@ -37,6 +37,8 @@ const SECURED_TODAY: [&str; 13] = [
 struct Seeded {
     club: TestClub,
     game_id: String,
+    /// A's table preset.
+    preset_id: String,
     player_ids: [String; 2],
     player_names: [&'static str; 2],
 }
@@ -44,7 +46,11 @@ struct Seeded {
 impl Seeded {
     /// Every string that would betray A's data in someone else's answer.
     fn traces(&self) -> Vec<&str> {
-        let mut traces = vec![self.club.id.as_str(), self.game_id.as_str()];
+        let mut traces = vec![
+            self.club.id.as_str(),
+            self.game_id.as_str(),
+            self.preset_id.as_str(),
+        ];
         traces.extend(self.player_ids.iter().map(String::as_str));
         traces.extend(self.player_names);
         traces
@@ -119,7 +125,16 @@ async fn seed_club_a(app: &TestApp) -> Seeded {
             .expect("player_id")
             .to_owned()
     };
+    let preset = app
+        .post(
+            "/v1/presets",
+            Some(&club.token),
+            &json!({"name": "Quintessa's table", "game": "mint-condition", "options": {"lucky": false}}),
+        )
+        .await;
+    assert_eq!(preset.status, StatusCode::CREATED, "{}", preset.body);
     Seeded {
+        preset_id: preset.body["id"].as_str().expect("id").to_owned(),
         player_ids: [player_id(0), player_id(1)],
         club,
         game_id,
@@ -165,6 +180,7 @@ fn operation(template: &str, method: Method, op: &Value, a: &Seeded) -> Operatio
                 let value = match name {
                     "id" if template.starts_with("/v1/games/") => a.game_id.clone(),
                     "id" if template.starts_with("/v1/players/") => a.player_ids[0].clone(),
+                    "id" if template.starts_with("/v1/presets/") => a.preset_id.clone(),
                     "game" => "mint-condition".to_owned(),
                     _ => panic!("{key}: teach this test to fill the path parameter {{{name}}}"),
                 };

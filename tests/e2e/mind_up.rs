@@ -432,7 +432,9 @@ async fn a_round_in_progress_scores_its_rows_so_far_and_earlier_seqs_replay_only
         totals(&at_9.body),
         expect_totals(&[("Ann", 23), ("Bo", 22), ("Cy", 29), ("Di", 24)])
     );
-    assert_eq!(at_9.body["winners"], json!(["Cy"]));
+    // In progress at seq 9: Cy leads, nobody has won yet.
+    assert_eq!(at_9.body["leaders"], json!(["Cy"]));
+    assert_eq!(at_9.body["winners"], json!([]));
     at_29.problem(422);
 }
 

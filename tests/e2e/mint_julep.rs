@@ -323,7 +323,10 @@ async fn a_three_player_game_splits_a_shared_horse_and_charges_late_bets(app: Te
         .get(&format!("/v1/games/{game}"), Some(&club.token))
         .await;
     assert_eq!(summary.body["status"], "finished");
-    assert_eq!(summary.body["options"], json!({"split": "before_penalty"}));
+    assert_eq!(
+        summary.body["options"],
+        json!({"split": "before_penalty", "last_race_ends_game": true})
+    );
 }
 
 async fn after_penalty_splitting_shares_the_win(app: TestApp) {
@@ -416,7 +419,9 @@ async fn the_score_of_a_game_in_progress_shows_the_race_to_draw(app: TestApp) {
         totals(&score),
         expect_totals(&[("Ann", 2), ("Bo", 1), ("Cy", 4)])
     );
-    assert_eq!(score["winners"], json!(["Cy"]));
+    // In progress: Cy leads, nobody has won yet.
+    assert_eq!(score["leaders"], json!(["Cy"]));
+    assert_eq!(score["winners"], json!([]));
     assert_every_point_is_explained(&score);
     let summary = app
         .get(&format!("/v1/games/{game}"), Some(&club.token))
@@ -480,7 +485,8 @@ async fn the_score_at_an_earlier_seq_replays_only_that_far(app: TestApp) {
         totals(&at_9.body),
         expect_totals(&[("Ann", 2), ("Bo", 1), ("Cy", 3)])
     );
-    assert_eq!(at_9.body["winners"], json!(["Cy"]));
+    assert_eq!(at_9.body["leaders"], json!(["Cy"]));
+    assert_eq!(at_9.body["winners"], json!([]));
     at_20.problem(422);
 }
 
@@ -505,13 +511,10 @@ async fn a_game_recorded_only_by_its_finishes_is_scored_from_the_last_one(app: T
         ),
         round_ended(2),
     ];
-    let round_3 = vec![
-        event(
-            "race_recorded",
-            json!({"round": 3, "order": ["you-got-me", "alaskan-justice", "newtons-apple", "whiskey-princess", "maple-splendor"]}),
-        ),
-        round_ended(3),
-    ];
+    let round_3 = vec![event(
+        "race_recorded",
+        json!({"round": 3, "order": ["you-got-me", "alaskan-justice", "newtons-apple", "whiskey-princess", "maple-splendor"]}),
+    )];
     let version = send(&app, &club, &game, 1, round_1).await;
     let version = send(&app, &club, &game, version, round_2).await;
     // Once a finish was recorded the groups are unknown: a card cannot be checked any more.
@@ -538,7 +541,15 @@ async fn a_game_recorded_only_by_its_finishes_is_scored_from_the_last_one(app: T
         "{problem}"
     );
     let version = send(&app, &club, &game, version, round_3).await;
-    assert_eq!(version, 11);
+    // Round 3's finish ended the game: a round_ended after it has nothing left to end.
+    assert_eq!(version, 10);
+    let late_end = app
+        .append(&club, &game, Some(version), vec![round_ended(3)])
+        .await;
+    assert_eq!(
+        late_end.problem(422)["detail"],
+        "the game is already finished; to change it, correct or retract an earlier event"
+    );
 
     let score = app.score(&club, &game).await;
 
@@ -613,7 +624,6 @@ async fn a_two_player_game_scores_every_bet_on_its_own(app: TestApp) {
             "race_recorded",
             json!({"round": 3, "order": ["maple-splendor", "you-got-me", "alaskan-justice", "newtons-apple", "whiskey-princess"]}),
         ),
-        round_ended(3),
     ];
     send(&app, &club, &game, version, rest).await;
 

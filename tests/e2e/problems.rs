@@ -228,9 +228,10 @@ async fn an_id_that_is_not_a_uuid_is_a_bad_request(app: TestApp) {
     app.get("/v1/players/not-a-uuid/stats", Some(&club.token))
         .await
         .problem(400);
+    // Head-to-head takes names too: "a" and "b" are names nobody in the club has.
     app.get("/v1/stats/head-to-head?players=a,b", Some(&club.token))
         .await
-        .problem(400);
+        .problem(404);
     // A well-formed id that does not exist is simply not found.
     app.get(
         &format!("/v1/games/{}", uuid::Uuid::new_v4()),

@@ -50,7 +50,7 @@ const HR: &str = "heavy-rotation";
 const SMU: &str = "sleeve-me-up";
 
 /// Three rounds of `(first seat's hand, second seat's hand)`.
-type Rounds = [(Value, Value); 3];
+pub(crate) type Rounds = [(Value, Value); 3];
 
 /// G1 (and X3). Fillers deal nothing: Memories ×3 or ×4 → 0 (`memories_over_three` free),
 /// Heavy Rotation ×4 → 0, Sleeve Me Up! protecting nothing → 0.
@@ -60,7 +60,7 @@ type Rounds = [(Value, Value); 3];
 /// Totals: first 2 + 0 + 4 = 6, second 4 + 5 + 5 = 14.
 /// Damage by kind: first fine-wine 2, legacy-edition 4; second legacy-edition 4,
 /// be-careful 3, fine-wine 2, autographed 5. Without Be Careful! 6 v 11: same winner.
-fn g1_rounds() -> Rounds {
+pub(crate) fn g1_rounds() -> Rounds {
     [
         (
             hand(&[(BC, 1), (FW, 1), (MEM, 4), (SMU, 1)]),
@@ -81,7 +81,7 @@ fn g1_rounds() -> Rounds {
 /// R3: BC tie → 0; first Legacy Edition 4, second Fine Wine ×2 → 4.
 /// Totals 6 + 0 + 4 = 10 each; Be Careful! cards 1 + 2 + 1 = 4 each → a shared win.
 /// Damage by kind: first animal-kingdom 6, legacy-edition 4; second animal-kingdom 6, fine-wine 4.
-fn g2_rounds() -> Rounds {
+pub(crate) fn g2_rounds() -> Rounds {
     [
         (
             hand(&[(BC, 1), (AK, 3), (MEM, 3)]),
@@ -125,7 +125,7 @@ fn g3_rounds() -> Rounds {
 /// R1: second Lost Pieces 3. R2: first Fine Wine 2. R3: second Legacy Edition 4.
 /// Totals: first 2, second 3 + 4 = 7 → first wins.
 /// Damage by kind: first fine-wine 2; second lost-pieces 3, legacy-edition 4.
-fn g4_rounds() -> Rounds {
+pub(crate) fn g4_rounds() -> Rounds {
     [
         (
             hand(&[(BC, 1), (MEM, 3), (SMU, 3)]),
@@ -163,13 +163,13 @@ fn g6_rounds() -> Rounds {
     ]
 }
 
-fn at(date: &str) -> String {
+pub(crate) fn at(date: &str) -> String {
     format!("{date}T19:00:00Z")
 }
 
 /// Creates a 2-player Mint Condition game and records `rounds` of `rounds_spec`, one request
 /// each with `expected_version`. Returns the game id.
-async fn mint_condition(
+pub(crate) async fn mint_condition(
     app: &TestApp,
     club: &TestClub,
     date: &str,
@@ -267,8 +267,8 @@ async fn mint_julep(app: &TestApp, club: &TestClub) -> String {
         bet(2, "Bo", "maple-splendor", Some("whiskey-princess")),
         race(2, order),
         event("round_ended", json!({"round": 2})),
+        // Round 3's finish ends the game: no round_ended after it.
         race(3, order),
-        event("round_ended", json!({"round": 3})),
     ];
     let reply = app.append(club, &game, Some(1), events).await;
     assert_eq!(reply.status, 201, "{}", reply.body);
@@ -288,7 +288,7 @@ pub(crate) struct History {
     x: [String; 3],
 }
 
-async fn seat_ids(app: &TestApp, club: &TestClub, game: &str) -> Vec<(String, String)> {
+pub(crate) async fn seat_ids(app: &TestApp, club: &TestClub, game: &str) -> Vec<(String, String)> {
     let reply = app
         .get(&format!("/v1/games/{game}"), Some(&club.token))
         .await;
@@ -1059,7 +1059,6 @@ async fn bad_query_values_are_answered_400(app: TestApp) {
         format!("/v1/players/{a}/games?limit=-1"),
         format!("/v1/players/{a}/games?cursor=abc"),
         "/v1/stats/leaderboard?sort=best".to_owned(),
-        "/v1/stats/leaderboard?sort=average_score".to_owned(),
         "/v1/stats/leaderboard?min_games=many".to_owned(),
         "/v1/stats/leaderboard?game=chess".to_owned(),
         "/v1/stats/leaderboard?to=2026-13-01T00:00:00Z".to_owned(),
@@ -1077,6 +1076,16 @@ async fn bad_query_values_are_answered_400(app: TestApp) {
     }
     // An unknown game in the path is a resource that does not exist.
     app.get("/v1/stats/games/chess", token).await.problem(404);
+    // An average over all games would mix scoring directions: refused, saying why.
+    let mixed = app
+        .get("/v1/stats/leaderboard?sort=average_score", token)
+        .await;
+    assert_eq!(
+        mixed.problem(422)["detail"],
+        "sort=average_score needs a game (e.g. game=mint-condition): an average over several \
+         games would mix their scores, and in Mint Condition the lowest total wins while \
+         elsewhere the highest does"
+    );
 }
 
 /// `(games_played, wins)` of a player.

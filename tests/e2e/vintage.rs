@@ -463,7 +463,7 @@ async fn players_who_had_one_turn_fewer_may_decline_the_second_card(app: TestApp
 
 async fn a_showcase_holding_one_card_cannot_be_stolen_from(app: TestApp) {
     let club = app.new_club().await;
-    let game = app.new_game(&club, new_game(json!({}))).await;
+    let game = app.new_game(&club, new_game(json!({"prizes": []}))).await;
     // Turn 1: Ann {c4, c7}, Cy {c5, c6}. Turn 2: Bo steals c7, leaving Ann only c4.
     let turn_1 = json!({"player": "Ann", "banked": "c1", "steal": {"from": "Cy", "card": "c4"}, "dig": null,
                         "drawn": [card(7), card(8)], "kept": "c7"});
@@ -565,7 +565,7 @@ async fn turns_go_in_seat_order(app: TestApp) {
 
 async fn a_deal_of_the_wrong_size_is_refused(app: TestApp) {
     let club = app.new_club().await;
-    let game = app.new_game(&club, new_game(json!({}))).await;
+    let game = app.new_game(&club, new_game(json!({"prizes": []}))).await;
     // Seat 1 is dealt 1 card, not 2.
     let dealt = json!({"showcases": {"Ann": [card(1), card(7)], "Bo": [card(2), card(3)], "Cy": [card(4), card(5), card(6)]}});
 
@@ -732,7 +732,9 @@ async fn the_score_at_an_earlier_seq_replays_only_that_far(app: TestApp) {
         totals(&at_5),
         expect_totals(&[("Ann", 1), ("Bo", 2), ("Cy", 0)])
     );
-    assert_eq!(at_5["winners"], json!(["Bo"]));
+    // In progress: Bo leads, nobody has won yet.
+    assert_eq!(at_5["leaders"], json!(["Bo"]));
+    assert_eq!(at_5["winners"], json!([]));
     assert_eq!(at_5["final"], false);
     assert_eq!(
         line_points(&at_5, "Bo"),
@@ -859,7 +861,7 @@ async fn collections_with_prize_tie_split_divide_the_prize_and_lose_the_remainde
 
 async fn a_card_in_two_collections_is_refused(app: TestApp) {
     let club = app.new_club().await;
-    let game = app.new_game(&club, new_game(json!({}))).await;
+    let game = app.new_game(&club, new_game(json!({"prizes": []}))).await;
     let collections =
         json!({"collections": {"Ann": [card(1), card(2)], "Bo": [card(3)], "Cy": ["c2"]}});
 
@@ -975,13 +977,13 @@ async fn bad_prizes_and_prize_tie_modes_are_refused(app: TestApp) {
             .contains("at most 17 prizes"),
         "{problem}"
     );
-    // With no options the effective defaults are stored: no prizes, ties score for nobody.
-    let game = app.new_game(&club, new_game(json!({}))).await;
+    // With only "prizes": [] the effective defaults are stored: ties score for nobody, no deck.
+    let game = app.new_game(&club, new_game(json!({"prizes": []}))).await;
     let summary = app
         .get(&format!("/v1/games/{game}"), Some(&club.token))
         .await;
     assert_eq!(
         summary.body["options"],
-        json!({"prizes": [], "prize_tie": "nobody"})
+        json!({"prizes": [], "prize_tie": "nobody", "deck": {}})
     );
 }

@@ -43,6 +43,11 @@ pub struct CreateGame {
     #[serde(default)]
     #[schema(format = Uuid)]
     pub id: Option<String>,
+    /// The name of one of the club's presets for this game (`POST /v1/presets`): the game
+    /// starts with its options, each key of `options` overriding the preset's. The effective
+    /// options are stored in `game_started`, so the log never depends on the preset.
+    #[serde(default)]
+    pub preset: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -87,7 +92,7 @@ pub struct PlayerInput {
     (status = 409, description = "The id is taken by a different game", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
     (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "Unknown game, bad player count or a bad option", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "Unknown game, bad player count, a bad option or an unknown preset", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/games")]
 pub async fn create_game(
@@ -113,8 +118,14 @@ pub async fn create_game(
         None => uuid::Uuid::new_v4().to_string(),
     };
     let entries = resolve_players(&state, &club, &body.players).await?;
+    let options = match body.preset.as_deref() {
+        Some(preset) => {
+            super::presets::with_preset(&state, &club, kind, preset, body.options.as_ref()).await?
+        }
+        None => body.options.clone().unwrap_or(Value::Null),
+    };
     let setup = kind
-        .start(&entries, body.options.as_ref().unwrap_or(&Value::Null))
+        .start(&entries, &options)
         .map_err(|e| ApiError::invalid(e.pointer, e.rule))?;
     let new_game = NewGame {
         id: id.clone(),
@@ -191,7 +202,7 @@ async fn resolve_players(
                     })?;
                     if let Some(name) = name
                         .as_deref()
-                        .filter(|n| !n.trim().eq_ignore_ascii_case(known_name))
+                        .filter(|n| !tabletally_domain::setup::same_name(n, known_name))
                     {
                         return Err(ApiError::invalid(
                             format!("/players/{i}/name"),

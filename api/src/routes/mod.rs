@@ -6,7 +6,9 @@ mod cursor;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod players;
 pub mod portability;
+pub mod presets;
 pub mod scores;
 pub mod stats;
 
@@ -30,8 +32,13 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(events::append_events)
         .service(events::list_events)
         .service(scores::get_score)
+        .service(presets::create_preset)
+        .service(presets::list_presets)
+        .service(presets::delete_preset)
         .service(stats::list_players)
         .service(stats::get_player)
+        .service(players::rename_player)
+        .service(players::merge_player)
         .service(stats::player_stats)
         .service(stats::player_games)
         .service(stats::leaderboard)

@@ -40,8 +40,12 @@ pub struct ScoreView {
     pub lower_wins: bool,
     /// Best rank first.
     pub players: Vec<PlayerScoreView>,
-    /// Everyone ranked first (more than one: a shared win).
+    /// Everyone ranked first once the game is finished (more than one: a shared win); empty
+    /// while it is in progress and when it was abandoned.
     pub winners: Vec<String>,
+    /// While the game is in progress: everyone ranked first so far (empty before the first
+    /// round or move is recorded, and once the game is finished or abandoned).
+    pub leaders: Vec<String>,
     /// How a tie for first place was settled; null when nobody tied for first.
     pub tiebreak: Option<TiebreakView>,
     /// The options in force that differ from the published rules or from the rules spec's
@@ -172,6 +176,7 @@ pub async fn get_score(
                 .map(PlayerScoreView::from)
                 .collect(),
             winners: board.winners,
+            leaders: board.leaders,
             tiebreak: board.tiebreak.map(|t| TiebreakView {
                 rule: t.rule,
                 detail: t.detail,

@@ -369,6 +369,7 @@ pub struct Leaderboard {
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(LeaderboardQuery), responses(
     (status = 200, description = "The leaderboard", body = Leaderboard),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "sort=average_score without a game", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
 ))]
 #[get("/v1/stats/leaderboard")]
@@ -381,9 +382,14 @@ pub async fn leaderboard(
     check_game(query.game.as_deref())?;
     let sort = query.sort.unwrap_or(LeaderboardSort::WinRate);
     if sort == LeaderboardSort::AverageScore && query.game.is_none() {
-        return Err(ApiError::BadRequest(
-            "sort=average_score needs a game: scores of different games do not compare".into(),
-        ));
+        return Err(ApiError::Unprocessable {
+            detail: "sort=average_score needs a game (e.g. game=mint-condition): an average over \
+                     several games would mix their scores, and in Mint Condition the lowest \
+                     total wins while elsewhere the highest does"
+                .into(),
+            pointer: None,
+            event_index: None,
+        });
     }
     let limit = page_limit(query.limit)?;
     let min_games = query.min_games.unwrap_or(1);
@@ -415,7 +421,7 @@ pub async fn leaderboard(
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct HeadToHeadQuery {
-    /// Two player ids, comma-separated: `A,B`.
+    /// Two players, comma-separated, each by name (ignoring case) or id: `Ann,Bo`.
     pub players: String,
     #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
@@ -446,12 +452,42 @@ pub struct HeadToHeadGame {
     pub tied: i64,
 }
 
+/// A club player by id, or by name under the one name rule (ignoring case).
+async fn player_by_name_or_id(
+    state: &AppState,
+    club: &Club,
+    given: &str,
+) -> Result<PlayerRow, ApiError> {
+    if given.is_empty() || given.contains('\0') {
+        return Err(ApiError::BadRequest(
+            "players must be two players (names or ids) separated by a comma, like players=Ann,Bo"
+                .into(),
+        ));
+    }
+    match uuid::Uuid::parse_str(given) {
+        Ok(id) => state
+            .store
+            .player(&club.id, &id.to_string())
+            .await?
+            .ok_or_else(not_found),
+        Err(_) => state
+            .store
+            .player_named(&club.id, given)
+            .await?
+            .ok_or_else(|| {
+                ApiError::NotFound(format!(
+                    "the club has no player called {given:?} (names match ignoring case)"
+                ))
+            }),
+    }
+}
+
 /// Two players: games together and who finished ahead how often.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(HeadToHeadQuery), responses(
     (status = 200, description = "Head-to-head", body = HeadToHead),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "A player is not in this club", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "A player is not in this club (by that name or id)", body = Problem, content_type = "application/problem+json"),
 ))]
 #[get("/v1/stats/head-to-head")]
 pub async fn head_to_head(
@@ -460,41 +496,22 @@ pub async fn head_to_head(
     query: Query<HeadToHeadQuery>,
 ) -> Result<HttpResponse, ApiError> {
     check_game(query.game.as_deref())?;
-    let ids: Vec<String> = query
-        .players
-        .split(',')
-        .map(|id| {
-            uuid::Uuid::parse_str(id.trim())
-                .map(|u| u.to_string())
-                .map_err(|_| {
-                    ApiError::BadRequest(format!(
-                        "players must be player ids (UUIDs), got {:?}",
-                        id.trim()
-                    ))
-                })
-        })
-        .collect::<Result<_, _>>()?;
-    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let [a, b] = ids[..] else {
+    let given: Vec<&str> = query.players.split(',').map(str::trim).collect();
+    let [a, b] = given[..] else {
         return Err(ApiError::BadRequest(
-            "players must be two player ids separated by a comma".into(),
+            "players must be two players (names or ids) separated by a comma, like players=Ann,Bo"
+                .into(),
         ));
     };
-    if a == b {
-        return Err(ApiError::BadRequest(
-            "players must be two different players".into(),
-        ));
+    let first = player_by_name_or_id(&state, &club, a).await?;
+    let second = player_by_name_or_id(&state, &club, b).await?;
+    if first.id == second.id {
+        return Err(ApiError::BadRequest(format!(
+            "players must be two different players; {a:?} and {b:?} are both {}",
+            first.name
+        )));
     }
-    let first = state
-        .store
-        .player(&club.id, a)
-        .await?
-        .ok_or_else(not_found)?;
-    let second = state
-        .store
-        .player(&club.id, b)
-        .await?
-        .ok_or_else(not_found)?;
+    let (a, b) = (first.id.as_str(), second.id.as_str());
     let filter = StatsFilter {
         game: query.game.clone(),
         variant: None,

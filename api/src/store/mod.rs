@@ -3,6 +3,8 @@
 //!
 //! Every read and write is scoped to a club: another club's game simply does not exist here.
 
+mod players;
+mod presets;
 mod sql;
 mod stats;
 
@@ -12,6 +14,8 @@ use serde_json::Value;
 
 use crate::append::{Decision, Refused};
 
+pub use players::{Merge, PlayerStore, Rename};
+pub use presets::{PresetRecord, PresetStore};
 pub use sql::{PostgresStore, SqliteStore};
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
@@ -192,9 +196,10 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
 }
 
-/// Both halves of the store: the log and the statistics read models.
-pub trait Store: EventStore + StatsStore {}
-impl<T: EventStore + StatsStore> Store for T {}
+/// The whole store: the log, the statistics read models, changes to the club's players and
+/// the club's table presets.
+pub trait Store: EventStore + StatsStore + PlayerStore + PresetStore {}
+impl<T: EventStore + StatsStore + PlayerStore + PresetStore> Store for T {}
 
 #[async_trait]
 pub trait EventStore: Send + Sync {

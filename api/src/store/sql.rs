@@ -14,6 +14,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
+use tabletally_domain::setup::name_key;
 
 use super::{
     Appended, ClubCopy, ClubRecord, Decide, EventStore, GameFilter, GameRecord, ImportOutcome,
@@ -149,7 +150,7 @@ macro_rules! sql_store {
                 let mut new_keys: Vec<(String, &str)> = players
                     .iter()
                     .filter(|seat| seat.player_id.is_none())
-                    .map(|seat| (seat.name.to_lowercase(), seat.name.as_str()))
+                    .map(|seat| (name_key(&seat.name), seat.name.as_str()))
                     .collect();
                 new_keys.sort_unstable();
                 new_keys.dedup_by(|a, b| a.0 == b.0);
@@ -182,7 +183,7 @@ macro_rules! sql_store {
                         }
                         None => sqlx::query("SELECT id FROM players WHERE club_id = $1 AND name_key = $2")
                             .bind(club)
-                            .bind(seat.name.to_lowercase())
+                            .bind(name_key(&seat.name))
                             .fetch_one(&mut **tx)
                             .await?
                             .try_get("id")?,
@@ -437,7 +438,7 @@ macro_rules! sql_store {
                 .bind(filter.from)
                 .bind(filter.to)
                 .bind(&filter.player)
-                .bind(filter.player.as_ref().map(|p| p.to_lowercase()))
+                .bind(filter.player.as_deref().map(name_key))
                 .bind(filter.after.as_ref().map(|a| a.0))
                 .bind(filter.after.as_ref().map(|a| a.1.clone()))
                 .bind(filter.limit)

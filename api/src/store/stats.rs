@@ -130,6 +130,9 @@ pub trait StatsStore: Send + Sync {
 
     async fn player(&self, club: &str, id: &str) -> Result<Option<PlayerRow>, StoreError>;
 
+    /// The club player with this name, by the one name rule (`setup::name_key`).
+    async fn player_named(&self, club: &str, name: &str) -> Result<Option<PlayerRow>, StoreError>;
+
     /// A player's results, oldest first.
     async fn results_of_player(
         &self,
@@ -585,6 +588,17 @@ macro_rules! stats_store {
                 )
                 .bind(club)
                 .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.as_ref().map(Self::player_row).transpose().map_err(StoreError::from)
+            }
+
+            async fn player_named(&self, club: &str, name: &str) -> Result<Option<PlayerRow>, StoreError> {
+                let row = sqlx::query(
+                    concat!(player_select!(), " WHERE p.club_id = $1 AND p.name_key = $2"),
+                )
+                .bind(club)
+                .bind(tabletally_domain::setup::name_key(name))
                 .fetch_optional(&self.pool)
                 .await?;
                 row.as_ref().map(Self::player_row).transpose().map_err(StoreError::from)

@@ -130,6 +130,18 @@ impl Game {
         with_ruleset!(self, insights(facts))
     }
 
+    /// Checks options on their own, before any game (a table's preset): every key known, each
+    /// value of the right type, and the game's own checks of them (a Vintage deck's numbers, its
+    /// prizes). What options and players must agree on is checked when a game starts.
+    pub fn check_options(self, options: &Value) -> Result<(), RuleError> {
+        fn check<R: Ruleset>(options: &Value) -> Result<(), RuleError> {
+            let options = crate::setup::parse_options::<R::Options>(options)?;
+            // No players yet: only the checks of the options themselves can fail.
+            R::check_setup(&[], &options)
+        }
+        with_ruleset!(self, check(options))
+    }
+
     /// Seats the players and fills in the effective options of a new game.
     pub fn start(self, players: &[PlayerEntry], options: &Value) -> Result<Setup, RuleError> {
         use log::start;

@@ -9,7 +9,7 @@ use crate::data::fields;
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::score::list_names;
-use crate::setup::Player;
+use crate::setup::{Player, keys_by_seated_name, seat_named};
 
 pub const ROUND_STARTED: &str = "round_started";
 pub const CARDS_PLAYED: &str = "cards_played";
@@ -250,25 +250,12 @@ fn by_player<'a>(
             format!("{field} must be an object from player name to cards"),
         )
     })?;
-    // One pass over the map: each key goes to the seat(s) of that name.
+    // Keys match seated names by the one name rule; each key goes to its seat.
+    keys_by_seated_name(map, field, players)?;
     let mut by_seat: Vec<Option<&'a Value>> = vec![None; players.len()];
     for (key, entry) in map {
-        let mut plays = false;
-        for (seat, player) in players.iter().enumerate() {
-            if player.name == *key {
-                by_seat[seat] = Some(entry);
-                plays = true;
-            }
-        }
-        if !plays {
-            let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-            return Err(RuleError::new(
-                pointer([field, key.as_str()]),
-                format!(
-                    "{key:?} does not play in this game; the players are {}",
-                    list_names(&names)
-                ),
-            ));
+        if let Some(seat) = seat_named(players, key) {
+            by_seat[seat] = Some(entry);
         }
     }
     if every_player && by_seat.contains(&None) {

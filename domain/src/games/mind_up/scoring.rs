@@ -38,6 +38,7 @@ pub fn score(state: &State) -> Scoreboard {
     Scoreboard {
         lower_wins: false,
         winners: score::winners(&players),
+        leaders: Vec::new(),
         players,
         tiebreak,
         house_rules: house_rules(&state.options),

@@ -454,7 +454,9 @@ fn every_row_of_round_1_scores_its_columns_and_bubbles() {
         totals(&b),
         vec![("Ann".into(), 28), ("Bo".into(), 30), ("Cy".into(), 26)]
     );
-    assert_eq!(b.winners, vec!["Bo"]);
+    // Round 1 of 3: Bo leads, nobody has won yet.
+    assert_eq!(b.leaders, vec!["Bo"]);
+    assert!(b.winners.is_empty());
     assert_eq!(b.tiebreak, None);
 }
 
@@ -1656,8 +1658,10 @@ fn the_house_rule_more_in_round_2_settles_what_round_3_does_not() {
 #[test]
 fn a_tie_for_first_in_a_real_game_is_shared_by_default() {
     // Objectives F2 and G2 leave Ann and Bo on 30 each after round 1; no round 3 yet (0 each).
+    // The game goes on: they share the lead, and nobody has won yet.
     let b = objectives_round_1(2, json!(["F2", "G2"]));
-    assert_eq!(b.winners, vec!["Ann", "Bo"]);
+    assert_eq!(b.leaders, vec!["Ann", "Bo"]);
+    assert!(b.winners.is_empty());
     assert_eq!(
         b.tiebreak.unwrap().detail,
         "Ann and Bo tied on 30; round 3: Ann 0, Bo 0 → still tied: Ann and Bo share the win"

@@ -6,8 +6,7 @@ use super::Options;
 use super::cards::{self, Card, Kind, SNACK_AND_SLEEVE_COPIES};
 use crate::error::RuleError;
 use crate::pointer::pointer;
-use crate::score::list_names;
-use crate::setup::Player;
+use crate::setup::{Player, keys_by_seated_name};
 
 pub const ROUND_COLLECTED: &str = "round_collected";
 pub const ROUNDS: u32 = 3;
@@ -87,16 +86,7 @@ fn parse_collections(
     players: &[Player],
     options: &Options,
 ) -> Result<Vec<Vec<Card>>, RuleError> {
-    let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-    if let Some(stranger) = given.keys().find(|k| !names.contains(&k.as_str())) {
-        return Err(RuleError::new(
-            pointer(["collections", stranger]),
-            format!(
-                "{stranger:?} does not play in this game; the players are {}",
-                list_names(&names)
-            ),
-        ));
-    }
+    let given = &keys_by_seated_name(given, "collections", players)?;
     let size = cards_per_round(players.len());
     let mut collections = Vec::with_capacity(players.len());
     for player in players {

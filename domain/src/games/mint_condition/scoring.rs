@@ -55,6 +55,7 @@ pub fn score(state: &State) -> Scoreboard {
     Scoreboard {
         lower_wins: MintCondition::lower_wins(options),
         winners: score::winners(&players),
+        leaders: Vec::new(),
         players,
         tiebreak,
         house_rules: house_rules(options),

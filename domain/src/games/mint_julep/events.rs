@@ -81,7 +81,7 @@ fn player(
     let name = value
         .as_str()
         .ok_or_else(|| RuleError::new("/player", "player must be a player's name"))?;
-    players.iter().position(|p| p.name == name).ok_or_else(|| {
+    crate::setup::seat_named(players, name).ok_or_else(|| {
         let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
         RuleError::new(
             "/player",

@@ -23,12 +23,28 @@ pub use race::{Direction, Move, MoveKind, Race};
 pub use state::{Bet, MintJulep, State};
 
 /// The game's options with the defaults of the rules spec. `[H]` marks a house-rule point.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// [H] How several backers of one horse share its points (3–4 players).
     pub split: Split,
+    /// Recording round 3's finish (`race_recorded`) ends the game (default). `false`: the game
+    /// ends only with `round_ended` for round 3 — how games stored before schema version 3
+    /// were recorded (see `docs/schema-versions.md`).
+    pub last_race_ends_game: bool,
 }
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            split: Split::default(),
+            last_race_ends_game: true,
+        }
+    }
+}
+
+/// The schema version since which round 3's `race_recorded` ends the game.
+pub const LAST_RACE_ENDS_GAME_SINCE: u32 = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

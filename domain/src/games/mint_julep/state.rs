@@ -7,13 +7,13 @@
 
 use serde_json::{Map, Value};
 
-use super::Options;
 use super::events::{
     self, BET_PLACED, BetPlaced, CARD_PLAYED, CardPlayed, RACE_RECORDED, ROUND_ENDED, ROUNDS,
     RaceRecorded,
 };
 use super::horses::Horse;
 use super::race::Race;
+use super::{LAST_RACE_ENDS_GAME_SINCE, Options};
 use super::{insights, scoring};
 use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
@@ -101,6 +101,15 @@ impl Ruleset for MintJulep {
 
     fn check_setup(_players: &[Player], _options: &Options) -> Result<(), RuleError> {
         Ok(())
+    }
+
+    fn upcast_options(schema_version: u32, options: &mut Map<String, Value>) {
+        // Games stored before round 3's finish ended the game ended with round_ended.
+        if schema_version < LAST_RACE_ENDS_GAME_SINCE {
+            options
+                .entry("last_race_ends_game")
+                .or_insert(Value::Bool(false));
+        }
     }
 
     fn new_game(players: Vec<Player>, options: Options) -> State {
@@ -474,14 +483,26 @@ fn record_race(state: &mut State, race: RaceRecorded) -> Result<(), RuleError> {
     state.race.set_finish(&race.order);
     state.round_race = RoundRace::Finish;
     state.finish_only = true;
+    // The last round's finish is the game's final placement: nothing is left to record, so
+    // it ends the game (a round_ended after it is not needed). Earlier rounds still end with
+    // round_ended, after which bets for the next round may be placed.
+    if race.round == ROUNDS && state.options.last_race_ends_game {
+        close_round(state);
+    }
     Ok(())
 }
 
 fn end_round(state: &mut State, round: u32) -> Result<(), RuleError> {
     check_round(state, round)?;
     check_compulsory_bets(state, "round 1 ends")?;
-    // rules: the race carries into the next round as it stands.
-    if round == ROUNDS {
+    close_round(state);
+    Ok(())
+}
+
+fn close_round(state: &mut State) {
+    // rules: the race carries into the next round as it stands: the horses start round 2 (and
+    // 3) where round 1 (2) left them, not back at the start.
+    if state.round == ROUNDS {
         state.finished = true;
     } else {
         state.round += 1;
@@ -490,5 +511,4 @@ fn end_round(state: &mut State, round: u32) -> Result<(), RuleError> {
     state.turns = None;
     // rules: the Mint Julep card is shuffled back into the deck at the end of the round.
     state.mint_julep_card = None;
-    Ok(())
 }

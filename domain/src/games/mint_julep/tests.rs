@@ -482,11 +482,12 @@ fn the_mint_julep_card_is_shuffled_back_at_the_end_of_the_round() {
     assert_eq!(details["race"]["groups"][0][0]["flipped"], json!(true));
     assert_eq!(details["race"]["groups"][0][1]["flipped"], json!(true));
     // MS 1st, AJ 2nd, NA 3rd, WP 4th, YGM 5th: Ann YGM 2 + 0 = 2; Bo AJ 0 + 2 = 2;
-    // Cy WP 2 + 0 = 2, a three-way shared win.
+    // Cy WP 2 + 0 = 2, a three-way shared lead (round 1 of 3: nobody has won yet).
     assert_eq!(total(&eval, "Ann"), 2);
     assert_eq!(total(&eval, "Bo"), 2);
     assert_eq!(total(&eval, "Cy"), 2);
-    assert_eq!(eval.scoreboard.winners, vec!["Ann", "Bo", "Cy"]);
+    assert_eq!(eval.scoreboard.leaders, vec!["Ann", "Bo", "Cy"]);
+    assert!(eval.scoreboard.winners.is_empty());
 }
 
 #[test]
@@ -1130,7 +1131,6 @@ fn a_finish_may_be_recorded_every_round_and_the_last_one_is_scored() {
         recorded(2, [AJ, WP, YGM, NA, MS]),
         ended(2),
         recorded(3, [YGM, AJ, NA, WP, MS]),
-        ended(3),
     ]);
     let eval = now(&given(&THREE, json!({}), &events));
     // Round 3's finish counts: Ann YGM 1st 2 + 3 = 5; Bo AJ 2nd 0 + 2 = 2; Cy WP 4th 2 + 0 = 2.
@@ -1151,7 +1151,6 @@ fn worked_example_1_start_bonus_plus_place_minus_late_penalty() {
         rebet(2, "Bo", AJ, MS),
         ended(2),
         recorded(3, [YGM, AJ, NA, WP, MS]),
-        ended(3),
     ];
     let eval = now(&given(&THREE, json!({}), &events));
     assert_eq!(eval.status, Status::Finished);
@@ -1196,7 +1195,6 @@ fn fourth_and_fifth_place_score_nothing_and_a_round_3_bet_can_go_negative() {
         ended(2),
         rebet(3, "Bo", AJ, MS),
         recorded(3, [YGM, MS, NA, WP, AJ]),
-        ended(3),
     ];
     let eval = now(&given(&THREE, json!({}), &events));
     // Ann: WP 4th, 2 + 0 = 2. Bo: AJ 5th in round 3, 0 + 0 − 2 = −2. Cy: NA 3rd, 1 + 1 = 2.
@@ -1238,7 +1236,6 @@ fn three_backers(options: Value) -> Evaluation {
         bet(2, "Cy", YGM),
         ended(2),
         recorded(3, [YGM, WP, AJ, NA, MS]),
-        ended(3),
     ];
     now(&given(&FOUR, options, &events))
 }
@@ -1299,7 +1296,6 @@ fn late_backers_of_the_last_horse(options: Value) -> Evaluation {
         ended(2),
         bet(3, "Cy", AJ),
         recorded(3, [YGM, WP, NA, MS, AJ]),
-        ended(3),
     ];
     now(&given(&FOUR, options, &events))
 }
@@ -1348,7 +1344,6 @@ fn with_two_players_bets_on_one_horse_are_not_split() {
         ended(1),
         ended(2),
         recorded(3, [YGM, MS, AJ, NA, WP]),
-        ended(3),
     ];
     let eval = now(&given(&["Ann", "Bo"], json!({}), &events));
     // Both get YGM in full: 2 + 3 = 5. Ann AJ 3rd: 0 + 1 = 1 → 6. Bo MS 2nd: 1 + 2 = 3 → 8.
@@ -1426,7 +1421,7 @@ fn the_score_details_show_the_race_for_a_phone_to_draw() {
 }
 
 #[test]
-fn a_game_without_bets_scores_zero_for_everyone_and_they_share_first() {
+fn a_game_at_its_first_event_scores_zero_for_everyone_and_names_no_winner_or_leader() {
     let eval = now(&given(&THREE, json!({}), &[]));
     assert!(
         eval.scoreboard
@@ -1434,7 +1429,8 @@ fn a_game_without_bets_scores_zero_for_everyone_and_they_share_first() {
             .iter()
             .all(|p| p.total == 0 && p.rounds.is_empty())
     );
-    assert_eq!(eval.scoreboard.winners, vec!["Ann", "Bo", "Cy"]);
+    assert!(eval.scoreboard.winners.is_empty());
+    assert!(eval.scoreboard.leaders.is_empty());
 }
 
 // ---------------------------------------------------------------- setup and options
@@ -1469,7 +1465,10 @@ fn the_effective_options_fill_in_the_default_split() {
             &Value::Null,
         )
         .unwrap();
-    assert_eq!(setup.options, json!({"split": "before_penalty"}));
+    assert_eq!(
+        setup.options,
+        json!({"split": "before_penalty", "last_race_ends_game": true})
+    );
 }
 
 #[test]
@@ -1491,7 +1490,7 @@ fn an_unknown_split_or_option_is_refused_at_setup() {
     assert_eq!(e.pointer, "/options/tiebreak");
     assert_eq!(
         e.rule,
-        "unknown option \"tiebreak\"; this game's options are: split"
+        "unknown option \"tiebreak\"; this game's options are: last_race_ends_game, split"
     );
 }
 
@@ -1625,7 +1624,6 @@ fn two_players_two_bets_each() -> Evaluation {
         ended(2),
         rebet(3, "Ann", MS, WP),
         recorded(3, [MS, NA, YGM, AJ, WP]),
-        ended(3),
     ];
     now(&given(&["Ann", "Bo"], json!({}), &events))
 }
@@ -1680,4 +1678,84 @@ fn the_declared_insights_come_from_the_facts_of_finished_games() {
             "late_bets": {"bets": 2, "total_penalty": 3, "average_penalty": 1.5}
         })
     );
+}
+
+#[test]
+fn recording_the_last_rounds_finish_ends_the_game() {
+    // Given rounds 1 and 2 ended
+    let mut events = three_ready();
+    events.extend([
+        recorded(1, [WP, YGM, AJ, NA, MS]),
+        ended(1),
+        recorded(2, [AJ, WP, YGM, NA, MS]),
+        ended(2),
+    ]);
+    let before = now(&given(&THREE, json!({}), &events));
+    // When round 3's finish is recorded
+    events.push(recorded(3, [YGM, AJ, NA, WP, MS]));
+    let after = now(&given(&THREE, json!({}), &events));
+    // Then the game is finished without a round_ended: Ann YGM 1st 2 + 3 = 5 wins.
+    assert_eq!(before.status, Status::InProgress);
+    assert_eq!(after.status, Status::Finished);
+    assert_eq!(after.scoreboard.winners, vec!["Ann"]);
+}
+
+#[test]
+fn a_round_ended_after_the_last_finish_is_refused_as_the_game_is_over() {
+    let mut events = three_ready();
+    events.extend([
+        recorded(1, [WP, YGM, AJ, NA, MS]),
+        ended(1),
+        recorded(2, [AJ, WP, YGM, NA, MS]),
+        ended(2),
+        recorded(3, [YGM, AJ, NA, WP, MS]),
+    ]);
+    let log = given(&THREE, json!({}), &events);
+    let (event_type, data) = ended(3);
+    let rejection = crate::log::check_append::<MintJulep>(
+        &log,
+        &[NewEvent {
+            event_type: event_type.into(),
+            data,
+        }],
+    )
+    .unwrap_err();
+    assert_eq!(
+        rejection.rule,
+        "the game is already finished; to change it, correct or retract an earlier event"
+    );
+}
+
+#[test]
+fn a_game_stored_before_schema_3_still_ends_with_round_ended_after_the_last_finish() {
+    // Given a game_started as version 2 wrote it (no last_race_ends_game), and its rounds
+    let rounds = [
+        recorded(1, [WP, YGM, AJ, NA, MS]),
+        ended(1),
+        recorded(2, [AJ, WP, YGM, NA, MS]),
+        ended(2),
+        recorded(3, [YGM, AJ, NA, WP, MS]),
+    ];
+    let mut log = started(&THREE, json!({}));
+    log[0].data["options"] = json!({"split": "before_penalty"});
+    log[0].schema_version = 2;
+    for (event_type, data) in three_ready().into_iter().chain(rounds) {
+        let seq = log.len() as u64 + 1;
+        log.push(LogEvent {
+            schema_version: 2,
+            ..LogEvent::new(seq, event_type, data)
+        });
+    }
+    // When it is replayed, then round 3's finish left it in progress, as it was played
+    assert_eq!(now(&log).status, Status::InProgress);
+    // And its stored round_ended finishes it: Ann 5 wins.
+    let (event_type, data) = ended(3);
+    let seq = log.len() as u64 + 1;
+    log.push(LogEvent {
+        schema_version: 2,
+        ..LogEvent::new(seq, event_type, data)
+    });
+    let eval = now(&log);
+    assert_eq!(eval.status, Status::Finished);
+    assert_eq!(eval.scoreboard.winners, vec!["Ann"]);
 }

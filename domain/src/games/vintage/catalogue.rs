@@ -88,12 +88,14 @@ impl CardRef {
     pub fn parse(raw: &Value) -> Result<CardRef, RuleError> {
         let fields = match raw {
             Value::String(id) if !id.trim().is_empty() => return Ok(CardRef::Named(id.clone())),
+            // A card of the table's deck, by its number.
+            Value::Number(n) if n.is_u64() => return Ok(CardRef::Named(n.to_string())),
             Value::Object(fields) => fields,
             _ => {
                 return Err(RuleError::new(
                     "",
-                    "a card is its id (\"c17\") or its description \
-                     {\"id\", \"type\", \"colour\", \"period\", \"value\"}",
+                    "a card is its id (\"c17\"), its number in the table's deck (17) or its \
+                     description {\"id\", \"type\", \"colour\", \"period\", \"value\"}",
                 ));
             }
         };
@@ -195,8 +197,9 @@ impl<'a> Naming<'a> {
                 None => Err(RuleError::new(
                     "",
                     format!(
-                        "card {id:?} was never described; the first time a card appears, give its \
-                         id, type, colour, period and value"
+                        "card {id:?} was never described and is not a number of the table's deck; \
+                         the first time a card appears, give its id, type, colour, period and \
+                         value (or start the game with a deck, e.g. from a preset)"
                     ),
                 )),
             },

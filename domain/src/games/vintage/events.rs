@@ -7,8 +7,7 @@ use super::catalogue::CardRef;
 use crate::data::fields;
 use crate::error::RuleError;
 use crate::pointer::pointer;
-use crate::score::list_names;
-use crate::setup::Player;
+use crate::setup::{Player, keys_by_seated_name};
 
 pub const SHOWCASES_DEALT: &str = "showcases_dealt";
 pub const TURN_TAKEN: &str = "turn_taken";
@@ -73,16 +72,7 @@ fn per_player(
                 format!("{field} must be an object from player name to a list of cards"),
             )
         })?;
-    let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-    if let Some(stranger) = given.keys().find(|k| !names.contains(&k.as_str())) {
-        return Err(RuleError::new(
-            pointer([field, stranger]),
-            format!(
-                "{stranger:?} does not play in this game; the players are {}",
-                list_names(&names)
-            ),
-        ));
-    }
+    let given = &keys_by_seated_name(given, field, players)?;
     players
         .iter()
         .map(|player| {

@@ -14,6 +14,8 @@ mod table;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use catalogue::{Attribute, Card};
@@ -30,6 +32,21 @@ pub struct Options {
     pub prizes: Vec<Prize>,
     /// [H] Who scores a prize when players tie for the most matching cards.
     pub prize_tie: PrizeTie,
+    /// The table's own deck, by card number (1–63): every card's printed attributes, so that
+    /// events may name a card by its number (`17` or `"17"`) instead of describing it. Empty:
+    /// cards are described the first time they appear.
+    pub deck: BTreeMap<u32, DeckCard>,
+}
+
+/// One card of a table's deck, as printed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeckCard {
+    #[serde(rename = "type")]
+    pub object: String,
+    pub colour: String,
+    pub period: String,
+    pub value: u32,
 }
 
 /// One prize card: "most blue objects: 4 points".

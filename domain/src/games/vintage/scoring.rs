@@ -53,6 +53,7 @@ pub fn score(state: &State) -> Scoreboard {
     Scoreboard {
         lower_wins: false,
         winners: score::winners(&players),
+        leaders: Vec::new(),
         tiebreak: shared_win(&players),
         players,
         house_rules: house_rules(&state.options),

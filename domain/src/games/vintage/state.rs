@@ -7,7 +7,7 @@ use super::events::{
     self, COLLECTIONS_RECORDED, FINAL_BANKED, PlayerCards, SHOWCASES_DEALT, TURN_TAKEN,
 };
 use super::table::Table;
-use super::{Attribute, MAX_PRIZES, Options, insights, scoring};
+use super::{Attribute, Card, MAX_PRIZES, Options, insights, scoring};
 use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
@@ -62,6 +62,15 @@ impl Ruleset for Vintage {
     type Options = Options;
     type State = State;
 
+    // rules: the prize list is not published, so a game without prizes must say so.
+    const REQUIRED_OPTIONS: &'static [(&'static str, &'static str)] = &[(
+        "prizes",
+        "which prize cards are in play? Vintage's prizes are not published, so the table lists \
+         them in options.prizes, e.g. [{\"id\": \"blue\", \"name\": \"Most blue objects\", \
+         \"attribute\": \"colour\", \"value\": \"blue\", \"points\": 4}]; to play without \
+         prizes, say \"prizes\": []",
+    )];
+
     fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
         if options.prizes.len() > MAX_PRIZES {
             return Err(RuleError::new(
@@ -71,6 +80,27 @@ impl Ruleset for Vintage {
                     options.prizes.len()
                 ),
             ));
+        }
+        for (number, card) in &options.deck {
+            let at = |field: &str| pointer(["options", "deck", &number.to_string(), field]);
+            if !(1..=CARDS as u32).contains(number) {
+                return Err(RuleError::new(
+                    pointer(["options", "deck", &number.to_string()]),
+                    format!("the deck's cards are numbered 1 to {CARDS}, not {number}"),
+                ));
+            }
+            for (field, text) in [
+                ("type", &card.object),
+                ("colour", &card.colour),
+                ("period", &card.period),
+            ] {
+                if text.trim().is_empty() {
+                    return Err(RuleError::new(
+                        at(field),
+                        format!("card {number} of the deck needs its {field}"),
+                    ));
+                }
+            }
         }
         for (i, prize) in options.prizes.iter().enumerate() {
             let at = |field: &str| pointer(["options", "prizes", &i.to_string(), field]);
@@ -128,10 +158,25 @@ impl Ruleset for Vintage {
     }
 
     fn new_game(players: Vec<Player>, options: Options) -> State {
+        // The table's deck is known from the start: its cards are named by number.
+        let mut catalogue = Catalogue::default();
+        catalogue.learn(
+            options
+                .deck
+                .iter()
+                .map(|(number, card)| Card {
+                    id: number.to_string(),
+                    object: card.object.trim().to_owned(),
+                    colour: card.colour.trim().to_owned(),
+                    period: card.period.trim().to_owned(),
+                    value: card.value,
+                })
+                .collect(),
+        );
         State {
             players,
             options,
-            catalogue: Catalogue::default(),
+            catalogue,
             record: Record::Waiting,
         }
     }

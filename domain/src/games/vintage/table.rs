@@ -182,7 +182,7 @@ impl Table {
     ) -> Result<TurnPlan, RuleError> {
         let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
         let seat_of = |name: &str, at: &str| {
-            names.iter().position(|n| *n == name).ok_or_else(|| {
+            crate::setup::seat_named(players, name).ok_or_else(|| {
                 RuleError::new(
                     at,
                     format!(

@@ -309,7 +309,7 @@ fn play_three_player_turns(log: &mut Vec<LogEvent>, sim: &mut Sim, from: usize, 
 fn the_default_options_have_no_prizes_and_nobody_scores_a_tied_prize() {
     assert_eq!(
         Game::Vintage.default_options(),
-        json!({"prizes": [], "prize_tie": "nobody"})
+        json!({"prizes": [], "prize_tie": "nobody", "deck": {}})
     );
     assert_eq!(Game::from_id("vintage"), Some(Game::Vintage));
 }
@@ -317,13 +317,16 @@ fn the_default_options_have_no_prizes_and_nobody_scores_a_tied_prize() {
 #[test]
 fn vintage_is_played_by_three_to_six_players() {
     let err = Game::Vintage
-        .start(&entries(&["Ann", "Bo"]), &json!({}))
+        .start(&entries(&["Ann", "Bo"]), &json!({"prizes": []}))
         .unwrap_err();
     assert_eq!(err.pointer, "/players");
     assert_eq!(err.rule, "Vintage is played by 3 to 6 players, not 2");
     assert!(
         Game::Vintage
-            .start(&entries(&["A", "B", "C", "D", "E", "F"]), &json!({}))
+            .start(
+                &entries(&["A", "B", "C", "D", "E", "F"]),
+                &json!({"prizes": []})
+            )
             .is_ok()
     );
 }
@@ -414,7 +417,7 @@ fn at_most_seventeen_prizes_are_accepted() {
 
 #[test]
 fn an_unknown_prize_tie_mode_is_refused() {
-    let (pointer, rule) = setup_error(json!({"prize_tie": "coin"}));
+    let (pointer, rule) = setup_error(json!({"prizes": [], "prize_tie": "coin"}));
     assert_eq!(pointer, "/options/prize_tie");
     assert!(
         rule.starts_with("option \"prize_tie\": unknown variant `coin`"),
@@ -427,14 +430,15 @@ fn an_unknown_prize_tie_mode_is_refused() {
 
 #[test]
 fn a_card_never_described_cannot_be_named_by_id() {
-    let log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let data = json!({"showcases": {
         "Ann": ["c1"], "Bo": [card(2), card(3)], "Cy": [card(4), card(5), card(6)]}});
     assert_refused(
         &refused(&log, "showcases_dealt", data),
         "/data/showcases/Ann/0",
-        "card \"c1\" was never described; the first time a card appears, give its id, type, \
-         colour, period and value",
+        "card \"c1\" was never described and is not a number of the table's deck; the first \
+         time a card appears, give its id, type, colour, period and value (or start the game \
+         with a deck, e.g. from a preset)",
     );
 }
 
@@ -466,7 +470,7 @@ fn a_card_described_again_the_same_way_is_accepted_whatever_the_case() {
 
 #[test]
 fn a_card_value_is_a_whole_number_of_zero_or_more() {
-    let log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let mut c1 = card(1);
     c1["value"] = json!(-2);
     let data = json!({"showcases": {
@@ -484,7 +488,7 @@ fn a_card_value_is_a_whole_number_of_zero_or_more() {
 
 #[test]
 fn a_card_with_an_unknown_field_or_a_missing_colour_is_refused() {
-    let log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let mut c1 = card(1);
     c1["size"] = json!("large");
     let data = json!({"showcases": {
@@ -510,7 +514,7 @@ fn a_card_with_an_unknown_field_or_a_missing_colour_is_refused() {
 
 #[test]
 fn showcases_are_dealt_one_two_and_three_cards_by_seat() {
-    let log = started(&["Ann", "Bo", "Cy", "Di"], json!({}));
+    let log = started(&["Ann", "Bo", "Cy", "Di"], json!({"prizes": []}));
     let data = json!({"showcases": {"Ann": [card(1)], "Bo": [card(2), card(3)],
         "Cy": [card(4), card(5), card(6)], "Di": [card(7), card(8)]}});
     assert_refused(
@@ -522,7 +526,7 @@ fn showcases_are_dealt_one_two_and_three_cards_by_seat() {
 
 #[test]
 fn a_card_dealt_twice_is_refused() {
-    let log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let data = json!({"showcases": {"Ann": [card(1)], "Bo": [card(2), card(3)],
         "Cy": [card(4), "c2", card(6)]}});
     assert_refused(
@@ -534,7 +538,7 @@ fn a_card_dealt_twice_is_refused() {
 
 #[test]
 fn every_player_is_dealt_once_and_strangers_are_refused() {
-    let log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let missing = json!({"showcases": {"Ann": [card(1)], "Bo": [card(2), card(3)]}});
     assert_refused(
         &refused(&log, "showcases_dealt", missing),
@@ -564,7 +568,7 @@ fn the_showcases_are_dealt_only_once() {
 
 #[test]
 fn a_turn_or_final_bank_before_the_deal_is_refused() {
-    let log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let turn = json!({"player": "Ann", "banked": "c1", "steal": {"from": "Cy", "card": "c4"},
                       "drawn": [card(7), card(8)], "kept": "c7"});
     let rule = "the showcases have not been dealt yet; record showcases_dealt first (or, to \
@@ -811,7 +815,7 @@ fn unknown_fields_in_a_turn_are_refused() {
 
 /// Showcases Ann {lamp}, Bo {radio, chair}, Cy {vase, phone, clock}.
 fn worked_example() -> Vec<LogEvent> {
-    let mut log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let mut log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let dealt = json!({"showcases": {
         "Ann": [antique("lamp", "lamp", "blue", "60s", 3)],
         "Bo": [antique("radio", "radio", "red", "50s", 2), antique("chair", "chair", "green", "70s", 1)],
@@ -919,7 +923,9 @@ fn a_three_player_game_is_scored_in_progress() {
     assert_eq!(details(&evaluation)["next_player"], json!("Ann"));
     // 57 − 3 × 2 = 51.
     assert_eq!(details(&evaluation)["deck"], json!(51));
-    assert_eq!(evaluation.scoreboard.winners, vec!["Bo"]);
+    // In progress: Bo leads, nobody has won yet.
+    assert_eq!(evaluation.scoreboard.leaders, vec!["Bo"]);
+    assert!(evaluation.scoreboard.winners.is_empty());
 }
 
 #[test]
@@ -1231,7 +1237,7 @@ fn a_player_who_had_one_turn_fewer_but_holds_one_card_banks_that_card() {
 const FIVE: [&str; 5] = ["Ann", "Bo", "Cy", "Di", "Ed"];
 
 fn five_player_game(turns: usize) -> (Vec<LogEvent>, Sim) {
-    let mut log = started(&FIVE, json!({}));
+    let mut log = started(&FIVE, json!({"prizes": []}));
     let (mut sim, dealt) = Sim::deal(&FIVE, card_worth_one);
     record(&mut log, "showcases_dealt", dealt);
     for t in 0..turns {
@@ -1380,7 +1386,7 @@ const SIX: [&str; 6] = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"];
 
 #[test]
 fn a_draw_with_nothing_left_to_draw_draws_nothing_and_ends_the_game() {
-    let mut log = started(&SIX, json!({}));
+    let mut log = started(&SIX, json!({"prizes": []}));
     let (mut sim, dealt) = Sim::deal(&SIX, card);
     record(&mut log, "showcases_dealt", dealt);
     for turn in 1..=24 {
@@ -1566,7 +1572,7 @@ fn the_prize_tie_house_rule_is_always_listed() {
 
 #[test]
 fn equal_totals_share_the_win() {
-    let mut log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let mut log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let evaluation = record(
         &mut log,
         "collections_recorded",
@@ -1600,7 +1606,7 @@ fn equal_totals_share_the_win() {
 
 #[test]
 fn a_card_in_two_collections_is_refused() {
-    let log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let data = json!({"collections": {
         "Ann": [antique("a1", "lamp", "blue", "60s", 5)], "Bo": ["a1"], "Cy": []}});
     assert_refused(
@@ -1612,7 +1618,7 @@ fn a_card_in_two_collections_is_refused() {
 
 #[test]
 fn more_than_63_collected_cards_are_refused() {
-    let log = started(&["Ann", "Bo", "Cy"], json!({}));
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let cards = |from: u32, to: u32| (from..=to).map(card).collect::<Vec<_>>();
     let data =
         json!({"collections": {"Ann": cards(1, 22), "Bo": cards(23, 44), "Cy": cards(45, 64)}});
@@ -1807,4 +1813,86 @@ fn a_game_in_progress_gives_no_facts() {
     let (log, _) = three_player_game();
     assert_eq!(evaluate(&log).status, Status::InProgress);
     assert!(evaluate(&log).facts.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prizes must be given; a table's deck names cards by number.
+
+#[test]
+fn a_game_without_prizes_is_refused_unless_the_table_says_none() {
+    // Given options without prizes, when the game starts, then the table is asked for them
+    let (pointer, rule) = setup_error(json!({"prize_tie": "all"}));
+    assert_eq!(pointer, "/options");
+    assert_eq!(
+        rule,
+        "which prize cards are in play? Vintage's prizes are not published, so the table lists \
+         them in options.prizes, e.g. [{\"id\": \"blue\", \"name\": \"Most blue objects\", \
+         \"attribute\": \"colour\", \"value\": \"blue\", \"points\": 4}]; to play without \
+         prizes, say \"prizes\": []"
+    );
+    // An explicit empty list is a game without prizes.
+    assert!(
+        Game::Vintage
+            .start(&entries(&["Ann", "Bo", "Cy"]), &json!({"prizes": []}))
+            .is_ok()
+    );
+}
+
+/// Cards 1–4 of a table's deck: a blue 60s lamp 3, a red 50s radio 2, a blue 70s chair 1 and
+/// a green 60s vase 4.
+fn deck() -> Value {
+    json!({
+        "1": {"type": "lamp", "colour": "blue", "period": "60s", "value": 3},
+        "2": {"type": "radio", "colour": "red", "period": "50s", "value": 2},
+        "3": {"type": "chair", "colour": "blue", "period": "70s", "value": 1},
+        "4": {"type": "vase", "colour": "green", "period": "60s", "value": 4},
+    })
+}
+
+#[test]
+fn with_a_deck_cards_are_named_by_their_number() {
+    // Given a game with the test prizes and a deck of four cards
+    let mut log = started(
+        &["Ann", "Bo", "Cy"],
+        json!({"prizes": prizes(), "deck": deck()}),
+    );
+    // When the collections name the cards by number (as numbers or text)
+    let evaluation = record(
+        &mut log,
+        "collections_recorded",
+        json!({"collections": {"Ann": [1, "3"], "Bo": [2], "Cy": [4]}}),
+    );
+    // Then Ann: 3 + 1, most blue (2) +4, most lamps (1) +2 = 10 (60s: Ann 1, Cy 1, tied,
+    // nobody); Bo 2; Cy 4.
+    assert_eq!(evaluation.status, Status::Finished);
+    assert_eq!(
+        totals(&evaluation),
+        vec![("Ann".into(), 10), ("Bo".into(), 2), ("Cy".into(), 4)]
+    );
+}
+
+#[test]
+fn a_deck_card_described_otherwise_is_refused() {
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": [], "deck": deck()}));
+    let data = json!({"collections": {
+        "Ann": [{"id": "1", "type": "lamp", "colour": "red", "period": "60s", "value": 3}],
+        "Bo": [2], "Cy": [4]}});
+    assert_refused(
+        &refused(&log, "collections_recorded", data),
+        "/data/collections/Ann/0/colour",
+        "card 1 was described as a blue 60s lamp worth 3; the same card cannot now be a red 60s \
+         lamp worth 3",
+    );
+}
+
+#[test]
+fn a_deck_is_numbered_1_to_63() {
+    let deck = json!({"64": {"type": "lamp", "colour": "blue", "period": "60s", "value": 3}});
+    assert_eq!(
+        setup_error(json!({"prizes": [], "deck": deck})),
+        (
+            "/options/deck/64".into(),
+            "the deck's cards are numbered 1 to 63, not 64".into()
+        )
+    );
 }

@@ -1,0 +1,152 @@
+//! Changing a club's players: rename one, or merge two into one (a typo that became a second
+//! player). Games keep the names their events were written with; statistics follow the player.
+
+use actix_web::{HttpResponse, patch, post, web};
+use serde::Deserialize;
+use tabletally_domain::setup::PlayerName;
+use utoipa::ToSchema;
+
+use super::stats::PlayerSummary;
+use crate::auth::Club;
+use crate::error::{ApiError, Problem};
+use crate::startup::AppState;
+use crate::store::{Merge, Rename};
+
+fn not_found() -> ApiError {
+    ApiError::NotFound("no such player in this club".into())
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Ann"}))]
+pub struct RenamePlayer {
+    /// The new name: 1–40 printable characters. Names match ignoring case and surrounding
+    /// spaces, so it must differ, in that sense, from every other player's of the club.
+    pub name: String,
+}
+
+/// Renames a player. Their games keep the names their events were written with; new games
+/// find the player by the new name.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id")), request_body(content = RenamePlayer, example = json!({"name": "Ann"})), responses(
+    (status = 200, description = "The renamed player", body = PlayerSummary),
+    (status = 400, description = "The id is not a UUID, or malformed JSON", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
+    (status = 409, description = "Another player of the club has this name", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "The name is empty, too long or not printable", body = Problem, content_type = "application/problem+json"),
+))]
+#[patch("/v1/players/{id}")]
+pub async fn rename_player(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<uuid::Uuid>,
+    body: web::Json<RenamePlayer>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
+    let name = PlayerName::parse(&body.name).map_err(|rule| ApiError::invalid("/name", rule))?;
+    match state
+        .store
+        .rename_player(&club.id, &id, name.as_str())
+        .await?
+    {
+        Rename::Renamed => {}
+        Rename::NotFound => return Err(not_found()),
+        Rename::NameTaken {
+            id: other,
+            name: taken,
+        } => {
+            return Err(ApiError::Conflict {
+                detail: format!(
+                    "the club already has a player called {taken:?} (player {other}); names match \
+                     ignoring case, so two players cannot share one — if they are the same person, \
+                     merge them with POST /v1/players/{id}/merge {{\"into\": \"{other}\"}}"
+                ),
+                current_version: None,
+            });
+        }
+    }
+    tracing::info!(player = %id, "player renamed");
+    let player = state
+        .store
+        .player(&club.id, &id)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(HttpResponse::Ok().json(PlayerSummary::from(player)))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"into": "0b8e6f52-3c1d-4e7a-9b20-5f6a7c8d9e01"}))]
+pub struct MergePlayer {
+    /// The id of the club player who stays; the player in the path is folded into them.
+    pub into: String,
+}
+
+/// Folds a player into another (a name typo that became a player of its own): every seat of
+/// the player in the path moves to `into`, their statistics are added up, and the player in
+/// the path is gone. Games keep the names their events were written with. Two players who
+/// sat at the same game are not merged (a game cannot seat one player twice): 409 names it.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "The player to fold into the other")), request_body(content = MergePlayer, example = json!({"into": "0b8e6f52-3c1d-4e7a-9b20-5f6a7c8d9e01"})), responses(
+    (status = 200, description = "The player merged into, with the statistics of both", body = PlayerSummary),
+    (status = 400, description = "The id is not a UUID, or malformed JSON", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
+    (status = 409, description = "Both players sat at the same game", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "`into` is not another player of this club", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/v1/players/{id}/merge")]
+pub async fn merge_player(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<uuid::Uuid>,
+    body: web::Json<MergePlayer>,
+) -> Result<HttpResponse, ApiError> {
+    let from = id.into_inner().to_string();
+    let into = uuid::Uuid::parse_str(body.into.trim())
+        .map_err(|_| {
+            ApiError::invalid(
+                "/into",
+                format!(
+                    "into must be the player id (a UUID) of the player who stays, got {:?}",
+                    body.into
+                ),
+            )
+        })?
+        .to_string();
+    if into == from {
+        return Err(ApiError::invalid(
+            "/into",
+            "a player cannot be merged into themselves; into must be another player's id",
+        ));
+    }
+    match state.store.merge_players(&club.id, &from, &into).await? {
+        Merge::Merged => {}
+        Merge::NotFound => return Err(not_found()),
+        Merge::IntoNotFound => {
+            return Err(ApiError::invalid(
+                "/into",
+                format!(
+                    "player {into} is not one of this club's players; players merge only within \
+                     their club"
+                ),
+            ));
+        }
+        Merge::SatTogether(games) => {
+            return Err(ApiError::Conflict {
+                detail: format!(
+                    "both players sat at game {}: a game cannot seat one player twice, so they \
+                     are not merged — they are two people, or that game's seats are wrong",
+                    games.join(", game ")
+                ),
+                current_version: None,
+            });
+        }
+    }
+    tracing::info!(player = %from, into = %into, "player merged");
+    let player = state
+        .store
+        .player(&club.id, &into)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(HttpResponse::Ok().json(PlayerSummary::from(player)))
+}

@@ -1,0 +1,244 @@
+//! Table presets: the options and house rules a table always plays a game with (for Vintage also
+//! its deck and prizes), saved by name. `POST /v1/games` with `"preset"` copies them into the
+//! game's `game_started`, so a log never depends on a preset.
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, delete, get, post, web};
+use chrono::{DateTime, SubsecRound, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tabletally_domain::Game;
+use tabletally_domain::setup::PlayerName;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::Club;
+use crate::error::{ApiError, Problem};
+use crate::startup::AppState;
+use crate::store::PresetRecord;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePreset {
+    /// How the table calls it: 1–40 printable characters, unique per game in the club
+    /// (ignoring case).
+    pub name: String,
+    /// Game id, e.g. `vintage`.
+    pub game: String,
+    /// Any of the game's options; left-out options take their defaults when a game starts.
+    /// Vintage: `prizes`, `prize_tie` and `deck` (every card's attributes by number, 1–63).
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub options: Value,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PresetView {
+    pub id: String,
+    pub name: String,
+    pub game: String,
+    /// The options as saved.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<PresetRecord> for PresetView {
+    fn from(p: PresetRecord) -> Self {
+        Self {
+            id: p.id,
+            name: p.name,
+            game: p.game,
+            options: p.options,
+            created_at: p.created_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PresetList {
+    /// By game, then name.
+    pub presets: Vec<PresetView>,
+}
+
+fn known_game(id: &str, pointer: &str) -> Result<Game, ApiError> {
+    Game::from_id(id).ok_or_else(|| {
+        ApiError::invalid(
+            pointer,
+            format!(
+                "unknown game {id:?}; tabletally keeps score for {}",
+                tabletally_domain::games::known_ids()
+            ),
+        )
+    })
+}
+
+/// Saves a table preset for one game.
+#[utoipa::path(tag = "games", security(("club_token" = [])), request_body(content = CreatePreset, example = json!({
+        "name": "Friday", "game": "vintage",
+        "options": {"prizes": [{"id": "blue", "name": "Most blue objects", "attribute": "colour", "value": "blue", "points": 4}],
+                    "prize_tie": "split",
+                    "deck": {"1": {"type": "lamp", "colour": "blue", "period": "60s", "value": 3}}}
+    })), responses(
+    (status = 201, description = "Preset saved", body = PresetView, headers(("Location" = String, description = "The preset's URL"))),
+    (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 409, description = "The club has a preset of this name for the game", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "Unknown game, a bad name or a bad option", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/v1/presets")]
+pub async fn create_preset(
+    state: web::Data<AppState>,
+    club: Club,
+    body: web::Json<CreatePreset>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let name = PlayerName::parse(&body.name)
+        .map_err(|rule| ApiError::invalid("/name", rule.replace("player name", "preset name")))?;
+    let kind = known_game(&body.game, "/game")?;
+    let options = match body.options {
+        Value::Null => Value::Object(Map::new()),
+        options @ Value::Object(_) => options,
+        _ => {
+            return Err(ApiError::invalid(
+                "/options",
+                "options must be a JSON object",
+            ));
+        }
+    };
+    kind.check_options(&options)
+        .map_err(|e| ApiError::invalid(e.pointer, e.rule))?;
+    let preset = PresetRecord {
+        id: uuid::Uuid::new_v4().to_string(),
+        game: kind.id().to_owned(),
+        name: name.as_str().to_owned(),
+        options,
+        // Microseconds: what both databases keep, so the answer equals a later read.
+        created_at: Utc::now().trunc_subsecs(6),
+    };
+    if let Err(existing) = state.store.create_preset(&club.id, &preset).await? {
+        return Err(ApiError::Conflict {
+            detail: format!(
+                "the club already has a {} preset called {:?} (preset {}); delete it first or \
+                 choose another name",
+                kind.title(),
+                existing.name,
+                existing.id
+            ),
+            current_version: None,
+        });
+    }
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/v1/presets/{}", preset.id)))
+        .json(PresetView::from(preset)))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PresetsQuery {
+    /// Only this game's presets.
+    pub game: Option<String>,
+}
+
+/// The club's table presets.
+#[utoipa::path(tag = "games", security(("club_token" = [])), params(PresetsQuery), responses(
+    (status = 200, description = "The presets", body = PresetList),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/presets")]
+pub async fn list_presets(
+    state: web::Data<AppState>,
+    club: Club,
+    query: web::Query<PresetsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(game) = query.game.as_deref() {
+        known_game(game, "").map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    }
+    let presets = state.store.presets(&club.id, query.game.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(PresetList {
+        presets: presets.into_iter().map(PresetView::from).collect(),
+    }))
+}
+
+/// Deletes a table preset. Games started with it keep its options (their `game_started`
+/// holds them).
+#[utoipa::path(tag = "games", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Preset id")), responses(
+    (status = 204, description = "Deleted"),
+    (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such preset in this club", body = Problem, content_type = "application/problem+json"),
+))]
+#[delete("/v1/presets/{id}")]
+pub async fn delete_preset(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<uuid::Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
+    if !state.store.delete_preset(&club.id, &id).await? {
+        return Err(ApiError::NotFound("no such preset in this club".into()));
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// The options a game starts with: the preset's, with each key the request gives overriding
+/// the preset's (`{"preset": "Friday", "options": {"prize_tie": "all"}}`).
+pub async fn with_preset(
+    state: &AppState,
+    club: &Club,
+    kind: Game,
+    preset: &str,
+    options: Option<&Value>,
+) -> Result<Value, ApiError> {
+    let Some(found) = state
+        .store
+        .preset_named(&club.id, kind.id(), preset)
+        .await?
+    else {
+        let names: Vec<String> = state
+            .store
+            .presets(&club.id, Some(kind.id()))
+            .await?
+            .into_iter()
+            .map(|p| format!("{:?}", p.name))
+            .collect();
+        return Err(ApiError::invalid(
+            "/preset",
+            if names.is_empty() {
+                format!(
+                    "the club has no {} preset called {preset:?}, and no {} preset at all; save \
+                     one with POST /v1/presets",
+                    kind.title(),
+                    kind.title()
+                )
+            } else {
+                format!(
+                    "the club has no {} preset called {preset:?}; its {} presets are {}",
+                    kind.title(),
+                    kind.title(),
+                    names.join(", ")
+                )
+            },
+        ));
+    };
+    let mut merged = match found.options {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    match options {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(given)) => {
+            for (key, value) in given {
+                merged.insert(key.clone(), value.clone());
+            }
+        }
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "/options",
+                "options must be a JSON object",
+            ));
+        }
+    }
+    Ok(Value::Object(merged))
+}

@@ -1,0 +1,176 @@
+//! Changing a club's players: a rename, and a merge of two players into one. Same SQL on both
+//! databases, instantiated by `players_store!`.
+//!
+//! A player's seats keep the name the game's events use (`game_players.name`): a rename changes
+//! only the club's player (`players.name`, `name_key`), and a merge moves the seats to the other
+//! player and recomputes their leaderboard sums. Stored events are never rewritten — a game's
+//! `game_started` keeps the player id it was written with; the seats say who sat there now.
+
+use async_trait::async_trait;
+use sqlx::Row;
+use tabletally_domain::setup::name_key;
+
+use super::StoreError;
+use super::sql::{PostgresStore, SqliteStore};
+
+/// How a rename went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rename {
+    Renamed,
+    /// No such player in this club.
+    NotFound,
+    /// Another of the club's players already has this name (by the one name rule).
+    NameTaken {
+        id: String,
+        name: String,
+    },
+}
+
+/// How a merge went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Merge {
+    Merged,
+    /// The player to merge is not in this club.
+    NotFound,
+    /// The player to merge into is not in this club.
+    IntoNotFound,
+    /// Both sat at these games (ids, in id order): one seat each cannot become one player.
+    SatTogether(Vec<String>),
+}
+
+#[async_trait]
+pub trait PlayerStore: Send + Sync {
+    /// Renames a club player; the name is already checked.
+    async fn rename_player(&self, club: &str, id: &str, name: &str) -> Result<Rename, StoreError>;
+
+    /// Moves every seat of player `from` to player `into`, recomputes `into`'s leaderboard sums
+    /// and removes `from`, in one transaction.
+    async fn merge_players(&self, club: &str, from: &str, into: &str) -> Result<Merge, StoreError>;
+}
+
+/// A player's leaderboard sums from their finished seats, every game and variant.
+const RECOMPUTE_TOTALS: &str = "INSERT INTO player_game_totals \
+       (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
+     SELECT g.club_id, gp.player_id, g.game, g.variant, MAX(g.lower_wins), COUNT(*), \
+       SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END), \
+       SUM(gp.total), SUM(gp.rank), MIN(gp.total), MAX(gp.total), MAX(g.started_at) \
+     FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
+     WHERE p.id = $2 AND p.club_id = $1 AND gp.rank IS NOT NULL \
+     GROUP BY g.club_id, gp.player_id, g.game, g.variant";
+
+macro_rules! players_store {
+    ($store:ident, begin = $begin:literal, lock = $lock:literal) => {
+        #[async_trait]
+        impl PlayerStore for $store {
+            async fn rename_player(&self, club: &str, id: &str, name: &str) -> Result<Rename, StoreError> {
+                let key = name_key(name);
+                let mut tx = self.pool.begin_with($begin).await?;
+                // Another club's player does not exist here: checked before anything is compared.
+                let known = sqlx::query(concat!("SELECT id FROM players WHERE club_id = $1 AND id = $2", $lock))
+                    .bind(club)
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if known.is_none() {
+                    return Ok(Rename::NotFound);
+                }
+                let taken = sqlx::query("SELECT id, name FROM players WHERE club_id = $1 AND name_key = $2 AND id <> $3")
+                    .bind(club)
+                    .bind(&key)
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if let Some(row) = taken {
+                    return Ok(Rename::NameTaken { id: row.try_get("id")?, name: row.try_get("name")? });
+                }
+                let renamed = sqlx::query("UPDATE players SET name = $1, name_key = $2 WHERE club_id = $3 AND id = $4")
+                    .bind(name)
+                    .bind(&key)
+                    .bind(club)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| match &e {
+                        // A concurrent rename or game creation took the name first.
+                        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(
+                            format!("another request gave a player the name {name:?} at the same time; retry"),
+                        ),
+                        _ => StoreError::Database(e),
+                    })?;
+                if renamed.rows_affected() == 0 {
+                    return Ok(Rename::NotFound);
+                }
+                tx.commit().await?;
+                Ok(Rename::Renamed)
+            }
+
+            async fn merge_players(&self, club: &str, from: &str, into: &str) -> Result<Merge, StoreError> {
+                let mut tx = self.pool.begin_with($begin).await?;
+                // The games of the player who goes, locked first in id order as an append locks
+                // its game before its players: an append finishing one of them waits for the
+                // merge, then sees the moved seats (on SQLite, BEGIN IMMEDIATE serialises it all).
+                sqlx::query(concat!(
+                    "SELECT id FROM games WHERE club_id = $1 AND id IN \
+                     (SELECT game_id FROM game_players WHERE player_id = $2) ORDER BY id",
+                    $lock
+                ))
+                .bind(club)
+                .bind(from)
+                .fetch_all(&mut *tx)
+                .await?;
+                // Both rows locked in id order, the order a finishing append locks players in.
+                let (first, second) = if from < into { (from, into) } else { (into, from) };
+                let rows = sqlx::query(concat!(
+                    "SELECT id FROM players WHERE club_id = $1 AND id IN ($2, $3) ORDER BY id",
+                    $lock
+                ))
+                .bind(club)
+                .bind(first)
+                .bind(second)
+                .fetch_all(&mut *tx)
+                .await?;
+                let found: Vec<String> = rows.iter().map(|r| r.try_get("id")).collect::<Result<_, _>>()?;
+                if !found.iter().any(|id| id == from) {
+                    return Ok(Merge::NotFound);
+                }
+                if !found.iter().any(|id| id == into) {
+                    return Ok(Merge::IntoNotFound);
+                }
+                let shared = sqlx::query(
+                    "SELECT a.game_id FROM game_players a JOIN game_players b ON b.game_id = a.game_id \
+                     WHERE a.player_id = $1 AND b.player_id = $2 ORDER BY a.game_id",
+                )
+                .bind(from)
+                .bind(into)
+                .fetch_all(&mut *tx)
+                .await?;
+                if !shared.is_empty() {
+                    let games = shared.iter().map(|r| r.try_get("game_id")).collect::<Result<_, _>>()?;
+                    return Ok(Merge::SatTogether(games));
+                }
+                sqlx::query("UPDATE game_players SET player_id = $1 WHERE player_id = $2")
+                    .bind(into)
+                    .bind(from)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id IN ($2, $3)")
+                    .bind(club)
+                    .bind(from)
+                    .bind(into)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(RECOMPUTE_TOTALS).bind(club).bind(into).execute(&mut *tx).await?;
+                sqlx::query("DELETE FROM players WHERE club_id = $1 AND id = $2")
+                    .bind(club)
+                    .bind(from)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(Merge::Merged)
+            }
+        }
+    };
+}
+
+players_store!(SqliteStore, begin = "BEGIN IMMEDIATE", lock = "");
+players_store!(PostgresStore, begin = "BEGIN", lock = " FOR UPDATE");
