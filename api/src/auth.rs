@@ -74,6 +74,20 @@ async fn authenticate(
     }
 }
 
+/// `?access_token=` on the two stream endpoints only: browsers' `EventSource` cannot send an
+/// `Authorization` header. Anywhere else a token in the URL is ignored (→ 401).
+fn query_token(req: &HttpRequest) -> Option<String> {
+    let path = req.path();
+    let stream =
+        path == "/v1/stream" || (path.starts_with("/v1/games/") && path.ends_with("/stream"));
+    if !stream {
+        return None;
+    }
+    web::Query::<std::collections::HashMap<String, String>>::from_query(req.query_string())
+        .ok()
+        .and_then(|q| q.get("access_token").cloned())
+}
+
 impl FromRequest for Club {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
@@ -84,7 +98,8 @@ impl FromRequest for Club {
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+            .map(str::to_owned)
+            .or_else(|| query_token(req).map(|token| format!("Bearer {token}")));
         Box::pin(async move {
             let state = state.ok_or_else(|| ApiError::Internal("app state missing".into()))?;
             authenticate(state, authorization).await

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::live::StreamLimits;
+
 /// Largest JSON body accepted (→ 413 above it).
 pub const BODY_LIMIT: usize = 256 * 1024;
 /// Most events accepted in one append request (→ 422).
@@ -26,6 +28,10 @@ pub struct Config {
     /// turns that off (only for measuring what they cost: statistics are then stale until
     /// `tabletally rebuild-stats`).
     pub read_models: bool,
+    /// Live streams: `TABLETALLY_STREAM_BUFFER` (frames a stream may lag, default 64),
+    /// `TABLETALLY_STREAMS_PER_CLUB` (default 200, → 429), `TABLETALLY_STREAMS_PER_SERVER`
+    /// (default 10000, → 503).
+    pub streams: StreamLimits,
 }
 
 impl Default for Config {
@@ -36,6 +42,7 @@ impl Default for Config {
             workers: None,
             clubs_per_minute: 20,
             read_models: true,
+            streams: StreamLimits::default(),
         }
     }
 }
@@ -44,6 +51,7 @@ impl Config {
     pub fn from_env() -> Self {
         let defaults = Self::default();
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let number = |name: &str| var(name).and_then(|v| v.parse::<usize>().ok());
         Self {
             addr: var("TABLETALLY_ADDR").unwrap_or(defaults.addr),
             database_url: var("DATABASE_URL").unwrap_or(defaults.database_url),
@@ -52,6 +60,14 @@ impl Config {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(defaults.clubs_per_minute),
             read_models: var("TABLETALLY_READ_MODELS").as_deref() != Some("off"),
+            streams: StreamLimits {
+                buffer: number("TABLETALLY_STREAM_BUFFER").unwrap_or(defaults.streams.buffer),
+                per_club: number("TABLETALLY_STREAMS_PER_CLUB")
+                    .unwrap_or(defaults.streams.per_club),
+                per_server: number("TABLETALLY_STREAMS_PER_SERVER")
+                    .unwrap_or(defaults.streams.per_server),
+                heartbeat: defaults.streams.heartbeat,
+            },
         }
     }
 }

@@ -5,6 +5,8 @@
 //! - [`append`] decides what an append request means (retry, conflict, rule error, write).
 //! - [`store`] is the event store trait with its SQLite and PostgreSQL implementations.
 //! - [`error`] turns every failure into `application/problem+json`.
+//! - [`live`] fans commits out to the server-sent-event streams (in process, and across servers
+//!   on PostgreSQL through `LISTEN/NOTIFY`).
 
 pub mod append;
 pub mod auth;
@@ -12,6 +14,7 @@ pub mod config;
 pub mod error;
 pub mod examples;
 pub mod limits;
+pub mod live;
 pub mod openapi;
 pub mod routes;
 pub mod startup;

@@ -8,6 +8,7 @@ use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 
 use crate::error::Problem;
+use crate::live::{AppendedData, LobbyData, SnapshotData};
 use crate::routes;
 
 /// The command that rewrites the committed document.
@@ -23,12 +24,13 @@ pub const REGENERATE: &str =
         license(name = "MIT")
     ),
     modifiers(&ClubToken),
-    components(schemas(Problem)),
+    components(schemas(Problem, AppendedData, SnapshotData, LobbyData)),
     tags(
         (name = "clubs", description = "Tenancy: a club and its bearer token"),
         (name = "games", description = "Games and their players"),
         (name = "events", description = "The game log: append and read"),
         (name = "scores", description = "Scoreboards replayed from the log"),
+        (name = "live", description = "The live table: server-sent-event streams of a game and of the club's lobby, and the club's log in global order"),
         (name = "statistics", description = "Players, leaderboards, head-to-head and game insights over finished games"),
         (name = "operations", description = "Health and readiness"),
     )

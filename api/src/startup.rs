@@ -15,6 +15,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::config::{BODY_LIMIT, CLIENT_REQUEST_TIMEOUT, Config};
 use crate::error::ApiError;
 use crate::limits::RateLimit;
+use crate::live::{self, Live};
 use crate::openapi;
 use crate::routes;
 use crate::store::{self, Store};
@@ -26,11 +27,14 @@ pub struct AppState {
     pub club_creation: RateLimit,
     /// Whether appends keep the statistics read models up to date.
     pub read_models: bool,
+    /// The open live streams and what the write path publishes to them.
+    pub live: Arc<Live>,
 }
 
 pub struct Application {
     port: u16,
     server: Server,
+    live: Arc<Live>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -68,25 +72,66 @@ impl Application {
                 source,
             })?
             .port();
+        let store: Arc<dyn Store> = Arc::from(store);
+        let live = Live::new(config.streams.clone());
+        store.report_commits_to(live.clone());
+        if let Some(pool) = store.notifications() {
+            tokio::spawn(live::follow_postgres(live.clone(), store.clone(), pool));
+        }
         let state = AppState {
-            store: Arc::from(store),
+            store,
             club_creation: RateLimit::per_minute(config.clubs_per_minute),
             read_models: config.read_models,
+            live: live.clone(),
         };
         let server = run(listener, state, config.workers).map_err(|source| StartError::Listen {
             addr: config.addr.clone(),
             source,
         })?;
-        Ok(Self { port, server })
+        Ok(Self { port, server, live })
     }
 
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// Serves until SIGINT/SIGTERM, then finishes the requests in flight.
+    /// Serves until SIGINT/SIGTERM, then ends the live streams and finishes the requests in
+    /// flight.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let handle = self.server.handle();
+        let live = self.live.clone();
+        // actix's own signal handling would wait for the streams, which never end by themselves.
+        let stopper = tokio::spawn(async move {
+            stop_signal().await;
+            tracing::info!("stopping: closing the live streams, finishing requests");
+            live.close_all();
+            handle.stop(true).await;
+        });
+        let served = self.server.await;
+        stopper.abort();
+        served
+    }
+}
+
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
@@ -127,7 +172,8 @@ fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::i
     // A slow client gets 408 and is closed rather than holding a worker.
     .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
     .client_disconnect_timeout(std::time::Duration::from_secs(2))
-    .shutdown_timeout(10);
+    .shutdown_timeout(10)
+    .disable_signals();
     if let Some(workers) = workers {
         server = server.workers(workers);
     }

@@ -6,6 +6,7 @@ mod helpers;
 mod events;
 mod games;
 mod isolation;
+mod live;
 mod mind_up;
 mod mint_condition;
 mod mint_julep;

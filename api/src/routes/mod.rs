@@ -6,6 +6,7 @@ mod cursor;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod live;
 pub mod scores;
 pub mod stats;
 
@@ -28,6 +29,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(events::append_events)
         .service(events::list_events)
         .service(scores::get_score)
+        .service(live::game_stream)
+        .service(live::lobby_stream)
+        .service(live::club_events)
         .service(stats::list_players)
         .service(stats::get_player)
         .service(stats::player_stats)

@@ -5,7 +5,7 @@ use actix_web::{HttpResponse, get, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tabletally_domain::score as domain;
-use tabletally_domain::{Game, Status};
+use tabletally_domain::{Game, Scoreboard, Status};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::append::to_log_event;
@@ -138,12 +138,21 @@ pub async fn get_score(
     let evaluation = kind
         .evaluate(&log)
         .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
-    let board = evaluation.scoreboard;
-    Ok(HttpResponse::Ok().json(ScoreView {
-        game: game.game,
-        version: evaluation.version as i64,
-        status: evaluation.status.as_str().to_owned(),
-        is_final: evaluation.status == Status::Finished,
+    Ok(HttpResponse::Ok().json(score_view(
+        game.game,
+        evaluation.status,
+        evaluation.version,
+        evaluation.scoreboard,
+    )))
+}
+
+/// The scoreboard as the API shows it (also in the live streams' events).
+pub fn score_view(game: String, status: Status, version: u64, board: Scoreboard) -> ScoreView {
+    ScoreView {
+        game,
+        version: version as i64,
+        status: status.as_str().to_owned(),
+        is_final: status == Status::Finished,
         lower_wins: board.lower_wins,
         players: board
             .players
@@ -163,7 +172,7 @@ pub async fn get_score(
             .collect(),
         house_rule_points: board.house_rules.iter().map(HouseRuleView::from).collect(),
         details: board.details,
-    }))
+    }
 }
 
 impl From<&domain::HouseRule> for HouseRuleView {

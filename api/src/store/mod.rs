@@ -9,10 +9,11 @@ mod stats;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
+use tabletally_domain::Scoreboard;
 
 use crate::append::{Decision, Refused};
 
-pub use sql::{PostgresStore, SqliteStore};
+pub use sql::{NOTIFY_CHANNEL, PostgresStore, SqliteStore};
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
     StatsFilter, StatsStore,
@@ -94,6 +95,49 @@ pub struct Appended {
     pub already_stored: bool,
 }
 
+/// What one transaction committed to a game's log, handed to the live streams once it is
+/// durable (see [`Subscribers`]).
+#[derive(Debug)]
+pub struct Committed<'a> {
+    pub club: &'a str,
+    /// The game as the commit left it (version, status, updated_at).
+    pub game: &'a GameRecord,
+    /// The status before the commit; `None` when the commit created the game.
+    pub previous_status: Option<&'a str>,
+    /// The events written, with their seq and global position.
+    pub events: &'a [StoredEvent],
+    /// The scoreboard after the commit, when the write path computed it (appends do).
+    pub scoreboard: Option<&'a Scoreboard>,
+}
+
+/// Where a store reports what it committed: the one post-commit seam of the write path.
+/// Called after the commit, never inside a transaction; it must not block.
+pub trait Subscribers: Send + Sync {
+    fn committed(&self, commit: &Committed<'_>);
+}
+
+/// A change the club's lobby reports, as stored with the commit that caused it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameChange {
+    /// The position of the commit's last event.
+    pub position: i64,
+    /// `game_created`, `game_finished`, `game_abandoned` or `game_resumed`.
+    pub kind: String,
+    /// The game as the change left it (status, version, updated_at of that moment).
+    pub game: GameRecord,
+}
+
+/// What a lobby calls a status change (`None`: the lobby does not report it).
+pub fn change_kind(previous_status: Option<&str>, status: &str) -> Option<&'static str> {
+    match (previous_status, status) {
+        (None, _) => Some("game_created"),
+        (Some(before), after) if before == after => None,
+        (_, "finished") => Some("game_finished"),
+        (_, "abandoned") => Some("game_abandoned"),
+        (_, _) => Some("game_resumed"),
+    }
+}
+
 /// Filters of the game list; `cursor` is the (started_at, id) of the last game of the previous page.
 #[derive(Debug, Clone, Default)]
 pub struct GameFilter {
@@ -161,6 +205,15 @@ pub trait EventStore: Send + Sync {
     /// Which backend this is, for logs and `/readyz`.
     fn backend(&self) -> &'static str;
 
+    /// From now on, every commit (game created, events appended) is reported to `subscribers`.
+    fn report_commits_to(&self, subscribers: std::sync::Arc<dyn Subscribers>);
+
+    /// On PostgreSQL, the pool whose database carries the other servers' commit
+    /// notifications; `None` on SQLite (one process).
+    fn notifications(&self) -> Option<sqlx::PgPool> {
+        None
+    }
+
     /// Is the database reachable?
     async fn ping(&self) -> Result<(), StoreError>;
 
@@ -203,6 +256,28 @@ pub trait EventStore: Send + Sync {
         club: &str,
         id: &str,
     ) -> Result<Option<(GameRecord, Vec<StoredEvent>)>, StoreError>;
+
+    /// The club's events in global order, after `after` (a position), with their game's id.
+    async fn club_events(
+        &self,
+        club: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<(String, StoredEvent)>, StoreError>;
+
+    /// The club's lobby changes after `after` (a position), in order.
+    async fn game_changes(
+        &self,
+        club: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<GameChange>, StoreError>;
+
+    /// The latest position of the whole log (0 when empty): where a fresh lobby stream starts.
+    async fn head_position(&self) -> Result<i64, StoreError>;
+
+    /// The club a game belongs to (for a notification that names only the game).
+    async fn club_of_game(&self, id: &str) -> Result<Option<String>, StoreError>;
 
     /// Appends in one transaction, with the game locked: loads the log, asks `decide`, writes
     /// what it says (events, new version and status, and the statistics read models when the
