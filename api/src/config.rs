@@ -32,6 +32,9 @@ pub struct Config {
     /// `TABLETALLY_STREAMS_PER_CLUB` (default 200, → 429), `TABLETALLY_STREAMS_PER_SERVER`
     /// (default 10000, → 503).
     pub streams: StreamLimits,
+    /// Browser origins allowed by CORS; `TABLETALLY_CORS_ORIGINS`, comma-separated (`*`: any),
+    /// none by default.
+    pub cors_origins: Vec<String>,
 }
 
 impl Default for Config {
@@ -43,6 +46,7 @@ impl Default for Config {
             clubs_per_minute: 20,
             read_models: true,
             streams: StreamLimits::default(),
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -68,6 +72,14 @@ impl Config {
                     .unwrap_or(defaults.streams.per_server),
                 heartbeat: defaults.streams.heartbeat,
             },
+            cors_origins: var("TABLETALLY_CORS_ORIGINS")
+                .map(|v| {
+                    v.split(',')
+                        .map(|o| o.trim().trim_end_matches('/').to_owned())
+                        .filter(|o| !o.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
         }
     }
 }

@@ -46,9 +46,9 @@ pub enum ApiError {
     /// 404: no such resource in this club.
     #[error("{0}")]
     NotFound(String),
-    /// 405: the path exists but not with this method.
-    #[error("method not allowed")]
-    MethodNotAllowed,
+    /// 405: the path exists but not with this method; `allow` lists the methods it takes.
+    #[error("{method} is not allowed here; this path takes {allow}")]
+    MethodNotAllowed { method: String, allow: String },
     /// 409: the request conflicts with the stored state.
     #[error("{detail}")]
     Conflict {
@@ -102,7 +102,7 @@ impl ApiError {
             ApiError::BadRequest(_) => ("bad-request", "The request could not be read"),
             ApiError::Unauthorized => ("unauthorized", "Authentication required"),
             ApiError::NotFound(_) => ("not-found", "Not found"),
-            ApiError::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
+            ApiError::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
             ApiError::Conflict { .. } => ("conflict", "The request conflicts with the stored game"),
             ApiError::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
             ApiError::UnsupportedMediaType(_) => {
@@ -160,7 +160,7 @@ impl ResponseError for ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -191,6 +191,9 @@ impl ResponseError for ApiError {
             // Streams close within seconds when phones leave; a short wait is enough.
             ApiError::TooManyStreams(_) | ApiError::ServerBusy(_) => {
                 response.insert_header((header::RETRY_AFTER, "5"));
+            }
+            ApiError::MethodNotAllowed { allow, .. } => {
+                response.insert_header((header::ALLOW, allow.as_str()));
             }
             _ => {}
         }

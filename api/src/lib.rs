@@ -13,6 +13,7 @@ pub mod auth;
 pub mod config;
 pub mod error;
 pub mod examples;
+pub mod http;
 pub mod limits;
 pub mod live;
 pub mod openapi;

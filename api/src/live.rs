@@ -20,6 +20,7 @@ use tabletally_domain::{Game, Scoreboard};
 use tokio::sync::{broadcast, watch};
 
 use crate::append::to_log_event;
+use crate::auth::Club;
 use crate::error::ApiError;
 use crate::routes::scores::{ScoreView, score_view};
 use crate::routes::{EventView, GameSummary};
@@ -475,6 +476,8 @@ pub struct GameStream {
     last: i64,
     heartbeat: tokio::time::Interval,
     closing: watch::Receiver<bool>,
+    /// The issued token the stream was opened with: revoked or expired, the stream ends.
+    token: Option<String>,
     _ticket: Ticket,
 }
 
@@ -483,10 +486,12 @@ impl GameStream {
     pub async fn open(
         live: &Arc<Live>,
         store: Arc<dyn Store>,
-        club: &str,
+        club: &Club,
         game: &str,
         resume: Option<i64>,
     ) -> Result<Self, ApiError> {
+        let token = club.token_id.clone();
+        let club = club.id.as_str();
         let ticket = live.admit(club)?;
         // Subscribe before reading: a commit after the read is then on the channel.
         let subscription = live.subscribe_game(club, game);
@@ -518,6 +523,7 @@ impl GameStream {
             last: record.version,
             heartbeat: heartbeat(live.limits.heartbeat),
             closing: live.closing(),
+            token,
             _ticket: ticket,
         })
     }
@@ -535,7 +541,7 @@ impl GameStream {
             let receiver = self.subscription.receiver.as_mut()?;
             tokio::select! {
                 _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return Some(Bytes::from_static(HEARTBEAT)),
+                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.token.as_deref()).await,
                 received = receiver.recv() => match received {
                     Ok(frame) if frame.version <= self.last => continue,
                     Ok(frame) if frame.first_seq == self.last + 1 => {
@@ -591,6 +597,7 @@ pub struct LobbyStream {
     last: i64,
     heartbeat: tokio::time::Interval,
     closing: watch::Receiver<bool>,
+    token: Option<String>,
     _ticket: Ticket,
 }
 
@@ -602,9 +609,11 @@ impl LobbyStream {
     pub async fn open(
         live: &Arc<Live>,
         store: Arc<dyn Store>,
-        club: &str,
+        club: &Club,
         resume: Option<i64>,
     ) -> Result<Self, ApiError> {
+        let token = club.token_id.clone();
+        let club = club.id.as_str();
         let ticket = live.admit(club)?;
         let subscription = live.subscribe_lobby(club);
         let last = match resume {
@@ -624,6 +633,7 @@ impl LobbyStream {
             last,
             heartbeat: heartbeat(live.limits.heartbeat),
             closing: live.closing(),
+            token,
             _ticket: ticket,
         };
         // A resuming client first gets what it missed; a fresh one an immediate comment, so
@@ -670,7 +680,7 @@ impl LobbyStream {
             let receiver = self.subscription.receiver.as_mut()?;
             tokio::select! {
                 _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return Some(Bytes::from_static(HEARTBEAT)),
+                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.token.as_deref()).await,
                 woken = receiver.changed() => {
                     if woken.is_err() {
                         return None;
@@ -690,6 +700,19 @@ impl LobbyStream {
             Some((Ok(chunk), stream))
         })
     }
+}
+
+/// A heartbeat, or the end of the stream when its token was revoked or has expired.
+async fn heartbeat_unless_revoked(store: &dyn Store, token: Option<&str>) -> Option<Bytes> {
+    if let Some(id) = token {
+        match crate::auth::still_valid(store, id).await {
+            Ok(true) => {}
+            Ok(false) => return None,
+            // The database is away: keep the stream; the next heartbeat asks again.
+            Err(e) => tracing::warn!(error = %e, "a stream could not check its token"),
+        }
+    }
+    Some(Bytes::from_static(HEARTBEAT))
 }
 
 fn heartbeat(period: Duration) -> tokio::time::Interval {

@@ -30,6 +30,7 @@ pub const REGENERATE: &str =
         (name = "games", description = "Games and their players"),
         (name = "events", description = "The game log: append and read"),
         (name = "scores", description = "Scoreboards replayed from the log"),
+        (name = "access", description = "Tokens with scopes (admin, write, read) and share links (one game, read-only, expiring)"),
         (name = "live", description = "The live table: server-sent-event streams of a game and of the club's lobby, and the club's log in global order"),
         (name = "statistics", description = "Players, leaderboards, head-to-head and game insights over finished games"),
         (name = "operations", description = "Health and readiness"),
@@ -85,7 +86,11 @@ mod tests {
     fn every_operation_under_v1_except_club_creation_requires_the_club_token() {
         let doc = document();
         for (path, item) in &doc.paths.paths {
-            for (method, op) in [("get", &item.get), ("post", &item.post)] {
+            for (method, op) in [
+                ("get", &item.get),
+                ("post", &item.post),
+                ("delete", &item.delete),
+            ] {
                 let Some(op) = op else { continue };
                 let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
                 let public = !path.starts_with("/v1/") || path == "/v1/clubs";

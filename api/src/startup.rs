@@ -14,6 +14,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::config::{BODY_LIMIT, CLIENT_REQUEST_TIMEOUT, Config};
 use crate::error::ApiError;
+use crate::http::{self, Cors};
 use crate::limits::RateLimit;
 use crate::live::{self, Live};
 use crate::openapi;
@@ -23,8 +24,9 @@ use crate::store::{self, Store};
 /// What every handler can reach.
 pub struct AppState {
     pub store: Arc<dyn Store>,
-    /// `POST /v1/clubs` per client address.
+    /// `POST /v1/clubs` per client address (SQLite: in memory; PostgreSQL: in the database).
     pub club_creation: RateLimit,
+    pub clubs_per_minute: u32,
     /// Whether appends keep the statistics read models up to date.
     pub read_models: bool,
     /// The open live streams and what the write path publishes to them.
@@ -81,13 +83,18 @@ impl Application {
         let state = AppState {
             store,
             club_creation: RateLimit::per_minute(config.clubs_per_minute),
+            clubs_per_minute: config.clubs_per_minute,
             read_models: config.read_models,
             live: live.clone(),
         };
-        let server = run(listener, state, config.workers).map_err(|source| StartError::Listen {
-            addr: config.addr.clone(),
-            source,
-        })?;
+        let cors = Cors {
+            origins: config.cors_origins.clone(),
+        };
+        let server =
+            run(listener, state, cors, config.workers).map_err(|source| StartError::Listen {
+                addr: config.addr.clone(),
+                source,
+            })?;
         Ok(Self { port, server, live })
     }
 
@@ -145,14 +152,21 @@ fn redact(url: &str) -> String {
     }
 }
 
-fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::io::Result<Server> {
+fn run(
+    listener: TcpListener,
+    state: AppState,
+    cors: Cors,
+    workers: Option<usize>,
+) -> std::io::Result<Server> {
     let addr = listener.local_addr()?;
     let state = web::Data::new(state);
+    let cors = web::Data::new(cors);
     let document = openapi::document();
     let mut server = HttpServer::new(move || {
         let (app, _) = App::new()
             .into_utoipa_app()
             .app_data(state.clone())
+            .app_data(cors.clone())
             .app_data(
                 web::JsonConfig::default()
                     .limit(BODY_LIMIT)
@@ -166,7 +180,10 @@ fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::i
         app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
             .default_service(web::to(no_route))
             .wrap(middleware::from_fn(request_id_header))
+            .wrap(middleware::from_fn(http::cors))
             .wrap(Compat::new(TracingLogger::default()))
+            // Outermost: no token in a URL reaches the request log.
+            .wrap(middleware::from_fn(http::take_token_from_url))
     })
     .listen(listener)?
     // A slow client gets 408 and is closed rather than holding a worker.
@@ -200,6 +217,12 @@ async fn request_id_header(
 }
 
 async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    if let Some(allow) = http::allowed_methods(req.path()) {
+        return Err(ApiError::MethodNotAllowed {
+            method: req.method().to_string(),
+            allow,
+        });
+    }
     Err(ApiError::NotFound(format!(
         "no route for {} {}",
         req.method(),

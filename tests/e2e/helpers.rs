@@ -204,7 +204,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    async fn read(response: reqwest::Response) -> Reply {
+    pub async fn read(response: reqwest::Response) -> Reply {
         let status = response.status();
         let headers = response.headers().clone();
         let content_type = headers

@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod access;
 mod events;
 mod games;
 mod isolation;

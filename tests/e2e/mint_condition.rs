@@ -475,7 +475,7 @@ async fn with_protected_be_careful_ignored_a_protected_one_is_left_out_of_the_ma
 }
 
 /// Runs one statement on the server's database (`$1`, `$2` … bound to `binds`).
-async fn execute(app: &TestApp, sql: &'static str, binds: &[&str]) {
+pub(crate) async fn execute(app: &TestApp, sql: &'static str, binds: &[&str]) {
     match app.backend {
         Backend::Sqlite => {
             let mut conn = sqlx::SqliteConnection::connect(&app.database_url)

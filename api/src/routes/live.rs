@@ -77,7 +77,7 @@ pub async fn game_stream(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let resume = resume_from(&req, &query)?;
-    let stream = GameStream::open(&state.live, state.store.clone(), &club.id, &id, resume).await?;
+    let stream = GameStream::open(&state.live, state.store.clone(), &club, &id, resume).await?;
     Ok(event_stream(stream.into_body()))
 }
 
@@ -101,7 +101,7 @@ pub async fn lobby_stream(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let resume = resume_from(&req, &query)?;
-    let stream = LobbyStream::open(&state.live, state.store.clone(), &club.id, resume).await?;
+    let stream = LobbyStream::open(&state.live, state.store.clone(), &club, resume).await?;
     Ok(event_stream(stream.into_body()))
 }
 

@@ -1,6 +1,7 @@
 //! One module per resource. Handlers are thin: read the request, call the store and the
 //! domain, answer. Shared response shapes live here.
 
+pub mod access;
 pub mod clubs;
 mod cursor;
 pub mod events;
@@ -32,6 +33,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(live::game_stream)
         .service(live::lobby_stream)
         .service(live::club_events)
+        .service(access::create_token)
+        .service(access::list_tokens)
+        .service(access::revoke_token)
+        .service(access::create_share)
+        .service(access::revoke_share)
         .service(stats::list_players)
         .service(stats::get_player)
         .service(stats::player_stats)

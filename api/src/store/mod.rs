@@ -116,6 +116,21 @@ pub trait Subscribers: Send + Sync {
     fn committed(&self, commit: &Committed<'_>);
 }
 
+/// A token besides the club's first one: a scoped token (`admin`, `write`, `read`) or a share
+/// link (`share`, for one game, expiring).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccessTokenRecord {
+    pub id: String,
+    pub club_id: String,
+    pub name: String,
+    pub scope: String,
+    /// The one game a share link reads.
+    pub game_id: Option<String>,
+    pub secret_hash: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
 /// A change the club's lobby reports, as stored with the commit that caused it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GameChange {
@@ -225,6 +240,30 @@ pub trait EventStore: Send + Sync {
     ) -> Result<ClubRecord, StoreError>;
 
     async fn club(&self, id: &str) -> Result<Option<ClubRecord>, StoreError>;
+
+    async fn create_access_token(&self, token: &AccessTokenRecord) -> Result<(), StoreError>;
+
+    async fn access_token(&self, id: &str) -> Result<Option<AccessTokenRecord>, StoreError>;
+
+    /// The club's scoped tokens (not its share links), oldest first.
+    async fn access_tokens(&self, club: &str) -> Result<Vec<AccessTokenRecord>, StoreError>;
+
+    /// Revokes a scoped token (`game: None`) or one game's share link; false when there is none.
+    async fn delete_access_token(
+        &self,
+        club: &str,
+        id: &str,
+        game: Option<&str>,
+    ) -> Result<bool, StoreError>;
+
+    /// Counts one club creation from `client` in the current one-minute window (kept in the
+    /// database, so every server counts the same); `Err(seconds)` once over `per_window`.
+    async fn count_club_creation(
+        &self,
+        client: &str,
+        now: DateTime<Utc>,
+        per_window: u32,
+    ) -> Result<Result<(), u64>, StoreError>;
 
     /// The club's players with these ids (those that exist).
     async fn players_by_id(

@@ -17,8 +17,8 @@ use sqlx::sqlite::{
 };
 
 use super::{
-    Appended, ClubRecord, Committed, Decide, EventStore, GameChange, GameFilter, GameRecord,
-    NewGame, SCHEMA_VERSION, SeatRecord, StoreError, StoredEvent, Subscribers,
+    AccessTokenRecord, Appended, ClubRecord, Committed, Decide, EventStore, GameChange, GameFilter,
+    GameRecord, NewGame, SCHEMA_VERSION, SeatRecord, StoreError, StoredEvent, Subscribers,
 };
 use crate::append::Decision;
 
@@ -189,6 +189,19 @@ macro_rules! sql_store {
                 Ok(())
             }
 
+            fn access_token_row(row: &<$db as sqlx::Database>::Row) -> Result<AccessTokenRecord, StoreError> {
+                Ok(AccessTokenRecord {
+                    id: row.try_get("id")?,
+                    club_id: row.try_get("club_id")?,
+                    name: row.try_get("name")?,
+                    scope: row.try_get("scope")?,
+                    game_id: row.try_get("game_id")?,
+                    secret_hash: row.try_get("secret_hash")?,
+                    created_at: row.try_get("created_at")?,
+                    expires_at: row.try_get("expires_at")?,
+                })
+            }
+
             fn report(&self, commit: &Committed<'_>) {
                 if let Some(subscribers) = self.subscribers.get() {
                     subscribers.committed(commit);
@@ -342,6 +355,91 @@ macro_rules! sql_store {
                     })
                 })
                 .transpose()
+            }
+
+            async fn create_access_token(&self, token: &AccessTokenRecord) -> Result<(), StoreError> {
+                sqlx::query(
+                    "INSERT INTO access_tokens (id, club_id, name, scope, game_id, secret_hash, created_at, expires_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(&token.id)
+                .bind(&token.club_id)
+                .bind(&token.name)
+                .bind(&token.scope)
+                .bind(&token.game_id)
+                .bind(&token.secret_hash)
+                .bind(token.created_at)
+                .bind(token.expires_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn access_token(&self, id: &str) -> Result<Option<AccessTokenRecord>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT id, club_id, name, scope, game_id, secret_hash, created_at, expires_at \
+                     FROM access_tokens WHERE id = $1",
+                )
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.as_ref().map(Self::access_token_row).transpose()
+            }
+
+            async fn access_tokens(&self, club: &str) -> Result<Vec<AccessTokenRecord>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT id, club_id, name, scope, game_id, secret_hash, created_at, expires_at \
+                     FROM access_tokens WHERE club_id = $1 AND scope <> 'share' ORDER BY created_at, id",
+                )
+                .bind(club)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(Self::access_token_row).collect()
+            }
+
+            async fn delete_access_token(&self, club: &str, id: &str, game: Option<&str>) -> Result<bool, StoreError> {
+                let done = sqlx::query(
+                    "DELETE FROM access_tokens WHERE club_id = $1 AND id = $2 \
+                     AND (($3 IS NULL AND scope <> 'share') OR (scope = 'share' AND game_id = $3))",
+                )
+                .bind(club)
+                .bind(id)
+                .bind(game)
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn count_club_creation(
+                &self,
+                client: &str,
+                now: DateTime<Utc>,
+                per_window: u32,
+            ) -> Result<Result<(), u64>, StoreError> {
+                let window = chrono::Duration::seconds(crate::limits::WINDOW.as_secs() as i64);
+                // One statement, so two servers counting the same client at once both count:
+                // a finished window starts again at 1, a current one adds 1.
+                let row = sqlx::query(
+                    "INSERT INTO club_creation_windows (client, window_start, created) VALUES ($1, $2, 1) \
+                     ON CONFLICT (client) DO UPDATE SET \
+                       created = CASE WHEN club_creation_windows.window_start <= $3 THEN 1 \
+                                      ELSE club_creation_windows.created + 1 END, \
+                       window_start = CASE WHEN club_creation_windows.window_start <= $3 THEN $2 \
+                                      ELSE club_creation_windows.window_start END \
+                     RETURNING window_start, created",
+                )
+                .bind(client)
+                .bind(now)
+                .bind(now - window)
+                .fetch_one(&self.pool)
+                .await?;
+                let start: DateTime<Utc> = row.try_get("window_start")?;
+                let created: i64 = row.try_get("created")?;
+                if created > i64::from(per_window) {
+                    let wait = (start + window - now).num_seconds().max(1);
+                    return Ok(Err(wait as u64));
+                }
+                Ok(Ok(()))
             }
 
             async fn players_by_id(&self, club: &str, ids: &[String]) -> Result<Vec<(String, String)>, StoreError> {
