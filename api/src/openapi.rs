@@ -48,7 +48,12 @@ impl Modify for ClubToken {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("The token returned once by POST /v1/clubs"))
+                    .description(Some(
+                        "The club's token (POST /v1/clubs, scope admin), a token it issued \
+                         (POST /v1/tokens, scope write or read), or a share link's token \
+                         (POST /v1/games/{id}/shares: one game, read-only). The two stream \
+                         endpoints also take it as ?access_token=.",
+                    ))
                     .build(),
             ),
         );
