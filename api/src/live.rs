@@ -292,7 +292,10 @@ impl Live {
 impl Subscribers for Live {
     fn committed(&self, commit: &Committed<'_>) {
         let game = &commit.game.id;
-        if let Some(last) = commit.events.last() {
+        // Only a change the lobby reports wakes it (its streams then read the database).
+        let lobby_news =
+            crate::store::change_kind(commit.previous_status, &commit.game.status).is_some();
+        if let Some(last) = commit.events.last().filter(|_| lobby_news) {
             self.wake_lobby(commit.club, last.position);
         }
         let Some(scoreboard) = commit.scoreboard else {

@@ -1,7 +1,9 @@
 //! The SQL behind [`EventStore`], written once with `$1` placeholders and instantiated for
 //! SQLite and PostgreSQL by `sql_store!`. The backends differ only in how an append takes its
-//! lock: SQLite takes the database write lock up front (`BEGIN IMMEDIATE`), PostgreSQL locks
-//! the game's row (`FOR UPDATE`).
+//! locks: SQLite takes the database write lock up front (`BEGIN IMMEDIATE`), PostgreSQL locks
+//! the game's row (`FOR UPDATE`) and, from its first event to its commit, the log's positions;
+//! and in that PostgreSQL tells the other servers of each commit (`NOTIFY`). After a commit,
+//! both report it to the live streams ([`Subscribers`]).
 
 use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
