@@ -120,6 +120,7 @@ on_both_backends!(
     an_idle_stream_sends_heartbeats,
     a_stream_refuses_another_clubs_game_and_a_bad_last_event_id,
     streams_over_the_clubs_limit_are_refused_with_429,
+    streams_over_the_servers_limit_are_refused_with_503,
     a_follower_on_one_server_sees_appends_made_on_another,
     a_lost_listening_connection_misses_nothing,
 );
@@ -620,6 +621,29 @@ async fn streams_over_the_clubs_limit_are_refused_with_429(app: TestApp) {
         reopened.is_some(),
         "a stream is admitted again once one closes"
     );
+}
+
+async fn streams_over_the_servers_limit_are_refused_with_503(app: TestApp) {
+    // Arrange: one stream per server.
+    let app = spawn_app_with(app.backend, |config| config.streams.per_server = 1)
+        .await
+        .expect("the backend is configured");
+    let club = app.new_club().await;
+    let other = app.new_club().await;
+    let _open = EventStream::open(&app, "/v1/stream", &club.token, None).await;
+
+    // Act
+    let refused = app.get("/v1/stream", Some(&other.token)).await;
+
+    // Assert: another club is refused too; the server, not the club, is full.
+    let problem = refused.problem(503);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("this server has 1 open streams")
+    );
+    assert_eq!(refused.headers["retry-after"], "5");
 }
 
 /// PostgreSQL only: a second server on the same database.
