@@ -5,6 +5,7 @@
 
 use tabletally_domain::Game;
 use tabletally_domain::log::{Evaluation, LogEvent, NewEvent as DomainEvent, Rejection, Status};
+use tabletally_domain::score::Scoreboard;
 
 use crate::config::MAX_EVENTS_PER_GAME;
 use crate::store::{GameRecord, GameResult, NewEvent, PlayerResult, StoredEvent};
@@ -26,6 +27,8 @@ pub enum Decision {
         result: Option<GameResult>,
         /// Whether the statistics read models are to be updated (off only for measuring).
         read_models: bool,
+        /// The scoreboard after these events, for the game's live streams.
+        scoreboard: Box<Scoreboard>,
     },
 }
 
@@ -134,6 +137,7 @@ pub fn decide(
         status: evaluation.status,
         result,
         read_models: true,
+        scoreboard: Box::new(evaluation.scoreboard),
     })
 }
 

@@ -1,34 +1,90 @@
-//! Club tokens. A token is `tt.<club id>.<secret>`; only the SHA-256 of the secret is stored,
-//! and it is compared in constant time. The club id lets us find the row without searching by
-//! the secret.
+//! Tokens. The club's first token is `tt.<club id>.<secret>` (scope `admin`); the tokens it
+//! issues are `tk.<token id>.<secret>` (scope `admin`, `write` or `read`) and share links
+//! `ts.<token id>.<secret>` (one game, read-only, expiring). Only the SHA-256 of a secret is
+//! stored, compared in constant time; the id in the token finds the row without searching by
+//! the secret. Every request reads the row, so a revoked token fails at once on every server.
+//!
+//! What a token may do is decided here, once, for every handler that takes a [`Club`]:
+//! a `read` token only reads (anything else → 403), a share link only reads its game's
+//! summary, events, score and stream (anything else → 404).
 
 use std::future::Future;
 use std::pin::Pin;
 
 use actix_web::dev::Payload;
-use actix_web::http::header;
+use actix_web::http::{Method, header};
 use actix_web::{FromRequest, HttpRequest, web};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use actix_web::HttpMessage;
+
 use crate::error::ApiError;
+use crate::http::UrlToken;
 use crate::startup::AppState;
+use crate::store::Store;
 
 const PREFIX: &str = "tt";
+const ISSUED: &str = "tk";
+const SHARE: &str = "ts";
 
-/// The club a request is authenticated as.
+/// What a token may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Everything, including managing tokens (the club's first token).
+    Admin,
+    /// Everything but managing tokens.
+    Write,
+    /// Every GET.
+    Read,
+    /// This game's summary, events, score and stream.
+    Share { game: String },
+}
+
+impl Scope {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Scope::Admin => "admin",
+            Scope::Write => "write",
+            Scope::Read => "read",
+            Scope::Share { .. } => "share",
+        }
+    }
+}
+
+/// The club a request is authenticated as, and what its token may do.
 #[derive(Debug, Clone)]
 pub struct Club {
     pub id: String,
+    pub scope: Scope,
+    /// The issued token's id (`None`: the club's first token, which cannot be revoked); an
+    /// open stream checks at every heartbeat that it still exists.
+    pub token_id: Option<String>,
 }
+
+/// A club whose token has scope `admin`: what token management takes (others → 403).
+#[derive(Debug, Clone)]
+pub struct Admin(pub Club);
 
 /// A fresh token for a club, and the hash to store.
 pub fn new_token(club_id: &str) -> Result<(String, String), ApiError> {
+    let (secret, hash) = new_secret()?;
+    Ok((format!("{PREFIX}.{club_id}.{secret}"), hash))
+}
+
+/// A fresh issued token (`share`: a share link) with this row id, and the hash to store.
+pub fn new_issued_token(id: &str, share: bool) -> Result<(String, String), ApiError> {
+    let (secret, hash) = new_secret()?;
+    let prefix = if share { SHARE } else { ISSUED };
+    Ok((format!("{prefix}.{id}.{secret}"), hash))
+}
+
+fn new_secret() -> Result<(String, String), ApiError> {
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).map_err(|e| ApiError::Internal(format!("no randomness: {e}")))?;
     let secret = hex(&secret);
     let hash = hash_secret(&secret);
-    Ok((format!("{PREFIX}.{club_id}.{secret}"), hash))
+    Ok((secret, hash))
 }
 
 fn hash_secret(secret: &str) -> String {
@@ -40,38 +96,132 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Splits `tt.<club>.<secret>` into club id and secret.
+#[cfg(test)]
 fn parse(token: &str) -> Option<(&str, &str)> {
+    match parse_any(token) {
+        Some((PREFIX, club, secret)) => Some((club, secret)),
+        _ => None,
+    }
+}
+
+/// Splits `<prefix>.<id>.<secret>`.
+fn parse_any(token: &str) -> Option<(&str, &str, &str)> {
     let mut parts = token.splitn(3, '.');
     match (parts.next(), parts.next(), parts.next()) {
-        (Some(PREFIX), Some(club), Some(secret)) if !club.is_empty() && !secret.is_empty() => {
-            Some((club, secret))
+        (Some(prefix), Some(id), Some(secret)) if !id.is_empty() && !secret.is_empty() => {
+            Some((prefix, id, secret))
         }
         _ => None,
     }
 }
 
-async fn authenticate(
-    state: web::Data<AppState>,
-    authorization: Option<String>,
-) -> Result<Club, ApiError> {
+fn same_secret(secret: &str, stored_hash: &str) -> bool {
+    bool::from(hash_secret(secret).as_bytes().ct_eq(stored_hash.as_bytes()))
+}
+
+/// Who a bearer token is; 401 for anything unknown, wrong, revoked or expired.
+pub async fn authenticate(state: &AppState, authorization: Option<&str>) -> Result<Club, ApiError> {
     let value = authorization.ok_or(ApiError::Unauthorized)?;
     let token = value
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))
         .map(str::trim)
         .ok_or(ApiError::Unauthorized)?;
-    let (club_id, secret) = parse(token).ok_or(ApiError::Unauthorized)?;
-    let club = state
-        .store
-        .club(club_id)
-        .await?
-        .ok_or(ApiError::Unauthorized)?;
-    let given = hash_secret(secret);
-    if bool::from(given.as_bytes().ct_eq(club.token_hash.as_bytes())) {
-        Ok(Club { id: club.id })
-    } else {
-        Err(ApiError::Unauthorized)
+    let (prefix, id, secret) = parse_any(token).ok_or(ApiError::Unauthorized)?;
+    // The databases cannot hold a NUL; such an id matches nothing.
+    if id.contains('\0') {
+        return Err(ApiError::Unauthorized);
     }
+    match prefix {
+        PREFIX => {
+            let club = state.store.club(id).await?.ok_or(ApiError::Unauthorized)?;
+            if same_secret(secret, &club.token_hash) {
+                Ok(Club {
+                    id: club.id,
+                    scope: Scope::Admin,
+                    token_id: None,
+                })
+            } else {
+                Err(ApiError::Unauthorized)
+            }
+        }
+        ISSUED | SHARE => {
+            let row = state
+                .store
+                .access_token(id)
+                .await?
+                .ok_or(ApiError::Unauthorized)?;
+            if !same_secret(secret, &row.secret_hash) {
+                return Err(ApiError::Unauthorized);
+            }
+            if row
+                .expires_at
+                .is_some_and(|expires| expires <= chrono::Utc::now())
+            {
+                return Err(ApiError::Unauthorized);
+            }
+            let scope = match (prefix, row.scope.as_str(), row.game_id) {
+                (ISSUED, "admin", None) => Scope::Admin,
+                (ISSUED, "write", None) => Scope::Write,
+                (ISSUED, "read", None) => Scope::Read,
+                (SHARE, "share", Some(game)) => Scope::Share { game },
+                _ => return Err(ApiError::Unauthorized),
+            };
+            Ok(Club {
+                id: row.club_id,
+                scope,
+                token_id: Some(row.id),
+            })
+        }
+        _ => Err(ApiError::Unauthorized),
+    }
+}
+
+/// Is the issued token `id` still valid (not revoked, not expired)? Open streams ask.
+pub async fn still_valid(store: &dyn Store, id: &str) -> Result<bool, ApiError> {
+    Ok(store
+        .access_token(id)
+        .await?
+        .is_some_and(|row| row.expires_at.is_none_or(|e| e > chrono::Utc::now())))
+}
+
+/// May this token make this request? `read` reads; a share link reads its game only.
+fn permit(club: &Club, method: &Method, path: &str) -> Result<(), ApiError> {
+    let reads = method == Method::GET || method == Method::HEAD;
+    match &club.scope {
+        Scope::Admin | Scope::Write => Ok(()),
+        Scope::Read if reads => Ok(()),
+        Scope::Read => Err(ApiError::Forbidden(
+            "this token has scope read: it can read but not change anything".into(),
+        )),
+        Scope::Share { game } => {
+            let shared = path
+                .strip_prefix("/v1/games/")
+                .and_then(|rest| rest.strip_prefix(game.as_str()))
+                .is_some_and(|rest| matches!(rest, "" | "/events" | "/score" | "/stream"));
+            if reads && shared {
+                Ok(())
+            } else {
+                // Never say what else exists.
+                Err(ApiError::NotFound(
+                    "a share link reads its game's summary, events, score and stream only".into(),
+                ))
+            }
+        }
+    }
+}
+
+/// `?access_token=` on the two stream endpoints only: browsers' `EventSource` cannot send an
+/// `Authorization` header. Anywhere else a token in the URL is ignored (→ 401).
+fn query_token(req: &HttpRequest) -> Option<String> {
+    let path = req.path();
+    let stream =
+        path == "/v1/stream" || (path.starts_with("/v1/games/") && path.ends_with("/stream"));
+    if !stream {
+        return None;
+    }
+    // Taken out of the URL before the request was logged (`http::take_token_from_url`).
+    req.extensions().get::<UrlToken>().map(|t| t.0.clone())
 }
 
 impl FromRequest for Club {
@@ -84,10 +234,32 @@ impl FromRequest for Club {
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+            .map(str::to_owned)
+            .or_else(|| query_token(req).map(|token| format!("Bearer {token}")));
+        let (method, path) = (req.method().clone(), req.path().to_owned());
         Box::pin(async move {
             let state = state.ok_or_else(|| ApiError::Internal("app state missing".into()))?;
-            authenticate(state, authorization).await
+            let club = authenticate(&state, authorization.as_deref()).await?;
+            permit(&club, &method, &path)?;
+            Ok(club)
+        })
+    }
+}
+
+impl FromRequest for Admin {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let club = Club::from_request(req, payload);
+        Box::pin(async move {
+            let club = club.await?;
+            match club.scope {
+                Scope::Admin => Ok(Admin(club)),
+                _ => Err(ApiError::Forbidden(
+                    "only a token with scope admin manages tokens".into(),
+                )),
+            }
         })
     }
 }
@@ -104,6 +276,58 @@ mod tests {
         assert_eq!(secret.len(), 64);
         assert_eq!(hash_secret(secret), hash);
         assert_ne!(secret, hash);
+    }
+
+    fn club(scope: Scope) -> Club {
+        Club {
+            id: "c1".into(),
+            scope,
+            token_id: None,
+        }
+    }
+
+    #[test]
+    fn a_read_token_reads_but_writes_nothing() {
+        let read = club(Scope::Read);
+
+        assert!(permit(&read, &Method::GET, "/v1/games").is_ok());
+        assert!(matches!(
+            permit(&read, &Method::POST, "/v1/games"),
+            Err(ApiError::Forbidden(_))
+        ));
+        assert!(matches!(
+            permit(&read, &Method::DELETE, "/v1/tokens/t1"),
+            Err(ApiError::Forbidden(_))
+        ));
+    }
+
+    #[test]
+    fn a_share_link_reads_its_game_and_nothing_else() {
+        let share = club(Scope::Share { game: "g1".into() });
+
+        for path in [
+            "/v1/games/g1",
+            "/v1/games/g1/events",
+            "/v1/games/g1/score",
+            "/v1/games/g1/stream",
+        ] {
+            assert!(permit(&share, &Method::GET, path).is_ok(), "{path}");
+        }
+        for (method, path) in [
+            (Method::POST, "/v1/games/g1/events"),
+            (Method::GET, "/v1/games/g2"),
+            (Method::GET, "/v1/games/g12"),
+            (Method::GET, "/v1/games"),
+            (Method::GET, "/v1/stream"),
+            (Method::GET, "/v1/events"),
+            (Method::GET, "/v1/players"),
+            (Method::POST, "/v1/games/g1/shares"),
+        ] {
+            assert!(
+                matches!(permit(&share, &method, path), Err(ApiError::NotFound(_))),
+                "{method} {path}"
+            );
+        }
     }
 
     #[test]

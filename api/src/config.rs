@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::live::StreamLimits;
+
 /// Largest JSON body accepted (→ 413 above it).
 pub const BODY_LIMIT: usize = 256 * 1024;
 /// Most events accepted in one append request (→ 422).
@@ -29,6 +31,13 @@ pub struct Config {
     /// Largest file `POST /v1/import` accepts; `TABLETALLY_IMPORT_MAX_BYTES`, default 256 MiB
     /// (→ 413 above it). The file is read line by line, so memory holds one game at a time.
     pub import_max_bytes: usize,
+    /// Live streams: `TABLETALLY_STREAM_BUFFER` (frames a stream may lag, default 64),
+    /// `TABLETALLY_STREAMS_PER_CLUB` (default 200, → 429), `TABLETALLY_STREAMS_PER_SERVER`
+    /// (default 10000, → 503).
+    pub streams: StreamLimits,
+    /// Browser origins allowed by CORS; `TABLETALLY_CORS_ORIGINS`, comma-separated (`*`: any),
+    /// none by default.
+    pub cors_origins: Vec<String>,
 }
 
 impl Default for Config {
@@ -40,6 +49,8 @@ impl Default for Config {
             clubs_per_minute: 20,
             read_models: true,
             import_max_bytes: 256 * 1024 * 1024,
+            streams: StreamLimits::default(),
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -48,6 +59,7 @@ impl Config {
     pub fn from_env() -> Self {
         let defaults = Self::default();
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let number = |name: &str| var(name).and_then(|v| v.parse::<usize>().ok());
         Self {
             addr: var("TABLETALLY_ADDR").unwrap_or(defaults.addr),
             database_url: var("DATABASE_URL").unwrap_or(defaults.database_url),
@@ -59,6 +71,22 @@ impl Config {
             import_max_bytes: var("TABLETALLY_IMPORT_MAX_BYTES")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(defaults.import_max_bytes),
+            streams: StreamLimits {
+                buffer: number("TABLETALLY_STREAM_BUFFER").unwrap_or(defaults.streams.buffer),
+                per_club: number("TABLETALLY_STREAMS_PER_CLUB")
+                    .unwrap_or(defaults.streams.per_club),
+                per_server: number("TABLETALLY_STREAMS_PER_SERVER")
+                    .unwrap_or(defaults.streams.per_server),
+                heartbeat: defaults.streams.heartbeat,
+            },
+            cors_origins: var("TABLETALLY_CORS_ORIGINS")
+                .map(|v| {
+                    v.split(',')
+                        .map(|o| o.trim().trim_end_matches('/').to_owned())
+                        .filter(|o| !o.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
         }
     }
 }

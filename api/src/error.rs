@@ -57,9 +57,9 @@ pub enum ApiError {
     /// 404: no such resource in this club.
     #[error("{0}")]
     NotFound(String),
-    /// 405: the path exists but not with this method.
-    #[error("method not allowed")]
-    MethodNotAllowed,
+    /// 405: the path exists but not with this method; `allow` lists the methods it takes.
+    #[error("{method} is not allowed here; this path takes {allow}")]
+    MethodNotAllowed { method: String, allow: String },
     /// 409: the request conflicts with the stored state.
     #[error("{detail}")]
     Conflict {
@@ -82,6 +82,15 @@ pub enum ApiError {
     /// 429: too many requests from this client; retry after the given seconds.
     #[error("too many clubs created from this address; retry in {0} seconds")]
     TooManyRequests(u64),
+    /// 429: the club holds as many open streams as it may.
+    #[error("{0}")]
+    TooManyStreams(String),
+    /// 503: the server holds as many open streams as it serves.
+    #[error("{0}")]
+    ServerBusy(String),
+    /// 403: the token may read but not write (or not manage tokens).
+    #[error("{0}")]
+    Forbidden(String),
     /// 503: the database cannot be reached.
     #[error("the database is not reachable")]
     Unavailable,
@@ -115,7 +124,7 @@ impl ApiError {
             }
             ApiError::Unauthorized => ("unauthorized", "Authentication required"),
             ApiError::NotFound(_) => ("not-found", "Not found"),
-            ApiError::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
+            ApiError::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
             ApiError::Conflict { .. } => ("conflict", "The request conflicts with the stored game"),
             ApiError::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
             ApiError::UnsupportedMediaType(_) => {
@@ -127,6 +136,9 @@ impl ApiError {
             } => ("rule-violation", "An event breaks a rule of the game"),
             ApiError::Unprocessable { .. } => ("invalid-request", "The request is invalid"),
             ApiError::TooManyRequests(_) => ("too-many-requests", "Too many requests"),
+            ApiError::TooManyStreams(_) => ("too-many-streams", "Too many open streams"),
+            ApiError::ServerBusy(_) => ("server-busy", "The server is at its stream limit"),
+            ApiError::Forbidden(_) => ("forbidden", "This token may not do that"),
             ApiError::Unavailable => ("unavailable", "Service unavailable"),
             ApiError::Internal(_) => ("internal", "Internal server error"),
         }
@@ -174,12 +186,16 @@ impl ResponseError for ApiError {
             ApiError::BadRequest(_) | ApiError::Unreadable { .. } => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyRequests(_) | ApiError::TooManyStreams(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
+            ApiError::ServerBusy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -194,8 +210,18 @@ impl ResponseError for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         ));
-        if let ApiError::TooManyRequests(seconds) = self {
-            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+        match self {
+            ApiError::TooManyRequests(seconds) => {
+                response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+            }
+            // Streams close within seconds when phones leave; a short wait is enough.
+            ApiError::TooManyStreams(_) | ApiError::ServerBusy(_) => {
+                response.insert_header((header::RETRY_AFTER, "5"));
+            }
+            ApiError::MethodNotAllowed { allow, .. } => {
+                response.insert_header((header::ALLOW, allow.as_str()));
+            }
+            _ => {}
         }
         if matches!(self, ApiError::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));

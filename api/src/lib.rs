@@ -6,6 +6,8 @@
 //! - [`store`] is the event store trait with its SQLite and PostgreSQL implementations.
 //! - [`extract`] reads bodies, queries and paths, refusing them in players' words.
 //! - [`error`] turns every failure into `application/problem+json`.
+//! - [`live`] fans commits out to the server-sent-event streams (in process, and across servers
+//!   on PostgreSQL through `LISTEN/NOTIFY`).
 
 pub mod append;
 pub mod auth;
@@ -13,7 +15,9 @@ pub mod config;
 pub mod error;
 pub mod examples;
 pub mod extract;
+pub mod http;
 pub mod limits;
+pub mod live;
 pub mod metrics;
 pub mod openapi;
 pub mod portability;

@@ -1,12 +1,13 @@
 //! A fixed-window rate limit per client address, for the one unauthenticated write
-//! (`POST /v1/clubs`). In memory: each server process counts its own clients.
+//! (`POST /v1/clubs`), in memory for SQLite (one server process). On PostgreSQL the same
+//! windows are counted in the database, so that every server counts the same clients.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-const WINDOW: Duration = Duration::from_secs(60);
+pub const WINDOW: Duration = Duration::from_secs(60);
 
 pub struct RateLimit {
     per_window: u32,

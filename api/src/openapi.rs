@@ -8,6 +8,7 @@ use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 
 use crate::error::Problem;
+use crate::live::{AppendedData, LobbyData, SnapshotData};
 use crate::routes;
 
 /// The command that rewrites the committed document.
@@ -24,12 +25,14 @@ pub const REGENERATE: &str =
     ),
     modifiers(&ClubToken),
     // Schemas only query parameters name are not collected from the routes.
-    components(schemas(Problem, routes::GameId, routes::GameStatus)),
+    components(schemas(Problem, routes::GameId, routes::GameStatus, AppendedData, SnapshotData, LobbyData)),
     tags(
         (name = "clubs", description = "Tenancy: a club and its bearer token"),
         (name = "games", description = "Games and their players"),
         (name = "events", description = "The game log: append and read"),
         (name = "scores", description = "Scoreboards replayed from the log"),
+        (name = "access", description = "Tokens with scopes (admin, write, read) and share links (one game, read-only, expiring)"),
+        (name = "live", description = "The live table: server-sent-event streams of a game and of the club's lobby, and the club's log in global order"),
         (name = "statistics", description = "Players, leaderboards, head-to-head and game insights over finished games"),
         (name = "portability", description = "A club's whole history in and out: export, import"),
         (name = "operations", description = "Health and readiness"),
@@ -47,7 +50,12 @@ impl Modify for ClubToken {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("The token returned once by POST /v1/clubs"))
+                    .description(Some(
+                        "The club's token (POST /v1/clubs, scope admin), a token it issued \
+                         (POST /v1/tokens, scope write or read), or a share link's token \
+                         (POST /v1/games/{id}/shares: one game, read-only). The two stream \
+                         endpoints also take it as ?access_token=.",
+                    ))
                     .build(),
             ),
         );
@@ -85,7 +93,11 @@ mod tests {
     fn every_operation_under_v1_except_club_creation_requires_the_club_token() {
         let doc = document();
         for (path, item) in &doc.paths.paths {
-            for (method, op) in [("get", &item.get), ("post", &item.post)] {
+            for (method, op) in [
+                ("get", &item.get),
+                ("post", &item.post),
+                ("delete", &item.delete),
+            ] {
                 let Some(op) = op else { continue };
                 let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
                 let public = !path.starts_with("/v1/") || path == "/v1/clubs";

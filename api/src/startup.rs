@@ -15,7 +15,9 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::config::{BODY_LIMIT, CLIENT_REQUEST_TIMEOUT, Config};
 use crate::error::ApiError;
 use crate::extract;
+use crate::http::{self, Cors};
 use crate::limits::RateLimit;
+use crate::live::{self, Live};
 use crate::metrics::Metrics;
 use crate::openapi;
 use crate::routes;
@@ -24,19 +26,23 @@ use crate::store::{self, Store};
 /// What every handler can reach.
 pub struct AppState {
     pub store: Arc<dyn Store>,
-    /// `POST /v1/clubs` per client address.
+    /// `POST /v1/clubs` per client address (SQLite: in memory; PostgreSQL: in the database).
     pub club_creation: RateLimit,
+    pub clubs_per_minute: u32,
     /// Whether appends keep the statistics read models up to date.
     pub read_models: bool,
     /// Largest file `POST /v1/import` accepts.
     pub import_max_bytes: usize,
     /// What `GET /metrics` reports.
     pub metrics: Arc<Metrics>,
+    /// The open live streams and what the write path publishes to them.
+    pub live: Arc<Live>,
 }
 
 pub struct Application {
     port: u16,
     server: Server,
+    live: Arc<Live>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -74,27 +80,73 @@ impl Application {
                 source,
             })?
             .port();
+        let store: Arc<dyn Store> = Arc::from(store);
+        let live = Live::new(config.streams.clone());
+        store.report_commits_to(live.clone());
+        if let Some(pool) = store.notifications() {
+            tokio::spawn(live::follow_postgres(live.clone(), store.clone(), pool));
+        }
         let state = AppState {
-            store: Arc::from(store),
+            store,
             club_creation: RateLimit::per_minute(config.clubs_per_minute),
+            clubs_per_minute: config.clubs_per_minute,
             read_models: config.read_models,
             import_max_bytes: config.import_max_bytes,
             metrics: Arc::default(),
+            live: live.clone(),
         };
-        let server = run(listener, state, config.workers).map_err(|source| StartError::Listen {
-            addr: config.addr.clone(),
-            source,
-        })?;
-        Ok(Self { port, server })
+        let cors = Cors {
+            origins: config.cors_origins.clone(),
+        };
+        let server =
+            run(listener, state, cors, config.workers).map_err(|source| StartError::Listen {
+                addr: config.addr.clone(),
+                source,
+            })?;
+        Ok(Self { port, server, live })
     }
 
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// Serves until SIGINT/SIGTERM, then finishes the requests in flight.
+    /// Serves until SIGINT/SIGTERM, then ends the live streams and finishes the requests in
+    /// flight.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let handle = self.server.handle();
+        let live = self.live.clone();
+        // actix's own signal handling would wait for the streams, which never end by themselves.
+        let stopper = tokio::spawn(async move {
+            stop_signal().await;
+            tracing::info!("stopping: closing the live streams, finishing requests");
+            live.close_all();
+            handle.stop(true).await;
+        });
+        let served = self.server.await;
+        stopper.abort();
+        served
+    }
+}
+
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
@@ -108,14 +160,21 @@ fn redact(url: &str) -> String {
     }
 }
 
-fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::io::Result<Server> {
+fn run(
+    listener: TcpListener,
+    state: AppState,
+    cors: Cors,
+    workers: Option<usize>,
+) -> std::io::Result<Server> {
     let addr = listener.local_addr()?;
     let state = web::Data::new(state);
+    let cors = web::Data::new(cors);
     let document = openapi::document();
     let mut server = HttpServer::new(move || {
         let (app, _) = App::new()
             .into_utoipa_app()
             .app_data(state.clone())
+            .app_data(cors.clone())
             .app_data(
                 web::JsonConfig::default()
                     .limit(BODY_LIMIT)
@@ -132,13 +191,17 @@ fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::i
             .default_service(web::to(no_route))
             .wrap(middleware::from_fn(request_id_header))
             .wrap(middleware::from_fn(record_metrics))
+            .wrap(middleware::from_fn(http::cors))
             .wrap(Compat::new(TracingLogger::default()))
+            // Outermost: no token in a URL reaches the request log.
+            .wrap(middleware::from_fn(http::take_token_from_url))
     })
     .listen(listener)?
     // A slow client gets 408 and is closed rather than holding a worker.
     .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
     .client_disconnect_timeout(std::time::Duration::from_secs(2))
-    .shutdown_timeout(10);
+    .shutdown_timeout(10)
+    .disable_signals();
     if let Some(workers) = workers {
         server = server.workers(workers);
     }
@@ -187,6 +250,12 @@ async fn record_metrics(
 }
 
 async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    if let Some(allow) = http::allowed_methods(req.path()) {
+        return Err(ApiError::MethodNotAllowed {
+            method: req.method().to_string(),
+            allow,
+        });
+    }
     Err(ApiError::NotFound(format!(
         "no route for {} {}",
         req.method(),

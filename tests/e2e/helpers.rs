@@ -85,7 +85,7 @@ pub struct TestApp {
     pub database_url: String,
     pub backend: Backend,
     pub client: reqwest::Client,
-    _database: Database,
+    _database: Option<Database>,
 }
 
 /// A club and its token.
@@ -96,6 +96,14 @@ pub struct TestClub {
 
 /// Starts the server on a fresh database; `None` when PostgreSQL is not configured (outside CI).
 pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
+    spawn_app_with(backend, |_| {}).await
+}
+
+/// [`spawn_app`] with some configuration changed.
+pub async fn spawn_app_with(
+    backend: Backend,
+    configure: impl FnOnce(&mut Config),
+) -> Option<TestApp> {
     let (database_url, database) = match backend {
         Backend::Sqlite => {
             let path =
@@ -128,24 +136,47 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
             (url, Database::Postgres { admin_url, name })
         }
     };
-    let config = Config {
+    let mut config = Config {
         addr: "127.0.0.1:0".into(),
         database_url: database_url.clone(),
         workers: Some(2),
         ..Config::default()
     };
-    let app = Application::build(&config)
-        .await
-        .expect("the server starts");
-    let address = format!("http://127.0.0.1:{}", app.port());
-    tokio::spawn(app.run_until_stopped());
+    configure(&mut config);
+    let address = start(&config).await;
     Some(TestApp {
         address,
         database_url,
         backend,
         client: reqwest::Client::new(),
-        _database: database,
+        _database: Some(database),
     })
+}
+
+async fn start(config: &Config) -> String {
+    let app = Application::build(config).await.expect("the server starts");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    address
+}
+
+impl TestApp {
+    /// A second server on the same database (the first one owns and drops it).
+    pub async fn second_server(&self) -> TestApp {
+        let config = Config {
+            addr: "127.0.0.1:0".into(),
+            database_url: self.database_url.clone(),
+            workers: Some(2),
+            ..Config::default()
+        };
+        TestApp {
+            address: start(&config).await,
+            database_url: self.database_url.clone(),
+            backend: self.backend,
+            client: reqwest::Client::new(),
+            _database: None,
+        }
+    }
 }
 
 /// `postgres://u@h:5432/postgres?x` → `postgres://u@h:5432/<name>?x`.
@@ -173,7 +204,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    async fn read(response: reqwest::Response) -> Reply {
+    pub async fn read(response: reqwest::Response) -> Reply {
         let status = response.status();
         let headers = response.headers().clone();
         let content_type = headers

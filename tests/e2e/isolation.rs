@@ -1,6 +1,8 @@
 //! Isolation: every operation that needs the club token, walked from the server's own OpenAPI
 //! document, answers a missing or wrong token with 401 and another club with 404 (for our
-//! resources) or with its own data only, never ours. An operation added later is walked too.
+//! resources) or with its own data only, never ours; a `read` token reads everything and
+//! changes nothing (403); a share link reads its game's summary, events, score and stream and
+//! nothing else (404). An operation added later is walked too.
 
 use std::collections::BTreeSet;
 
@@ -13,11 +15,21 @@ use crate::on_both_backends;
 on_both_backends!(
     every_secured_operation_refuses_a_missing_or_wrong_token,
     every_secured_operation_shows_another_club_nothing_of_ours,
+    a_read_token_reads_every_operation_and_changes_nothing,
+    a_share_link_reads_its_game_in_every_operation_and_nothing_else,
 );
 
 /// The `/v1` operations that exist today; the walk must cover at least these (so it cannot
 /// pass by walking nothing). `POST /v1/clubs` is the one public `/v1` operation.
-const SECURED_TODAY: [&str; 13] = [
+const SECURED_TODAY: [&str; 21] = [
+    "GET /v1/games/{id}/stream",
+    "GET /v1/stream",
+    "GET /v1/events",
+    "POST /v1/tokens",
+    "GET /v1/tokens",
+    "DELETE /v1/tokens/{id}",
+    "POST /v1/games/{id}/shares",
+    "DELETE /v1/games/{id}/shares/{share_id}",
     "GET /v1/games",
     "POST /v1/games",
     "GET /v1/games/{id}",
@@ -41,6 +53,12 @@ struct Seeded {
     preset_id: String,
     player_ids: [String; 2],
     player_names: [&'static str; 2],
+    /// A's `read` token and its id.
+    read_token: String,
+    read_token_id: String,
+    /// A share link of A's game and its id.
+    share_token: String,
+    share_id: String,
 }
 
 impl Seeded {
@@ -133,12 +151,33 @@ async fn seed_club_a(app: &TestApp) -> Seeded {
         )
         .await;
     assert_eq!(preset.status, StatusCode::CREATED, "{}", preset.body);
+    let read = app
+        .post(
+            "/v1/tokens",
+            Some(&club.token),
+            &json!({"name": "Quintessa's phone", "scope": "read"}),
+        )
+        .await;
+    assert_eq!(read.status, StatusCode::CREATED, "{}", read.body);
+    let share = app
+        .post(
+            &format!("/v1/games/{game_id}/shares"),
+            Some(&club.token),
+            &json!({"expires_in_hours": 24}),
+        )
+        .await;
+    assert_eq!(share.status, StatusCode::CREATED, "{}", share.body);
+    let text = |reply: &Reply, field: &str| reply.body[field].as_str().expect(field).to_owned();
     Seeded {
         preset_id: preset.body["id"].as_str().expect("id").to_owned(),
         player_ids: [player_id(0), player_id(1)],
         club,
         game_id,
         player_names,
+        read_token: text(&read, "token"),
+        read_token_id: text(&read, "id"),
+        share_token: text(&share, "token"),
+        share_id: text(&share, "id"),
     }
 }
 
@@ -181,10 +220,12 @@ fn operation(template: &str, method: Method, op: &Value, a: &Seeded) -> Operatio
                     "id" if template.starts_with("/v1/games/") => a.game_id.clone(),
                     "id" if template.starts_with("/v1/players/") => a.player_ids[0].clone(),
                     "id" if template.starts_with("/v1/presets/") => a.preset_id.clone(),
+                    "id" if template.starts_with("/v1/tokens/") => a.read_token_id.clone(),
+                    "share_id" => a.share_id.clone(),
                     "game" => "mint-condition".to_owned(),
                     _ => panic!("{key}: teach this test to fill the path parameter {{{name}}}"),
                 };
-                addresses_ours |= name == "id";
+                addresses_ours |= name == "id" || name == "share_id";
                 path = path.replace(&format!("{{{name}}}"), &value);
             }
             Some("query") if required => {
@@ -259,7 +300,12 @@ async fn send(app: &TestApp, op: &Operation, token: Option<&str>) -> Raw {
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned();
-    let text = response.text().await.expect("a body");
+    // An event stream never ends: its first event is enough to search for A's data.
+    let text = if content_type == "text/event-stream" {
+        first_chunk(response).await
+    } else {
+        response.text().await.expect("a body")
+    };
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
     Raw {
         reply: Reply {
@@ -270,6 +316,15 @@ async fn send(app: &TestApp, op: &Operation, token: Option<&str>) -> Raw {
         },
         text,
     }
+}
+
+async fn first_chunk(mut response: reqwest::Response) -> String {
+    let chunk = tokio::time::timeout(std::time::Duration::from_secs(30), response.chunk())
+        .await
+        .expect("a stream's first event within 30 s")
+        .expect("the stream reads")
+        .unwrap_or_default();
+    String::from_utf8_lossy(&chunk).into_owned()
 }
 
 /// None of A's ids or names anywhere in the answer.
@@ -294,7 +349,7 @@ fn assert_the_walk_is_complete(doc: &Value, operations: &[Operation]) {
             "{expected} was not walked; walked: {walked:?}"
         );
     }
-    // With the one public `/v1` operation, the 14 that exist today.
+    // With the one public `/v1` operation, the 22 that exist today.
     let v1 = doc["paths"]
         .as_object()
         .expect("paths")
@@ -303,7 +358,7 @@ fn assert_the_walk_is_complete(doc: &Value, operations: &[Operation]) {
         .flat_map(|(_, item)| item.as_object().expect("a path item").keys())
         .filter(|method| Method::from_bytes(method.to_uppercase().as_bytes()).is_ok())
         .count();
-    assert!(v1 >= 14, "only {v1} /v1 operations in the document");
+    assert!(v1 >= 22, "only {v1} /v1 operations in the document");
     assert!(walked.len() >= v1 - 1, "walked {walked:?} of {v1}");
 }
 
@@ -313,8 +368,11 @@ async fn every_secured_operation_refuses_a_missing_or_wrong_token(app: TestApp) 
     let doc = openapi(&app).await;
     let operations = secured_operations(&doc, &a);
     assert_the_walk_is_complete(&doc, &operations);
-    // A's own club id with a wrong secret, and garbage.
+    // A's own club id with a wrong secret, A's issued token and share ids with wrong secrets,
+    // and garbage.
     let forged = format!("tt.{}.{}", a.club.id, "0".repeat(64));
+    let forged_token = format!("tk.{}.{}", a.read_token_id, "0".repeat(64));
+    let forged_share = format!("ts.{}.{}", a.share_id, "0".repeat(64));
     let before = app
         .get(&format!("/v1/games/{}", a.game_id), Some(&a.club.token))
         .await
@@ -325,12 +383,16 @@ async fn every_secured_operation_refuses_a_missing_or_wrong_token(app: TestApp) 
         let missing = send(&app, op, None).await;
         let wrong = send(&app, op, Some(&forged)).await;
         let garbage = send(&app, op, Some("nonsense")).await;
+        let wrong_token = send(&app, op, Some(&forged_token)).await;
+        let wrong_share = send(&app, op, Some(&forged_share)).await;
 
         // Assert
         for (what, raw) in [
             ("no token", &missing),
             ("a forged token", &wrong),
             ("a garbage token", &garbage),
+            ("a forged issued token", &wrong_token),
+            ("a forged share link", &wrong_share),
         ] {
             assert_eq!(
                 raw.reply.status,
@@ -424,4 +486,119 @@ async fn every_secured_operation_shows_another_club_nothing_of_ours(app: TestApp
     assert_eq!(after["version"], before["version"]);
     assert_eq!(after, before);
     assert_eq!(events_after, events_before);
+    // Nor could B revoke A's token or share link.
+    let still = app
+        .get(&format!("/v1/games/{}", a.game_id), Some(&a.read_token))
+        .await;
+    assert_eq!(still.status, StatusCode::OK);
+    let shared = app
+        .get(&format!("/v1/games/{}", a.game_id), Some(&a.share_token))
+        .await;
+    assert_eq!(shared.status, StatusCode::OK);
+}
+
+/// A's game and log as A sees them, to compare before and after a walk.
+async fn a_state(app: &TestApp, a: &Seeded) -> (Value, Value) {
+    let game = app
+        .get(&format!("/v1/games/{}", a.game_id), Some(&a.club.token))
+        .await
+        .body;
+    let events = app
+        .get(
+            &format!("/v1/games/{}/events", a.game_id),
+            Some(&a.club.token),
+        )
+        .await
+        .body;
+    (game, events)
+}
+
+async fn a_read_token_reads_every_operation_and_changes_nothing(app: TestApp) {
+    // Arrange
+    let a = seed_club_a(&app).await;
+    let doc = openapi(&app).await;
+    let operations = secured_operations(&doc, &a);
+    assert_the_walk_is_complete(&doc, &operations);
+    let before = a_state(&app, &a).await;
+
+    for op in &operations {
+        // Act
+        let raw = send(&app, op, Some(&a.read_token)).await;
+
+        // Assert: every read answers (token management is the admin's), every write is 403.
+        let manages_tokens = op.path.starts_with("/v1/tokens");
+        if op.method == Method::GET && !manages_tokens {
+            assert_eq!(
+                raw.reply.status.as_u16(),
+                op.success,
+                "{} with a read token: {}",
+                op.key,
+                raw.text
+            );
+        } else {
+            assert_eq!(
+                raw.reply.status,
+                StatusCode::FORBIDDEN,
+                "{} with a read token: {}",
+                op.key,
+                raw.text
+            );
+            raw.reply.problem(403);
+        }
+    }
+
+    // Nothing changed, and the token was not revoked by its own DELETE.
+    assert_eq!(a_state(&app, &a).await, before);
+    let still = app.get("/v1/games", Some(&a.read_token)).await;
+    assert_eq!(still.status, StatusCode::OK);
+}
+
+async fn a_share_link_reads_its_game_in_every_operation_and_nothing_else(app: TestApp) {
+    // Arrange: a second game of A's, which the link does not share.
+    let a = seed_club_a(&app).await;
+    let doc = openapi(&app).await;
+    let operations = secured_operations(&doc, &a);
+    assert_the_walk_is_complete(&doc, &operations);
+    let before = a_state(&app, &a).await;
+    let shared: BTreeSet<&str> = [
+        "GET /v1/games/{id}",
+        "GET /v1/games/{id}/events",
+        "GET /v1/games/{id}/score",
+        "GET /v1/games/{id}/stream",
+    ]
+    .into();
+
+    let mut read = BTreeSet::new();
+    for op in &operations {
+        // Act
+        let raw = send(&app, op, Some(&a.share_token)).await;
+
+        // Assert
+        if shared.contains(op.key.as_str()) {
+            assert_eq!(
+                raw.reply.status,
+                StatusCode::OK,
+                "{} with a share link: {}",
+                op.key,
+                raw.text
+            );
+            read.insert(op.key.as_str());
+        } else {
+            assert_eq!(
+                raw.reply.status,
+                StatusCode::NOT_FOUND,
+                "{} with a share link: {}",
+                op.key,
+                raw.text
+            );
+            raw.reply.problem(404);
+            // Not even the club's or the players' ids.
+            for trace in [a.club.id.as_str(), a.player_ids[0].as_str()] {
+                assert!(!raw.text.contains(trace), "{} leaks {trace}", op.key);
+            }
+        }
+    }
+
+    assert_eq!(read, shared);
+    assert_eq!(a_state(&app, &a).await, before);
 }

@@ -3,10 +3,12 @@
 
 mod helpers;
 
+mod access;
 mod events;
 mod examples;
 mod games;
 mod isolation;
+mod live;
 mod mind_up;
 mod mint_condition;
 mod mint_julep;

@@ -11,7 +11,7 @@ use crate::helpers::{
 use crate::on_both_backends;
 
 /// Ann, Bo and Cy; 3 players → 9 cards each per round.
-fn new_game(options: Value) -> Value {
+pub(crate) fn new_game(options: Value) -> Value {
     json!({
         "game": "mint-condition",
         "players": [{"name": "Ann", "color": "red"}, {"name": "Bo", "color": "blue"}, {"name": "Cy", "color": "green"}],
@@ -26,7 +26,7 @@ fn new_game(options: Value) -> Value {
 /// Cy: Memories ×3 → 0, Fine Wine ×2 → 4, Autographed ×3 → 5, Animal Kingdom ×1 → 0 = 9 (+5 = 14)
 /// Lucky symbols: Ann's Fine Wine red, Ann's Memories rainbow, Bo's Legacy Edition red (not his),
 /// Cy's Animal Kingdom green.
-fn round_1() -> Value {
+pub(crate) fn round_1() -> Value {
     json!({"round": 1, "collections": {
         "Ann": ["animal-kingdom", "animal-kingdom", "animal-kingdom", "autographed", "autographed",
                 "be-careful", "be-careful", {"card": "fine-wine", "symbol": "red"}, {"card": "memories", "symbol": "rainbow"}],
@@ -42,7 +42,7 @@ fn round_1() -> Value {
 /// Bo: Animal Kingdom ×6 → 12, Memories ×2 → 7 = 19 (+3 = 22)
 /// Cy: Autographed ×4 → 10, Fine Wine → 2 = 12 (+0 = 12)
 /// Lucky symbols: Cy's Fine Wine green, Bo's Be Careful! blue.
-fn round_2() -> Value {
+pub(crate) fn round_2() -> Value {
     json!({"round": 2, "collections": {
         "Ann": ["heavy-rotation", "heavy-rotation", "heavy-rotation", "heavy-rotation", "heavy-rotation",
                 "be-careful", "legacy-edition", "snack-fingers", "snack-fingers"],
@@ -58,7 +58,7 @@ fn round_2() -> Value {
 /// Bo: Heavy Rotation ×4 → 0, Fine Wine ×2 → 4, Sleeve Me Up! → 0, protected Legacy Edition → 0 = 4 (+3 = 7)
 /// Cy: Animal Kingdom ×2 → 0, Heavy Rotation ×3 → 5, Snack Fingers ×1 → 0, Memories ×1 → 7 = 12 (+0 = 12)
 /// Lucky symbols: Bo's protected Legacy Edition blue, one of Ann's Memories red.
-fn round_3() -> Value {
+pub(crate) fn round_3() -> Value {
     json!({"round": 3, "collections": {
         "Ann": ["legacy-edition", "legacy-edition", "lost-pieces", "lost-pieces", "memories", "memories",
                 "memories", {"card": "memories", "symbol": "red"}, "be-careful"],
@@ -475,7 +475,7 @@ async fn with_protected_be_careful_ignored_a_protected_one_is_left_out_of_the_ma
 }
 
 /// Runs one statement on the server's database (`$1`, `$2` … bound to `binds`).
-async fn execute(app: &TestApp, sql: &'static str, binds: &[&str]) {
+pub(crate) async fn execute(app: &TestApp, sql: &'static str, binds: &[&str]) {
     match app.backend {
         Backend::Sqlite => {
             let mut conn = sqlx::SqliteConnection::connect(&app.database_url)

@@ -8,6 +8,11 @@
 //! - `appends <base-url> <token> <games>` — latency of appends: games played over HTTP.
 //! - `compare <base-url-a> <base-url-b> <token> <games>` — the same, on two servers over one
 //!   database in turn (A B B A …): e.g. with read models (A) against without (B).
+//! - `streams <base-url> <token> <games> <streams> <appends> [server-pid]` — live streams:
+//!   tables append (abandon / resume, `appends` per game) first with no stream open, then with
+//!   `streams` open over the `games`; delivery latency from each append's answer to the event
+//!   at every subscriber, the append rate both times, and (with the pid) the server's memory
+//!   per open stream.
 
 use std::time::{Duration, Instant};
 
@@ -393,6 +398,229 @@ async fn compare(base_a: &str, base_b: &str, token: &str, games: usize) -> Resul
     Ok(())
 }
 
+/// The server's resident memory (KiB), from `/proc/<pid>/status`.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Every table appends `appends` events, one request each, all tables at once; returns the
+/// elapsed time and each answer's instant by (table, version).
+async fn tables_append(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    games: &[String],
+    from_version: i64,
+    appends: usize,
+) -> Result<(Duration, Vec<Vec<(i64, Instant)>>), String> {
+    let started = Instant::now();
+    let tables = games.iter().map(|game| {
+        let (client, base, token, game) = (client.clone(), base.to_owned(), token.to_owned(), game.clone());
+        tokio::spawn(async move {
+            let mut answered = Vec::with_capacity(appends);
+            let mut version = from_version;
+            for i in 0..appends {
+                // Abandon and resume, again and again: a valid append whatever the game.
+                let event = if i % 2 == 0 {
+                    json!({"id": uuid::Uuid::new_v4().to_string(), "type": "abandon", "data": {"reason": "break"}})
+                } else {
+                    json!({"id": uuid::Uuid::new_v4().to_string(), "type": "retract", "data": {"seq": version, "reason": "back"}})
+                };
+                let response = client
+                    .post(format!("{base}/v1/games/{game}/events"))
+                    .bearer_auth(&token)
+                    .json(&json!({"expected_version": version, "events": [event]}))
+                    .send()
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let at = Instant::now();
+                if response.status() != 201 {
+                    return Err(format!("append: {}", response.text().await.unwrap_or_default()));
+                }
+                version += 1;
+                answered.push((version, at));
+            }
+            Ok::<_, String>(answered)
+        })
+    });
+    let mut answers = Vec::with_capacity(games.len());
+    for table in futures_join(tables).await {
+        answers.push(table.map_err(|e| e.to_string())??);
+    }
+    Ok((started.elapsed(), answers))
+}
+
+async fn futures_join<T>(
+    handles: impl Iterator<Item = tokio::task::JoinHandle<T>>,
+) -> Vec<Result<T, tokio::task::JoinError>> {
+    let mut results = Vec::new();
+    for handle in handles.collect::<Vec<_>>() {
+        results.push(handle.await);
+    }
+    results
+}
+
+/// A subscriber: opens the game's stream, signals once the snapshot arrived, then records when
+/// each version arrives until `last`.
+async fn follow(
+    client: reqwest::Client,
+    url: String,
+    token: String,
+    last: i64,
+    opened: tokio::sync::mpsc::Sender<()>,
+) -> Result<Vec<(i64, Instant)>, String> {
+    let mut response = client
+        .get(url)
+        .bearer_auth(token)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    if response.status() != 200 {
+        return Err(format!("stream: {}", response.status()));
+    }
+    let mut buffer = String::new();
+    let mut arrivals = Vec::new();
+    let mut signalled = false;
+    loop {
+        let Some(chunk) = tokio::time::timeout(Duration::from_secs(120), response.chunk())
+            .await
+            .map_err(|_| "a stream went quiet for 120 s".to_owned())?
+            .map_err(|e| e.to_string())?
+        else {
+            return Err("a stream closed (it fell behind?)".into());
+        };
+        let at = Instant::now();
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let id = block
+                .lines()
+                .find_map(|l| l.strip_prefix("id: "))
+                .and_then(|v| v.parse::<i64>().ok());
+            if block.starts_with("event: snapshot") && !signalled {
+                signalled = true;
+                let _ = opened.send(()).await;
+            } else if let (true, Some(version)) = (block.starts_with("event: appended"), id) {
+                arrivals.push((version, at));
+                if version >= last {
+                    return Ok(arrivals);
+                }
+            }
+        }
+    }
+}
+
+async fn streams(
+    base: &str,
+    token: &str,
+    games: usize,
+    streams: usize,
+    appends: usize,
+    pid: Option<u32>,
+) -> Result<(), String> {
+    if games == 0 || !appends.is_multiple_of(2) {
+        return Err("streams needs games and an even number of appends".into());
+    }
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(streams + games)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut ids = Vec::with_capacity(games);
+    for _ in 0..games {
+        let created: Value = client
+            .post(format!("{base}/v1/games"))
+            .bearer_auth(token)
+            .json(&json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}))
+            .send()
+            .await
+            .map_err(|e| e.to_string())?
+            .json()
+            .await
+            .map_err(|e| e.to_string())?;
+        ids.push(
+            created["id"]
+                .as_str()
+                .ok_or_else(|| format!("no game: {created}"))?
+                .to_owned(),
+        );
+    }
+    // Without subscribers (a warm-up round first, then the measured one).
+    tables_append(&client, base, token, &ids, 1, appends).await?;
+    let (without, _) =
+        tables_append(&client, base, token, &ids, 1 + appends as i64, appends).await?;
+    let from = 1 + 2 * appends as i64;
+    let last = from + appends as i64;
+
+    let before = pid.and_then(rss_kib);
+    let (opened, mut ready) = tokio::sync::mpsc::channel(streams.max(1));
+    let followers: Vec<_> = (0..streams)
+        .map(|i| {
+            let game = &ids[i % games];
+            tokio::spawn(follow(
+                client.clone(),
+                format!("{base}/v1/games/{game}/stream"),
+                token.to_owned(),
+                last,
+                opened.clone(),
+            ))
+        })
+        .collect();
+    for _ in 0..streams {
+        ready.recv().await.ok_or("a stream did not open")?;
+    }
+    let after = pid.and_then(rss_kib);
+
+    let (with, answers) = tables_append(&client, base, token, &ids, from, appends).await?;
+    let mut latencies = Vec::with_capacity(streams * appends);
+    let mut early = 0usize;
+    for (i, follower) in followers.into_iter().enumerate() {
+        let arrivals = follower.await.map_err(|e| e.to_string())??;
+        let answered = &answers[i % games];
+        for (version, at) in arrivals {
+            if let Some((_, answer)) = answered.iter().find(|(v, _)| *v == version) {
+                // An event may reach a subscriber before the append's answer reaches its table.
+                match at.checked_duration_since(*answer) {
+                    Some(latency) => latencies.push(latency),
+                    None => {
+                        early += 1;
+                        latencies.push(Duration::ZERO);
+                    }
+                }
+            }
+        }
+    }
+    let rate = |elapsed: Duration| (games * appends) as f64 / elapsed.as_secs_f64();
+    println!(
+        "{games} tables, {appends} appends each, {streams} streams ({} per game)",
+        streams / games
+    );
+    println!("appends without streams     {:.0} /s", rate(without));
+    println!(
+        "appends with streams        {:.0} /s ({:+.1} %)",
+        rate(with),
+        (rate(with) / rate(without) - 1.0) * 100.0
+    );
+    println!(
+        "delivery after the answer   {} ({} deliveries, {early} before the answer)",
+        percentiles(latencies.clone()),
+        latencies.len()
+    );
+    if let (Some(before), Some(after)) = (before, after) {
+        println!(
+            "server memory              {before} KiB → {after} KiB with the streams open: {:.1} KiB per stream",
+            (after as f64 - before as f64) / streams as f64
+        );
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -401,11 +629,12 @@ async fn main() {
         (Some("seed"), Some(url), _) => seed(url, number(3).unwrap_or(100_000), number(4).unwrap_or(2_000)).await,
         (Some("query"), Some(base), Some(token)) => query(base, token, number(4).unwrap_or(300)).await,
         (Some("appends"), Some(base), Some(token)) => appends(base, token, number(4).unwrap_or(200)).await,
+        (Some("streams"), Some(base), Some(token)) => streams(base, token, number(4).unwrap_or(50), number(5).unwrap_or(500), number(6).unwrap_or(20), number(7).map(|p| p as u32)).await,
         (Some("compare"), Some(base_a), Some(base_b)) => match args.get(4) {
             Some(token) => compare(base_a, base_b, token, number(5).unwrap_or(200)).await,
             None => Err("compare needs a token".into()),
         },
-        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each]".into()),
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | streams <base-url> <token> [games] [streams] [appends] [server-pid]".into()),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

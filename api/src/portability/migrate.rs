@@ -84,8 +84,8 @@ pub struct Migrated {
     pub statistics: u64,
 }
 
-/// Copies every club — its token hash, players with their ids, and every game through the
-/// import path — from `source` into the empty `target`, then checks that every game and every
+/// Copies every club — its token hashes (the club's and its scoped tokens'), players with their
+/// ids, every game through the import path, and its presets — from `source` into the empty `target`, then checks that every game and every
 /// statistic answers the same on both.
 pub async fn migrate(source: Arc<dyn Store>, target: &dyn Store) -> Result<Migrated, MigrateError> {
     let already = target.clubs().await?.len();
@@ -117,6 +117,19 @@ pub async fn migrate(source: Arc<dyn Store>, target: &dyn Store) -> Result<Migra
             }
             progress.tick();
         }
+        // Scoped tokens keep working on the copy (their hashes move); share links are short-lived
+        // and name one game on one server, so they are made anew. Presets move as they are.
+        for token in source.access_tokens(&club.id).await? {
+            target.create_access_token(&token).await?;
+        }
+        for preset in source.presets(&club.id, None).await? {
+            if target.create_preset(&club.id, &preset).await?.is_err() {
+                return Err(MigrateError::Differs(format!(
+                    "preset {} of club {} is already there",
+                    preset.name, club.id
+                )));
+            }
+        }
     }
     progress.finish();
     let mut migrated = verify(source.as_ref(), target, &clubs).await?;
@@ -144,6 +157,14 @@ async fn verify(
         if copied.as_slice() != std::slice::from_ref(club) {
             return Err(differs(format!(
                 "club {} (its name, token or players) differs",
+                club.id
+            )));
+        }
+        if source.access_tokens(&club.id).await? != target.access_tokens(&club.id).await?
+            || source.presets(&club.id, None).await? != target.presets(&club.id, None).await?
+        {
+            return Err(differs(format!(
+                "club {}'s tokens or presets differ",
                 club.id
             )));
         }

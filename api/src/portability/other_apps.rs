@@ -100,7 +100,17 @@ fn as_line(club: &str, kind: Game, play: &Play) -> Result<String, String> {
             color: None,
         })
         .collect();
-    let setup = kind.start(&entries, &json!({})).map_err(|e| e.rule)?;
+    // Typed-in totals play no rule: the options a table must otherwise give take their
+    // empty defaults (Vintage's prizes: none).
+    let defaults = kind.default_options();
+    let options: serde_json::Map<String, Value> = kind
+        .required_options()
+        .iter()
+        .map(|(key, _)| ((*key).to_owned(), defaults[*key].clone()))
+        .collect();
+    let setup = kind
+        .start(&entries, &Value::Object(options))
+        .map_err(|e| e.rule)?;
     let mut totals = serde_json::Map::new();
     for (name, score, _) in &play.players {
         let score = score.ok_or_else(|| format!("{name} has no whole-number score"))?;

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, post, web};
+use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -50,10 +51,19 @@ pub async fn create_club(
     body: Json<CreateClub>,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(client) = req.peer_addr() {
-        state
-            .club_creation
-            .check(client.ip(), Instant::now())
-            .map_err(ApiError::TooManyRequests)?;
+        if state.store.backend() == "postgres" {
+            // Several servers share one PostgreSQL: the count lives there.
+            state
+                .store
+                .count_club_creation(&client.ip().to_string(), Utc::now(), state.clubs_per_minute)
+                .await?
+                .map_err(ApiError::TooManyRequests)?;
+        } else {
+            state
+                .club_creation
+                .check(client.ip(), Instant::now())
+                .map_err(ApiError::TooManyRequests)?;
+        }
     }
     let name = body.name.trim();
     if name.is_empty() || name.chars().count() > MAX_CLUB_NAME || name.chars().any(char::is_control)

@@ -1,11 +1,13 @@
 //! One module per resource. Handlers are thin: read the request, call the store and the
 //! domain, answer. Shared response shapes live here.
 
+pub mod access;
 pub mod clubs;
 mod cursor;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod live;
 pub mod players;
 pub mod portability;
 pub mod presets;
@@ -35,6 +37,14 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(presets::create_preset)
         .service(presets::list_presets)
         .service(presets::delete_preset)
+        .service(live::game_stream)
+        .service(live::lobby_stream)
+        .service(live::club_events)
+        .service(access::create_token)
+        .service(access::list_tokens)
+        .service(access::revoke_token)
+        .service(access::create_share)
+        .service(access::revoke_share)
         .service(stats::list_players)
         .service(stats::get_player)
         .service(players::rename_player)

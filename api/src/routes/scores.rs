@@ -5,7 +5,7 @@ use actix_web::{HttpResponse, get, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tabletally_domain::score as domain;
-use tabletally_domain::{Game, Status};
+use tabletally_domain::{Game, Scoreboard, Status};
 use utoipa::{IntoParams, ToSchema};
 
 use super::{game_etag, not_modified, not_modified_response};
@@ -160,36 +160,45 @@ pub async fn get_score(
     let evaluation = kind
         .evaluate(&log)
         .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
-    let board = evaluation.scoreboard;
     let etag = game_etag(game.version, query.at);
     Ok(HttpResponse::Ok()
         .insert_header((actix_web::http::header::ETAG, etag))
-        .json(ScoreView {
-            game: game.game,
-            version: evaluation.version as i64,
-            status: evaluation.status.as_str().to_owned(),
-            is_final: evaluation.status == Status::Finished,
-            lower_wins: board.lower_wins,
-            players: board
-                .players
-                .into_iter()
-                .map(PlayerScoreView::from)
-                .collect(),
-            winners: board.winners,
-            leaders: board.leaders,
-            tiebreak: board.tiebreak.map(|t| TiebreakView {
-                rule: t.rule,
-                detail: t.detail,
-            }),
-            house_rules: board
-                .house_rules
-                .iter()
-                .filter(|h| !h.default)
-                .map(HouseRuleView::from)
-                .collect(),
-            house_rule_points: board.house_rules.iter().map(HouseRuleView::from).collect(),
-            details: board.details,
-        }))
+        .json(score_view(
+            game.game,
+            evaluation.status,
+            evaluation.version,
+            evaluation.scoreboard,
+        )))
+}
+
+/// The scoreboard as the API shows it (also in the live streams' events).
+pub fn score_view(game: String, status: Status, version: u64, board: Scoreboard) -> ScoreView {
+    ScoreView {
+        game,
+        version: version as i64,
+        status: status.as_str().to_owned(),
+        is_final: status == Status::Finished,
+        lower_wins: board.lower_wins,
+        players: board
+            .players
+            .into_iter()
+            .map(PlayerScoreView::from)
+            .collect(),
+        winners: board.winners,
+        leaders: board.leaders,
+        tiebreak: board.tiebreak.map(|t| TiebreakView {
+            rule: t.rule,
+            detail: t.detail,
+        }),
+        house_rules: board
+            .house_rules
+            .iter()
+            .filter(|h| !h.default)
+            .map(HouseRuleView::from)
+            .collect(),
+        house_rule_points: board.house_rules.iter().map(HouseRuleView::from).collect(),
+        details: board.details,
+    }
 }
 
 impl From<&domain::HouseRule> for HouseRuleView {

@@ -11,12 +11,13 @@ mod stats;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
+use tabletally_domain::Scoreboard;
 
 use crate::append::{Decision, Refused};
 
 pub use players::{Merge, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
-pub use sql::{PostgresStore, SqliteStore};
+pub use sql::{NOTIFY_CHANNEL, PostgresStore, SqliteStore};
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
     StatsFilter, StatsStore,
@@ -116,6 +117,64 @@ pub struct Appended {
     pub already_stored: bool,
 }
 
+/// What one transaction committed to a game's log, handed to the live streams once it is
+/// durable (see [`Subscribers`]).
+#[derive(Debug)]
+pub struct Committed<'a> {
+    pub club: &'a str,
+    /// The game as the commit left it (version, status, updated_at).
+    pub game: &'a GameRecord,
+    /// The status before the commit; `None` when the commit created the game.
+    pub previous_status: Option<&'a str>,
+    /// The events written, with their seq and global position.
+    pub events: &'a [StoredEvent],
+    /// The scoreboard after the commit, when the write path computed it (appends do).
+    pub scoreboard: Option<&'a Scoreboard>,
+}
+
+/// Where a store reports what it committed: the one post-commit seam of the write path.
+/// Called after the commit, never inside a transaction; it must not block.
+pub trait Subscribers: Send + Sync {
+    fn committed(&self, commit: &Committed<'_>);
+}
+
+/// A token besides the club's first one: a scoped token (`admin`, `write`, `read`) or a share
+/// link (`share`, for one game, expiring).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccessTokenRecord {
+    pub id: String,
+    pub club_id: String,
+    pub name: String,
+    pub scope: String,
+    /// The one game a share link reads.
+    pub game_id: Option<String>,
+    pub secret_hash: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A change the club's lobby reports, as stored with the commit that caused it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameChange {
+    /// The position of the commit's last event.
+    pub position: i64,
+    /// `game_created`, `game_finished`, `game_abandoned` or `game_resumed`.
+    pub kind: String,
+    /// The game as the change left it (status, version, updated_at of that moment).
+    pub game: GameRecord,
+}
+
+/// What a lobby calls a status change (`None`: the lobby does not report it).
+pub fn change_kind(previous_status: Option<&str>, status: &str) -> Option<&'static str> {
+    match (previous_status, status) {
+        (None, _) => Some("game_created"),
+        (Some(before), after) if before == after => None,
+        (_, "finished") => Some("game_finished"),
+        (_, "abandoned") => Some("game_abandoned"),
+        (_, _) => Some("game_resumed"),
+    }
+}
+
 /// Filters of the game list; `cursor` is the (started_at, id) of the last game of the previous page.
 #[derive(Debug, Clone, Default)]
 pub struct GameFilter {
@@ -206,6 +265,15 @@ pub trait EventStore: Send + Sync {
     /// Which backend this is, for logs and `/readyz`.
     fn backend(&self) -> &'static str;
 
+    /// From now on, every commit (game created, events appended) is reported to `subscribers`.
+    fn report_commits_to(&self, subscribers: std::sync::Arc<dyn Subscribers>);
+
+    /// On PostgreSQL, the pool whose database carries the other servers' commit
+    /// notifications; `None` on SQLite (one process).
+    fn notifications(&self) -> Option<sqlx::PgPool> {
+        None
+    }
+
     /// Is the database reachable?
     async fn ping(&self) -> Result<(), StoreError>;
 
@@ -217,6 +285,30 @@ pub trait EventStore: Send + Sync {
     ) -> Result<ClubRecord, StoreError>;
 
     async fn club(&self, id: &str) -> Result<Option<ClubRecord>, StoreError>;
+
+    async fn create_access_token(&self, token: &AccessTokenRecord) -> Result<(), StoreError>;
+
+    async fn access_token(&self, id: &str) -> Result<Option<AccessTokenRecord>, StoreError>;
+
+    /// The club's scoped tokens (not its share links), oldest first.
+    async fn access_tokens(&self, club: &str) -> Result<Vec<AccessTokenRecord>, StoreError>;
+
+    /// Revokes a scoped token (`game: None`) or one game's share link; false when there is none.
+    async fn delete_access_token(
+        &self,
+        club: &str,
+        id: &str,
+        game: Option<&str>,
+    ) -> Result<bool, StoreError>;
+
+    /// Counts one club creation from `client` in the current one-minute window (kept in the
+    /// database, so every server counts the same); `Err(seconds)` once over `per_window`.
+    async fn count_club_creation(
+        &self,
+        client: &str,
+        now: DateTime<Utc>,
+        per_window: u32,
+    ) -> Result<Result<(), u64>, StoreError>;
 
     /// The club's players with these ids (those that exist).
     async fn players_by_id(
@@ -273,6 +365,27 @@ pub trait EventStore: Send + Sync {
         game: &ImportedGame,
         result: &ImportResult<'_>,
     ) -> Result<ImportOutcome, StoreError>;
+    /// The club's events in global order, after `after` (a position), with their game's id.
+    async fn club_events(
+        &self,
+        club: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<(String, StoredEvent)>, StoreError>;
+
+    /// The club's lobby changes after `after` (a position), in order.
+    async fn game_changes(
+        &self,
+        club: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<GameChange>, StoreError>;
+
+    /// The latest position of the whole log (0 when empty): where a fresh lobby stream starts.
+    async fn head_position(&self) -> Result<i64, StoreError>;
+
+    /// The club a game belongs to (for a notification that names only the game).
+    async fn club_of_game(&self, id: &str) -> Result<Option<String>, StoreError>;
 
     /// Appends in one transaction, with the game locked: loads the log, asks `decide`, writes
     /// what it says (events, new version and status, and the statistics read models when the

@@ -1,9 +1,12 @@
 //! The SQL behind [`EventStore`], written once with `$1` placeholders and instantiated for
 //! SQLite and PostgreSQL by `sql_store!`. The backends differ only in how an append takes its
-//! lock: SQLite takes the database write lock up front (`BEGIN IMMEDIATE`), PostgreSQL locks
-//! the game's row (`FOR UPDATE`).
+//! locks: SQLite takes the database write lock up front (`BEGIN IMMEDIATE`), PostgreSQL locks
+//! the game's row (`FOR UPDATE`) and, from its first event to its commit, the log's positions;
+//! and in that PostgreSQL tells the other servers of each commit (`NOTIFY`). After a commit,
+//! both report it to the live streams ([`Subscribers`]).
 
 use std::str::FromStr;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -17,9 +20,9 @@ use sqlx::sqlite::{
 use tabletally_domain::setup::name_key;
 
 use super::{
-    Appended, ClubCopy, ClubRecord, Decide, EventStore, GameFilter, GameRecord, ImportOutcome,
-    ImportResult, ImportedGame, NewGame, NewSeat, PlayerCopy, SCHEMA_VERSION, SeatRecord,
-    StoreError, StoredEvent,
+    AccessTokenRecord, Appended, ClubCopy, ClubRecord, Committed, Decide, EventStore, GameChange,
+    GameFilter, GameRecord, ImportOutcome, ImportResult, ImportedGame, NewGame, NewSeat,
+    PlayerCopy, SCHEMA_VERSION, SeatRecord, StoreError, StoredEvent, Subscribers,
 };
 use crate::append::Decision;
 
@@ -29,11 +32,17 @@ const UNIQUE_EVENT_ID: &str = "events_game_event_id_key";
 
 pub struct SqliteStore {
     pub(super) pool: SqlitePool,
+    subscribers: OnceLock<Arc<dyn Subscribers>>,
 }
 
 pub struct PostgresStore {
     pub(super) pool: PgPool,
+    subscribers: OnceLock<Arc<dyn Subscribers>>,
 }
+
+/// The channel every PostgreSQL server `LISTEN`s on; the payload is `<game id> <version>`,
+/// a hint only: listeners read the committed rows themselves.
+pub const NOTIFY_CHANNEL: &str = "tabletally_commits";
 
 impl SqliteStore {
     /// Opens (creating if missing) a SQLite file in WAL mode with foreign keys on.
@@ -57,7 +66,10 @@ impl SqliteStore {
             .run(&pool)
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
-        Ok(Self { pool })
+        Ok(Self {
+            pool,
+            subscribers: OnceLock::new(),
+        })
     }
 }
 
@@ -73,7 +85,10 @@ impl PostgresStore {
             .run(&pool)
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
-        Ok(Self { pool })
+        Ok(Self {
+            pool,
+            subscribers: OnceLock::new(),
+        })
     }
 }
 
@@ -112,8 +127,91 @@ fn translate(e: sqlx::Error) -> StoreError {
 }
 
 macro_rules! sql_store {
-    ($store:ident, $db:ty, backend = $backend:literal, begin = $begin:literal, lock = $lock:literal) => {
+    (
+        $store:ident, $db:ty, backend = $backend:literal, begin = $begin:literal, lock = $lock:literal,
+        in_commit_order = $in_commit_order:literal, notify = $notify:literal,
+        notifications = $notifications:expr
+    ) => {
         impl $store {
+            /// Positions are handed out in commit order: a reader that has seen position `p`
+            /// will never see a smaller one appear later (the global catch-up and the lobby
+            /// rely on it). SQLite has one writer anyway; PostgreSQL takes a transaction lock
+            /// just before the first event is inserted, held to the commit.
+            async fn take_position_lock<'e, E>(executor: E) -> Result<(), StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                if !$in_commit_order.is_empty() {
+                    sqlx::query($in_commit_order).execute(executor).await?;
+                }
+                Ok(())
+            }
+
+            /// Tells the other servers (PostgreSQL `NOTIFY`, delivered at commit) that the
+            /// game reached this version.
+            async fn notify<'e, E>(executor: E, game_id: &str, version: i64) -> Result<(), StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                if !$notify.is_empty() {
+                    sqlx::query($notify)
+                        .bind(super::sql::NOTIFY_CHANNEL)
+                        .bind(format!("{game_id} {version}"))
+                        .execute(executor)
+                        .await?;
+                }
+                Ok(())
+            }
+
+            /// Records a lobby change with the commit that caused it.
+            async fn record_change<'e, E>(
+                executor: E,
+                club: &str,
+                game: &GameRecord,
+                previous_status: Option<&str>,
+                last: &StoredEvent,
+            ) -> Result<(), StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                let Some(kind) = super::change_kind(previous_status, &game.status) else {
+                    return Ok(());
+                };
+                sqlx::query(
+                    "INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(last.position)
+                .bind(club)
+                .bind(&game.id)
+                .bind(kind)
+                .bind(&game.status)
+                .bind(game.version)
+                .bind(last.recorded_at)
+                .execute(executor)
+                .await?;
+                Ok(())
+            }
+
+            fn access_token_row(row: &<$db as sqlx::Database>::Row) -> Result<AccessTokenRecord, StoreError> {
+                Ok(AccessTokenRecord {
+                    id: row.try_get("id")?,
+                    club_id: row.try_get("club_id")?,
+                    name: row.try_get("name")?,
+                    scope: row.try_get("scope")?,
+                    game_id: row.try_get("game_id")?,
+                    secret_hash: row.try_get("secret_hash")?,
+                    created_at: row.try_get("created_at")?,
+                    expires_at: row.try_get("expires_at")?,
+                })
+            }
+
+            fn report(&self, commit: &Committed<'_>) {
+                if let Some(subscribers) = self.subscribers.get() {
+                    subscribers.committed(commit);
+                }
+            }
+
             async fn seats<'e, E>(executor: E, game_id: &str) -> Result<Vec<SeatRecord>, StoreError>
             where
                 E: sqlx::Executor<'e, Database = $db>,
@@ -325,6 +423,16 @@ macro_rules! sql_store {
                 $backend
             }
 
+            fn report_commits_to(&self, subscribers: Arc<dyn Subscribers>) {
+                // Set once at start-up; a second call keeps the first.
+                let _ = self.subscribers.set(subscribers);
+            }
+
+            fn notifications(&self) -> Option<PgPool> {
+                let notifications = $notifications;
+                notifications(&self.pool)
+            }
+
             async fn ping(&self) -> Result<(), StoreError> {
                 sqlx::query("SELECT 1").execute(&self.pool).await?;
                 Ok(())
@@ -354,6 +462,91 @@ macro_rules! sql_store {
                     })
                 })
                 .transpose()
+            }
+
+            async fn create_access_token(&self, token: &AccessTokenRecord) -> Result<(), StoreError> {
+                sqlx::query(
+                    "INSERT INTO access_tokens (id, club_id, name, scope, game_id, secret_hash, created_at, expires_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(&token.id)
+                .bind(&token.club_id)
+                .bind(&token.name)
+                .bind(&token.scope)
+                .bind(&token.game_id)
+                .bind(&token.secret_hash)
+                .bind(token.created_at)
+                .bind(token.expires_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn access_token(&self, id: &str) -> Result<Option<AccessTokenRecord>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT id, club_id, name, scope, game_id, secret_hash, created_at, expires_at \
+                     FROM access_tokens WHERE id = $1",
+                )
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.as_ref().map(Self::access_token_row).transpose()
+            }
+
+            async fn access_tokens(&self, club: &str) -> Result<Vec<AccessTokenRecord>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT id, club_id, name, scope, game_id, secret_hash, created_at, expires_at \
+                     FROM access_tokens WHERE club_id = $1 AND scope <> 'share' ORDER BY created_at, id",
+                )
+                .bind(club)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(Self::access_token_row).collect()
+            }
+
+            async fn delete_access_token(&self, club: &str, id: &str, game: Option<&str>) -> Result<bool, StoreError> {
+                let done = sqlx::query(
+                    "DELETE FROM access_tokens WHERE club_id = $1 AND id = $2 \
+                     AND (($3 IS NULL AND scope <> 'share') OR (scope = 'share' AND game_id = $3))",
+                )
+                .bind(club)
+                .bind(id)
+                .bind(game)
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn count_club_creation(
+                &self,
+                client: &str,
+                now: DateTime<Utc>,
+                per_window: u32,
+            ) -> Result<Result<(), u64>, StoreError> {
+                let window = chrono::Duration::seconds(crate::limits::WINDOW.as_secs() as i64);
+                // One statement, so two servers counting the same client at once both count:
+                // a finished window starts again at 1, a current one adds 1.
+                let row = sqlx::query(
+                    "INSERT INTO club_creation_windows (client, window_start, created) VALUES ($1, $2, 1) \
+                     ON CONFLICT (client) DO UPDATE SET \
+                       created = CASE WHEN club_creation_windows.window_start <= $3 THEN 1 \
+                                      ELSE club_creation_windows.created + 1 END, \
+                       window_start = CASE WHEN club_creation_windows.window_start <= $3 THEN $2 \
+                                      ELSE club_creation_windows.window_start END \
+                     RETURNING window_start, created",
+                )
+                .bind(client)
+                .bind(now)
+                .bind(now - window)
+                .fetch_one(&self.pool)
+                .await?;
+                let start: DateTime<Utc> = row.try_get("window_start")?;
+                let created: i64 = row.try_get("created")?;
+                if created > i64::from(per_window) {
+                    let wait = (start + window - now).num_seconds().max(1);
+                    return Ok(Err(wait as u64));
+                }
+                Ok(Ok(()))
             }
 
             async fn players_by_id(&self, club: &str, ids: &[String]) -> Result<Vec<(String, String)>, StoreError> {
@@ -388,10 +581,10 @@ macro_rules! sql_store {
                     "options": game.options,
                     "started_at": game.started_at,
                 });
+                Self::take_position_lock(&mut *tx).await?;
                 // The game's own id doubles as the client id of its first event.
-                Self::insert_event(&mut *tx, &game.id, 1, &game.id, "game_started", &started, now).await?;
-                tx.commit().await?;
-                Ok(Some(GameRecord {
+                let first = Self::insert_event(&mut *tx, &game.id, 1, &game.id, "game_started", &started, now).await?;
+                let created = GameRecord {
                     id: game.id.clone(),
                     game: game.game.clone(),
                     status: "in_progress".into(),
@@ -400,7 +593,18 @@ macro_rules! sql_store {
                     players: seats,
                     started_at: game.started_at,
                     updated_at: now,
-                }))
+                };
+                Self::record_change(&mut *tx, club, &created, None, &first).await?;
+                Self::notify(&mut *tx, &game.id, 1).await?;
+                tx.commit().await?;
+                self.report(&Committed {
+                    club,
+                    game: &created,
+                    previous_status: None,
+                    events: std::slice::from_ref(&first),
+                    scoreboard: None,
+                });
+                Ok(Some(created))
             }
 
             async fn game(&self, club: &str, id: &str) -> Result<Option<GameRecord>, StoreError> {
@@ -586,6 +790,58 @@ macro_rules! sql_store {
                 Ok(ImportOutcome::Imported)
             }
 
+            async fn club_events(&self, club: &str, after: i64, limit: i64) -> Result<Vec<(String, StoredEvent)>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT e.game_id, e.position, e.seq, e.event_id, e.type, e.schema_version, e.data, e.recorded_at \
+                     FROM events e JOIN games g ON g.id = e.game_id \
+                     WHERE g.club_id = $1 AND e.position > $2 ORDER BY e.position LIMIT $3",
+                )
+                .bind(club)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter()
+                    .map(|row| Ok((row.try_get("game_id")?, Self::event_row(row)?)))
+                    .collect()
+            }
+
+            async fn game_changes(&self, club: &str, after: i64, limit: i64) -> Result<Vec<GameChange>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT c.position, c.kind, g.id, g.game, c.status, c.version, g.options, g.started_at, \
+                            c.changed_at AS updated_at \
+                     FROM game_changes c JOIN games g ON g.id = c.game_id \
+                     WHERE c.club_id = $1 AND c.position > $2 ORDER BY c.position LIMIT $3",
+                )
+                .bind(club)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut changes = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    let mut game = Self::game_row(row)?;
+                    game.players = Self::seats(&self.pool, &game.id).await?;
+                    changes.push(GameChange { position: row.try_get("position")?, kind: row.try_get("kind")?, game });
+                }
+                Ok(changes)
+            }
+
+            async fn head_position(&self) -> Result<i64, StoreError> {
+                let row = sqlx::query("SELECT MAX(position) AS last FROM events")
+                    .fetch_one(&self.pool)
+                .await?;
+                Ok(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0))
+            }
+
+            async fn club_of_game(&self, id: &str) -> Result<Option<String>, StoreError> {
+                let row = sqlx::query("SELECT club_id FROM games WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                Ok(row.map(|row| row.try_get("club_id")).transpose()?)
+            }
+
             async fn append(&self, club: &str, id: &str, decide: &Decide<'_>) -> Result<Appended, StoreError> {
                 let mut tx = self.pool.begin_with($begin).await?;
                 let row = sqlx::query(concat!(
@@ -606,8 +862,9 @@ macro_rules! sql_store {
                         let events = log.into_iter().filter(|e| seqs.contains(&e.seq)).collect();
                         Ok(Appended { version: game.version, events, already_stored: true })
                     }
-                    Decision::Append { events, status, result, read_models } => {
+                    Decision::Append { events, status, result, read_models, scoreboard } => {
                         let now = now();
+                        Self::take_position_lock(&mut *tx).await?;
                         let mut stored = Vec::with_capacity(events.len());
                         let mut seq = game.version;
                         for event in &events {
@@ -626,7 +883,21 @@ macro_rules! sql_store {
                         if read_models && (game.status == "finished" || result.is_some()) {
                             Self::write_result(&mut tx, club, &game, game.status == "finished", result.as_ref()).await?;
                         }
+                        let previous_status = std::mem::replace(&mut game.status, status.as_str().to_owned());
+                        game.version = seq;
+                        game.updated_at = now;
+                        if let Some(last) = stored.last() {
+                            Self::record_change(&mut *tx, club, &game, Some(&previous_status), last).await?;
+                        }
+                        Self::notify(&mut *tx, id, seq).await?;
                         tx.commit().await.map_err(translate)?;
+                        self.report(&Committed {
+                            club,
+                            game: &game,
+                            previous_status: Some(&previous_status),
+                            events: &stored,
+                            scoreboard: Some(scoreboard.as_ref()),
+                        });
                         Ok(Appended { version: seq, events: stored, already_stored: false })
                     }
                 }
@@ -640,12 +911,18 @@ sql_store!(
     sqlx::Sqlite,
     backend = "sqlite",
     begin = "BEGIN IMMEDIATE",
-    lock = ""
+    lock = "",
+    in_commit_order = "",
+    notify = "",
+    notifications = |_: &SqlitePool| None
 );
 sql_store!(
     PostgresStore,
     sqlx::Postgres,
     backend = "postgres",
     begin = "BEGIN",
-    lock = " FOR UPDATE"
+    lock = " FOR UPDATE",
+    in_commit_order = "SELECT pg_advisory_xact_lock(7461626)",
+    notify = "SELECT pg_notify($1, $2)",
+    notifications = |pool: &PgPool| Some(pool.clone())
 );

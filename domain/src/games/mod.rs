@@ -142,6 +142,14 @@ impl Game {
         with_ruleset!(self, check(options))
     }
 
+    /// Options a table must give when it starts a game (no published default), with why.
+    pub fn required_options(self) -> &'static [(&'static str, &'static str)] {
+        fn required<R: Ruleset>() -> &'static [(&'static str, &'static str)] {
+            R::REQUIRED_OPTIONS
+        }
+        with_ruleset!(self, required())
+    }
+
     /// Seats the players and fills in the effective options of a new game.
     pub fn start(self, players: &[PlayerEntry], options: &Value) -> Result<Setup, RuleError> {
         use log::start;

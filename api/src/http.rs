@@ -1,0 +1,202 @@
+//! Cross-cutting HTTP: tokens taken out of URLs before anything logs them, CORS for browser
+//! clients on other origins, and `405` with `Allow` for a known path with the wrong method.
+
+use std::sync::OnceLock;
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::{Method, Uri};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, HttpResponse, web};
+
+/// The `access_token` query parameter of a request, moved out of its URL.
+#[derive(Debug, Clone)]
+pub struct UrlToken(pub String);
+
+const REDACTED: &str = "REDACTED";
+
+/// Moves `?access_token=` out of the URL into the request's extensions, leaving `REDACTED` in
+/// its place: the request line that the log writes (at any level) never holds a token, and
+/// only the two stream endpoints read the extension (`auth`).
+pub async fn take_token_from_url(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if let Some((token, redacted)) = redact(req.uri())
+        && let Ok(uri) = redacted.parse::<Uri>()
+    {
+        req.extensions_mut().insert(UrlToken(token));
+        req.match_info_mut().get_mut().update(&uri);
+        req.head_mut().uri = uri;
+    }
+    next.call(req).await
+}
+
+/// `(token, the path and query with the token replaced)`, when the query holds one.
+fn redact(uri: &Uri) -> Option<(String, String)> {
+    let query = uri.query()?;
+    let mut token = None;
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some(("access_token", value)) => {
+                token = Some(value.to_owned());
+                format!("access_token={REDACTED}")
+            }
+            _ => pair.to_owned(),
+        })
+        .collect();
+    let token = token?;
+    let token =
+        web::Query::<std::collections::HashMap<String, String>>::from_query(&format!("t={token}"))
+            .ok()
+            .and_then(|q| q.get("t").cloned())
+            .unwrap_or(token);
+    Some((token, format!("{}?{}", uri.path(), pairs.join("&"))))
+}
+
+/// Allowed browser origins (`TABLETALLY_CORS_ORIGINS`, comma-separated; `*` for any; none by
+/// default).
+#[derive(Debug, Clone, Default)]
+pub struct Cors {
+    pub origins: Vec<String>,
+}
+
+impl Cors {
+    fn allows(&self, origin: &str) -> bool {
+        self.origins.iter().any(|o| o == "*" || o == origin)
+    }
+}
+
+/// Request headers a browser client may send: the token, JSON bodies, resuming a stream,
+/// conditional requests.
+const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Last-Event-ID, If-Match, If-None-Match";
+/// Response headers a browser client may read.
+const EXPOSED_HEADERS: &str = "Location, ETag, Retry-After, X-Request-Id";
+
+/// Answers CORS preflights from allowed origins and marks their responses readable.
+pub async fn cors(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let allowed_origin = req
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .filter(|origin| {
+            req.app_data::<web::Data<Cors>>()
+                .is_some_and(|cors| cors.allows(origin))
+        })
+        .map(str::to_owned);
+    let Some(origin) = allowed_origin else {
+        return Ok(next.call(req).await?.map_into_left_body());
+    };
+    let origin = HeaderValue::from_str(&origin).ok();
+    let preflight = req.method() == Method::OPTIONS
+        && req
+            .headers()
+            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+    if preflight {
+        let methods = allowed_methods(req.path()).unwrap_or_else(|| "GET, POST, DELETE".into());
+        let mut response = HttpResponse::NoContent();
+        if let Some(origin) = origin {
+            response.insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, origin));
+        }
+        response
+            .insert_header((header::ACCESS_CONTROL_ALLOW_METHODS, methods))
+            .insert_header((header::ACCESS_CONTROL_ALLOW_HEADERS, ALLOWED_HEADERS))
+            .insert_header((header::ACCESS_CONTROL_MAX_AGE, "600"))
+            .insert_header((header::VARY, "Origin"));
+        return Ok(req.into_response(response.finish()).map_into_right_body());
+    }
+    let mut res = next.call(req).await?;
+    let headers = res.headers_mut();
+    if let Some(origin) = origin {
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    }
+    headers.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static(EXPOSED_HEADERS),
+    );
+    headers.append(header::VARY, HeaderValue::from_static("Origin"));
+    Ok(res.map_into_left_body())
+}
+
+/// The API's paths as templates (`/v1/games/{id}`), with their methods, from the OpenAPI
+/// document the routes generate.
+fn route_table() -> &'static [(Vec<String>, Vec<String>)] {
+    static TABLE: OnceLock<Vec<(Vec<String>, Vec<String>)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let doc = serde_json::to_value(crate::openapi::document()).unwrap_or_default();
+        doc["paths"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(path, item)| {
+                let segments = path.split('/').map(str::to_owned).collect();
+                let methods = item
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(method, _)| method.to_uppercase())
+                    .filter(|m| Method::from_bytes(m.as_bytes()).is_ok())
+                    .collect();
+                (segments, methods)
+            })
+            .collect()
+    })
+}
+
+/// The methods a known path answers (`Allow`), or `None` for an unknown path.
+pub fn allowed_methods(path: &str) -> Option<String> {
+    let segments: Vec<&str> = path.split('/').collect();
+    let mut methods: Vec<&str> = route_table()
+        .iter()
+        .filter(|(template, _)| {
+            template.len() == segments.len()
+                && template
+                    .iter()
+                    .zip(&segments)
+                    .all(|(t, s)| (t.starts_with('{') && !s.is_empty()) || t == s)
+        })
+        .flat_map(|(_, methods)| methods.iter().map(String::as_str))
+        .collect();
+    if methods.is_empty() {
+        return None;
+    }
+    methods.sort_unstable();
+    methods.dedup();
+    Some(methods.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_in_the_url_is_taken_out_and_redacted() {
+        let uri: Uri = "/v1/stream?last_event_id=4&access_token=tt.c1.abc%2B&x=1"
+            .parse()
+            .unwrap();
+
+        let (token, redacted) = redact(&uri).unwrap();
+
+        assert_eq!(token, "tt.c1.abc+");
+        assert_eq!(
+            redacted,
+            "/v1/stream?last_event_id=4&access_token=REDACTED&x=1"
+        );
+        assert!(redact(&"/v1/stream?last_event_id=4".parse().unwrap()).is_none());
+    }
+
+    #[test]
+    fn a_known_path_lists_its_methods_and_an_unknown_one_none() {
+        assert_eq!(allowed_methods("/v1/games").as_deref(), Some("GET, POST"));
+        assert_eq!(
+            allowed_methods("/v1/games/6f1c2a4e-3b5d-4c7e-9f10-2a3b4c5d6e7f/shares/x").as_deref(),
+            Some("DELETE")
+        );
+        assert_eq!(allowed_methods("/v1/nothing-here"), None);
+    }
+}

@@ -1,0 +1,855 @@
+//! The live table: what the write path committed, fanned out to open server-sent-event streams.
+//!
+//! The store reports every commit once ([`Subscribers::committed`]). For a game somebody follows,
+//! [`Live`] turns the commit into one `appended` frame, serialised once, and puts it on the game's
+//! broadcast channel — a bounded ring: sending never waits, and a stream that falls more than
+//! `buffer` frames behind is closed (its client resumes with `Last-Event-ID`). Lobbies get a
+//! wake-up and read their changes from the database.
+//!
+//! A stream never trusts the channel for completeness: versions are gapless, so when the next
+//! frame does not follow the last one it sent (two commits published out of order, a commit made
+//! by another server, a lost `LISTEN` connection) it reads the gap from the log.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use actix_web::web::Bytes;
+use serde::Serialize;
+use tabletally_domain::{Game, Scoreboard};
+use tokio::sync::{broadcast, watch};
+
+use crate::append::to_log_event;
+use crate::auth::Club;
+use crate::error::ApiError;
+use crate::routes::scores::{ScoreView, score_view};
+use crate::routes::{EventView, GameSummary};
+use crate::store::{Committed, GameRecord, Store, StoreError, StoredEvent, Subscribers};
+
+/// Limits of the live streams (configuration: `TABLETALLY_STREAM_*`).
+#[derive(Debug, Clone)]
+pub struct StreamLimits {
+    /// Frames a game stream may fall behind before it is closed.
+    pub buffer: usize,
+    /// Open streams per club (→ 429 above it).
+    pub per_club: usize,
+    /// Open streams per server (→ 503 above it).
+    pub per_server: usize,
+    /// A comment line at least this often keeps proxies and phones from closing an idle stream.
+    pub heartbeat: Duration,
+}
+
+impl Default for StreamLimits {
+    fn default() -> Self {
+        Self {
+            buffer: 64,
+            per_club: 200,
+            per_server: 10_000,
+            heartbeat: Duration::from_secs(15),
+        }
+    }
+}
+
+/// One accepted append as a game stream sends it.
+#[derive(Debug)]
+pub struct Frame {
+    /// The game's version after the append: the SSE `id:`.
+    pub version: i64,
+    /// The seq of the append's first event.
+    pub first_seq: i64,
+    /// The whole SSE event, ready to write.
+    pub sse: Bytes,
+}
+
+/// `data` of an `appended` event.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AppendedData {
+    /// The game's version after the append.
+    pub version: i64,
+    /// The events the append stored, as `GET …/events` shows them.
+    pub events: Vec<EventView>,
+    /// The scoreboard after the append.
+    pub score: ScoreView,
+}
+
+/// `data` of the `snapshot` event that opens a game stream.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SnapshotData {
+    pub game: GameSummary,
+    pub score: ScoreView,
+}
+
+/// `data` of a lobby event; its SSE `id:` is the position of the commit that caused it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct LobbyData {
+    pub game: GameSummary,
+}
+
+struct GameChannel {
+    club: String,
+    sender: broadcast::Sender<Arc<Frame>>,
+    /// The highest version put on the channel (0: none yet).
+    published: i64,
+}
+
+#[derive(Default)]
+struct OpenStreams {
+    total: usize,
+    per_club: HashMap<String, usize>,
+}
+
+pub struct Live {
+    limits: StreamLimits,
+    games: Mutex<HashMap<String, GameChannel>>,
+    /// Per club: the latest position a lobby was woken for.
+    lobbies: Mutex<HashMap<String, watch::Sender<i64>>>,
+    open: Mutex<OpenStreams>,
+    closing: watch::Sender<bool>,
+}
+
+/// Why a stream could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamRefused {
+    #[error("this club has {0} open streams, the most allowed; close one or retry later")]
+    ClubFull(usize),
+    #[error("this server has {0} open streams, the most it serves; retry later")]
+    ServerFull(usize),
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic elsewhere never leaves these maps half-written: keep serving.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Live {
+    pub fn new(limits: StreamLimits) -> Arc<Self> {
+        Arc::new(Self {
+            limits,
+            games: Mutex::new(HashMap::new()),
+            lobbies: Mutex::new(HashMap::new()),
+            open: Mutex::new(OpenStreams::default()),
+            closing: watch::Sender::new(false),
+        })
+    }
+
+    /// Ends every open stream (graceful shutdown): each finishes its current frame and closes.
+    pub fn close_all(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// Counts a new stream against the limits; the ticket gives its place back when dropped.
+    pub fn admit(self: &Arc<Self>, club: &str) -> Result<Ticket, StreamRefused> {
+        let mut open = lock(&self.open);
+        if open.total >= self.limits.per_server {
+            return Err(StreamRefused::ServerFull(open.total));
+        }
+        let of_club = open.per_club.entry(club.to_owned()).or_default();
+        if *of_club >= self.limits.per_club {
+            return Err(StreamRefused::ClubFull(*of_club));
+        }
+        *of_club += 1;
+        open.total += 1;
+        Ok(Ticket {
+            live: Arc::clone(self),
+            club: club.to_owned(),
+        })
+    }
+
+    fn subscribe_game(self: &Arc<Self>, club: &str, game: &str) -> GameSubscription {
+        let mut games = lock(&self.games);
+        let channel = games.entry(game.to_owned()).or_insert_with(|| GameChannel {
+            club: club.to_owned(),
+            sender: broadcast::Sender::new(self.limits.buffer.max(1)),
+            published: 0,
+        });
+        GameSubscription {
+            receiver: Some(channel.sender.subscribe()),
+            live: Arc::clone(self),
+            game: game.to_owned(),
+        }
+    }
+
+    fn subscribe_lobby(self: &Arc<Self>, club: &str) -> LobbySubscription {
+        let mut lobbies = lock(&self.lobbies);
+        let sender = lobbies
+            .entry(club.to_owned())
+            .or_insert_with(|| watch::Sender::new(0));
+        LobbySubscription {
+            receiver: Some(sender.subscribe()),
+            live: Arc::clone(self),
+            club: club.to_owned(),
+        }
+    }
+
+    /// Puts frames on a game's channel, skipping versions it already carried.
+    fn publish(&self, game: &str, frames: Vec<Frame>) {
+        let mut games = lock(&self.games);
+        let Some(channel) = games.get_mut(game) else {
+            return;
+        };
+        for frame in frames {
+            if frame.version > channel.published {
+                channel.published = frame.version;
+                // No receiver left is not an error: the channel is about to be dropped.
+                let _ = channel.sender.send(Arc::new(frame));
+            }
+        }
+    }
+
+    /// The highest version a followed game's channel carried; `None` when nobody follows it.
+    fn published(&self, game: &str) -> Option<i64> {
+        lock(&self.games).get(game).map(|c| c.published)
+    }
+
+    /// Wakes the club's lobby streams, if any.
+    fn wake_lobby(&self, club: &str, position: i64) {
+        if let Some(sender) = lock(&self.lobbies).get(club) {
+            sender.send_replace(position);
+        }
+    }
+
+    fn has_lobbies(&self) -> bool {
+        !lock(&self.lobbies).is_empty()
+    }
+
+    /// The followed games, with their club: what a server that lost its notifications re-reads.
+    fn followed(&self) -> Vec<(String, String)> {
+        lock(&self.games)
+            .iter()
+            .map(|(game, channel)| (channel.club.clone(), game.clone()))
+            .collect()
+    }
+
+    fn followed_clubs(&self) -> Vec<String> {
+        lock(&self.lobbies).keys().cloned().collect()
+    }
+
+    /// Reads from the log what a followed game's channel has not carried yet and publishes
+    /// it: after a notification from another server, or after the notifications were lost.
+    pub async fn catch_up_game(&self, store: &dyn Store, club: &str, game: &str) {
+        let Some(published) = self.published(game) else {
+            return;
+        };
+        let log = match store.events(club, game).await {
+            Ok(Some(log)) => log,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, game, "live catch-up could not read the log");
+                return;
+            }
+        };
+        if log.0.version <= published {
+            return;
+        }
+        // A channel that carried nothing yet only needs the latest append: its streams read
+        // anything older themselves.
+        let after = if published == 0 {
+            last_append_start(&log.1).map_or(0, |seq| seq - 1)
+        } else {
+            published
+        };
+        match frames_after(&log.0, &log.1, after) {
+            Ok(frames) => self.publish(game, frames),
+            Err(e) => tracing::error!(error = %e, game, "live catch-up could not score the log"),
+        }
+    }
+
+    /// After lost notifications: every followed game and lobby reads what it missed.
+    pub async fn catch_up_all(&self, store: &dyn Store) {
+        for (club, game) in self.followed() {
+            self.catch_up_game(store, &club, &game).await;
+        }
+        for club in self.followed_clubs() {
+            self.wake_lobby(&club, i64::MAX);
+        }
+    }
+
+    /// A notification from another server (or this one) that `game` reached `version`.
+    pub async fn notified(&self, store: &dyn Store, game: &str, version: i64) {
+        let followed = lock(&self.games)
+            .get(game)
+            .filter(|c| c.published < version)
+            .map(|c| c.club.clone());
+        if let Some(club) = followed {
+            self.catch_up_game(store, &club, game).await;
+        }
+        if self.has_lobbies() {
+            match store.club_of_game(game).await {
+                Ok(Some(club)) => self.wake_lobby(&club, i64::MAX),
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, game, "live: cannot find a game's club"),
+            }
+        }
+    }
+
+    pub fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
+    }
+}
+
+impl Subscribers for Live {
+    fn committed(&self, commit: &Committed<'_>) {
+        let game = &commit.game.id;
+        // Only a change the lobby reports wakes it (its streams then read the database).
+        let lobby_news =
+            crate::store::change_kind(commit.previous_status, &commit.game.status).is_some();
+        if let Some(last) = commit.events.last().filter(|_| lobby_news) {
+            self.wake_lobby(commit.club, last.position);
+        }
+        let Some(scoreboard) = commit.scoreboard else {
+            return;
+        };
+        // Serialise only for a game somebody follows, and only once for all its streams.
+        if self
+            .published(game)
+            .is_none_or(|published| published >= commit.game.version)
+        {
+            return;
+        }
+        let frame = appended_frame(commit.game, commit.events.to_vec(), scoreboard.clone());
+        self.publish(game, vec![frame]);
+    }
+}
+
+/// A stream's place in the limits.
+pub struct Ticket {
+    live: Arc<Live>,
+    club: String,
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let mut open = lock(&self.live.open);
+        open.total = open.total.saturating_sub(1);
+        if let Some(count) = open.per_club.get_mut(&self.club) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                open.per_club.remove(&self.club);
+            }
+        }
+    }
+}
+
+struct GameSubscription {
+    receiver: Option<broadcast::Receiver<Arc<Frame>>>,
+    live: Arc<Live>,
+    game: String,
+}
+
+impl Drop for GameSubscription {
+    fn drop(&mut self) {
+        drop(self.receiver.take());
+        let mut games = lock(&self.live.games);
+        if games
+            .get(&self.game)
+            .is_some_and(|c| c.sender.receiver_count() == 0)
+        {
+            games.remove(&self.game);
+        }
+    }
+}
+
+struct LobbySubscription {
+    receiver: Option<watch::Receiver<i64>>,
+    live: Arc<Live>,
+    club: String,
+}
+
+impl Drop for LobbySubscription {
+    fn drop(&mut self) {
+        drop(self.receiver.take());
+        let mut lobbies = lock(&self.live.lobbies);
+        if lobbies
+            .get(&self.club)
+            .is_some_and(|s| s.receiver_count() == 0)
+        {
+            lobbies.remove(&self.club);
+        }
+    }
+}
+
+/// One SSE event: `event:`, `id:` and one `data:` line (compact JSON has no line breaks).
+fn sse(event: &str, id: i64, data: &impl Serialize) -> Bytes {
+    let json = serde_json::to_string(data).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "an SSE payload did not serialise");
+        "null".to_owned()
+    });
+    Bytes::from(format!("event: {event}\nid: {id}\ndata: {json}\n\n"))
+}
+
+fn appended_frame(game: &GameRecord, events: Vec<StoredEvent>, board: Scoreboard) -> Frame {
+    let status = tabletally_domain::Status::parse(&game.status)
+        .unwrap_or(tabletally_domain::Status::InProgress);
+    let first_seq = events.first().map_or(game.version, |e| e.seq);
+    let data = AppendedData {
+        version: game.version,
+        events: events.into_iter().map(EventView::from).collect(),
+        score: score_view(game.game.clone(), status, game.version as u64, board),
+    };
+    Frame {
+        version: game.version,
+        first_seq,
+        sse: sse("appended", game.version, &data),
+    }
+}
+
+/// The seq where the log's last append begins.
+fn last_append_start(log: &[StoredEvent]) -> Option<i64> {
+    appends(log).last().map(|a| a[0].seq)
+}
+
+/// The log cut into its appends: one append's events were written by one commit, so they
+/// share their `recorded_at` and follow each other.
+fn appends(log: &[StoredEvent]) -> Vec<&[StoredEvent]> {
+    let mut appends = Vec::new();
+    let mut start = 0;
+    for i in 1..=log.len() {
+        let ends = i == log.len()
+            || log[i].recorded_at != log[i - 1].recorded_at
+            || log[i].seq != log[i - 1].seq + 1;
+        if ends {
+            appends.push(&log[start..i]);
+            start = i;
+        }
+    }
+    appends
+}
+
+/// One `appended` frame per append after version `after`, each with the scoreboard after it.
+pub fn frames_after(
+    game: &GameRecord,
+    log: &[StoredEvent],
+    after: i64,
+) -> Result<Vec<Frame>, ApiError> {
+    let kind = Game::from_id(&game.game)
+        .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
+    let replay: Vec<_> = log.iter().map(to_log_event).collect();
+    let mut frames = Vec::new();
+    for append in appends(log) {
+        let end = append[append.len() - 1].seq;
+        if end <= after {
+            continue;
+        }
+        // A resume inside an append (an id this server never sent) gets the rest of it.
+        let events: Vec<StoredEvent> = append.iter().filter(|e| e.seq > after).cloned().collect();
+        let evaluation = kind
+            .evaluate(&replay[..end as usize])
+            .map_err(|e| ApiError::Internal(format!("game {}: {e}", game.id)))?;
+        let at_end = GameRecord {
+            version: end,
+            status: evaluation.status.as_str().to_owned(),
+            ..game.clone()
+        };
+        frames.push(appended_frame(&at_end, events, evaluation.scoreboard));
+    }
+    Ok(frames)
+}
+
+fn snapshot(game: &GameRecord, log: &[StoredEvent]) -> Result<Bytes, ApiError> {
+    let kind = Game::from_id(&game.game)
+        .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
+    let replay: Vec<_> = log.iter().map(to_log_event).collect();
+    let evaluation = kind
+        .evaluate(&replay)
+        .map_err(|e| ApiError::Internal(format!("game {}: {e}", game.id)))?;
+    let data = SnapshotData {
+        game: GameSummary::from(game.clone()),
+        score: score_view(
+            game.game.clone(),
+            evaluation.status,
+            evaluation.version,
+            evaluation.scoreboard,
+        ),
+    };
+    Ok(sse("snapshot", game.version, &data))
+}
+
+const HEARTBEAT: &[u8] = b": heartbeat\n\n";
+
+/// A game's stream: the snapshot (or what a resuming client missed), then every append.
+pub struct GameStream {
+    store: Arc<dyn Store>,
+    club: String,
+    game: String,
+    subscription: GameSubscription,
+    pending: VecDeque<Bytes>,
+    /// The version of the last frame queued.
+    last: i64,
+    heartbeat: tokio::time::Interval,
+    closing: watch::Receiver<bool>,
+    /// The issued token the stream was opened with: revoked or expired, the stream ends.
+    token: Option<String>,
+    _ticket: Ticket,
+}
+
+impl GameStream {
+    /// `resume`: the version the client last received (`Last-Event-ID`).
+    pub async fn open(
+        live: &Arc<Live>,
+        store: Arc<dyn Store>,
+        club: &Club,
+        game: &str,
+        resume: Option<i64>,
+    ) -> Result<Self, ApiError> {
+        let token = club.token_id.clone();
+        let club = club.id.as_str();
+        let ticket = live.admit(club)?;
+        // Subscribe before reading: a commit after the read is then on the channel.
+        let subscription = live.subscribe_game(club, game);
+        let (record, log) = store
+            .events(club, game)
+            .await?
+            .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+        let mut pending = VecDeque::new();
+        match resume {
+            Some(v) if !(0..=record.version).contains(&v) => {
+                return Err(ApiError::Unprocessable {
+                    detail: format!(
+                        "Last-Event-ID must be a version from 0 to {} (the game's version), got {v}",
+                        record.version
+                    ),
+                    pointer: None,
+                    event_index: None,
+                });
+            }
+            Some(v) => pending.extend(frames_after(&record, &log, v)?.into_iter().map(|f| f.sse)),
+            None => pending.push_back(snapshot(&record, &log)?),
+        }
+        Ok(Self {
+            store,
+            club: club.to_owned(),
+            game: game.to_owned(),
+            subscription,
+            pending,
+            last: record.version,
+            heartbeat: heartbeat(live.limits.heartbeat),
+            closing: live.closing(),
+            token,
+            _ticket: ticket,
+        })
+    }
+
+    /// The next bytes to send; `None` ends the stream.
+    async fn next_chunk(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(bytes) = self.pending.pop_front() {
+                self.heartbeat.reset();
+                return Some(bytes);
+            }
+            if *self.closing.borrow() {
+                return None;
+            }
+            let receiver = self.subscription.receiver.as_mut()?;
+            tokio::select! {
+                _ = self.closing.changed() => return None,
+                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.token.as_deref()).await,
+                received = receiver.recv() => match received {
+                    Ok(frame) if frame.version <= self.last => continue,
+                    Ok(frame) if frame.first_seq == self.last + 1 => {
+                        self.last = frame.version;
+                        self.pending.push_back(frame.sse.clone());
+                    }
+                    // A gap: read it from the log (the frame itself is in what is read).
+                    Ok(_) => {
+                        if let Err(e) = self.catch_up().await {
+                            tracing::warn!(error = %e, game = %self.game, "a game stream could not catch up; closing it");
+                            return None;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::info!(game = %self.game, missed, "a slow game stream fell behind; closing it (the client resumes)");
+                        return None;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                },
+            }
+        }
+    }
+
+    async fn catch_up(&mut self) -> Result<(), ApiError> {
+        let (record, log) = self
+            .store
+            .events(&self.club, &self.game)
+            .await?
+            .ok_or_else(|| ApiError::NotFound("the game is gone".into()))?;
+        for frame in frames_after(&record, &log, self.last)? {
+            self.last = frame.version;
+            self.pending.push_back(frame.sse);
+        }
+        Ok(())
+    }
+
+    pub fn into_body(self) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
+        futures_util::stream::unfold(self, |mut stream| async move {
+            let chunk = stream.next_chunk().await?;
+            Some((Ok(chunk), stream))
+        })
+    }
+}
+
+/// A club's lobby: games created, finished, abandoned and resumed, read from the database
+/// whenever a commit of the club wakes it.
+pub struct LobbyStream {
+    store: Arc<dyn Store>,
+    club: String,
+    subscription: LobbySubscription,
+    pending: VecDeque<Bytes>,
+    /// The position of the last change queued.
+    last: i64,
+    heartbeat: tokio::time::Interval,
+    closing: watch::Receiver<bool>,
+    token: Option<String>,
+    _ticket: Ticket,
+}
+
+const LOBBY_PAGE: i64 = 500;
+
+impl LobbyStream {
+    /// `resume`: the position the client last received (`Last-Event-ID`), or the `next_after`
+    /// of `GET /v1/events`.
+    pub async fn open(
+        live: &Arc<Live>,
+        store: Arc<dyn Store>,
+        club: &Club,
+        resume: Option<i64>,
+    ) -> Result<Self, ApiError> {
+        let token = club.token_id.clone();
+        let club = club.id.as_str();
+        let ticket = live.admit(club)?;
+        let subscription = live.subscribe_lobby(club);
+        let last = match resume {
+            Some(position) if position < 0 => {
+                return Err(ApiError::BadRequest(format!(
+                    "Last-Event-ID must be a position (0 or more), got {position}"
+                )));
+            }
+            Some(position) => position,
+            None => store.head_position().await?,
+        };
+        let mut stream = Self {
+            store,
+            club: club.to_owned(),
+            subscription,
+            pending: VecDeque::new(),
+            last,
+            heartbeat: heartbeat(live.limits.heartbeat),
+            closing: live.closing(),
+            token,
+            _ticket: ticket,
+        };
+        // A resuming client first gets what it missed; a fresh one an immediate comment, so
+        // it knows the stream is open.
+        stream.catch_up().await?;
+        if stream.pending.is_empty() {
+            stream.pending.push_back(Bytes::from_static(HEARTBEAT));
+        }
+        Ok(stream)
+    }
+
+    async fn catch_up(&mut self) -> Result<(), StoreError> {
+        loop {
+            let changes = self
+                .store
+                .game_changes(&self.club, self.last, LOBBY_PAGE)
+                .await?;
+            let full = changes.len() as i64 == LOBBY_PAGE;
+            for change in changes {
+                self.last = change.position;
+                self.pending.push_back(sse(
+                    &change.kind,
+                    change.position,
+                    &LobbyData {
+                        game: GameSummary::from(change.game),
+                    },
+                ));
+            }
+            if !full {
+                return Ok(());
+            }
+        }
+    }
+
+    async fn next_chunk(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(bytes) = self.pending.pop_front() {
+                self.heartbeat.reset();
+                return Some(bytes);
+            }
+            if *self.closing.borrow() {
+                return None;
+            }
+            let receiver = self.subscription.receiver.as_mut()?;
+            tokio::select! {
+                _ = self.closing.changed() => return None,
+                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.token.as_deref()).await,
+                woken = receiver.changed() => {
+                    if woken.is_err() {
+                        return None;
+                    }
+                    if let Err(e) = self.catch_up().await {
+                        tracing::warn!(error = %e, club = %self.club, "a lobby stream could not read its changes; closing it");
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn into_body(self) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
+        futures_util::stream::unfold(self, |mut stream| async move {
+            let chunk = stream.next_chunk().await?;
+            Some((Ok(chunk), stream))
+        })
+    }
+}
+
+/// A heartbeat, or the end of the stream when its token was revoked or has expired.
+async fn heartbeat_unless_revoked(store: &dyn Store, token: Option<&str>) -> Option<Bytes> {
+    if let Some(id) = token {
+        match crate::auth::still_valid(store, id).await {
+            Ok(true) => {}
+            Ok(false) => return None,
+            // The database is away: keep the stream; the next heartbeat asks again.
+            Err(e) => tracing::warn!(error = %e, "a stream could not check its token"),
+        }
+    }
+    Some(Bytes::from_static(HEARTBEAT))
+}
+
+fn heartbeat(period: Duration) -> tokio::time::Interval {
+    let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    interval
+}
+
+/// On PostgreSQL: `LISTEN`s for commits of every server and catches the local streams up;
+/// after losing the connection it listens again and re-reads every followed game, so nothing
+/// committed meanwhile is missed. Ends when the server closes.
+pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx::PgPool) {
+    use sqlx::postgres::{PgListener, PgPoolOptions};
+    let channel = crate::store::NOTIFY_CHANNEL;
+    // Its own connection, named so an operator (and the tests) can find it.
+    let options = (*pool.connect_options())
+        .clone()
+        .application_name("tabletally-listen");
+    let listen_pool = PgPoolOptions::new()
+        .max_connections(1)
+        .connect_lazy_with(options);
+    let mut closing = live.closing();
+    let mut retry = Duration::from_millis(100);
+    loop {
+        if *closing.borrow() {
+            return;
+        }
+        let listener = async {
+            let mut listener = PgListener::connect_with(&listen_pool).await?;
+            listener.listen(channel).await?;
+            Ok::<_, sqlx::Error>(listener)
+        }
+        .await;
+        let mut listener = match listener {
+            Ok(listener) => listener,
+            Err(e) => {
+                tracing::warn!(error = %e, "live: cannot LISTEN; retrying");
+                tokio::select! {
+                    _ = closing.changed() => return,
+                    _ = tokio::time::sleep(retry) => {}
+                }
+                retry = (retry * 2).min(Duration::from_secs(5));
+                continue;
+            }
+        };
+        retry = Duration::from_millis(100);
+        // Listening again: whatever was committed while we were not is in the log.
+        live.catch_up_all(store.as_ref()).await;
+        loop {
+            let received = tokio::select! {
+                _ = closing.changed() => return,
+                received = listener.try_recv() => received,
+            };
+            match received {
+                Ok(Some(notification)) => {
+                    let mut parts = notification.payload().split(' ');
+                    if let (Some(game), Some(Ok(version))) =
+                        (parts.next(), parts.next().map(str::parse::<i64>))
+                    {
+                        live.notified(store.as_ref(), game, version).await;
+                    }
+                }
+                Ok(None) => {
+                    tracing::warn!("live: the LISTEN connection was lost; listening again");
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "live: the LISTEN connection failed; listening again");
+                    break;
+                }
+            }
+        }
+    }
+}
+
+impl From<StreamRefused> for ApiError {
+    fn from(refused: StreamRefused) -> Self {
+        match refused {
+            StreamRefused::ClubFull(_) => ApiError::TooManyStreams(refused.to_string()),
+            StreamRefused::ServerFull(_) => ApiError::ServerBusy(refused.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{TimeZone, Utc};
+    use serde_json::json;
+
+    fn event(seq: i64, second: u32) -> StoredEvent {
+        StoredEvent {
+            position: seq * 10,
+            seq,
+            id: format!("e{seq}"),
+            event_type: "x".into(),
+            schema_version: 1,
+            data: json!({}),
+            recorded_at: Utc.with_ymd_and_hms(2026, 12, 1, 20, 0, second).unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_log_is_cut_into_the_appends_that_wrote_it() {
+        // Event 1 alone, events 2–3 together, event 4 alone.
+        let log = [event(1, 0), event(2, 5), event(3, 5), event(4, 9)];
+
+        let seqs: Vec<Vec<i64>> = appends(&log)
+            .iter()
+            .map(|a| a.iter().map(|e| e.seq).collect())
+            .collect();
+
+        assert_eq!(seqs, vec![vec![1], vec![2, 3], vec![4]]);
+        assert_eq!(last_append_start(&log), Some(4));
+    }
+
+    #[test]
+    fn a_club_over_its_stream_limit_is_refused_until_a_stream_closes() {
+        let live = Live::new(StreamLimits {
+            per_club: 2,
+            per_server: 3,
+            ..StreamLimits::default()
+        });
+
+        let first = live.admit("a").unwrap();
+        let _second = live.admit("a").unwrap();
+        let refused = live.admit("a");
+        let _other = live.admit("b").unwrap();
+        let server_full = live.admit("c");
+        drop(first);
+        let again = live.admit("a");
+
+        assert!(matches!(refused, Err(StreamRefused::ClubFull(2))));
+        assert!(matches!(server_full, Err(StreamRefused::ServerFull(3))));
+        assert!(again.is_ok());
+    }
+}

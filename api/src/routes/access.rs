@@ -1,0 +1,269 @@
+//! Access: the club's tokens with scopes (`POST/GET/DELETE /v1/tokens`, admin only) and a
+//! game's share links (`POST /v1/games/{id}/shares`, `DELETE …/shares/{share_id}`).
+
+use actix_web::{HttpResponse, delete, get, post, web};
+use chrono::{DateTime, Duration, SubsecRound, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{self, Admin, Club};
+use crate::error::{ApiError, Problem};
+use crate::startup::AppState;
+use crate::store::AccessTokenRecord;
+
+const MAX_TOKEN_NAME: usize = 100;
+/// A share link lives at most 30 days: long enough for a league night's recap, short enough
+/// that a forgotten link stops working.
+const MAX_SHARE_HOURS: i64 = 30 * 24;
+const DEFAULT_SHARE_HOURS: i64 = 24;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Ann's phone", "scope": "write"}))]
+pub struct CreateToken {
+    /// Who or what holds it, e.g. "Ann's phone".
+    pub name: String,
+    /// `write` (everything but managing tokens) or `read` (every GET).
+    pub scope: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenCreated {
+    pub id: String,
+    pub name: String,
+    pub scope: String,
+    /// The bearer token. Shown once: only its hash is stored.
+    pub token: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenView {
+    pub id: String,
+    pub name: String,
+    pub scope: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenList {
+    /// The tokens the club issued, oldest first (its first token, from `POST /v1/clubs`, is
+    /// not listed).
+    pub tokens: Vec<TokenView>,
+}
+
+/// Issues a token with scope `write` or `read` (admin only).
+#[utoipa::path(tag = "access", security(("club_token" = [])), request_body(content = CreateToken, example = json!({"name": "Ann's phone", "scope": "write"})), responses(
+    (status = 201, description = "Token created; the secret is shown once", body = TokenCreated),
+    (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "The token does not have scope admin", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "A bad name or scope", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/v1/tokens")]
+pub async fn create_token(
+    state: web::Data<AppState>,
+    admin: Admin,
+    body: web::Json<CreateToken>,
+) -> Result<HttpResponse, ApiError> {
+    let name = checked_name(&body.name)?;
+    if !matches!(body.scope.as_str(), "write" | "read") {
+        return Err(ApiError::invalid(
+            "/scope",
+            format!("scope must be write or read, got {:?}", body.scope),
+        ));
+    }
+    let id = uuid::Uuid::new_v4().to_string();
+    let (token, secret_hash) = auth::new_issued_token(&id, false)?;
+    let record = AccessTokenRecord {
+        id: id.clone(),
+        club_id: admin.0.id,
+        name: name.to_owned(),
+        scope: body.scope.clone(),
+        game_id: None,
+        secret_hash,
+        created_at: Utc::now().trunc_subsecs(6),
+        expires_at: None,
+    };
+    state.store.create_access_token(&record).await?;
+    tracing::info!(club = %record.club_id, token = %id, scope = %record.scope, "token issued");
+    Ok(HttpResponse::Created().json(TokenCreated {
+        id,
+        name: record.name,
+        scope: record.scope,
+        token,
+        created_at: record.created_at,
+    }))
+}
+
+fn checked_name(name: &str) -> Result<&str, ApiError> {
+    let name = name.trim();
+    if name.is_empty()
+        || name.chars().count() > MAX_TOKEN_NAME
+        || name.chars().any(char::is_control)
+    {
+        return Err(ApiError::invalid(
+            "/name",
+            format!("a token name has 1 to {MAX_TOKEN_NAME} printable characters"),
+        ));
+    }
+    Ok(name)
+}
+
+/// The tokens the club issued, never their secrets (admin only).
+#[utoipa::path(tag = "access", security(("club_token" = [])), responses(
+    (status = 200, description = "The club's tokens", body = TokenList),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "The token does not have scope admin", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/tokens")]
+pub async fn list_tokens(
+    state: web::Data<AppState>,
+    admin: Admin,
+) -> Result<HttpResponse, ApiError> {
+    let tokens = state
+        .store
+        .access_tokens(&admin.0.id)
+        .await?
+        .into_iter()
+        .map(|t| TokenView {
+            id: t.id,
+            name: t.name,
+            scope: t.scope,
+            created_at: t.created_at,
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(TokenList { tokens }))
+}
+
+/// Revokes a token at once, on every server: it answers 401 from the next request on
+/// (admin only).
+#[utoipa::path(tag = "access", security(("club_token" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Token id")),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The token does not have scope admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such token in this club", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[delete("/v1/tokens/{id}")]
+pub async fn revoke_token(
+    state: web::Data<AppState>,
+    admin: Admin,
+    id: web::Path<uuid::Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
+    if !state
+        .store
+        .delete_access_token(&admin.0.id, &id, None)
+        .await?
+    {
+        return Err(ApiError::NotFound("no such token in this club".into()));
+    }
+    tracing::info!(club = %admin.0.id, token = %id, "token revoked");
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"expires_in_hours": 24}))]
+pub struct CreateShare {
+    /// 1 to 720 hours (30 days); default 24.
+    #[serde(default)]
+    pub expires_in_hours: Option<i64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ShareCreated {
+    pub id: String,
+    /// A read-only token for this game only (summary, events, score, stream), safe to put in
+    /// a link as `?access_token=`. Shown once.
+    pub token: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A share link: a read-only token for this one game, with an expiry.
+#[utoipa::path(tag = "access", security(("club_token" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Game id")),
+    request_body(content = CreateShare, example = json!({"expires_in_hours": 24})),
+    responses(
+        (status = 201, description = "Share link created; the token is shown once", body = ShareCreated),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A read token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "expires_in_hours outside 1..720", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/shares")]
+pub async fn create_share(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<uuid::Uuid>,
+    body: web::Json<CreateShare>,
+) -> Result<HttpResponse, ApiError> {
+    let game = id.into_inner().to_string();
+    let hours = body.expires_in_hours.unwrap_or(DEFAULT_SHARE_HOURS);
+    if !(1..=MAX_SHARE_HOURS).contains(&hours) {
+        return Err(ApiError::invalid(
+            "/expires_in_hours",
+            format!("a share link lives 1 to {MAX_SHARE_HOURS} hours, got {hours}"),
+        ));
+    }
+    state
+        .store
+        .game(&club.id, &game)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+    let share_id = uuid::Uuid::new_v4().to_string();
+    let (token, secret_hash) = auth::new_issued_token(&share_id, true)?;
+    let created_at = Utc::now().trunc_subsecs(6);
+    let record = AccessTokenRecord {
+        id: share_id.clone(),
+        club_id: club.id,
+        name: format!("share of game {game}"),
+        scope: "share".into(),
+        game_id: Some(game.clone()),
+        secret_hash,
+        created_at,
+        expires_at: Some(created_at + Duration::hours(hours)),
+    };
+    state.store.create_access_token(&record).await?;
+    tracing::info!(club = %record.club_id, game = %game, share = %share_id, hours, "share link created");
+    Ok(HttpResponse::Created().json(ShareCreated {
+        id: share_id,
+        token,
+        expires_at: created_at + Duration::hours(hours),
+    }))
+}
+
+/// Revokes a share link at once.
+#[utoipa::path(tag = "access", security(("club_token" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Game id"), ("share_id" = uuid::Uuid, Path, description = "Share link id")),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 400, description = "An id is not a UUID", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A read token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such share link of this game in this club", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[delete("/v1/games/{id}/shares/{share_id}")]
+pub async fn revoke_share(
+    state: web::Data<AppState>,
+    club: Club,
+    path: web::Path<(uuid::Uuid, uuid::Uuid)>,
+) -> Result<HttpResponse, ApiError> {
+    let (game, share) = path.into_inner();
+    let (game, share) = (game.to_string(), share.to_string());
+    if !state
+        .store
+        .delete_access_token(&club.id, &share, Some(&game))
+        .await?
+    {
+        return Err(ApiError::NotFound(
+            "no such share link of this game in this club".into(),
+        ));
+    }
+    tracing::info!(club = %club.id, game = %game, share = %share, "share link revoked");
+    Ok(HttpResponse::NoContent().finish())
+}

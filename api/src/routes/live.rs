@@ -1,0 +1,181 @@
+//! The live table: a game's stream, the club's lobby stream (server-sent events), and the
+//! club's events in global order for an app catching up after being offline.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::Club;
+use crate::error::{ApiError, Problem};
+use crate::live::{GameStream, LobbyStream};
+use crate::startup::AppState;
+
+const DEFAULT_EVENTS_PAGE: i64 = 500;
+const MAX_EVENTS_PAGE: i64 = 1000;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct StreamQuery {
+    /// Resume after this SSE id, for clients that cannot send `Last-Event-ID`.
+    pub last_event_id: Option<i64>,
+    /// The token, for browsers' `EventSource` (which cannot send headers). Accepted on the
+    /// two stream endpoints only; a share link's token is the one meant for URLs.
+    pub access_token: Option<String>,
+}
+
+/// `Last-Event-ID` (the header wins over `?last_event_id=`).
+fn resume_from(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, ApiError> {
+    match req.headers().get("last-event-id") {
+        Some(value) => {
+            let text = value.to_str().unwrap_or_default().trim();
+            text.parse::<i64>().map(Some).map_err(|_| {
+                ApiError::BadRequest(format!("Last-Event-ID must be a number, got {text:?}"))
+            })
+        }
+        None => Ok(query.last_event_id),
+    }
+}
+
+fn event_stream(
+    body: impl futures_util::Stream<Item = Result<web::Bytes, actix_web::Error>> + 'static,
+) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        // Proxies such as nginx would otherwise hold events back in their buffers.
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body)
+}
+
+/// A game's live stream: `snapshot` (game summary and scoreboard), then one `appended` per
+/// accepted append (its stored events and the new scoreboard); every SSE `id:` is the game's
+/// version after it. With `Last-Event-ID: <v>` the stream starts with every append after `v`
+/// instead of the snapshot. A comment line at least every 15 s keeps it open.
+#[utoipa::path(tag = "live", security(("club_token" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Game id"),
+           ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this version"),
+           StreamQuery),
+    responses(
+        (status = 200, description = "text/event-stream: `snapshot` (SnapshotData), then `appended` (AppendedData) events", content_type = "text/event-stream", body = String),
+        (status = 400, description = "A bad Last-Event-ID", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Last-Event-ID beyond the game's version", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The club holds as many open streams as it may", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The server holds as many open streams as it serves", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/games/{id}/stream")]
+pub async fn game_stream(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<uuid::Uuid>,
+    query: web::Query<StreamQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
+    let resume = resume_from(&req, &query)?;
+    let stream = GameStream::open(&state.live, state.store.clone(), &club, &id, resume).await?;
+    Ok(event_stream(stream.into_body()))
+}
+
+/// The club's lobby: `game_created`, `game_finished`, `game_abandoned` and `game_resumed`, each
+/// with the game's summary; the SSE `id:` is a position of the club's log, so
+/// `Last-Event-ID` may also be the `next_after` of `GET /v1/events`.
+#[utoipa::path(tag = "live", security(("club_token" = [])),
+    params(("Last-Event-ID" = Option<i64>, Header, description = "Resume after this position"), StreamQuery),
+    responses(
+        (status = 200, description = "text/event-stream of lobby events (LobbyData)", content_type = "text/event-stream", body = String),
+        (status = 400, description = "A bad Last-Event-ID", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The club holds as many open streams as it may", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The server holds as many open streams as it serves", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/stream")]
+pub async fn lobby_stream(
+    state: web::Data<AppState>,
+    club: Club,
+    query: web::Query<StreamQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let resume = resume_from(&req, &query)?;
+    let stream = LobbyStream::open(&state.live, state.store.clone(), &club, resume).await?;
+    Ok(event_stream(stream.into_body()))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ClubEventsQuery {
+    /// Only events after this position (default 0: from the start).
+    pub after: Option<i64>,
+    /// Page size, 1–1000 (default 500).
+    pub limit: Option<i64>,
+}
+
+/// An event of the club's log in global order.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClubEventView {
+    /// Global order of appends; the lobby stream's SSE ids are positions too.
+    pub position: i64,
+    pub game_id: String,
+    pub seq: i64,
+    pub id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    #[schema(value_type = Object)]
+    pub data: Value,
+    pub recorded_at: chrono::DateTime<chrono::Utc>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClubEventPage {
+    pub events: Vec<ClubEventView>,
+    /// Pass as `after` for the next page; once a page is shorter than `limit`, follow
+    /// `GET /v1/stream` with it as `Last-Event-ID`. The `after` given when the page is empty.
+    pub next_after: i64,
+}
+
+/// The club's events in their global order, with each event's game: an app that was offline
+/// syncs everything it missed in one loop, then follows the lobby from `next_after`.
+#[utoipa::path(tag = "live", security(("club_token" = [])), params(ClubEventsQuery), responses(
+    (status = 200, description = "A page of the club's log", body = ClubEventPage),
+    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/events")]
+pub async fn club_events(
+    state: web::Data<AppState>,
+    club: Club,
+    query: web::Query<ClubEventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = query.limit.unwrap_or(DEFAULT_EVENTS_PAGE);
+    if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
+        return Err(ApiError::BadRequest(format!(
+            "limit must be between 1 and {MAX_EVENTS_PAGE}"
+        )));
+    }
+    let after = query.after.unwrap_or(0);
+    if after < 0 {
+        return Err(ApiError::BadRequest("after must be 0 or more".into()));
+    }
+    let events: Vec<ClubEventView> = state
+        .store
+        .club_events(&club.id, after, limit)
+        .await?
+        .into_iter()
+        .map(|(game_id, e)| ClubEventView {
+            position: e.position,
+            game_id,
+            seq: e.seq,
+            id: e.id,
+            event_type: e.event_type,
+            data: e.data,
+            recorded_at: e.recorded_at,
+        })
+        .collect();
+    let next_after = events.last().map_or(after, |e| e.position);
+    Ok(HttpResponse::Ok().json(ClubEventPage { events, next_after }))
+}

@@ -1,0 +1,457 @@
+//! Access: tokens with scopes, share links, the token in a stream's URL, CORS, 405, and the
+//! club-creation limit across servers.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app_with};
+use crate::live::EventStream;
+use crate::mint_condition::{new_game, round_1};
+use crate::on_both_backends;
+
+on_both_backends!(
+    a_read_token_reads_everything_and_changes_nothing,
+    a_write_token_plays_but_does_not_manage_tokens,
+    a_revoked_token_answers_401_at_once_and_its_stream_ends,
+    a_share_link_reads_its_game_only_until_revoked,
+    an_expired_share_link_answers_401,
+    a_token_in_the_url_is_accepted_by_the_streams_only,
+    a_wrong_method_answers_405_with_allow,
+    cors_preflight_is_answered_for_allowed_origins_only,
+    the_club_creation_limit_holds_across_servers,
+);
+
+/// Issues a token with this scope using the club's admin token; `(id, token)`.
+async fn issue(app: &TestApp, club: &TestClub, scope: &str) -> (String, String) {
+    let reply = app
+        .post(
+            "/v1/tokens",
+            Some(&club.token),
+            &json!({"name": format!("{scope} phone"), "scope": scope}),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    assert_eq!(reply.body["scope"], scope);
+    (
+        reply.body["id"].as_str().unwrap().to_owned(),
+        reply.body["token"].as_str().unwrap().to_owned(),
+    )
+}
+
+async fn send(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    token: &str,
+    body: Option<Value>,
+) -> crate::helpers::Reply {
+    let mut request = app.client.request(method, app.url(path)).bearer_auth(token);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    crate::helpers::Reply::read(request.send().await.expect("an answer")).await
+}
+
+async fn a_read_token_reads_everything_and_changes_nothing(app: TestApp) {
+    // Arrange
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let (_, read) = issue(&app, &club, "read").await;
+
+    // Act
+    let summary = app.get(&format!("/v1/games/{game}"), Some(&read)).await;
+    let players = app.get("/v1/players", Some(&read)).await;
+    let append = send(
+        &app,
+        Method::POST,
+        &format!("/v1/games/{game}/events"),
+        &read,
+        Some(json!({"events": [event("round_collected", round_1())]})),
+    )
+    .await;
+    let create = send(
+        &app,
+        Method::POST,
+        "/v1/games",
+        &read,
+        Some(new_game(json!({}))),
+    )
+    .await;
+    let share = send(
+        &app,
+        Method::POST,
+        &format!("/v1/games/{game}/shares"),
+        &read,
+        Some(json!({})),
+    )
+    .await;
+    let tokens = app.get("/v1/tokens", Some(&read)).await;
+
+    // Assert
+    assert_eq!(summary.status, 200);
+    assert_eq!(players.status, 200);
+    append.problem(403);
+    create.problem(403);
+    share.problem(403);
+    tokens.problem(403);
+    assert_eq!(app.version(&club, &game).await, 1);
+}
+
+async fn a_write_token_plays_but_does_not_manage_tokens(app: TestApp) {
+    let club = app.new_club().await;
+    let (_, write) = issue(&app, &club, "write").await;
+    let writer = TestClub {
+        id: club.id.clone(),
+        token: write.clone(),
+    };
+
+    let game = app.new_game(&writer, new_game(json!({}))).await;
+    let round = app
+        .append(
+            &writer,
+            &game,
+            Some(1),
+            vec![event("round_collected", round_1())],
+        )
+        .await;
+    let issue_more = app
+        .post(
+            "/v1/tokens",
+            Some(&write),
+            &json!({"name": "x", "scope": "read"}),
+        )
+        .await;
+    let bad_scope = app
+        .post(
+            "/v1/tokens",
+            Some(&club.token),
+            &json!({"name": "x", "scope": "owner"}),
+        )
+        .await;
+
+    assert_eq!(round.status, 201, "{}", round.body);
+    issue_more.problem(403);
+    assert_eq!(bad_scope.problem(422)["pointer"], "/scope");
+}
+
+async fn a_revoked_token_answers_401_at_once_and_its_stream_ends(app: TestApp) {
+    // Arrange: heartbeats every 100 ms, when an open stream checks its token.
+    let app = spawn_app_with(app.backend, |config| {
+        config.streams.heartbeat = Duration::from_millis(100);
+    })
+    .await
+    .expect("the backend is configured");
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let (id, read) = issue(&app, &club, "read").await;
+    let (kept_id, _) = issue(&app, &club, "write").await;
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &read, None).await;
+    assert_eq!(stream.expect().await.event, "snapshot");
+    assert_eq!(app.get("/v1/games", Some(&read)).await.status, 200);
+
+    // Act
+    let revoked = send(
+        &app,
+        Method::DELETE,
+        &format!("/v1/tokens/{id}"),
+        &club.token,
+        None,
+    )
+    .await;
+    let again = send(
+        &app,
+        Method::DELETE,
+        &format!("/v1/tokens/{id}"),
+        &club.token,
+        None,
+    )
+    .await;
+
+    // Assert: 401 from the next request on, the list no longer has it, the stream ends.
+    assert_eq!(revoked.status, 204);
+    again.problem(404);
+    app.get("/v1/games", Some(&read)).await.problem(401);
+    let list = app.get("/v1/tokens", Some(&club.token)).await;
+    let ids: Vec<&str> = list.body["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec![kept_id.as_str()]);
+    assert!(
+        !list.body.to_string().contains(&read[10..]),
+        "a listed secret"
+    );
+    assert!(
+        stream.next().await.is_none(),
+        "the revoked token's stream ended"
+    );
+    if app.backend == Backend::Postgres {
+        let other_server = app.second_server().await;
+        other_server
+            .get("/v1/games", Some(&read))
+            .await
+            .problem(401);
+    }
+}
+
+async fn a_share_link_reads_its_game_only_until_revoked(app: TestApp) {
+    // Arrange
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let other_game = app.new_game(&club, new_game(json!({}))).await;
+    let reply = app
+        .post(
+            &format!("/v1/games/{game}/shares"),
+            Some(&club.token),
+            &json!({"expires_in_hours": 24}),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let share_id = reply.body["id"].as_str().unwrap().to_owned();
+    let share = reply.body["token"].as_str().unwrap().to_owned();
+    let expires: chrono::DateTime<chrono::Utc> =
+        reply.body["expires_at"].as_str().unwrap().parse().unwrap();
+    let hours = (expires - chrono::Utc::now()).num_minutes();
+    assert!((23 * 60..=24 * 60).contains(&hours), "{hours} minutes");
+
+    // Act / Assert: its game's summary, events, score and stream…
+    for path in ["", "/events", "/score"] {
+        let r = app
+            .get(&format!("/v1/games/{game}{path}"), Some(&share))
+            .await;
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+    }
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &share, None).await;
+    assert_eq!(stream.expect().await.data["game"]["id"], game.as_str());
+    // …and nothing else: not another game, not the lists, not a write.
+    for path in [
+        format!("/v1/games/{other_game}"),
+        format!("/v1/games/{other_game}/stream"),
+        "/v1/games".to_owned(),
+        "/v1/players".to_owned(),
+        "/v1/events".to_owned(),
+        "/v1/stream".to_owned(),
+        "/v1/stats/leaderboard".to_owned(),
+    ] {
+        app.get(&path, Some(&share)).await.problem(404);
+    }
+    let write = app
+        .append(
+            &TestClub {
+                id: club.id.clone(),
+                token: share.clone(),
+            },
+            &game,
+            Some(1),
+            vec![event("round_collected", round_1())],
+        )
+        .await;
+    write.problem(404);
+    // Revoked: 401, and a share id only revokes through its own game.
+    let wrong_game = send(
+        &app,
+        Method::DELETE,
+        &format!("/v1/games/{other_game}/shares/{share_id}"),
+        &club.token,
+        None,
+    )
+    .await;
+    wrong_game.problem(404);
+    let revoked = send(
+        &app,
+        Method::DELETE,
+        &format!("/v1/games/{game}/shares/{share_id}"),
+        &club.token,
+        None,
+    )
+    .await;
+    assert_eq!(revoked.status, 204);
+    app.get(&format!("/v1/games/{game}"), Some(&share))
+        .await
+        .problem(401);
+}
+
+async fn an_expired_share_link_answers_401(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let reply = app
+        .post(
+            &format!("/v1/games/{game}/shares"),
+            Some(&club.token),
+            &json!({"expires_in_hours": 1}),
+        )
+        .await;
+    let share = reply.body["token"].as_str().unwrap().to_owned();
+    let too_long = app
+        .post(
+            &format!("/v1/games/{game}/shares"),
+            Some(&club.token),
+            &json!({"expires_in_hours": 721}),
+        )
+        .await;
+    assert_eq!(
+        app.get(&format!("/v1/games/{game}"), Some(&share))
+            .await
+            .status,
+        200
+    );
+
+    // The hour passes (in the database).
+    let sql = match app.backend {
+        Backend::Sqlite => "UPDATE access_tokens SET expires_at = '2020-01-01T00:00:00+00:00'",
+        Backend::Postgres => "UPDATE access_tokens SET expires_at = '2020-01-01T00:00:00Z'",
+    };
+    crate::mint_condition::execute(&app, sql, &[]).await;
+
+    app.get(&format!("/v1/games/{game}"), Some(&share))
+        .await
+        .problem(401);
+    too_long.problem(422);
+}
+
+async fn a_token_in_the_url_is_accepted_by_the_streams_only(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let token = urlencode(&club.token);
+
+    let stream = app
+        .client
+        .get(app.url(&format!("/v1/games/{game}/stream?access_token={token}")))
+        .send()
+        .await
+        .unwrap();
+    let lobby = app
+        .client
+        .get(app.url(&format!("/v1/stream?access_token={token}")))
+        .send()
+        .await
+        .unwrap();
+    let elsewhere = app
+        .get(&format!("/v1/games/{game}?access_token={token}"), None)
+        .await;
+
+    assert_eq!(stream.status(), 200);
+    assert_eq!(lobby.status(), 200);
+    elsewhere.problem(401);
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+async fn a_wrong_method_answers_405_with_allow(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+
+    let put_games = send(&app, Method::PUT, "/v1/games", &club.token, None).await;
+    let delete_game = send(
+        &app,
+        Method::DELETE,
+        &format!("/v1/games/{game}"),
+        &club.token,
+        None,
+    )
+    .await;
+    let get_clubs = app.get("/v1/clubs", None).await;
+    let unknown = send(&app, Method::PUT, "/v1/nothing-here", &club.token, None).await;
+
+    put_games.problem(405);
+    assert_eq!(put_games.headers["allow"], "GET, POST");
+    delete_game.problem(405);
+    assert_eq!(delete_game.headers["allow"], "GET");
+    get_clubs.problem(405);
+    assert_eq!(get_clubs.headers["allow"], "POST");
+    unknown.problem(404);
+}
+
+async fn cors_preflight_is_answered_for_allowed_origins_only(app: TestApp) {
+    // Arrange: one allowed origin (none by default).
+    let app = spawn_app_with(app.backend, |config| {
+        config.cors_origins = vec!["https://pad.example".into()];
+    })
+    .await
+    .expect("the backend is configured");
+    let club = app.new_club().await;
+    let preflight = |origin: &'static str| {
+        app.client
+            .request(Method::OPTIONS, app.url("/v1/stream"))
+            .header("origin", origin)
+            .header("access-control-request-method", "GET")
+            .header(
+                "access-control-request-headers",
+                "authorization, last-event-id",
+            )
+            .send()
+    };
+
+    // Act
+    let allowed = preflight("https://pad.example").await.unwrap();
+    let refused = preflight("https://evil.example").await.unwrap();
+    let actual = app
+        .client
+        .get(app.url("/v1/games"))
+        .bearer_auth(&club.token)
+        .header("origin", "https://pad.example")
+        .send()
+        .await
+        .unwrap();
+
+    // Assert
+    assert_eq!(allowed.status(), 204);
+    let h = allowed.headers();
+    assert_eq!(h["access-control-allow-origin"], "https://pad.example");
+    assert_eq!(h["access-control-allow-methods"], "GET");
+    let allowed_headers = h["access-control-allow-headers"]
+        .to_str()
+        .unwrap()
+        .to_lowercase();
+    assert!(allowed_headers.contains("authorization") && allowed_headers.contains("last-event-id"));
+    assert!(
+        refused
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none()
+    );
+    assert_eq!(actual.status(), 200);
+    assert_eq!(
+        actual.headers()["access-control-allow-origin"],
+        "https://pad.example"
+    );
+}
+
+async fn the_club_creation_limit_holds_across_servers(app: TestApp) {
+    if app.backend == Backend::Sqlite {
+        return; // one process: the in-memory limit (problems.rs)
+    }
+    // Arrange: 20 clubs a minute per address, created half on each server.
+    let other_server = app.second_server().await;
+    for i in 0..20 {
+        let server = if i % 2 == 0 { &app } else { &other_server };
+        server.new_club().await;
+    }
+
+    // Act
+    let on_a = app
+        .post("/v1/clubs", None, &json!({"name": "one too many"}))
+        .await;
+    let on_b = other_server
+        .post("/v1/clubs", None, &json!({"name": "one too many"}))
+        .await;
+
+    // Assert
+    on_a.problem(429);
+    on_b.problem(429);
+}

@@ -1,0 +1,740 @@
+//! The live table over HTTP: a game's stream, resuming it, the lobby, the club's log in global
+//! order, and on PostgreSQL streams fed by another server.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use sqlx::Connection;
+
+use crate::helpers::{Backend, TestApp, TestClub, event, expect_totals, spawn_app_with, totals};
+use crate::mint_condition::{new_game, round_1, round_2, round_3};
+use crate::on_both_backends;
+
+/// How long a test waits for an event before it fails (a hang guard, not a speed target).
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// One server-sent event.
+#[derive(Debug)]
+pub struct Sse {
+    pub event: String,
+    pub id: Option<i64>,
+    pub data: Value,
+}
+
+/// An open event stream, read block by block.
+pub struct EventStream {
+    response: reqwest::Response,
+    buffer: String,
+    /// Comment lines (heartbeats) seen so far.
+    pub comments: usize,
+}
+
+impl EventStream {
+    pub async fn open(app: &TestApp, path: &str, token: &str, last_event_id: Option<i64>) -> Self {
+        let mut request = app.client.get(app.url(path)).bearer_auth(token);
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id.to_string());
+        }
+        let response = request.send().await.expect("the server answers");
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(
+            response.headers()["content-type"].to_str().unwrap(),
+            "text/event-stream"
+        );
+        Self {
+            response,
+            buffer: String::new(),
+            comments: 0,
+        }
+    }
+
+    /// The next event (comments counted and skipped); `None` when the server closed the stream.
+    pub async fn next(&mut self) -> Option<Sse> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut sse = Sse {
+                    event: "message".into(),
+                    id: None,
+                    data: Value::Null,
+                };
+                let mut data = String::new();
+                for line in block.lines() {
+                    if line.starts_with(':') {
+                        self.comments += 1;
+                    } else if let Some(v) = line.strip_prefix("event: ") {
+                        sse.event = v.to_owned();
+                    } else if let Some(v) = line.strip_prefix("id: ") {
+                        sse.id = Some(v.parse().expect("a numeric id"));
+                    } else if let Some(v) = line.strip_prefix("data: ") {
+                        data.push_str(v);
+                    }
+                }
+                if data.is_empty() {
+                    continue; // a comment only
+                }
+                sse.data = serde_json::from_str(&data).expect("JSON data");
+                return Some(sse);
+            }
+            let chunk = tokio::time::timeout(PATIENCE, self.response.chunk())
+                .await
+                .expect("an event within the patience")
+                .expect("the stream reads");
+            match chunk {
+                Some(bytes) => self
+                    .buffer
+                    .push_str(std::str::from_utf8(&bytes).expect("UTF-8")),
+                None => return None,
+            }
+        }
+    }
+
+    /// The next event, which must exist.
+    pub async fn expect(&mut self) -> Sse {
+        self.next().await.expect("the stream is still open")
+    }
+
+    /// Waits for a heartbeat comment.
+    pub async fn heartbeat(&mut self) {
+        let before = self.comments;
+        while self.comments == before {
+            let chunk = tokio::time::timeout(PATIENCE, self.response.chunk())
+                .await
+                .expect("a heartbeat within the patience")
+                .expect("the stream reads")
+                .expect("the stream is open");
+            let text = std::str::from_utf8(&chunk).expect("UTF-8").to_owned();
+            self.comments += text.lines().filter(|l| l.starts_with(':')).count();
+            self.buffer.push_str(&text);
+        }
+    }
+}
+
+on_both_backends!(
+    a_follower_sees_every_append_in_order_with_the_new_scoreboard,
+    a_resume_from_any_version_delivers_the_rest_of_the_log_exactly_once,
+    a_dropped_connection_resumes_with_what_it_missed_then_live_appends,
+    the_lobby_reports_games_created_finished_abandoned_and_resumed,
+    the_clubs_log_in_global_order_catches_up_then_the_lobby_follows,
+    a_stalled_follower_does_not_hold_up_appends_or_other_followers,
+    an_idle_stream_sends_heartbeats,
+    a_stream_refuses_another_clubs_game_and_a_bad_last_event_id,
+    streams_over_the_clubs_limit_are_refused_with_429,
+    streams_over_the_servers_limit_are_refused_with_503,
+    a_follower_on_one_server_sees_appends_made_on_another,
+    a_lost_listening_connection_misses_nothing,
+);
+
+/// The scripted game: created (v1), round 1 (v2), round 2 (v3), round 2 retracted (v4), then
+/// round 2 again and round 3 in one request (v5–v6, finished). Totals (mint_condition.rs):
+/// round 1 → Ann 23, Bo 12, Cy 14; + round 2 → 34 / 34 / 26; + round 3 → 51 / 41 / 38.
+async fn play_scripted(app: &TestApp, club: &TestClub, game: &str) {
+    let requests = [
+        (1, vec![event("round_collected", round_1())]),
+        (2, vec![event("round_collected", round_2())]),
+        (
+            3,
+            vec![event("retract", json!({"seq": 3, "reason": "wrong round"}))],
+        ),
+        (
+            4,
+            vec![
+                event("round_collected", round_2()),
+                event("round_collected", round_3()),
+            ],
+        ),
+    ];
+    for (version, events) in requests {
+        let reply = app.append(club, game, Some(version), events).await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+}
+
+/// The totals after each version of the scripted game.
+fn scripted_totals(version: i64) -> Vec<(String, i64)> {
+    match version {
+        1 => expect_totals(&[("Ann", 0), ("Bo", 0), ("Cy", 0)]),
+        2 | 4 => expect_totals(&[("Ann", 23), ("Bo", 12), ("Cy", 14)]),
+        3 | 5 => expect_totals(&[("Ann", 34), ("Bo", 34), ("Cy", 26)]),
+        6 => expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)]),
+        other => panic!("the scripted game has no version {other}"),
+    }
+}
+
+fn seqs(frame: &Sse) -> Vec<i64> {
+    frame.data["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect()
+}
+
+async fn a_follower_sees_every_append_in_order_with_the_new_scoreboard(app: TestApp) {
+    // Arrange
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+
+    // Act
+    play_scripted(&app, &club, &game).await;
+
+    // Assert
+    let snapshot = stream.expect().await;
+    assert_eq!(snapshot.event, "snapshot");
+    assert_eq!(snapshot.id, Some(1));
+    assert_eq!(snapshot.data["game"]["id"], game.as_str());
+    assert_eq!(snapshot.data["game"]["version"], 1);
+    assert_eq!(totals(&snapshot.data["score"]), scripted_totals(1));
+    let mut seen = Vec::new();
+    for (version, expected_seqs, types) in [
+        (2, vec![2], vec!["round_collected"]),
+        (3, vec![3], vec!["round_collected"]),
+        (4, vec![4], vec!["retract"]),
+        (6, vec![5, 6], vec!["round_collected", "round_collected"]),
+    ] {
+        let frame = stream.expect().await;
+        assert_eq!(frame.event, "appended");
+        assert_eq!(frame.id, Some(version));
+        assert_eq!(frame.data["version"], version);
+        assert_eq!(seqs(&frame), expected_seqs);
+        let got: Vec<&str> = frame.data["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(got, types);
+        assert_eq!(totals(&frame.data["score"]), scripted_totals(version));
+        seen.push(frame);
+    }
+    let last = &seen[3].data["score"];
+    assert_eq!(last["status"], "finished");
+    assert_eq!(last["final"], true);
+    // Mint Condition: the least damage wins.
+    assert_eq!(last["winners"], json!(["Cy"]));
+    // The stream's events are the stored ones.
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    assert_eq!(seen[3].data["events"][1]["id"], log.body["events"][5]["id"]);
+    assert_eq!(
+        seen[3].data["events"][1]["position"],
+        log.body["events"][5]["position"]
+    );
+}
+
+async fn a_resume_from_any_version_delivers_the_rest_of_the_log_exactly_once(app: TestApp) {
+    // Arrange
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    play_scripted(&app, &club, &game).await;
+
+    for last_seen in 0..6 {
+        // Act: a client that last received version `last_seen` comes back.
+        let mut stream = EventStream::open(
+            &app,
+            &format!("/v1/games/{game}/stream"),
+            &club.token,
+            Some(last_seen),
+        )
+        .await;
+        let mut delivered = Vec::new();
+        while delivered.last() != Some(&6) {
+            let frame = stream.expect().await;
+            // Assert: appends only (no snapshot), each with the scoreboard of its version.
+            assert_eq!(frame.event, "appended", "after {last_seen}");
+            let version = frame.id.expect("an id");
+            assert_eq!(totals(&frame.data["score"]), scripted_totals(version));
+            delivered.extend(seqs(&frame));
+        }
+
+        // Assert: the rest of the log, in order, none twice, none missing.
+        assert_eq!(
+            delivered,
+            ((last_seen + 1)..=6).collect::<Vec<_>>(),
+            "after {last_seen}"
+        );
+    }
+}
+
+async fn a_dropped_connection_resumes_with_what_it_missed_then_live_appends(app: TestApp) {
+    // Arrange: a follower receives the snapshot and round 1, then loses its connection.
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let path = format!("/v1/games/{game}/stream");
+    let mut stream = EventStream::open(&app, &path, &club.token, None).await;
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("round_collected", round_1())],
+        )
+        .await;
+    assert_eq!(reply.status, 201);
+    assert_eq!(stream.expect().await.event, "snapshot");
+    let last = stream.expect().await.id.expect("an id");
+    drop(stream);
+    // Round 2 while it is away.
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(2),
+            vec![event("round_collected", round_2())],
+        )
+        .await;
+    assert_eq!(reply.status, 201);
+
+    // Act
+    let mut stream = EventStream::open(&app, &path, &club.token, Some(last)).await;
+    let missed = stream.expect().await;
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(3),
+            vec![event("round_collected", round_3())],
+        )
+        .await;
+    assert_eq!(reply.status, 201);
+    let live = stream.expect().await;
+
+    // Assert
+    assert_eq!(last, 2);
+    assert_eq!((missed.id, seqs(&missed)), (Some(3), vec![3]));
+    assert_eq!(totals(&missed.data["score"]), scripted_totals(3));
+    assert_eq!((live.id, seqs(&live)), (Some(4), vec![4]));
+    assert_eq!(
+        totals(&live.data["score"]),
+        expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)])
+    );
+    // `?last_event_id=` is the same resume, for clients that cannot set headers.
+    let mut by_query =
+        EventStream::open(&app, &format!("{path}?last_event_id=3"), &club.token, None).await;
+    assert_eq!(seqs(&by_query.expect().await), vec![4]);
+}
+
+async fn the_lobby_reports_games_created_finished_abandoned_and_resumed(app: TestApp) {
+    // Arrange
+    let club = app.new_club().await;
+    let mut lobby = EventStream::open(&app, "/v1/stream", &club.token, None).await;
+
+    // Act: one game played to its end, another abandoned and resumed.
+    let played = app.new_game(&club, new_game(json!({}))).await;
+    for (version, round) in [(1, round_1()), (2, round_2()), (3, round_3())] {
+        let reply = app
+            .append(
+                &club,
+                &played,
+                Some(version),
+                vec![event("round_collected", round)],
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    let left = app.new_game(&club, new_game(json!({}))).await;
+    let abandon = app
+        .append(
+            &club,
+            &left,
+            Some(1),
+            vec![event("abandon", json!({"reason": "pizza"}))],
+        )
+        .await;
+    assert_eq!(abandon.status, 201, "{}", abandon.body);
+    let resume = app
+        .append(
+            &club,
+            &left,
+            Some(2),
+            vec![event("retract", json!({"seq": 2, "reason": "back"}))],
+        )
+        .await;
+    assert_eq!(resume.status, 201, "{}", resume.body);
+
+    // Assert: four changes, rounds 1 and 2 are not lobby news.
+    let mut changes = Vec::new();
+    for _ in 0..5 {
+        let change = lobby.expect().await;
+        changes.push((
+            change.event.clone(),
+            change.data["game"]["id"].as_str().unwrap().to_owned(),
+            change.data["game"]["status"].as_str().unwrap().to_owned(),
+            change.data["game"]["version"].as_i64().unwrap(),
+            change.id.expect("a position"),
+        ));
+    }
+    let kinds: Vec<(&str, &str, &str, i64)> = changes
+        .iter()
+        .map(|(e, g, s, v, _)| (e.as_str(), g.as_str(), s.as_str(), *v))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("game_created", played.as_str(), "in_progress", 1),
+            ("game_finished", played.as_str(), "finished", 4),
+            ("game_created", left.as_str(), "in_progress", 1),
+            ("game_abandoned", left.as_str(), "abandoned", 2),
+            ("game_resumed", left.as_str(), "in_progress", 3),
+        ]
+    );
+    // Each id is the position of the commit's last event.
+    assert_eq!(changes[1].4, event_position(&app, &club, &played, 3).await);
+    assert_eq!(
+        changes[4].4,
+        resume.body["events"][0]["position"].as_i64().unwrap()
+    );
+
+    // A lobby resumed from the finish gets the three changes after it, in order.
+    let mut resumed = EventStream::open(&app, "/v1/stream", &club.token, Some(changes[1].4)).await;
+    for expected in &changes[2..] {
+        let change = resumed.expect().await;
+        assert_eq!(
+            (change.event.as_str(), change.id),
+            (expected.0.as_str(), Some(expected.4))
+        );
+    }
+}
+
+/// The position of a game's event `index` (0-based) in its log.
+async fn event_position(app: &TestApp, club: &TestClub, game: &str, index: usize) -> i64 {
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    log.body["events"][index]["position"].as_i64().unwrap()
+}
+
+async fn the_clubs_log_in_global_order_catches_up_then_the_lobby_follows(app: TestApp) {
+    // Arrange: two games whose appends interleave, and another club's game.
+    let club = app.new_club().await;
+    let other = app.new_club().await;
+    let first = app.new_game(&club, new_game(json!({}))).await;
+    let _theirs = app.new_game(&other, new_game(json!({}))).await;
+    let second = app.new_game(&club, new_game(json!({}))).await;
+    for (game, version, round) in [
+        (&first, 1, round_1()),
+        (&second, 1, round_1()),
+        (&first, 2, round_2()),
+    ] {
+        let reply = app
+            .append(
+                &club,
+                game,
+                Some(version),
+                vec![event("round_collected", round)],
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+
+    // Act: an offline phone syncs in pages of 2.
+    let mut after = 0;
+    let mut synced = Vec::new();
+    loop {
+        let page = app
+            .get(
+                &format!("/v1/events?after={after}&limit=2"),
+                Some(&club.token),
+            )
+            .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        let events = page.body["events"].as_array().unwrap().clone();
+        after = page.body["next_after"].as_i64().unwrap();
+        if events.is_empty() {
+            break;
+        }
+        synced.extend(events);
+    }
+
+    // Assert: the club's 5 events in the order they were stored, none of the other club's.
+    let order: Vec<(&str, i64, &str)> = synced
+        .iter()
+        .map(|e| {
+            (
+                e["game_id"].as_str().unwrap(),
+                e["seq"].as_i64().unwrap(),
+                e["type"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        order,
+        vec![
+            (first.as_str(), 1, "game_started"),
+            (second.as_str(), 1, "game_started"),
+            (first.as_str(), 2, "round_collected"),
+            (second.as_str(), 2, "round_collected"),
+            (first.as_str(), 3, "round_collected"),
+        ]
+    );
+    let positions: Vec<i64> = synced
+        .iter()
+        .map(|e| e["position"].as_i64().unwrap())
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
+    assert_eq!(after, positions[4]);
+
+    // The lobby followed from there reports only what comes next.
+    let mut lobby = EventStream::open(&app, "/v1/stream", &club.token, Some(after)).await;
+    let third = app.new_game(&club, new_game(json!({}))).await;
+    let change = lobby.expect().await;
+    assert_eq!(change.event, "game_created");
+    assert_eq!(change.data["game"]["id"], third.as_str());
+}
+
+async fn a_stalled_follower_does_not_hold_up_appends_or_other_followers(app: TestApp) {
+    // Arrange: one follower that never reads, one that does.
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let path = format!("/v1/games/{game}/stream");
+    let mut stalled = EventStream::open(&app, &path, &club.token, None).await;
+    let mut reader = EventStream::open(&app, &path, &club.token, None).await;
+    assert_eq!(reader.expect().await.event, "snapshot");
+
+    // Act: 100 appends (abandon and resume, 50 times) while the stalled one reads nothing.
+    let mut version = 1;
+    for _ in 0..50 {
+        for e in [
+            event("abandon", json!({"reason": "break"})),
+            event("retract", json!({"seq": version + 1, "reason": "back"})),
+        ] {
+            let reply = app.append(&club, &game, Some(version), vec![e]).await;
+            assert_eq!(reply.status, 201, "{}", reply.body);
+            version += 1;
+        }
+    }
+
+    // Assert: every append was accepted (above); the reader got all 100, in order.
+    for expected in 2..=101 {
+        let frame = reader.expect().await;
+        assert_eq!(frame.id, Some(expected));
+    }
+    // The stalled one gets a gapless prefix: everything up to where it may have been closed
+    // for falling behind (then its client resumes with Last-Event-ID).
+    let mut next = 1;
+    while let Some(frame) = stalled.next().await {
+        assert_eq!(frame.id, Some(next), "a gap in the stalled stream");
+        if next == 101 {
+            break;
+        }
+        next += 1;
+    }
+}
+
+async fn an_idle_stream_sends_heartbeats(app: TestApp) {
+    // Arrange: a server whose heartbeat comes every 100 ms instead of 15 s.
+    let app = spawn_app_with(app.backend, |config| {
+        config.streams.heartbeat = Duration::from_millis(100);
+    })
+    .await
+    .expect("the backend is configured");
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+
+    // Act
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+    stream.heartbeat().await;
+    stream.heartbeat().await;
+
+    // Assert: the heartbeats are comments, the stream still carries the snapshot and appends.
+    assert!(stream.comments >= 2);
+    assert_eq!(stream.expect().await.event, "snapshot");
+}
+
+async fn a_stream_refuses_another_clubs_game_and_a_bad_last_event_id(app: TestApp) {
+    let club = app.new_club().await;
+    let other = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let path = format!("/v1/games/{game}/stream");
+
+    let theirs = app.get(&path, Some(&other.token)).await;
+    let beyond = app
+        .get(&format!("{path}?last_event_id=9"), Some(&club.token))
+        .await;
+    let garbage = app
+        .client
+        .get(app.url(&path))
+        .bearer_auth(&club.token)
+        .header("last-event-id", "soon")
+        .send()
+        .await
+        .expect("an answer");
+    let no_token = app.get(&path, None).await;
+
+    theirs.problem(404);
+    beyond.problem(422);
+    assert_eq!(garbage.status(), 400);
+    no_token.problem(401);
+}
+
+async fn streams_over_the_clubs_limit_are_refused_with_429(app: TestApp) {
+    // Arrange: two streams per club at most; heartbeats often, so a closed one is noticed soon.
+    let app = spawn_app_with(app.backend, |config| {
+        config.streams.per_club = 2;
+        config.streams.heartbeat = Duration::from_millis(100);
+    })
+    .await
+    .expect("the backend is configured");
+    let club = app.new_club().await;
+    let other = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let path = format!("/v1/games/{game}/stream");
+    let first = EventStream::open(&app, &path, &club.token, None).await;
+    let _second = EventStream::open(&app, "/v1/stream", &club.token, None).await;
+
+    // Act
+    let third = app.get("/v1/stream", Some(&club.token)).await;
+    let others = EventStream::open(&app, "/v1/stream", &other.token, None).await;
+    drop(first);
+    drop(others);
+
+    // Assert: the third is refused until one closes; another club is not affected.
+    let refused = third.problem(429);
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("2 open streams")
+    );
+    assert_eq!(third.headers["retry-after"], "5");
+    let mut reopened = None;
+    for _ in 0..100 {
+        // The server notices the closed connection when it next writes; give it a moment.
+        let reply = app
+            .client
+            .get(app.url(&path))
+            .bearer_auth(&club.token)
+            .send()
+            .await
+            .unwrap();
+        if reply.status() == 200 {
+            reopened = Some(reply);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        reopened.is_some(),
+        "a stream is admitted again once one closes"
+    );
+}
+
+async fn streams_over_the_servers_limit_are_refused_with_503(app: TestApp) {
+    // Arrange: one stream per server.
+    let app = spawn_app_with(app.backend, |config| config.streams.per_server = 1)
+        .await
+        .expect("the backend is configured");
+    let club = app.new_club().await;
+    let other = app.new_club().await;
+    let _open = EventStream::open(&app, "/v1/stream", &club.token, None).await;
+
+    // Act
+    let refused = app.get("/v1/stream", Some(&other.token)).await;
+
+    // Assert: another club is refused too; the server, not the club, is full.
+    let problem = refused.problem(503);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("this server has 1 open streams")
+    );
+    assert_eq!(refused.headers["retry-after"], "5");
+}
+
+/// PostgreSQL only: a second server on the same database.
+async fn a_follower_on_one_server_sees_appends_made_on_another(app: TestApp) {
+    if app.backend == Backend::Sqlite {
+        return; // one SQLite file is served by one process
+    }
+    // Arrange
+    let other_server = app.second_server().await;
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+    let mut lobby = EventStream::open(&app, "/v1/stream", &club.token, None).await;
+    assert_eq!(stream.expect().await.event, "snapshot");
+
+    // Act: the whole scripted game on the other server.
+    play_scripted(&other_server, &club, &game).await;
+
+    // Assert
+    let mut delivered = Vec::new();
+    while delivered.last() != Some(&6) {
+        let frame = stream.expect().await;
+        assert_eq!(
+            totals(&frame.data["score"]),
+            scripted_totals(frame.id.unwrap())
+        );
+        delivered.extend(seqs(&frame));
+    }
+    assert_eq!(delivered, vec![2, 3, 4, 5, 6]);
+    let finished = lobby.expect().await;
+    assert_eq!(finished.event, "game_finished");
+    assert_eq!(finished.data["game"]["id"], game.as_str());
+}
+
+/// PostgreSQL only: the listening connection is killed in the middle of a game.
+async fn a_lost_listening_connection_misses_nothing(app: TestApp) {
+    if app.backend == Backend::Sqlite {
+        return;
+    }
+    // Arrange: follower on this server, appends on another; round 1 arrives.
+    let other_server = app.second_server().await;
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+    assert_eq!(stream.expect().await.event, "snapshot");
+    let reply = other_server
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("round_collected", round_1())],
+        )
+        .await;
+    assert_eq!(reply.status, 201);
+    assert_eq!(stream.expect().await.id, Some(2));
+
+    // Act: kill every listening connection of the database, then play on at once.
+    let mut admin = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .expect("connect");
+    let killed: Vec<(bool,)> = sqlx::query_as(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE application_name = 'tabletally-listen' AND datname = current_database()",
+    )
+    .fetch_all(&mut admin)
+    .await
+    .expect("terminate");
+    for (version, round) in [(2, round_2()), (3, round_3())] {
+        let reply = other_server
+            .append(
+                &club,
+                &game,
+                Some(version),
+                vec![event("round_collected", round)],
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+
+    // Assert: both listeners were killed, and rounds 2 and 3 still arrive, once each.
+    assert_eq!(killed, vec![(true,), (true,)]);
+    let mut delivered = Vec::new();
+    while delivered.last() != Some(&4) {
+        delivered.extend(seqs(&stream.expect().await));
+    }
+    assert_eq!(delivered, vec![3, 4]);
+    let score = app.score(&club, &game).await;
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)])
+    );
+}
