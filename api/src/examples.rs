@@ -479,11 +479,11 @@ pub fn mint_julep_finishes(step: u32) -> Value {
                         "maple-splendor",
                     ],
                 ),
-                round_ended(&id(11), 3),
+                // Round 3's finish ends the game: no round_ended follows it.
             ],
         ),
         4 => append(
-            11,
+            10,
             vec![event(
                 &id(12),
                 "abandon",
@@ -491,11 +491,11 @@ pub fn mint_julep_finishes(step: u32) -> Value {
             )],
         ),
         _ => append(
-            12,
+            11,
             vec![event(
                 &id(13),
                 "retract",
-                json!({"seq": 12, "reason": "we finished it after all"}),
+                json!({"seq": 11, "reason": "we finished it after all"}),
             )],
         ),
     }
