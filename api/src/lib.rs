@@ -4,6 +4,7 @@
 //! - [`routes`] has one module per resource; handlers parse, call, and answer.
 //! - [`append`] decides what an append request means (retry, conflict, rule error, write).
 //! - [`store`] is the event store trait with its SQLite and PostgreSQL implementations.
+//! - [`pad`] serves the score pad, the web page for the table, at `/`.
 //! - [`error`] turns every failure into `application/problem+json`.
 
 pub mod append;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod examples;
 pub mod limits;
 pub mod openapi;
+pub mod pad;
 pub mod portability;
 pub mod routes;
 pub mod startup;

@@ -16,6 +16,7 @@ use crate::config::{BODY_LIMIT, CLIENT_REQUEST_TIMEOUT, Config};
 use crate::error::ApiError;
 use crate::limits::RateLimit;
 use crate::openapi;
+use crate::pad;
 use crate::routes;
 use crate::store::{self, Store};
 
@@ -122,6 +123,7 @@ fn run(listener: TcpListener, state: AppState, workers: Option<usize>) -> std::i
             .configure(routes::configure)
             .split_for_parts();
         app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
+            .configure(pad::configure)
             .default_service(web::to(no_route))
             .wrap(middleware::from_fn(request_id_header))
             .wrap(Compat::new(TracingLogger::default()))
