@@ -348,10 +348,277 @@ async fn a_refused_round_shows_the_rules_words_next_to_the_player_it_names() {
 }
 
 /// The scoreboard's totals once the page shows the game finished.
-#[allow(dead_code)]
 async fn finished_totals(b: &Browser) -> Vec<(String, i64)> {
     b.wait_text("header.game-head .status", |t| t == "finished")
         .await;
     page_totals(b).await
 }
 
+/// The id of the game the page shows.
+async fn shown_game(b: &Browser) -> String {
+    b.js("return location.hash.split('/')[2];")
+        .await
+        .as_str()
+        .expect("a game in the address")
+        .to_owned()
+}
+
+/// Starts a game on the page's new-game form; returns its id.
+async fn start_on_page(b: &Browser, game: &str, players: &[&str]) -> String {
+    b.goto(&format!(
+        "{}#/new",
+        b.js("return location.origin + '/';")
+            .await
+            .as_str()
+            .unwrap()
+    ))
+    .await;
+    b.select("select[name=\"game\"]", game).await;
+    for (i, name) in players.iter().enumerate() {
+        let css = format!(".players li:nth-child({}) input[name=\"player\"]", i + 1);
+        if b.js(&format!("return document.querySelector('{css}') === null;"))
+            .await
+            .as_bool()
+            .unwrap()
+        {
+            b.click("button.add-player")
+                .await;
+        }
+        b.fill(&css, name).await;
+    }
+    b.click("form.new-game button[type=\"submit\"]").await;
+    b.find("#entry").await;
+    shown_game(b).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mind_up_game_is_recorded_row_by_row_at_the_end_of_each_round() {
+    let Some((app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    open_club(&app, &b, &club, "#/").await;
+    let game = start_on_page(&b, "mind-up", &["Ann", "Bo", "Cy", "Di"]).await;
+
+    // The rows of tests/e2e/mind_up.rs (each column's card numbers, left to right).
+    let rounds: [(&str, Option<&str>, [(&str, [&str; 5]); 4]); 3] = [
+        (
+            "1 3 4 2 5",
+            Some("11 22 44 53"),
+            [
+                ("Ann", ["53 60 38", "13", "27", "14", "39"]),
+                ("Bo", ["44 25 12", "31", "37 33", "2", ""]),
+                ("Cy", ["22 35 9", "46", "56", "32", "28"]),
+                ("Di", ["11 50 54", "1", "3", "4", "6"]),
+            ],
+        ),
+        (
+            "4 3 2 1 5",
+            None,
+            [
+                ("Ann", ["41 39", "53 46", "37 13", "25 12", ""]),
+                ("Bo", ["36 56", "7", "60 1 38", "32 2", ""]),
+                ("Cy", ["58", "54 22 35 9", "45", "49", "27"]),
+                ("Di", ["52 11 50", "31", "6", "40 33 3", ""]),
+            ],
+        ),
+        (
+            "2 3 5 1 4",
+            None,
+            [
+                ("Ann", ["28 40 37", "39 41 7 22", "46 31", "", ""]),
+                ("Bo", ["4 12 56", "9 54", "6 32 42 2", "", ""]),
+                ("Cy", ["14 49", "52 11", "45 53 16", "27 34", ""]),
+                ("Di", ["44", "1 38 60", "58 13 18 3 33", "", ""]),
+            ],
+        ),
+    ];
+    for (round, (columns, prizes, rows)) in rounds.iter().enumerate() {
+        b.fill("#entry input[name=\"columns\"]", columns).await;
+        if let Some(prizes) = prizes {
+            b.fill("#entry input[name=\"prizes\"]", prizes).await;
+        }
+        for (player, cols) in rows {
+            for (i, col) in cols.iter().enumerate() {
+                if !col.is_empty() {
+                    b.fill(
+                        &format!(
+                            "fieldset[data-player=\"{player}\"] input[data-column=\"{}\"]",
+                            i + 1
+                        ),
+                        col,
+                    )
+                    .await;
+                }
+            }
+        }
+        if round == 0 {
+            b.screenshot("08-mind-up-rows", Some("fieldset[data-player=\"Ann\"]"))
+                .await;
+        }
+        b.click("#entry button[type=\"submit\"]").await;
+        wait_for_seq(&b, 1 + 2 * (round as i64 + 1)).await;
+    }
+    let shown = finished_totals(&b).await;
+    let api_score = app.score(&club, &game).await;
+    assert_eq!(api_score["final"], true);
+    assert_eq!(shown, sorted(totals(&api_score)));
+    b.screenshot("09-mind-up-score", Some(".board")).await;
+    b.close().await;
+}
+
+/// Puts the race list in this order with the ↑ buttons.
+async fn set_finish(b: &Browser, order: &[&str]) {
+    for (target, horse) in order.iter().enumerate() {
+        loop {
+            let at = b
+                .js(&format!(
+                    "return [...document.querySelectorAll('#entry ol.race li')].findIndex(li => li.dataset.horse === '{horse}');"
+                ))
+                .await
+                .as_i64()
+                .unwrap();
+            if at as usize <= target {
+                break;
+            }
+            b.click(&format!(
+                "#entry ol.race li[data-horse=\"{horse}\"] button:first-of-type"
+            ))
+            .await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mint_julep_game_is_recorded_by_bets_and_finishes() {
+    let Some((app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    open_club(&app, &b, &club, "#/").await;
+    let game = start_on_page(&b, "mint-julep", &["Ann", "Bo", "Cy"]).await;
+
+    // Round 1: everyone bets.
+    b.select("select[data-player=\"Ann\"]", "you-got-me").await;
+    b.select("select[data-player=\"Bo\"]", "maple-splendor")
+        .await;
+    b.select("select[data-player=\"Cy\"]", "whiskey-princess")
+        .await;
+    set_finish(
+        &b,
+        &[
+            "alaskan-justice",
+            "maple-splendor",
+            "you-got-me",
+            "newtons-apple",
+            "whiskey-princess",
+        ],
+    )
+    .await;
+    b.screenshot("10-mint-julep-round", Some("#entry")).await;
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(&b, 6).await;
+    // Round 2: Bo switches to Alaskan Justice (late: −1).
+    b.select("select[data-player=\"Bo\"]", "alaskan-justice")
+        .await;
+    set_finish(
+        &b,
+        &[
+            "you-got-me",
+            "alaskan-justice",
+            "maple-splendor",
+            "whiskey-princess",
+            "newtons-apple",
+        ],
+    )
+    .await;
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(&b, 9).await;
+    // Round 3: no new bets.
+    set_finish(
+        &b,
+        &[
+            "you-got-me",
+            "alaskan-justice",
+            "newtons-apple",
+            "whiskey-princess",
+            "maple-splendor",
+        ],
+    )
+    .await;
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(&b, 11).await;
+
+    // Ann (You Got Me, 1st): 2 + 3 = 5; Bo (Alaskan Justice, 2nd, round 2): 0 + 2 − 1 = 1;
+    // Cy (Whiskey Princess, 4th): 2 + 0 = 2.
+    assert_eq!(
+        finished_totals(&b).await,
+        expect(&[("Ann", 5), ("Bo", 1), ("Cy", 2)])
+    );
+    assert_eq!(
+        sorted(totals(&app.score(&club, &game).await)),
+        expect(&[("Ann", 5), ("Bo", 1), ("Cy", 2)])
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vintage_game_is_recorded_by_the_collections_at_the_end() {
+    let Some((app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    open_club(&app, &b, &club, "#/").await;
+    // The default prizes: most blue objects 4, most 60s objects 3.
+    let game = start_on_page(&b, "vintage", &["Ann", "Bo", "Cy"]).await;
+
+    let collections: [(&str, &[(&str, &str, &str, i64)]); 3] = [
+        (
+            "Ann",
+            &[("lamp", "blue", "60s", 3), ("radio", "red", "50s", 2)],
+        ),
+        (
+            "Bo",
+            &[("chair", "blue", "70s", 1), ("vase", "blue", "50s", 4)],
+        ),
+        ("Cy", &[("clock", "green", "60s", 5)]),
+    ];
+    for (player, cards) in collections {
+        for (i, (object, colour, period, value)) in cards.iter().enumerate() {
+            b.click(&format!(
+                "fieldset[data-player=\"{player}\"] button.add-card"
+            ))
+            .await;
+            let card = format!(
+                "fieldset[data-player=\"{player}\"] li.vintage-card:nth-child({})",
+                i + 1
+            );
+            b.fill(&format!("{card} input[name=\"type\"]"), object)
+                .await;
+            b.fill(&format!("{card} input[name=\"colour\"]"), colour)
+                .await;
+            b.select(&format!("{card} select[name=\"period\"]"), period)
+                .await;
+            b.fill(&format!("{card} input[name=\"value\"]"), &value.to_string())
+                .await;
+        }
+    }
+    b.screenshot(
+        "11-vintage-collections",
+        Some("fieldset[data-player=\"Bo\"]"),
+    )
+    .await;
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(&b, 2).await;
+
+    // Ann 5, Bo 5 + most blue 4 = 9, Cy 5 (60s tied Ann–Cy: nobody by default).
+    assert_eq!(
+        finished_totals(&b).await,
+        expect(&[("Ann", 5), ("Bo", 9), ("Cy", 5)])
+    );
+    assert_eq!(
+        sorted(totals(&app.score(&club, &game).await)),
+        expect(&[("Ann", 5), ("Bo", 9), ("Cy", 5)])
+    );
+    b.close().await;
+}

@@ -98,7 +98,7 @@ export function mount(root) {
     h('h1', null, 'New game'),
     field('Game', gameSelect), goal,
     h('fieldset', null, h('legend', null, 'Players, in seat order'), datalist, playersList,
-      h('button', { type: 'button', onclick: () => addPlayer().focus() }, 'Add a player')),
+      h('button', { type: 'button', class: 'add-player', onclick: () => addPlayer().focus() }, 'Add a player')),
     h('fieldset', null, h('legend', null, 'Options'), optionsBox),
     h('button', { type: 'submit', class: 'primary' }, 'Start the game'));
 
