@@ -381,8 +381,7 @@ async fn start_on_page(b: &Browser, game: &str, players: &[&str]) -> String {
             .as_bool()
             .unwrap()
         {
-            b.click("button.add-player")
-                .await;
+            b.click("button.add-player").await;
         }
         b.fill(&css, name).await;
     }
@@ -390,6 +389,11 @@ async fn start_on_page(b: &Browser, game: &str, players: &[&str]) -> String {
     b.find("#entry").await;
     shown_game(b).await
 }
+
+/// A Mind Up! round as typed: score cards, prizes (round 1) and each player's five columns.
+type MindUpRound<'a> = (&'a str, Option<&'a str>, [(&'a str, [&'a str; 5]); 4]);
+/// A Vintage card as typed: object, colour, period, value.
+type VintageCard<'a> = (&'a str, &'a str, &'a str, i64);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mind_up_game_is_recorded_row_by_row_at_the_end_of_each_round() {
@@ -401,7 +405,7 @@ async fn a_mind_up_game_is_recorded_row_by_row_at_the_end_of_each_round() {
     let game = start_on_page(&b, "mind-up", &["Ann", "Bo", "Cy", "Di"]).await;
 
     // The rows of tests/e2e/mind_up.rs (each column's card numbers, left to right).
-    let rounds: [(&str, Option<&str>, [(&str, [&str; 5]); 4]); 3] = [
+    let rounds: [MindUpRound; 3] = [
         (
             "1 3 4 2 5",
             Some("11 22 44 53"),
@@ -572,7 +576,7 @@ async fn a_vintage_game_is_recorded_by_the_collections_at_the_end() {
     // The default prizes: most blue objects 4, most 60s objects 3.
     let game = start_on_page(&b, "vintage", &["Ann", "Bo", "Cy"]).await;
 
-    let collections: [(&str, &[(&str, &str, &str, i64)]); 3] = [
+    let collections: [(&str, &[VintageCard]); 3] = [
         (
             "Ann",
             &[("lamp", "blue", "60s", 3), ("radio", "red", "50s", 2)],
@@ -621,4 +625,169 @@ async fn a_vintage_game_is_recorded_by_the_collections_at_the_end() {
         expect(&[("Ann", 5), ("Bo", 9), ("Cy", 5)])
     );
     b.close().await;
+}
+
+/// Mint Condition round `round` for Ann and Bo (the whole-game test's rounds), over the API.
+fn mint_condition_round(round: u32) -> serde_json::Value {
+    let (ann, bo): (Vec<&str>, Vec<&str>) = match round {
+        1 => (
+            vec![
+                "animal-kingdom",
+                "animal-kingdom",
+                "animal-kingdom",
+                "be-careful",
+                "fine-wine",
+                "legacy-edition",
+                "memories",
+            ],
+            vec![
+                "be-careful",
+                "be-careful",
+                "heavy-rotation",
+                "heavy-rotation",
+                "autographed",
+                "autographed",
+                "lost-pieces",
+            ],
+        ),
+        2 => (
+            vec![
+                "autographed",
+                "autographed",
+                "heavy-rotation",
+                "be-careful",
+                "be-careful",
+                "fine-wine",
+                "fine-wine",
+            ],
+            vec![
+                "be-careful",
+                "memories",
+                "memories",
+                "animal-kingdom",
+                "animal-kingdom",
+                "animal-kingdom",
+                "legacy-edition",
+            ],
+        ),
+        _ => (
+            vec![
+                "heavy-rotation",
+                "heavy-rotation",
+                "heavy-rotation",
+                "memories",
+                "memories",
+                "memories",
+                "be-careful",
+            ],
+            vec![
+                "be-careful",
+                "be-careful",
+                "be-careful",
+                "snack-fingers",
+                "snack-fingers",
+                "heavy-rotation",
+                "heavy-rotation",
+            ],
+        ),
+    };
+    event(
+        "round_collected",
+        json!({"round": round, "collections": {"Ann": ann, "Bo": bo}}),
+    )
+}
+
+/// Depends on branch `live` for the share link (`POST /v1/games/{id}/shares`) and the stream
+/// (`GET /v1/games/{id}/stream`). Without shares it follows with the club's key; without the
+/// stream the page polls and says so — either way each round must appear without a reload.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_phone_following_a_share_link_sees_each_round_appear_without_reloading() {
+    let Some((app, watcher)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let share = app
+        .post(
+            &format!("/v1/games/{game}/shares"),
+            Some(&club.token),
+            &json!({"expires_in_hours": 1}),
+        )
+        .await;
+    if share.status == 201 {
+        let token = share.body["token"].as_str().expect("a share token");
+        watcher
+            .goto(&app.url(&format!("/#/share/{game}/{token}")))
+            .await;
+    } else {
+        eprintln!(
+            "share links are not on this server yet (POST …/shares answered {}; branch `live`): following with the club's key",
+            share.status
+        );
+        open_club(&app, &watcher, &club, &format!("#/game/{game}")).await;
+    }
+    watcher.find("table.totals").await;
+    let stream = app
+        .client
+        .get(app.url(&format!(
+            "/v1/games/{game}/stream?access_token={}",
+            club.token
+        )))
+        .send()
+        .await
+        .expect("GET …/stream");
+    let streaming = stream.status() == 200;
+    drop(stream);
+    if !streaming {
+        eprintln!("no live stream on this server yet (branch `live`): the page polls instead");
+        watcher
+            .wait_text("#notice", |t| t.contains("not available"))
+            .await;
+    }
+    // A mark that a reload would wipe out.
+    watcher
+        .js("window.followedSinceStart = true; return true;")
+        .await;
+
+    let expected = [
+        expect(&[("Ann", 22), ("Bo", 11)]),
+        expect(&[("Ann", 32), ("Bo", 31)]),
+        expect(&[("Ann", 40), ("Bo", 37)]),
+    ];
+    let mut version = 1;
+    for (round, totals_after) in (1..=3).zip(expected) {
+        let reply = app
+            .append(
+                &club,
+                &game,
+                Some(version),
+                vec![mint_condition_round(round)],
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        version += 1;
+        let mut seen = Vec::new();
+        for _ in 0..200 {
+            seen = page_totals(&watcher).await;
+            if seen == totals_after {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert_eq!(seen, totals_after, "round {round} did not appear");
+    }
+    assert_eq!(
+        watcher
+            .js("return window.followedSinceStart === true;")
+            .await,
+        json!(true),
+        "the page reloaded"
+    );
+    watcher.screenshot("12-following", Some(".board")).await;
+    watcher.close().await;
 }
