@@ -759,8 +759,8 @@ async fn a_second_phone_following_a_share_link_sees_each_round_appear_without_re
         expect(&[("Ann", 32), ("Bo", 31)]),
         expect(&[("Ann", 40), ("Bo", 37)]),
     ];
-    let mut version = 1;
     for (round, totals_after) in (1..=3).zip(expected) {
+        let version = i64::from(round);
         let reply = app
             .append(
                 &club,
@@ -770,7 +770,6 @@ async fn a_second_phone_following_a_share_link_sees_each_round_appear_without_re
             )
             .await;
         assert_eq!(reply.status, 201, "{}", reply.body);
-        version += 1;
         let mut seen = Vec::new();
         for _ in 0..200 {
             seen = page_totals(&watcher).await;
@@ -790,4 +789,60 @@ async fn a_second_phone_following_a_share_link_sees_each_round_appear_without_re
     );
     watcher.screenshot("12-following", Some(".board")).await;
     watcher.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_history_shows_the_clubs_games_a_players_page_and_the_leaderboard() {
+    let Some((app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    // Two finished games of Mint Condition (Bo wins both: 37 to 40) and one in progress.
+    for _ in 0..2 {
+        let game = app
+            .new_game(
+                &club,
+                json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+            )
+            .await;
+        let rounds = (1..=3).map(mint_condition_round).collect();
+        let reply = app.append(&club, &game, Some(1), rounds).await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    app.new_game(
+        &club,
+        json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Cy"}]}),
+    )
+    .await;
+
+    open_club(&app, &b, &club, "#/").await;
+    b.wait_text("ul.games", |t| t.matches("Mint Condition").count() == 2)
+        .await;
+    b.select("form.filters select[name=\"status\"]", "in_progress")
+        .await;
+    b.wait_text("ul.games", |t| {
+        t.contains("Mint Julep") && !t.contains("Mint Condition")
+    })
+    .await;
+    b.screenshot("13-games", None).await;
+
+    b.wait_text("ul.chips", |t| t.contains("Bo")).await;
+    let bo = b
+        .js("return [...document.querySelectorAll('ul.chips a')].find(a => a.textContent === 'Bo').getAttribute('href');")
+        .await;
+    b.goto(&app.url(&format!("/{}", bo.as_str().unwrap())))
+        .await;
+    b.wait_text("main h1", |t| t == "Bo").await;
+    let figures = b.text("dl.figures").await;
+    assert!(figures.contains("100%"), "{figures}");
+    b.find("svg.chart circle.dot.won").await;
+    b.screenshot("14-player", None).await;
+
+    b.goto(&app.url("/#/leaderboard")).await;
+    let board = b
+        .wait_text("table.leaderboard tbody", |t| t.contains("Bo"))
+        .await;
+    assert!(board.contains("Ann"), "{board}");
+    b.screenshot("15-leaderboard", None).await;
+    b.close().await;
 }
