@@ -116,7 +116,11 @@ export function showProblem(root, problem) {
   const note = h('p', { class: 'field-error', role: 'alert' }, message);
   if (target) {
     target.setAttribute('aria-invalid', 'true');
-    target.append(note);
+    // Under a group's legend, after a single control, else at the end of the field.
+    const legend = target.querySelector(':scope > legend');
+    if (legend) legend.after(note);
+    else if (target.matches('input, select, textarea, .stepper')) target.after(note);
+    else target.append(note);
   } else {
     root.prepend(note);
   }
