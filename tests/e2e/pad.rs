@@ -272,9 +272,16 @@ async fn a_club_plays_a_whole_mint_condition_game_and_fixes_a_round_one_typo_in_
     // Memories and one Legacy Edition → her round 1 is 3 + 6 + 2 + 7 = 18, total 36: Ann wins.
     b.click(".log li[data-seq=\"2\"] .log-actions button").await;
     b.find("#correction").await;
-    enter_cards(&b, "Ann", &[("legacy-edition", 0), ("memories", 2)]).await;
     b.fill("#correction input[name=\"reason\"]", "Ann had two Memories")
         .await;
+    // A correction is checked like a new round: eight cards are refused, next to Ann's cards.
+    enter_cards(&b, "Ann", &[("memories", 2)]).await;
+    b.click("#correction button[type=\"submit\"]").await;
+    let refused = b
+        .text("#correction fieldset[data-player=\"Ann\"] .field-error")
+        .await;
+    assert!(refused.contains("Ann collected 8 cards"), "{refused}");
+    enter_cards(&b, "Ann", &[("legacy-edition", 0)]).await;
     b.screenshot("05-correction", Some("#correction")).await;
     b.click("#correction button[type=\"submit\"]").await;
     wait_for_seq(&b, 5).await;

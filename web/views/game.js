@@ -86,10 +86,13 @@ export function mount(root, id) {
       correction = { events: () => [{ type: event.type, data: JSON.parse(text.value) }] };
     }
     // The form's pointers name its own event's data; a correction nests it one level down.
-    for (const el of body.querySelectorAll('[data-pointer]')) {
-      const p = /** @type {HTMLElement} */ (el);
-      p.dataset.pointer = (p.dataset.pointer ?? '').replaceAll('/events/0/data', '/events/0/data/data');
-    }
+    const nest = () => {
+      for (const el of body.querySelectorAll('[data-pointer]')) {
+        const p = /** @type {HTMLElement} */ (el);
+        p.dataset.pointer = (p.dataset.pointer ?? '').replace(/\/events\/0\/data(?!\/data)/g, '/events/0/data/data');
+      }
+    };
+    nest();
     const formEl = h('form', { class: 'entry-form correction', id: 'correction' },
       h('h2', null, `Correct #${event.seq}`), body, reasonField,
       h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Save the correction'),
@@ -98,6 +101,7 @@ export function mount(root, id) {
       e.preventDefault();
       let data;
       try { data = correction.events()[0].data; } catch (err) { showProblem(formEl, { detail: `Not valid JSON: ${err}` }); return; }
+      nest();
       send(formEl, [{ type: 'correct', data: { seq: event.seq, data, reason: reason.value.trim() } }], () => { formKey = ''; });
     });
     formKey = 'correcting';
