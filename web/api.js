@@ -1,6 +1,12 @@
 // The only module that talks to the server: it alone knows the paths, the token header and
 // application/problem+json. Everything here is the public contract of ../shared/API.md.
 
+/**
+ * The API's shapes, generated from openapi/openapi.json (scripts/typecheck-pad.sh); a change to
+ * the API that breaks the page fails that check.
+ * @typedef {import('./types/api').components['schemas']} Schemas
+ */
+
 /** A refused request: the server's problem+json, with the field it names. */
 export class ApiError extends Error {
   /** @param {number} status @param {any} problem */
@@ -47,43 +53,44 @@ async function call(method, path, { body, query } = {}) {
   return json;
 }
 
-/** `POST /v1/clubs` → `{id, name, token}`. @param {string} name */
+/** `POST /v1/clubs` → `{id, name, token}`. @param {string} name @returns {Promise<Schemas['ClubCreated']>} */
 export const createClub = (name) => call('POST', '/v1/clubs', { body: { name } });
 
-/** `GET /v1/games` with filters. @param {{game?: string, player?: string, status?: string, from?: string, to?: string, limit?: number, cursor?: string}} [query] */
+/** `GET /v1/games` with filters. @param {{game?: string, player?: string, status?: string, from?: string, to?: string, limit?: number, cursor?: string}} [query] @returns {Promise<Schemas['GamePage']>} */
 export const listGames = (query) => call('GET', '/v1/games', { query });
 
-/** @param {string} id */
+/** @param {string} id @returns {Promise<Schemas['GameSummary']>} */
 export const getGame = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}`);
 
-/** `POST /v1/games`. @param {{game: string, players: {name?: string, player_id?: string, color?: string}[], options?: any, id?: string}} body */
+/** `POST /v1/games`. @param {{game: string, players: {name?: string, player_id?: string, color?: string}[], options?: any, id?: string}} body @returns {Promise<Schemas['GameSummary']>} */
 export const createGame = (body) => call('POST', '/v1/games', { body });
 
-/** @param {string} id */
+/** @param {string} id @returns {Promise<Schemas['EventPage']>} */
 export const listEvents = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000 } });
 
 /**
  * Appends events; all or none are stored.
  * @param {string} id @param {number | null} expectedVersion @param {{id: string, type: string, data: any}[]} events
+ * @returns {Promise<Schemas['AppendResult']>}
  */
 export const appendEvents = (id, expectedVersion, events) =>
   call('POST', `/v1/games/${encodeURIComponent(id)}/events`, {
     body: expectedVersion === null ? { events } : { expected_version: expectedVersion, events },
   });
 
-/** @param {string} id */
+/** @param {string} id @returns {Promise<Schemas['ScoreView']>} */
 export const getScore = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}/score`);
 
-/** @param {{search?: string, limit?: number}} [query] */
+/** @param {{search?: string, limit?: number}} [query] @returns {Promise<Schemas['PlayerPage']>} */
 export const listPlayers = (query) => call('GET', '/v1/players', { query: { limit: 200, ...query } });
 
-/** @param {string} id */
+/** @param {string} id @returns {Promise<Schemas['PlayerStats']>} */
 export const getPlayerStats = (id) => call('GET', `/v1/players/${encodeURIComponent(id)}/stats`);
 
-/** @param {string} id */
+/** @param {string} id @returns {Promise<Schemas['PlayerGamePage']>} */
 export const getPlayerGames = (id) => call('GET', `/v1/players/${encodeURIComponent(id)}/games`, { query: { limit: 100 } });
 
-/** @param {{game?: string, variant?: string, sort?: string, min_games?: number}} [query] */
+/** @param {{game?: string, variant?: string, sort?: string, min_games?: number}} [query] @returns {Promise<Schemas['Leaderboard']>} */
 export const getLeaderboard = (query) => call('GET', '/v1/stats/leaderboard', { query });
 
 /** A read-only link token for one game (`POST /v1/games/{id}/shares`). @param {string} id @param {number} hours */

@@ -5,12 +5,13 @@ const TOKEN_KEY = 'tabletally.token';
 const CLUB_KEY = 'tabletally.club';
 
 /**
+ * @typedef {import('./api.js').Schemas} Schemas
  * @typedef {{seq: number, id: string, type: string, data: any, recorded_at: string, retracted_by?: number, corrected_by?: number}} StoredEvent
  * @typedef {{
  *   token: string | null, clubName: string | null,
  *   share: {gameId: string, token: string} | null,
  *   route: {name: string, params: Record<string, string>},
- *   game: any | null, score: any | null, events: StoredEvent[],
+ *   game: Schemas['GameSummary'] | null, score: Schemas['ScoreView'] | null, events: StoredEvent[],
  *   live: 'off' | 'connecting' | 'live' | 'polling',
  * }} State
  */

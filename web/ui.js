@@ -29,7 +29,7 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
-/** @param {Node} el @param {any[]} children */
+/** @param {Element} el @param {any[]} children */
 function append(el, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
@@ -68,7 +68,11 @@ export function field(labelText, control, help) {
   return h('div', { class: 'field' }, h('label', { for: id }, labelText), control, helpEl);
 }
 
-/** A number stepper: − [n] +, with a label. Returns the wrapper; `.input` is the number input. */
+/**
+ * A number stepper: − [n] +, with a label. Returns the wrapper; `.input` is the number input.
+ * @param {string} labelText
+ * @param {{min?: number, max?: number, value?: number, onchange?: () => void, dataset?: Record<string, string>}} [options]
+ */
 export function stepper(labelText, { min = 0, max = 99, value = 0, onchange, dataset } = {}) {
   const id = uid('s');
   const input = /** @type {HTMLInputElement} */ (h('input', {

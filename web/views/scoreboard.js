@@ -1,7 +1,7 @@
 // The scoreboard: totals, ranks, winners, every breakdown line, the tie-break and house rules.
 import { h } from '../ui.js';
 
-/** @param {any} score @returns {HTMLElement} */
+/** @param {import('../api.js').Schemas['ScoreView'] | null} score @returns {HTMLElement} */
 export function render(score) {
   if (!score) return h('p', null, 'Loading the score…');
   const winners = new Set(score.winners ?? []);
@@ -15,18 +15,18 @@ export function render(score) {
   const totals = h('table', { class: 'totals' },
     h('caption', null, `${heading} (${direction})`),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Rank'), h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col', class: 'num' }, 'Total'))),
-    h('tbody', null, score.players.map((/** @type {any} */ p) => h('tr', { class: winners.has(p.name) ? 'winner' : null, dataset: { player: p.name } },
+    h('tbody', null, score.players.map((p) => h('tr', { class: winners.has(p.name) ? 'winner' : null, dataset: { player: p.name } },
       h('td', null, p.rank), h('th', { scope: 'row' }, p.name, winners.has(p.name) ? h('span', { class: 'crown', 'aria-label': score.final ? 'winner' : 'leading' }, ' ★') : null),
       h('td', { class: 'num total' }, p.total)))));
 
-  const details = score.players.map((/** @type {any} */ p) => h('details', { class: 'breakdown', dataset: { player: p.name } },
+  const details = score.players.map((p) => h('details', { class: 'breakdown', dataset: { player: p.name } },
     h('summary', null, `${p.name}: ${p.total}`),
-    p.rounds.map((/** @type {any} */ r) => h('section', null,
+    p.rounds.map((r) => h('section', null,
       h('h4', null, `Round ${r.round}: ${r.points}`),
-      h('ul', null, r.breakdown.map((/** @type {any} */ line) => h('li', { class: 'line' },
+      h('ul', null, r.breakdown.map((line) => h('li', { class: 'line' },
         h('span', { class: 'label' }, line.label), ' ', h('strong', { class: 'points' }, signed(line.points)),
         line.detail ? h('small', { class: 'detail' }, ` — ${line.detail}`) : null))))),
-    p.adjustments?.length ? h('section', null, h('h4', null, 'Adjustments'), h('ul', null, p.adjustments.map((/** @type {any} */ a) =>
+    p.adjustments?.length ? h('section', null, h('h4', null, 'Adjustments'), h('ul', null, p.adjustments.map((a) =>
       h('li', { class: 'line' }, h('span', { class: 'label' }, a.label), ' ', h('strong', { class: 'points' }, signed(a.points)),
         a.detail ? h('small', { class: 'detail' }, ` — ${a.detail}`) : null)))) : null));
 
@@ -35,7 +35,7 @@ export function render(score) {
     : null;
   const houseRules = score.house_rule_points?.length || score.house_rules?.length
     ? h('details', { class: 'house-rules' }, h('summary', null, `House rules (${score.house_rules?.length ?? 0} differ from the book)`),
-      h('ul', null, (score.house_rule_points?.length ? score.house_rule_points : score.house_rules).map((/** @type {any} */ r) =>
+      h('ul', null, (score.house_rule_points?.length ? score.house_rule_points : score.house_rules).map((r) =>
         h('li', null, h('code', null, r.option), ` = ${JSON.stringify(r.value)}`, r.default === false ? h('em', null, ' (house rule)') : null,
           r.note ? h('small', { class: 'detail' }, ` — ${r.note}`) : null))))
     : null;
