@@ -270,7 +270,7 @@ async fn a_club_plays_a_whole_mint_condition_game_and_fixes_a_round_one_typo_in_
 
     // After round 3, a typo in round 1 is fixed from the log: Ann had two Memories, not one
     // Memories and one Legacy Edition → her round 1 is 3 + 6 + 2 + 7 = 18, total 36: Ann wins.
-    b.click(".log li[data-seq=\"2\"] .log-actions button").await;
+    b.click(".log li[data-seq=\"2\"] button.correct").await;
     b.find("#correction").await;
     b.fill("#correction input[name=\"reason\"]", "Ann had two Memories")
         .await;
@@ -851,5 +851,62 @@ async fn the_history_shows_the_clubs_games_a_players_page_and_the_leaderboard() 
         .await;
     assert!(board.contains("Ann"), "{board}");
     b.screenshot("15-leaderboard", None).await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_is_taken_back_and_a_game_abandoned_and_resumed_from_the_page() {
+    let Some((app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let reply = app
+        .append(&club, &game, Some(1), vec![mint_condition_round(1)])
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    open_club(&app, &b, &club, &format!("#/game/{game}")).await;
+    b.wait_text("table.totals tbody", |t| t.contains("22"))
+        .await;
+
+    // Take round 1 back with a reason: the totals drop to nothing and round 1 is asked again.
+    b.click(".log li[data-seq=\"2\"] button.retract").await;
+    b.fill(
+        ".log li[data-seq=\"2\"] input[name=\"reason\"]",
+        "wrong game",
+    )
+    .await;
+    b.click(".log li[data-seq=\"2\"] form button[type=\"submit\"]")
+        .await;
+    wait_for_seq(&b, 3).await;
+    assert_eq!(page_totals(&b).await, expect(&[("Ann", 0), ("Bo", 0)]));
+    let mark = b.text(".log li[data-seq=\"2\"] .mark").await;
+    assert!(mark.contains("taken back by #3"), "{mark}");
+    b.wait_text("#view .entry-box h2", |t| t.starts_with("Round 1"))
+        .await;
+
+    // Abandon, then resume by taking the abandon back.
+    b.fill(".tools input[name=\"reason\"]", "the pizza came")
+        .await;
+    b.click(".tools button.danger").await;
+    b.wait_text("header.game-head .status", |t| t == "abandoned")
+        .await;
+    b.screenshot("16-abandoned", None).await;
+    b.click(".log li[data-seq=\"4\"] button.retract").await;
+    b.fill(
+        ".log li[data-seq=\"4\"] input[name=\"reason\"]",
+        "pizza eaten",
+    )
+    .await;
+    b.click(".log li[data-seq=\"4\"] form button[type=\"submit\"]")
+        .await;
+    b.wait_text("header.game-head .status", |t| t == "in progress")
+        .await;
+    b.find("#entry fieldset[data-player=\"Ann\"]").await;
     b.close().await;
 }

@@ -31,8 +31,8 @@ export function render(events, actions) {
     retractForm.addEventListener('submit', (ev) => { ev.preventDefault(); actions.onRetract(e, reasonInput.value.trim()); });
     const canChange = !actions.readOnly && !e.retracted_by && e.type !== 'game_started';
     const buttons = canChange ? h('div', { class: 'log-actions' },
-      actions.canCorrect(e) ? h('button', { type: 'button', class: 'small', onclick: () => actions.onCorrect(e) }, 'Correct') : null,
-      h('button', { type: 'button', class: 'small', onclick: () => { retractForm.hidden = !retractForm.hidden; if (!retractForm.hidden) reasonInput.focus(); } },
+      actions.canCorrect(e) ? h('button', { type: 'button', class: 'small correct', onclick: () => actions.onCorrect(e) }, 'Correct') : null,
+      h('button', { type: 'button', class: 'small retract', onclick: () => { retractForm.hidden = !retractForm.hidden; if (!retractForm.hidden) reasonInput.focus(); } },
         e.type === 'abandon' ? 'Resume' : 'Take back')) : null;
     return h('li', { class: e.retracted_by ? 'event retracted' : 'event', dataset: { seq: e.seq, type: e.type } },
       h('div', { class: 'event-head' }, h('strong', null, `#${e.seq} ${e.type.replaceAll('_', ' ')}`), ' ', h('span', null, summary(e))),
