@@ -100,6 +100,17 @@ async fn page_totals(b: &Browser) -> Vec<(String, i64)> {
     out
 }
 
+/// Nothing sticks out sideways at a phone's width (360 CSS pixels): no horizontal scrolling.
+async fn assert_fits_the_phone(b: &Browser) {
+    let widths = b
+        .js("return [document.documentElement.scrollWidth, window.innerWidth];")
+        .await;
+    assert!(
+        widths[0].as_i64() <= widths[1].as_i64(),
+        "the page is wider than the phone: {widths}"
+    );
+}
+
 /// Waits until the page's log shows event `seq` (the answer of the last append is in).
 async fn wait_for_seq(b: &Browser, seq: i64) {
     b.find(&format!(".log li[data-seq=\"{seq}\"]")).await;
@@ -193,6 +204,7 @@ async fn a_club_plays_a_whole_mint_condition_game_and_fixes_a_round_one_typo_in_
         ],
     )
     .await;
+    assert_fits_the_phone(&b).await;
     let count = b.text("fieldset[data-player=\"Ann\"] .count").await;
     assert!(count.starts_with("7 of 7 cards"), "{count}");
     b.screenshot("03-round-1-entry", Some("fieldset[data-player=\"Bo\"]"))
@@ -267,6 +279,7 @@ async fn a_club_plays_a_whole_mint_condition_game_and_fixes_a_round_one_typo_in_
     let api_score = app.score(&club, &game_id).await;
     assert_eq!(page_totals(&b).await, sorted(totals(&api_score)));
     b.screenshot("04-scoreboard", Some(".board")).await;
+    assert_fits_the_phone(&b).await;
 
     // After round 3, a typo in round 1 is fixed from the log: Ann had two Memories, not one
     // Memories and one Legacy Edition → her round 1 is 3 + 6 + 2 + 7 = 18, total 36: Ann wins.
