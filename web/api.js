@@ -65,8 +65,20 @@ export const getGame = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}`
 /** `POST /v1/games`. @param {{game: string, players: {name?: string, player_id?: string, color?: string}[], options?: any, id?: string}} body @returns {Promise<Schemas['GameSummary']>} */
 export const createGame = (body) => call('POST', '/v1/games', { body });
 
-/** @param {string} id @returns {Promise<Schemas['EventPage']>} */
-export const listEvents = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000 } });
+/** The whole log, page after page. @param {string} id @returns {Promise<Schemas['EventPage']>} */
+export async function listEvents(id) {
+  /** @type {Schemas['EventPage']} */
+  const page = await call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000 } });
+  let after = page.next_after;
+  while (after !== null && after !== undefined) {
+    /** @type {Schemas['EventPage']} */
+    const next = await call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000, after } });
+    page.events.push(...next.events);
+    page.version = next.version;
+    after = next.next_after;
+  }
+  return page;
+}
 
 /**
  * Appends events; all or none are stored.
