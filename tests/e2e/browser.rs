@@ -4,6 +4,7 @@
 //! Each browser gets its own chromedriver on a free port and a fresh profile; the window is a
 //! phone's (360×640). Screenshots go to `target/tmp/pad-screenshots/` (next to the test output).
 
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -61,7 +62,9 @@ pub async fn browser() -> Option<Browser> {
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
+    // Its own process group, which Chromium joins: a failed test stops both (see `Drop`).
     let driver = Command::new(&driver_path)
+        .process_group(0)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -204,8 +207,15 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        // After a failed assertion: stop the chromedriver this test started.
+        // After a failed assertion: stop the chromedriver this test started and the Chromium it
+        // launched (same process group, whose id is the driver's pid).
+        let group = format!("-{}", self.driver.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
     }
 }
