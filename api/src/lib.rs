@@ -5,6 +5,7 @@
 //! - [`append`] decides what an append request means (retry, conflict, rule error, write).
 //! - [`store`] is the event store trait with its SQLite and PostgreSQL implementations.
 //! - [`extract`] reads bodies, queries and paths, refusing them in players' words.
+//! - [`pad`] serves the score pad, the web page for the table, at `/`.
 //! - [`error`] turns every failure into `application/problem+json`.
 //! - [`live`] fans commits out to the server-sent-event streams (in process, and across servers
 //!   on PostgreSQL through `LISTEN/NOTIFY`).
@@ -20,6 +21,7 @@ pub mod limits;
 pub mod live;
 pub mod metrics;
 pub mod openapi;
+pub mod pad;
 pub mod portability;
 pub mod routes;
 pub mod startup;

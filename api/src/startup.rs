@@ -20,6 +20,7 @@ use crate::limits::RateLimit;
 use crate::live::{self, Live};
 use crate::metrics::Metrics;
 use crate::openapi;
+use crate::pad;
 use crate::routes;
 use crate::store::{self, Store};
 
@@ -188,6 +189,7 @@ fn run(
         app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
             // Swagger UI's relative asset paths need the trailing slash.
             .service(web::redirect("/docs", "/docs/").permanent())
+            .configure(pad::configure)
             .default_service(web::to(no_route))
             .wrap(middleware::from_fn(request_id_header))
             .wrap(middleware::from_fn(record_metrics))

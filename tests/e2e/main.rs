@@ -1,6 +1,7 @@
 //! End-to-end tests: the real HTTP server, on SQLite and (when configured) PostgreSQL, each
 //! test with a fresh database. One binary, so linking happens once.
 
+mod browser;
 mod helpers;
 
 mod access;
@@ -13,6 +14,7 @@ mod mind_up;
 mod mint_condition;
 mod mint_julep;
 mod operations;
+mod pad;
 mod players;
 mod portability;
 mod presets;

@@ -1,0 +1,161 @@
+//! The score pad: the web page for the table, served at `/` from files compiled into the binary
+//! (`web/` at the repository root). Nothing is fetched at run time; the page talks to `/v1` only.
+//!
+//! Every asset is answered with an `ETag` (a hash of its bytes) and `Cache-Control: no-cache`, so
+//! a phone revalidates cheaply (`304`) and never runs a stale page after an upgrade, and with a
+//! Content-Security-Policy that allows nothing but this origin (no inline script or style).
+
+use std::sync::OnceLock;
+
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use qrcode::QrCode;
+use qrcode::render::svg;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+
+/// Only this origin: scripts, styles, images, `fetch` and `EventSource`.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; object-src 'none'; \
+     base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// One compiled-in file: the path it is served at, its type and its bytes.
+struct Asset {
+    path: &'static str,
+    content_type: &'static str,
+    bytes: &'static [u8],
+}
+
+macro_rules! assets {
+    ($(($path:literal, $file:literal, $type:expr)),* $(,)?) => {
+        &[$(Asset { path: $path, content_type: $type, bytes: include_bytes!(concat!("../../web/", $file)) }),*]
+    };
+}
+
+const JS: &str = "text/javascript; charset=utf-8";
+
+static ASSETS: &[Asset] = assets![
+    ("/", "index.html", "text/html; charset=utf-8"),
+    ("/pad/style.css", "style.css", "text/css; charset=utf-8"),
+    ("/pad/app.js", "app.js", JS),
+    ("/pad/api.js", "api.js", JS),
+    ("/pad/state.js", "state.js", JS),
+    ("/pad/ui.js", "ui.js", JS),
+    ("/pad/live.js", "live.js", JS),
+    ("/pad/charts.js", "charts.js", JS),
+    ("/pad/views/club.js", "views/club.js", JS),
+    ("/pad/views/new-game.js", "views/new-game.js", JS),
+    ("/pad/views/game.js", "views/game.js", JS),
+    ("/pad/views/scoreboard.js", "views/scoreboard.js", JS),
+    ("/pad/views/log.js", "views/log.js", JS),
+    ("/pad/views/history.js", "views/history.js", JS),
+    ("/pad/games/index.js", "games/index.js", JS),
+    (
+        "/pad/games/mint-condition.js",
+        "games/mint-condition.js",
+        JS
+    ),
+    ("/pad/games/mind-up.js", "games/mind-up.js", JS),
+    ("/pad/games/mint-julep.js", "games/mint-julep.js", JS),
+    ("/pad/games/vintage.js", "games/vintage.js", JS),
+    ("/pad/icon.svg", "icon.svg", "image/svg+xml"),
+];
+
+/// Each asset's `ETag`, computed once.
+fn etags() -> &'static [String] {
+    static ETAGS: OnceLock<Vec<String>> = OnceLock::new();
+    ETAGS.get_or_init(|| {
+        ASSETS
+            .iter()
+            .map(|a| {
+                let digest = Sha256::digest(a.bytes);
+                let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+                format!("\"{hex}\"")
+            })
+            .collect()
+    })
+}
+
+/// Registers the page and its assets (outside the OpenAPI document: they are not the API).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    for (index, asset) in ASSETS.iter().enumerate() {
+        cfg.route(
+            asset.path,
+            web::get().to(move |req: HttpRequest| async move { serve(index, &req) }),
+        );
+    }
+    cfg.route("/pad/qr.svg", web::get().to(qr_code));
+}
+
+fn serve(index: usize, req: &HttpRequest) -> HttpResponse {
+    let asset = &ASSETS[index];
+    let etag = &etags()[index];
+    let fresh = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let mut res = if fresh {
+        HttpResponse::NotModified().finish()
+    } else {
+        HttpResponse::Ok()
+            .content_type(asset.content_type)
+            .body(asset.bytes)
+    };
+    secure(&mut res);
+    let headers = res.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        headers.insert(header::ETAG, v);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    res
+}
+
+/// The headers every page response carries.
+fn secure(res: &mut HttpResponse) {
+    let headers = res.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+}
+
+#[derive(Deserialize)]
+struct QrQuery {
+    text: String,
+}
+
+/// The longest text a share QR code encodes (a share link is far shorter).
+const QR_MAX_CHARS: usize = 1000;
+
+/// `GET /pad/qr.svg?text=…`: the text as a QR code, drawn here so the page needs no library and
+/// no network. The link never leaves this server (`Referrer-Policy: no-referrer`, `no-store`).
+async fn qr_code(query: web::Query<QrQuery>) -> Result<HttpResponse, ApiError> {
+    if query.text.is_empty() || query.text.chars().count() > QR_MAX_CHARS {
+        return Err(ApiError::BadRequest(format!(
+            "text must have 1 to {QR_MAX_CHARS} characters"
+        )));
+    }
+    let code = QrCode::new(query.text.as_bytes())
+        .map_err(|e| ApiError::BadRequest(format!("cannot encode this text: {e}")))?;
+    let image = code
+        .render::<svg::Color>()
+        .min_dimensions(200, 200)
+        .quiet_zone(true)
+        .build();
+    let mut res = HttpResponse::Ok().content_type("image/svg+xml").body(image);
+    secure(&mut res);
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(res)
+}

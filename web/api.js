@@ -1,0 +1,146 @@
+// The only module that talks to the server: it alone knows the paths, the token header and
+// application/problem+json. Everything here is the public contract of ../shared/API.md.
+
+/**
+ * The API's shapes, generated from openapi/openapi.json (scripts/typecheck-pad.sh); a change to
+ * the API that breaks the page fails that check.
+ * @typedef {import('./types/api').components['schemas']} Schemas
+ */
+
+/** A refused request: the server's problem+json, with the field it names. */
+export class ApiError extends Error {
+  /** @param {number} status @param {any} problem */
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    this.status = status;
+    /** @type {{type?: string, title?: string, status?: number, detail?: string, pointer?: string | null, event_index?: number | null, current_version?: number | null}} */
+    this.problem = problem ?? {};
+  }
+}
+
+/** @type {string | null} */
+let token = null;
+
+/** The token every call sends from now on (the club's, or a share link's). @param {string | null} t */
+export function useToken(t) {
+  token = t;
+}
+
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {{body?: any, query?: Record<string, any>}} [options]
+ */
+async function call(method, path, { body, query } = {}) {
+  const url = new URL(path, window.location.origin);
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, String(v));
+  }
+  /** @type {Record<string, string>} */
+  const headers = { accept: 'application/json, application/problem+json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response;
+  try {
+    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, { title: 'No connection', detail: 'The server cannot be reached. Check the connection and try again.' });
+  }
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  if (!response.ok) throw new ApiError(response.status, json ?? { detail: text || response.statusText });
+  return json;
+}
+
+/** `POST /v1/clubs` → `{id, name, token}`. @param {string} name @returns {Promise<Schemas['ClubCreated']>} */
+export const createClub = (name) => call('POST', '/v1/clubs', { body: { name } });
+
+/** `GET /v1/games` with filters. @param {{game?: string, player?: string, status?: string, from?: string, to?: string, limit?: number, cursor?: string}} [query] @returns {Promise<Schemas['GamePage']>} */
+export const listGames = (query) => call('GET', '/v1/games', { query });
+
+/** @param {string} id @returns {Promise<Schemas['GameSummary']>} */
+export const getGame = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}`);
+
+/** `POST /v1/games`. @param {{game: string, players: {name?: string, player_id?: string, color?: string}[], options?: any, id?: string}} body @returns {Promise<Schemas['GameSummary']>} */
+export const createGame = (body) => call('POST', '/v1/games', { body });
+
+/** The whole log, page after page. @param {string} id @returns {Promise<Schemas['EventPage']>} */
+export async function listEvents(id) {
+  /** @type {Schemas['EventPage']} */
+  const page = await call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000 } });
+  let after = page.next_after;
+  while (after !== null && after !== undefined) {
+    /** @type {Schemas['EventPage']} */
+    const next = await call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000, after } });
+    page.events.push(...next.events);
+    page.version = next.version;
+    after = next.next_after;
+  }
+  return page;
+}
+
+/**
+ * Appends events; all or none are stored.
+ * @param {string} id @param {number | null} expectedVersion @param {{id: string, type: string, data: any}[]} events
+ * @returns {Promise<Schemas['AppendResult']>}
+ */
+export const appendEvents = (id, expectedVersion, events) =>
+  call('POST', `/v1/games/${encodeURIComponent(id)}/events`, {
+    body: expectedVersion === null ? { events } : { expected_version: expectedVersion, events },
+  });
+
+/** @param {string} id @returns {Promise<Schemas['ScoreView']>} */
+export const getScore = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}/score`);
+
+/** @param {{search?: string, limit?: number}} [query] @returns {Promise<Schemas['PlayerPage']>} */
+export const listPlayers = (query) => call('GET', '/v1/players', { query: { limit: 200, ...query } });
+
+/** @param {string} id @returns {Promise<Schemas['PlayerStats']>} */
+export const getPlayerStats = (id) => call('GET', `/v1/players/${encodeURIComponent(id)}/stats`);
+
+/** @param {string} id @returns {Promise<Schemas['PlayerGamePage']>} */
+export const getPlayerGames = (id) => call('GET', `/v1/players/${encodeURIComponent(id)}/games`, { query: { limit: 100 } });
+
+/** @param {{game?: string, variant?: string, sort?: string, min_games?: number}} [query] @returns {Promise<Schemas['Leaderboard']>} */
+export const getLeaderboard = (query) => call('GET', '/v1/stats/leaderboard', { query });
+
+/** A read-only link token for one game (`POST /v1/games/{id}/shares`). @param {string} id @param {number} hours */
+export const createShare = (id, hours) =>
+  call('POST', `/v1/games/${encodeURIComponent(id)}/shares`, { body: { expires_in_hours: hours } });
+
+/** The share link's QR code, drawn by the server as SVG (no network beyond this origin). @param {string} text */
+export const qrCodeUrl = (text) => `/pad/qr.svg?text=${encodeURIComponent(text)}`;
+
+/**
+ * Follows a game live (`GET /v1/games/{id}/stream`, server-sent events). EventSource cannot send
+ * headers, so the token goes as `?access_token=`. `onUnavailable` fires when the stream cannot be
+ * opened at all (e.g. a server without the endpoint answers 404), so the caller can poll instead.
+ * @param {string} id
+ * @param {{onSnapshot: (d: any) => void, onAppended: (d: any) => void, onUnavailable: () => void}} handlers
+ * @returns {() => void} closes the stream
+ */
+export function followGame(id, { onSnapshot, onAppended, onUnavailable }) {
+  const url = new URL(`/v1/games/${encodeURIComponent(id)}/stream`, window.location.origin);
+  if (token) url.searchParams.set('access_token', token);
+  let opened = false;
+  let source;
+  try {
+    source = new EventSource(url);
+  } catch {
+    onUnavailable();
+    return () => {};
+  }
+  source.addEventListener('open', () => { opened = true; });
+  source.addEventListener('snapshot', (e) => onSnapshot(JSON.parse(/** @type {MessageEvent} */ (e).data)));
+  source.addEventListener('appended', (e) => onAppended(JSON.parse(/** @type {MessageEvent} */ (e).data)));
+  source.addEventListener('error', () => {
+    // A stream that never opened (404, 401, not an event stream) is closed by the browser for
+    // good; one that was open reconnects by itself with Last-Event-ID.
+    if (source.readyState === EventSource.CLOSED || !opened) {
+      source.close();
+      onUnavailable();
+    }
+  });
+  return () => source.close();
+}

@@ -1,0 +1,60 @@
+// Entry point: reads the hash route, keeps the token in use, and mounts one view at a time.
+// Routes: #/ games · #/new · #/game/<id> · #/share/<id>/<token> · #/player/<id> · #/leaderboard · #/club
+import { useToken } from './api.js';
+import { getState, subscribe, update } from './state.js';
+import { replace, showNotice } from './ui.js';
+import * as club from './views/club.js';
+import * as newGame from './views/new-game.js';
+import * as game from './views/game.js';
+import * as history from './views/history.js';
+
+const view = /** @type {HTMLElement} */ (document.getElementById('view'));
+
+/** @type {(() => void) | null} */
+let unmount = null;
+
+function parseRoute() {
+  const parts = window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [name = 'home', a, b] = parts;
+  switch (name) {
+    case 'game': return { name: 'game', params: { id: a } };
+    case 'share': return { name: 'share', params: { id: a, token: b } };
+    case 'player': return { name: 'player', params: { id: a } };
+    case 'new': case 'leaderboard': case 'club': return { name, params: {} };
+    default: return { name: 'home', params: {} };
+  }
+}
+
+function mount() {
+  const route = parseRoute();
+  if (route.name === 'share') {
+    // A share link: read-only, one game, its token kept only for this tab.
+    update({ route, share: { gameId: route.params.id, token: route.params.token } });
+  } else {
+    update({ route, share: null });
+  }
+  const state = getState();
+  useToken(state.share ? state.share.token : state.token);
+  document.body.classList.toggle('shared', Boolean(state.share));
+  unmount?.();
+  unmount = null;
+  showNotice(null);
+  replace(view);
+  const needsClub = !state.share && !state.token;
+  if (needsClub || route.name === 'club') unmount = club.mount(view);
+  else if (route.name === 'new') unmount = newGame.mount(view);
+  else if (route.name === 'game' || route.name === 'share') unmount = game.mount(view, route.params.id);
+  else if (route.name === 'player') unmount = history.mountPlayer(view, route.params.id);
+  else if (route.name === 'leaderboard') unmount = history.mountLeaderboard(view);
+  else unmount = history.mountGames(view);
+  view.focus({ preventScroll: true });
+}
+
+subscribe((state, changed) => {
+  if (changed.has('token') && !state.share) {
+    useToken(state.token);
+  }
+});
+
+window.addEventListener('hashchange', mount);
+mount();

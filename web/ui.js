@@ -1,0 +1,156 @@
+// Small DOM helpers shared by every view: building elements without innerHTML (no injection,
+// no inline styles), and showing a refused request next to the field its `pointer` names.
+
+/**
+ * Builds an element. `attrs` keys starting with `on` become listeners; `true`/`false` toggle
+ * boolean attributes; `dataset` and `class` are supported.
+ * @param {string} tag
+ * @param {Record<string, any> | null} [attrs]
+ * @param {...any} children strings, nodes, arrays, null/false (skipped)
+ * @returns {HTMLElement}
+ */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === 'dataset') {
+      Object.assign(el.dataset, value);
+    } else if (value === true) {
+      el.setAttribute(key, '');
+    } else if (key === 'value' && 'value' in el) {
+      /** @type {HTMLInputElement} */ (el).value = String(value);
+    } else {
+      el.setAttribute(key, String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+/** @param {Element} el @param {any[]} children */
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** An SVG element (charts). @param {string} tag @param {Record<string, any>} [attrs] @param {...any} children */
+export function svg(tag, attrs, ...children) {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) el.setAttribute(key, String(value));
+  append(el, children);
+  return el;
+}
+
+/** Replaces an element's children. @param {Element} el @param {...any} children */
+export function replace(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+}
+
+let uniqueCounter = 0;
+/** A fresh element id. @param {string} prefix */
+export function uid(prefix) {
+  uniqueCounter += 1;
+  return `${prefix}-${uniqueCounter}`;
+}
+
+/** A labelled field: label above, control, optional one-line help. */
+export function field(labelText, control, help) {
+  const id = control.id || uid('f');
+  control.id = id;
+  const helpEl = help ? h('small', { class: 'help', id: `${id}-help` }, help) : null;
+  if (helpEl) control.setAttribute('aria-describedby', helpEl.id);
+  return h('div', { class: 'field' }, h('label', { for: id }, labelText), control, helpEl);
+}
+
+/**
+ * A number stepper: − [n] +, with a label. Returns the wrapper; `.input` is the number input.
+ * @param {string} labelText
+ * @param {{min?: number, max?: number, value?: number, onchange?: () => void, dataset?: Record<string, string>}} [options]
+ */
+export function stepper(labelText, { min = 0, max = 99, value = 0, onchange, dataset } = {}) {
+  const id = uid('s');
+  const input = /** @type {HTMLInputElement} */ (h('input', {
+    id, type: 'number', inputmode: 'numeric', min, max, value, class: 'stepper-value', dataset,
+  }));
+  const bump = (/** @type {number} */ d) => {
+    const next = Math.max(min, Math.min(max, (Number(input.value) || 0) + d));
+    input.value = String(next);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  };
+  if (onchange) input.addEventListener('input', onchange);
+  const wrap = h('div', { class: 'stepper' },
+    h('label', { for: id }, labelText),
+    h('button', { type: 'button', class: 'step', 'aria-label': `one less ${labelText}`, onclick: () => bump(-1) }, '−'),
+    input,
+    h('button', { type: 'button', class: 'step', 'aria-label': `one more ${labelText}`, onclick: () => bump(1) }, '+'));
+  return Object.assign(wrap, { input });
+}
+
+/** Removes every error message a previous refusal left in `root`. @param {Element} root */
+export function clearErrors(root) {
+  for (const el of root.querySelectorAll('.field-error')) el.remove();
+  for (const el of root.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+}
+
+/**
+ * Shows a refused request's message next to the field its JSON pointer names: the element with
+ * the longest `data-pointer` that is a prefix of the pointer (the form marks its fields with the
+ * pointer each one fills), else at the top of the form.
+ * @param {Element} root
+ * @param {{detail?: string, title?: string, pointer?: string | null}} problem
+ */
+export function showProblem(root, problem) {
+  clearErrors(root);
+  const message = problem.detail || problem.title || 'The server refused this.';
+  let target = null;
+  let best = -1;
+  if (problem.pointer) {
+    for (const el of root.querySelectorAll('[data-pointer]')) {
+      const p = /** @type {HTMLElement} */ (el).dataset.pointer ?? '';
+      const matches = p.split(' ').some((one) => problem.pointer === one || problem.pointer?.startsWith(`${one}/`));
+      if (matches && p.length > best) { best = p.length; target = el; }
+    }
+  }
+  const note = h('p', { class: 'field-error', role: 'alert' }, message);
+  if (target) {
+    target.setAttribute('aria-invalid', 'true');
+    // Under a group's legend, after a single control, else at the end of the field.
+    const legend = target.querySelector(':scope > legend');
+    if (legend) legend.after(note);
+    else if (target.matches('input, select, textarea, .stepper')) target.after(note);
+    else target.append(note);
+  } else {
+    root.prepend(note);
+  }
+  note.scrollIntoView({ block: 'center' });
+}
+
+/** A new client event id (so a retry after a lost answer is recognised by the server). */
+export function newId() {
+  // randomUUID exists only in secure contexts; a phone on http://192.168.… is not one.
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** "2026-11-30T19:00:00Z" → a short local date and time. @param {string} iso */
+export function when(iso) {
+  const d = new Date(iso);
+  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** A short message under the header (e.g. "live updates unavailable"). @param {string | null} text */
+export function showNotice(text) {
+  const notice = document.getElementById('notice');
+  if (!notice) return;
+  notice.hidden = !text;
+  notice.textContent = text ?? '';
+}

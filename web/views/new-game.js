@@ -1,0 +1,127 @@
+// Starting a game: which game, who plays (picked from the club's players or typed), and the
+// options as toggles and fields with the rules' defaults, each house-rule point in one line.
+import { createGame, listPlayers, ApiError } from '../api.js';
+import { GAMES, gameById } from '../games/index.js';
+import { h, field, uid, showProblem, clearErrors, newId } from '../ui.js';
+
+/** @param {HTMLElement} root */
+export function mount(root) {
+  let alive = true;
+  const datalistId = uid('players');
+  const datalist = h('datalist', { id: datalistId });
+  listPlayers().then((page) => {
+    if (!alive) return;
+    datalist.replaceChildren(...page.players.map((/** @type {any} */ p) => h('option', { value: p.name })));
+  }).catch(() => {});
+
+  const gameSelect = /** @type {HTMLSelectElement} */ (h('select', { name: 'game', dataset: { pointer: '/game' } },
+    GAMES.map((g) => h('option', { value: g.id }, g.name))));
+  const goal = h('p', { class: 'help' });
+  const playersList = h('ol', { class: 'players', dataset: { pointer: '/players' } });
+  const optionsBox = h('div', { class: 'options', dataset: { pointer: '/options' } });
+  /** @type {{key: string, read: () => any}[]} */
+  let optionReaders = [];
+
+  const addPlayer = (value = '') => {
+    const index = playersList.children.length;
+    const input = /** @type {HTMLInputElement} */ (h('input', { name: 'player', list: datalistId, value, autocomplete: 'off', autocapitalize: 'words', maxlength: 60 }));
+    const colour = /** @type {HTMLSelectElement} */ (h('select', { name: 'colour', class: 'colour' }));
+    const remove = h('button', { type: 'button', class: 'small', 'aria-label': 'remove this player', onclick: () => { item.remove(); renumber(); } }, '✕');
+    const item = h('li', { class: 'player-row', dataset: { pointer: `/players/${index}` } },
+      field(`Player ${index + 1}`, input), field('Colour', colour), remove);
+    playersList.append(item);
+    renderColours();
+    return input;
+  };
+  const renumber = () => {
+    [...playersList.children].forEach((li, i) => {
+      /** @type {HTMLElement} */ (li).dataset.pointer = `/players/${i}`;
+      const label = li.querySelector('label');
+      if (label) label.textContent = `Player ${i + 1}`;
+    });
+  };
+
+  const selected = () => gameById(gameSelect.value) ?? GAMES[0];
+  const currentOptions = () => Object.fromEntries(optionReaders.map((o) => [o.key, o.read()]));
+
+  const renderColours = () => {
+    const game = selected();
+    const show = Boolean(game.needsColours(currentOptions()));
+    [...playersList.querySelectorAll('select.colour')].forEach((sel, i) => {
+      const s = /** @type {HTMLSelectElement} */ (sel);
+      if (s.options.length === 0) s.append(...(game.colours ?? []).map((c) => h('option', { value: c }, c)));
+      if (!s.dataset.touched) s.selectedIndex = i % Math.max(1, s.options.length);
+      s.addEventListener('change', () => { s.dataset.touched = '1'; }, { once: true });
+      /** @type {HTMLElement} */ (s.closest('.field')).hidden = !show;
+    });
+  };
+
+  const renderGame = () => {
+    const game = selected();
+    goal.textContent = `${game.goal} ${game.players.min}–${game.players.max} players.`;
+    optionReaders = [];
+    optionsBox.replaceChildren(...game.options.map((/** @type {any} */ o) => {
+      let control;
+      let read;
+      if (o.kind === 'toggle') {
+        control = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', role: 'switch', checked: o.default, onchange: renderColours }));
+        read = () => /** @type {HTMLInputElement} */ (control).checked;
+        const id = uid('o');
+        control.id = id;
+        const wrap = h('div', { class: 'field toggle', dataset: { pointer: `/options/${o.key}` } },
+          control, h('label', { for: id }, o.label), h('small', { class: 'help' }, o.help));
+        optionReaders.push({ key: o.key, read });
+        return wrap;
+      }
+      if (o.kind === 'choice') {
+        control = h('select', null, o.choices.map((/** @type {[string, string]} */ [v, label]) => h('option', { value: v, selected: v === o.default }, label)));
+        read = () => /** @type {HTMLSelectElement} */ (control).value;
+      } else if (o.kind === 'number') {
+        control = h('input', { type: 'number', inputmode: 'numeric', min: o.min, max: o.max, value: o.default });
+        read = () => Number(/** @type {HTMLInputElement} */ (control).value);
+      } else {
+        const editor = o.editor();
+        control = editor.element;
+        read = editor.read;
+      }
+      optionReaders.push({ key: o.key, read });
+      const wrap = field(o.label, control, o.help);
+      wrap.dataset.pointer = `/options/${o.key}`;
+      return wrap;
+    }));
+    while (playersList.children.length < game.players.min) addPlayer();
+    renderColours();
+  };
+  gameSelect.addEventListener('change', renderGame);
+
+  const form = h('form', { class: 'new-game' },
+    h('h1', null, 'New game'),
+    field('Game', gameSelect), goal,
+    h('fieldset', null, h('legend', null, 'Players, in seat order'), datalist, playersList,
+      h('button', { type: 'button', class: 'add-player', onclick: () => addPlayer().focus() }, 'Add a player')),
+    h('fieldset', null, h('legend', null, 'Options'), optionsBox),
+    h('button', { type: 'submit', class: 'primary' }, 'Start the game'));
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clearErrors(form);
+    const game = selected();
+    const options = currentOptions();
+    const colours = game.needsColours(options);
+    const players = [...playersList.children].map((li) => {
+      const name = /** @type {HTMLInputElement} */ (li.querySelector('input')).value.trim();
+      const colour = /** @type {HTMLSelectElement} */ (li.querySelector('select')).value;
+      return colours ? { name, color: colour } : { name };
+    });
+    try {
+      const created = await createGame({ id: newId(), game: game.id, players, options });
+      window.location.hash = `#/game/${created.id}`;
+    } catch (err) {
+      showProblem(form, err instanceof ApiError ? err.problem : { detail: String(err) });
+    }
+  });
+
+  root.append(form);
+  renderGame();
+  return () => { alive = false; };
+}
