@@ -1,6 +1,7 @@
 // Mint Julep: per round, the bets placed (each player may bet or keep their bet) and the race's
-// finish. Sent as `bet_placed`… + `race_recorded` + `round_ended` (tables that log every card use
-// the API's `card_played`).
+// finish. Sent as `bet_placed`… + `race_recorded` + `round_ended`; round 3's recorded finish ends
+// the game by itself (option `last_race_ends_game`, default true), so no `round_ended` follows it
+// (tables that log every card use the API's `card_played`).
 import { h, field } from '../ui.js';
 
 /** The horses in their starting order (top of the group first). */
@@ -12,6 +13,16 @@ const HORSES = [
   ['you-got-me', 'You Got Me'],
 ];
 const horseName = (/** @type {string} */ id) => HORSES.find(([h]) => h === id)?.[1] ?? id;
+
+/** Whether recording round 3's finish ends the game (the option's default is true). */
+const lastRaceEndsGame = (/** @type {any} */ game) => game.options?.last_race_ends_game !== false;
+
+/** Rounds over: each `round_ended`, and round 3's recorded finish where it ends the game. */
+const roundsOver = (/** @type {any} */ game, /** @type {any[]} */ effective) => {
+  const ended = effective.filter((e) => e.type === 'round_ended').length;
+  const finished = lastRaceEndsGame(game) && effective.some((e) => e.type === 'race_recorded' && e.data.round === 3);
+  return finished ? 3 : ended;
+};
 
 export default {
   id: 'mint-julep',
@@ -27,13 +38,13 @@ export default {
 
   /** @param {any} game @param {any[]} effective */
   progress(game, effective) {
-    const rounds = effective.filter((e) => e.type === 'round_ended').length;
+    const rounds = roundsOver(game, effective);
     return { step: `Round ${Math.min(rounds + 1, 3)} of 3`, done: rounds >= 3 };
   },
 
   /** @param {{game: any, effective: any[], initial?: any}} ctx */
   form({ game, effective, initial }) {
-    const round = initial?.round ?? effective.filter((e) => e.type === 'round_ended').length + 1;
+    const round = initial?.round ?? roundsOver(game, effective) + 1;
     const twoPlayers = game.players.length === 2;
     /** The active bets per player (horse ids), from the bets that count. */
     const active = new Map(game.players.map((/** @type {any} */ p) => [p.name, /** @type {string[]} */ ([])]));
@@ -92,7 +103,7 @@ export default {
         raceBox.dataset.pointer = initial ? '/events/0/data/order' : `/events/${events.length}/data/order`;
         events.push({ type: 'race_recorded', data: { round, order: [...order] } });
         if (!initial) {
-          events.push({ type: 'round_ended', data: { round } });
+          if (!(round === 3 && lastRaceEndsGame(game))) events.push({ type: 'round_ended', data: { round } });
           // A refusal that names no bet (e.g. "every player must bet") lands on the bets.
           if (betsBox) betsBox.dataset.pointer = '/events';
         }
