@@ -13,6 +13,7 @@ on_both_backends!(
     every_club_migrates_to_an_empty_database_and_answers_the_same,
     a_bg_stats_export_brings_the_plays_of_our_games_as_typed_in_results,
     a_boardgamegeek_plays_file_brings_the_plays_of_our_games_as_typed_in_results,
+    a_file_of_another_kind_is_refused_with_400,
     our_finished_games_go_out_to_bg_stats_and_boardgamegeek_and_come_back_the_same,
     a_broken_line_is_named_and_the_other_games_still_import,
     a_typed_in_result_counts_in_the_statistics_but_not_in_the_insights,
@@ -421,6 +422,33 @@ async fn a_bg_stats_export_brings_the_plays_of_our_games_as_typed_in_results(app
         .body;
     assert_eq!(games["games"][0]["status"], "finished");
     assert_eq!(games["games"][0]["started_at"], "2024-03-08T20:00:00Z");
+}
+
+async fn a_file_of_another_kind_is_refused_with_400(app: TestApp) {
+    let club = app.new_club().await;
+    for (path, content_type, body, words) in [
+        (
+            "/v1/import/bgstats",
+            "application/json",
+            &b"\x00"[..],
+            "not a BG Stats export",
+        ),
+        (
+            "/v1/import/bgg",
+            "application/xml",
+            &b"{\"plays\": []}"[..],
+            "not a BoardGameGeek plays file",
+        ),
+    ] {
+        let reply = app
+            .post_raw(path, Some(&club.token), content_type, body.to_vec())
+            .await;
+        let problem = reply.problem(400);
+        assert!(
+            problem["detail"].as_str().unwrap().starts_with(words),
+            "{path}: {problem}"
+        );
+    }
 }
 
 async fn a_boardgamegeek_plays_file_brings_the_plays_of_our_games_as_typed_in_results(

@@ -281,20 +281,15 @@ fn whole_number(value: Option<&Value>) -> Option<i64> {
 }
 
 /// Imports a BG Stats export: its plays of our games become typed-in games.
-pub async fn import_bgstats(store: &dyn Store, club: &str, file: &[u8]) -> ImportReport {
+/// `Err` when the file is not a BG Stats export at all (nothing was imported).
+pub async fn import_bgstats(
+    store: &dyn Store,
+    club: &str,
+    file: &[u8],
+) -> Result<ImportReport, String> {
     let mut report = ImportReport::default();
-    let export: BgStats = match serde_json::from_slice(file) {
-        Ok(export) => export,
-        Err(e) => {
-            report.failed.push(ImportFailure {
-                line: e.line() as u64,
-                game_id: None,
-                status: 400,
-                detail: format!("not a BG Stats export: {e}"),
-            });
-            return report;
-        }
-    };
+    let export: BgStats =
+        serde_json::from_slice(file).map_err(|e| format!("not a BG Stats export: {e}"))?;
     let games: BTreeMap<i64, &BgStatsGame> = export.games.iter().map(|g| (g.id, g)).collect();
     let players: BTreeMap<i64, &str> = export
         .players
@@ -346,7 +341,7 @@ pub async fn import_bgstats(store: &dyn Store, club: &str, file: &[u8]) -> Impor
         });
     }
     import_plays(store, club, plays, &mut report).await;
-    report
+    Ok(report)
 }
 
 /// Our finished games as a BG Stats export (games, players and plays).
@@ -489,23 +484,20 @@ fn xml_escape(text: &str) -> String {
 const OUR_ID: &str = "tabletally:";
 
 /// Imports a BoardGameGeek plays file: its plays of our games become typed-in games.
-pub async fn import_bgg(store: &dyn Store, club: &str, file: &[u8]) -> ImportReport {
+/// `Err` when the file is not a plays file at all (nothing was imported).
+pub async fn import_bgg(
+    store: &dyn Store,
+    club: &str,
+    file: &[u8],
+) -> Result<ImportReport, String> {
     let mut report = ImportReport::default();
-    let elements = match std::str::from_utf8(file)
+    let elements = std::str::from_utf8(file)
         .map_err(|e| e.to_string())
         .and_then(xml_elements)
-    {
-        Ok(elements) => elements,
-        Err(detail) => {
-            report.failed.push(ImportFailure {
-                line: 0,
-                game_id: None,
-                status: 400,
-                detail: format!("not a BoardGameGeek plays file: {detail}"),
-            });
-            return report;
-        }
-    };
+        .map_err(|detail| format!("not a BoardGameGeek plays file: {detail}"))?;
+    if !elements.iter().any(|(name, _)| name == "plays") {
+        return Err("not a BoardGameGeek plays file: it has no <plays> element".into());
+    }
     let mut plays: Vec<Play> = Vec::new();
     for (name, attributes) in elements {
         let get = |key: &str| attributes.get(key).cloned().unwrap_or_default();
@@ -540,7 +532,7 @@ pub async fn import_bgg(store: &dyn Store, club: &str, file: &[u8]) -> ImportRep
         }
     }
     import_plays(store, club, plays, &mut report).await;
-    report
+    Ok(report)
 }
 
 /// Our finished games as a BoardGameGeek plays file. BoardGameGeek's ids of our games are not

@@ -109,6 +109,7 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
     request_body(content = Object, content_type = "application/json", description = "A BG Stats export (games, players, plays with playerScores)"),
     responses(
     (status = 200, description = "What was imported, play by play (`line` is the play's place in `plays`)", body = ImportReport),
+    (status = 400, description = "The file is not a BG Stats export", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
 ))]
@@ -119,7 +120,9 @@ pub async fn import_bgstats(
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let file = whole_body(body, state.import_max_bytes).await?;
-    let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file).await;
+    let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file)
+        .await
+        .map_err(ApiError::BadRequest)?;
     Ok(HttpResponse::Ok().json(report))
 }
 
@@ -129,6 +132,7 @@ pub async fn import_bgstats(
     request_body(content = String, content_type = "application/xml", description = "A BoardGameGeek plays file"),
     responses(
     (status = 200, description = "What was imported, play by play (`line` is the play's place in the file)", body = ImportReport),
+    (status = 400, description = "The file is not a BoardGameGeek plays file", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
 ))]
@@ -139,7 +143,9 @@ pub async fn import_bgg(
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let file = whole_body(body, state.import_max_bytes).await?;
-    let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file).await;
+    let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file)
+        .await
+        .map_err(ApiError::BadRequest)?;
     Ok(HttpResponse::Ok().json(report))
 }
 
