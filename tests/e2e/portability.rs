@@ -436,7 +436,7 @@ async fn a_file_of_another_kind_is_refused_with_400(app: TestApp) {
         (
             "/v1/import/bgg",
             "application/xml",
-            &b"{\"plays\": []}"[..],
+            &b"<plays><play id=\"1\""[..],
             "not a BoardGameGeek plays file",
         ),
     ] {

@@ -495,9 +495,6 @@ pub async fn import_bgg(
         .map_err(|e| e.to_string())
         .and_then(xml_elements)
         .map_err(|detail| format!("not a BoardGameGeek plays file: {detail}"))?;
-    if !elements.iter().any(|(name, _)| name == "plays") {
-        return Err("not a BoardGameGeek plays file: it has no <plays> element".into());
-    }
     let mut plays: Vec<Play> = Vec::new();
     for (name, attributes) in elements {
         let get = |key: &str| attributes.get(key).cloned().unwrap_or_default();
