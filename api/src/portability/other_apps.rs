@@ -288,8 +288,15 @@ pub async fn import_bgstats(
     file: &[u8],
 ) -> Result<ImportReport, String> {
     let mut report = ImportReport::default();
-    let export: BgStats =
+    let value: Value =
         serde_json::from_slice(file).map_err(|e| format!("not a BG Stats export: {e}"))?;
+    if !value.is_object() {
+        return Err(
+            "not a BG Stats export: it must be a JSON object with games, players and plays".into(),
+        );
+    }
+    let export: BgStats =
+        serde_json::from_value(value).map_err(|e| format!("not a BG Stats export: {e}"))?;
     let games: BTreeMap<i64, &BgStatsGame> = export.games.iter().map(|g| (g.id, g)).collect();
     let players: BTreeMap<i64, &str> = export
         .players

@@ -66,7 +66,10 @@ pub async fn create_club(
         }
     }
     let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > MAX_CLUB_NAME || name.chars().any(char::is_control)
+    // The document's maxLength counts the name as sent, spaces included.
+    if name.is_empty()
+        || body.name.chars().count() > MAX_CLUB_NAME
+        || name.chars().any(char::is_control)
     {
         return Err(ApiError::invalid(
             "/name",
