@@ -33,12 +33,21 @@ for _ in $(seq 1 100); do
 done
 [ -n "$ADDR" ] || { echo "the server did not start:"; cat "$WORK/server.log"; exit 1; }
 
-# A warning means part of the document could not be turned into code: fail on it.
+# A warning means part of the document could not be turned into code: fail on it. The one
+# expected exception: the generator only speaks JSON, so the export/import endpoints whose bodies
+# are NDJSON or XML files (a client streams those as bytes) are left out of the generated code.
 (cd "$WORK" && "$OLDPWD/$VENV/bin/openapi-python-client" generate --path "$OLDPWD/openapi/openapi.json" \
     --meta none --output-path tabletally_client >generate.log 2>&1) \
     || { cat "$WORK/generate.log"; exit 1; }
-if grep -q "^WARNING" "$WORK/generate.log"; then
-    echo "the client generator could not use all of openapi/openapi.json:"; cat "$WORK/generate.log"; exit 1
+UNEXPECTED=$(awk '
+    /^WARNING/ { warning = $0; next }
+    warning != "" && NF > 0 {
+        if ($0 !~ /[Uu]nsupported content.type application\/(x-ndjson|xml)/) print warning ": " $0
+        warning = ""
+    }' "$WORK/generate.log")
+if [ -n "$UNEXPECTED" ]; then
+    echo "the client generator could not use all of openapi/openapi.json:"; echo "$UNEXPECTED"
+    cat "$WORK/generate.log"; exit 1
 fi
 
 PYTHONPATH="$WORK" "$VENV/bin/python" scripts/client_game.py "$ADDR" openapi/openapi.json
