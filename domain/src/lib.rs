@@ -24,6 +24,6 @@ pub mod score;
 pub mod setup;
 
 pub use error::RuleError;
-pub use games::Game;
+pub use games::{Game, GameState};
 pub use log::{Evaluation, LogEvent, NewEvent, Rejection, Status};
 pub use score::Scoreboard;

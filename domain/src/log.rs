@@ -175,36 +175,92 @@ pub fn check_append<R: Ruleset>(
     log: &[LogEvent],
     batch: &[NewEvent],
 ) -> Result<Evaluation, Rejection> {
-    let mut combined: Vec<LogEvent> = Vec::with_capacity(log.len() + batch.len());
-    combined.extend_from_slice(log);
-    let mut current = replay::<R>(&combined).map_err(|fault| Rejection {
+    let mut replayed = Replayed::<R>::from_log(log.to_vec()).map_err(|e| Rejection {
         event_index: 0,
         pointer: String::new(),
-        rule: format!("the stored log does not replay: {fault:?}"),
+        rule: format!("the stored log does not replay: {e}"),
     })?;
-    for (index, new) in batch.iter().enumerate() {
-        let seq = combined.len() as u64 + 1;
-        if new.event_type == GAME_STARTED {
-            return Err(Rejection {
-                event_index: index,
-                pointer: "/type".into(),
-                rule: "game_started is written when the game is created; it cannot be appended"
-                    .into(),
-            });
+    replayed.append(batch)
+}
+
+/// A game's log replayed to its last event, held so that new events continue from it instead
+/// of replaying the whole log again (the server keeps these in its state cache).
+pub struct Replayed<R: Ruleset> {
+    replay: Replay<R>,
+    log: Vec<LogEvent>,
+}
+
+impl<R: Ruleset> Clone for Replayed<R> {
+    fn clone(&self) -> Self {
+        Self {
+            replay: self.replay.clone(),
+            log: self.log.clone(),
         }
-        combined.push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
-        let last = &combined[combined.len() - 1];
-        let step = if COMMON_EVENT_TYPES.contains(&new.event_type.as_str()) {
-            replay::<R>(&combined)
-        } else {
-            // A plain game event cannot change what came before: apply it to the state so far.
-            current.apply_game_event(last, None).map(|()| current)
-        };
-        current = step.map_err(|fault| fault.into_rejection(index, last, &combined))?;
-        current.version = seq;
     }
-    // The append decides the statistics read models, so it needs the facts.
-    Ok(current.evaluation(true))
+}
+
+impl<R: Ruleset> Replayed<R> {
+    /// Replays a whole stored log.
+    pub fn from_log(log: Vec<LogEvent>) -> Result<Self, LogError> {
+        let replay = replay_stored::<R>(&log)?;
+        Ok(Self { replay, log })
+    }
+
+    /// The seq of the last event held (the game's version).
+    pub fn version(&self) -> u64 {
+        self.replay.version
+    }
+
+    /// Every event held, seq 1 first.
+    pub fn log(&self) -> &[LogEvent] {
+        &self.log
+    }
+
+    /// What the log amounts to; `with_facts` adds a finished game's facts for the statistics.
+    pub fn evaluation(&self, with_facts: bool) -> Evaluation {
+        self.replay.evaluation(with_facts)
+    }
+
+    /// Checks a batch of new events in order, as if appended one by one, and holds them when
+    /// all pass: the evaluation of the resulting log (with facts: the append decides the
+    /// statistics read models). On a rejection nothing changes.
+    pub fn append(&mut self, batch: &[NewEvent]) -> Result<Evaluation, Rejection> {
+        let held = self.log.len();
+        let before = self.replay.clone();
+        let outcome = self.append_each(batch);
+        if outcome.is_err() {
+            self.log.truncate(held);
+            self.replay = before;
+        }
+        outcome.map(|()| self.replay.evaluation(true))
+    }
+
+    fn append_each(&mut self, batch: &[NewEvent]) -> Result<(), Rejection> {
+        let Self { replay: current, log } = self;
+        for (index, new) in batch.iter().enumerate() {
+            let seq = log.len() as u64 + 1;
+            if new.event_type == GAME_STARTED {
+                return Err(Rejection {
+                    event_index: index,
+                    pointer: "/type".into(),
+                    rule: "game_started is written when the game is created; it cannot be appended"
+                        .into(),
+                });
+            }
+            log.push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
+            let last = &log[log.len() - 1];
+            let step = if COMMON_EVENT_TYPES.contains(&new.event_type.as_str()) {
+                // A retract or correction can change what came before: check the whole log.
+                replay::<R>(log).map(|replay| *current = replay)
+            } else {
+                // A plain game event cannot change what came before: apply it to the state so far.
+                current.apply_game_event(last, None)
+            };
+            step.map_err(|fault| fault.into_rejection(index, last, log))?;
+            current.version = seq;
+        }
+        Ok(())
+    }
 }
 
 /// A rule broken somewhere in a log.

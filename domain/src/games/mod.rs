@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
-use crate::log::{self, Evaluation, LogError, LogEvent, NewEvent, Rejection, Setup};
+use crate::log::{self, Evaluation, LogError, LogEvent, NewEvent, Rejection, Replayed, Setup};
 use crate::ruleset::{Ruleset, Variant};
 use crate::setup::PlayerEntry;
 
@@ -176,6 +176,63 @@ impl Game {
     ) -> Result<Evaluation, Rejection> {
         use log::check_append;
         with_ruleset!(self, check_append(log, batch))
+    }
+}
+
+/// A game's log replayed to its last event, whatever the game: new events continue from it
+/// (see [`log::Replayed`]).
+#[derive(Clone)]
+pub enum GameState {
+    MintCondition(Replayed<MintCondition>),
+    MindUp(Replayed<MindUp>),
+    MintJulep(Replayed<MintJulep>),
+    Vintage(Replayed<Vintage>),
+}
+
+/// Calls a method of the [`Replayed`] inside a [`GameState`].
+macro_rules! on_state {
+    ($state:expr, $s:ident => $call:expr) => {
+        match $state {
+            GameState::MintCondition($s) => $call,
+            GameState::MindUp($s) => $call,
+            GameState::MintJulep($s) => $call,
+            GameState::Vintage($s) => $call,
+        }
+    };
+}
+
+impl Game {
+    /// Replays a whole stored log into a state that new events can continue from.
+    pub fn replay(self, log: Vec<LogEvent>) -> Result<GameState, LogError> {
+        Ok(match self {
+            Game::MintCondition => GameState::MintCondition(Replayed::from_log(log)?),
+            Game::MindUp => GameState::MindUp(Replayed::from_log(log)?),
+            Game::MintJulep => GameState::MintJulep(Replayed::from_log(log)?),
+            Game::Vintage => GameState::Vintage(Replayed::from_log(log)?),
+        })
+    }
+}
+
+impl GameState {
+    /// The seq of the last event held.
+    pub fn version(&self) -> u64 {
+        on_state!(self, s => s.version())
+    }
+
+    /// Every event held, seq 1 first.
+    pub fn log(&self) -> &[LogEvent] {
+        on_state!(self, s => s.log())
+    }
+
+    /// What the log amounts to (with a finished game's facts when `with_facts`).
+    pub fn evaluation(&self, with_facts: bool) -> Evaluation {
+        on_state!(self, s => s.evaluation(with_facts))
+    }
+
+    /// Checks new events as if appended one by one and holds them when all pass; on a
+    /// rejection the state is unchanged.
+    pub fn append(&mut self, batch: &[NewEvent]) -> Result<Evaluation, Rejection> {
+        on_state!(self, s => s.append(batch))
     }
 }
 

@@ -1,0 +1,100 @@
+//! A held state continues a game exactly as replaying its whole log would: the server's state
+//! cache relies on it. Checked on every benchmark fixture (finished games of the four games).
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tabletally_domain::{Game, GameState, LogEvent, NewEvent, Status};
+
+fn fixture(game: Game) -> Vec<LogEvent> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/fixtures")
+        .join(format!("{}.json", game.id()));
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let events: Vec<Value> = serde_json::from_str(&text).expect("a JSON array of events");
+    events
+        .iter()
+        .map(|e| LogEvent {
+            seq: e["seq"].as_u64().expect("a seq"),
+            event_type: e["type"].as_str().expect("a type").to_owned(),
+            data: e["data"].clone(),
+            schema_version: e["schema_version"].as_u64().map_or(1, |v| v as u32),
+        })
+        .collect()
+}
+
+fn new_event(event: &LogEvent) -> NewEvent {
+    NewEvent {
+        event_type: event.event_type.clone(),
+        data: event.data.clone(),
+    }
+}
+
+#[test]
+fn appending_to_a_held_state_ends_where_replaying_the_whole_log_ends() {
+    for game in Game::ALL {
+        let log = fixture(game);
+        let whole = game.evaluate_with_facts(&log).expect("the fixture replays");
+        assert_eq!(whole.status, Status::Finished, "{}", game.id());
+        for split in 1..log.len() {
+            let mut state = game.replay(log[..split].to_vec()).expect("a prefix replays");
+            let mut last = None;
+            for event in &log[split..] {
+                last = Some(state.append(&[new_event(event)]).unwrap_or_else(|r| {
+                    panic!("{} event {}: {r}", game.id(), event.seq)
+                }));
+            }
+            assert_eq!(last.as_ref(), Some(&whole), "{} held at {split}", game.id());
+            assert_eq!(state.version(), log.len() as u64);
+            assert_eq!(state.evaluation(true), whole);
+        }
+    }
+}
+
+#[test]
+fn a_refused_batch_leaves_the_held_state_as_it_was() {
+    for game in Game::ALL {
+        let log = fixture(game);
+        let middle = log.len() / 2;
+        let mut state = game.replay(log[..middle].to_vec()).expect("a prefix replays");
+        let before = state.evaluation(true);
+        // The first event is good, the second is not: the batch is refused whole.
+        let batch = [
+            new_event(&log[middle]),
+            NewEvent {
+                event_type: "no_such_event".into(),
+                data: json!({}),
+            },
+        ];
+
+        let refused = state.append(&batch).unwrap_err();
+
+        assert_eq!(refused.event_index, 1, "{}", game.id());
+        assert_eq!(refused.pointer, "/type");
+        assert_eq!(state.version(), middle as u64);
+        assert_eq!(state.log().len(), middle);
+        assert_eq!(state.evaluation(true), before);
+        // And the state still takes the good event.
+        let after = state.append(&batch[..1]).expect("the good event alone");
+        assert_eq!(after.version, middle as u64 + 1);
+    }
+}
+
+#[test]
+fn a_retract_appended_to_a_held_state_counts_as_in_a_whole_replay() {
+    for game in Game::ALL {
+        let mut log = fixture(game);
+        log.truncate(3);
+        let retract = LogEvent::new(4, "retract", json!({"seq": 3, "reason": "typo"}));
+        let mut whole_log = log.clone();
+        whole_log.push(retract.clone());
+        let whole = game.evaluate_with_facts(&whole_log).expect("the retract replays");
+        let mut state: GameState = game.replay(log).expect("a prefix replays");
+
+        let held = state.append(&[new_event(&retract)]).expect("the retract is accepted");
+
+        assert_eq!(held, whole, "{}", game.id());
+        assert_eq!(held.version, 4);
+    }
+}
