@@ -1,19 +1,22 @@
-//! What an append request amounts to, decided inside the store's transaction from the game's
-//! stored log: a retry of stored events, a conflict, a rule violation, or events to write.
+//! What an append request amounts to, decided inside the store's transaction from the game as
+//! held (its log replayed, from the state cache or the database): a retry of stored events, a
+//! conflict, a rule violation, or events to write.
 //!
 //! Order of checks (API.md): idempotent retry first, then `expected_version`, then the rules.
 
 use tabletally_domain::Game;
-use tabletally_domain::log::{Evaluation, LogEvent, NewEvent as DomainEvent, Rejection, Status};
+use tabletally_domain::log::{Evaluation, NewEvent as DomainEvent, Rejection, Status};
 use tabletally_domain::score::Scoreboard;
 
 use crate::config::MAX_EVENTS_PER_GAME;
-use crate::store::{GameRecord, GameResult, NewEvent, PlayerResult, StoredEvent};
+use crate::records::{GameRecord, GameResult, HeldGame, NewEvent, PlayerResult};
 
 #[derive(Debug, Clone)]
 pub struct AppendRequest {
     pub expected_version: Option<i64>,
     pub events: Vec<NewEvent>,
+    /// Update the statistics read models (off only for measuring: `TABLETALLY_READ_MODELS=off`).
+    pub read_models: bool,
 }
 
 #[derive(Debug)]
@@ -74,11 +77,10 @@ pub enum Refused {
     Broken(String),
 }
 
-pub fn decide(
-    game: &GameRecord,
-    log: &[StoredEvent],
-    request: &AppendRequest,
-) -> Result<Decision, Refused> {
+/// Decides a request against the game as held (its row, log and replayed state, read under
+/// the game's lock). On `Append` the held state has advanced past the new events; on anything
+/// else it is as it was.
+pub fn decide(held: &mut HeldGame, request: &AppendRequest) -> Result<Decision, Refused> {
     for (index, event) in request.events.iter().enumerate() {
         if request.events[..index].iter().any(|e| e.id == event.id) {
             return Err(Refused::DuplicateId {
@@ -87,18 +89,21 @@ pub fn decide(
             });
         }
     }
+    let log = held.state.log();
     let mut stored_seqs = Vec::new();
     let mut stored_ids = Vec::new();
     for (index, event) in request.events.iter().enumerate() {
-        if let Some(stored) = log.iter().find(|s| s.id == event.id) {
+        if let Some(at) = held.meta.iter().position(|m| m.id == event.id) {
+            let stored = &log[at];
+            let seq = at as i64 + 1;
             if stored.event_type != event.event_type || stored.data != event.data {
                 return Err(Refused::IdReused {
                     index,
                     id: event.id.clone(),
-                    seq: stored.seq,
+                    seq,
                 });
             }
-            stored_seqs.push(stored.seq);
+            stored_seqs.push(seq);
             stored_ids.push(event.id.clone());
         }
     }
@@ -111,6 +116,7 @@ pub fn decide(
     if log.len() + request.events.len() > MAX_EVENTS_PER_GAME {
         return Err(Refused::GameTooLong { stored: log.len() });
     }
+    let game = &held.game;
     if let Some(expected) = request.expected_version
         && expected != game.version
     {
@@ -119,9 +125,6 @@ pub fn decide(
             current: game.version,
         });
     }
-    let kind = Game::from_id(&game.game)
-        .ok_or_else(|| Refused::Broken(format!("unknown game {}", game.game)))?;
-    let stored: Vec<LogEvent> = log.iter().map(to_log_event).collect();
     let batch: Vec<DomainEvent> = request
         .events
         .iter()
@@ -130,28 +133,20 @@ pub fn decide(
             data: e.data.clone(),
         })
         .collect();
-    let evaluation = kind.check_append(&stored, &batch).map_err(Refused::Rule)?;
-    let result = game_result(game, &evaluation)?;
-    Ok(Decision::Append {
+    let evaluation = held.state.append(&batch).map_err(Refused::Rule)?;
+    let result = game_result(&held.game, &evaluation)?;
+    let mut decision = Decision::Append {
         events: request.events.clone(),
         status: evaluation.status,
         result,
         read_models: true,
         scoreboard: Box::new(evaluation.scoreboard),
-    })
-}
-
-/// A stored event as the domain replays it, with the schema version it was written with (the
-/// replay upcasts older data; the row is never rewritten).
-pub fn to_log_event(e: &StoredEvent) -> LogEvent {
-    LogEvent {
-        seq: e.seq as u64,
-        event_type: e.event_type.clone(),
-        data: e.data.clone(),
-        // Only this server writes the column (1, 2, …); anything else reads as the oldest
-        // schema, which upcasts the most.
-        schema_version: u32::try_from(e.schema_version).unwrap_or(0),
+    };
+    // Measuring only: without read models the statistics stay as they were.
+    if !request.read_models {
+        decision.skip_read_models();
     }
+    Ok(decision)
 }
 
 /// What a finished game puts into the statistics (`None` while unfinished or abandoned):
@@ -207,53 +202,81 @@ pub fn game_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::records::StoredEvent;
     use chrono::Utc;
     use serde_json::json;
 
-    fn game(version: i64) -> GameRecord {
-        GameRecord {
+    /// A Mint Condition game for Ann and Bo, then `events - 1` events: abandon, retract it, …
+    fn held(events: i64) -> HeldGame {
+        let log = (1..=events)
+            .map(|seq| {
+                let (event_type, data) = match seq {
+                    1 => (
+                        "game_started",
+                        json!({"game": "mint-condition", "players": [
+                            {"name": "Ann", "seat": 1}, {"name": "Bo", "seat": 2}
+                        ], "options": Game::MintCondition.default_options()}),
+                    ),
+                    even if even % 2 == 0 => ("abandon", json!({})),
+                    odd => ("retract", json!({"seq": odd - 1})),
+                };
+                StoredEvent {
+                    position: seq,
+                    seq,
+                    id: format!("e{seq}"),
+                    event_type: event_type.into(),
+                    schema_version: 3,
+                    data,
+                    recorded_at: Utc::now(),
+                }
+            })
+            .collect::<Vec<_>>();
+        let game = GameRecord {
             id: "g".into(),
             game: "mint-condition".into(),
             status: "in_progress".into(),
-            version,
+            version: events,
             options: json!({}),
             players: vec![],
             started_at: Utc::now(),
             updated_at: Utc::now(),
-        }
+        };
+        HeldGame::replay(game, log).expect("the log replays")
     }
 
-    fn stored(seq: i64) -> StoredEvent {
-        StoredEvent {
-            position: seq,
-            seq,
-            id: format!("e{seq}"),
+    /// A request that sends events `seqs` of [`held`] again, then new abandons named `new`.
+    fn request(
+        held: &HeldGame,
+        seqs: &[i64],
+        new: &[&str],
+        expected: Option<i64>,
+    ) -> AppendRequest {
+        let again = seqs.iter().map(|seq| {
+            let stored = held.stored(*seq).expect("a stored event");
+            NewEvent {
+                id: stored.id,
+                event_type: stored.event_type,
+                data: stored.data,
+            }
+        });
+        let fresh = new.iter().map(|id| NewEvent {
+            id: (*id).into(),
             event_type: "abandon".into(),
-            schema_version: 1,
             data: json!({}),
-            recorded_at: Utc::now(),
-        }
-    }
-
-    fn request(ids: &[&str], expected_version: Option<i64>) -> AppendRequest {
+        });
         AppendRequest {
-            expected_version,
-            events: ids
-                .iter()
-                .map(|id| NewEvent {
-                    id: (*id).into(),
-                    event_type: "abandon".into(),
-                    data: json!({}),
-                })
-                .collect(),
+            expected_version: expected,
+            events: again.chain(fresh).collect(),
+            read_models: true,
         }
     }
 
     #[test]
     fn a_game_log_cannot_grow_past_its_limit() {
-        let log: Vec<StoredEvent> = (1..=MAX_EVENTS_PER_GAME as i64).map(stored).collect();
+        let mut game = held(MAX_EVENTS_PER_GAME as i64);
+        let request = request(&game, &[], &["new"], None);
 
-        let refused = decide(&game(log.len() as i64), &log, &request(&["new"], None)).unwrap_err();
+        let refused = decide(&mut game, &request).unwrap_err();
 
         assert!(
             matches!(refused, Refused::GameTooLong { stored } if stored == MAX_EVENTS_PER_GAME)
@@ -262,26 +285,75 @@ mod tests {
 
     #[test]
     fn a_retry_of_stored_events_is_answered_before_the_version_check() {
-        let log: Vec<StoredEvent> = (1..=3).map(stored).collect();
+        let mut game = held(3);
+        let request = request(&game, &[2, 3], &[], Some(1));
 
-        let decision = decide(&game(3), &log, &request(&["e2", "e3"], Some(1))).unwrap();
+        let decision = decide(&mut game, &request).unwrap();
 
         assert!(matches!(decision, Decision::AlreadyStored { seqs } if seqs == vec![2, 3]));
+        assert_eq!(game.state.version(), 3);
+    }
+
+    #[test]
+    fn a_stored_id_sent_with_other_content_is_a_conflict() {
+        let mut game = held(3);
+        let request = request(&game, &[], &["e3"], None);
+
+        let refused = decide(&mut game, &request).unwrap_err();
+
+        assert!(matches!(
+            refused,
+            Refused::IdReused {
+                index: 0,
+                seq: 3,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn a_batch_mixing_stored_and_new_events_is_a_conflict() {
-        let log: Vec<StoredEvent> = (1..=3).map(stored).collect();
+        let mut game = held(3);
+        let request = request(&game, &[3], &["new"], None);
 
-        let refused = decide(&game(3), &log, &request(&["e3", "new"], None)).unwrap_err();
+        let refused = decide(&mut game, &request).unwrap_err();
 
         assert!(matches!(refused, Refused::PartlyStored { .. }));
     }
 
     #[test]
     fn the_same_id_twice_in_one_request_is_refused() {
-        let refused = decide(&game(1), &[stored(1)], &request(&["x", "x"], None)).unwrap_err();
+        let mut game = held(1);
+        let request = request(&game, &[], &["x", "x"], None);
+
+        let refused = decide(&mut game, &request).unwrap_err();
 
         assert!(matches!(refused, Refused::DuplicateId { index: 1, .. }));
+    }
+
+    #[test]
+    fn an_accepted_append_advances_the_held_state_and_a_refused_one_does_not() {
+        let mut game = held(1);
+        let stale = request(&game, &[], &["a"], Some(5));
+        assert!(matches!(
+            decide(&mut game, &stale),
+            Err(Refused::StaleVersion {
+                expected: 5,
+                current: 1
+            })
+        ));
+        assert_eq!(game.state.version(), 1);
+
+        let fresh = request(&game, &[], &["a"], Some(1));
+        let decision = decide(&mut game, &fresh).unwrap();
+
+        assert!(matches!(
+            decision,
+            Decision::Append {
+                status: Status::Abandoned,
+                ..
+            }
+        ));
+        assert_eq!(game.state.version(), 2);
     }
 }

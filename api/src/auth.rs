@@ -21,7 +21,7 @@ use actix_web::HttpMessage;
 
 use crate::error::ApiError;
 use crate::http::UrlToken;
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::store::Store;
 
 const PREFIX: &str = "tt";

@@ -19,9 +19,9 @@ use serde::Serialize;
 use tabletally_domain::{Game, Scoreboard};
 use tokio::sync::{broadcast, watch};
 
-use crate::append::to_log_event;
 use crate::auth::Club;
 use crate::error::ApiError;
+use crate::records::to_log_event;
 use crate::routes::scores::{ScoreView, score_view};
 use crate::routes::{EventView, GameSummary};
 use crate::store::{Committed, GameRecord, Store, StoreError, StoredEvent, Subscribers};

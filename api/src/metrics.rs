@@ -8,6 +8,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::store::{CacheCounters, WriterCounters};
+
 /// Upper bounds of the latency buckets, in seconds.
 const BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
@@ -130,6 +132,61 @@ impl Metrics {
     }
 }
 
+/// The store's write path and state cache, in the same format (appended to [`Metrics::render`]).
+pub fn render_store(cache: CacheCounters, writer: WriterCounters) -> String {
+    let mut out = String::new();
+    for (name, kind, help, value) in [
+        (
+            "tabletally_cache_hits_total",
+            "counter",
+            "Game states answered from the state cache.",
+            cache.hits,
+        ),
+        (
+            "tabletally_cache_misses_total",
+            "counter",
+            "Game states replayed from the log (not cached at the stored version).",
+            cache.misses,
+        ),
+        (
+            "tabletally_cache_games",
+            "gauge",
+            "Games held in the state cache.",
+            cache.games,
+        ),
+        (
+            "tabletally_cache_bytes",
+            "gauge",
+            "Estimated bytes held in the state cache.",
+            cache.bytes,
+        ),
+        (
+            "tabletally_write_commits_total",
+            "counter",
+            "Transactions committed by the write path (appends and game creations).",
+            writer.commits,
+        ),
+        (
+            "tabletally_write_requests_total",
+            "counter",
+            "Requests those commits held; divided by the commits, the group commit's mean batch.",
+            writer.requests,
+        ),
+        (
+            "tabletally_write_largest_batch",
+            "gauge",
+            "The most requests one commit held.",
+            writer.largest_batch,
+        ),
+    ] {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+        );
+    }
+    out
+}
+
 /// A label value with `\`, `"` and newlines escaped.
 fn escape(value: &str) -> String {
     value
@@ -166,6 +223,39 @@ mod tests {
             "tabletally_appends_total 1",
             "tabletally_events_appended_total 3",
             "tabletally_games_created_total 1",
+        ] {
+            assert!(
+                text.lines().any(|l| l == line),
+                "missing {line:?} in\n{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_cache_and_the_group_commit_are_shown_with_their_figures() {
+        let cache = CacheCounters {
+            hits: 7,
+            misses: 2,
+            games: 3,
+            bytes: 4096,
+        };
+        let writer = WriterCounters {
+            commits: 4,
+            requests: 10,
+            largest_batch: 5,
+        };
+
+        let text = render_store(cache, writer);
+
+        for line in [
+            "tabletally_cache_hits_total 7",
+            "tabletally_cache_misses_total 2",
+            "tabletally_cache_games 3",
+            "tabletally_cache_bytes 4096",
+            "tabletally_write_commits_total 4",
+            "tabletally_write_requests_total 10",
+            "tabletally_write_largest_batch 5",
+            "# TYPE tabletally_cache_games gauge",
         ] {
             assert!(
                 text.lines().any(|l| l == line),

@@ -18,27 +18,11 @@ use crate::extract;
 use crate::http::{self, Cors};
 use crate::limits::RateLimit;
 use crate::live::{self, Live};
-use crate::metrics::Metrics;
 use crate::openapi;
 use crate::pad;
 use crate::routes;
+use crate::state::AppState;
 use crate::store::{self, Store};
-
-/// What every handler can reach.
-pub struct AppState {
-    pub store: Arc<dyn Store>,
-    /// `POST /v1/clubs` per client address (SQLite: in memory; PostgreSQL: in the database).
-    pub club_creation: RateLimit,
-    pub clubs_per_minute: u32,
-    /// Whether appends keep the statistics read models up to date.
-    pub read_models: bool,
-    /// Largest file `POST /v1/import` accepts.
-    pub import_max_bytes: usize,
-    /// What `GET /metrics` reports.
-    pub metrics: Arc<Metrics>,
-    /// The open live streams and what the write path publishes to them.
-    pub live: Arc<Live>,
-}
 
 pub struct Application {
     port: u16,

@@ -10,7 +10,8 @@ use tabletally_domain::Game;
 use tabletally_domain::insights::{FactSums, Sum, ratio, round3};
 use utoipa::ToSchema;
 
-use crate::append::{game_result, to_log_event};
+use crate::append::game_result;
+use crate::records::to_log_event;
 use crate::store::{GameStatsRows, LeaderRow, ResultRecord, Store, StoreError};
 
 /// A player's figures for one game (or all games), from their results oldest first.

@@ -10,6 +10,8 @@
 //!    acknowledged event must survive exactly once, an append whose answer was lost is
 //!    settled by retrying it (200: it was stored, 201: it was not), and every game must still
 //!    replay.
+//! 3. `tables_crash_safety::{on_sqlite,on_postgres}` — the same with 32 tables appending at
+//!    once (SQLite: their requests share group commits), SIGKILLed in the middle of batches.
 //!
 //! Each test uses its own fresh database: a SQLite file in its own temp directory, or a
 //! PostgreSQL database created from `TABLETALLY_TEST_POSTGRES_URL` (skipped with a notice when
@@ -1021,74 +1023,8 @@ async fn crash_safety(backend: Backend) {
         }
     }
 
-    // Every acknowledged event is there exactly once, in order; every game replays.
-    let mut events_total = 0;
-    for g in &crash.games {
-        let log = get(
-            &client,
-            &server.url(&format!("/v1/games/{}/events", g.id)),
-            &crash.token,
-        )
-        .await
-        .expect("the server answers");
-        assert_eq!(log.status, 200, "{}", log.body);
-        let events = check_gapless(&g.id, &log.body);
-        let ids: Vec<&str> = events[1..]
-            .iter()
-            .map(|e| e["id"].as_str().unwrap())
-            .collect();
-        assert_eq!(
-            ids,
-            g.acked.iter().map(String::as_str).collect::<Vec<_>>(),
-            "game {}: the log differs from the acknowledged events",
-            g.id
-        );
-        assert_eq!(log.body["version"], g.version);
-        events_total += events.len();
-    }
-    // Also every game the server knows (nothing half-created that the client never saw).
-    let mut listed = 0;
-    let mut cursor: Option<String> = None;
-    let known: HashSet<&str> = crash.games.iter().map(|g| g.id.as_str()).collect();
-    loop {
-        let path = match &cursor {
-            Some(c) => format!("/v1/games?limit=200&cursor={c}"),
-            None => "/v1/games?limit=200".to_owned(),
-        };
-        let page = get(&client, &server.url(&path), &crash.token)
-            .await
-            .expect("the server answers");
-        assert_eq!(page.status, 200, "{}", page.body);
-        for summary in page.body["games"].as_array().expect("games") {
-            let id = summary["id"].as_str().expect("id");
-            assert!(
-                known.contains(id),
-                "game {id} exists but was never acknowledged"
-            );
-            let score = get(
-                &client,
-                &server.url(&format!("/v1/games/{id}/score")),
-                &crash.token,
-            )
-            .await
-            .expect("the server answers");
-            assert_eq!(
-                score.status, 200,
-                "game {id} does not replay: {}",
-                score.body
-            );
-            listed += 1;
-        }
-        match page.body["next_cursor"].as_str() {
-            Some(c) => cursor = Some(c.to_owned()),
-            None => break,
-        }
-    }
-    assert_eq!(
-        listed,
-        crash.games.len(),
-        "the server lists other games than acknowledged"
-    );
+    let games: Vec<&Tracked> = crash.games.iter().collect();
+    let events_total = verify_logs(&client, &server, &crash.token, &games).await;
     let ready = get(&client, &server.url("/readyz"), &crash.token)
         .await
         .expect("the server answers");
@@ -1116,6 +1052,192 @@ async fn crash_safety(backend: Backend) {
         crash.games.len(),
         started.elapsed().as_secs_f64(),
     );
+}
+
+/// Every acknowledged event of `games` is stored exactly once, in order; every game the club
+/// has is one of them (nothing half-created) and replays. Returns the number of events.
+async fn verify_logs(
+    client: &reqwest::Client,
+    server: &ServerProcess,
+    token: &str,
+    games: &[&Tracked],
+) -> usize {
+    // Every acknowledged event is there exactly once, in order; every game replays.
+    let mut events_total = 0;
+    for g in games {
+        let log = get(
+            client,
+            &server.url(&format!("/v1/games/{}/events", g.id)),
+            token,
+        )
+        .await
+        .expect("the server answers");
+        assert_eq!(log.status, 200, "{}", log.body);
+        let events = check_gapless(&g.id, &log.body);
+        let ids: Vec<&str> = events[1..]
+            .iter()
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            g.acked.iter().map(String::as_str).collect::<Vec<_>>(),
+            "game {}: the log differs from the acknowledged events",
+            g.id
+        );
+        assert_eq!(log.body["version"], g.version);
+        events_total += events.len();
+    }
+    // Also every game the server knows (nothing half-created that the client never saw).
+    let mut listed = 0;
+    let mut cursor: Option<String> = None;
+    let known: HashSet<&str> = games.iter().map(|g| g.id.as_str()).collect();
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/v1/games?limit=200&cursor={c}"),
+            None => "/v1/games?limit=200".to_owned(),
+        };
+        let page = get(client, &server.url(&path), token)
+            .await
+            .expect("the server answers");
+        assert_eq!(page.status, 200, "{}", page.body);
+        for summary in page.body["games"].as_array().expect("games") {
+            let id = summary["id"].as_str().expect("id");
+            assert!(
+                known.contains(id),
+                "game {id} exists but was never acknowledged"
+            );
+            let score = get(client, &server.url(&format!("/v1/games/{id}/score")), token)
+                .await
+                .expect("the server answers");
+            assert_eq!(
+                score.status, 200,
+                "game {id} does not replay: {}",
+                score.body
+            );
+            listed += 1;
+        }
+        match page.body["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(
+        listed,
+        games.len(),
+        "the server lists other games than acknowledged"
+    );
+    events_total
+}
+
+// 3. Group commit under a crash: many tables at once, SIGKILLed in the middle of batches.
+
+const TABLES: usize = 32;
+const TABLE_KILLS: usize = 4;
+
+/// 32 tables append at once (each its own sequential client, as in 2), so the server commits
+/// their requests in shared batches; it is SIGKILLed at random moments. Every acknowledged
+/// event must survive exactly once; a request whose answer was lost is settled by retrying it.
+async fn tables_crash_safety(backend: Backend) {
+    let Some((_database, url)) = Database::fresh(backend).await else {
+        return;
+    };
+    let seed = seed() ^ 0x7ab1e5;
+    let client = http_client();
+    let mut server = ServerProcess::start("tables-0", &url);
+    let token = new_club(&client, &server).await;
+    let mut rng = Lcg::new(seed);
+    let mut tables: Vec<Crash> = (0..TABLES as u64)
+        .map(|t| Crash {
+            token: token.clone(),
+            games: Vec::new(),
+            pending: None,
+            rng: Lcg::new(seed.wrapping_add(t)),
+            figures: CrashFigures::default(),
+        })
+        .collect();
+    for kill in 1..=TABLE_KILLS {
+        let delay = Duration::from_millis(100 + rng.below(400));
+        let child = server.child.clone();
+        let killer = tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let mut child = child.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = child.kill();
+        });
+        futures_util::future::join_all(
+            tables
+                .iter_mut()
+                .map(|table| table.run_until_broken(&client, &server)),
+        )
+        .await;
+        killer.await.expect("the killer task");
+        let status = server.kill();
+        assert_eq!(status.signal(), Some(9), "log:\n{}", server.log_tail());
+        server = ServerProcess::start(&format!("tables-{kill}"), &url);
+        for table in &mut tables {
+            if let Some(pending) = table.pending.take() {
+                table
+                    .send(&client, &server, &pending, true)
+                    .await
+                    .expect("the restarted server answers");
+            }
+        }
+    }
+    // One more burst without a kill: the batches really held several requests.
+    futures_util::future::join_all(tables.iter_mut().map(|table| async {
+        for _ in 0..5 {
+            let pending = table.next_request();
+            table
+                .send(&client, &server, &pending, false)
+                .await
+                .expect("the server answers");
+        }
+    }))
+    .await;
+    let metrics = reqwest::get(server.url("/metrics"))
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("metrics text");
+    let largest = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("tabletally_write_largest_batch "))
+        .and_then(|v| v.parse::<u64>().ok())
+        .expect("the largest batch in /metrics");
+    if backend == Backend::Sqlite {
+        assert!(
+            largest > 1,
+            "32 tables at once never shared a commit:\n{metrics}"
+        );
+    }
+
+    let games: Vec<&Tracked> = tables.iter().flat_map(|t| t.games.iter()).collect();
+    let events = verify_logs(&client, &server, &token, &games).await;
+    let acked: usize = tables.iter().map(|t| t.figures.acked).sum();
+    let settled: usize = tables
+        .iter()
+        .map(|t| t.figures.unknown_stored + t.figures.unknown_not_stored)
+        .sum();
+    println!(
+        "{TABLES} tables at once on {backend:?} (seed {seed}): {TABLE_KILLS} SIGKILLs; {} games, \
+         {acked} appends acknowledged, {settled} lost answers settled by retry, {events} events, \
+         all logs gapless and complete; largest batch after the last restart: {largest}",
+        games.len()
+    );
+}
+
+mod tables_crash_safety {
+    use super::{Backend, tables_crash_safety};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn on_sqlite() {
+        tables_crash_safety(Backend::Sqlite).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn on_postgres() {
+        tables_crash_safety(Backend::Postgres).await;
+    }
 }
 
 mod crash_safety {

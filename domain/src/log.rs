@@ -236,7 +236,10 @@ impl<R: Ruleset> Replayed<R> {
     }
 
     fn append_each(&mut self, batch: &[NewEvent]) -> Result<(), Rejection> {
-        let Self { replay: current, log } = self;
+        let Self {
+            replay: current,
+            log,
+        } = self;
         for (index, new) in batch.iter().enumerate() {
             let seq = log.len() as u64 + 1;
             if new.event_type == GAME_STARTED {

@@ -38,12 +38,16 @@ fn appending_to_a_held_state_ends_where_replaying_the_whole_log_ends() {
         let whole = game.evaluate_with_facts(&log).expect("the fixture replays");
         assert_eq!(whole.status, Status::Finished, "{}", game.id());
         for split in 1..log.len() {
-            let mut state = game.replay(log[..split].to_vec()).expect("a prefix replays");
+            let mut state = game
+                .replay(log[..split].to_vec())
+                .expect("a prefix replays");
             let mut last = None;
             for event in &log[split..] {
-                last = Some(state.append(&[new_event(event)]).unwrap_or_else(|r| {
-                    panic!("{} event {}: {r}", game.id(), event.seq)
-                }));
+                last = Some(
+                    state
+                        .append(&[new_event(event)])
+                        .unwrap_or_else(|r| panic!("{} event {}: {r}", game.id(), event.seq)),
+                );
             }
             assert_eq!(last.as_ref(), Some(&whole), "{} held at {split}", game.id());
             assert_eq!(state.version(), log.len() as u64);
@@ -57,7 +61,9 @@ fn a_refused_batch_leaves_the_held_state_as_it_was() {
     for game in Game::ALL {
         let log = fixture(game);
         let middle = log.len() / 2;
-        let mut state = game.replay(log[..middle].to_vec()).expect("a prefix replays");
+        let mut state = game
+            .replay(log[..middle].to_vec())
+            .expect("a prefix replays");
         let before = state.evaluation(true);
         // The first event is good, the second is not: the batch is refused whole.
         let batch = [
@@ -89,10 +95,14 @@ fn a_retract_appended_to_a_held_state_counts_as_in_a_whole_replay() {
         let retract = LogEvent::new(4, "retract", json!({"seq": 3, "reason": "typo"}));
         let mut whole_log = log.clone();
         whole_log.push(retract.clone());
-        let whole = game.evaluate_with_facts(&whole_log).expect("the retract replays");
+        let whole = game
+            .evaluate_with_facts(&whole_log)
+            .expect("the retract replays");
         let mut state: GameState = game.replay(log).expect("a prefix replays");
 
-        let held = state.append(&[new_event(&retract)]).expect("the retract is accepted");
+        let held = state
+            .append(&[new_event(&retract)])
+            .expect("the retract is accepted");
 
         assert_eq!(held, whole, "{}", game.id());
         assert_eq!(held.version, 4);

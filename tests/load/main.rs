@@ -17,7 +17,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tabletally_api::append::{AppendRequest, decide};
+use tabletally_api::append::AppendRequest;
 use tabletally_api::store::{self, NewEvent, NewGame, NewSeat};
 
 /// A small deterministic generator (no randomness crate in the tree): numbers repeat per seed.
@@ -157,9 +157,10 @@ async fn seed(database_url: &str, games: usize, players: usize) -> Result<(), St
                 let request = AppendRequest {
                     expected_version: Some(1),
                     events,
+                    read_models: true,
                 };
                 store
-                    .append(&club, &id, &|g, log| decide(g, log, &request))
+                    .append(&club, &id, request)
                     .await
                     .map_err(|e| e.to_string())?;
                 if task == 0 && (i / tasks) % 5000 == 0 {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tabletally_domain::Game;
 
 use super::{EXPORT_PAGE, ImportReport, export, import_line};
-use crate::append::to_log_event;
+use crate::records::to_log_event;
 use crate::store::{Store, StoreError, StoredEvent};
 
 /// Progress of a long run on standard error: one line rewritten in place on a terminal, a log

@@ -18,8 +18,9 @@ use tabletally_domain::log::{GAME_STARTED, LogEvent, NewEvent, SCHEMA_VERSION};
 use tabletally_domain::{Evaluation, Game};
 use utoipa::ToSchema;
 
-use crate::append::{game_result, to_log_event};
+use crate::append::game_result;
 use crate::config::MAX_EVENTS_PER_GAME;
+use crate::records::to_log_event;
 use crate::routes::{GameSummary, event_views};
 use crate::store::{ImportOutcome, ImportedGame, NewGame, NewSeat, Store, StoreError, StoredEvent};
 

@@ -19,7 +19,7 @@ use tabletally_domain::log::{GAME_STARTED, RESULT_RECORDED};
 use tabletally_domain::setup::PlayerEntry;
 
 use super::{EXPORT_PAGE, FORMAT, ImportFailure, ImportReport, import_line};
-use crate::append::to_log_event;
+use crate::records::to_log_event;
 use crate::store::{Store, StoreError};
 
 /// Plays of games tabletally does not keep, by name.

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{self, Admin, Club};
 use crate::error::{ApiError, Problem};
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::store::AccessTokenRecord;
 
 const MAX_TOKEN_NAME: usize = 100;

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use crate::auth;
 use crate::error::{ApiError, Problem};
 use crate::extract::Json;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const MAX_CLUB_NAME: usize = 100;
 

@@ -7,13 +7,13 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use super::{EventView, event_views};
-use crate::append::{self, AppendRequest};
+use crate::append::AppendRequest;
 use crate::auth::Club;
 use crate::config::MAX_EVENTS_PER_REQUEST;
 use crate::error::{ApiError, Problem};
 use crate::examples;
 use crate::extract::{Json, Query};
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::store::NewEvent;
 
 const DEFAULT_EVENTS_PAGE: usize = 500;
@@ -120,18 +120,9 @@ pub async fn append_events(
     let request = AppendRequest {
         expected_version,
         events: check_events(body.events)?,
+        read_models: state.read_models,
     };
-    let appended = state
-        .store
-        .append(&club.id, &id, &|game, log| {
-            let mut decision = append::decide(game, log, &request)?;
-            // Measuring only: without read models the statistics stay as they were.
-            if !state.read_models {
-                decision.skip_read_models();
-            }
-            Ok(decision)
-        })
-        .await?;
+    let appended = state.store.append(&club.id, &id, request).await?;
     if !appended.already_stored {
         tracing::info!(game = %id, version = appended.version, events = appended.events.len(), "events appended");
         state.metrics.appended(appended.events.len());

@@ -14,7 +14,7 @@ use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::examples;
 use crate::extract::{Json, Query};
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::store::{GameFilter, NewGame, NewSeat};
 
 const DEFAULT_PAGE: i64 = 50;

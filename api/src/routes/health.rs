@@ -4,7 +4,7 @@ use actix_web::{HttpResponse, get, web};
 use serde_json::json;
 
 use crate::error::{ApiError, Problem};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// The process is up.
 #[utoipa::path(tag = "operations", responses((status = 200, description = "The process is up", body = Object, example = json!({"status": "ok"}))))]
@@ -20,7 +20,13 @@ pub async fn healthz() -> HttpResponse {
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(state.metrics.render())
+        .body(
+            state.metrics.render()
+                + &crate::metrics::render_store(
+                    state.store.cache_counters(),
+                    state.store.writer_counters(),
+                ),
+        )
 }
 
 /// The database is reachable.

@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::live::{GameStream, LobbyStream};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const DEFAULT_EVENTS_PAGE: i64 = 500;
 const MAX_EVENTS_PAGE: i64 = 1000;

@@ -197,7 +197,7 @@ pub struct EventView {
 pub fn event_views(log: Vec<StoredEvent>) -> Vec<EventView> {
     let marks = tabletally_domain::log::marks(
         &log.iter()
-            .map(crate::append::to_log_event)
+            .map(crate::records::to_log_event)
             .collect::<Vec<_>>(),
     );
     log.into_iter()

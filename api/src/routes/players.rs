@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use super::stats::PlayerSummary;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::store::{Merge, Rename};
 
 fn not_found() -> ApiError {

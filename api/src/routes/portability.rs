@@ -6,7 +6,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::portability::{self, ImportReport, other_apps};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// The club's whole history: one game a line (`tabletally.game/1`), every stored event
 /// included, streamed as it is read.

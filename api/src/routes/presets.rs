@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::store::PresetRecord;
 
 #[derive(Debug, Deserialize, ToSchema)]

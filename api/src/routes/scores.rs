@@ -9,11 +9,10 @@ use tabletally_domain::{Game, Scoreboard, Status};
 use utoipa::{IntoParams, ToSchema};
 
 use super::{game_etag, not_modified, not_modified_response};
-use crate::append::to_log_event;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::extract::Query;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -138,11 +137,12 @@ pub async fn get_score(
             return Ok(not_modified_response(&etag));
         }
     }
-    let (game, log) = state
+    let held = state
         .store
-        .events(&club.id, &id)
+        .held_game(&club.id, &id)
         .await?
         .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+    let game = &held.game;
     let at = query.at.unwrap_or(game.version);
     if !(1..=game.version).contains(&at) {
         return Err(ApiError::Unprocessable {
@@ -154,17 +154,20 @@ pub async fn get_score(
             event_index: None,
         });
     }
-    let kind = Game::from_id(&game.game)
-        .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
-    let log: Vec<_> = log.iter().take(at as usize).map(to_log_event).collect();
-    let evaluation = kind
-        .evaluate(&log)
-        .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
+    let evaluation = if at == game.version {
+        held.state.evaluation(false)
+    } else {
+        // A past score: replay the log up to `at`.
+        let kind = Game::from_id(&game.game)
+            .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
+        kind.evaluate(&held.state.log()[..at as usize])
+            .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?
+    };
     let etag = game_etag(game.version, query.at);
     Ok(HttpResponse::Ok()
         .insert_header((actix_web::http::header::ETAG, etag))
         .json(score_view(
-            game.game,
+            game.game.clone(),
             evaluation.status,
             evaluation.version,
             evaluation.scoreboard,

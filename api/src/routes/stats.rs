@@ -13,7 +13,7 @@ use super::cursor;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::extract::Query;
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::statistics::{self, LeaderboardEntry, LeaderboardSort, PlayerStats};
 use crate::store::{PlayerRow, StatsFilter};
 

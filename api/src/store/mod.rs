@@ -3,18 +3,24 @@
 //!
 //! Every read and write is scoped to a club: another club's game simply does not exist here.
 
+mod cache;
 mod players;
 mod presets;
 mod sql;
 mod stats;
+mod writer;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tabletally_domain::Scoreboard;
 
-use crate::append::{Decision, Refused};
+use crate::append::{AppendRequest, Refused};
 
+pub use crate::records::{
+    EventMeta, GameRecord, GameResult, HeldGame, NewEvent, PlayerResult, SeatRecord, StoredEvent,
+};
+pub use cache::{CacheCounters, StateCache};
 pub use players::{Merge, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
 pub use sql::{NOTIFY_CHANNEL, PostgresStore, SqliteStore};
@@ -52,38 +58,6 @@ pub struct PlayerCopy {
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct SeatRecord {
-    pub seat: i64,
-    pub name: String,
-    pub player_id: String,
-    pub color: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct GameRecord {
-    pub id: String,
-    pub game: String,
-    pub status: String,
-    pub version: i64,
-    pub options: Value,
-    pub players: Vec<SeatRecord>,
-    pub started_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredEvent {
-    /// Global order of appends across all games.
-    pub position: i64,
-    pub seq: i64,
-    pub id: String,
-    pub event_type: String,
-    pub schema_version: i64,
-    pub data: Value,
-    pub recorded_at: DateTime<Utc>,
-}
-
 /// A player of a game about to be created: an existing club player, or a name to find or add.
 #[derive(Debug, Clone)]
 pub struct NewSeat {
@@ -99,14 +73,6 @@ pub struct NewGame {
     pub players: Vec<NewSeat>,
     pub options: Value,
     pub started_at: DateTime<Utc>,
-}
-
-/// An event to append, as checked by the decision.
-#[derive(Debug, Clone)]
-pub struct NewEvent {
-    pub id: String,
-    pub event_type: String,
-    pub data: Value,
 }
 
 #[derive(Debug, Clone)]
@@ -187,27 +153,6 @@ pub struct GameFilter {
     pub limit: i64,
 }
 
-/// What a finished game contributes to the statistics read models.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GameResult {
-    pub players: Vec<PlayerResult>,
-    /// `(player_id or None for the whole game, key, value)`.
-    pub facts: Vec<(Option<String>, String, i64)>,
-    /// The variant whose figures this game counts in (`None`: the published rules).
-    pub variant: Option<String>,
-    /// The scoreboard's direction: true when the lowest total won.
-    pub lower_wins: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlayerResult {
-    pub player_id: String,
-    pub seat: i64,
-    pub total: i64,
-    pub rank: i64,
-    pub won: bool,
-}
-
 /// A whole game from an export, checked by the rules, to store as it was.
 #[derive(Debug, Clone)]
 pub struct ImportedGame {
@@ -229,10 +174,6 @@ pub enum ImportOutcome {
 /// What an imported game puts into the statistics, once its seats have club player ids.
 pub type ImportResult<'a> =
     dyn Fn(&GameRecord) -> Result<Option<GameResult>, Refused> + Send + Sync + 'a;
-
-/// Decides, inside the append transaction, what to write given the game and its stored log.
-pub type Decide<'a> =
-    dyn Fn(&GameRecord, &[StoredEvent]) -> Result<Decision, Refused> + Send + Sync + 'a;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -387,15 +328,38 @@ pub trait EventStore: Send + Sync {
     /// The club a game belongs to (for a notification that names only the game).
     async fn club_of_game(&self, id: &str) -> Result<Option<String>, StoreError>;
 
-    /// Appends in one transaction, with the game locked: loads the log, asks `decide`, writes
-    /// what it says (events, new version and status, and the statistics read models when the
-    /// game's result changes) or nothing.
+    /// Appends in one transaction, with the game locked: holds the game (from the state cache
+    /// at the stored version, else replayed from the log), asks [`crate::append::decide`],
+    /// writes what it says (events, new version and status, and the statistics read models
+    /// when the game's result changes) or nothing. Answered once the commit is durable.
     async fn append(
         &self,
         club: &str,
         id: &str,
-        decide: &Decide<'_>,
+        request: AppendRequest,
     ) -> Result<Appended, StoreError>;
+
+    /// The game replayed at its stored version (from the state cache when it holds that
+    /// version, else from the log, then cached); `None` when the club has no such game.
+    async fn held_game(
+        &self,
+        club: &str,
+        id: &str,
+    ) -> Result<Option<std::sync::Arc<HeldGame>>, StoreError>;
+
+    /// The state cache's hits, misses and size.
+    fn cache_counters(&self) -> CacheCounters;
+
+    /// What the write path committed: transactions and the requests they held.
+    fn writer_counters(&self) -> WriterCounters;
+}
+
+/// Commits of the write path; on SQLite a commit holds a batch of requests (group commit).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriterCounters {
+    pub commits: u64,
+    pub requests: u64,
+    pub largest_batch: u64,
 }
 
 /// Opens the store a `DATABASE_URL` names (`sqlite:` or `postgres:`), running its migrations.

@@ -6,6 +6,7 @@
 //! both report it to the live streams ([`Subscribers`]).
 
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -17,27 +18,102 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
+use tabletally_domain::Scoreboard;
 use tabletally_domain::setup::name_key;
 
+use super::writer::Writer;
 use super::{
-    AccessTokenRecord, Appended, ClubCopy, ClubRecord, Committed, Decide, EventStore, GameChange,
-    GameFilter, GameRecord, ImportOutcome, ImportResult, ImportedGame, NewGame, NewSeat,
-    PlayerCopy, SCHEMA_VERSION, SeatRecord, StoreError, StoredEvent, Subscribers,
+    AccessTokenRecord, Appended, CacheCounters, ClubCopy, ClubRecord, Committed, EventMeta,
+    EventStore, GameChange, GameFilter, GameRecord, HeldGame, ImportOutcome, ImportResult,
+    ImportedGame, NewEvent, NewGame, NewSeat, PlayerCopy, SCHEMA_VERSION, SeatRecord, StateCache,
+    StoreError, StoredEvent, Subscribers, WriterCounters,
 };
-use crate::append::Decision;
+use crate::append::{self, AppendRequest, Decision};
 
 /// Constraint names from the migrations: a violation is a concurrent writer, not a bug.
 const UNIQUE_SEQ: &str = "events_game_seq_key";
 const UNIQUE_EVENT_ID: &str = "events_game_event_id_key";
 
+/// SQLite: appends and game creations go to the one writer (group commit, see [`writer`]);
+/// everything else reads and writes through the pool.
 pub struct SqliteStore {
     pub(super) pool: SqlitePool,
-    subscribers: OnceLock<Arc<dyn Subscribers>>,
+    writer: Writer,
+    shared: Arc<Shared>,
 }
 
 pub struct PostgresStore {
     pub(super) pool: PgPool,
-    subscribers: OnceLock<Arc<dyn Subscribers>>,
+    shared: Arc<Shared>,
+}
+
+/// What the write path shares with its writer task: the state cache, the live streams and the
+/// group commit's counters.
+pub(super) struct Shared {
+    pub(super) cache: StateCache,
+    pub(super) subscribers: OnceLock<Arc<dyn Subscribers>>,
+    batches: AtomicU64,
+    batched: AtomicU64,
+    largest_batch: AtomicU64,
+}
+
+impl Shared {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            cache: StateCache::from_env(),
+            subscribers: OnceLock::new(),
+            batches: AtomicU64::new(0),
+            batched: AtomicU64::new(0),
+            largest_batch: AtomicU64::new(0),
+        })
+    }
+
+    /// The one post-commit seam: once a write is durable, its game's state goes into the cache
+    /// and the commit to the live streams.
+    pub(super) fn committed(&self, after: AfterCommit) {
+        if let Some(subscribers) = self.subscribers.get() {
+            subscribers.committed(&Committed {
+                club: &after.club,
+                game: &after.held.game,
+                previous_status: after.previous_status.as_deref(),
+                events: &after.events,
+                scoreboard: after.scoreboard.as_ref(),
+            });
+        }
+        self.cache.put(after.held);
+    }
+
+    /// Counts one committed transaction of `requests` requests (1 on PostgreSQL).
+    pub(super) fn count_batch(&self, requests: usize) {
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        self.batched.fetch_add(requests as u64, Ordering::Relaxed);
+        self.largest_batch
+            .fetch_max(requests as u64, Ordering::Relaxed);
+    }
+
+    fn writer_counters(&self) -> WriterCounters {
+        WriterCounters {
+            commits: self.batches.load(Ordering::Relaxed),
+            requests: self.batched.load(Ordering::Relaxed),
+            largest_batch: self.largest_batch.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A write's answer, and what to do once its transaction is durable (`None`: nothing written).
+pub(super) struct Written<T> {
+    pub(super) answer: T,
+    pub(super) after: Option<AfterCommit>,
+}
+
+/// What a write committed: reported to the live streams, its state held in the cache.
+pub(super) struct AfterCommit {
+    pub(super) club: String,
+    pub(super) previous_status: Option<String>,
+    pub(super) events: Vec<StoredEvent>,
+    pub(super) scoreboard: Option<Scoreboard>,
+    /// The game as the commit left it.
+    pub(super) held: HeldGame,
 }
 
 /// The channel every PostgreSQL server `LISTEN`s on; the payload is `<game id> <version>`,
@@ -60,15 +136,24 @@ impl SqliteStore {
             .pragma("mmap_size", "268435456");
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../migrations/sqlite")
             .run(&pool)
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
+        let shared = Shared::new();
+        // The writer's own connection: appends and creations never queue in the pool.
+        let writer_pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .connect_with(options)
+            .await?;
+        let writer = Writer::start(writer_pool, shared.clone());
         Ok(Self {
             pool,
-            subscribers: OnceLock::new(),
+            writer,
+            shared,
         })
     }
 }
@@ -87,7 +172,7 @@ impl PostgresStore {
             .map_err(|e| StoreError::Database(e.into()))?;
         Ok(Self {
             pool,
-            subscribers: OnceLock::new(),
+            shared: Shared::new(),
         })
     }
 }
@@ -129,24 +214,11 @@ fn translate(e: sqlx::Error) -> StoreError {
 macro_rules! sql_store {
     (
         $store:ident, $db:ty, backend = $backend:literal, begin = $begin:literal, lock = $lock:literal,
-        in_commit_order = $in_commit_order:literal, notify = $notify:literal,
+        notify = $notify:literal,
+        insert_in_order = $insert_in_order:literal, update_and_notify = $update_and_notify:literal,
         notifications = $notifications:expr
     ) => {
         impl $store {
-            /// Positions are handed out in commit order: a reader that has seen position `p`
-            /// will never see a smaller one appear later (the global catch-up and the lobby
-            /// rely on it). SQLite has one writer anyway; PostgreSQL takes a transaction lock
-            /// just before the first event is inserted, held to the commit.
-            async fn take_position_lock<'e, E>(executor: E) -> Result<(), StoreError>
-            where
-                E: sqlx::Executor<'e, Database = $db>,
-            {
-                if !$in_commit_order.is_empty() {
-                    sqlx::query($in_commit_order).execute(executor).await?;
-                }
-                Ok(())
-            }
-
             /// Tells the other servers (PostgreSQL `NOTIFY`, delivered at commit) that the
             /// game reached this version.
             async fn notify<'e, E>(executor: E, game_id: &str, version: i64) -> Result<(), StoreError>
@@ -160,6 +232,24 @@ macro_rules! sql_store {
                         .execute(executor)
                         .await?;
                 }
+                Ok(())
+            }
+
+            /// Moves the game's row to its new version and status and, on PostgreSQL, tells the
+            /// other servers in the same statement (one round trip).
+            async fn update_game<'e, E>(executor: E, id: &str, version: i64, status: &str, at: DateTime<Utc>) -> Result<(), StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                let mut update = sqlx::query($update_and_notify)
+                    .bind(version)
+                    .bind(status)
+                    .bind(at)
+                    .bind(id);
+                if !$notify.is_empty() {
+                    update = update.bind(super::sql::NOTIFY_CHANNEL).bind(format!("{id} {version}"));
+                }
+                update.execute(executor).await?;
                 Ok(())
             }
 
@@ -204,12 +294,6 @@ macro_rules! sql_store {
                     created_at: row.try_get("created_at")?,
                     expires_at: row.try_get("expires_at")?,
                 })
-            }
-
-            fn report(&self, commit: &Committed<'_>) {
-                if let Some(subscribers) = self.subscribers.get() {
-                    subscribers.committed(commit);
-                }
             }
 
             async fn seats<'e, E>(executor: E, game_id: &str) -> Result<Vec<SeatRecord>, StoreError>
@@ -372,11 +456,10 @@ macro_rules! sql_store {
 
             async fn insert_event<'e, E>(
                 executor: E,
+                in_order: bool,
                 game_id: &str,
                 seq: i64,
-                event_id: &str,
-                event_type: &str,
-                data: &Value,
+                new: &NewEvent,
                 at: DateTime<Utc>,
             ) -> Result<StoredEvent, StoreError>
             where
@@ -385,13 +468,13 @@ macro_rules! sql_store {
                 let event = StoredEvent {
                     position: 0,
                     seq,
-                    id: event_id.to_owned(),
-                    event_type: event_type.to_owned(),
+                    id: new.id.clone(),
+                    event_type: new.event_type.clone(),
                     schema_version: SCHEMA_VERSION,
-                    data: data.clone(),
+                    data: new.data.clone(),
                     recorded_at: at,
                 };
-                Self::insert_stored(executor, game_id, event).await
+                Self::insert_row(executor, in_order, game_id, event).await
             }
 
             /// Inserts an event as it is (an imported one keeps its schema version and time).
@@ -399,10 +482,24 @@ macro_rules! sql_store {
             where
                 E: sqlx::Executor<'e, Database = $db>,
             {
-                let row = sqlx::query(
+                Self::insert_row(executor, false, game_id, event).await
+            }
+
+            /// Inserts one event row. Positions are handed out in commit order: a reader that has seen position `p`
+            /// will never see a smaller one appear later (the global catch-up and the lobby
+            /// rely on it). SQLite has one writer anyway; PostgreSQL takes a transaction lock
+            /// in the statement that inserts the first event (`in_order`), held to the commit.
+            async fn insert_row<'e, E>(executor: E, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                let sql = if in_order {
+                    $insert_in_order
+                } else {
                     "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position",
-                )
+                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position"
+                };
+                let row = sqlx::query(sql)
                 .bind(game_id)
                 .bind(event.seq)
                 .bind(&event.id)
@@ -415,6 +512,140 @@ macro_rules! sql_store {
                 .map_err(translate)?;
                 Ok(StoredEvent { position: row.try_get("position")?, ..event })
             }
+
+            /// Decides and writes one append inside an open transaction, the game's row locked:
+            /// the game as held (from the state cache when it is at the row's version, else
+            /// replayed from the log), the decision, the writes. Returns the answer and what to
+            /// do once the transaction is durable; the caller commits.
+            pub(super) async fn append_in(
+                shared: &Shared,
+                tx: &mut sqlx::Transaction<'static, $db>,
+                club: &str,
+                id: &str,
+                request: &AppendRequest,
+            ) -> Result<Written<Appended>, StoreError> {
+                let row = sqlx::query(concat!(
+                    "SELECT id, game, status, version, options, started_at, updated_at FROM games \
+                     WHERE id = $1 AND club_id = $2",
+                    $lock
+                ))
+                .bind(id)
+                .bind(club)
+                .fetch_optional(&mut **tx)
+                .await?;
+                let Some(row) = row else { return Err(StoreError::NotFound) };
+                let row = Self::game_row(&row)?;
+                let mut held = match shared.cache.take(id, row.version) {
+                    Some(held) => held,
+                    None => {
+                        let mut game = row;
+                        game.players = Self::seats(&mut **tx, id).await?;
+                        let log = Self::load_events(&mut **tx, id).await?;
+                        HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?
+                    }
+                };
+                let decision = match append::decide(&mut held, request) {
+                    Ok(decision) => decision,
+                    Err(refused) => {
+                        // Unchanged by a refusal, and still at the row's version.
+                        shared.cache.put(held);
+                        return Err(refused.into());
+                    }
+                };
+                match decision {
+                    Decision::AlreadyStored { seqs } => {
+                        let events = seqs.iter().filter_map(|seq| held.stored(*seq)).collect();
+                        let version = held.game.version;
+                        shared.cache.put(held);
+                        Ok(Written { answer: Appended { version, events, already_stored: true }, after: None })
+                    }
+                    Decision::Append { events, status, result, read_models, scoreboard } => {
+                        let now = now();
+                        let mut stored = Vec::with_capacity(events.len());
+                        let mut seq = held.game.version;
+                        for (i, event) in events.iter().enumerate() {
+                            seq += 1;
+                            // The first insert takes the positions' lock (commit order).
+                            let e = Self::insert_event(&mut **tx, i == 0, id, seq, event, now).await?;
+                            held.meta.push(EventMeta { position: e.position, id: e.id.clone(), recorded_at: e.recorded_at });
+                            stored.push(e);
+                        }
+                        Self::update_game(&mut **tx, id, seq, status.as_str(), now).await?;
+                        let game = &mut held.game;
+                        // The read models change only when the game was or is now finished.
+                        if read_models && (game.status == "finished" || result.is_some()) {
+                            Self::write_result(tx, club, game, game.status == "finished", result.as_ref()).await?;
+                        }
+                        let previous_status = std::mem::replace(&mut game.status, status.as_str().to_owned());
+                        game.version = seq;
+                        game.updated_at = now;
+                        if let Some(last) = stored.last() {
+                            Self::record_change(&mut **tx, club, game, Some(&previous_status), last).await?;
+                        }
+                        Ok(Written {
+                            answer: Appended { version: seq, events: stored.clone(), already_stored: false },
+                            after: Some(AfterCommit {
+                                club: club.to_owned(),
+                                previous_status: Some(previous_status),
+                                events: stored,
+                                scoreboard: Some(*scoreboard),
+                                held,
+                            }),
+                        })
+                    }
+                }
+            }
+
+            /// Creates a game and its event 1 inside an open transaction (see
+            /// [`EventStore::create_game`]); the caller commits.
+            pub(super) async fn create_in(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                club: &str,
+                game: &NewGame,
+            ) -> Result<Written<Option<GameRecord>>, StoreError> {
+                let taken = sqlx::query("SELECT 1 FROM games WHERE id = $1").bind(&game.id).fetch_optional(&mut **tx).await?;
+                if taken.is_some() {
+                    return Ok(Written { answer: None, after: None });
+                }
+                let now = now();
+                let seats = Self::seat_players(tx, club, &game.players, now).await?;
+                Self::insert_game(tx, club, game, "in_progress", 1, &seats, now).await?;
+                let started = json!({
+                    "game": game.game,
+                    "players": seats.iter().map(|s| json!({
+                        "name": s.name, "player_id": s.player_id, "seat": s.seat, "color": s.color,
+                    })).collect::<Vec<_>>(),
+                    "options": game.options,
+                    "started_at": game.started_at,
+                });
+                // The game's own id doubles as the client id of its first event.
+                let started = NewEvent { id: game.id.clone(), event_type: "game_started".into(), data: started };
+                let first = Self::insert_event(&mut **tx, true, &game.id, 1, &started, now).await?;
+                let created = GameRecord {
+                    id: game.id.clone(),
+                    game: game.game.clone(),
+                    status: "in_progress".into(),
+                    version: 1,
+                    options: game.options.clone(),
+                    players: seats,
+                    started_at: game.started_at,
+                    updated_at: now,
+                };
+                Self::record_change(&mut **tx, club, &created, None, &first).await?;
+                Self::notify(&mut **tx, &game.id, 1).await?;
+                let held = HeldGame::replay(created.clone(), vec![first.clone()])
+                    .map_err(|e| corrupt("new game", e))?;
+                Ok(Written {
+                    answer: Some(created),
+                    after: Some(AfterCommit {
+                        club: club.to_owned(),
+                        previous_status: None,
+                        events: vec![first],
+                        scoreboard: None,
+                        held,
+                    }),
+                })
+            }
         }
 
         #[async_trait]
@@ -425,7 +656,7 @@ macro_rules! sql_store {
 
             fn report_commits_to(&self, subscribers: Arc<dyn Subscribers>) {
                 // Set once at start-up; a second call keeps the first.
-                let _ = self.subscribers.set(subscribers);
+                let _ = self.shared.subscribers.set(subscribers);
             }
 
             fn notifications(&self) -> Option<PgPool> {
@@ -565,46 +796,7 @@ macro_rules! sql_store {
             }
 
             async fn create_game(&self, club: &str, game: &NewGame) -> Result<Option<GameRecord>, StoreError> {
-                let mut tx = self.pool.begin_with($begin).await?;
-                let taken = sqlx::query("SELECT 1 FROM games WHERE id = $1").bind(&game.id).fetch_optional(&mut *tx).await?;
-                if taken.is_some() {
-                    return Ok(None);
-                }
-                let now = now();
-                let seats = Self::seat_players(&mut tx, club, &game.players, now).await?;
-                Self::insert_game(&mut tx, club, game, "in_progress", 1, &seats, now).await?;
-                let started = json!({
-                    "game": game.game,
-                    "players": seats.iter().map(|s| json!({
-                        "name": s.name, "player_id": s.player_id, "seat": s.seat, "color": s.color,
-                    })).collect::<Vec<_>>(),
-                    "options": game.options,
-                    "started_at": game.started_at,
-                });
-                Self::take_position_lock(&mut *tx).await?;
-                // The game's own id doubles as the client id of its first event.
-                let first = Self::insert_event(&mut *tx, &game.id, 1, &game.id, "game_started", &started, now).await?;
-                let created = GameRecord {
-                    id: game.id.clone(),
-                    game: game.game.clone(),
-                    status: "in_progress".into(),
-                    version: 1,
-                    options: game.options.clone(),
-                    players: seats,
-                    started_at: game.started_at,
-                    updated_at: now,
-                };
-                Self::record_change(&mut *tx, club, &created, None, &first).await?;
-                Self::notify(&mut *tx, &game.id, 1).await?;
-                tx.commit().await?;
-                self.report(&Committed {
-                    club,
-                    game: &created,
-                    previous_status: None,
-                    events: std::slice::from_ref(&first),
-                    scoreboard: None,
-                });
-                Ok(Some(created))
+                self.write_create(club, game).await
             }
 
             async fn game(&self, club: &str, id: &str) -> Result<Option<GameRecord>, StoreError> {
@@ -842,65 +1034,37 @@ macro_rules! sql_store {
                 Ok(row.map(|row| row.try_get("club_id")).transpose()?)
             }
 
-            async fn append(&self, club: &str, id: &str, decide: &Decide<'_>) -> Result<Appended, StoreError> {
-                let mut tx = self.pool.begin_with($begin).await?;
-                let row = sqlx::query(concat!(
+            async fn append(&self, club: &str, id: &str, request: AppendRequest) -> Result<Appended, StoreError> {
+                self.write_append(club, id, request).await
+            }
+
+            fn cache_counters(&self) -> CacheCounters {
+                self.shared.cache.counters()
+            }
+
+            fn writer_counters(&self) -> WriterCounters {
+                self.shared.writer_counters()
+            }
+
+            async fn held_game(&self, club: &str, id: &str) -> Result<Option<Arc<HeldGame>>, StoreError> {
+                let row = sqlx::query(
                     "SELECT id, game, status, version, options, started_at, updated_at FROM games \
                      WHERE id = $1 AND club_id = $2",
-                    $lock
-                ))
+                )
                 .bind(id)
                 .bind(club)
-                .fetch_optional(&mut *tx)
+                .fetch_optional(&self.pool)
                 .await?;
-                let Some(row) = row else { return Err(StoreError::NotFound) };
-                let mut game = Self::game_row(&row)?;
-                game.players = Self::seats(&mut *tx, id).await?;
-                let log = Self::load_events(&mut *tx, id).await?;
-                match decide(&game, &log)? {
-                    Decision::AlreadyStored { seqs } => {
-                        let events = log.into_iter().filter(|e| seqs.contains(&e.seq)).collect();
-                        Ok(Appended { version: game.version, events, already_stored: true })
-                    }
-                    Decision::Append { events, status, result, read_models, scoreboard } => {
-                        let now = now();
-                        Self::take_position_lock(&mut *tx).await?;
-                        let mut stored = Vec::with_capacity(events.len());
-                        let mut seq = game.version;
-                        for event in &events {
-                            seq += 1;
-                            let e = Self::insert_event(&mut *tx, id, seq, &event.id, &event.event_type, &event.data, now).await?;
-                            stored.push(e);
-                        }
-                        sqlx::query("UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4")
-                            .bind(seq)
-                            .bind(status.as_str())
-                            .bind(now)
-                            .bind(id)
-                            .execute(&mut *tx)
-                            .await?;
-                        // The read models change only when the game was or is now finished.
-                        if read_models && (game.status == "finished" || result.is_some()) {
-                            Self::write_result(&mut tx, club, &game, game.status == "finished", result.as_ref()).await?;
-                        }
-                        let previous_status = std::mem::replace(&mut game.status, status.as_str().to_owned());
-                        game.version = seq;
-                        game.updated_at = now;
-                        if let Some(last) = stored.last() {
-                            Self::record_change(&mut *tx, club, &game, Some(&previous_status), last).await?;
-                        }
-                        Self::notify(&mut *tx, id, seq).await?;
-                        tx.commit().await.map_err(translate)?;
-                        self.report(&Committed {
-                            club,
-                            game: &game,
-                            previous_status: Some(&previous_status),
-                            events: &stored,
-                            scoreboard: Some(scoreboard.as_ref()),
-                        });
-                        Ok(Appended { version: seq, events: stored, already_stored: false })
-                    }
+                let Some(row) = row else { return Ok(None) };
+                let game = Self::game_row(&row)?;
+                if let Some(held) = self.shared.cache.get(id, game.version) {
+                    return Ok(Some(held));
                 }
+                // Missed: read the row and the log in one read transaction, so they agree.
+                let Some((game, log)) = self.events(club, id).await? else { return Ok(None) };
+                let held = Arc::new(HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?);
+                self.shared.cache.put(held.clone());
+                Ok(Some(held))
             }
         }
     };
@@ -912,8 +1076,10 @@ sql_store!(
     backend = "sqlite",
     begin = "BEGIN IMMEDIATE",
     lock = "",
-    in_commit_order = "",
     notify = "",
+    insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
+                       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position",
+    update_and_notify = "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
     notifications = |_: &SqlitePool| None
 );
 sql_store!(
@@ -922,7 +1088,72 @@ sql_store!(
     backend = "postgres",
     begin = "BEGIN",
     lock = " FOR UPDATE",
-    in_commit_order = "SELECT pg_advisory_xact_lock(7461626)",
     notify = "SELECT pg_notify($1, $2)",
+    // The positions' lock is taken by the row source, before the row's position is drawn.
+    insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
+                       SELECT $1, $2, $3, $4, $5, $6, $7 FROM (SELECT pg_advisory_xact_lock(7461626)) AS in_commit_order \
+                       RETURNING position",
+    update_and_notify = "WITH updated AS (UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4 RETURNING id) \
+                         SELECT pg_notify($5, $6) FROM updated",
     notifications = |pool: &PgPool| Some(pool.clone())
 );
+
+impl SqliteStore {
+    async fn write_append(
+        &self,
+        club: &str,
+        id: &str,
+        request: AppendRequest,
+    ) -> Result<Appended, StoreError> {
+        self.writer.append(club, id, request).await
+    }
+
+    async fn write_create(
+        &self,
+        club: &str,
+        game: &NewGame,
+    ) -> Result<Option<GameRecord>, StoreError> {
+        self.writer.create(club, game.clone()).await
+    }
+}
+
+impl PostgresStore {
+    /// One transaction per append; PostgreSQL's own group commit batches concurrent ones.
+    async fn write_append(
+        &self,
+        club: &str,
+        id: &str,
+        request: AppendRequest,
+    ) -> Result<Appended, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let written = Self::append_in(&self.shared, &mut tx, club, id, &request).await?;
+        self.commit(tx, written).await
+    }
+
+    async fn write_create(
+        &self,
+        club: &str,
+        game: &NewGame,
+    ) -> Result<Option<GameRecord>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let written = Self::create_in(&mut tx, club, game).await?;
+        self.commit(tx, written).await
+    }
+
+    async fn commit<T>(
+        &self,
+        tx: sqlx::Transaction<'static, sqlx::Postgres>,
+        written: Written<T>,
+    ) -> Result<T, StoreError> {
+        if let Some(after) = written.after {
+            let id = after.held.game.id.clone();
+            if let Err(e) = tx.commit().await {
+                self.shared.cache.forget(&id);
+                return Err(translate(e));
+            }
+            self.shared.count_batch(1);
+            self.shared.committed(after);
+        }
+        Ok(written.answer)
+    }
+}

@@ -1,0 +1,168 @@
+//! The records the write path's decision reads and the store writes: a game's row, its events,
+//! what a finished game adds to the statistics, and a game held replayed in memory.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use tabletally_domain::GameState;
+use tabletally_domain::log::LogEvent;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeatRecord {
+    pub seat: i64,
+    pub name: String,
+    pub player_id: String,
+    pub color: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameRecord {
+    pub id: String,
+    pub game: String,
+    pub status: String,
+    pub version: i64,
+    pub options: Value,
+    pub players: Vec<SeatRecord>,
+    pub started_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEvent {
+    /// Global order of appends across all games.
+    pub position: i64,
+    pub seq: i64,
+    pub id: String,
+    pub event_type: String,
+    pub schema_version: i64,
+    pub data: Value,
+    pub recorded_at: DateTime<Utc>,
+}
+
+/// An event to append, as checked by the decision.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub id: String,
+    pub event_type: String,
+    pub data: Value,
+}
+
+/// What a finished game contributes to the statistics read models.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameResult {
+    pub players: Vec<PlayerResult>,
+    /// `(player_id or None for the whole game, key, value)`.
+    pub facts: Vec<(Option<String>, String, i64)>,
+    /// The variant whose figures this game counts in (`None`: the published rules).
+    pub variant: Option<String>,
+    /// The scoreboard's direction: true when the lowest total won.
+    pub lower_wins: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerResult {
+    pub player_id: String,
+    pub seat: i64,
+    pub total: i64,
+    pub rank: i64,
+    pub won: bool,
+}
+
+/// A stored event as the domain replays it, with the schema version it was written with (the
+/// replay upcasts older data; the row is never rewritten).
+pub fn to_log_event(e: &StoredEvent) -> LogEvent {
+    LogEvent {
+        seq: e.seq as u64,
+        event_type: e.event_type.clone(),
+        data: e.data.clone(),
+        // Only this server writes the column (1, 2, …); anything else reads as the oldest
+        // schema, which upcasts the most.
+        schema_version: u32::try_from(e.schema_version).unwrap_or(0),
+    }
+}
+
+/// [`to_log_event`], without copying the data.
+fn into_log_event(e: StoredEvent) -> LogEvent {
+    LogEvent {
+        seq: e.seq as u64,
+        event_type: e.event_type,
+        data: e.data,
+        schema_version: u32::try_from(e.schema_version).unwrap_or(0),
+    }
+}
+
+/// What the store knows of an event besides what the domain holds (type, data, schema).
+#[derive(Debug, Clone)]
+pub struct EventMeta {
+    pub position: i64,
+    pub id: String,
+    pub recorded_at: DateTime<Utc>,
+}
+
+/// A game's row and its log, replayed: what an append decides from and a score read answers with.
+#[derive(Clone)]
+pub struct HeldGame {
+    pub game: GameRecord,
+    /// One per event of `state.log()`, in the same order.
+    pub meta: Vec<EventMeta>,
+    pub state: GameState,
+}
+
+impl HeldGame {
+    /// Replays a stored log (the cache missed).
+    pub fn replay(game: GameRecord, log: Vec<StoredEvent>) -> Result<Self, String> {
+        let kind = tabletally_domain::Game::from_id(&game.game)
+            .ok_or_else(|| format!("unknown game {}", game.game))?;
+        let mut meta = Vec::with_capacity(log.len());
+        let mut events = Vec::with_capacity(log.len());
+        for e in log {
+            meta.push(EventMeta {
+                position: e.position,
+                id: e.id.clone(),
+                recorded_at: e.recorded_at,
+            });
+            events.push(into_log_event(e));
+        }
+        let state = kind.replay(events).map_err(|e| e.to_string())?;
+        Ok(Self { game, meta, state })
+    }
+
+    /// The stored event at `seq` (1-based), as the store would read it.
+    pub fn stored(&self, seq: i64) -> Option<StoredEvent> {
+        let i = usize::try_from(seq - 1).ok()?;
+        let (meta, event) = (self.meta.get(i)?, self.state.log().get(i)?);
+        Some(StoredEvent {
+            position: meta.position,
+            seq,
+            id: meta.id.clone(),
+            event_type: event.event_type.clone(),
+            schema_version: i64::from(event.schema_version),
+            data: event.data.clone(),
+            recorded_at: meta.recorded_at,
+        })
+    }
+
+    /// A rough size in memory, for the cache's byte bound.
+    pub fn bytes(&self) -> usize {
+        self.state
+            .log()
+            .iter()
+            .map(|e| 96 + e.event_type.len() + value_bytes(&e.data))
+            .sum::<usize>()
+            + self.meta.len() * 80
+            + 1024
+    }
+}
+
+fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 16,
+        Value::String(s) => 24 + s.len(),
+        Value::Array(items) => 24 + items.iter().map(value_bytes).sum::<usize>(),
+        Value::Object(map) => {
+            48 + map
+                .iter()
+                .map(|(k, v)| 32 + k.len() + value_bytes(v))
+                .sum::<usize>()
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! SQLite's one writer, with group commit.
+//!
+//! SQLite lets one connection write at a time; a pool of connections contending for that lock
+//! waits in SQLite's busy handler (sleeps of up to 100 ms), and each append pays its own fsync.
+//! Instead, appends and game creations queue here, and one task with one connection takes
+//! every request that is waiting, runs each in its own savepoint inside one transaction (a
+//! refused or failing request is rolled back alone and does not affect the others), and
+//! commits once: one fsync for the whole batch. A request is answered only after the commit
+//! that holds it is durable (`synchronous=FULL`). Readers keep the pool (WAL: they never wait
+//! for the writer).
+
+use std::sync::Arc;
+
+use sqlx::SqlitePool;
+use tokio::sync::{mpsc, oneshot};
+
+use super::sql::{AfterCommit, Shared, Written};
+use super::{Appended, GameRecord, NewGame, SqliteStore, StoreError};
+use crate::append::AppendRequest;
+
+/// Requests taken into one transaction at most: bounds a batch's latency and its memory.
+const MAX_BATCH: usize = 256;
+/// Requests waiting at most; past it, callers wait to queue (back-pressure, not memory).
+const QUEUE: usize = 4096;
+
+enum Job {
+    Append {
+        club: String,
+        id: String,
+        request: AppendRequest,
+        reply: oneshot::Sender<Result<Appended, StoreError>>,
+    },
+    Create {
+        club: String,
+        game: NewGame,
+        reply: oneshot::Sender<Result<Option<GameRecord>, StoreError>>,
+    },
+}
+
+/// The handle the store sends its writes through; the task ends when the store is dropped,
+/// after the requests already queued.
+pub(super) struct Writer {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Writer {
+    /// Starts the writer task on `pool`, a pool of exactly one connection.
+    pub(super) fn start(pool: SqlitePool, shared: Arc<Shared>) -> Self {
+        let (jobs, queue) = mpsc::channel(QUEUE);
+        tokio::spawn(run(pool, shared, queue));
+        Self { jobs }
+    }
+
+    pub(super) async fn append(
+        &self,
+        club: &str,
+        id: &str,
+        request: AppendRequest,
+    ) -> Result<Appended, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.submit(Job::Append {
+            club: club.to_owned(),
+            id: id.to_owned(),
+            request,
+            reply,
+        })
+        .await?;
+        answer.await.unwrap_or_else(|_| Err(stopped()))
+    }
+
+    pub(super) async fn create(
+        &self,
+        club: &str,
+        game: NewGame,
+    ) -> Result<Option<GameRecord>, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.submit(Job::Create {
+            club: club.to_owned(),
+            game,
+            reply,
+        })
+        .await?;
+        answer.await.unwrap_or_else(|_| Err(stopped()))
+    }
+
+    async fn submit(&self, job: Job) -> Result<(), StoreError> {
+        self.jobs.send(job).await.map_err(|_| stopped())
+    }
+}
+
+fn stopped() -> StoreError {
+    StoreError::Database(sqlx::Error::PoolClosed)
+}
+
+async fn run(pool: SqlitePool, shared: Arc<Shared>, mut queue: mpsc::Receiver<Job>) {
+    let mut jobs = Vec::with_capacity(MAX_BATCH);
+    // Wait for one request, then take every other one already waiting.
+    while queue.recv_many(&mut jobs, MAX_BATCH).await > 0 {
+        batch(&pool, &shared, std::mem::take(&mut jobs)).await;
+    }
+}
+
+/// A job's answer, held until the batch's commit.
+enum Answer {
+    Append(
+        oneshot::Sender<Result<Appended, StoreError>>,
+        Result<Appended, StoreError>,
+    ),
+    Create(
+        oneshot::Sender<Result<Option<GameRecord>, StoreError>>,
+        Result<Option<GameRecord>, StoreError>,
+    ),
+}
+
+impl Answer {
+    fn send(self) {
+        // A caller that went away (its request was cancelled) needs no answer.
+        let _ = match self {
+            Answer::Append(reply, answer) => reply.send(answer).map_err(drop),
+            Answer::Create(reply, answer) => reply.send(answer).map_err(drop),
+        };
+    }
+
+    /// The commit failed: a written answer becomes that failure; refusals stand.
+    fn failed(self, written: bool, why: &str) -> Self {
+        let error = || StoreError::Database(sqlx::Error::Protocol(why.to_owned()));
+        match self {
+            Answer::Append(reply, Ok(_)) if written => Answer::Append(reply, Err(error())),
+            Answer::Create(reply, Ok(_)) if written => Answer::Create(reply, Err(error())),
+            other => other,
+        }
+    }
+}
+
+async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
+    let requests = jobs.len();
+    let mut tx = match pool.begin_with("BEGIN IMMEDIATE").await {
+        Ok(tx) => tx,
+        Err(e) => {
+            let why = format!("the write transaction could not start: {e}");
+            for job in jobs {
+                answer_unwritten(job, &why).send();
+            }
+            return;
+        }
+    };
+    // Every game a job of this batch touched: forgotten by the cache if the commit fails.
+    let mut touched = Vec::with_capacity(requests);
+    let mut done: Vec<(Answer, Option<AfterCommit>)> = Vec::with_capacity(requests);
+    for job in jobs {
+        if let Err(e) = sqlx::query("SAVEPOINT request").execute(&mut *tx).await {
+            done.push((answer_unwritten(job, &e.to_string()), None));
+            continue;
+        }
+        let (answer, after, ok) = match job {
+            Job::Append {
+                club,
+                id,
+                request,
+                reply,
+            } => {
+                let written = SqliteStore::append_in(shared, &mut tx, &club, &id, &request).await;
+                touched.push(id);
+                let (result, after) = split(written);
+                let ok = result.is_ok();
+                (Answer::Append(reply, result), after, ok)
+            }
+            Job::Create { club, game, reply } => {
+                let written = SqliteStore::create_in(&mut tx, &club, &game).await;
+                touched.push(game.id.clone());
+                let (result, after) = split(written);
+                let ok = result.is_ok();
+                (Answer::Create(reply, result), after, ok)
+            }
+        };
+        let end = if ok {
+            "RELEASE request"
+        } else {
+            "ROLLBACK TO request; RELEASE request"
+        };
+        if let Err(e) = sqlx::raw_sql(end).execute(&mut *tx).await {
+            tracing::error!(error = %e, "a savepoint could not be closed; the batch is rolled back");
+        }
+        done.push((answer, after));
+    }
+    match tx.commit().await {
+        Ok(()) => {
+            shared.count_batch(requests);
+            for (answer, after) in done {
+                if let Some(after) = after {
+                    shared.committed(after);
+                }
+                answer.send();
+            }
+        }
+        Err(e) => {
+            tracing::error!(error = %e, requests, "a group commit failed; its writes are answered with the error");
+            for id in &touched {
+                shared.cache.forget(id);
+            }
+            let why = format!("the commit failed: {e}");
+            for (answer, after) in done {
+                answer.failed(after.is_some(), &why).send();
+            }
+        }
+    }
+}
+
+fn split<T>(
+    written: Result<Written<T>, StoreError>,
+) -> (Result<T, StoreError>, Option<AfterCommit>) {
+    match written {
+        Ok(written) => (Ok(written.answer), written.after),
+        Err(e) => (Err(e), None),
+    }
+}
+
+/// The answer to a job that never ran.
+fn answer_unwritten(job: Job, why: &str) -> Answer {
+    let error = || StoreError::Database(sqlx::Error::Protocol(why.to_owned()));
+    match job {
+        Job::Append { reply, .. } => Answer::Append(reply, Err(error())),
+        Job::Create { reply, .. } => Answer::Create(reply, Err(error())),
+    }
+}
