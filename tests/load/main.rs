@@ -13,12 +13,21 @@
 //!   `streams` open over the `games`; delivery latency from each append's answer to the event
 //!   at every subscriber, the append rate both times, and (with the pid) the server's memory
 //!   per open stream.
+//! - `tables <base-url> <token> <tables> <seconds> <database-url> [server-pid]` — issue 14's
+//!   write path: `tables` tables at once, each looping create (Mint Condition, 2–4 players) →
+//!   three appends (one round each, `expected_version`) → score read, for `seconds`; and in the
+//!   same run its denominators: the raw commit rate of the same database (one ~2 KB event row a
+//!   transaction), a bare actix-web handler (`hello`, 32 connections), one finished game's
+//!   score and `GET /healthz` at 32 connections, and the ratios.
+//! - `hello` — the bare actix-web server `tables` measures (prints its address).
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tabletally_api::append::AppendRequest;
 use tabletally_api::store::{self, NewEvent, NewGame, NewSeat};
+
+mod tables;
 
 /// A small deterministic generator (no randomness crate in the tree): numbers repeat per seed.
 struct Lcg(u64);
@@ -622,8 +631,23 @@ async fn streams(
     Ok(())
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    // The bare handler `tables` compares with runs on actix-web's own runtime, in its own process.
+    if std::env::args().nth(1).as_deref() == Some("hello") {
+        if let Err(e) = tables::hello() {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    runtime.block_on(run());
+}
+
+async fn run() {
     let args: Vec<String> = std::env::args().collect();
     let number = |i: usize| args.get(i).and_then(|a| a.parse::<usize>().ok());
     let result = match (args.get(1).map(String::as_str), args.get(2), args.get(3)) {
@@ -635,7 +659,11 @@ async fn main() {
             Some(token) => compare(base_a, base_b, token, number(5).unwrap_or(200)).await,
             None => Err("compare needs a token".into()),
         },
-        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | streams <base-url> <token> [games] [streams] [appends] [server-pid]".into()),
+        (Some("tables"), Some(base), Some(token)) => match (number(4), number(5), args.get(6)) {
+            (Some(count), Some(seconds), Some(url)) => tables::tables(base, token, count, seconds as u64, url, number(7).map(|p| p as u32)).await,
+            _ => Err("tables needs <tables> <seconds> <database-url>".into()),
+        },
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | streams <base-url> <token> [games] [streams] [appends] [server-pid] | tables <base-url> <token> <tables> <seconds> <database-url> [server-pid] | hello".into()),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Write-path figures for BENCHMARKS.md (issue 14): 1, 8 and 32 tables playing Mint Condition at
+# once (create → three appends → score, for SECONDS), each next to the database's raw commit rate
+# and a bare actix-web handler measured in the same run; on SQLite and, when
+# TABLETALLY_TEST_POSTGRES_URL is set, on PostgreSQL. A fresh server and database per run.
+# Loopback only; every loop is bounded by time.
+#
+#   scripts/tables.sh [SECONDS] [TABLES...]      # default 20 s, 1 8 32 tables
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_EACH="${1:-20}"
+shift || true
+COUNTS=("$@")
+[ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1 8 32)
+cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-tests --bin tabletally-load
+BIN="${CARGO_TARGET_DIR:-target}/release"
+WORK=$(mktemp -d)
+SERVER=""
+DB=""
+ROWS=()
+cleanup() {
+    [ -z "$SERVER" ] || kill "$SERVER" 2>/dev/null || true
+    rm -rf "$WORK"
+    [ -z "$DB" ] || psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
+}
+trap cleanup EXIT
+
+# One run: a fresh server on $2, a club, then `tabletally-load tables $3`.
+measure() {
+    local name=$1 url=$2 tables=$3
+    local log="$WORK/server-$name-$tables.log"
+    TABLETALLY_ADDR=127.0.0.1:0 DATABASE_URL="$url" RUST_LOG=warn,tabletally_api::startup=info NO_COLOR=1 \
+        "$BIN/tabletally" >"$log" 2>&1 &
+    SERVER=$!
+    local base=""
+    for _ in $(seq 1 100); do
+        base=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" | head -1)
+        [ -n "$base" ] && break
+        sleep 0.1
+    done
+    [ -n "$base" ] || { cat "$log"; exit 1; }
+    local token
+    token=$(curl -s -X POST "$base/v1/clubs" -H 'content-type: application/json' -d '{"name": "tables"}' \
+        | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+    echo "== $name, $tables table(s), $SECONDS_EACH s (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+    local out
+    out=$("$BIN/tabletally-load" tables "$base" "$token" "$tables" "$SECONDS_EACH" "$url" "$SERVER")
+    grep -v '^row' <<<"$out"
+    ROWS+=("$name	$(grep '^row' <<<"$out" | cut -f2-)	$(cut -d' ' -f1 /proc/loadavg)")
+    kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
+}
+
+if [ -z "${SKIP_SQLITE:-}" ]; then
+    for n in "${COUNTS[@]}"; do
+        rm -f "$WORK"/tables.db*
+        measure sqlite "sqlite://$WORK/tables.db" "$n"
+    done
+fi
+
+if [ -n "${TABLETALLY_TEST_POSTGRES_URL:-}" ]; then
+    for n in "${COUNTS[@]}"; do
+        DB="tabletally_tables_$$_$n"
+        psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "CREATE DATABASE $DB"
+        measure postgres "${TABLETALLY_TEST_POSTGRES_URL%/*}/$DB" "$n"
+        psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "DROP DATABASE $DB WITH (FORCE)"
+        DB=""
+    done
+fi
+
+echo
+echo "| backend | tables | appends/s | append p50 / p99 | create p50 / p99 | score p50 / p99 | failed | raw commits/s (1 conn) | raw at 8 | appends ÷ raw (1) | appends ÷ raw (8) | score, 32 conn | /healthz, 32 conn | bare actix, 32 conn | score ÷ bare | server RSS | load |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+for row in "${ROWS[@]}"; do
+    IFS=$'\t' read -r backend tables rate ap50 ap99 cp50 cp99 sp50 sp99 failed raw1 raw8 ratio1 ratio8 score healthz hello score_ratio rss load <<<"$row"
+    echo "| $backend | $tables | $rate | $ap50 / $ap99 ms | $cp50 / $cp99 ms | $sp50 / $sp99 ms | $failed | $raw1 | $raw8 | ${ratio1}× | ${ratio8}× | $score /s | $healthz /s | $hello /s | ${score_ratio}× | $rss MiB | $load |"
+done

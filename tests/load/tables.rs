@@ -1,0 +1,478 @@
+//! `tables N`: many tables playing at once against one server, measured next to what this
+//! machine and this database can do at best in the same run (issue 14). The ratios matter more
+//! than the rates: this shared machine's speed drifts by 2× between runs.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sqlx::{ConnectOptions, Connection};
+
+use super::{Lcg, rounds};
+
+/// Connections of the read measurements (score, `/healthz`, the bare handler).
+const READERS: usize = 32;
+/// Each rate is taken over this long, after a warm-up of a second.
+const DENOMINATOR_TIME: Duration = Duration::from_secs(5);
+const WARM_UP: Duration = Duration::from_secs(1);
+/// The raw commits' row: about the size of a Mint Condition round for four players, with room.
+const RAW_ROW_BYTES: usize = 2048;
+
+/// What one request kind took, and how often it failed.
+#[derive(Default)]
+struct Timings {
+    times: Vec<Duration>,
+    failures: u64,
+}
+
+impl Timings {
+    fn merge(&mut self, other: Timings) {
+        self.times.extend(other.times);
+        self.failures += other.failures;
+    }
+
+    /// The `q` quantile in milliseconds (NaN when nothing was timed).
+    fn quantile_ms(&mut self, q: f64) -> f64 {
+        if self.times.is_empty() {
+            return f64::NAN;
+        }
+        self.times.sort_unstable();
+        let i = ((self.times.len() as f64 - 1.0) * q).round() as usize;
+        self.times[i].as_secs_f64() * 1000.0
+    }
+
+    fn line(&mut self, what: &str) -> String {
+        format!(
+            "{what:<8} n={:<7} p50={:.2}ms p99={:.2}ms max={:.2}ms failed={}",
+            self.times.len(),
+            self.quantile_ms(0.5),
+            self.quantile_ms(0.99),
+            self.quantile_ms(1.0),
+            self.failures
+        )
+    }
+}
+
+/// One table's requests.
+#[derive(Default)]
+struct Table {
+    create: Timings,
+    append: Timings,
+    score: Timings,
+    finished_game: Option<String>,
+}
+
+/// A request's time to its whole answer (parsed when `parse`), or why it failed.
+async fn timed(
+    request: reqwest::RequestBuilder,
+    expected: u16,
+    parse: bool,
+) -> Result<(Duration, Value), String> {
+    let started = Instant::now();
+    let response = request.send().await.map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    let body = response.bytes().await.map_err(|e| e.to_string())?;
+    let elapsed = started.elapsed();
+    if status != expected {
+        return Err(format!("{status}: {}", String::from_utf8_lossy(&body)));
+    }
+    let value = if parse {
+        serde_json::from_slice(&body).map_err(|e| e.to_string())?
+    } else {
+        Value::Null
+    };
+    Ok((elapsed, value))
+}
+
+/// One table: games of Mint Condition for 2–4 players, one after another, until `until`.
+/// A failed request is counted and its game given up (the next one starts).
+async fn play_table(
+    client: reqwest::Client,
+    base: String,
+    token: String,
+    seed: u64,
+    until: Instant,
+) -> Table {
+    let mut rng = Lcg(0x7ab1e + seed);
+    let mut table = Table::default();
+    let mut failures = 0u32;
+    while Instant::now() < until {
+        let count = 2 + rng.below(3) as usize;
+        let mut names: Vec<String> = Vec::with_capacity(count);
+        while names.len() < count {
+            let name = format!("Player {:04}", rng.below(2000));
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
+        let create = client.post(format!("{base}/v1/games")).bearer_auth(&token).json(&body);
+        let id = match timed(create, 201, true).await {
+            Ok((elapsed, created)) => {
+                table.create.times.push(elapsed);
+                created["id"].as_str().unwrap_or_default().to_owned()
+            }
+            Err(e) => {
+                table.create.failures += 1;
+                report_failure(&mut failures, "create", &e);
+                continue;
+            }
+        };
+        let mut whole = true;
+        for (i, round) in rounds(&names, &mut rng).into_iter().enumerate() {
+            if Instant::now() >= until {
+                return table;
+            }
+            let body = json!({"expected_version": i + 1, "events": [{"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}]});
+            let append = client
+                .post(format!("{base}/v1/games/{id}/events"))
+                .bearer_auth(&token)
+                .json(&body);
+            match timed(append, 201, false).await {
+                Ok((elapsed, _)) => table.append.times.push(elapsed),
+                Err(e) => {
+                    table.append.failures += 1;
+                    report_failure(&mut failures, "append", &e);
+                    whole = false;
+                    break;
+                }
+            }
+        }
+        if !whole || Instant::now() >= until {
+            continue;
+        }
+        let score = client
+            .get(format!("{base}/v1/games/{id}/score"))
+            .bearer_auth(&token);
+        match timed(score, 200, false).await {
+            Ok((elapsed, _)) => {
+                table.score.times.push(elapsed);
+                table.finished_game.get_or_insert(id);
+            }
+            Err(e) => {
+                table.score.failures += 1;
+                report_failure(&mut failures, "score", &e);
+            }
+        }
+    }
+    table
+}
+
+/// The first few failures of a table in words; the rest are only counted.
+fn report_failure(failures: &mut u32, what: &str, detail: &str) {
+    *failures += 1;
+    if *failures <= 3 {
+        eprintln!("{what} failed: {detail}");
+    }
+}
+
+/// `GET url` from `READERS` connections at once for `DENOMINATOR_TIME` (after a warm-up):
+/// requests a second and their latencies. The same code measures the bare handler, the
+/// health check and the score, so their ratio compares the server, not the client.
+async fn closed_loop(client: &reqwest::Client, url: &str, token: &str) -> Result<(f64, Timings), String> {
+    let run = |until: Instant| {
+        let readers: Vec<_> = (0..READERS)
+            .map(|_| {
+                let (client, url, token) = (client.clone(), url.to_owned(), token.to_owned());
+                tokio::spawn(async move {
+                    let mut timings = Timings::default();
+                    while Instant::now() < until {
+                        match timed(client.get(&url).bearer_auth(&token), 200, false).await {
+                            Ok((elapsed, _)) => timings.times.push(elapsed),
+                            Err(_) => timings.failures += 1,
+                        }
+                    }
+                    timings
+                })
+            })
+            .collect();
+        async move {
+            let mut all = Timings::default();
+            for reader in readers {
+                all.merge(reader.await.map_err(|e| e.to_string())?);
+            }
+            Ok::<_, String>(all)
+        }
+    };
+    run(Instant::now() + WARM_UP).await?;
+    let started = Instant::now();
+    let timings = run(started + DENOMINATOR_TIME).await?;
+    let rate = timings.times.len() as f64 / started.elapsed().as_secs_f64();
+    if timings.failures > 0 {
+        return Err(format!("{url}: {} requests failed", timings.failures));
+    }
+    Ok((rate, timings))
+}
+
+/// One ~2 KB row: what an appended round weighs, roughly.
+fn raw_row() -> String {
+    let mut data = String::from("{\"round\": 1, \"collections\": \"");
+    data.extend(std::iter::repeat_n('x', RAW_ROW_BYTES - data.len() - 2));
+    data.push_str("\"}");
+    data
+}
+
+/// Commits a second, one row each, on a scratch SQLite file next to the server's (WAL,
+/// `synchronous=FULL`, one connection: what the server's durability asks of the disk).
+async fn raw_sqlite(database_url: &str) -> Result<f64, String> {
+    let path = database_url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:")
+        .split('?')
+        .next()
+        .unwrap_or_default();
+    let scratch = format!("{path}.raw-commits");
+    let mut connection = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(&scratch)
+        .create_if_missing(true)
+        .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+        .synchronous(sqlx::sqlite::SqliteSynchronous::Full)
+        .connect()
+        .await
+        .map_err(|e| e.to_string())?;
+    sqlx::query(
+        "CREATE TABLE raw_commits (position INTEGER PRIMARY KEY AUTOINCREMENT, \
+         game_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL)",
+    )
+    .execute(&mut connection)
+    .await
+    .map_err(|e| e.to_string())?;
+    let row = raw_row();
+    let mut commit = async || {
+        sqlx::query("INSERT INTO raw_commits (game_id, seq, data) VALUES ($1, $2, $3)")
+            .bind("0b6c3f0e-5d7e-4f3b-9a51-3c2d1e0f9a8b")
+            .bind(1i64)
+            .bind(&row)
+            .execute(&mut connection)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let warm = Instant::now() + WARM_UP;
+    while Instant::now() < warm {
+        commit().await?;
+    }
+    let started = Instant::now();
+    let mut commits = 0u64;
+    while started.elapsed() < DENOMINATOR_TIME {
+        commit().await?;
+        commits += 1;
+    }
+    let rate = commits as f64 / started.elapsed().as_secs_f64();
+    connection.close().await.map_err(|e| e.to_string())?;
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{scratch}{suffix}"));
+    }
+    Ok(rate)
+}
+
+/// Commits a second on a scratch table of the server's PostgreSQL database, one row each,
+/// from `connections` connections at once.
+async fn raw_postgres(pool: &sqlx::PgPool, connections: usize) -> Result<f64, String> {
+    let row = raw_row();
+    let run = |until: Instant| {
+        let writers: Vec<_> = (0..connections)
+            .map(|_| {
+                let (pool, row) = (pool.clone(), row.clone());
+                tokio::spawn(async move {
+                    let mut connection = pool.acquire().await.map_err(|e| e.to_string())?;
+                    let mut commits = 0u64;
+                    while Instant::now() < until {
+                        sqlx::query("INSERT INTO tabletally_load_raw_commits (game_id, seq, data) VALUES ($1, $2, $3)")
+                            .bind("0b6c3f0e-5d7e-4f3b-9a51-3c2d1e0f9a8b")
+                            .bind(1i64)
+                            .bind(&row)
+                            .execute(&mut *connection)
+                            .await
+                            .map_err(|e| e.to_string())?;
+                        commits += 1;
+                    }
+                    Ok::<u64, String>(commits)
+                })
+            })
+            .collect();
+        async move {
+            let mut commits = 0u64;
+            for writer in writers {
+                commits += writer.await.map_err(|e| e.to_string())??;
+            }
+            Ok::<u64, String>(commits)
+        }
+    };
+    run(Instant::now() + WARM_UP).await?;
+    let started = Instant::now();
+    let commits = run(started + DENOMINATOR_TIME).await?;
+    Ok(commits as f64 / started.elapsed().as_secs_f64())
+}
+
+/// The raw commit rates of the server's database: SQLite from one connection; PostgreSQL
+/// from 1 and from 8 (its own group commit needs concurrent committers).
+async fn raw_commits(database_url: &str) -> Result<(f64, Option<f64>), String> {
+    if !database_url.starts_with("postgres") {
+        return Ok((raw_sqlite(database_url).await?, None));
+    }
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(8)
+        .connect(database_url)
+        .await
+        .map_err(|e| e.to_string())?;
+    sqlx::query(
+        "CREATE TABLE tabletally_load_raw_commits (position BIGSERIAL PRIMARY KEY, \
+         game_id TEXT NOT NULL, seq BIGINT NOT NULL, data TEXT NOT NULL)",
+    )
+    .execute(&pool)
+    .await
+    .map_err(|e| e.to_string())?;
+    let rates = async { Ok::<_, String>((raw_postgres(&pool, 1).await?, raw_postgres(&pool, 8).await?)) }.await;
+    sqlx::query("DROP TABLE tabletally_load_raw_commits")
+        .execute(&pool)
+        .await
+        .map_err(|e| e.to_string())?;
+    pool.close().await;
+    let (one, eight) = rates?;
+    Ok((one, Some(eight)))
+}
+
+/// The bare actix-web server, as a child process of its own (like the real server).
+struct Hello {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Hello {
+    fn start() -> Result<Self, String> {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
+            .arg("hello")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let mut line = String::new();
+        let stdout = child.stdout.take().ok_or("the hello server has no output")?;
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .map_err(|e| e.to_string())?;
+        let base = line.trim().trim_start_matches("listening on ").to_owned();
+        if !base.starts_with("http://") {
+            let _ = child.kill();
+            return Err(format!("the hello server did not start: {line:?}"));
+        }
+        Ok(Self { child, base })
+    }
+}
+
+impl Drop for Hello {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `tabletally-load hello`: one handler that answers `hello`, with actix-web's defaults (a
+/// worker per core), on a free loopback port.
+pub fn hello() -> std::io::Result<()> {
+    use actix_web::{App, HttpResponse, HttpServer, web};
+    actix_web::rt::System::new().block_on(async {
+        let server = HttpServer::new(|| {
+            App::new().route("/hello", web::get().to(|| async { HttpResponse::Ok().json("hello") }))
+        })
+        .bind(("127.0.0.1", 0))?;
+        let address = server.addrs()[0];
+        println!("listening on http://{address}");
+        server.run().await
+    })
+}
+
+/// The server's resident memory now, in MiB.
+fn rss_mib(pid: u32) -> Option<f64> {
+    super::rss_kib(pid).map(|kib| kib as f64 / 1024.0)
+}
+
+pub async fn tables(
+    base: &str,
+    token: &str,
+    tables: usize,
+    seconds: u64,
+    database_url: &str,
+    pid: Option<u32>,
+) -> Result<(), String> {
+    if tables == 0 || seconds == 0 {
+        return Err("tables needs at least one table and one second".into());
+    }
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(READERS.max(tables))
+        .build()
+        .map_err(|e| e.to_string())?;
+
+    // The database's own limit first, while the server is idle.
+    let (raw_one, raw_eight) = raw_commits(database_url).await?;
+
+    let started = Instant::now();
+    let until = started + Duration::from_secs(seconds);
+    let handles: Vec<_> = (0..tables)
+        .map(|i| tokio::spawn(play_table(client.clone(), base.to_owned(), token.to_owned(), i as u64, until)))
+        .collect();
+    let (mut create, mut append, mut score) = (Timings::default(), Timings::default(), Timings::default());
+    let mut finished_game = None;
+    for handle in handles {
+        let table = handle.await.map_err(|e| e.to_string())?;
+        create.merge(table.create);
+        append.merge(table.append);
+        score.merge(table.score);
+        finished_game = finished_game.or(table.finished_game);
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let rss = pid.and_then(rss_mib);
+    let appends_per_s = append.times.len() as f64 / elapsed;
+    let game = finished_game.ok_or("no game was finished; nothing to read the score of")?;
+
+    let (score_rate, mut score_timings) =
+        closed_loop(&client, &format!("{base}/v1/games/{game}/score"), token).await?;
+    let (healthz_rate, _) = closed_loop(&client, &format!("{base}/healthz"), token).await?;
+    let hello = Hello::start()?;
+    let (hello_rate, _) = closed_loop(&client, &format!("{}/hello", hello.base), token).await?;
+    drop(hello);
+
+    println!("{tables} tables for {seconds} s: {appends_per_s:.0} appends/s, {:.0} games/s", score.times.len() as f64 / elapsed);
+    println!("{}", create.line("create"));
+    println!("{}", append.line("append"));
+    println!("{}", score.line("score"));
+    match raw_eight {
+        None => println!(
+            "raw commits (SQLite WAL+FULL, 1 connection)  {raw_one:.0} /s → appends {:.2}× raw",
+            appends_per_s / raw_one
+        ),
+        Some(eight) => println!(
+            "raw commits (PostgreSQL)  1 connection {raw_one:.0} /s, 8 connections {eight:.0} /s → appends {:.2}× raw at 1, {:.2}× raw at 8",
+            appends_per_s / raw_one,
+            appends_per_s / eight
+        ),
+    }
+    println!(
+        "score of one finished game, {READERS} connections  {score_rate:.0} /s (p50 {:.2}ms p99 {:.2}ms) → {:.2}× bare",
+        score_timings.quantile_ms(0.5),
+        score_timings.quantile_ms(0.99),
+        score_rate / hello_rate
+    );
+    println!("GET /healthz, {READERS} connections            {healthz_rate:.0} /s → {:.2}× bare", healthz_rate / hello_rate);
+    println!("bare actix-web handler, {READERS} connections  {hello_rate:.0} /s");
+    if let Some(rss) = rss {
+        println!("server memory after the tables  {rss:.1} MiB");
+    }
+    // One tab-separated line for scripts/tables.sh's table.
+    println!(
+        "row\t{tables}\t{appends_per_s:.0}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{}\t{raw_one:.0}\t{}\t{:.2}\t{}\t{score_rate:.0}\t{healthz_rate:.0}\t{hello_rate:.0}\t{:.2}\t{}",
+        append.quantile_ms(0.5),
+        append.quantile_ms(0.99),
+        create.quantile_ms(0.5),
+        create.quantile_ms(0.99),
+        score.quantile_ms(0.5),
+        score.quantile_ms(0.99),
+        create.failures + append.failures + score.failures,
+        raw_eight.map_or("-".to_owned(), |r| format!("{r:.0}")),
+        appends_per_s / raw_one,
+        raw_eight.map_or("-".to_owned(), |r| format!("{:.2}", appends_per_s / r)),
+        score_rate / hello_rate,
+        rss.map_or("-".to_owned(), |r| format!("{r:.0}")),
+    );
+    Ok(())
+}
