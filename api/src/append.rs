@@ -232,6 +232,7 @@ mod tests {
             schema_version: 1,
             data: json!({}),
             recorded_at: Utc::now(),
+            recorded_by: None,
         }
     }
 
@@ -244,6 +245,7 @@ mod tests {
                     id: (*id).into(),
                     event_type: "abandon".into(),
                     data: json!({}),
+                    recorded_by: None,
                 })
                 .collect(),
         }

@@ -82,6 +82,8 @@ pub struct StoredEvent {
     pub schema_version: i64,
     pub data: Value,
     pub recorded_at: DateTime<Utc>,
+    /// The name of the token that appended it (`None` for events stored before it was kept).
+    pub recorded_by: Option<String>,
 }
 
 /// A player of a game about to be created: an existing club player, or a name to find or add.
@@ -99,6 +101,8 @@ pub struct NewGame {
     pub players: Vec<NewSeat>,
     pub options: Value,
     pub started_at: DateTime<Utc>,
+    /// The name of the token that created it, kept on its `game_started`.
+    pub recorded_by: Option<String>,
 }
 
 /// An event to append, as checked by the decision.
@@ -107,6 +111,8 @@ pub struct NewEvent {
     pub id: String,
     pub event_type: String,
     pub data: Value,
+    /// The name of the token that appends it.
+    pub recorded_by: Option<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -353,6 +353,7 @@ macro_rules! sql_store {
                     schema_version: row.try_get("schema_version")?,
                     data: serde_json::from_str(&data).map_err(|e| corrupt("event data", e))?,
                     recorded_at: row.try_get("recorded_at")?,
+                    recorded_by: row.try_get("recorded_by")?,
                 })
             }
 
@@ -361,7 +362,7 @@ macro_rules! sql_store {
                 E: sqlx::Executor<'e, Database = $db>,
             {
                 let rows = sqlx::query(
-                    "SELECT position, seq, event_id, type, schema_version, data, recorded_at \
+                    "SELECT position, seq, event_id, type, schema_version, data, recorded_at, recorded_by \
                      FROM events WHERE game_id = $1 ORDER BY seq",
                 )
                 .bind(game_id)
@@ -370,6 +371,7 @@ macro_rules! sql_store {
                 rows.iter().map(Self::event_row).collect()
             }
 
+            #[allow(clippy::too_many_arguments)] // the event's fields, one by one
             async fn insert_event<'e, E>(
                 executor: E,
                 game_id: &str,
@@ -378,6 +380,7 @@ macro_rules! sql_store {
                 event_type: &str,
                 data: &Value,
                 at: DateTime<Utc>,
+                recorded_by: Option<&str>,
             ) -> Result<StoredEvent, StoreError>
             where
                 E: sqlx::Executor<'e, Database = $db>,
@@ -390,6 +393,7 @@ macro_rules! sql_store {
                     schema_version: SCHEMA_VERSION,
                     data: data.clone(),
                     recorded_at: at,
+                    recorded_by: recorded_by.map(str::to_owned),
                 };
                 Self::insert_stored(executor, game_id, event).await
             }
@@ -400,8 +404,8 @@ macro_rules! sql_store {
                 E: sqlx::Executor<'e, Database = $db>,
             {
                 let row = sqlx::query(
-                    "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position",
+                    "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING position",
                 )
                 .bind(game_id)
                 .bind(event.seq)
@@ -410,6 +414,7 @@ macro_rules! sql_store {
                 .bind(event.schema_version)
                 .bind(event.data.to_string())
                 .bind(event.recorded_at)
+                .bind(&event.recorded_by)
                 .fetch_one(executor)
                 .await
                 .map_err(translate)?;
@@ -583,7 +588,7 @@ macro_rules! sql_store {
                 });
                 Self::take_position_lock(&mut *tx).await?;
                 // The game's own id doubles as the client id of its first event.
-                let first = Self::insert_event(&mut *tx, &game.id, 1, &game.id, "game_started", &started, now).await?;
+                let first = Self::insert_event(&mut *tx, &game.id, 1, &game.id, "game_started", &started, now, game.recorded_by.as_deref()).await?;
                 let created = GameRecord {
                     id: game.id.clone(),
                     game: game.game.clone(),
@@ -792,7 +797,7 @@ macro_rules! sql_store {
 
             async fn club_events(&self, club: &str, after: i64, limit: i64) -> Result<Vec<(String, StoredEvent)>, StoreError> {
                 let rows = sqlx::query(
-                    "SELECT e.game_id, e.position, e.seq, e.event_id, e.type, e.schema_version, e.data, e.recorded_at \
+                    "SELECT e.game_id, e.position, e.seq, e.event_id, e.type, e.schema_version, e.data, e.recorded_at, e.recorded_by \
                      FROM events e JOIN games g ON g.id = e.game_id \
                      WHERE g.club_id = $1 AND e.position > $2 ORDER BY e.position LIMIT $3",
                 )
@@ -869,7 +874,7 @@ macro_rules! sql_store {
                         let mut seq = game.version;
                         for event in &events {
                             seq += 1;
-                            let e = Self::insert_event(&mut *tx, id, seq, &event.id, &event.event_type, &event.data, now).await?;
+                            let e = Self::insert_event(&mut *tx, id, seq, &event.id, &event.event_type, &event.data, now, event.recorded_by.as_deref()).await?;
                             stored.push(e);
                         }
                         sqlx::query("UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4")
