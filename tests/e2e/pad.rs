@@ -1023,6 +1023,26 @@ async fn a_mind_up_round_is_recorded_turn_by_turn_and_the_page_shows_who_took_wh
     );
     b.screenshot("18-mind-up-after-round-1", Some(".board"))
         .await;
+
+    // Turn 6 was Bo 36 and Cy 41, not the other way round: the turn's form, filled in.
+    b.click(".log li[data-seq=\"8\"] button.correct").await;
+    let shown = b
+        .js("return ['Ann', 'Bo', 'Cy', 'Di'].map(p => document.querySelector(`#correction input[data-player=\"${p}\"]`).value);")
+        .await;
+    assert_eq!(shown, json!(["52", "41", "36", "58"]));
+    b.fill("#correction input[data-player=\"Bo\"]", "36").await;
+    b.fill("#correction input[data-player=\"Cy\"]", "41").await;
+    b.fill("#correction input[name=\"reason\"]", "Bo and Cy swapped")
+        .await;
+    b.click("#correction button[type=\"submit\"]").await;
+    wait_for_seq(&b, 10).await;
+    // Bo 36 now takes 32 (pink) and Cy 41 takes 33 (blue): Bo [44 25 12][31][37][32 2]:
+    // 3 + 3 + 4 + 2×2 = 14, bubbles +1 → 15; Cy [22 35 9][46][56][33 28]: 14, +9 → 23.
+    let corrected = expect(&[("Ann", 19), ("Bo", 15), ("Cy", 23), ("Di", 20)]);
+    b.wait_text("table.totals tbody", |t| t.contains("23"))
+        .await;
+    assert_eq!(page_totals(&b).await, corrected);
+    assert_eq!(sorted(totals(&app.score(&club, &game).await)), corrected);
     b.close().await;
 }
 
