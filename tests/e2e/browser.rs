@@ -2,7 +2,8 @@
 //! browser tests. Without Chromium these tests print `skipped`; in CI (`CI=true`) they fail.
 //!
 //! Each browser gets its own chromedriver on a free port and a fresh profile; the window is a
-//! phone's (360×640, or another size). Screenshots go to `target/tmp/pad-screenshots/` (next to the test output).
+//! phone's (360×640, or another size). Screenshots go to `target/tmp/pad-screenshots/` (next to
+//! the test output).
 
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
