@@ -6,13 +6,14 @@ const CLUB_KEY = 'tabletally.club';
 
 /**
  * @typedef {import('./api.js').Schemas} Schemas
- * @typedef {{seq: number, id: string, type: string, data: any, recorded_at: string, retracted_by?: number, corrected_by?: number}} StoredEvent
+ * @typedef {{seq: number, id: string, type: string, data: any, recorded_at: string, recorded_by?: string | null, retracted_by?: number, corrected_by?: number}} StoredEvent
  * @typedef {{
  *   token: string | null, clubName: string | null,
  *   share: {gameId: string, token: string} | null,
  *   route: {name: string, params: Record<string, string>},
  *   game: Schemas['GameSummary'] | null, score: Schemas['ScoreView'] | null, events: StoredEvent[],
  *   live: 'off' | 'connecting' | 'live' | 'polling',
+ *   way: string | null,
  * }} State
  */
 
@@ -26,6 +27,8 @@ const state = {
   score: null,
   events: [],
   live: 'off',
+  // How the table records the open game (e.g. 'rows' or 'turns'), once someone chose.
+  way: null,
 };
 
 /** @type {Set<(s: State, changed: Set<string>) => void>} */

@@ -92,6 +92,16 @@ export function stepper(labelText, { min = 0, max = 99, value = 0, onchange, dat
   return Object.assign(wrap, { input });
 }
 
+/** A form not filled in enough to send: shown like a refusal, next to the field `pointer` names. */
+export class Incomplete extends Error {
+  /** @param {string} detail @param {string | null} [pointer] */
+  constructor(detail, pointer = null) {
+    super(detail);
+    this.detail = detail;
+    this.pointer = pointer;
+  }
+}
+
 /** Removes every error message a previous refusal left in `root`. @param {Element} root */
 export function clearErrors(root) {
   for (const el of root.querySelectorAll('.field-error')) el.remove();

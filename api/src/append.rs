@@ -228,6 +228,7 @@ mod tests {
                     schema_version: 3,
                     data,
                     recorded_at: Utc::now(),
+                    recorded_by: None,
                 }
             })
             .collect::<Vec<_>>();
@@ -257,12 +258,14 @@ mod tests {
                 id: stored.id,
                 event_type: stored.event_type,
                 data: stored.data,
+                recorded_by: None,
             }
         });
         let fresh = new.iter().map(|id| NewEvent {
             id: (*id).into(),
             event_type: "abandon".into(),
             data: json!({}),
+            recorded_by: None,
         });
         AppendRequest {
             expected_version: expected,

@@ -60,7 +60,13 @@ pub struct Club {
     /// The issued token's id (`None`: the club's first token, which cannot be revoked); an
     /// open stream checks at every heartbeat that it still exists.
     pub token_id: Option<String>,
+    /// Who the token is, as a game's log shows it next to what it recorded: the issued token's
+    /// name, or [`CLUB_TOKEN_NAME`].
+    pub token_name: String,
 }
+
+/// What the log calls the club's first token (it has no name of its own).
+pub const CLUB_TOKEN_NAME: &str = "club token";
 
 /// A club whose token has scope `admin`: what token management takes (others → 403).
 #[derive(Debug, Clone)]
@@ -140,6 +146,7 @@ pub async fn authenticate(state: &AppState, authorization: Option<&str>) -> Resu
                     id: club.id,
                     scope: Scope::Admin,
                     token_id: None,
+                    token_name: CLUB_TOKEN_NAME.to_owned(),
                 })
             } else {
                 Err(ApiError::Unauthorized)
@@ -171,6 +178,7 @@ pub async fn authenticate(state: &AppState, authorization: Option<&str>) -> Resu
                 id: row.club_id,
                 scope,
                 token_id: Some(row.id),
+                token_name: row.name,
             })
         }
         _ => Err(ApiError::Unauthorized),
@@ -283,6 +291,7 @@ mod tests {
             id: "c1".into(),
             scope,
             token_id: None,
+            token_name: CLUB_TOKEN_NAME.into(),
         }
     }
 

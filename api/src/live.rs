@@ -815,6 +815,7 @@ mod tests {
             schema_version: 1,
             data: json!({}),
             recorded_at: Utc.with_ymd_and_hms(2026, 12, 1, 20, 0, second).unwrap(),
+            recorded_by: None,
         }
     }
 

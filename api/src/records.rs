@@ -36,6 +36,8 @@ pub struct StoredEvent {
     pub schema_version: i64,
     pub data: Value,
     pub recorded_at: DateTime<Utc>,
+    /// The name of the token that appended it (`None` for events stored before it was kept).
+    pub recorded_by: Option<String>,
 }
 
 /// An event to append, as checked by the decision.
@@ -44,6 +46,8 @@ pub struct NewEvent {
     pub id: String,
     pub event_type: String,
     pub data: Value,
+    /// The name of the token that appends it.
+    pub recorded_by: Option<String>,
 }
 
 /// What a finished game contributes to the statistics read models.
@@ -96,6 +100,7 @@ pub struct EventMeta {
     pub position: i64,
     pub id: String,
     pub recorded_at: DateTime<Utc>,
+    pub recorded_by: Option<String>,
 }
 
 /// A game's row and its log, replayed: what an append decides from and a score read answers with.
@@ -119,6 +124,7 @@ impl HeldGame {
                 position: e.position,
                 id: e.id.clone(),
                 recorded_at: e.recorded_at,
+                recorded_by: e.recorded_by.clone(),
             });
             events.push(into_log_event(e));
         }
@@ -138,6 +144,7 @@ impl HeldGame {
             schema_version: i64::from(event.schema_version),
             data: event.data.clone(),
             recorded_at: meta.recorded_at,
+            recorded_by: meta.recorded_by.clone(),
         })
     }
 

@@ -21,6 +21,7 @@ on_both_backends!(
     a_wrong_method_answers_405_with_allow,
     cors_preflight_is_answered_for_allowed_origins_only,
     the_club_creation_limit_holds_across_servers,
+    each_event_names_the_token_that_recorded_it,
 );
 
 /// Issues a token with this scope using the club's admin token; `(id, token)`.
@@ -454,4 +455,98 @@ async fn the_club_creation_limit_holds_across_servers(app: TestApp) {
     // Assert
     on_a.problem(429);
     on_b.problem(429);
+}
+
+/// A `write` token with this name, as a club member's phone holds it.
+async fn phone(app: &TestApp, club: &TestClub, name: &str) -> TestClub {
+    let reply = app
+        .post(
+            "/v1/tokens",
+            Some(&club.token),
+            &json!({"name": name, "scope": "write"}),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    TestClub {
+        id: club.id.clone(),
+        token: reply.body["token"].as_str().unwrap().to_owned(),
+    }
+}
+
+/// `(type, recorded_by)` of each event in a list of events.
+fn who(events: &Value) -> Vec<(String, Value)> {
+    events
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_owned(),
+                e["recorded_by"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn by(pairs: &[(&str, &str)]) -> Vec<(String, Value)> {
+    pairs
+        .iter()
+        .map(|(t, name)| (t.to_string(), json!(name)))
+        .collect()
+}
+
+async fn each_event_names_the_token_that_recorded_it(app: TestApp) {
+    // Arrange: the club's own token starts the game; Ann and Bo record from their phones.
+    let club = app.new_club().await;
+    let ann = phone(&app, &club, "Ann's phone").await;
+    let bo = phone(&app, &club, "Bo's phone").await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+
+    // Act
+    let round = app
+        .append(
+            &ann,
+            &game,
+            Some(1),
+            vec![event("round_collected", round_1())],
+        )
+        .await;
+    let retract = app
+        .append(
+            &bo,
+            &game,
+            Some(2),
+            vec![event("retract", json!({"seq": 2, "reason": "wrong game"}))],
+        )
+        .await;
+
+    // Assert: the answers, the log, the stream and the export all say who.
+    assert_eq!(round.status, 201, "{}", round.body);
+    assert_eq!(round.body["events"][0]["recorded_by"], "Ann's phone");
+    assert_eq!(retract.body["events"][0]["recorded_by"], "Bo's phone");
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    let expected = by(&[
+        ("game_started", "club token"),
+        ("round_collected", "Ann's phone"),
+        ("retract", "Bo's phone"),
+    ]);
+    assert_eq!(who(&log.body["events"]), expected);
+    assert_eq!(stream.expect().await.event, "snapshot");
+    let mut streamed = Vec::new();
+    for _ in 0..2 {
+        let frame = stream.expect().await;
+        assert_eq!(frame.event, "appended");
+        streamed.extend(who(&frame.data["events"]));
+    }
+    assert_eq!(streamed, expected[1..]);
+    let club_log = app.get("/v1/events", Some(&club.token)).await;
+    assert_eq!(who(&club_log.body["events"]), expected);
+    let (status, _, file) = app.get_text("/v1/export", &club.token).await;
+    assert_eq!(status, 200, "{file}");
+    let line: Value = serde_json::from_str(file.trim()).expect("one game, one line");
+    assert_eq!(who(&line["events"]), expected);
 }

@@ -2,7 +2,8 @@
 //! browser tests. Without Chromium these tests print `skipped`; in CI (`CI=true`) they fail.
 //!
 //! Each browser gets its own chromedriver on a free port and a fresh profile; the window is a
-//! phone's (360×640). Screenshots go to `target/tmp/pad-screenshots/` (next to the test output).
+//! phone's (360×640, or another size). Screenshots go to `target/tmp/pad-screenshots/` (next to
+//! the test output).
 
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -38,8 +39,14 @@ pub fn screenshot_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pad-screenshots")
 }
 
-/// Starts a browser; `None` (after printing `skipped`) when Chromium is not installed, outside CI.
+/// Starts a browser at a phone's size (360×640); `None` (after printing `skipped`) when
+/// Chromium is not installed, outside CI.
 pub async fn browser() -> Option<Browser> {
+    browser_sized(360, 640).await
+}
+
+/// Starts a browser whose window is `width`×`height` CSS pixels (a phone's screen, touch on).
+pub async fn browser_sized(width: u32, height: u32) -> Option<Browser> {
     let driver_path = find(
         CHROMEDRIVER_VAR,
         &["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"],
@@ -83,7 +90,7 @@ pub async fn browser() -> Option<Browser> {
                 "--disable-dev-shm-usage",
                 format!("--user-data-dir={}", profile.display()),
             ],
-            "mobileEmulation": {"deviceMetrics": {"width": 360, "height": 640, "pixelRatio": 2.0, "touch": true}},
+            "mobileEmulation": {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": true}},
         }),
     );
     let url = format!("http://127.0.0.1:{port}");
@@ -174,6 +181,21 @@ impl Browser {
             .execute(script, vec![])
             .await
             .unwrap_or_else(|e| panic!("script {script}: {e}"))
+    }
+
+    /// Picks the option of a `<select>` whose text contains `text` (options whose values are
+    /// the page's own, such as a Vintage turn's "steal from Cy: c4 · …").
+    pub async fn select_text(&self, css: &str, text: &str) {
+        self.find(css).await;
+        let picked = self
+            .js(&format!(
+                "const s = document.querySelector({css}); const o = [...s.options].find(o => o.textContent.includes({text})); \
+                 if (!o) return false; s.value = o.value; s.dispatchEvent(new Event('change', {{bubbles: true}})); return true;",
+                css = json!(css),
+                text = json!(text)
+            ))
+            .await;
+        assert_eq!(picked, json!(true), "no option with {text:?} in {css}");
     }
 
     /// Writes a PNG of the phone-sized viewport, scrolled to `css` first.

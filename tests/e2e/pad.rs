@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::browser::{Browser, browser};
+use crate::browser::{Browser, browser, browser_sized};
 use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app, totals};
 
 crate::on_both_backends!(the_page_is_served_with_caching_and_a_strict_content_security_policy);
@@ -102,13 +102,7 @@ async fn page_totals(b: &Browser) -> Vec<(String, i64)> {
 
 /// Nothing sticks out sideways at a phone's width (360 CSS pixels): no horizontal scrolling.
 async fn assert_fits_the_phone(b: &Browser) {
-    let widths = b
-        .js("return [document.documentElement.scrollWidth, window.innerWidth];")
-        .await;
-    assert!(
-        widths[0].as_i64() <= widths[1].as_i64(),
-        "the page is wider than the phone: {widths}"
-    );
+    assert_fits(b, 360).await;
 }
 
 /// Waits until the page's log shows event `seq` (the answer of the last append is in).
@@ -923,4 +917,597 @@ async fn a_round_is_taken_back_and_a_game_abandoned_and_resumed_from_the_page() 
         .await;
     b.find("#entry fieldset[data-player=\"Ann\"]").await;
     b.close().await;
+}
+
+/// Chooses how the entry form records (`rows`, `turns`, `finish`, `cards`, `end`).
+async fn record_by(b: &Browser, way: &str) {
+    b.click(&format!("#entry .ways input[value=\"{way}\"]"))
+        .await;
+}
+
+/// One Mind Up! turn as typed: each player's card, then Record; waits for event `seq`.
+async fn play_turn(b: &Browser, cards: [(&str, u8); 4], seq: i64) {
+    for (player, card) in cards {
+        b.fill(
+            &format!("#entry input[name=\"card\"][data-player=\"{player}\"]"),
+            &card.to_string(),
+        )
+        .await;
+    }
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(b, seq).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mind_up_round_is_recorded_turn_by_turn_and_the_page_shows_who_took_which_prize() {
+    let Some((app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    open_club(&app, &b, &club, "#/").await;
+    let game = start_on_page(&b, "mind-up", &["Ann", "Bo", "Cy", "Di"]).await;
+
+    // Round 1 of the document's example, without objectives: the table, then turn 1.
+    record_by(&b, "turns").await;
+    b.fill("#entry input[name=\"columns\"]", "1 3 4 2 5").await;
+    b.fill("#entry input[name=\"prizes\"]", "11 22 44 53").await;
+    assert_fits_the_phone(&b).await;
+    b.screenshot("17-mind-up-turn", Some("#entry")).await;
+    play_turn(&b, [("Ann", 46), ("Bo", 25), ("Cy", 13), ("Di", 1)], 3).await;
+
+    // The lowest card takes the lowest prize: Di 1 → 11, Cy 13 → 22, Bo 25 → 44, Ann 46 → 53;
+    // the cards played are the next prizes.
+    let took = b.text("#entry .last-turn").await;
+    assert_eq!(
+        took,
+        "Turn 1: Di played 1, took 11 · Cy played 13, took 22 · Bo played 25, took 44 · Ann played 46, took 53"
+    );
+    assert_eq!(
+        b.text("#entry .prizes-now").await,
+        "Prizes on the table: 1 13 25 46"
+    );
+
+    // A card played twice is refused next to the player who played it, in the rule's words.
+    let direct = app
+        .append(
+            &club,
+            &game,
+            Some(3),
+            vec![event(
+                "cards_played",
+                json!({"round": 1, "cards": {"Ann": 46, "Bo": 27, "Cy": 35, "Di": 3}}),
+            )],
+        )
+        .await;
+    let problem = direct.problem(422).clone();
+    assert_eq!(problem["pointer"], "/events/0/data/cards/Ann", "{problem}");
+    for (player, card) in [("Ann", "46"), ("Bo", "27"), ("Cy", "35"), ("Di", "3")] {
+        b.fill(
+            &format!("#entry input[name=\"card\"][data-player=\"{player}\"]"),
+            card,
+        )
+        .await;
+    }
+    b.click("#entry button[type=\"submit\"]").await;
+    let shown = b
+        .text("#entry input[data-player=\"Ann\"] + .field-error")
+        .await;
+    assert_eq!(shown, problem["detail"].as_str().unwrap());
+
+    // Turns 2–6 and the last cards.
+    play_turn(&b, [("Ann", 12), ("Bo", 27), ("Cy", 35), ("Di", 3)], 4).await;
+    play_turn(&b, [("Ann", 31), ("Bo", 14), ("Cy", 56), ("Di", 4)], 5).await;
+    play_turn(&b, [("Ann", 37), ("Bo", 50), ("Cy", 60), ("Di", 9)], 6).await;
+    play_turn(&b, [("Ann", 54), ("Bo", 33), ("Cy", 32), ("Di", 38)], 7).await;
+    play_turn(&b, [("Ann", 52), ("Bo", 41), ("Cy", 36), ("Di", 58)], 8).await;
+    b.wait_text("#entry h3", |t| t.contains("the last cards"))
+        .await;
+    play_turn(&b, [("Ann", 39), ("Bo", 2), ("Cy", 28), ("Di", 6)], 9).await;
+
+    // Round 1 by the score cards 1 3 4 2 5 and the bubbles:
+    // Ann [53 60 38][13][27][14][39]: 3×1 + 3 + 4 + 2 + 5 = 17, bubbles +2 → 19;
+    // Bo [44 25 12][31][37 33][2]: 3 + 3 + 8 + 2 = 16, +2 → 18;
+    // Cy [22 35 9][46][56][32][28]: 17, +8 → 25; Di [11 50 54][1][3][4][6]: 17, +3 → 20.
+    let round_1 = expect(&[("Ann", 19), ("Bo", 18), ("Cy", 25), ("Di", 20)]);
+    b.wait_text("#view .entry-box h2", |t| t.starts_with("Round 2"))
+        .await;
+    assert_eq!(page_totals(&b).await, round_1);
+    assert_eq!(sorted(totals(&app.score(&club, &game).await)), round_1);
+    // Round 2 goes on turn by turn, as round 1 did: its prizes are the ones on the table.
+    b.find("#entry .turn").await;
+    assert!(
+        b.js("return document.querySelector('#entry input[name=\"prizes\"]') === null;")
+            .await
+            .as_bool()
+            .unwrap()
+    );
+    b.screenshot("18-mind-up-after-round-1", Some(".board"))
+        .await;
+
+    // Turn 6 was Bo 36 and Cy 41, not the other way round: the turn's form, filled in.
+    b.click(".log li[data-seq=\"8\"] button.correct").await;
+    let shown = b
+        .js("return ['Ann', 'Bo', 'Cy', 'Di'].map(p => document.querySelector(`#correction input[data-player=\"${p}\"]`).value);")
+        .await;
+    assert_eq!(shown, json!(["52", "41", "36", "58"]));
+    b.fill("#correction input[data-player=\"Bo\"]", "36").await;
+    b.fill("#correction input[data-player=\"Cy\"]", "41").await;
+    b.fill("#correction input[name=\"reason\"]", "Bo and Cy swapped")
+        .await;
+    b.click("#correction button[type=\"submit\"]").await;
+    wait_for_seq(&b, 10).await;
+    // Bo 36 now takes 32 (pink) and Cy 41 takes 33 (blue): Bo [44 25 12][31][37][32 2]:
+    // 3 + 3 + 4 + 2×2 = 14, bubbles +1 → 15; Cy [22 35 9][46][56][33 28]: 14, +9 → 23.
+    let corrected = expect(&[("Ann", 19), ("Bo", 15), ("Cy", 23), ("Di", 20)]);
+    b.wait_text("table.totals tbody", |t| t.contains("23"))
+        .await;
+    assert_eq!(page_totals(&b).await, corrected);
+    assert_eq!(sorted(totals(&app.score(&club, &game).await)), corrected);
+    b.close().await;
+}
+
+/// One Mint Julep card as played: who, its moves (horse, direction, kind), the Mint Julep
+/// card, and whether the race of the round is over; waits for event `seq`.
+async fn play_card(
+    b: &Browser,
+    player: &str,
+    moves: &[(&str, &str, &str)],
+    mint_julep: Option<&str>,
+    race_over: bool,
+    seq: i64,
+) {
+    b.select("#entry select[name=\"player\"]", player).await;
+    for (k, (horse, direction, kind)) in moves.iter().enumerate() {
+        if k > 0 {
+            b.click("#entry button.add-move").await;
+        }
+        let row = format!("#entry ol.moves li:nth-child({})", k + 1);
+        b.select(&format!("{row} select[name=\"horse\"]"), horse)
+            .await;
+        b.select(&format!("{row} select[name=\"direction\"]"), direction)
+            .await;
+        b.select(&format!("{row} select[name=\"kind\"]"), kind)
+            .await;
+    }
+    if let Some(horse) = mint_julep {
+        b.select("#entry select[name=\"mint_julep\"]", horse).await;
+    }
+    if race_over {
+        b.click("#entry input[name=\"end\"]").await;
+    }
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(b, seq).await;
+}
+
+/// The field the page shows, group by group, front first.
+async fn shown_field(b: &Browser) -> Vec<String> {
+    let groups = b
+        .js("return [...document.querySelectorAll('#entry ol.groups li')].map(li => li.textContent);")
+        .await;
+    serde_json::from_value(groups).expect("groups")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mint_julep_game_is_recorded_card_by_card_and_the_field_follows_each_move() {
+    let Some((app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    open_club(&app, &b, &club, "#/").await;
+    let game = start_on_page(&b, "mint-julep", &["Ann", "Bo", "Cy"]).await;
+    record_by(&b, "cards").await;
+
+    // Round 1 (docs/mint-julep.md): the bets, then the race card by card.
+    b.select("select[data-player=\"Ann\"]", "you-got-me").await;
+    b.select("select[data-player=\"Bo\"]", "alaskan-justice")
+        .await;
+    b.select("select[data-player=\"Cy\"]", "newtons-apple")
+        .await;
+    assert_fits_the_phone(&b).await;
+    b.screenshot("19-mint-julep-card", Some("#entry .card-played"))
+        .await;
+    play_card(
+        &b,
+        "Ann",
+        &[("you-got-me", "forward", "named")],
+        None,
+        false,
+        5,
+    )
+    .await;
+    // No group ahead of You Got Me: it starts a new front group.
+    assert_eq!(
+        shown_field(&b).await,
+        [
+            "You Got Me",
+            "Alaskan Justice / Maple Splendor / Newton’s Apple / Whiskey Princess"
+        ]
+    );
+    play_card(
+        &b,
+        "Bo",
+        &[("alaskan-justice", "forward", "top")],
+        None,
+        false,
+        6,
+    )
+    .await;
+    play_card(
+        &b,
+        "Cy",
+        &[
+            ("newtons-apple", "forward", "named"),
+            ("maple-splendor", "back", "top"),
+        ],
+        None,
+        false,
+        7,
+    )
+    .await;
+    assert_eq!(
+        shown_field(&b).await,
+        [
+            "Newton’s Apple / Alaskan Justice / You Got Me",
+            "Whiskey Princess",
+            "Maple Splendor"
+        ]
+    );
+    play_card(
+        &b,
+        "Ann",
+        &[("whiskey-princess", "forward", "top")],
+        Some("whiskey-princess"),
+        true,
+        9,
+    )
+    .await;
+    assert_eq!(
+        shown_field(&b).await,
+        [
+            "Whiskey Princess (flipped) / Newton’s Apple / Alaskan Justice / You Got Me",
+            "Maple Splendor"
+        ]
+    );
+
+    // Round 2: Bo bets on You Got Me instead (late: −1).
+    b.select("select[data-player=\"Bo\"]", "you-got-me").await;
+    play_card(
+        &b,
+        "Bo",
+        &[("you-got-me", "forward", "named")],
+        None,
+        false,
+        11,
+    )
+    .await;
+    play_card(
+        &b,
+        "Cy",
+        &[("newtons-apple", "forward", "named")],
+        None,
+        false,
+        12,
+    )
+    .await;
+    play_card(
+        &b,
+        "Ann",
+        &[("maple-splendor", "forward", "top")],
+        None,
+        true,
+        14,
+    )
+    .await;
+
+    // Round 3: Cy bets on Maple Splendor instead (late: −2).
+    b.select("select[data-player=\"Cy\"]", "maple-splendor")
+        .await;
+    play_card(
+        &b,
+        "Ann",
+        &[
+            ("you-got-me", "forward", "named"),
+            ("alaskan-justice", "forward", "named"),
+        ],
+        Some("newtons-apple"),
+        false,
+        16,
+    )
+    .await;
+    play_card(
+        &b,
+        "Cy",
+        &[
+            ("maple-splendor", "forward", "top"),
+            ("maple-splendor", "forward", "top"),
+        ],
+        None,
+        false,
+        17,
+    )
+    .await;
+    play_card(
+        &b,
+        "Bo",
+        &[("you-got-me", "forward", "named")],
+        None,
+        true,
+        19,
+    )
+    .await;
+
+    // Placement: You Got Me, Maple Splendor, Alaskan Justice, Newton's Apple, Whiskey Princess.
+    // You Got Me (2 + 3) is shared by Ann and Bo, 2 each: Ann 2 − 0 = 2, Bo 2 − 1 = 1;
+    // Cy (Maple Splendor, round 3): 1 + 2 − 2 = 1.
+    let totals_now = expect(&[("Ann", 2), ("Bo", 1), ("Cy", 1)]);
+    assert_eq!(finished_totals(&b).await, totals_now);
+    assert_eq!(sorted(totals(&app.score(&club, &game).await)), totals_now);
+    b.close().await;
+}
+
+/// A Vintage card typed into the card fields of `card` (a `li.vintage-card`).
+async fn describe_card(b: &Browser, card: &str, (object, colour, period, value): VintageCard<'_>) {
+    b.fill(&format!("{card} input[name=\"type\"]"), object)
+        .await;
+    b.fill(&format!("{card} input[name=\"colour\"]"), colour)
+        .await;
+    b.select(&format!("{card} select[name=\"period\"]"), period)
+        .await;
+    b.fill(&format!("{card} input[name=\"value\"]"), &value.to_string())
+        .await;
+}
+
+/// One Vintage turn as the page asks it: the card banked, what is taken (an option's words),
+/// the two cards drawn and which one is kept (0 or 1); waits for event `seq`.
+async fn take_turn(
+    b: &Browser,
+    banked: &str,
+    takes: &str,
+    drawn: [VintageCard<'_>; 2],
+    kept: usize,
+    seq: i64,
+) {
+    b.select("#entry select[name=\"banked\"]", banked).await;
+    b.select_text("#entry select[name=\"take\"]", takes).await;
+    for (i, card) in drawn.into_iter().enumerate() {
+        describe_card(
+            b,
+            &format!("#entry .drawn li.vintage-card:nth-child({})", i + 1),
+            card,
+        )
+        .await;
+    }
+    b.select("#entry select[name=\"kept\"]", &kept.to_string())
+        .await;
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(b, seq).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vintage_game_is_recorded_turn_by_turn_from_the_deal() {
+    let Some((app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    open_club(&app, &b, &club, "#/").await;
+    // The default prizes: most blue objects 4, most 60s objects 3.
+    let game = start_on_page(&b, "vintage", &["Ann", "Bo", "Cy"]).await;
+    record_by(&b, "turns").await;
+
+    // The deal: 1 card to Ann, 2 to Bo, 3 to Cy; the page names them c1 … c6.
+    let deal: [(&str, &[VintageCard]); 3] = [
+        ("Ann", &[("lamp", "blue", "60s", 3)]),
+        (
+            "Bo",
+            &[("radio", "red", "50s", 2), ("chair", "blue", "70s", 1)],
+        ),
+        (
+            "Cy",
+            &[
+                ("vase", "green", "60s", 4),
+                ("clock", "red", "50s", 5),
+                ("phone", "blue", "60s", 2),
+            ],
+        ),
+    ];
+    for (player, cards) in deal {
+        for (i, card) in cards.iter().enumerate() {
+            describe_card(
+                &b,
+                &format!(
+                    "fieldset[data-player=\"{player}\"] li.vintage-card:nth-child({})",
+                    i + 1
+                ),
+                *card,
+            )
+            .await;
+        }
+    }
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(&b, 2).await;
+
+    // Turn 1, Ann: banks her lamp, steals Cy's vase (seat 1 may not dig on the first turn),
+    // draws c7 and c8 and keeps the radio c8.
+    b.wait_text("#entry h3", |t| t == "Turn 1: Ann").await;
+    assert_fits_the_phone(&b).await;
+    b.screenshot("20-vintage-turn", Some("#entry")).await;
+    take_turn(
+        &b,
+        "c1",
+        "steal from Cy: c4",
+        [("lamp", "red", "70s", 1), ("radio", "blue", "50s", 3)],
+        1,
+        3,
+    )
+    .await;
+    // Turn 2, Bo: banks the chair c3, digs c7 (Ann's discard), keeps c9 of c9 and c10.
+    b.wait_text("#entry h3", |t| t == "Turn 2: Bo").await;
+    take_turn(
+        &b,
+        "c3",
+        "dig the discard pile: c7",
+        [("vase", "red", "60s", 2), ("lamp", "green", "50s", 0)],
+        0,
+        4,
+    )
+    .await;
+    // Turn 3, Cy: banks the clock c5, steals the radio c8 from Ann, keeps c11 of c11 and c12.
+    take_turn(
+        &b,
+        "c5",
+        "steal from Ann: c8",
+        [("chair", "green", "60s", 5), ("radio", "blue", "70s", 1)],
+        0,
+        5,
+    )
+    .await;
+
+    // Collections so far: Ann the lamp c1 (blue, 60s, 3), Bo the chair c3 (blue, 70s, 1), Cy
+    // the clock c5 (red, 50s, 5). Blue: Ann and Bo tie → nobody; 60s: Ann alone → +3.
+    let now = expect(&[("Ann", 6), ("Bo", 1), ("Cy", 5)]);
+    b.wait_text("#entry h3", |t| t == "Turn 4: Ann").await;
+    assert_eq!(page_totals(&b).await, now);
+    assert_eq!(sorted(totals(&app.score(&club, &game).await)), now);
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_banks_of_a_vintage_game_are_recorded_on_the_page() {
+    let Some((app, b)) = setup().await else {
+        return;
+    };
+    // The document's game up to its 28th turn, which leaves one card in the deck.
+    let club = app.new_club().await;
+    let game = app
+        .new_game(&club, tabletally_api::examples::create_vintage())
+        .await;
+    for step in 1..=2 {
+        let reply = app
+            .post(
+                &format!("/v1/games/{game}/events"),
+                Some(&club.token),
+                &tabletally_api::examples::vintage(step),
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    open_club(&app, &b, &club, &format!("#/game/{game}")).await;
+    b.wait_text("#view .entry-box h2", |t| t == "The last banks")
+        .await;
+
+    // Ann had 10 turns, Bo and Cy 9: they may bank a second card.
+    let bank = |player: &str, nth: usize| {
+        format!("#entry fieldset[data-player=\"{player}\"] div.field:nth-of-type({nth}) select")
+    };
+    b.select(&bank("Ann", 1), "c61").await;
+    b.select(&bank("Bo", 1), "c57").await;
+    b.select(&bank("Bo", 2), "c3").await;
+    b.select(&bank("Cy", 1), "c59").await;
+    b.select(&bank("Cy", 2), "c6").await;
+    b.screenshot("21-vintage-last-banks", Some("#entry")).await;
+    b.click("#entry button[type=\"submit\"]").await;
+
+    // docs/vintage.md: Ann 21 + most 60s 3 + most radios 3 = 27; Bo 22 + most blue 4 = 26; Cy 21.
+    let end = expect(&[("Ann", 27), ("Bo", 26), ("Cy", 21)]);
+    assert_eq!(finished_totals(&b).await, end);
+    assert_eq!(sorted(totals(&app.score(&club, &game).await)), end);
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mint_condition_round_fits_a_320_px_phone_and_the_log_says_who_recorded_it() {
+    let Some(b) = browser_sized(320, 640).await else {
+        return;
+    };
+    let app = spawn_app(Backend::Sqlite)
+        .await
+        .expect("sqlite always runs");
+    // The club's own token starts the game; Ann records from her phone's token.
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let issued = app
+        .post(
+            "/v1/tokens",
+            Some(&club.token),
+            &json!({"name": "Ann's phone", "scope": "write"}),
+        )
+        .await;
+    assert_eq!(issued.status, 201, "{}", issued.body);
+    let phone = TestClub {
+        id: club.id.clone(),
+        token: issued.body["token"].as_str().unwrap().to_owned(),
+    };
+    open_club(&app, &b, &phone, &format!("#/game/{game}")).await;
+    b.find("fieldset[data-player=\"Bo\"]").await;
+    assert_fits(&b, 320).await;
+
+    // Round 1 of the README: Ann 22, Bo 11.
+    tap_plus(&b, "Ann", "animal-kingdom", 3).await;
+    tap_plus(&b, "Ann", "be-careful", 1).await;
+    tap_plus(&b, "Ann", "fine-wine", 1).await;
+    tap_plus(&b, "Ann", "legacy-edition", 1).await;
+    tap_plus(&b, "Ann", "memories", 1).await;
+    enter_cards(
+        &b,
+        "Bo",
+        &[
+            ("be-careful", 2),
+            ("heavy-rotation", 2),
+            ("autographed", 2),
+            ("lost-pieces", 1),
+        ],
+    )
+    .await;
+    assert_fits(&b, 320).await;
+    b.screenshot("22-320px-round", Some("fieldset[data-player=\"Ann\"]"))
+        .await;
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(&b, 2).await;
+    assert_eq!(page_totals(&b).await, expect(&[("Ann", 22), ("Bo", 11)]));
+
+    // Every breakdown open, the log and the tools: still nothing sideways.
+    b.js("document.querySelectorAll('details').forEach(d => { d.open = true; }); return true;")
+        .await;
+    assert_fits(&b, 320).await;
+    assert_eq!(
+        b.text(".log li[data-seq=\"1\"] .who").await,
+        "· by club token"
+    );
+    assert_eq!(
+        b.text(".log li[data-seq=\"2\"] .who").await,
+        "· by Ann's phone"
+    );
+    b.screenshot("23-320px-scoreboard", Some(".board")).await;
+    b.screenshot("24-320px-log", Some(".log-box")).await;
+    b.close().await;
+}
+
+/// Nothing is wider than a phone `width` CSS pixels wide: the page never scrolls sideways, and
+/// no element sticks out of the box it is in (a button past its fieldset's border would not
+/// scroll the page).
+async fn assert_fits(b: &Browser, width: i64) {
+    let widths = b
+        .js("return [document.scrollingElement.scrollWidth, window.innerWidth];")
+        .await;
+    assert_eq!(widths[1], width, "the window is a {width} px phone");
+    assert!(
+        widths[0].as_i64().unwrap() <= width,
+        "the page is wider than {width} px: {widths}"
+    );
+    let overflowing = b
+        .js("return [...document.querySelectorAll('body *')]
+              .filter(e => !e.matches('input, select, textarea, svg, svg *') && e.clientWidth > 0
+                && getComputedStyle(e).overflowX === 'visible' && e.scrollWidth > e.clientWidth + 1)
+              .map(e => `${e.tagName.toLowerCase()}.${e.className}: ${e.scrollWidth} > ${e.clientWidth}`);")
+        .await;
+    assert_eq!(
+        overflowing,
+        json!([]),
+        "elements wider than their box at {width} px"
+    );
 }

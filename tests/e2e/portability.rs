@@ -17,6 +17,7 @@ on_both_backends!(
     our_finished_games_go_out_to_bg_stats_and_boardgamegeek_and_come_back_the_same,
     a_broken_line_is_named_and_the_other_games_still_import,
     a_typed_in_result_counts_in_the_statistics_but_not_in_the_insights,
+    who_recorded_an_event_is_kept_on_import_and_may_be_left_out,
 );
 
 /// The other database when PostgreSQL is configured, else a second server on the same kind.
@@ -543,4 +544,34 @@ async fn our_finished_games_go_out_to_bg_stats_and_boardgamegeek_and_come_back_t
             .body;
         assert_eq!(portable(after), portable(board.clone()), "{path}");
     }
+}
+
+async fn who_recorded_an_event_is_kept_on_import_and_may_be_left_out(app: TestApp) {
+    // Given a game whose round the file no longer says who recorded (an older export).
+    let club = app.new_club().await;
+    let game = typed_in_game(&app, &club).await;
+    let mut line: Value = serde_json::from_str(export(&app, &club).await.trim()).unwrap();
+    assert_eq!(line["events"][1]["recorded_by"], "club token");
+    line["events"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("recorded_by");
+
+    // When it is imported on another server.
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    let report = import(&target, &copy, &line.to_string()).await;
+
+    // Then the name that was there is kept, and the one left out is null.
+    assert_eq!(report["imported"], 1, "{report}");
+    let log = target
+        .get(&format!("/v1/games/{game}/events"), Some(&copy.token))
+        .await;
+    let who: Vec<&Value> = log.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["recorded_by"])
+        .collect();
+    assert_eq!(who, [&json!("club token"), &Value::Null]);
 }

@@ -150,6 +150,7 @@ async fn seed(database_url: &str, games: usize, players: usize) -> Result<(), St
                         .collect(),
                     options: tabletally_api::examples::mint_condition_defaults(),
                     started_at: day0 + chrono::Duration::minutes(30 * i as i64),
+                    recorded_by: Some("load seeder".into()),
                 };
                 store
                     .create_game(&club, &new_game)
@@ -161,6 +162,7 @@ async fn seed(database_url: &str, games: usize, players: usize) -> Result<(), St
                         id: uuid::Uuid::new_v4().to_string(),
                         event_type: "round_collected".into(),
                         data,
+                        recorded_by: Some("load seeder".into()),
                     })
                     .collect();
                 let request = AppendRequest {

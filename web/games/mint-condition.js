@@ -1,6 +1,6 @@
 // Mint Condition: per player, steppers for each card kind collected this round, with the
 // count each player needs and what the deck still allows. One `round_collected` per round.
-import { h, stepper } from '../ui.js';
+import { h, field, stepper } from '../ui.js';
 import { esc } from './index.js';
 
 /** Card kinds in the rulebook's order; `copies` null where the count is not published. */
@@ -21,6 +21,17 @@ const CARDS = [
 /** Cards each player collects per round, by player count (rules: 2 → 7, 3 → 9, 4 → 8, 5 → 6). */
 const PER_ROUND = { 2: 7, 3: 9, 4: 8, 5: 6 };
 
+/** The `smoking_kills` house rule: damage per copy to its holder and to every other player. */
+function smokingKillsEditor() {
+  const input = (/** @type {string} */ name) => /** @type {HTMLInputElement} */ (h('input', { name, type: 'number', inputmode: 'numeric', min: 0, max: 20 }));
+  const holder = input('holder');
+  const others = input('others');
+  return {
+    element: h('div', { class: 'row pair' }, field('to its holder', holder), field('to everyone else', others)),
+    read: () => (holder.value === '' && others.value === '' ? null : { holder: Number(holder.value || 0), others: Number(others.value || 0) }),
+  };
+}
+
 /** @param {any} card */
 const kindOf = (card) => (typeof card === 'string' ? card : card.card);
 
@@ -38,6 +49,7 @@ export default {
     { key: 'memories_over_three', label: 'Memories, 4 or more', kind: 'choice', default: 'free', choices: [['free', 'no damage'], ['multiples_of_three', '0 only for multiples of 3, else 7']], help: 'House rule: the rulebook stops at 3 Memories.' },
     { key: 'sleeve_protects', label: 'Cards one Sleeve Me Up! protects', kind: 'number', default: 1, min: 0, max: 10, help: 'House rule: how many of its owner’s cards one Sleeve Me Up! protects.' },
     { key: 'protected_be_careful', label: 'A protected Be Careful!', kind: 'choice', default: 'counts', choices: [['counts', 'still counts for the majority'], ['ignored', 'is left out of the majority']], help: 'House rule: Sleeve Me Up! protects only its owner, the majority decides others’ damage.' },
+    { key: 'smoking_kills', label: 'Smoking Kills, damage per copy', kind: 'custom', editor: smokingKillsEditor, help: 'House rule for the expert card, whose rule is not published; left empty, a Smoking Kills is refused.' },
     { key: 'tiebreak_scope', label: 'Tie-break counts Be Careful! of', kind: 'choice', default: 'game', choices: [['game', 'the whole game'], ['last_round', 'the last round']], help: 'House rule: which Be Careful! cards break a tie.' },
   ],
   colours: ['red', 'blue', 'green', 'yellow', 'purple'],

@@ -1,8 +1,9 @@
-// Mint Julep: per round, the bets placed (each player may bet or keep their bet) and the race's
-// finish. Sent as `bet_placed`… + `race_recorded` + `round_ended`; round 3's recorded finish ends
-// the game by itself (option `last_race_ends_game`, default true), so no `round_ended` follows it
-// (tables that log every card use the API's `card_played`).
-import { h, field } from '../ui.js';
+// Mint Julep: per round, the bets placed (each player may bet or keep their bet), then either
+// the race's finish (`race_recorded` + `round_ended`; round 3's recorded finish ends the game by
+// itself, option `last_race_ends_game`, default true) or every card played in the race
+// (`card_played`, its moves and a Mint Julep card), then `round_ended` once the race is over.
+import { h, field, uid, Incomplete } from '../ui.js';
+import { choiceOfWays } from './index.js';
 
 /** The horses in their starting order (top of the group first). */
 const HORSES = [
@@ -24,6 +25,18 @@ const roundsOver = (/** @type {any} */ game, /** @type {any[]} */ effective) => 
   return finished ? 3 : ended;
 };
 
+/** The round to record and how its race has been recorded so far. @param {any} game @param {any[]} effective */
+function standing(game, effective) {
+  const round = Math.min(roundsOver(game, effective) + 1, 3);
+  return {
+    round,
+    cardsThisRound: effective.filter((e) => e.type === 'card_played' && e.data.round === round).length,
+    cardsBefore: effective.some((e) => e.type === 'card_played'),
+    // After a recorded finish the groups are unknown: the rest of the game goes by finishes.
+    finishes: effective.some((e) => e.type === 'race_recorded'),
+  };
+}
+
 export default {
   id: 'mint-julep',
   name: 'Mint Julep',
@@ -39,76 +52,181 @@ export default {
   /** @param {any} game @param {any[]} effective */
   progress(game, effective) {
     const rounds = roundsOver(game, effective);
-    return { step: `Round ${Math.min(rounds + 1, 3)} of 3`, done: rounds >= 3 };
+    const { cardsThisRound } = standing(game, effective);
+    const round = Math.min(rounds + 1, 3);
+    return { step: cardsThisRound ? `Round ${round} of 3, card ${cardsThisRound + 1}` : `Round ${round} of 3`, done: rounds >= 3 };
   },
 
-  /** @param {{game: any, effective: any[], initial?: any}} ctx */
-  form({ game, effective, initial }) {
-    const round = initial?.round ?? roundsOver(game, effective) + 1;
-    const twoPlayers = game.players.length === 2;
-    /** The active bets per player (horse ids), from the bets that count. */
-    const active = new Map(game.players.map((/** @type {any} */ p) => [p.name, /** @type {string[]} */ ([])]));
-    for (const e of effective.filter((x) => x.type === 'bet_placed')) {
-      const bets = active.get(e.data.player) ?? [];
-      const replaced = e.data.replaces ?? (!twoPlayers || bets.length >= 2 ? bets[0] : null);
-      const kept = replaced ? bets.filter((b) => b !== replaced) : bets;
-      active.set(e.data.player, [...kept, e.data.horse]);
-    }
-
-    /** @type {{player: string, horse: HTMLSelectElement, replaces: HTMLSelectElement | null, wrap: HTMLElement}[]} */
-    const bets = initial ? [] : game.players.map((/** @type {any} */ p) => {
-      const current = active.get(p.name) ?? [];
-      const horse = /** @type {HTMLSelectElement} */ (h('select', { name: 'bet', dataset: { player: p.name } },
-        h('option', { value: '' }, current.length ? `keep: ${current.map(horseName).join(', ')}` : '— choose —'),
-        HORSES.map(([id, name]) => h('option', { value: id }, name))));
-      const replaces = twoPlayers && current.length >= 2
-        ? /** @type {HTMLSelectElement} */ (h('select', { name: 'replaces' }, current.map((id) => h('option', { value: id }, horseName(id)))))
-        : null;
-      const wrap = h('div', { class: 'bet' },
-        field(`${p.name}’s new bet`, horse, round === 1 ? 'Everyone bets in round 1.' : `A new bet replaces the old one and costs ${round - 1} point${round > 2 ? 's' : ''}.`),
-        replaces ? field('It replaces', replaces) : null);
-      return { player: p.name, horse, replaces, wrap };
-    });
-
-    /** The finish, 1st first; reordered with ↑/↓ (a thumb-sized list instead of dragging). */
-    const order = initial?.order ? [...initial.order] : HORSES.map(([id]) => id);
-    const list = h('ol', { class: 'race' });
-    const renderRace = () => {
-      list.replaceChildren(...order.map((id, i) => h('li', { dataset: { horse: id } },
-        h('span', null, `${i + 1}.`), h('span', null, horseName(id)),
-        h('button', { type: 'button', class: 'small', 'aria-label': `${horseName(id)} one place up`, disabled: i === 0, onclick: () => move(i, -1) }, '↑'),
-        h('button', { type: 'button', class: 'small', 'aria-label': `${horseName(id)} one place down`, disabled: i === order.length - 1, onclick: () => move(i, 1) }, '↓'))));
-    };
-    const move = (/** @type {number} */ i, /** @type {number} */ d) => {
-      [order[i], order[i + d]] = [order[i + d], order[i]];
-      renderRace();
-      /** @type {HTMLElement | null} */ (list.querySelector(`[data-horse="${order[i + d]}"] button:${d < 0 ? 'first-of-type' : 'last-of-type'}`))?.focus();
-    };
-    renderRace();
-    const raceBox = h('fieldset', { class: 'race-box' }, h('legend', null, 'The finish, 1st first'), list);
-
-    const betsBox = bets.length ? h('fieldset', null, h('legend', null, 'Bets'), bets.map((b) => b.wrap)) : null;
-    const element = h('div', { class: 'entry mint-julep' }, h('h3', null, `Round ${round}`), betsBox, raceBox);
-
-    return {
-      element,
-      round,
-      events() {
-        const events = [];
-        for (const b of bets) {
-          if (!b.horse.value) continue;
-          b.wrap.dataset.pointer = `/events/${events.length}`;
-          events.push({ type: 'bet_placed', data: { round, player: b.player, horse: b.horse.value, replaces: b.replaces?.value ?? null } });
-        }
-        raceBox.dataset.pointer = initial ? '/events/0/data/order' : `/events/${events.length}/data/order`;
-        events.push({ type: 'race_recorded', data: { round, order: [...order] } });
-        if (!initial) {
-          if (!(round === 3 && lastRaceEndsGame(game))) events.push({ type: 'round_ended', data: { round } });
-          // A refusal that names no bet (e.g. "every player must bet") lands on the bets.
-          if (betsBox) betsBox.dataset.pointer = '/events';
-        }
-        return events;
-      },
-    };
+  /** @param {{game: any, effective: any[], details?: any, way?: string | null, onWay?: (w: string) => void, initial?: any}} ctx */
+  form(ctx) {
+    if (ctx.initial) return finishForm(ctx);
+    const now = standing(ctx.game, ctx.effective);
+    const open = !now.finishes && now.cardsThisRound === 0;
+    const chosen = now.finishes ? 'finish' : now.cardsThisRound > 0 ? 'cards' : ctx.way ?? (now.cardsBefore ? 'cards' : 'finish');
+    return choiceOfWays({
+      finish: { label: 'the bets and the finish', build: () => finishForm(ctx) },
+      cards: { label: 'every card played', build: () => cardForm(ctx, now) },
+    }, chosen, open, ctx.onWay);
   },
 };
+
+/**
+ * The round's new bets, one select per player (left empty: the player keeps their bet).
+ * @param {any} game @param {any[]} effective @param {number} round
+ */
+function betsBox(game, effective, round) {
+  const twoPlayers = game.players.length === 2;
+  /** The active bets per player (horse ids), from the bets that count. */
+  const active = new Map(game.players.map((/** @type {any} */ p) => [p.name, /** @type {string[]} */ ([])]));
+  for (const e of effective.filter((x) => x.type === 'bet_placed')) {
+    const bets = active.get(e.data.player) ?? [];
+    const replaced = e.data.replaces ?? (!twoPlayers || bets.length >= 2 ? bets[0] : null);
+    const kept = replaced ? bets.filter((b) => b !== replaced) : bets;
+    active.set(e.data.player, [...kept, e.data.horse]);
+  }
+  const bets = game.players.map((/** @type {any} */ p) => {
+    const current = active.get(p.name) ?? [];
+    const horse = /** @type {HTMLSelectElement} */ (h('select', { name: 'bet', dataset: { player: p.name } },
+      h('option', { value: '' }, current.length ? `keep: ${current.map(horseName).join(', ')}` : '— choose —'),
+      HORSES.map(([id, name]) => h('option', { value: id }, name))));
+    const replaces = twoPlayers && current.length >= 2
+      ? /** @type {HTMLSelectElement} */ (h('select', { name: 'replaces' }, current.map((id) => h('option', { value: id }, horseName(id)))))
+      : null;
+    const wrap = h('div', { class: 'bet' },
+      field(`${p.name}’s new bet`, horse, round === 1 ? 'Everyone bets in round 1.' : `A new bet replaces the old one and costs ${round - 1} point${round > 2 ? 's' : ''}.`),
+      replaces ? field('It replaces', replaces) : null);
+    return { player: p.name, horse, replaces, wrap };
+  });
+  const element = h('fieldset', null, h('legend', null, 'Bets'), bets.map((b) => b.wrap));
+  return {
+    element,
+    /** The bets chosen, as events from index `first` of the request on. @param {number} first */
+    events(first) {
+      /** @type {{type: string, data: any}[]} */
+      const events = [];
+      for (const b of bets) {
+        if (!b.horse.value) continue;
+        b.wrap.dataset.pointer = `/events/${first + events.length}`;
+        events.push({ type: 'bet_placed', data: { round, player: b.player, horse: b.horse.value, replaces: b.replaces?.value ?? null } });
+      }
+      // A refusal that names no bet (e.g. "every player must bet") lands on the bets.
+      element.dataset.pointer = '/events';
+      return events;
+    },
+  };
+}
+
+/**
+ * The bets and the race's finish, 1st first (`race_recorded`), then `round_ended`.
+ * @param {{game: any, effective: any[], initial?: any}} ctx
+ */
+function finishForm({ game, effective, initial }) {
+  const round = initial?.round ?? roundsOver(game, effective) + 1;
+  const bets = initial ? null : betsBox(game, effective, round);
+
+  /** The finish, 1st first; reordered with ↑/↓ (a thumb-sized list instead of dragging). */
+  const order = initial?.order ? [...initial.order] : HORSES.map(([id]) => id);
+  const list = h('ol', { class: 'race' });
+  const renderRace = () => {
+    list.replaceChildren(...order.map((id, i) => h('li', { dataset: { horse: id } },
+      h('span', null, `${i + 1}.`), h('span', null, horseName(id)),
+      h('button', { type: 'button', class: 'small', 'aria-label': `${horseName(id)} one place up`, disabled: i === 0, onclick: () => move(i, -1) }, '↑'),
+      h('button', { type: 'button', class: 'small', 'aria-label': `${horseName(id)} one place down`, disabled: i === order.length - 1, onclick: () => move(i, 1) }, '↓'))));
+  };
+  const move = (/** @type {number} */ i, /** @type {number} */ d) => {
+    [order[i], order[i + d]] = [order[i + d], order[i]];
+    renderRace();
+    /** @type {HTMLElement | null} */ (list.querySelector(`[data-horse="${order[i + d]}"] button:${d < 0 ? 'first-of-type' : 'last-of-type'}`))?.focus();
+  };
+  renderRace();
+  const raceBox = h('fieldset', { class: 'race-box' }, h('legend', null, 'The finish, 1st first'), list);
+  const element = h('div', { class: 'entry mint-julep' }, h('h3', null, `Round ${round}`), bets?.element, raceBox);
+
+  return {
+    element,
+    events() {
+      const events = bets ? bets.events(0) : [];
+      raceBox.dataset.pointer = initial ? '/events/0/data/order' : `/events/${events.length}/data/order`;
+      events.push({ type: 'race_recorded', data: { round, order: [...order] } });
+      if (!initial && !(round === 3 && lastRaceEndsGame(game))) events.push({ type: 'round_ended', data: { round } });
+      return events;
+    },
+  };
+}
+
+/**
+ * One card of the race as it is played: who played it, the moves it makes (horse, forward or
+ * back, top horse or a named one) and whether it is the Mint Julep card; the round's bets
+ * before its first card; "the race is over" ends the round.
+ * @param {{game: any, effective: any[], details?: any}} ctx @param {ReturnType<typeof standing>} now
+ */
+function cardForm({ game, effective, details }, now) {
+  const { round } = now;
+  const bets = now.cardsThisRound === 0 ? betsBox(game, effective, round) : null;
+  const names = game.players.map((/** @type {any} */ p) => p.name);
+  // The next card is most often the next seat's.
+  const lastCard = effective.filter((e) => e.type === 'card_played' && e.data.round === round).at(-1);
+  const next = lastCard ? names[(names.indexOf(lastCard.data.player) + 1) % names.length] : names[0];
+
+  const player = /** @type {HTMLSelectElement} */ (h('select', { name: 'player' }, names.map((n) => h('option', { value: n, selected: n === next }, n))));
+  const playerField = field('Played by', player);
+  const moves = h('ol', { class: 'moves' });
+  const addMove = () => {
+    const label = `Move ${moves.children.length + 1}`;
+    const horse = h('select', { name: 'horse', 'aria-label': `${label}: horse` }, h('option', { value: '' }, '— no move —'), HORSES.map(([id, name]) => h('option', { value: id }, name)));
+    const direction = h('select', { name: 'direction', 'aria-label': `${label}: direction` }, h('option', { value: 'forward' }, 'forward'), h('option', { value: 'back' }, 'back'));
+    const kind = h('select', { name: 'kind', 'aria-label': `${label}: which horse` }, h('option', { value: 'named' }, 'named horse'), h('option', { value: 'top' }, 'top horse'));
+    const li = h('li', { class: 'move' }, horse, direction, kind,
+      h('button', { type: 'button', class: 'small', 'aria-label': `remove ${label.toLowerCase()}`, onclick: () => li.remove() }, '✕'));
+    moves.append(li);
+    return horse;
+  };
+  addMove();
+  const mintJulep = /** @type {HTMLSelectElement} */ (h('select', { name: 'mint_julep' }, h('option', { value: '' }, '— not played —'), HORSES.map(([id, name]) => h('option', { value: id }, name))));
+  const mintJulepField = field('Mint Julep card on', mintJulep, 'A top horse not flipped yet; its ability’s movement goes in the moves.');
+  const card = h('fieldset', { class: 'card-played' }, h('legend', null, 'A card played'),
+    playerField, h('p', { class: 'help', id: uid('moves') }, 'Its moves, in order:'), moves,
+    h('button', { type: 'button', class: 'add-move', onclick: () => addMove().focus() }, 'Add a move'),
+    mintJulepField);
+  const endRound = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', name: 'end', id: uid('end') }));
+  const endField = h('div', { class: 'field toggle' }, endRound, h('label', { for: endRound.id }, `The race of round ${round} is over`),
+    h('small', { class: 'help' }, 'Ends the round (after this card, if one is filled in).'));
+
+  const element = h('div', { class: 'entry mint-julep cards' }, h('h3', null, `Round ${round}: the race`),
+    fieldNow(details), bets?.element, card, endField);
+  return {
+    element,
+    events() {
+      const events = bets ? bets.events(0) : [];
+      const chosen = [...moves.querySelectorAll('li')].filter((li) => /** @type {HTMLSelectElement} */ (li.querySelector('[name="horse"]')).value);
+      const at = events.length;
+      card.dataset.pointer = `/events/${at}`;
+      playerField.dataset.pointer = `/events/${at}/data/player`;
+      mintJulepField.dataset.pointer = `/events/${at}/data/mint_julep`;
+      const read = (/** @type {Element} */ li, /** @type {string} */ name) => /** @type {HTMLSelectElement} */ (li.querySelector(`[name="${name}"]`)).value;
+      chosen.forEach((li, k) => { /** @type {HTMLElement} */ (li).dataset.pointer = `/events/${at}/data/moves/${k}`; });
+      if (chosen.length || mintJulep.value) {
+        events.push({ type: 'card_played', data: {
+          round, player: player.value,
+          moves: chosen.map((li) => ({ horse: read(li, 'horse'), direction: read(li, 'direction'), kind: read(li, 'kind') })),
+          mint_julep: mintJulep.value ? { horse: mintJulep.value } : null,
+        } });
+      }
+      if (endRound.checked) {
+        endField.dataset.pointer = `/events/${events.length}`;
+        events.push({ type: 'round_ended', data: { round } });
+      }
+      if (!events.length) throw new Incomplete('Choose the horse the card moves, or tick “the race is over”.', `/events/${at}`);
+      return events;
+    },
+  };
+}
+
+/** The field as the server worked it out: groups front to back, each top horse first. @param {any} details */
+function fieldNow(details) {
+  const groups = details?.race?.groups;
+  if (!groups) return null;
+  return h('div', { class: 'field-now' }, h('h4', null, 'The field now, front first (top horse first)'),
+    h('ol', { class: 'groups' }, groups.map((/** @type {any[]} */ group) => h('li', null,
+      group.map((x) => `${horseName(x.horse)}${x.flipped ? ' (flipped)' : ''}`).join(' / ')))));
+}

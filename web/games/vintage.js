@@ -1,11 +1,14 @@
-// Vintage: at the end, each player's collection, card by card with the attributes printed on
-// it (the full card list is not published). Sent as `collections_recorded` (tables that log every
-// turn use the API's turn events). The prizes are the game's options, set when it starts.
-import { h, field } from '../ui.js';
-import { esc } from './index.js';
+// Vintage: either each player's collection at the end (`collections_recorded`), card by card
+// with the attributes printed on it (the full card list is not published), or the game turn by
+// turn: the deal (`showcases_dealt`), each turn (`turn_taken`: bank, steal or dig, draw two and
+// keep one) and the last banks (`final_banked`). A card is described the first time it shows
+// up and named by its id after that. The prizes are the game's options, set when it starts.
+import { h, field, Incomplete } from '../ui.js';
+import { choiceOfWays, esc } from './index.js';
 
 const PERIODS = ['50s', '60s', '70s'];
 const ATTRIBUTES = [['colour', 'colour'], ['type', 'type of object'], ['period', 'period']];
+const TURN_EVENTS = ['showcases_dealt', 'turn_taken', 'final_banked'];
 
 /** The prizes editor of the new-game form: rows of attribute, value and points. */
 function prizesEditor() {
@@ -33,6 +36,53 @@ function prizesEditor() {
   };
 }
 
+/** Every card the log has described so far, by id. @param {any[]} effective */
+function described(effective) {
+  /** @type {Map<string, any>} */
+  const cards = new Map();
+  const note = (/** @type {any} */ card) => { if (card && typeof card === 'object' && card.id) cards.set(String(card.id), card); };
+  for (const e of effective) {
+    for (const list of Object.values(e.data?.showcases ?? e.data?.collections ?? {})) (/** @type {any[]} */ (list)).forEach(note);
+    (e.data?.drawn ?? []).forEach(note);
+  }
+  return cards;
+}
+
+/** A card as a player reads it: "c4 · blue lamp, 60s, 3". @param {Map<string, any>} cards @param {string} id */
+function cardLabel(cards, id) {
+  const c = cards.get(id);
+  return c ? `${id} · ${c.colour} ${c.type}, ${c.period}, ${c.value}` : id;
+}
+
+/** Fresh card ids c1, c2, … that the log does not use yet. @param {Map<string, any>} cards */
+function idMaker(cards) {
+  let n = cards.size;
+  return () => {
+    do n += 1; while (cards.has(`c${n}`));
+    return `c${n}`;
+  };
+}
+
+/** One card's printed attributes as fields, under `title` if given. @param {any} card @param {string} id @param {string} [title] */
+function cardEditor(card, id, title) {
+  const input = (/** @type {string} */ name, /** @type {any} */ attrs) => /** @type {HTMLInputElement} */ (h('input', { name, autocomplete: 'off', ...attrs }));
+  return h('li', { class: 'vintage-card', dataset: { id } },
+    title ? h('strong', { class: 'card-title' }, title) : null,
+    field('Object', input('type', { value: card.type ?? '', placeholder: 'lamp' })),
+    field('Colour', input('colour', { value: card.colour ?? '', placeholder: 'blue' })),
+    field('Period', /** @type {HTMLSelectElement} */ (h('select', { name: 'period' }, PERIODS.map((p) => h('option', { value: p, selected: p === card.period }, p))))),
+    field('Value', input('value', { type: 'number', inputmode: 'numeric', min: 0, value: card.value ?? 0 })));
+}
+
+/** The card a `cardEditor` describes. @param {Element} li */
+function readCard(li) {
+  const get = (/** @type {string} */ n) => /** @type {HTMLInputElement} */ (li.querySelector(`[name="${n}"]`)).value.trim();
+  return { id: /** @type {HTMLElement} */ (li).dataset.id, type: get('type'), colour: get('colour'), period: get('period'), value: Number(get('value')) };
+}
+
+/** @param {any[]} effective */
+const turnByTurn = (effective) => effective.some((e) => TURN_EVENTS.includes(e.type));
+
 export default {
   id: 'vintage',
   name: 'Vintage',
@@ -46,59 +96,208 @@ export default {
   needsColours: () => false,
   correctable: ['collections_recorded'],
 
-  /** @param {any} game @param {any[]} effective */
-  progress(game, effective) {
+  /** @param {any} _game @param {any[]} effective @param {any} [details] */
+  progress(_game, effective, details) {
     const done = effective.some((e) => e.type === 'collections_recorded' || e.type === 'final_banked');
-    return { step: 'The collections at the end', done };
+    if (!turnByTurn(effective)) return { step: 'The collections at the end', done };
+    const turns = effective.filter((e) => e.type === 'turn_taken').length;
+    return { step: details?.final_bank_due ? 'The last banks' : `Turn ${turns + 1}`, done };
   },
 
-  /** @param {{game: any, effective: any[], initial?: any}} ctx */
-  form({ game, initial }) {
-    /** @type {Map<string, HTMLElement>} */
-    const lists = new Map();
-    let serial = 0;
-    const addCard = (/** @type {string} */ player, /** @type {any} */ card = {}) => {
-      const list = lists.get(player);
-      if (!list) return null;
-      serial += 1;
-      const seat = game.players.findIndex((/** @type {any} */ p) => p.name === player) + 1;
-      const id = card.id ?? `s${seat}c${serial}`;
-      const input = (/** @type {string} */ name, /** @type {any} */ attrs) => /** @type {HTMLInputElement} */ (h('input', { name, autocomplete: 'off', ...attrs }));
-      const li = h('li', { class: 'vintage-card', dataset: { id } },
-        field('Object', input('type', { value: card.type ?? '', placeholder: 'lamp' })),
-        field('Colour', input('colour', { value: card.colour ?? '', placeholder: 'blue' })),
-        field('Period', /** @type {HTMLSelectElement} */ (h('select', { name: 'period' }, PERIODS.map((p) => h('option', { value: p, selected: p === card.period }, p))))),
-        field('Value', input('value', { type: 'number', inputmode: 'numeric', min: 0, value: card.value ?? 0 })),
-        h('button', { type: 'button', class: 'small', 'aria-label': 'remove this card', onclick: () => li.remove() }, '✕'));
-      list.append(li);
-      return li;
-    };
-    const players = game.players.map((/** @type {any} */ p) => {
-      const list = h('ol', { class: 'collection' });
-      lists.set(p.name, list);
-      const fieldset = h('fieldset', { class: 'player-entry', dataset: { player: p.name, pointer: `/events/0/data/collections/${esc(p.name)}` } },
-        h('legend', null, p.name), list,
-        h('button', { type: 'button', class: 'add-card', onclick: () => addCard(p.name)?.querySelector('input')?.focus() }, `Add a card to ${p.name}’s collection`));
-      for (const card of initial?.collections?.[p.name] ?? []) addCard(p.name, typeof card === 'string' ? { id: card } : card);
-      return fieldset;
-    });
-    const element = h('div', { class: 'entry vintage' },
-      h('p', { class: 'help' }, 'Only the face-down collections count; showcases do not.'), players);
-    return {
-      element,
-      events() {
-        /** @type {Record<string, any[]>} */
-        const collections = {};
-        for (const [name, list] of lists) {
-          collections[name] = [...list.querySelectorAll('li')].map((li, i) => {
-            const el = /** @type {HTMLElement} */ (li);
-            el.dataset.pointer = `/events/0/data/collections/${esc(name)}/${i}`;
-            const get = (/** @type {string} */ n) => /** @type {HTMLInputElement} */ (li.querySelector(`[name="${n}"]`)).value.trim();
-            return { id: el.dataset.id, type: get('type'), colour: get('colour'), period: get('period'), value: Number(get('value')) };
-          });
-        }
-        return [{ type: 'collections_recorded', data: { collections } }];
-      },
-    };
+  /** @param {{game: any, effective: any[], details?: any, way?: string | null, onWay?: (w: string) => void, initial?: any}} ctx */
+  form(ctx) {
+    if (ctx.initial) return collectionsForm(ctx);
+    const started = turnByTurn(ctx.effective);
+    return choiceOfWays({
+      end: { label: 'the collections at the end', build: () => collectionsForm(ctx) },
+      turns: { label: 'turn by turn', build: () => turnsForm(ctx) },
+    }, started ? 'turns' : ctx.way ?? 'end', !started, ctx.onWay);
   },
 };
+
+/** Each player's collection at the end, card by card (`collections_recorded`). @param {{game: any, initial?: any}} ctx */
+function collectionsForm({ game, initial }) {
+  /** @type {Map<string, HTMLElement>} */
+  const lists = new Map();
+  let serial = 0;
+  const addCard = (/** @type {string} */ player, /** @type {any} */ card = {}) => {
+    const list = lists.get(player);
+    if (!list) return null;
+    serial += 1;
+    const seat = game.players.findIndex((/** @type {any} */ p) => p.name === player) + 1;
+    const li = cardEditor(card, card.id ?? `s${seat}c${serial}`);
+    li.append(h('button', { type: 'button', class: 'small', 'aria-label': 'remove this card', onclick: () => li.remove() }, '✕'));
+    list.append(li);
+    return li;
+  };
+  const players = game.players.map((/** @type {any} */ p) => {
+    const list = h('ol', { class: 'collection' });
+    lists.set(p.name, list);
+    const fieldset = h('fieldset', { class: 'player-entry', dataset: { player: p.name, pointer: `/events/0/data/collections/${esc(p.name)}` } },
+      h('legend', null, p.name), list,
+      h('button', { type: 'button', class: 'add-card', onclick: () => addCard(p.name)?.querySelector('input')?.focus() }, `Add a card to ${p.name}’s collection`));
+    for (const card of initial?.collections?.[p.name] ?? []) addCard(p.name, typeof card === 'string' ? { id: card } : card);
+    return fieldset;
+  });
+  const element = h('div', { class: 'entry vintage' },
+    h('p', { class: 'help' }, 'Only the face-down collections count; showcases do not.'), players);
+  return {
+    element,
+    events() {
+      /** @type {Record<string, any[]>} */
+      const collections = {};
+      for (const [name, list] of lists) {
+        collections[name] = [...list.querySelectorAll('li')].map((li, i) => {
+          /** @type {HTMLElement} */ (li).dataset.pointer = `/events/0/data/collections/${esc(name)}/${i}`;
+          return readCard(li);
+        });
+      }
+      return [{ type: 'collections_recorded', data: { collections } }];
+    },
+  };
+}
+
+/** The step of a game recorded turn by turn: the deal, a turn, or the last banks. @param {{game: any, effective: any[], details?: any}} ctx */
+function turnsForm(ctx) {
+  if (!turnByTurn(ctx.effective)) return dealForm(ctx);
+  if (ctx.details?.final_bank_due) return finalBankForm(ctx);
+  return turnForm(ctx);
+}
+
+/** rules: Setup — 1 card to seat 1, 2 to seat 2, 3 to every other seat, face up. @param {{game: any, effective: any[]}} ctx */
+function dealForm({ game, effective }) {
+  const nextId = idMaker(described(effective));
+  /** @type {[string, HTMLElement][]} */
+  const lists = game.players.map((/** @type {any} */ p, /** @type {number} */ seat) => {
+    const base = `/events/0/data/showcases/${esc(p.name)}`;
+    const list = h('ol', { class: 'collection' }, Array.from({ length: Math.min(seat + 1, 3) }, (_, i) => {
+      const id = nextId();
+      const li = cardEditor({}, id, `Card ${id}`);
+      li.dataset.pointer = `${base}/${i}`;
+      return li;
+    }));
+    return [p.name, h('fieldset', { class: 'player-entry', dataset: { player: p.name, pointer: base } }, h('legend', null, `${p.name}’s showcase`), list)];
+  });
+  const element = h('div', { class: 'entry vintage turns' }, h('h3', null, 'The deal'),
+    h('p', { class: 'help' }, 'The cards dealt face up. Each gets an id (c1, c2, …) that names it in the turns.'),
+    lists.map(([, fieldset]) => fieldset));
+  return {
+    element,
+    events() {
+      /** @type {Record<string, any[]>} */
+      const showcases = {};
+      for (const [name, fieldset] of lists) showcases[name] = [...fieldset.querySelectorAll('li')].map(readCard);
+      return [{ type: 'showcases_dealt', data: { showcases } }];
+    },
+  };
+}
+
+/**
+ * rules: A turn — bank a showcase card, steal (from a showcase of two or more) or dig the top of
+ * the discard pile, draw two and keep one. The player is the next seat, as the server counts.
+ * @param {{game: any, effective: any[], details?: any}} ctx
+ */
+function turnForm({ game, effective, details }) {
+  const cards = described(effective);
+  const nextId = idMaker(cards);
+  const names = game.players.map((/** @type {any} */ p) => p.name);
+  const turns = effective.filter((e) => e.type === 'turn_taken').length;
+  const player = details?.next_player ?? names[turns % names.length];
+  const showcases = details?.showcases ?? {};
+  const discard = details?.discard_pile ?? [];
+  const label = (/** @type {string} */ id) => cardLabel(cards, id);
+
+  const banked = /** @type {HTMLSelectElement} */ (h('select', { name: 'banked' }, (showcases[player] ?? []).map((/** @type {string} */ id) => h('option', { value: id }, label(id)))));
+  /** What the player may take, as the option values index it. @type {{steal: {from: string, card: string} | null, dig: string | null}[]} */
+  const takes = [];
+  const top = discard.at(-1);
+  const option = (/** @type {typeof takes[number]} */ t, /** @type {string} */ text) => h('option', { value: String(takes.push(t) - 1) }, text);
+  const take = /** @type {HTMLSelectElement} */ (h('select', { name: 'take' },
+    top ? option({ steal: null, dig: top }, `dig the discard pile: ${label(top)}`) : null,
+    names.filter((n) => n !== player && (showcases[n] ?? []).length >= 2).flatMap((n) => showcases[n].map(
+      (/** @type {string} */ id) => option({ steal: { from: n, card: id }, dig: null }, `steal from ${n}: ${label(id)}`)))));
+
+  // After a reshuffle (5–6 players) a drawn card may be one already seen: name it instead.
+  const seen = [...cards.keys()].filter((id) => !Object.values(showcases).flat().includes(id)
+    && !Object.values(details?.collections ?? {}).flat().includes(id) && !(details?.reshuffled && discard.includes(id)));
+  const reshuffling = Boolean(details?.reshuffled) || (details?.deck ?? 2) < 2;
+  const drawn = [0, 1].map((i) => {
+    const id = nextId();
+    const li = cardEditor({}, id, `${i === 0 ? 'First' : 'Second'} card drawn: ${id}`);
+    li.dataset.pointer = `/events/0/data/drawn/${i}`;
+    if (reshuffling && seen.length) {
+      const known = /** @type {HTMLSelectElement} */ (h('select', { name: 'known' }, h('option', { value: '' }, 'a new card (described here)'), seen.map((id) => h('option', { value: id }, label(id)))));
+      known.addEventListener('change', () => { for (const f of li.querySelectorAll('.field:not(.known)')) /** @type {HTMLElement} */ (f).hidden = Boolean(known.value); });
+      const knownField = field('Drawn', known);
+      knownField.classList.add('known');
+      li.prepend(knownField);
+    }
+    return li;
+  });
+  const read = (/** @type {Element} */ li) => /** @type {HTMLSelectElement | null} */ (li.querySelector('[name="known"]'))?.value || readCard(li);
+  const kept = /** @type {HTMLSelectElement} */ (h('select', { name: 'kept' }, h('option', { value: '0' }, 'the first card drawn'), h('option', { value: '1' }, 'the second card drawn')));
+
+  const element = h('div', { class: 'entry vintage turns' },
+    h('h3', null, `Turn ${turns + 1}: ${player}`),
+    h('p', { class: 'help' }, `${details?.deck ?? '?'} cards left in the deck${details?.reshuffled ? ' (the discard pile was shuffled in)' : ''}.`),
+    h('fieldset', { class: 'turn', dataset: { pointer: '/events/0', player } }, h('legend', null, `${player}’s turn`),
+      withPointer(field('Banks, from the showcase', banked), '/events/0/data/banked'),
+      withPointer(field('Takes', take, 'A showcase of one card cannot be stolen from.'), '/events/0/data/steal /events/0/data/dig'),
+      h('fieldset', { class: 'drawn', dataset: { pointer: '/events/0/data/drawn' } }, h('legend', null, 'Draws two'), h('ol', { class: 'collection' }, drawn)),
+      withPointer(field('Keeps', kept, 'The other goes on top of the discard pile.'), '/events/0/data/kept')));
+  return {
+    element,
+    events() {
+      if (!banked.value) throw new Incomplete(`${player}’s showcase is empty: there is nothing to bank.`, '/events/0/data/banked');
+      if (!take.value) throw new Incomplete('There is nothing to steal or dig.', '/events/0/data/steal');
+      const cardsDrawn = drawn.map(read);
+      const keptCard = cardsDrawn[Number(kept.value)];
+      return [{ type: 'turn_taken', data: {
+        player, banked: banked.value, ...takes[Number(take.value)],
+        drawn: cardsDrawn,
+        kept: typeof keptCard === 'string' ? keptCard : keptCard.id,
+      } }];
+    },
+  };
+}
+
+/**
+ * rules: End of the game — everyone banks one more showcase card; a player who had one turn
+ * fewer may bank a second.
+ * @param {{game: any, effective: any[], details?: any}} ctx
+ */
+function finalBankForm({ game, effective, details }) {
+  const cards = described(effective);
+  const names = details?.final_bank_order?.length ? details.final_bank_order : game.players.map((/** @type {any} */ p) => p.name);
+  const turns = new Map(names.map((/** @type {string} */ n) => [n, effective.filter((e) => e.type === 'turn_taken' && e.data.player === n).length]));
+  const most = Math.max(...turns.values());
+  const choose = (/** @type {string} */ name, /** @type {string[]} */ showcase, /** @type {string} */ none, /** @type {number} */ index) =>
+    /** @type {HTMLSelectElement} */ (h('select', { name: 'banked', dataset: { player: name } }, h('option', { value: '', selected: !showcase[index] }, none),
+      showcase.map((id, i) => h('option', { value: id, selected: i === index }, cardLabel(cards, id)))));
+  /** @type {[string, HTMLSelectElement[]][]} */
+  const picks = names.map((/** @type {string} */ name) => {
+    const showcase = details?.showcases?.[name] ?? [];
+    const selects = [choose(name, showcase, 'nothing (an empty showcase)', 0)];
+    if ((turns.get(name) ?? 0) < most) selects.push(choose(name, showcase, 'no second card', -1));
+    return [name, selects];
+  });
+  const element = h('div', { class: 'entry vintage turns' }, h('h3', null, 'The last banks'),
+    h('p', { class: 'help' }, 'Everyone banks one more card from their showcase, in this order; a player who had a turn fewer may bank a second.'),
+    picks.map(([name, selects]) => h('fieldset', { class: 'player-entry', dataset: { player: name, pointer: `/events/0/data/banked/${esc(name)}` } },
+      h('legend', null, name), selects.map((s, i) => field(i === 0 ? 'Banks' : 'And a second card (a turn fewer)', s)))));
+  return {
+    element,
+    events() {
+      /** @type {Record<string, string[]>} */
+      const banked = {};
+      for (const [name, selects] of picks) banked[name] = selects.map((s) => s.value).filter(Boolean);
+      return [{ type: 'final_banked', data: { banked } }];
+    },
+  };
+}
+
+/** @param {HTMLElement} el @param {string} pointer */
+function withPointer(el, pointer) {
+  el.dataset.pointer = pointer;
+  return el;
+}

@@ -5,13 +5,13 @@ import { appendEvents, createShare, qrCodeUrl, ApiError } from '../api.js';
 import { gameById } from '../games/index.js';
 import { follow, reload } from '../live.js';
 import { effectiveEvents, getState, subscribe, update } from '../state.js';
-import { h, replace, showProblem, clearErrors, newId, field } from '../ui.js';
+import { h, replace, showProblem, clearErrors, newId, field, Incomplete } from '../ui.js';
 import * as scoreboard from './scoreboard.js';
 import * as log from './log.js';
 
 /** @param {HTMLElement} root @param {string} id */
 export function mount(root, id) {
-  update({ game: null, score: null, events: [] });
+  update({ game: null, score: null, events: [], way: null });
   const header = h('header', { class: 'game-head' }, h('h1', null, 'Loading…'));
   const entry = h('section', { class: 'entry-box', 'aria-label': 'Record' });
   const board = h('section', { class: 'board', 'aria-label': 'Scoreboard' });
@@ -45,13 +45,30 @@ export function mount(root, id) {
     }
   };
 
+  /** What a form is built from: the game, the events that count, and the server's view of the table. */
+  const context = () => {
+    const { game, events, score, way } = getState();
+    return { game, effective: effectiveEvents(events), details: score?.details ?? null, way, onWay: (/** @type {string} */ w) => update({ way: w }) };
+  };
+
+  /** A form's events, or the reason it cannot be sent yet (shown like a refusal). */
+  const eventsOf = (/** @type {HTMLElement} */ where, /** @type {() => any[]} */ events) => {
+    try {
+      return events();
+    } catch (err) {
+      showProblem(where, err instanceof Incomplete ? err : { detail: String(err) });
+      return null;
+    }
+  };
+
   const renderEntry = () => {
     const { game, events } = getState();
     if (!game) return;
     const rules = gameById(game.game);
-    const effective = effectiveEvents(events);
-    const progress = rules?.progress(game, effective);
-    const key = `${game.status}:${effective.length}:${readOnly()}`;
+    const ctx = context();
+    const progress = rules?.progress(game, ctx.effective, ctx.details);
+    // Any new event (a turn, a correction, from any phone) may change what comes next.
+    const key = `${game.status}:${events.length}:${readOnly()}`;
     if (key === formKey) return;
     formKey = key;
     if (readOnly() || !rules) { replace(entry); return; }
@@ -60,17 +77,22 @@ export function mount(root, id) {
       return;
     }
     if (game.status === 'finished' || progress?.done) { replace(entry); return; }
-    form = rules.form({ game, effective });
+    form = rules.form(ctx);
     const formEl = h('form', { class: 'entry-form', id: 'entry' }, form.element,
       h('button', { type: 'submit', class: 'primary' }, 'Record'));
-    formEl.addEventListener('submit', (e) => { e.preventDefault(); if (form) send(formEl, form.events()); });
+    formEl.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const events = form ? eventsOf(formEl, form.events) : null;
+      if (events) send(formEl, events);
+    });
     replace(entry, h('h2', null, progress?.step ?? 'Record'), formEl);
   };
 
   const startCorrection = (/** @type {any} */ event) => {
-    const { game, events } = getState();
+    const { game } = getState();
     const rules = gameById(game.game);
-    const effective = effectiveEvents(events);
+    const ctx = context();
+    const effective = ctx.effective;
     const current = effective.find((e) => e.seq === event.seq)?.data ?? event.data;
     const reason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', required: true, placeholder: 'typo', maxlength: 200 }));
     const reasonField = field('Reason', reason);
@@ -78,7 +100,7 @@ export function mount(root, id) {
     let correction;
     let body;
     if (rules?.correctable.includes(event.type)) {
-      correction = rules.form({ game, effective, initial: current });
+      correction = rules.form({ ...ctx, initial: current });
       body = correction.element;
     } else {
       const text = /** @type {HTMLTextAreaElement} */ (h('textarea', { rows: 8, spellcheck: 'false' }, JSON.stringify(current, null, 2)));
@@ -100,7 +122,12 @@ export function mount(root, id) {
     formEl.addEventListener('submit', (e) => {
       e.preventDefault();
       let data;
-      try { data = correction.events()[0].data; } catch (err) { showProblem(formEl, { detail: `Not valid JSON: ${err}` }); return; }
+      try {
+        data = correction.events()[0].data;
+      } catch (err) {
+        showProblem(formEl, err instanceof Incomplete ? err : { detail: `Not valid JSON: ${err}` });
+        return;
+      }
       nest();
       send(formEl, [{ type: 'correct', data: { seq: event.seq, data, reason: reason.value.trim() } }], () => { formKey = ''; });
     });

@@ -1,5 +1,5 @@
-// The game's log: every stored event, retracted and corrected ones marked, with one-tap
-// `correct` and `retract` (each with a reason).
+// The game's log: every stored event with when and by whom (the token's name) it was recorded,
+// retracted and corrected ones marked, with one-tap `correct` and `retract` (each with a reason).
 import { h, when } from '../ui.js';
 
 /** A one-line summary of an event's data, in the table's words. @param {any} e */
@@ -36,7 +36,8 @@ export function render(events, actions) {
         e.type === 'abandon' ? 'Resume' : 'Take back')) : null;
     return h('li', { class: e.retracted_by ? 'event retracted' : 'event', dataset: { seq: e.seq, type: e.type } },
       h('div', { class: 'event-head' }, h('strong', null, `#${e.seq} ${e.type.replaceAll('_', ' ')}`), ' ', h('span', null, summary(e))),
-      h('small', { class: 'when' }, when(e.recorded_at)), marks, buttons, retractForm);
+      h('small', { class: 'when' }, when(e.recorded_at), e.recorded_by ? h('span', { class: 'who' }, ` · by ${e.recorded_by}`) : null),
+      marks, buttons, retractForm);
   });
   return h('ol', { class: 'log', reversed: true }, items);
 }

@@ -192,6 +192,7 @@ async fn verify(
                             &x.data,
                             x.schema_version,
                             x.recorded_at,
+                            &x.recorded_by,
                         ) == (
                             y.seq,
                             &y.id,
@@ -199,6 +200,7 @@ async fn verify(
                             &y.data,
                             y.schema_version,
                             y.recorded_at,
+                            &y.recorded_by,
                         )
                     });
                 if !same_log

@@ -140,6 +140,9 @@ struct ImportEvent {
     event_type: String,
     data: Value,
     recorded_at: DateTime<Utc>,
+    /// Who recorded it; absent or null in files from before it was kept.
+    #[serde(default)]
+    recorded_by: Option<String>,
     /// Absent: written by today's schema.
     #[serde(default)]
     schema_version: Option<i64>,
@@ -284,6 +287,7 @@ fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
             schema_version: e.schema_version.unwrap_or(i64::from(SCHEMA_VERSION)),
             data: e.data,
             recorded_at: e.recorded_at,
+            recorded_by: e.recorded_by,
         })
         .collect();
     let start: Vec<LogEvent> = stored[..1].iter().map(to_log_event).collect();
@@ -326,6 +330,8 @@ fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
             .started_at
             .or(parsed.game.started_at)
             .unwrap_or(stored[0].recorded_at),
+        // Each imported event keeps its own.
+        recorded_by: None,
     };
     Ok((
         ImportedGame {

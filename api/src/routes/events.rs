@@ -119,7 +119,7 @@ pub async fn append_events(
     };
     let request = AppendRequest {
         expected_version,
-        events: check_events(body.events)?,
+        events: check_events(body.events, &club.token_name)?,
         read_models: state.read_models,
     };
     let appended = state.store.append(&club.id, &id, request).await?;
@@ -139,7 +139,7 @@ pub async fn append_events(
 }
 
 /// Shape checks before the store: a batch of 1 to the maximum, UUID ids (given or new), a type each.
-fn check_events(events: Vec<EventInput>) -> Result<Vec<NewEvent>, ApiError> {
+fn check_events(events: Vec<EventInput>, recorded_by: &str) -> Result<Vec<NewEvent>, ApiError> {
     if events.is_empty() {
         return Err(ApiError::invalid(
             "/events",
@@ -176,6 +176,7 @@ fn check_events(events: Vec<EventInput>) -> Result<Vec<NewEvent>, ApiError> {
                 id,
                 event_type: e.event_type,
                 data: e.data,
+                recorded_by: Some(recorded_by.to_owned()),
             })
         })
         .collect()

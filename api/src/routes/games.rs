@@ -143,6 +143,7 @@ pub async fn create_game(
         options: setup.options,
         // Microseconds: what both databases keep.
         started_at: body.started_at.unwrap_or_else(Utc::now).trunc_subsecs(6),
+        recorded_by: Some(club.token_name.clone()),
     };
     match state.store.create_game(&club.id, &new_game).await? {
         Some(game) => {

@@ -128,6 +128,8 @@ pub struct ClubEventView {
     #[schema(value_type = Object)]
     pub data: Value,
     pub recorded_at: chrono::DateTime<chrono::Utc>,
+    /// Who recorded it: the name of the token that appended it (`null` for older events).
+    pub recorded_by: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -174,6 +176,7 @@ pub async fn club_events(
             event_type: e.event_type,
             data: e.data,
             recorded_at: e.recorded_at,
+            recorded_by: e.recorded_by,
         })
         .collect();
     let next_after = events.last().map_or(after, |e| e.position);

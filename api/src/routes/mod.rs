@@ -182,6 +182,9 @@ pub struct EventView {
     #[schema(value_type = Object)]
     pub data: Value,
     pub recorded_at: DateTime<Utc>,
+    /// Who recorded it: the name of the token that appended it ("club token" for the club's
+    /// first token). `null` for events stored before tabletally kept it.
+    pub recorded_by: Option<String>,
     /// Global order of appends across all games.
     pub position: i64,
     pub schema_version: i64,
@@ -219,6 +222,7 @@ impl From<StoredEvent> for EventView {
             event_type: e.event_type,
             data: e.data,
             recorded_at: e.recorded_at,
+            recorded_by: e.recorded_by,
             position: e.position,
             schema_version: e.schema_version,
             retracted_by: None,

@@ -206,6 +206,7 @@ mod tests {
                 {"name": "Ann", "seat": 1}, {"name": "Bo", "seat": 2}
             ], "options": tabletally_domain::Game::MintCondition.default_options()}),
             recorded_at: Utc::now(),
+            recorded_by: None,
         };
         HeldGame::replay(game, vec![started]).expect("a game start replays")
     }

@@ -73,6 +73,8 @@ pub struct NewGame {
     pub players: Vec<NewSeat>,
     pub options: Value,
     pub started_at: DateTime<Utc>,
+    /// The name of the token that created it, kept on its `game_started`.
+    pub recorded_by: Option<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -437,6 +437,7 @@ macro_rules! sql_store {
                     schema_version: row.try_get("schema_version")?,
                     data: serde_json::from_str(&data).map_err(|e| corrupt("event data", e))?,
                     recorded_at: row.try_get("recorded_at")?,
+                    recorded_by: row.try_get("recorded_by")?,
                 })
             }
 
@@ -445,7 +446,7 @@ macro_rules! sql_store {
                 E: sqlx::Executor<'e, Database = $db>,
             {
                 let rows = sqlx::query(
-                    "SELECT position, seq, event_id, type, schema_version, data, recorded_at \
+                    "SELECT position, seq, event_id, type, schema_version, data, recorded_at, recorded_by \
                      FROM events WHERE game_id = $1 ORDER BY seq",
                 )
                 .bind(game_id)
@@ -473,6 +474,7 @@ macro_rules! sql_store {
                     schema_version: SCHEMA_VERSION,
                     data: new.data.clone(),
                     recorded_at: at,
+                    recorded_by: new.recorded_by.clone(),
                 };
                 Self::insert_row(executor, in_order, game_id, event).await
             }
@@ -496,8 +498,8 @@ macro_rules! sql_store {
                 let sql = if in_order {
                     $insert_in_order
                 } else {
-                    "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position"
+                    "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING position"
                 };
                 let row = sqlx::query(sql)
                 .bind(game_id)
@@ -507,6 +509,7 @@ macro_rules! sql_store {
                 .bind(event.schema_version)
                 .bind(event.data.to_string())
                 .bind(event.recorded_at)
+                .bind(&event.recorded_by)
                 .fetch_one(executor)
                 .await
                 .map_err(translate)?;
@@ -567,7 +570,7 @@ macro_rules! sql_store {
                             seq += 1;
                             // The first insert takes the positions' lock (commit order).
                             let e = Self::insert_event(&mut **tx, i == 0, id, seq, event, now).await?;
-                            held.meta.push(EventMeta { position: e.position, id: e.id.clone(), recorded_at: e.recorded_at });
+                            held.meta.push(EventMeta { position: e.position, id: e.id.clone(), recorded_at: e.recorded_at, recorded_by: e.recorded_by.clone() });
                             stored.push(e);
                         }
                         Self::update_game(&mut **tx, id, seq, status.as_str(), now).await?;
@@ -619,7 +622,7 @@ macro_rules! sql_store {
                     "started_at": game.started_at,
                 });
                 // The game's own id doubles as the client id of its first event.
-                let started = NewEvent { id: game.id.clone(), event_type: "game_started".into(), data: started };
+                let started = NewEvent { id: game.id.clone(), event_type: "game_started".into(), data: started, recorded_by: game.recorded_by.clone() };
                 let first = Self::insert_event(&mut **tx, true, &game.id, 1, &started, now).await?;
                 let created = GameRecord {
                     id: game.id.clone(),
@@ -984,7 +987,7 @@ macro_rules! sql_store {
 
             async fn club_events(&self, club: &str, after: i64, limit: i64) -> Result<Vec<(String, StoredEvent)>, StoreError> {
                 let rows = sqlx::query(
-                    "SELECT e.game_id, e.position, e.seq, e.event_id, e.type, e.schema_version, e.data, e.recorded_at \
+                    "SELECT e.game_id, e.position, e.seq, e.event_id, e.type, e.schema_version, e.data, e.recorded_at, e.recorded_by \
                      FROM events e JOIN games g ON g.id = e.game_id \
                      WHERE g.club_id = $1 AND e.position > $2 ORDER BY e.position LIMIT $3",
                 )
@@ -1077,8 +1080,8 @@ sql_store!(
     begin = "BEGIN IMMEDIATE",
     lock = "",
     notify = "",
-    insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
-                       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position",
+    insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+                       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING position",
     update_and_notify = "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
     notifications = |_: &SqlitePool| None
 );
@@ -1090,8 +1093,8 @@ sql_store!(
     lock = " FOR UPDATE",
     notify = "SELECT pg_notify($1, $2)",
     // The positions' lock is taken by the row source, before the row's position is drawn.
-    insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
-                       SELECT $1, $2, $3, $4, $5, $6, $7 FROM (SELECT pg_advisory_xact_lock(7461626)) AS in_commit_order \
+    insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+                       SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM (SELECT pg_advisory_xact_lock(7461626)) AS in_commit_order \
                        RETURNING position",
     update_and_notify = "WITH updated AS (UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4 RETURNING id) \
                          SELECT pg_notify($5, $6) FROM updated",
