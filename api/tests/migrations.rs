@@ -2,7 +2,8 @@
 //! before it, on SQLite and on PostgreSQL (whenever `TABLETALLY_TEST_POSTGRES_URL` is set; CI
 //! sets it and may not skip):
 //! - 0005 moves the statistics read models onto the seats and games: every figure is kept;
-//! - 0006 counts Heavily Used games under their own variant, with their scoreboard's direction.
+//! - 0006 counts Heavily Used games under their own variant, with their scoreboard's direction;
+//! - 0010 builds the players' runs and the games' day and month sums from the finished seats.
 
 use std::path::{Path, PathBuf};
 
@@ -425,4 +426,235 @@ async fn heavily_used_games_are_counted_apart_after_migration_0006_on_postgres()
 
     drop_postgres(&admin_url, &name).await;
     assert_counted_apart(migrated);
+}
+
+/// A database written before 0010: three finished Mint Condition games by the published rules
+/// — g1 (10 January 19:00: Ann 20 wins, Bo 30; Ann's Fine Wine 4, Bo's Fine Wine 2 and Be
+/// Careful! 7; Be Careful! decided it), g2 (10 January 21:00: Ann 25, Bo 20 wins; Bo's Fine
+/// Wine 3), g3 (3 February: Ann 20 wins, Bo 24) — one Heavily Used (12 January: Bo 42 wins,
+/// Ann 14) and one unfinished.
+const HISTORY_0008: &[&str] = &[
+    "INSERT INTO clubs (id, name, token_hash, created_at) VALUES ('c', 'Club', 'h', '2026-01-01T00:00:00+00:00')",
+    "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES \
+       ('ann', 'c', 'Ann', 'ann', '2026-01-01T00:00:00+00:00'), ('bo', 'c', 'Bo', 'bo', '2026-01-01T00:00:00+00:00')",
+    "INSERT INTO games (id, club_id, game, status, version, options, started_at, created_at, updated_at, variant, lower_wins, facts) VALUES \
+       ('g1', 'c', 'mint-condition', 'finished', 4, '{}', '2026-01-10T19:00:00+00:00', '2026-01-10T19:00:00+00:00', '2026-01-10T21:00:00+00:00', '', 1, \
+          '{\"be_careful_decided\": 1}'), \
+       ('g2', 'c', 'mint-condition', 'finished', 4, '{}', '2026-01-10T21:00:00+00:00', '2026-01-10T21:00:00+00:00', '2026-01-10T23:00:00+00:00', '', 1, NULL), \
+       ('g3', 'c', 'mint-condition', 'finished', 4, '{}', '2026-02-03T19:00:00+00:00', '2026-02-03T19:00:00+00:00', '2026-02-03T21:00:00+00:00', '', 1, NULL), \
+       ('g4', 'c', 'mint-condition', 'finished', 4, '{\"heavily_used\": true}', '2026-01-12T19:00:00+00:00', '2026-01-12T19:00:00+00:00', \
+          '2026-01-12T21:00:00+00:00', 'heavily-used', 0, NULL), \
+       ('g5', 'c', 'mint-condition', 'in_progress', 2, '{}', '2026-02-04T19:00:00+00:00', '2026-02-04T19:00:00+00:00', '2026-02-04T20:00:00+00:00', '', NULL, NULL)",
+    "INSERT INTO game_players (game_id, seat, player_id, name, color, total, rank, facts) VALUES \
+       ('g1', 1, 'ann', 'Ann', NULL, 20, 1, '{\"damage:fine-wine\": 4}'), \
+       ('g1', 2, 'bo', 'Bo', NULL, 30, 2, '{\"damage:fine-wine\": 2, \"damage:be-careful\": 7}'), \
+       ('g2', 1, 'ann', 'Ann', NULL, 25, 2, NULL), ('g2', 2, 'bo', 'Bo', NULL, 20, 1, '{\"damage:fine-wine\": 3}'), \
+       ('g3', 1, 'ann', 'Ann', NULL, 20, 1, NULL), ('g3', 2, 'bo', 'Bo', NULL, 24, 2, NULL), \
+       ('g4', 1, 'ann', 'Ann', NULL, 14, 2, NULL), ('g4', 2, 'bo', 'Bo', NULL, 42, 1, NULL), \
+       ('g5', 1, 'ann', 'Ann', NULL, NULL, NULL, NULL), ('g5', 2, 'bo', 'Bo', NULL, NULL, NULL, NULL)",
+];
+
+/// `(player, game, variant, game id, [total, rank, lower_wins, played, wins, total_sum,
+/// rank_sum, lower_games])` in the runs' order.
+type Run = (String, String, String, String, [i64; 8]);
+/// `(variant, span, [plays, results, total_sum, lower_results, lowest total, its seat,
+/// highest total, its seat], lowest's game, highest's game, seat facts, game facts)`.
+type Bucket = (
+    String,
+    String,
+    [i64; 8],
+    String,
+    String,
+    serde_json::Value,
+    serde_json::Value,
+);
+
+/// The runs, and the buckets looked up by the key the server binds (a UTC midnight), so a
+/// start stored in another form would not be found.
+macro_rules! history {
+    ($conn:expr) => {{
+        let runs: Vec<Run> = sqlx::query(
+            "SELECT player_id, game, variant, game_id, total, rank, lower_wins, played, wins, \
+               total_sum, rank_sum, lower_games FROM player_runs \
+             ORDER BY player_id, game, variant, played_at, game_id",
+        )
+        .fetch_all(&mut $conn)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r.get("player_id"),
+                r.get("game"),
+                r.get("variant"),
+                r.get("game_id"),
+                [
+                    "total",
+                    "rank",
+                    "lower_wins",
+                    "played",
+                    "wins",
+                    "total_sum",
+                    "rank_sum",
+                    "lower_games",
+                ]
+                .map(|c| r.get::<i64, _>(c)),
+            )
+        })
+        .collect();
+        let mut buckets: Vec<Bucket> = Vec::new();
+        for (span, at) in [
+            ("day", "2026-01-10T00:00:00Z"),
+            ("day", "2026-01-12T00:00:00Z"),
+            ("day", "2026-02-03T00:00:00Z"),
+            ("month", "2026-01-01T00:00:00Z"),
+            ("month", "2026-02-01T00:00:00Z"),
+        ] {
+            let at: chrono::DateTime<chrono::Utc> = at.parse().unwrap();
+            let rows = sqlx::query(
+                "SELECT * FROM game_buckets WHERE club_id = 'c' AND game = 'mint-condition' \
+                 AND span = $1 AND starts_at = $2 ORDER BY variant",
+            )
+            .bind(span)
+            .bind(at)
+            .fetch_all(&mut $conn)
+            .await
+            .unwrap();
+            for r in rows {
+                let json = |c: &str| serde_json::from_str(&r.get::<String, _>(c)).unwrap();
+                buckets.push((
+                    r.get("variant"),
+                    format!("{span} {}", at.format("%m-%d")),
+                    [
+                        "plays",
+                        "results",
+                        "total_sum",
+                        "lower_results",
+                        "lowest_total",
+                        "lowest_seat",
+                        "highest_total",
+                        "highest_seat",
+                    ]
+                    .map(|c| r.get::<i64, _>(c)),
+                    r.get("lowest_game_id"),
+                    r.get("highest_game_id"),
+                    json("seat_facts"),
+                    json("game_facts"),
+                ));
+            }
+        }
+        let count: i64 = sqlx::query("SELECT COUNT(*) AS n FROM game_buckets")
+            .fetch_one(&mut $conn)
+            .await
+            .unwrap()
+            .get("n");
+        (runs, buckets, count)
+    }};
+}
+
+fn assert_history_built((runs, buckets, count): (Vec<Run>, Vec<Bucket>, i64)) {
+    use serde_json::json;
+    let s = |x: &str| x.to_owned();
+    let run = |p: &str, v: &str, g: &str, figures: [i64; 8]| {
+        (s(p), s("mint-condition"), s(v), s(g), figures)
+    };
+    // Running sums in play order: Ann 20 W, 25 L, 20 W; Bo 30 L, 20 W, 24 L.
+    assert_eq!(
+        runs,
+        vec![
+            run("ann", "", "g1", [20, 1, 1, 1, 1, 20, 1, 1]),
+            run("ann", "", "g2", [25, 2, 1, 2, 1, 45, 3, 2]),
+            run("ann", "", "g3", [20, 1, 1, 3, 2, 65, 4, 3]),
+            run("ann", "heavily-used", "g4", [14, 2, 0, 1, 0, 14, 2, 0]),
+            run("bo", "", "g1", [30, 2, 1, 1, 0, 30, 2, 1]),
+            run("bo", "", "g2", [20, 1, 1, 2, 1, 50, 3, 2]),
+            run("bo", "", "g3", [24, 2, 1, 3, 1, 74, 5, 3]),
+            run("bo", "heavily-used", "g4", [42, 1, 0, 1, 1, 42, 1, 0]),
+        ]
+    );
+    // 10 January: g1 and g2, 20 + 30 + 25 + 20 = 95; the lowest 20 twice, g1's (earlier) holds
+    // it; Fine Wine 4 + 2 + 3 over 3 seats, Be Careful! 7 over 1; Be Careful! decided g1.
+    let january_10 = |span: &str| {
+        (
+            s(""),
+            s(span),
+            [2, 4, 95, 4, 20, 1, 30, 2],
+            s("g1"),
+            s("g1"),
+            json!({"damage:fine-wine": [9, 3], "damage:be-careful": [7, 1]}),
+            json!({"be_careful_decided": [1, 1]}),
+        )
+    };
+    let february_3 = |span: &str| {
+        (
+            s(""),
+            s(span),
+            [1, 2, 44, 2, 20, 1, 24, 2],
+            s("g3"),
+            s("g3"),
+            json!({}),
+            json!({}),
+        )
+    };
+    let heavily_used = |span: &str| {
+        (
+            s("heavily-used"),
+            s(span),
+            [1, 2, 56, 0, 14, 1, 42, 2],
+            s("g4"),
+            s("g4"),
+            json!({}),
+            json!({}),
+        )
+    };
+    assert_eq!(
+        buckets,
+        vec![
+            january_10("day 01-10"),
+            heavily_used("day 01-12"),
+            february_3("day 02-03"),
+            january_10("month 01-01"),
+            heavily_used("month 01-01"),
+            february_3("month 02-01"),
+        ]
+    );
+    assert_eq!(count, 6, "no bucket for the unfinished game");
+}
+
+#[tokio::test]
+async fn runs_and_day_and_month_sums_are_built_by_migration_0010_on_sqlite() {
+    let (url, path) = sqlite_url();
+
+    let built = migrate_and_read!(
+        &url,
+        "sqlite",
+        sqlx::SqliteConnection,
+        sqlx::migrate!("../migrations/sqlite"),
+        8,
+        HISTORY_0008,
+        history
+    );
+
+    remove_sqlite(&path);
+    assert_history_built(built);
+}
+
+#[tokio::test]
+async fn runs_and_day_and_month_sums_are_built_by_migration_0010_on_postgres() {
+    let Some((admin_url, name, url)) = postgres_database().await else {
+        return;
+    };
+
+    let built = migrate_and_read!(
+        &url,
+        "postgres",
+        sqlx::PgConnection,
+        sqlx::migrate!("../migrations/postgres"),
+        8,
+        HISTORY_0008,
+        history
+    );
+
+    drop_postgres(&admin_url, &name).await;
+    assert_history_built(built);
 }

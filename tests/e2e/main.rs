@@ -8,6 +8,7 @@ mod access;
 mod events;
 mod examples;
 mod games;
+mod history;
 mod isolation;
 mod live;
 mod mind_up;

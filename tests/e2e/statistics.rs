@@ -280,11 +280,11 @@ pub(crate) struct History {
     other_club: TestClub,
     /// A player of the other club.
     stranger: String,
-    ann: String,
-    bo: String,
-    cy: String,
+    pub(crate) ann: String,
+    pub(crate) bo: String,
+    pub(crate) cy: String,
     di: String,
-    g: [String; 6],
+    pub(crate) g: [String; 6],
     x: [String; 3],
 }
 

@@ -4,10 +4,13 @@
 //! - `seed <database-url> <games> <players>` — creates one club and that many finished
 //!   Mint Condition games (2–5 of the players each, random but legal collections), through the
 //!   event store's real append path (read models included). Prints the club token.
-//! - `query <base-url> <token> <requests>` — latency of the leaderboard and player-stats reads.
+//! - `query <base-url> <token> [requests] [seconds]` — latency of every statistics and history
+//!   read, all time and over periods (each `requests` times, or for `seconds` once 5 are done).
 //! - `appends <base-url> <token> <games>` — latency of appends: games played over HTTP.
 //! - `compare <base-url-a> <base-url-b> <token> <games>` — the same, on two servers over one
 //!   database in turn (A B B A …): e.g. with read models (A) against without (B).
+//! - `answers <base-url-a> <base-url-b> <token> [paths]` — the same reads asked of two servers
+//!   over equal data (before and after a change): every answer must be the same.
 //! - `streams <base-url> <token> <games> <streams> <appends> [server-pid]` — live streams:
 //!   tables append (abandon / resume, `appends` per game) first with no stream open, then with
 //!   `streams` open over the `games`; delivery latency from each append's answer to the event
@@ -228,7 +231,143 @@ async fn timed_get(
     Ok((started.elapsed(), body))
 }
 
-async fn query(base: &str, token: &str, requests: usize) -> Result<(), String> {
+/// The seeded games' span (`seed`: 30 minutes apart from 2020-01-01 19:00 UTC; 100,000 games
+/// end in September 2025): random periods fall inside it.
+const SEEDED_FROM: i64 = 1_577_905_200;
+const SEEDED_TO: i64 = 1_756_684_800;
+
+/// A random period of one day to three years at any second: `from=…&to=…`.
+fn random_period(rng: &mut Lcg) -> String {
+    let length = 86_400 + rng.below(3 * 365 * 86_400) as i64;
+    let from = SEEDED_FROM + rng.below((SEEDED_TO - SEEDED_FROM - length) as u64) as i64;
+    let at = |t: i64| {
+        chrono::DateTime::from_timestamp(t, 0)
+            .unwrap()
+            .format("%Y-%m-%dT%H:%M:%SZ")
+            .to_string()
+    };
+    format!("from={}&to={}", at(from), at(from + length))
+}
+
+/// The club's players, `(id, name)`.
+type Players = [(String, String)];
+
+/// Makes a read's next path from the club's players.
+type PathOf = dyn Fn(&mut Lcg, &Players) -> String;
+
+/// One kind of read.
+struct Read {
+    label: &'static str,
+    path: Box<PathOf>,
+}
+
+fn read(label: &'static str, path: impl Fn(&mut Lcg, &Players) -> String + 'static) -> Read {
+    Read {
+        label,
+        path: Box::new(path),
+    }
+}
+
+/// Every statistics and history read, all time and over periods: fixed ones (the one-year
+/// leaderboard of earlier runs) and random ones, whose edges cut through days and months.
+fn reads(cursor: String) -> Vec<Read> {
+    let one = |rng: &mut Lcg, players: &Players| {
+        players[rng.below(players.len() as u64) as usize].clone()
+    };
+    // Two different players, by id.
+    let two = move |rng: &mut Lcg, players: &Players| loop {
+        let (a, b) = (one(rng, players), one(rng, players));
+        if a.0 != b.0 {
+            break format!("{},{}", a.0, b.0);
+        }
+    };
+    let boards = [
+        "/v1/stats/leaderboard",
+        "/v1/stats/leaderboard?sort=wins",
+        "/v1/stats/leaderboard?game=mint-condition&sort=average_score&min_games=10",
+    ];
+    let year = "from=2022-01-01T00:00:00Z&to=2023-01-01T00:00:00Z";
+    vec![
+        read("leaderboard (all time)", move |rng, _| {
+            boards[rng.below(3) as usize].into()
+        }),
+        read("leaderboard (one year)", move |_, _| {
+            format!("/v1/stats/leaderboard?{year}")
+        }),
+        read("leaderboard (random period)", |rng, _| {
+            format!("/v1/stats/leaderboard?sort=wins&{}", random_period(rng))
+        }),
+        read("leaderboard, game (random period)", |rng, _| {
+            format!(
+                "/v1/stats/leaderboard?game=mint-condition&sort=average_score&min_games=3&{}",
+                random_period(rng)
+            )
+        }),
+        read("player stats", move |rng, p| {
+            format!("/v1/players/{}/stats", one(rng, p).0)
+        }),
+        read("player stats (random period)", move |rng, p| {
+            format!(
+                "/v1/players/{}/stats?game=mint-condition&{}",
+                one(rng, p).0,
+                random_period(rng)
+            )
+        }),
+        read("player", move |rng, p| {
+            format!("/v1/players/{}", one(rng, p).0)
+        }),
+        read("player's games", move |rng, p| {
+            format!("/v1/players/{}/games?limit=50", one(rng, p).0)
+        }),
+        read("players", |rng, _| {
+            format!("/v1/players?limit=50&search={}", rng.below(100))
+        }),
+        read("head-to-head", move |rng, p| {
+            format!("/v1/stats/head-to-head?players={}", two(rng, p))
+        }),
+        read("head-to-head (random period)", move |rng, p| {
+            let players = two(rng, p);
+            format!(
+                "/v1/stats/head-to-head?players={players}&{}",
+                random_period(rng)
+            )
+        }),
+        read("game stats (all time)", |_, _| {
+            "/v1/stats/games/mint-condition".into()
+        }),
+        read("game stats (one year)", move |_, _| {
+            format!("/v1/stats/games/mint-condition?{year}")
+        }),
+        read("game stats (random period)", |rng, _| {
+            format!("/v1/stats/games/mint-condition?{}", random_period(rng))
+        }),
+        read("games, finished", |_, _| {
+            "/v1/games?status=finished&limit=50".into()
+        }),
+        read("games, finished, a later page", move |_, _| {
+            format!("/v1/games?status=finished&limit=50&cursor={cursor}")
+        }),
+        read("games, in progress (none)", |_, _| {
+            "/v1/games?status=in_progress&limit=50".into()
+        }),
+        read("games, one game (none)", |_, _| {
+            "/v1/games?game=vintage&limit=50".into()
+        }),
+        read("games, a player's", move |rng, p| {
+            format!(
+                "/v1/games?player={}&limit=50",
+                one(rng, p).1.replace(' ', "%20")
+            )
+        }),
+        read("games (random period)", |rng, _| {
+            format!("/v1/games?limit=50&{}", random_period(rng))
+        }),
+    ]
+}
+
+/// Each read `requests` times one at a time (or for `seconds`, at least 5 times, whichever
+/// ends first: reads of seconds each would otherwise take hours), after one warm-up request.
+async fn query(base: &str, token: &str, requests: usize, seconds: u64) -> Result<(), String> {
     let client = reqwest::Client::new();
     let (_, board) = timed_get(
         &client,
@@ -236,55 +375,101 @@ async fn query(base: &str, token: &str, requests: usize) -> Result<(), String> {
         token,
     )
     .await?;
-    let players: Vec<String> = board["players"]
+    let players: Vec<(String, String)> = board["players"]
         .as_array()
         .ok_or("no leaderboard")?
         .iter()
-        .filter_map(|p| p["player_id"].as_str().map(str::to_owned))
+        .filter_map(|p| {
+            Some((
+                p["player_id"].as_str()?.to_owned(),
+                p["name"].as_str()?.to_owned(),
+            ))
+        })
         .collect();
     if players.is_empty() {
         return Err("the club has no players; seed it first".into());
     }
-    let boards = [
-        "/v1/stats/leaderboard",
-        "/v1/stats/leaderboard?sort=wins",
-        "/v1/stats/leaderboard?game=mint-condition&sort=average_score&min_games=10",
-    ];
+    // A page from the middle of the history, for the list's cursor.
+    let (_, page) = timed_get(
+        &client,
+        &format!("{base}/v1/games?status=finished&limit=1&to=2023-01-01T00:00:00Z"),
+        token,
+    )
+    .await?;
+    let cursor = page["next_cursor"]
+        .as_str()
+        .ok_or("no cursor in the middle of the history")?
+        .to_owned();
     let mut rng = Lcg(7);
-    let mut leaderboard = Vec::with_capacity(requests);
-    let mut player_stats = Vec::with_capacity(requests);
-    let mut dated = Vec::with_capacity(requests);
-    for i in 0..requests {
-        leaderboard.push(
-            timed_get(
-                &client,
-                &format!("{base}{}", boards[i % boards.len()]),
-                token,
-            )
-            .await?
-            .0,
-        );
-        let player = &players[rng.below(players.len() as u64) as usize];
-        player_stats.push(
-            timed_get(&client, &format!("{base}/v1/players/{player}/stats"), token)
-                .await?
-                .0,
-        );
-        dated.push(
-            timed_get(
-                &client,
-                &format!(
-                    "{base}/v1/stats/leaderboard?from=2022-01-01T00:00:00Z&to=2023-01-01T00:00:00Z"
-                ),
-                token,
-            )
-            .await?
-            .0,
-        );
+    for read in reads(cursor) {
+        timed_get(
+            &client,
+            &format!("{base}{}", (read.path)(&mut rng, &players)),
+            token,
+        )
+        .await?;
+        let started = Instant::now();
+        let mut times = Vec::with_capacity(requests);
+        while times.len() < requests
+            && (times.len() < 5 || started.elapsed() < Duration::from_secs(seconds))
+        {
+            let path = (read.path)(&mut rng, &players);
+            times.push(timed_get(&client, &format!("{base}{path}"), token).await?.0);
+        }
+        println!("{:<36} {}", read.label, percentiles(times));
     }
-    println!("leaderboard (all time)      {}", percentiles(leaderboard));
-    println!("player stats                {}", percentiles(player_stats));
-    println!("leaderboard (one year)      {}", percentiles(dated));
+    Ok(())
+}
+
+/// Asks two servers over equal data (e.g. one before a change, one after it, each on its copy
+/// of a seeded database) the same `requests` paths of every read, and counts the answers that
+/// differ; prints the first few.
+async fn answers(base_a: &str, base_b: &str, token: &str, requests: usize) -> Result<(), String> {
+    let client = reqwest::Client::new();
+    let (_, board) = timed_get(
+        &client,
+        &format!("{base_a}/v1/stats/leaderboard?limit=200"),
+        token,
+    )
+    .await?;
+    let players: Vec<(String, String)> = board["players"]
+        .as_array()
+        .ok_or("no leaderboard")?
+        .iter()
+        .filter_map(|p| {
+            Some((
+                p["player_id"].as_str()?.to_owned(),
+                p["name"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    let (_, page) = timed_get(
+        &client,
+        &format!("{base_a}/v1/games?status=finished&limit=1&to=2023-01-01T00:00:00Z"),
+        token,
+    )
+    .await?;
+    let cursor = page["next_cursor"].as_str().ok_or("no cursor")?.to_owned();
+    let mut rng = Lcg(17);
+    let (mut asked, mut differing) = (0usize, 0usize);
+    for read in reads(cursor) {
+        for _ in 0..requests {
+            let path = (read.path)(&mut rng, &players);
+            let (_, a) = timed_get(&client, &format!("{base_a}{path}"), token).await?;
+            let (_, b) = timed_get(&client, &format!("{base_b}{path}"), token).await?;
+            asked += 1;
+            if a != b {
+                differing += 1;
+                if differing <= 3 {
+                    println!("{path} differs:\n  A {a}\n  B {b}");
+                }
+            }
+        }
+    }
+    println!("{asked} paths asked of both servers, {differing} answers differ");
+    if differing > 0 {
+        return Err(format!("{differing} answers differ"));
+    }
     Ok(())
 }
 
@@ -654,9 +839,13 @@ async fn run() {
     let number = |i: usize| args.get(i).and_then(|a| a.parse::<usize>().ok());
     let result = match (args.get(1).map(String::as_str), args.get(2), args.get(3)) {
         (Some("seed"), Some(url), _) => seed(url, number(3).unwrap_or(100_000), number(4).unwrap_or(2_000)).await,
-        (Some("query"), Some(base), Some(token)) => query(base, token, number(4).unwrap_or(300)).await,
+        (Some("query"), Some(base), Some(token)) => query(base, token, number(4).unwrap_or(300), number(5).unwrap_or(30) as u64).await,
         (Some("appends"), Some(base), Some(token)) => appends(base, token, number(4).unwrap_or(200)).await,
         (Some("streams"), Some(base), Some(token)) => streams(base, token, number(4).unwrap_or(50), number(5).unwrap_or(500), number(6).unwrap_or(20), number(7).map(|p| p as u32)).await,
+        (Some("answers"), Some(base_a), Some(base_b)) => match args.get(4) {
+            Some(token) => answers(base_a, base_b, token, number(5).unwrap_or(20)).await,
+            None => Err("answers needs a token".into()),
+        },
         (Some("compare"), Some(base_a), Some(base_b)) => match args.get(4) {
             Some(token) => compare(base_a, base_b, token, number(5).unwrap_or(200)).await,
             None => Err("compare needs a token".into()),
@@ -665,7 +854,7 @@ async fn run() {
             (Some(count), Some(seconds), Some(url)) => tables::tables(base, token, count, seconds as u64, url, number(7).map(|p| p as u32)).await,
             _ => Err("tables needs <tables> <seconds> <database-url>".into()),
         },
-        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | streams <base-url> <token> [games] [streams] [appends] [server-pid] | tables <base-url> <token> <tables> <seconds> <database-url> [server-pid] | hello".into()),
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] | tables <base-url> <token> <tables> <seconds> <database-url> [server-pid] | hello".into()),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

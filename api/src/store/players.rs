@@ -3,7 +3,7 @@
 //!
 //! A player's seats keep the name the game's events use (`game_players.name`): a rename changes
 //! only the club's player (`players.name`, `name_key`), and a merge moves the seats to the other
-//! player and recomputes their leaderboard sums. Stored events are never rewritten — a game's
+//! player and recomputes their leaderboard sums and runs. Stored events are never rewritten — a game's
 //! `game_started` keeps the player id it was written with; the seats say who sat there now.
 
 use async_trait::async_trait;
@@ -12,6 +12,7 @@ use tabletally_domain::setup::name_key;
 
 use super::StoreError;
 use super::sql::{PostgresStore, SqliteStore};
+use super::stats::{CLEAR_RUNS, RECOMPUTE_RUNS};
 
 /// How a rename went.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +45,7 @@ pub trait PlayerStore: Send + Sync {
     async fn rename_player(&self, club: &str, id: &str, name: &str) -> Result<Rename, StoreError>;
 
     /// Moves every seat of player `from` to player `into`, recomputes `into`'s leaderboard sums
-    /// and removes `from`, in one transaction.
+    /// and runs and removes `from`, in one transaction.
     async fn merge_players(&self, club: &str, from: &str, into: &str) -> Result<Merge, StoreError>;
 }
 
@@ -160,6 +161,10 @@ macro_rules! players_store {
                     .execute(&mut *tx)
                     .await?;
                 sqlx::query(RECOMPUTE_TOTALS).bind(club).bind(into).execute(&mut *tx).await?;
+                for player in [from, into] {
+                    sqlx::query(CLEAR_RUNS).bind(player).bind(None::<&str>).execute(&mut *tx).await?;
+                }
+                sqlx::query(RECOMPUTE_RUNS).bind(club).bind(into).bind(None::<&str>).execute(&mut *tx).await?;
                 sqlx::query("DELETE FROM players WHERE club_id = $1 AND id = $2")
                     .bind(club)
                     .bind(from)

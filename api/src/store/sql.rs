@@ -319,6 +319,17 @@ macro_rules! sql_store {
                     .map_err(StoreError::from)
             }
 
+            /// The seat of a row that joined a game with its seats (none when it had none).
+            fn joined_seat(row: &<$db as sqlx::Database>::Row) -> Result<Option<SeatRecord>, StoreError> {
+                let Some(seat) = row.try_get::<Option<i64>, _>("seat")? else { return Ok(None) };
+                Ok(Some(SeatRecord {
+                    seat,
+                    name: row.try_get("name")?,
+                    player_id: row.try_get("player_id")?,
+                    color: row.try_get("color")?,
+                }))
+            }
+
             /// Finds or adds the club's players for a new game's seats, in seat order.
             async fn seat_players(
                 tx: &mut sqlx::Transaction<'static, $db>,
@@ -818,36 +829,26 @@ macro_rules! sql_store {
             }
 
             async fn list_games(&self, club: &str, filter: &GameFilter) -> Result<Vec<GameRecord>, StoreError> {
-                // Static SQL with optional filters: a NULL parameter switches its filter off.
-                let rows = sqlx::query(
-                    "SELECT id, game, status, version, options, started_at, updated_at FROM games g \
-                     WHERE club_id = $1 \
-                       AND ($2 IS NULL OR game = $2) \
-                       AND ($3 IS NULL OR status = $3) \
-                       AND ($4 IS NULL OR started_at >= $4) \
-                       AND ($5 IS NULL OR started_at < $5) \
-                       AND ($6 IS NULL OR EXISTS (SELECT 1 FROM game_players gp JOIN players p ON p.id = gp.player_id \
-                            WHERE gp.game_id = g.id AND (p.id = $6 OR p.name_key = $7))) \
-                       AND ($8 IS NULL OR started_at < $8 OR (started_at = $8 AND id < $9)) \
-                     ORDER BY started_at DESC, id DESC LIMIT $10",
-                )
-                .bind(club)
-                .bind(&filter.game)
-                .bind(&filter.status)
-                .bind(filter.from)
-                .bind(filter.to)
-                .bind(&filter.player)
-                .bind(filter.player.as_deref().map(name_key))
-                .bind(filter.after.as_ref().map(|a| a.0))
-                .bind(filter.after.as_ref().map(|a| a.1.clone()))
-                .bind(filter.limit)
-                .fetch_all(&self.pool)
-                .await?;
-                let mut games = Vec::with_capacity(rows.len());
+                // One statement: the page of games joined with their seats (a row per seat).
+                let (sql, params) = super::lists::game_list(club, filter);
+                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                for param in params {
+                    query = match param {
+                        super::lists::Param::Text(v) => query.bind(v),
+                        super::lists::Param::Time(v) => query.bind(v),
+                        super::lists::Param::Int(v) => query.bind(v),
+                    };
+                }
+                let rows = query.fetch_all(&self.pool).await?;
+                let mut games: Vec<GameRecord> = Vec::new();
                 for row in &rows {
-                    let mut game = Self::game_row(row)?;
-                    game.players = Self::seats(&self.pool, &game.id).await?;
-                    games.push(game);
+                    let id: String = row.try_get("id")?;
+                    if games.last().is_none_or(|g| g.id != id) {
+                        games.push(Self::game_row(row)?);
+                    }
+                    if let (Some(seat), Some(game)) = (Self::joined_seat(row)?, games.last_mut()) {
+                        game.players.push(seat);
+                    }
                 }
                 Ok(games)
             }
@@ -1002,22 +1003,31 @@ macro_rules! sql_store {
             }
 
             async fn game_changes(&self, club: &str, after: i64, limit: i64) -> Result<Vec<GameChange>, StoreError> {
+                // One statement: the page of changes joined with their games' seats.
                 let rows = sqlx::query(
-                    "SELECT c.position, c.kind, g.id, g.game, c.status, c.version, g.options, g.started_at, \
-                            c.changed_at AS updated_at \
-                     FROM game_changes c JOIN games g ON g.id = c.game_id \
-                     WHERE c.club_id = $1 AND c.position > $2 ORDER BY c.position LIMIT $3",
+                    "SELECT x.position, x.kind, x.id, x.game, x.status, x.version, x.options, x.started_at, x.updated_at, \
+                            s.seat, s.name, s.player_id, s.color \
+                     FROM (SELECT c.position, c.kind, g.id, g.game, c.status, c.version, g.options, g.started_at, \
+                                  c.changed_at AS updated_at \
+                           FROM game_changes c JOIN games g ON g.id = c.game_id \
+                           WHERE c.club_id = $1 AND c.position > $2 ORDER BY c.position LIMIT $3) x \
+                     LEFT JOIN game_players s ON s.game_id = x.id \
+                     ORDER BY x.position, s.seat",
                 )
                 .bind(club)
                 .bind(after)
                 .bind(limit)
                 .fetch_all(&self.pool)
                 .await?;
-                let mut changes = Vec::with_capacity(rows.len());
+                let mut changes: Vec<GameChange> = Vec::new();
                 for row in &rows {
-                    let mut game = Self::game_row(row)?;
-                    game.players = Self::seats(&self.pool, &game.id).await?;
-                    changes.push(GameChange { position: row.try_get("position")?, kind: row.try_get("kind")?, game });
+                    let position: i64 = row.try_get("position")?;
+                    if changes.last().is_none_or(|c| c.position != position) {
+                        changes.push(GameChange { position, kind: row.try_get("kind")?, game: Self::game_row(row)? });
+                    }
+                    if let (Some(seat), Some(change)) = (Self::joined_seat(row)?, changes.last_mut()) {
+                        change.game.players.push(seat);
+                    }
                 }
                 Ok(changes)
             }

@@ -11,10 +11,10 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
-use futures_util::TryStreamExt;
+use chrono::{DateTime, Datelike, Days, Months, NaiveTime, Utc};
 use sqlx::Row;
 
+use super::lists::{Param, Params};
 use super::sql::{PostgresStore, SqliteStore};
 use super::{GameRecord, GameResult, PlayerResult, SeatRecord, StoreError};
 
@@ -196,7 +196,6 @@ struct SeatResult {
     /// Every game has a seat 1: it counts the game once.
     seat: i64,
     played_at: DateTime<Utc>,
-    player_id: String,
     total: i64,
     /// The game's scoreboard said the lowest total won.
     lower_wins: bool,
@@ -207,28 +206,38 @@ struct SeatResult {
 }
 
 /// The lowest or highest total: the earliest such result (then by game id and seat) holds
-/// the record, so both databases name the same holder whatever order they read rows in.
-#[derive(Clone)]
+/// the record, so both databases name the same holder whatever order they read rows in, and
+/// sums of days and months name the same holder as the seats they sum. The holder is the
+/// player in that seat now (a merge of players moves seats).
+#[derive(Debug, Clone, PartialEq)]
 struct Record {
     total: i64,
     played_at: DateTime<Utc>,
     game_id: String,
     seat: i64,
-    player_id: String,
 }
 
-/// A game's statistics summed over its finished seats.
-#[derive(Default)]
+impl Record {
+    /// Who holds the record first: the earlier game, then the lower game id, then seat.
+    fn earlier_than(&self, other: &Record) -> bool {
+        (self.played_at, &self.game_id, self.seat) < (other.played_at, &other.game_id, other.seat)
+    }
+}
+
+/// Finished seats summed: a game's statistics over a period, and what a day's or a month's
+/// games amount to (a row of `game_buckets`). Sums of sums are the same as the sum of the
+/// seats, so a period reads whole months and days and adds the seats of its partial days.
+#[derive(Debug, Clone, Default, PartialEq)]
 struct GameSummary {
     plays: i64,
     results: i64,
     total_sum: i64,
+    /// Seats of games the lowest total won.
+    lower_results: i64,
     lowest: Option<Record>,
     highest: Option<Record>,
     /// `(key, per_player) → (sum, count)`.
     facts: BTreeMap<(String, bool), (i64, i64)>,
-    /// In every seat so far, the lowest total won.
-    lower_wins: Option<bool>,
 }
 
 impl GameSummary {
@@ -238,38 +247,52 @@ impl GameSummary {
         }
         self.results += 1;
         self.total_sum += seat.total;
-        self.lower_wins = Some(self.lower_wins.unwrap_or(true) && seat.lower_wins);
+        self.lower_results += i64::from(seat.lower_wins);
         if let Some(game_facts) = &seat.game_facts {
             self.add_facts(game_facts, false)?;
         }
         if let Some(facts) = &seat.facts {
             self.add_facts(facts, true)?;
         }
-        let this = Record {
+        let record = Record {
             total: seat.total,
             played_at: seat.played_at,
             game_id: seat.game_id,
             seat: seat.seat,
-            player_id: seat.player_id,
         };
-        let earlier = |r: &Record| {
-            (this.played_at, &this.game_id, this.seat) < (r.played_at, &r.game_id, r.seat)
-        };
-        if self
-            .lowest
-            .as_ref()
-            .is_none_or(|r| this.total < r.total || (this.total == r.total && earlier(r)))
-        {
-            self.lowest = Some(this.clone());
+        self.keep_records(Some(record.clone()), Some(record));
+        Ok(())
+    }
+
+    /// Adds another summary's seats to this one.
+    fn merge(&mut self, other: GameSummary) {
+        self.plays += other.plays;
+        self.results += other.results;
+        self.total_sum += other.total_sum;
+        self.lower_results += other.lower_results;
+        for (key, (sum, count)) in other.facts {
+            let entry = self.facts.entry(key).or_default();
+            entry.0 += sum;
+            entry.1 += count;
         }
-        if self
-            .highest
-            .as_ref()
-            .is_none_or(|r| this.total > r.total || (this.total == r.total && earlier(r)))
+        self.keep_records(other.lowest, other.highest);
+    }
+
+    fn keep_records(&mut self, lowest: Option<Record>, highest: Option<Record>) {
+        if let Some(this) = lowest
+            && self.lowest.as_ref().is_none_or(|r| {
+                this.total < r.total || (this.total == r.total && this.earlier_than(r))
+            })
+        {
+            self.lowest = Some(this);
+        }
+        if let Some(this) = highest
+            && self.highest.as_ref().is_none_or(|r| {
+                this.total > r.total || (this.total == r.total && this.earlier_than(r))
+            })
         {
             self.highest = Some(this);
         }
-        Ok(())
     }
 
     fn add_facts(&mut self, object: &str, per_player: bool) -> Result<(), StoreError> {
@@ -283,6 +306,11 @@ impl GameSummary {
         Ok(())
     }
 
+    /// In every seat counted, the lowest total won (`None` without a finished game).
+    fn lower_wins(&self) -> Option<bool> {
+        (self.results > 0).then_some(self.lower_results == self.results)
+    }
+
     /// The facts by key, sorted.
     fn facts(&self) -> Vec<FactTotal> {
         self.facts
@@ -294,6 +322,142 @@ impl GameSummary {
                 count: *count,
             })
             .collect()
+    }
+
+    /// The seats' (`per_player`) or the whole games' facts as a bucket stores them:
+    /// `{"key": [sum, count]}`.
+    fn facts_json(&self, per_player: bool) -> String {
+        let facts: BTreeMap<&str, (i64, i64)> = self
+            .facts
+            .iter()
+            .filter(|((_, of_seat), _)| *of_seat == per_player)
+            .map(|((key, _), sums)| (key.as_str(), *sums))
+            .collect();
+        serde_json::to_string(&facts).expect("a map of numbers is JSON")
+    }
+
+    fn add_facts_json(&mut self, object: &str, per_player: bool) -> Result<(), StoreError> {
+        let facts: BTreeMap<String, (i64, i64)> = serde_json::from_str(object)
+            .map_err(|e| StoreError::Corrupt(format!("summed facts: {e}")))?;
+        for (key, (sum, count)) in facts {
+            let entry = self.facts.entry((key, per_player)).or_default();
+            entry.0 += sum;
+            entry.1 += count;
+        }
+        Ok(())
+    }
+}
+
+/// `[start, end)`; `None`: unbounded on that side.
+type Range = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
+/// How a period (`from` inclusive, `to` exclusive, any instants) is read: whole UTC months
+/// from the month buckets, whole UTC days at its edges from the day buckets, and the games of
+/// the partial days at its very edges (at most two, or one stretch shorter than two days) from
+/// their seats. A period of years thus reads some 70 months, up to 60 days and a few hundred
+/// seats, never every game in it.
+#[derive(Debug, Default, PartialEq)]
+struct Period {
+    months: Option<Range>,
+    days: Vec<Range>,
+    seats: Vec<Range>,
+}
+
+fn day_start(t: DateTime<Utc>) -> DateTime<Utc> {
+    t.date_naive().and_time(NaiveTime::MIN).and_utc()
+}
+
+fn month_start(t: DateTime<Utc>) -> DateTime<Utc> {
+    let first = t
+        .date_naive()
+        .with_day(1)
+        .expect("every month has a first day");
+    first.and_time(NaiveTime::MIN).and_utc()
+}
+
+fn next_day(t: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    t.checked_add_days(Days::new(1))
+}
+
+fn next_month(t: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    t.checked_add_months(Months::new(1))
+}
+
+/// The first start of a span at or after `t` (`None` past the calendar's end).
+fn ceil(
+    t: DateTime<Utc>,
+    start: fn(DateTime<Utc>) -> DateTime<Utc>,
+    next: fn(DateTime<Utc>) -> Option<DateTime<Utc>>,
+) -> Option<DateTime<Utc>> {
+    let floor = start(t);
+    if floor == t { Some(t) } else { next(floor) }
+}
+
+impl Period {
+    fn split(from: Option<DateTime<Utc>>, to: Option<DateTime<Utc>>) -> Period {
+        let mut period = Period::default();
+        if let (Some(from), Some(to)) = (from, to)
+            && from >= to
+        {
+            return period;
+        }
+        // Whole days: [first_day, end_day); `None` is unbounded, unless the calendar ends.
+        let first_day = match from {
+            Some(from) => match ceil(from, day_start, next_day) {
+                Some(day) => Some(day),
+                None => {
+                    period.seats.push((Some(from), to));
+                    return period;
+                }
+            },
+            None => None,
+        };
+        let end_day = to.map(day_start);
+        if let (Some(first), Some(end)) = (first_day, end_day)
+            && first >= end
+        {
+            period.seats.push((from, to));
+            return period;
+        }
+        if let (Some(from), Some(first)) = (from, first_day)
+            && from < first
+        {
+            period.seats.push((Some(from), Some(first)));
+        }
+        if let (Some(end), Some(to)) = (end_day, to)
+            && end < to
+        {
+            period.seats.push((Some(end), Some(to)));
+        }
+        let first_month = match first_day {
+            Some(day) => match ceil(day, month_start, next_month) {
+                Some(month) => Some(month),
+                None => {
+                    period.days.push((Some(day), end_day));
+                    return period;
+                }
+            },
+            None => None,
+        };
+        let end_month = end_day.map(month_start);
+        if let (Some(first), Some(end)) = (first_month, end_month)
+            && first >= end
+        {
+            period.days.push((first_day, end_day));
+            return period;
+        }
+        period.months = Some((first_month, end_month));
+        if let (Some(day), Some(month)) = (first_day, first_month)
+            && day < month
+        {
+            period.days.push((Some(day), Some(month)));
+        }
+        if let (Some(month), Some(day)) = (end_month, end_day)
+            && month < day
+        {
+            period.days.push((Some(month), Some(day)));
+        }
+        period
     }
 }
 
@@ -361,6 +525,90 @@ fn placeholders(rows: usize, columns: usize) -> String {
         .join(", ")
 }
 
+/// The columns of a `game_buckets` row that a [`GameSummary`] is read from and written to.
+const BUCKET_COLUMNS: &str = "plays, results, total_sum, lower_results, \
+    lowest_total, lowest_at, lowest_game_id, lowest_seat, \
+    highest_total, highest_at, highest_game_id, highest_seat, seat_facts, game_facts";
+
+/// A club's finished seats of one game, as its statistics read them; the caller adds the
+/// variant and the period.
+const SEATS_OF_GAME: &str = "SELECT g.id, g.started_at, g.lower_wins, gp.seat, gp.total, gp.facts, \
+       CASE WHEN gp.seat = 1 THEN g.facts END AS game_facts \
+     FROM games g JOIN game_players gp ON gp.game_id = g.id \
+     WHERE g.club_id = $1 AND g.game = $2 AND gp.rank IS NOT NULL";
+
+/// Removes a player's runs (`$2`: of one game; NULL: of every game) before they are recomputed.
+pub(super) const CLEAR_RUNS: &str =
+    "DELETE FROM player_runs WHERE player_id = $1 AND ($2 IS NULL OR game = $2)";
+
+/// A player's runs recomputed from their finished seats (`$1` the club, `$2` the player, `$3`
+/// one game or NULL for every game), each with its running sums in play order.
+pub(super) const RECOMPUTE_RUNS: &str = "INSERT INTO player_runs \
+       (player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
+        played, wins, total_sum, rank_sum, lower_games) \
+     SELECT gp.player_id, g.game, g.variant, g.started_at, g.id, gp.total, gp.rank, COALESCE(g.lower_wins, 0), \
+       COUNT(*) OVER w, SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END) OVER w, SUM(gp.total) OVER w, \
+       SUM(gp.rank) OVER w, SUM(COALESCE(g.lower_wins, 0)) OVER w \
+     FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
+     WHERE p.id = $2 AND p.club_id = $1 AND ($3 IS NULL OR g.game = $3) AND gp.rank IS NOT NULL \
+     WINDOW w AS (PARTITION BY g.game, g.variant ORDER BY g.started_at, g.id ROWS UNBOUNDED PRECEDING)";
+
+/// A period's conditions on `column` (`[start, end)`, either side optional).
+fn period_conditions(column: &str, (start, end): Range, params: &mut Params) -> String {
+    let mut conditions = String::new();
+    if let Some(start) = start {
+        conditions += &format!(" AND {column} >= {}", params.bind(Param::Time(start)));
+    }
+    if let Some(end) = end {
+        conditions += &format!(" AND {column} < {}", params.bind(Param::Time(end)));
+    }
+    conditions
+}
+
+/// SQLite: joins as `alias` the last run (before `before`) of `t`'s player, game and variant —
+/// the run whose key a subquery seeks, so both are lookups in the runs' primary key.
+fn last_run_by_key(alias: &str, before: Option<&str>) -> String {
+    let bound = before
+        .map(|b| format!(" AND r.played_at < {b}"))
+        .unwrap_or_default();
+    format!(
+        "LEFT JOIN player_runs {alias} ON {alias}.player_id = t.player_id AND {alias}.game = t.game \
+           AND {alias}.variant = t.variant AND ({alias}.played_at, {alias}.game_id) = \
+           (SELECT r.played_at, r.game_id FROM player_runs r \
+            WHERE r.player_id = t.player_id AND r.game = t.game AND r.variant = t.variant{bound} \
+            ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1)"
+    )
+}
+
+/// PostgreSQL: the same run, sought by a `LATERAL` subquery (the key comparison above would be
+/// evaluated against every run of the player).
+fn last_run_lateral(alias: &str, before: Option<&str>) -> String {
+    let bound = before
+        .map(|b| format!(" AND r.played_at < {b}"))
+        .unwrap_or_default();
+    format!(
+        "LEFT JOIN LATERAL (SELECT r.played, r.wins, r.total_sum, r.rank_sum, r.lower_games \
+           FROM player_runs r \
+           WHERE r.player_id = t.player_id AND r.game = t.game AND r.variant = t.variant{bound} \
+           ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1) {alias} ON true"
+    )
+}
+
+/// Binds [`Param`]s to a query, in order.
+macro_rules! bind_params {
+    ($query:expr, $params:expr) => {{
+        let mut query = $query;
+        for param in $params {
+            query = match param {
+                Param::Text(v) => query.bind(v),
+                Param::Time(v) => query.bind(v),
+                Param::Int(v) => query.bind(v),
+            };
+        }
+        query
+    }};
+}
+
 /// A club player with their games played and last game, from the leaderboard sums (a
 /// `PlayerRow`); the caller adds the `WHERE`.
 macro_rules! player_select {
@@ -375,7 +623,7 @@ macro_rules! player_select {
 }
 
 macro_rules! stats_store {
-    ($store:ident, $db:ty, lock_players = $lock_players:literal) => {
+    ($store:ident, $db:ty, lock_players = $lock_players:literal, last_run = $last_run:expr) => {
         impl $store {
             /// Rewrites one game's part of the read models inside the caller's transaction: the
             /// results and facts on its seats and its row, and its players' leaderboard sums.
@@ -386,14 +634,13 @@ macro_rules! stats_store {
                 was_finished: bool,
                 result: Option<&GameResult>,
             ) -> Result<(), StoreError> {
-                // Two games with the same players may finish at once: their players' sums are
-                // recomputed one writer at a time (PostgreSQL: row locks taken in id order, so
-                // no deadlock; NO KEY UPDATE leaves the foreign-key checks of concurrent game
+                // Two games with the same players may finish at once: their players' sums and
+                // runs are written one writer at a time (PostgreSQL: row locks taken in id order,
+                // so no deadlock; NO KEY UPDATE leaves the foreign-key checks of concurrent game
                 // creations unblocked; SQLite: the database write lock already serialises appends).
-                // A first finish only adds to the sums with an atomic upsert, which needs no lock:
-                // a concurrent recompute either sees its committed results or is added to.
-                let recompute = was_finished || result.is_none();
-                if recompute && !$lock_players.is_empty() && !game.players.is_empty() {
+                // A first finish takes them too: its runs continue the player's previous run,
+                // which a concurrent finish of the same player must have committed.
+                if !$lock_players.is_empty() && !game.players.is_empty() {
                     let mut ids: Vec<&str> = game.players.iter().map(|p| p.player_id.as_str()).collect();
                     ids.sort_unstable();
                     let list = (1..=ids.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
@@ -417,6 +664,12 @@ macro_rules! stats_store {
                     .await?;
                     had_result = cleared.rows_affected() > 0;
                     sqlx::query("UPDATE games SET facts = NULL WHERE id = $1 AND facts IS NOT NULL").bind(&game.id).execute(&mut **tx).await?;
+                }
+                // The variant the earlier result counted in: its day and month are summed again.
+                let mut variants: Vec<String> = result.map(|r| r.variant.clone().unwrap_or_default()).into_iter().collect();
+                if had_result {
+                    let row = sqlx::query("SELECT variant FROM games WHERE id = $1").bind(&game.id).fetch_one(&mut **tx).await?;
+                    variants.push(row.try_get("variant")?);
                 }
                 if let Some(result) = result {
                     Self::write_seats(tx, game, result).await?;
@@ -452,6 +705,18 @@ macro_rules! stats_store {
                         .bind(&game.game)
                         .execute(&mut **tx)
                         .await?;
+                        if had_result {
+                            sqlx::query(CLEAR_RUNS).bind(&seat.player_id).bind(&game.game).execute(&mut **tx).await?;
+                            sqlx::query(RECOMPUTE_RUNS)
+                                .bind(club)
+                                .bind(&seat.player_id)
+                                .bind(&game.game)
+                                .execute(&mut **tx)
+                                .await?;
+                        }
+                    }
+                    if had_result {
+                        Self::recompute_buckets(tx, club, game, variants).await?;
                     }
                 } else if let Some(result) = result
                     && !result.players.is_empty()
@@ -492,6 +757,8 @@ macro_rules! stats_store {
                             .bind(game.started_at);
                     }
                     query.execute(&mut **tx).await?;
+                    Self::add_runs(tx, game, result).await?;
+                    Self::add_to_buckets(tx, club, game, result).await?;
                 }
                 Ok(())
             }
@@ -542,6 +809,410 @@ macro_rules! stats_store {
                     .execute(&mut **tx)
                     .await?;
                 Ok(())
+            }
+
+            /// Adds a first finish to its players' runs: a row each, continuing the sums of the
+            /// run before it, and the game added to the sums of any later row (a game started
+            /// before others finished after them, or an imported one).
+            async fn add_runs(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                game: &GameRecord,
+                result: &GameResult,
+            ) -> Result<(), StoreError> {
+                let mut players: Vec<&PlayerResult> = result.players.iter().collect();
+                players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
+                // $1 game, $2 variant, $3 start, $4 game id, $5 lower wins; then per player
+                // (from $6, four each): id, total, rank, won.
+                let player = |i: usize, column: usize| format!("${}", 6 + 4 * i + column);
+                let before = |column: &str| {
+                    format!(
+                        "COALESCE((SELECT r.{column} FROM player_runs r \
+                           WHERE r.player_id = v.column1 AND r.game = $1 AND r.variant = $2 \
+                             AND (r.played_at, r.game_id) < ($3, $4) \
+                           ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1), 0)"
+                    )
+                };
+                let values = (0..players.len())
+                    .map(|i| format!("({}, {}, {}, {})", player(i, 0), player(i, 1), player(i, 2), player(i, 3)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let insert = format!(
+                    "INSERT INTO player_runs \
+                       (player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
+                        played, wins, total_sum, rank_sum, lower_games) \
+                     SELECT v.column1, $1, $2, $3, $4, v.column2, v.column3, $5, \
+                       1 + {}, v.column4 + {}, v.column2 + {}, v.column3 + {}, $5 + {} \
+                     FROM (VALUES {values}) v",
+                    before("played"),
+                    before("wins"),
+                    before("total_sum"),
+                    before("rank_sum"),
+                    before("lower_games"),
+                );
+                let by_player = |column: usize| {
+                    (0..players.len())
+                        .map(|i| format!("WHEN {} THEN {}", player(i, 0), player(i, column)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                let later = format!(
+                    "UPDATE player_runs SET played = played + 1, \
+                       wins = wins + CASE player_id {} ELSE 0 END, \
+                       total_sum = total_sum + CASE player_id {} ELSE 0 END, \
+                       rank_sum = rank_sum + CASE player_id {} ELSE 0 END, \
+                       lower_games = lower_games + $5 \
+                     WHERE player_id IN ({}) AND game = $1 AND variant = $2 AND (played_at, game_id) > ($3, $4)",
+                    by_player(3),
+                    by_player(1),
+                    by_player(2),
+                    (0..players.len()).map(|i| player(i, 0)).collect::<Vec<_>>().join(", "),
+                );
+                for sql in [insert, later] {
+                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
+                        .bind(&game.game)
+                        .bind(result.variant.as_deref().unwrap_or(""))
+                        .bind(game.started_at)
+                        .bind(&game.id)
+                        .bind(i64::from(result.lower_wins));
+                    for p in &players {
+                        query = query.bind(&p.player_id).bind(p.total).bind(p.rank).bind(i64::from(p.won));
+                    }
+                    query.execute(&mut **tx).await?;
+                }
+                Ok(())
+            }
+
+            /// Adds a first finish to its day's and its month's sums: both rows are locked
+            /// (created empty if missing), read, added to and written back.
+            async fn add_to_buckets(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                club: &str,
+                game: &GameRecord,
+                result: &GameResult,
+            ) -> Result<(), StoreError> {
+                let variant = result.variant.as_deref().unwrap_or("");
+                let facts = FactsBySeat::new(game, result)?;
+                let mut this = GameSummary::default();
+                for p in &result.players {
+                    this.add(SeatResult {
+                        game_id: game.id.clone(),
+                        seat: p.seat,
+                        played_at: game.started_at,
+                        total: p.total,
+                        lower_wins: result.lower_wins,
+                        facts: facts.of_seat(p.seat),
+                        game_facts: if p.seat == 1 { facts.whole_game() } else { None },
+                    })?;
+                }
+                let spans = [("day", day_start(game.started_at)), ("month", month_start(game.started_at))];
+                let locked = Self::lock_buckets(tx, club, &game.game, &[variant], &spans).await?;
+                let mut sums = Vec::with_capacity(locked.len());
+                for (span, starts_at, mut sum) in locked {
+                    sum.merge(this.clone());
+                    sums.push((variant.to_owned(), span, starts_at, sum));
+                }
+                Self::write_buckets(tx, club, &game.game, &sums).await
+            }
+
+            /// Locks the buckets of these variants and spans, creating empty ones where there
+            /// are none (an upsert locks a row whether it inserts or finds it; two writers of
+            /// one bucket then add to it one after the other), and reads them, in the order
+            /// given (every writer locks variants in order, a day before its month).
+            async fn lock_buckets(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                club: &str,
+                game: &str,
+                variants: &[&str],
+                spans: &[(&'static str, DateTime<Utc>)],
+            ) -> Result<Vec<(&'static str, DateTime<Utc>, GameSummary)>, StoreError> {
+                let keys: Vec<(&str, &'static str, DateTime<Utc>)> = variants
+                    .iter()
+                    .flat_map(|v| spans.iter().map(move |(span, at)| (*v, *span, *at)))
+                    .collect();
+                let values = (0..keys.len())
+                    .map(|i| format!("($1, $2, ${}, ${}, ${}, 0, 0, 0, 0, '{{}}', '{{}}')", 3 + 3 * i, 4 + 3 * i, 5 + 3 * i))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let sql = format!(
+                    "INSERT INTO game_buckets \
+                       (club_id, game, variant, span, starts_at, plays, results, total_sum, lower_results, seat_facts, game_facts) \
+                     VALUES {values} \
+                     ON CONFLICT (club_id, game, variant, span, starts_at) DO UPDATE SET plays = game_buckets.plays \
+                     RETURNING variant, span, starts_at, {BUCKET_COLUMNS}"
+                );
+                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(club).bind(game);
+                for (variant, span, starts_at) in &keys {
+                    query = query.bind(*variant).bind(*span).bind(*starts_at);
+                }
+                let rows = query.fetch_all(&mut **tx).await?;
+                let mut locked = Vec::with_capacity(keys.len());
+                for (variant, span, starts_at) in keys {
+                    let row = rows
+                        .iter()
+                        .find(|row| {
+                            row.try_get::<String, _>("variant").is_ok_and(|v| v == variant)
+                                && row.try_get::<String, _>("span").is_ok_and(|s| s == span)
+                        })
+                        .ok_or_else(|| StoreError::Corrupt(format!("bucket {span} {starts_at} was not returned")))?;
+                    locked.push((span, starts_at, Self::bucket_row(row)?));
+                }
+                Ok(locked)
+            }
+
+            /// Writes buckets `(variant, span, starts_at, sums)` whole; one without results is
+            /// removed.
+            async fn write_buckets(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                club: &str,
+                game: &str,
+                buckets: &[(String, &'static str, DateTime<Utc>, GameSummary)],
+            ) -> Result<(), StoreError> {
+                for (variant, span, starts_at, sum) in buckets {
+                    if sum.results == 0 {
+                        sqlx::query(
+                            "DELETE FROM game_buckets \
+                             WHERE club_id = $1 AND game = $2 AND variant = $3 AND span = $4 AND starts_at = $5",
+                        )
+                        .bind(club)
+                        .bind(game)
+                        .bind(variant)
+                        .bind(*span)
+                        .bind(*starts_at)
+                        .execute(&mut **tx)
+                        .await?;
+                    }
+                }
+                let kept: Vec<_> = buckets.iter().filter(|b| b.3.results > 0).collect();
+                if kept.is_empty() {
+                    return Ok(());
+                }
+                let columns = 19;
+                let update = BUCKET_COLUMNS
+                    .split(',')
+                    .map(|c| format!("{0} = excluded.{0}", c.trim()))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let sql = format!(
+                    "INSERT INTO game_buckets (club_id, game, variant, span, starts_at, {BUCKET_COLUMNS}) VALUES {} \
+                     ON CONFLICT (club_id, game, variant, span, starts_at) DO UPDATE SET {update}",
+                    placeholders(kept.len(), columns)
+                );
+                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                for (variant, span, starts_at, sum) in kept {
+                    let lowest = sum.lowest.as_ref();
+                    let highest = sum.highest.as_ref();
+                    query = query
+                        .bind(club)
+                        .bind(game)
+                        .bind(variant)
+                        .bind(*span)
+                        .bind(*starts_at)
+                        .bind(sum.plays)
+                        .bind(sum.results)
+                        .bind(sum.total_sum)
+                        .bind(sum.lower_results)
+                        .bind(lowest.map(|r| r.total))
+                        .bind(lowest.map(|r| r.played_at))
+                        .bind(lowest.map(|r| r.game_id.clone()))
+                        .bind(lowest.map(|r| r.seat))
+                        .bind(highest.map(|r| r.total))
+                        .bind(highest.map(|r| r.played_at))
+                        .bind(highest.map(|r| r.game_id.clone()))
+                        .bind(highest.map(|r| r.seat))
+                        .bind(sum.facts_json(true))
+                        .bind(sum.facts_json(false));
+                }
+                query.execute(&mut **tx).await?;
+                Ok(())
+            }
+
+            /// Sums a game's day and month again from its seats, for the variants its earlier
+            /// and its new result count in (a correction, a retraction, an abandon).
+            async fn recompute_buckets(
+                tx: &mut sqlx::Transaction<'static, $db>,
+                club: &str,
+                game: &GameRecord,
+                mut variants: Vec<String>,
+            ) -> Result<(), StoreError> {
+                variants.sort_unstable();
+                variants.dedup();
+                let (day, month) = (day_start(game.started_at), month_start(game.started_at));
+                let names: Vec<&str> = variants.iter().map(String::as_str).collect();
+                Self::lock_buckets(tx, club, &game.game, &names, &[("day", day), ("month", month)]).await?;
+                let mut sums = Vec::with_capacity(2 * variants.len());
+                for variant in &variants {
+                    let day_sum = Self::seat_summary(&mut **tx, club, &game.game, Some(variant), (Some(day), next_day(day))).await?;
+                    // The month: its other days as stored, and this day as it is now.
+                    let mut month_sum = day_sum.clone();
+                    for (at, sum) in Self::buckets(&mut **tx, club, &game.game, Some(variant), "day", (Some(month), next_month(month))).await? {
+                        if at != day {
+                            month_sum.merge(sum);
+                        }
+                    }
+                    sums.push((variant.clone(), "day", day, day_sum));
+                    sums.push((variant.clone(), "month", month, month_sum));
+                }
+                Self::write_buckets(tx, club, &game.game, &sums).await
+            }
+
+            fn bucket_row(row: &<$db as sqlx::Database>::Row) -> Result<GameSummary, StoreError> {
+                let record = |prefix: &str| -> Result<Option<Record>, sqlx::Error> {
+                    let total: Option<i64> = row.try_get(format!("{prefix}_total").as_str())?;
+                    let Some(total) = total else { return Ok(None) };
+                    Ok(Some(Record {
+                        total,
+                        played_at: row.try_get(format!("{prefix}_at").as_str())?,
+                        game_id: row.try_get(format!("{prefix}_game_id").as_str())?,
+                        seat: row.try_get(format!("{prefix}_seat").as_str())?,
+                    }))
+                };
+                let mut sum = GameSummary {
+                    plays: row.try_get("plays")?,
+                    results: row.try_get("results")?,
+                    total_sum: row.try_get("total_sum")?,
+                    lower_results: row.try_get("lower_results")?,
+                    lowest: record("lowest")?,
+                    highest: record("highest")?,
+                    facts: BTreeMap::new(),
+                };
+                sum.add_facts_json(&row.try_get::<String, _>("seat_facts")?, true)?;
+                sum.add_facts_json(&row.try_get::<String, _>("game_facts")?, false)?;
+                Ok(sum)
+            }
+
+            /// A club's buckets of one game (and variant; `None`: every variant) in a span and
+            /// period, by start.
+            async fn buckets<'e, E>(
+                executor: E,
+                club: &str,
+                game: &str,
+                variant: Option<&str>,
+                span: &str,
+                period: Range,
+            ) -> Result<Vec<(DateTime<Utc>, GameSummary)>, StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                let mut params = Params::default();
+                let mut sql = format!(
+                    "SELECT starts_at, {BUCKET_COLUMNS} FROM game_buckets WHERE club_id = {} AND game = {}",
+                    params.bind(Param::Text(club.to_owned())),
+                    params.bind(Param::Text(game.to_owned()))
+                );
+                if let Some(variant) = variant {
+                    sql += &format!(" AND variant = {}", params.bind(Param::Text(variant.to_owned())));
+                }
+                sql += &format!(" AND span = {}", params.bind(Param::Text(span.to_owned())));
+                sql += &period_conditions("starts_at", period, &mut params);
+                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_all(executor).await?;
+                rows.iter()
+                    .map(|row| Ok((row.try_get("starts_at")?, Self::bucket_row(row)?)))
+                    .collect()
+            }
+
+            /// A club's finished seats of one game (and variant) in a period, summed.
+            async fn seat_summary<'e, E>(
+                executor: E,
+                club: &str,
+                game: &str,
+                variant: Option<&str>,
+                period: Range,
+            ) -> Result<GameSummary, StoreError>
+            where
+                E: sqlx::Executor<'e, Database = $db>,
+            {
+                let mut params = Params::default();
+                params.bind(Param::Text(club.to_owned()));
+                params.bind(Param::Text(game.to_owned()));
+                let mut sql = SEATS_OF_GAME.to_owned();
+                if let Some(variant) = variant {
+                    sql += &format!(" AND g.variant = {}", params.bind(Param::Text(variant.to_owned())));
+                }
+                sql += &period_conditions("g.started_at", period, &mut params);
+                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_all(executor).await?;
+                let mut summary = GameSummary::default();
+                for row in &rows {
+                    summary.add(SeatResult {
+                        game_id: row.try_get("id")?,
+                        seat: row.try_get("seat")?,
+                        played_at: row.try_get("started_at")?,
+                        total: row.try_get("total")?,
+                        lower_wins: row.try_get::<Option<i64>, _>("lower_wins")? == Some(1),
+                        facts: row.try_get("facts")?,
+                        game_facts: row.try_get("game_facts")?,
+                    })?;
+                }
+                Ok(summary)
+            }
+
+            /// The leaderboard of a period from the runs: per player, game and variant, the
+            /// sums of the last run before `to` less those of the last run before `from`.
+            async fn leaderboard_between(&self, club: &str, filter: &StatsFilter) -> Result<Vec<LeaderRow>, StoreError> {
+                if let (Some(from), Some(to)) = (filter.from, filter.to)
+                    && from >= to
+                {
+                    return Ok(Vec::new());
+                }
+                let mut params = Params::default();
+                let mut conditions = format!("t.club_id = {}", params.bind(Param::Text(club.to_owned())));
+                if let Some(game) = &filter.game {
+                    conditions += &format!(" AND t.game = {}", params.bind(Param::Text(game.clone())));
+                }
+                if let Some(variant) = &filter.variant {
+                    conditions += &format!(" AND t.variant = {}", params.bind(Param::Text(variant.clone())));
+                }
+                let to = filter.to.map(|to| params.bind(Param::Time(to)));
+                let until = $last_run("hi", to.as_deref());
+                let (since, since_columns) = match filter.from {
+                    Some(from) => (
+                        $last_run("lo", Some(&params.bind(Param::Time(from)))),
+                        "lo.played AS lo_played, lo.wins AS lo_wins, lo.total_sum AS lo_total_sum, \
+                         lo.rank_sum AS lo_rank_sum, lo.lower_games AS lo_lower_games",
+                    ),
+                    None => (
+                        String::new(),
+                        "NULL AS lo_played, NULL AS lo_wins, NULL AS lo_total_sum, NULL AS lo_rank_sum, NULL AS lo_lower_games",
+                    ),
+                };
+                let sql = format!(
+                    "SELECT t.player_id, p.name, hi.played AS hi_played, hi.wins AS hi_wins, hi.total_sum AS hi_total_sum, \
+                       hi.rank_sum AS hi_rank_sum, hi.lower_games AS hi_lower_games, {since_columns} \
+                     FROM player_game_totals t JOIN players p ON p.id = t.player_id {until} {since} \
+                     WHERE {conditions}"
+                );
+                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_all(&self.pool).await?;
+                // (played, wins, total_sum, rank_sum, lower_games) per player, by id.
+                let mut sums: BTreeMap<String, (String, [i64; 5])> = BTreeMap::new();
+                for row in &rows {
+                    let mut diff = [0_i64; 5];
+                    for (i, column) in ["played", "wins", "total_sum", "rank_sum", "lower_games"].iter().enumerate() {
+                        let hi: Option<i64> = row.try_get(format!("hi_{column}").as_str())?;
+                        let lo: Option<i64> = row.try_get(format!("lo_{column}").as_str())?;
+                        diff[i] = hi.unwrap_or(0) - lo.unwrap_or(0);
+                    }
+                    if diff[0] == 0 {
+                        continue;
+                    }
+                    let entry = sums
+                        .entry(row.try_get("player_id")?)
+                        .or_insert_with(|| (String::new(), [0; 5]));
+                    entry.0 = row.try_get("name")?;
+                    for (sum, d) in entry.1.iter_mut().zip(diff) {
+                        *sum += d;
+                    }
+                }
+                Ok(sums
+                    .into_iter()
+                    .map(|(player_id, (name, [played, wins, total_sum, rank_sum, lower_games]))| LeaderRow {
+                        player_id,
+                        name,
+                        played,
+                        wins,
+                        total_sum,
+                        rank_sum,
+                        lower_wins: lower_games == played,
+                    })
+                    .collect())
             }
 
             fn player_row(row: &<$db as sqlx::Database>::Row) -> Result<PlayerRow, sqlx::Error> {
@@ -610,34 +1281,36 @@ macro_rules! stats_store {
                 player: &str,
                 filter: &StatsFilter,
             ) -> Result<Vec<ResultRecord>, StoreError> {
-                let rows = sqlx::query(
-                    "SELECT g.id, g.game, g.variant, g.lower_wins, g.started_at, gp.total, gp.rank \
-                     FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
-                     WHERE p.id = $2 AND p.club_id = $1 AND gp.rank IS NOT NULL \
-                       AND ($3 IS NULL OR g.game = $3) AND ($4 IS NULL OR g.started_at >= $4) AND ($5 IS NULL OR g.started_at < $5) \
-                       AND ($6 IS NULL OR g.variant = $6) \
-                     ORDER BY g.started_at, g.id",
-                )
-                .bind(club)
-                .bind(player)
-                .bind(&filter.game)
-                .bind(filter.from)
-                .bind(filter.to)
-                .bind(&filter.variant)
-                .fetch_all(&self.pool)
-                .await?;
+                // The player's runs: one range of the runs' key per game and variant.
+                let mut params = Params::default();
+                let mut sql = format!(
+                    "SELECT r.game_id, r.game, r.variant, r.lower_wins, r.played_at, r.total, r.rank \
+                     FROM players p JOIN player_runs r ON r.player_id = p.id \
+                     WHERE p.club_id = {} AND p.id = {}",
+                    params.bind(Param::Text(club.to_owned())),
+                    params.bind(Param::Text(player.to_owned()))
+                );
+                if let Some(game) = &filter.game {
+                    sql += &format!(" AND r.game = {}", params.bind(Param::Text(game.clone())));
+                }
+                if let Some(variant) = &filter.variant {
+                    sql += &format!(" AND r.variant = {}", params.bind(Param::Text(variant.clone())));
+                }
+                sql += &period_conditions("r.played_at", (filter.from, filter.to), &mut params);
+                sql += " ORDER BY r.played_at, r.game_id";
+                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_all(&self.pool).await?;
                 rows.iter()
                     .map(|row| {
                         let rank: i64 = row.try_get("rank")?;
                         Ok(ResultRecord {
-                            game_id: row.try_get("id")?,
+                            game_id: row.try_get("game_id")?,
                             game: row.try_get("game")?,
-                            played_at: row.try_get("started_at")?,
+                            played_at: row.try_get("played_at")?,
                             total: row.try_get("total")?,
                             rank,
                             won: rank == 1,
                             variant: row.try_get("variant")?,
-                            lower_wins: row.try_get::<Option<i64>, _>("lower_wins")? == Some(1),
+                            lower_wins: row.try_get::<i64, _>("lower_wins")? == 1,
                         })
                     })
                     .collect::<Result<_, sqlx::Error>>()
@@ -645,28 +1318,11 @@ macro_rules! stats_store {
             }
 
             async fn leaderboard(&self, club: &str, filter: &StatsFilter) -> Result<Vec<LeaderRow>, StoreError> {
-                // Without dates the per-player sums answer; with dates the results are summed.
-                let rows = if filter.has_dates() {
-                    sqlx::query(
-                        "SELECT gp.player_id, p.name, COUNT(*) AS played, \
-                           CAST(SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END) AS BIGINT) AS wins, \
-                           CAST(SUM(gp.total) AS BIGINT) AS total_sum, CAST(SUM(gp.rank) AS BIGINT) AS rank_sum, \
-                           CAST(MIN(g.lower_wins) AS BIGINT) AS lower_wins \
-                         FROM games g JOIN game_players gp ON gp.game_id = g.id JOIN players p ON p.id = gp.player_id \
-                         WHERE g.club_id = $1 AND ($2 IS NULL OR g.game = $2) AND gp.rank IS NOT NULL \
-                           AND ($3 IS NULL OR g.started_at >= $3) AND ($4 IS NULL OR g.started_at < $4) \
-                           AND ($5 IS NULL OR g.variant = $5) \
-                         GROUP BY gp.player_id, p.name",
-                    )
-                    .bind(club)
-                    .bind(&filter.game)
-                    .bind(filter.from)
-                    .bind(filter.to)
-                    .bind(&filter.variant)
-                    .fetch_all(&self.pool)
-                    .await?
-                } else {
-                    sqlx::query(
+                // Without dates the per-player sums answer; with dates, the runs.
+                if filter.has_dates() {
+                    return self.leaderboard_between(club, filter).await;
+                }
+                let rows = sqlx::query(
                         "SELECT t.player_id, p.name, CAST(SUM(t.played) AS BIGINT) AS played, CAST(SUM(t.wins) AS BIGINT) AS wins, \
                            CAST(SUM(t.total_sum) AS BIGINT) AS total_sum, CAST(SUM(t.rank_sum) AS BIGINT) AS rank_sum, \
                            CAST(MIN(t.lower_wins) AS BIGINT) AS lower_wins \
@@ -678,8 +1334,7 @@ macro_rules! stats_store {
                     .bind(&filter.game)
                     .bind(&filter.variant)
                     .fetch_all(&self.pool)
-                    .await?
-                };
+                    .await?;
                 rows.iter()
                     .map(|row| {
                         Ok(LeaderRow {
@@ -703,28 +1358,30 @@ macro_rules! stats_store {
                 b: &str,
                 filter: &StatsFilter,
             ) -> Result<Vec<HeadToHeadRow>, StoreError> {
-                let rows = sqlx::query(
-                    "SELECT g.id, g.game, g.started_at, a.rank AS rank_a, b.rank AS rank_b \
-                     FROM players pa JOIN game_players a ON a.player_id = pa.id \
-                       JOIN game_players b ON b.game_id = a.game_id AND b.player_id = $3 JOIN games g ON g.id = a.game_id \
-                     WHERE pa.id = $2 AND pa.club_id = $1 AND a.rank IS NOT NULL AND b.rank IS NOT NULL \
-                       AND ($4 IS NULL OR g.game = $4) AND ($5 IS NULL OR g.started_at >= $5) AND ($6 IS NULL OR g.started_at < $6) \
-                     ORDER BY g.started_at DESC, g.id DESC",
-                )
-                .bind(club)
-                .bind(a)
-                .bind(b)
-                .bind(&filter.game)
-                .bind(filter.from)
-                .bind(filter.to)
-                .fetch_all(&self.pool)
-                .await?;
+                // The first player's runs, each looked up in the second player's by its key.
+                let mut params = Params::default();
+                let mut sql = format!(
+                    "SELECT ra.game_id, ra.game, ra.played_at, ra.rank AS rank_a, rb.rank AS rank_b \
+                     FROM players pa JOIN player_runs ra ON ra.player_id = pa.id \
+                       JOIN player_runs rb ON rb.player_id = {} AND rb.game = ra.game AND rb.variant = ra.variant \
+                         AND rb.played_at = ra.played_at AND rb.game_id = ra.game_id \
+                     WHERE pa.club_id = {} AND pa.id = {}",
+                    params.bind(Param::Text(b.to_owned())),
+                    params.bind(Param::Text(club.to_owned())),
+                    params.bind(Param::Text(a.to_owned()))
+                );
+                if let Some(game) = &filter.game {
+                    sql += &format!(" AND ra.game = {}", params.bind(Param::Text(game.clone())));
+                }
+                sql += &period_conditions("ra.played_at", (filter.from, filter.to), &mut params);
+                sql += " ORDER BY ra.played_at DESC, ra.game_id DESC";
+                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_all(&self.pool).await?;
                 rows.iter()
                     .map(|row| {
                         Ok(HeadToHeadRow {
-                            game_id: row.try_get("id")?,
+                            game_id: row.try_get("game_id")?,
                             game: row.try_get("game")?,
-                            played_at: row.try_get("started_at")?,
+                            played_at: row.try_get("played_at")?,
                             rank_a: row.try_get("rank_a")?,
                             rank_b: row.try_get("rank_b")?,
                         })
@@ -734,45 +1391,39 @@ macro_rules! stats_store {
             }
 
             async fn game_stats(&self, club: &str, game: &str, filter: &StatsFilter) -> Result<GameStatsRows, StoreError> {
-                // One pass over the finished seats, summed as they stream in: four queries over
-                // the same rows took four times as long, and all rows at once would hold a club's
-                // whole history in memory. The whole game's facts come with its seat 1.
-                let mut rows = sqlx::query(
-                    "SELECT g.id, g.started_at, g.lower_wins, gp.seat, gp.player_id, gp.total, gp.facts, \
-                       CASE WHEN gp.seat = 1 THEN g.facts END AS game_facts \
-                     FROM games g JOIN game_players gp ON gp.game_id = g.id \
-                     WHERE g.club_id = $1 AND g.game = $2 AND gp.rank IS NOT NULL \
-                       AND ($3 IS NULL OR g.started_at >= $3) AND ($4 IS NULL OR g.started_at < $4) \
-                       AND ($5 IS NULL OR g.variant = $5)",
-                )
-                .bind(club)
-                .bind(game)
-                .bind(filter.from)
-                .bind(filter.to)
-                .bind(&filter.variant)
-                .fetch(&self.pool);
+                // Whole months and days from their sums, the partial days at the edges from
+                // their seats (see `Period`).
+                let period = Period::split(filter.from, filter.to);
+                let variant = filter.variant.as_deref();
                 let mut summary = GameSummary::default();
-                while let Some(row) = rows.try_next().await? {
-                    summary.add(SeatResult {
-                        game_id: row.try_get("id")?,
-                        seat: row.try_get("seat")?,
-                        played_at: row.try_get("started_at")?,
-                        player_id: row.try_get("player_id")?,
-                        total: row.try_get("total")?,
-                        lower_wins: row.try_get::<Option<i64>, _>("lower_wins")? == Some(1),
-                        facts: row.try_get("facts")?,
-                        game_facts: row.try_get("game_facts")?,
-                    })?;
+                if let Some(months) = period.months {
+                    for (_, sum) in Self::buckets(&self.pool, club, game, variant, "month", months).await? {
+                        summary.merge(sum);
+                    }
                 }
-                drop(rows);
+                for days in period.days {
+                    for (_, sum) in Self::buckets(&self.pool, club, game, variant, "day", days).await? {
+                        summary.merge(sum);
+                    }
+                }
+                for seats in period.seats {
+                    summary.merge(Self::seat_summary(&self.pool, club, game, variant, seats).await?);
+                }
+                // The record holders by seat: whoever sits there now (a merge moves seats).
                 let name_of = async |record: Option<Record>| -> Result<Option<(i64, String, String)>, StoreError> {
                     let Some(record) = record else { return Ok(None) };
-                    let row = sqlx::query("SELECT name FROM players WHERE id = $1")
-                        .bind(&record.player_id)
-                        .fetch_one(&self.pool)
-                        .await?;
+                    let row = sqlx::query(
+                        "SELECT p.name FROM game_players gp JOIN players p ON p.id = gp.player_id \
+                         WHERE gp.game_id = $1 AND gp.seat = $2",
+                    )
+                    .bind(&record.game_id)
+                    .bind(record.seat)
+                    .fetch_one(&self.pool)
+                    .await?;
                     Ok(Some((record.total, row.try_get("name")?, record.game_id)))
                 };
+                let lower_wins = summary.lower_wins();
+                let facts = summary.facts();
                 let lowest = name_of(summary.lowest.take()).await?;
                 let highest = name_of(summary.highest.take()).await?;
                 Ok(GameStatsRows {
@@ -781,8 +1432,8 @@ macro_rules! stats_store {
                     total_sum: summary.total_sum,
                     lowest,
                     highest,
-                    facts: summary.facts(),
-                    lower_wins: summary.lower_wins,
+                    facts,
+                    lower_wins,
                 })
             }
 
@@ -844,6 +1495,8 @@ macro_rules! stats_store {
                     "UPDATE game_players SET total = NULL, rank = NULL, facts = NULL WHERE rank IS NOT NULL OR facts IS NOT NULL",
                     "UPDATE games SET facts = NULL WHERE facts IS NOT NULL",
                     "DELETE FROM player_game_totals",
+                    "DELETE FROM player_runs",
+                    "DELETE FROM game_buckets",
                 ] {
                     sqlx::query(statement).execute(&mut *tx).await?;
                 }
@@ -861,11 +1514,17 @@ macro_rules! stats_store {
     };
 }
 
-stats_store!(SqliteStore, sqlx::Sqlite, lock_players = "");
+stats_store!(
+    SqliteStore,
+    sqlx::Sqlite,
+    lock_players = "",
+    last_run = last_run_by_key
+);
 stats_store!(
     PostgresStore,
     sqlx::Postgres,
-    lock_players = "FOR NO KEY UPDATE"
+    lock_players = "FOR NO KEY UPDATE",
+    last_run = last_run_lateral
 );
 
 #[cfg(test)]
@@ -876,7 +1535,6 @@ mod tests {
         game: &str,
         day: u32,
         seat: i64,
-        player: &str,
         total: i64,
         facts: &str,
         game_facts: Option<&str>,
@@ -885,7 +1543,6 @@ mod tests {
             game_id: game.into(),
             seat,
             played_at: format!("2026-01-{day:02}T19:00:00Z").parse().unwrap(),
-            player_id: player.into(),
             total,
             lower_wins: true,
             facts: Some(facts.into()),
@@ -901,7 +1558,6 @@ mod tests {
                 "g2",
                 5,
                 1,
-                "ann",
                 4,
                 r#"{"damage:fine-wine": 4}"#,
                 Some(r#"{"be_careful_decided": 1}"#),
@@ -910,26 +1566,18 @@ mod tests {
                 "g2",
                 5,
                 2,
-                "bo",
                 9,
                 r#"{"damage:fine-wine": 2, "damage:be-careful": 7}"#,
                 None,
             ),
-            seat("g1", 3, 2, "cy", 9, r#"{"damage:fine-wine": 6}"#, None),
-            seat(
-                "g1",
-                3,
-                1,
-                "di",
-                4,
-                r#"{}"#,
-                Some(r#"{"be_careful_decided": 0}"#),
-            ),
+            seat("g1", 3, 2, 9, r#"{"damage:fine-wine": 6}"#, None),
+            seat("g1", 3, 1, 4, r#"{}"#, Some(r#"{"be_careful_decided": 0}"#)),
         ] {
             summary.add(s).unwrap();
         }
 
-        // Ties on the total go to the earlier game: g1 (3 January) holds both records.
+        // Ties on the total go to the earlier game: g1 (3 January) holds both records, in
+        // seat 1 (Di's 4) and seat 2 (Cy's 9).
         assert_eq!(
             (summary.plays, summary.results, summary.total_sum),
             (2, 4, 26)
@@ -937,20 +1585,12 @@ mod tests {
         let lowest = summary.lowest.as_ref().unwrap();
         let highest = summary.highest.as_ref().unwrap();
         assert_eq!(
-            (
-                lowest.total,
-                lowest.game_id.as_str(),
-                lowest.player_id.as_str()
-            ),
-            (4, "g1", "di")
+            (lowest.total, lowest.game_id.as_str(), lowest.seat),
+            (4, "g1", 1)
         );
         assert_eq!(
-            (
-                highest.total,
-                highest.game_id.as_str(),
-                highest.player_id.as_str()
-            ),
-            (9, "g1", "cy")
+            (highest.total, highest.game_id.as_str(), highest.seat),
+            (9, "g1", 2)
         );
         let fact = |key: &str, per_player, sum, count| FactTotal {
             key: key.into(),
@@ -972,14 +1612,14 @@ mod tests {
     fn a_record_shared_within_one_game_goes_to_the_lower_seat_whatever_the_row_order() {
         let mut summary = GameSummary::default();
         for s in [
-            seat("g1", 3, 2, "bo", 7, "{}", None),
-            seat("g1", 3, 1, "ann", 7, "{}", None),
+            seat("g1", 3, 2, 7, "{}", None),
+            seat("g1", 3, 1, 7, "{}", None),
         ] {
             summary.add(s).unwrap();
         }
 
-        assert_eq!(summary.lowest.as_ref().unwrap().player_id, "ann");
-        assert_eq!(summary.highest.as_ref().unwrap().player_id, "ann");
+        assert_eq!(summary.lowest.as_ref().unwrap().seat, 1);
+        assert_eq!(summary.highest.as_ref().unwrap().seat, 1);
     }
 
     #[test]
@@ -1021,6 +1661,205 @@ mod tests {
         assert_eq!(
             facts.whole_game().as_deref(),
             Some(r#"{"be_careful_decided":1}"#)
+        );
+    }
+
+    #[test]
+    fn sums_of_days_merged_equal_the_sum_of_their_seats_records_and_facts_included() {
+        let seats = || {
+            vec![
+                seat(
+                    "g1",
+                    3,
+                    1,
+                    9,
+                    r#"{"damage:fine-wine": 6}"#,
+                    Some(r#"{"be_careful_decided": 1}"#),
+                ),
+                seat("g1", 3, 2, 4, r#"{"damage:fine-wine": 2}"#, None),
+                seat(
+                    "g2",
+                    5,
+                    1,
+                    4,
+                    r#"{"damage:be-careful": 3}"#,
+                    Some(r#"{"be_careful_decided": 0}"#),
+                ),
+                seat("g2", 5, 2, 12, "{}", None),
+            ]
+        };
+        let mut whole = GameSummary::default();
+        for s in seats() {
+            whole.add(s).unwrap();
+        }
+        // Two days as a bucket stores them (facts as JSON), merged in the later-first order.
+        let (mut day_3, mut day_5) = (GameSummary::default(), GameSummary::default());
+        for (i, s) in seats().into_iter().enumerate() {
+            if i < 2 {
+                day_3.add(s).unwrap()
+            } else {
+                day_5.add(s).unwrap()
+            }
+        }
+        let stored = |day: &GameSummary| {
+            let mut read = GameSummary {
+                facts: BTreeMap::new(),
+                ..day.clone()
+            };
+            read.add_facts_json(&day.facts_json(true), true).unwrap();
+            read.add_facts_json(&day.facts_json(false), false).unwrap();
+            read
+        };
+        let mut merged = stored(&day_5);
+        merged.merge(stored(&day_3));
+
+        assert_eq!(merged, whole);
+        // 9 + 4 + 4 + 12 = 29 over 4 seats of 2 games; the 4 of g1 (3 January) is the lowest.
+        assert_eq!((merged.plays, merged.results, merged.total_sum), (2, 4, 29));
+        assert_eq!(
+            merged.lowest.as_ref().map(|r| (r.game_id.as_str(), r.seat)),
+            Some(("g1", 2))
+        );
+        assert_eq!(
+            merged
+                .highest
+                .as_ref()
+                .map(|r| (r.game_id.as_str(), r.seat)),
+            Some(("g2", 2))
+        );
+        assert_eq!(day_3.facts_json(false), r#"{"be_careful_decided":[1,1]}"#);
+        assert_eq!(merged.lower_wins(), Some(true));
+        assert_eq!(GameSummary::default().lower_wins(), None);
+    }
+
+    fn at(t: &str) -> DateTime<Utc> {
+        t.parse().unwrap()
+    }
+
+    #[test]
+    fn a_period_reads_whole_months_then_whole_days_then_the_seats_of_partial_days() {
+        let period = Period::split(
+            Some(at("2025-11-20T18:30:00Z")),
+            Some(at("2026-03-02T09:00:00Z")),
+        );
+
+        assert_eq!(
+            period,
+            Period {
+                months: Some((
+                    Some(at("2025-12-01T00:00:00Z")),
+                    Some(at("2026-03-01T00:00:00Z"))
+                )),
+                days: vec![
+                    (
+                        Some(at("2025-11-21T00:00:00Z")),
+                        Some(at("2025-12-01T00:00:00Z"))
+                    ),
+                    (
+                        Some(at("2026-03-01T00:00:00Z")),
+                        Some(at("2026-03-02T00:00:00Z"))
+                    ),
+                ],
+                seats: vec![
+                    (
+                        Some(at("2025-11-20T18:30:00Z")),
+                        Some(at("2025-11-21T00:00:00Z"))
+                    ),
+                    (
+                        Some(at("2026-03-02T00:00:00Z")),
+                        Some(at("2026-03-02T09:00:00Z"))
+                    ),
+                ],
+            }
+        );
+    }
+
+    #[test]
+    fn a_period_on_whole_months_reads_months_only_and_an_open_side_is_unbounded() {
+        let whole = Period::split(
+            Some(at("2026-01-01T00:00:00Z")),
+            Some(at("2026-03-01T00:00:00Z")),
+        );
+        let since = Period::split(Some(at("2026-01-31T00:00:00Z")), None);
+        let ever = Period::split(None, None);
+
+        assert_eq!(
+            whole,
+            Period {
+                months: Some((
+                    Some(at("2026-01-01T00:00:00Z")),
+                    Some(at("2026-03-01T00:00:00Z"))
+                )),
+                ..Period::default()
+            }
+        );
+        assert_eq!(
+            since,
+            Period {
+                months: Some((Some(at("2026-02-01T00:00:00Z")), None)),
+                days: vec![(
+                    Some(at("2026-01-31T00:00:00Z")),
+                    Some(at("2026-02-01T00:00:00Z"))
+                )],
+                seats: vec![],
+            }
+        );
+        assert_eq!(
+            ever,
+            Period {
+                months: Some((None, None)),
+                ..Period::default()
+            }
+        );
+    }
+
+    #[test]
+    fn a_short_or_empty_period_reads_days_or_seats_only() {
+        let hours = Period::split(
+            Some(at("2026-01-10T18:00:00Z")),
+            Some(at("2026-01-11T02:00:00Z")),
+        );
+        let days = Period::split(
+            Some(at("2026-01-10T00:00:00Z")),
+            Some(at("2026-01-12T06:00:00Z")),
+        );
+        let backwards = Period::split(
+            Some(at("2026-02-01T00:00:00Z")),
+            Some(at("2026-01-01T00:00:00Z")),
+        );
+        let end_of_time = Period::split(Some(DateTime::<Utc>::MAX_UTC), None);
+
+        assert_eq!(
+            hours,
+            Period {
+                seats: vec![(
+                    Some(at("2026-01-10T18:00:00Z")),
+                    Some(at("2026-01-11T02:00:00Z"))
+                )],
+                ..Period::default()
+            }
+        );
+        assert_eq!(
+            days,
+            Period {
+                days: vec![(
+                    Some(at("2026-01-10T00:00:00Z")),
+                    Some(at("2026-01-12T00:00:00Z"))
+                )],
+                seats: vec![(
+                    Some(at("2026-01-12T00:00:00Z")),
+                    Some(at("2026-01-12T06:00:00Z"))
+                )],
+                ..Period::default()
+            }
+        );
+        assert_eq!(backwards, Period::default());
+        assert_eq!(
+            end_of_time,
+            Period {
+                seats: vec![(Some(DateTime::<Utc>::MAX_UTC), None)],
+                ..Period::default()
+            }
         );
     }
 }

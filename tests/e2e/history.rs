@@ -1,0 +1,317 @@
+//! Statistics over periods that cut through days and months (issue 14): the read models sum
+//! whole UTC months and days and add the games of partial days from their seats, and a
+//! player's figures for a period are the difference of two running sums. Each answer here is
+//! worked out by hand from the club history of `statistics.rs` (G1 2026-01-10 … G6 2026-06-06,
+//! every game at 19:00 UTC), or compared with the same games asked for another way.
+
+use serde_json::{Value, json};
+use sqlx::Connection;
+
+use crate::helpers::{Backend, TestApp, event, ranks};
+use crate::on_both_backends;
+use crate::statistics::{at, g1_rounds, g2_rounds, mint_condition, seed};
+
+on_both_backends!(
+    a_period_cutting_through_days_sums_the_same_games_as_whole_days_and_whole_months,
+    a_leaderboard_over_a_period_counts_exactly_the_games_started_in_it,
+    head_to_head_and_player_stats_count_a_period_to_the_instant,
+    a_game_started_earlier_that_finishes_later_counts_in_its_own_period,
+    the_migration_builds_the_read_models_the_appends_write,
+);
+
+async fn get(app: &TestApp, token: &str, path: &str) -> Value {
+    let reply = app.get(path, Some(token)).await;
+    assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+    reply.body
+}
+
+async fn a_period_cutting_through_days_sums_the_same_games_as_whole_days_and_whole_months(
+    app: TestApp,
+) {
+    let h = seed(&app).await;
+    let token = &h.club.token;
+
+    // G2 (02-14 19:00) and G3 (03-07), three ways: from an hour before G2 to G4's very start
+    // (partial days at both edges, then March as a month); by whole days; by whole months.
+    let cut = get(
+        &app,
+        token,
+        "/v1/stats/games/mint-condition?from=2026-02-14T18:00:00Z&to=2026-04-04T19:00:00Z",
+    )
+    .await;
+    let days = get(
+        &app,
+        token,
+        "/v1/stats/games/mint-condition?from=2026-02-14T00:00:00Z&to=2026-03-08T00:00:00Z",
+    )
+    .await;
+    let months = get(
+        &app,
+        token,
+        "/v1/stats/games/mint-condition?from=2026-02-01T00:00:00Z&to=2026-04-01T00:00:00Z",
+    )
+    .await;
+    let none = get(
+        &app,
+        token,
+        "/v1/stats/games/mint-condition?from=2026-02-14T19:00:01Z&to=2026-03-07T19:00:00Z",
+    )
+    .await;
+
+    // G2: Ann 10, Bo 10; G3: Ann 10, Cy 9 → 39 / 4 = 9.75. Lowest Cy's 9 (G3); the highest,
+    // 10, three times: the earliest, G2's seat 1, is Ann's. Damage per kind over 4 results:
+    // be-careful G3 Ann 8 → 2.0; fine-wine G2 4 + G3 2 + 4 → 2.5; legacy-edition G2 4 → 1.0;
+    // autographed G3 5 → 1.25; animal-kingdom G2 6 + 6 → 3.0 (8 + 10 + 4 + 5 + 12 = 39 ✓).
+    // Be Careful! decided G3: 1 of 2.
+    assert_eq!(cut["plays"], 2);
+    assert_eq!(cut["average_score"], json!(9.75));
+    assert_eq!(
+        cut["record_best"],
+        json!({"total": 9, "player": "Cy", "game_id": h.g[2]})
+    );
+    assert_eq!(
+        cut["record_worst"],
+        json!({"total": 10, "player": "Ann", "game_id": h.g[1]})
+    );
+    assert_eq!(
+        cut["insights"]["average_damage_per_card_kind"],
+        json!({"animal-kingdom": 3.0, "autographed": 1.25, "be-careful": 2.0,
+               "fine-wine": 2.5, "legacy-edition": 1.0})
+    );
+    assert_eq!(cut["insights"]["be_careful_decided"]["share"], json!(0.5));
+    assert_eq!(days, cut);
+    assert_eq!(months, cut);
+    // A second after G2 to G3's start: no game; the direction is the published rules'.
+    assert_eq!(
+        (
+            &none["plays"],
+            &none["average_score"],
+            &none["record_best"],
+            &none["lower_is_better"]
+        ),
+        (&json!(0), &json!(0.0), &Value::Null, &json!(true))
+    );
+}
+
+async fn a_leaderboard_over_a_period_counts_exactly_the_games_started_in_it(app: TestApp) {
+    let h = seed(&app).await;
+    let token = &h.club.token;
+
+    // From G3's start to a second after G6's: G3, G4, G5 (Mint Julep) and G6.
+    let period = "from=2026-03-07T19:00:00Z&to=2026-06-06T19:00:01Z";
+    let board = get(&app, token, &format!("/v1/stats/leaderboard?{period}")).await;
+    let damage = get(
+        &app,
+        token,
+        &format!("/v1/stats/leaderboard?game=mint-condition&sort=average_score&{period}"),
+    )
+    .await;
+    let before_g3 = get(
+        &app,
+        token,
+        "/v1/stats/leaderboard?sort=wins&to=2026-03-07T19:00:00Z",
+    )
+    .await;
+    let backwards = get(
+        &app,
+        token,
+        "/v1/stats/leaderboard?from=2026-06-01T00:00:00Z&to=2026-01-01T00:00:00Z",
+    )
+    .await;
+
+    // Bo G4 W, G5 W → 1.0; Ann G3 L, G5 L, G6 W and Cy G3 W, G4 L, G6 L → 1/3 each, equal
+    // wins and games: rank 2 shared, by name. Ann (10 + 5 + 5) / 3 = 6.667, ranks 5/3.
+    assert_eq!(ranks(&board), vec![("Bo", 1), ("Ann", 2), ("Cy", 2)]);
+    assert_eq!(
+        board["players"][1],
+        json!({"rank": 2, "player_id": h.ann, "name": "Ann", "games_played": 3, "wins": 1,
+               "win_rate": 0.333, "average_score": 6.667, "average_rank": 1.667})
+    );
+    // Mint Condition damage, lowest first: Bo 2 (G4), Ann (10 + 5) / 2 = 7.5, Cy 24 / 3 = 8.0.
+    assert_eq!(ranks(&damage), vec![("Bo", 1), ("Ann", 2), ("Cy", 3)]);
+    assert_eq!(damage["players"][1]["average_score"], json!(7.5));
+    assert_eq!(damage["players"][2]["average_score"], json!(8.0));
+    // Before G3: G1 (Ann W), G2 (shared): Ann 2 wins, Bo 1.
+    assert_eq!(ranks(&before_g3), vec![("Ann", 1), ("Bo", 2)]);
+    assert_eq!(backwards["players"], json!([]));
+}
+
+async fn head_to_head_and_player_stats_count_a_period_to_the_instant(app: TestApp) {
+    let h = seed(&app).await;
+    let token = &h.club.token;
+
+    // `to` is G6's start: G6 is left out, G3 is in.
+    let h2h = get(
+        &app,
+        token,
+        &format!(
+            "/v1/stats/head-to-head?players={},{}&from=2026-03-07T19:00:00Z&to=2026-06-06T19:00:00Z",
+            h.ann, h.cy
+        ),
+    )
+    .await;
+    let stats = get(
+        &app,
+        token,
+        &format!(
+            "/v1/players/{}/stats?from=2026-01-10T19:00:00.000001Z&to=2026-05-02T19:00:00.000001Z",
+            h.ann
+        ),
+    )
+    .await;
+
+    // Ann and Cy met in G3 (Cy ahead) and G6 (Ann ahead): only G3 counts.
+    assert_eq!(
+        (
+            &h2h["games_together"],
+            &h2h["first_ahead"],
+            &h2h["second_ahead"]
+        ),
+        (&json!(1), &json!(0), &json!(1))
+    );
+    // Ann from just after G1 to just after G5: G2 W, G3 L, G5 L.
+    assert_eq!(
+        (
+            &stats["games_played"],
+            &stats["wins"],
+            &stats["current_win_streak"],
+            &stats["last_played"]
+        ),
+        (&json!(3), &json!(1), &json!(0), &json!(at("2026-05-02")))
+    );
+}
+
+async fn a_game_started_earlier_that_finishes_later_counts_in_its_own_period(app: TestApp) {
+    // Arrange: A starts on 10 January and stops after two rounds; B starts on 20 January and
+    // finishes; then A finishes.
+    let club = app.new_club().await;
+    let a = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 2).await;
+    mint_condition(&app, &club, "2026-01-20", ("Ann", "Bo"), g2_rounds(), 3).await;
+    let [_, _, (ann_3, bo_3)] = g1_rounds();
+    let reply = app
+        .append(
+            &club,
+            &a,
+            Some(3),
+            vec![event(
+                "round_collected",
+                json!({"round": 3, "collections": {"Ann": ann_3, "Bo": bo_3}}),
+            )],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+
+    // Act
+    let since = get(
+        &app,
+        &club.token,
+        "/v1/stats/leaderboard?sort=wins&from=2026-01-15T00:00:00Z",
+    )
+    .await;
+    let until = get(
+        &app,
+        &club.token,
+        "/v1/stats/leaderboard?sort=wins&to=2026-01-15T00:00:00Z",
+    )
+    .await;
+    let ever = get(&app, &club.token, "/v1/stats/leaderboard?sort=wins").await;
+
+    // Assert: A is G1 (Ann 6 wins, Bo 14), B is G2 (10 and 10, a shared win).
+    let figures = |board: &Value| -> Vec<(String, i64, i64)> {
+        board["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_owned(),
+                    p["games_played"].as_i64().unwrap(),
+                    p["wins"].as_i64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let row = |name: &str, played, wins| (name.to_owned(), played, wins);
+    assert_eq!(figures(&since), vec![row("Ann", 1, 1), row("Bo", 1, 1)]);
+    assert_eq!(figures(&until), vec![row("Ann", 1, 1), row("Bo", 1, 0)]);
+    assert_eq!(figures(&ever), vec![row("Ann", 2, 2), row("Bo", 2, 1)]);
+    assert_eq!(since["players"][0]["average_score"], json!(10.0));
+    assert_eq!(until["players"][1]["average_score"], json!(14.0));
+}
+
+/// Statistics answers over whole and partial periods, for the seeded club.
+async fn period_answers(app: &TestApp, h: &crate::statistics::History) -> Vec<(String, Value)> {
+    let periods = [
+        "",
+        "from=2026-02-14T18:00:00Z",
+        "to=2026-04-04T19:00:00Z",
+        "from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z",
+        "from=2026-02-14T19:00:00Z&to=2026-06-06T19:00:00.5Z",
+    ];
+    let mut paths = Vec::new();
+    for period in periods {
+        paths.push(format!("/v1/stats/leaderboard?{period}"));
+        paths.push(format!(
+            "/v1/stats/leaderboard?game=mint-condition&sort=average_score&{period}"
+        ));
+        paths.push(format!("/v1/stats/games/mint-condition?{period}"));
+        paths.push(format!("/v1/stats/games/mint-julep?{period}"));
+        paths.push(format!(
+            "/v1/stats/head-to-head?players={},{}&{period}",
+            h.ann, h.bo
+        ));
+        for p in [&h.ann, &h.bo, &h.cy] {
+            paths.push(format!("/v1/players/{p}/stats?{period}"));
+        }
+    }
+    paths.push("/v1/games?status=finished".into());
+    paths.push("/v1/games?player=Ann&limit=2".into());
+    let mut answers = Vec::new();
+    for path in paths {
+        let body = get(app, &h.club.token, &path).await;
+        answers.push((path, body));
+    }
+    answers
+}
+
+async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
+    // Arrange: the history, its read models written by each append.
+    let h = seed(&app).await;
+    let written = period_answers(&app, &h).await;
+
+    // Act: drop what migration 0010 made and run it again on the same games.
+    let drop = "DROP TABLE player_runs; DROP TABLE game_buckets; \
+                DROP INDEX games_club_status_started; DROP INDEX games_club_game_started;";
+    match app.backend {
+        Backend::Sqlite => {
+            let mut db = sqlx::SqliteConnection::connect(&app.database_url)
+                .await
+                .unwrap();
+            sqlx::raw_sql(drop).execute(&mut db).await.unwrap();
+            sqlx::raw_sql(include_str!(
+                "../../migrations/sqlite/0010_history_read_models.sql"
+            ))
+            .execute(&mut db)
+            .await
+            .unwrap();
+        }
+        Backend::Postgres => {
+            let mut db = sqlx::PgConnection::connect(&app.database_url)
+                .await
+                .unwrap();
+            sqlx::raw_sql(drop).execute(&mut db).await.unwrap();
+            sqlx::raw_sql(include_str!(
+                "../../migrations/postgres/0010_history_read_models.sql"
+            ))
+            .execute(&mut db)
+            .await
+            .unwrap();
+        }
+    }
+    let migrated = period_answers(&app, &h).await;
+
+    // Assert: every answer is the same.
+    for ((path, before), (_, after)) in written.iter().zip(&migrated) {
+        assert_eq!(after, before, "{path}");
+    }
+}
