@@ -7,12 +7,16 @@
 -- id), each with the player's running sums up to and including it. A period's figures are the
 -- difference of two rows — the last one before `to` and the last one before `from` — so a
 -- leaderboard over any period reads two rows per player, and a player's history is one range.
+-- player_runs.game_id has no foreign key to games on purpose: recomputing a player's runs
+-- rewrites the rows of the player's other games, and a key check would lock those games' rows,
+-- which concurrent appends hold (FOR UPDATE) while they wait for the log's order lock — a
+-- deadlock on PostgreSQL. The rows are derived from game_players, which has the keys.
 CREATE TABLE player_runs (
     player_id   TEXT NOT NULL REFERENCES players (id),  -- a club's player: the club is implied
     game        TEXT NOT NULL,
     variant     TEXT NOT NULL,             -- '' for the published rules
     played_at   TEXT NOT NULL,             -- the game's started_at
-    game_id     TEXT NOT NULL REFERENCES games (id),
+    game_id     TEXT NOT NULL,   -- no foreign key: see below
     total       BIGINT NOT NULL,           -- this game's result
     rank        BIGINT NOT NULL,
     lower_wins  BIGINT NOT NULL,           -- 1 when the lowest total won this game
