@@ -45,7 +45,7 @@ PY
 )
 
 echo "fuzzing $ADDR for ${SECONDS_BUDGET}s"
-"$VENV/bin/schemathesis" run openapi/openapi.json \
+"$VENV/bin/schemathesis" --config-file scripts/schemathesis.toml run openapi/openapi.json \
     --url "$ADDR" \
     --header "Authorization: Bearer $TOKEN" \
     --checks all \
