@@ -1,6 +1,9 @@
 //! The records the write path's decision reads and the store writes: a game's row, its events,
 //! what a finished game adds to the statistics, and a game held replayed in memory.
 
+use std::sync::Mutex;
+
+use actix_web::web::Bytes;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tabletally_domain::GameState;
@@ -104,12 +107,25 @@ pub struct EventMeta {
 }
 
 /// A game's row and its log, replayed: what an append decides from and a score read answers with.
-#[derive(Clone)]
 pub struct HeldGame {
     pub game: GameRecord,
     /// One per event of `state.log()`, in the same order.
     pub meta: Vec<EventMeta>,
     pub state: GameState,
+    /// The current score's answer body with the log length it was made at: made by the first
+    /// score read, so the next ones at the same version answer without evaluating anything.
+    score_body: Mutex<Option<(usize, Bytes)>>,
+}
+
+impl Clone for HeldGame {
+    fn clone(&self) -> Self {
+        Self {
+            game: self.game.clone(),
+            meta: self.meta.clone(),
+            state: self.state.clone(),
+            score_body: Mutex::new(self.lock_score_body().clone()),
+        }
+    }
 }
 
 impl HeldGame {
@@ -129,7 +145,34 @@ impl HeldGame {
             events.push(into_log_event(e));
         }
         let state = kind.replay(events).map_err(|e| e.to_string())?;
-        Ok(Self { game, meta, state })
+        Ok(Self::new(game, meta, state))
+    }
+
+    pub fn new(game: GameRecord, meta: Vec<EventMeta>, state: GameState) -> Self {
+        Self {
+            game,
+            meta,
+            state,
+            score_body: Mutex::new(None),
+        }
+    }
+
+    /// The current score's answer body: the one kept for this log, or `make`'s (then kept).
+    pub fn score_body<E>(&self, make: impl FnOnce(&Self) -> Result<Bytes, E>) -> Result<Bytes, E> {
+        let events = self.state.log().len();
+        if let Some((at, body)) = self.lock_score_body().as_ref()
+            && *at == events
+        {
+            return Ok(body.clone());
+        }
+        let body = make(self)?;
+        *self.lock_score_body() = Some((events, body.clone()));
+        Ok(body)
+    }
+
+    fn lock_score_body(&self) -> std::sync::MutexGuard<'_, Option<(usize, Bytes)>> {
+        // A panic while holding it leaves nothing half-written: the value is replaced whole.
+        self.score_body.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The stored event at `seq` (1-based), as the store would read it.
@@ -148,9 +191,11 @@ impl HeldGame {
         })
     }
 
-    /// A rough size in memory, for the cache's byte bound.
+    /// A rough size in memory, for the cache's byte bound: the log, and as much again each for
+    /// the replayed state and the score's answer body.
     pub fn bytes(&self) -> usize {
-        self.state
+        3 * self
+            .state
             .log()
             .iter()
             .map(|e| 96 + e.event_type.len() + value_bytes(&e.data))

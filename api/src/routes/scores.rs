@@ -1,5 +1,5 @@
 //! `GET /v1/games/{id}/score?at=`: the scoreboard after replaying the log (or its first `at`
-//! events). Computed from the events on every call; nothing else is needed.
+//! events). The current score is made once per version from the held (cached) game.
 
 use actix_web::{HttpResponse, get, web};
 use serde::{Deserialize, Serialize};
@@ -154,24 +154,37 @@ pub async fn get_score(
             event_index: None,
         });
     }
-    let evaluation = if at == game.version {
-        held.state.evaluation(false)
-    } else {
-        // A past score: replay the log up to `at`.
-        let kind = Game::from_id(&game.game)
-            .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
-        kind.evaluate(&held.state.log()[..at as usize])
-            .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?
-    };
     let etag = game_etag(game.version, query.at);
-    Ok(HttpResponse::Ok()
-        .insert_header((actix_web::http::header::ETAG, etag))
-        .json(score_view(
+    let view = |evaluation: tabletally_domain::Evaluation| {
+        score_view(
             game.game.clone(),
             evaluation.status,
             evaluation.version,
             evaluation.scoreboard,
-        )))
+        )
+    };
+    let body = if at == game.version {
+        // The current score: made once per version and kept with the held game.
+        held.score_body(|held| {
+            serde_json::to_vec(&view(held.state.evaluation(false)))
+                .map(Into::into)
+                .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))
+        })?
+    } else {
+        // A past score: replay the log up to `at`.
+        let kind = Game::from_id(&game.game)
+            .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
+        let evaluation = kind
+            .evaluate(&held.state.log()[..at as usize])
+            .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
+        serde_json::to_vec(&view(evaluation))
+            .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?
+            .into()
+    };
+    Ok(HttpResponse::Ok()
+        .insert_header((actix_web::http::header::ETAG, etag))
+        .content_type(actix_web::http::header::ContentType::json())
+        .body(body))
 }
 
 /// The scoreboard as the API shows it (also in the live streams' events).
