@@ -120,6 +120,17 @@ pub(super) struct AfterCommit {
 /// a hint only: listeners read the committed rows themselves.
 pub const NOTIFY_CHANNEL: &str = "tabletally_commits";
 
+/// SQLite's page cache per connection, MiB (`TABLETALLY_SQLITE_CACHE_MB`).
+const DEFAULT_SQLITE_CACHE_MB: u64 = 32;
+/// SQLite's memory map of the database file, MiB (`TABLETALLY_SQLITE_MMAP_MB`). None by
+/// default: measured, it made appends no faster, and every connection maps the file on its own,
+/// so a big club's file showed up to connections × the map in the process's memory.
+const DEFAULT_SQLITE_MMAP_MB: u64 = 0;
+
+fn sqlite_mb(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 impl SqliteStore {
     /// Opens (creating if missing) a SQLite file in WAL mode with foreign keys on.
     /// `synchronous = FULL`: an acknowledged append survives a power cut, not just a crash.
@@ -130,10 +141,10 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10))
-            // A club's history is hundreds of MB: keep the hot index pages in memory (32 MiB
-            // of page cache per connection) and read the file through mmap, not copies.
-            .pragma("cache_size", "-32768")
-            .pragma("mmap_size", "268435456");
+            // Page cache per connection and memory map (BENCHMARKS.md, Write path: what each
+            // costs in memory and gives in speed).
+            .pragma("cache_size", format!("-{}", sqlite_mb("TABLETALLY_SQLITE_CACHE_MB", DEFAULT_SQLITE_CACHE_MB) << 10))
+            .pragma("mmap_size", (sqlite_mb("TABLETALLY_SQLITE_MMAP_MB", DEFAULT_SQLITE_MMAP_MB) << 20).to_string());
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .connect_with(options.clone())

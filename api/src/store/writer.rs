@@ -147,9 +147,18 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
     // Every game a job of this batch touched: forgotten by the cache if the commit fails.
     let mut touched = Vec::with_capacity(requests);
     let mut done: Vec<(Answer, Option<AfterCommit>)> = Vec::with_capacity(requests);
-    for job in jobs {
-        if let Err(e) = sqlx::query("SAVEPOINT request").execute(&mut *tx).await {
-            done.push((answer_unwritten(job, &e.to_string()), None));
+    // Each request's savepoint is opened by the statement that closes the one before it (one
+    // round trip to SQLite's thread between two requests, not two). A savepoint that cannot be
+    // opened or closed breaks the batch: it is rolled back whole.
+    let mut broken = sqlx::raw_sql("SAVEPOINT request")
+        .execute(&mut *tx)
+        .await
+        .err()
+        .map(|e| e.to_string());
+    let last = jobs.len().saturating_sub(1);
+    for (index, job) in jobs.into_iter().enumerate() {
+        if let Some(why) = &broken {
+            done.push((answer_unwritten(job, why), None));
             continue;
         }
         let (answer, after, ok) = match job {
@@ -173,17 +182,27 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 (Answer::Create(reply, result), after, ok)
             }
         };
-        let end = if ok {
-            "RELEASE request"
-        } else {
-            "ROLLBACK TO request; RELEASE request"
+        let end = match (ok, index == last) {
+            (true, true) => "RELEASE request",
+            (true, false) => "RELEASE request; SAVEPOINT request",
+            (false, true) => "ROLLBACK TO request; RELEASE request",
+            (false, false) => "ROLLBACK TO request; RELEASE request; SAVEPOINT request",
         };
         if let Err(e) = sqlx::raw_sql(end).execute(&mut *tx).await {
             tracing::error!(error = %e, "a savepoint could not be closed; the batch is rolled back");
+            broken = Some(format!("a savepoint could not be closed: {e}"));
         }
         done.push((answer, after));
     }
-    match tx.commit().await {
+    let committed = match broken {
+        None => tx.commit().await.map_err(|e| e.to_string()),
+        Some(why) => {
+            // Dropping the transaction rolls it back.
+            drop(tx);
+            Err(why)
+        }
+    };
+    match committed {
         Ok(()) => {
             shared.count_batch(requests);
             for (answer, after) in done {
