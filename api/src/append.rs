@@ -4,7 +4,6 @@
 //!
 //! Order of checks (API.md): idempotent retry first, then `expected_version`, then the rules.
 
-use tabletally_domain::Game;
 use tabletally_domain::log::{Evaluation, NewEvent as DomainEvent, Rejection, Status};
 use tabletally_domain::score::Scoreboard;
 
@@ -190,11 +189,10 @@ pub fn game_result(
             ))
         })
         .collect::<Result<_, Refused>>()?;
-    let variant = Game::from_id(&game.game).and_then(|kind| kind.variant(&game.options));
     Ok(Some(GameResult {
         players,
         facts,
-        variant: variant.map(|v| v.id.to_owned()),
+        variant: crate::statistics::variant_of(&game.game, &game.options),
         lower_wins: evaluation.scoreboard.lower_wins,
     }))
 }
@@ -205,6 +203,7 @@ mod tests {
     use crate::records::StoredEvent;
     use chrono::Utc;
     use serde_json::json;
+    use tabletally_domain::Game;
 
     /// A Mint Condition game for Ann and Bo, then `events - 1` events: abandon, retract it, …
     fn held(events: i64) -> HeldGame {

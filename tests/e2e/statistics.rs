@@ -396,11 +396,16 @@ pub(crate) async fn seed(app: &TestApp) -> History {
     }
 }
 
+/// The body of the club's `GET path`, which must answer 200.
+async fn get_ok(app: &TestApp, club: &TestClub, path: &str) -> Value {
+    let reply = app.get(path, Some(&club.token)).await;
+    assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+    reply.body
+}
+
 impl History {
     async fn get(&self, app: &TestApp, path: &str) -> Value {
-        let reply = app.get(path, Some(&self.club.token)).await;
-        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
-        reply.body
+        get_ok(app, &self.club, path).await
     }
 }
 
@@ -428,6 +433,8 @@ on_both_backends!(
     tables_starting_and_finishing_at_once_with_the_same_players_all_count,
     a_rebuild_from_the_log_gives_identical_answers,
     heavily_used_games_are_counted_under_their_own_variant_where_the_highest_total_is_best,
+    mind_up_and_vintage_games_beside_both_scorings_of_mint_condition_count_highest_best,
+    a_players_game_list_names_the_variant_each_game_plays,
     a_variant_is_checked_against_the_game,
 );
 
@@ -1375,20 +1382,32 @@ async fn a_rebuild_from_the_log_gives_identical_answers(app: TestApp) {
     }
 }
 
-/// A club mixing both scorings of Mint Condition, and Mint Julep:
+/// A club mixing both scorings of Mint Condition with the other three games:
 ///
-/// | game | kind                         | seats   | totals | result                       |
-/// |------|------------------------------|---------|--------|------------------------------|
-/// | S1   | mint-condition               | Ann, Bo | 6, 14  | Ann wins (lowest)            |
-/// | H1   | mint-condition, heavily used | Ann, Bo | 6, 14  | Bo wins (highest)            |
-/// | H2   | mint-condition, heavily used | Ann, Cy | 10, 9  | Ann wins; Be Careful! decided |
-/// | J    | mint-julep (G5)              | Ann, Bo | 5, 7   | Bo wins                      |
+/// | game | started    | kind                         | seats           | totals         | result                        |
+/// |------|------------|------------------------------|-----------------|----------------|-------------------------------|
+/// | S1   | 2026-01-10 | mint-condition               | Ann, Bo         | 6, 14          | Ann wins (lowest)             |
+/// | H1   | 2026-02-14 | mint-condition, heavily used | Ann, Bo         | 6, 14          | Bo wins (highest)             |
+/// | H2   | 2026-03-07 | mint-condition, heavily used | Ann, Cy         | 10, 9          | Ann wins; Be Careful! decided |
+/// | J    | 2026-05-02 | mint-julep (G5)              | Ann, Bo         | 5, 7           | Bo wins                       |
+/// | V    | 2026-11-30 | vintage                      | Ann, Bo, Cy     | 27, 26, 21     | Ann wins                      |
+/// | M    | 2026-12-04 | mind-up                      | Ann, Bo, Cy, Di | 79, 73, 90, 90 | Di wins the tie on round 3    |
+/// | H3   | 2026-12-11 | mint-condition, heavily used | Ann, Cy         | —              | two rounds only               |
+///
+/// V is the scripted game of `vintage.rs` (its module comment: collections Ann 21, Bo 22, Cy 21;
+/// Bo most blue +4, Ann most 60s +3 and most radios +3, vases tied 5/5/5 → nobody). M is the
+/// turn-by-turn game of `mind_up.rs` (rounds Ann 23 + 23 + 33, Bo 22 + 18 + 33, Cy 29 + 28 + 33,
+/// Di 24 + 29 + 37; Cy and Di tie on 90, Di has more in round 3).
 struct Variants {
     club: TestClub,
     ann: String,
     s1: String,
     h1: String,
     h2: String,
+    j: String,
+    v: String,
+    m: String,
+    h3: String,
 }
 
 async fn seed_variants(app: &TestApp) -> Variants {
@@ -1415,7 +1434,19 @@ async fn seed_variants(app: &TestApp) -> Variants {
         3,
     )
     .await;
-    mint_julep(app, &club).await;
+    let j = mint_julep(app, &club).await;
+    let v = crate::vintage::play(app, &club).await;
+    let m = crate::mind_up::play_by_turns(app, &club).await;
+    let h3 = mint_condition_with(
+        app,
+        &club,
+        "2026-12-11",
+        ("Ann", "Cy"),
+        &heavily_used,
+        g3_rounds(),
+        2,
+    )
+    .await;
     let ann = seat_ids(app, &club, &s1).await[0].1.clone();
     Variants {
         club,
@@ -1423,6 +1454,10 @@ async fn seed_variants(app: &TestApp) -> Variants {
         s1,
         h1,
         h2,
+        j,
+        v,
+        m,
+        h3,
     }
 }
 
@@ -1430,11 +1465,7 @@ async fn heavily_used_games_are_counted_under_their_own_variant_where_the_highes
     app: TestApp,
 ) {
     let v = seed_variants(&app).await;
-    let get = async |path: &str| {
-        let reply = app.get(path, Some(&v.club.token)).await;
-        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
-        reply.body
-    };
+    let get = async |path: &str| get_ok(&app, &v.club, path).await;
 
     let published = get("/v1/stats/games/mint-condition").await;
     let heavily_used = get("/v1/stats/games/mint-condition?variant=heavily-used").await;
@@ -1484,21 +1515,47 @@ async fn heavily_used_games_are_counted_under_their_own_variant_where_the_highes
         })
     );
     assert_ne!(v.h2, v.h1);
-    // Ann: S1 won with 6; H1 lost with 6, H2 won with 10; Mint Julep lost with 5.
-    // Wins over all games stay as they are: 2 of 4.
-    assert_eq!((&ann["games_played"], &ann["wins"]), (&json!(4), &json!(2)));
+    // Ann, oldest first: S1 won with 6; H1 lost with 6 (rank 2), H2 won with 10; J lost with 5
+    // (rank 2); V won with 27; M 79, rank 3 (Di 90, Cy 90, Ann 79, Bo 73). H3 is unfinished.
+    // Wins over all games stay as they are: S1, H2 and V, 3 of 6 = 0.5; ranks
+    // 1 + 2 + 1 + 2 + 1 + 3 = 10 / 6 = 1.667; the last game lost → current streak 0, longest 1.
+    assert_eq!(
+        (
+            &ann["games_played"],
+            &ann["wins"],
+            &ann["win_rate"],
+            &ann["average_rank"],
+            &ann["current_win_streak"],
+            &ann["longest_win_streak"]
+        ),
+        (
+            &json!(6),
+            &json!(3),
+            &json!(0.5),
+            &json!(1.667),
+            &json!(0),
+            &json!(1)
+        )
+    );
+    // One entry per game and variant, by game id, the published rules first: Mint Condition's
+    // S1 apart from H1 + H2 (6 + 10 = 16 / 2 = 8.0; the highest, 10, is the best; ranks 2 + 1).
     assert_eq!(
         ann["per_game"],
         json!([
+            {"game": "mind-up", "games_played": 1, "wins": 0, "win_rate": 0.0,
+             "average_score": 79.0, "best_score": 79, "worst_score": 79, "average_rank": 3.0},
             {"game": "mint-condition", "games_played": 1, "wins": 1, "win_rate": 1.0,
              "average_score": 6.0, "best_score": 6, "worst_score": 6, "average_rank": 1.0},
             {"game": "mint-condition", "variant": "heavily-used", "games_played": 2, "wins": 1,
              "win_rate": 0.5, "average_score": 8.0, "best_score": 10, "worst_score": 6,
              "average_rank": 1.5},
             {"game": "mint-julep", "games_played": 1, "wins": 0, "win_rate": 0.0,
-             "average_score": 5.0, "best_score": 5, "worst_score": 5, "average_rank": 2.0}
+             "average_score": 5.0, "best_score": 5, "worst_score": 5, "average_rank": 2.0},
+            {"game": "vintage", "games_played": 1, "wins": 1, "win_rate": 1.0,
+             "average_score": 27.0, "best_score": 27, "worst_score": 27, "average_rank": 1.0}
         ])
     );
+    // Mint Condition, 3 games in either variant, is played most.
     assert_eq!(ann["favourite_game"], "mint-condition");
     // Damage by the published rules, lowest first: Ann 6, Bo 14.
     assert_eq!(damage.get("variant"), None);
@@ -1509,10 +1566,154 @@ async fn heavily_used_games_are_counted_under_their_own_variant_where_the_highes
     assert_eq!(points["players"][2]["average_score"], json!(8.0));
     // Heavily Used win rate: Bo 1/1, Ann 1/2, Cy 0/1.
     assert_eq!(ranks(&hu_rate), vec![("Bo", 1), ("Ann", 2), ("Cy", 3)]);
-    // Every game: Bo 2 of 3 (H1, J) = 0.667, Ann 2 of 4 = 0.5, Cy 0 of 1.
+    // Every game, whatever its variant: Di 1 of 1 (M) = 1.0; Ann 3 of 6 = 0.5; Bo 2 of 5
+    // (S1 lost, H1 won, J won, V 2nd, M 4th) = 0.4; Cy 0 of 3 (H2, V, M).
     assert_eq!(everything.get("variant"), None);
-    assert_eq!(ranks(&everything), vec![("Bo", 1), ("Ann", 2), ("Cy", 3)]);
-    assert_eq!(everything["players"][0]["win_rate"], json!(0.667));
+    assert_eq!(
+        ranks(&everything),
+        vec![("Di", 1), ("Ann", 2), ("Bo", 3), ("Cy", 4)]
+    );
+    let rates: Vec<&Value> = everything["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["win_rate"])
+        .collect();
+    assert_eq!(rates, [&json!(1.0), &json!(0.5), &json!(0.4), &json!(0.0)]);
+}
+
+async fn mind_up_and_vintage_games_beside_both_scorings_of_mint_condition_count_highest_best(
+    app: TestApp,
+) {
+    let v = seed_variants(&app).await;
+    let get = async |path: &str| get_ok(&app, &v.club, path).await;
+
+    let mind_up = get("/v1/stats/games/mind-up").await;
+    let vintage = get("/v1/stats/games/vintage").await;
+    let mind_up_points = get("/v1/stats/leaderboard?game=mind-up&sort=average_score").await;
+    let mind_up_rate = get("/v1/stats/leaderboard?game=mind-up").await;
+    let vintage_points = get("/v1/stats/leaderboard?game=vintage&sort=average_score").await;
+    let vintage_rate = get("/v1/stats/leaderboard?game=vintage").await;
+
+    // M: 79 + 73 + 90 + 90 = 332 over 4 results → 83.0; the highest is best. Cy (seat 3) and Di
+    // (seat 4) share the highest, 90, in the same game: the lower seat holds the record.
+    // Points and cards under each score card value, from the rows of mind_up.rs (colour ×n under
+    // the value v scores n × v):
+    //   round 1 (values 1 3 4 2 5): v1 3 + 3 + 3 + 3 = 12 cards, 12 points; v2 4 cards, 8;
+    //     v3 4 cards, 12; v4 Ann 1, Bo 2, Cy 1, Di 1 = 5 cards, 20; v5 Ann, Cy, Di 1 each = 3, 15
+    //     (67 points = 17 + 16 + 17 + 17 ✓; 28 cards = 4 × 7 ✓).
+    //   round 2 (values 4 3 2 1 5): v1 2 + 2 + 1 + 3 = 8 cards, 8; v2 2 + 3 + 1 + 1 = 7, 14;
+    //     v3 2 + 1 + 4 + 1 = 8, 24; v4 2 + 2 + 1 + 3 = 8, 32; v5 Cy 1, 5
+    //     (83 = 20 + 19 + 24 + 20 ✓; 32 = 4 × 8 ✓).
+    //   round 3 (values 2 3 5 1 4): v1 Cy 2, 2; v2 3 + 3 + 2 + 1 = 9, 18; v3 4 + 2 + 2 + 3 = 11,
+    //     33; v4 none; v5 2 + 4 + 3 + 5 = 14, 70 (123 = 28 + 32 + 27 + 36 ✓; 36 = 4 × 9 ✓).
+    //   Game, per player (÷ 4): v1 22 cards, 22 points → 5.5, 5.5; v2 20, 40 → 5.0, 10.0;
+    //     v3 23, 69 → 5.75, 17.25; v4 13, 52 → 3.25, 13.0; v5 18, 90 → 4.5, 22.5.
+    // Bubbles: Ann 2 + 1 + 7 = 10, Bo 2 − 1 + 3 = 4, Cy 8 + 6 + 8 = 22, Di 3 + 7 + 3 = 13 → 49 / 4
+    //   = 12.25. (Ann 65 columns + 10 bubbles + objectives 4 + 2 − 2 = 79 ✓.)
+    // Objectives, each active one round for 4 players; a face that scored, bonus or malus, is
+    // a hit: A1 and C2 all 4; B2 Ann and Di; E2 Cy (−2); D1 nobody; G1 all 4 (−2).
+    assert_eq!(
+        mind_up,
+        json!({
+            "game": "mind-up", "plays": 1, "average_score": 83.0, "lower_is_better": false,
+            "record_best": {"total": 90, "player": "Cy", "game_id": v.m},
+            "record_worst": {"total": 73, "player": "Bo", "game_id": v.m},
+            "insights": {
+                "column_values": {
+                    "1": {"average_points_per_game": 5.5, "average_cards_per_game": 5.5},
+                    "2": {"average_points_per_game": 10.0, "average_cards_per_game": 5.0},
+                    "3": {"average_points_per_game": 17.25, "average_cards_per_game": 5.75},
+                    "4": {"average_points_per_game": 13.0, "average_cards_per_game": 3.25},
+                    "5": {"average_points_per_game": 22.5, "average_cards_per_game": 4.5}
+                },
+                "average_bubbles_per_game": 12.25,
+                "objective_hit_rates": {
+                    "A1": {"hit_rate": 1.0, "hits": 4, "chances": 4},
+                    "B2": {"hit_rate": 0.5, "hits": 2, "chances": 4},
+                    "C2": {"hit_rate": 1.0, "hits": 4, "chances": 4},
+                    "D1": {"hit_rate": 0.0, "hits": 0, "chances": 4},
+                    "E2": {"hit_rate": 0.25, "hits": 1, "chances": 4},
+                    "G1": {"hit_rate": 1.0, "hits": 4, "chances": 4}
+                }
+            }
+        })
+    );
+    // V: 27 + 26 + 21 = 74 over 3 results → 24.667; the highest, Ann's 27, is best, Cy's 21
+    // worst. Collections: values 21 + 22 + 21 = 64 / 3 = 21.333, 11 cards each. Prizes scored:
+    // blue (Bo 4), sixties (Ann 3), radios (Ann 3); vases tied, scored by nobody.
+    assert_eq!(
+        vintage,
+        json!({
+            "game": "vintage", "plays": 1, "average_score": 24.667, "lower_is_better": false,
+            "record_best": {"total": 27, "player": "Ann", "game_id": v.v},
+            "record_worst": {"total": 21, "player": "Cy", "game_id": v.v},
+            "insights": {
+                "average_collection_value": 21.333,
+                "average_collection_cards": 11.0,
+                "prizes": {
+                    "blue": {"times_scored": 1, "points": 4},
+                    "radios": {"times_scored": 1, "points": 3},
+                    "sixties": {"times_scored": 1, "points": 3}
+                }
+            }
+        })
+    );
+    // Mind Up! points, highest first: Cy and Di 90 share rank 1 (Di first: 1 win to 0), Ann 79,
+    // Bo 73. Win rate: Di 1/1; Ann, Bo and Cy 0/1 share rank 2, by name.
+    assert_eq!(mind_up_points.get("variant"), None);
+    assert_eq!(
+        ranks(&mind_up_points),
+        vec![("Di", 1), ("Cy", 1), ("Ann", 3), ("Bo", 4)]
+    );
+    assert_eq!(
+        ranks(&mind_up_rate),
+        vec![("Di", 1), ("Ann", 2), ("Bo", 2), ("Cy", 2)]
+    );
+    // Vintage points: Ann 27, Bo 26, Cy 21. Win rate: Ann 1/1; Bo and Cy 0/1.
+    assert_eq!(
+        ranks(&vintage_points),
+        vec![("Ann", 1), ("Bo", 2), ("Cy", 3)]
+    );
+    assert_eq!(ranks(&vintage_rate), vec![("Ann", 1), ("Bo", 2), ("Cy", 2)]);
+}
+
+async fn a_players_game_list_names_the_variant_each_game_plays(app: TestApp) {
+    let v = seed_variants(&app).await;
+
+    let ann = get_ok(&app, &v.club, &format!("/v1/players/{}/games", v.ann)).await;
+
+    // Newest first. H1, H2 and the unfinished H3 play Heavily Used (their options say so); the
+    // others the published rules, which name no variant.
+    let rows: Vec<Value> = ann["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            assert_ne!(g.get("variant"), Some(&Value::Null), "{g}");
+            json!([
+                g["game_id"],
+                g["game"],
+                g.get("variant"),
+                g["status"],
+                g["total"],
+                g["won"]
+            ])
+        })
+        .collect();
+    let hu = "heavily-used";
+    assert_eq!(
+        rows,
+        vec![
+            json!([v.h3, "mint-condition", hu, "in_progress", null, null]),
+            json!([v.m, "mind-up", null, "finished", 79, false]),
+            json!([v.v, "vintage", null, "finished", 27, true]),
+            json!([v.j, "mint-julep", null, "finished", 5, false]),
+            json!([v.h2, "mint-condition", hu, "finished", 10, true]),
+            json!([v.h1, "mint-condition", hu, "finished", 6, false]),
+            json!([v.s1, "mint-condition", null, "finished", 6, true]),
+        ]
+    );
 }
 
 async fn a_variant_is_checked_against_the_game(app: TestApp) {

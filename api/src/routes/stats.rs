@@ -260,6 +260,10 @@ pub struct PlayerGamesQuery {
 pub struct PlayerGame {
     pub game_id: String,
     pub game: String,
+    /// The variant the game plays, whose figures its result counts in (`heavily-used`: the
+    /// highest Mint Condition total wins); absent for the published rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub status: String,
     pub started_at: DateTime<Utc>,
     pub seat: i64,
@@ -318,6 +322,7 @@ pub async fn player_games(
     let games = rows
         .into_iter()
         .map(|g| PlayerGame {
+            variant: statistics::variant_of(&g.game, &g.options),
             game_id: g.game_id,
             game: g.game,
             status: g.status,

@@ -93,6 +93,8 @@ pub struct PlayerGameRow {
     pub total: Option<i64>,
     pub rank: Option<i64>,
     pub won: Option<bool>,
+    /// The game's effective options: they say which variant it plays.
+    pub options: serde_json::Value,
 }
 
 /// A fact summed over games: `per_player` facts are about one player each.
@@ -1445,7 +1447,7 @@ macro_rules! stats_store {
                 limit: i64,
             ) -> Result<Vec<PlayerGameRow>, StoreError> {
                 let rows = sqlx::query(
-                    "SELECT g.id, g.game, g.status, g.started_at, gp.seat, gp.name, gp.total, gp.rank \
+                    "SELECT g.id, g.game, g.status, g.started_at, g.options, gp.seat, gp.name, gp.total, gp.rank \
                      FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
                      WHERE p.id = $2 AND p.club_id = $1 \
                        AND ($3 IS NULL OR g.started_at < $3 OR (g.started_at = $3 AND g.id < $4)) \
@@ -1461,6 +1463,7 @@ macro_rules! stats_store {
                 rows.iter()
                     .map(|row| {
                         let rank: Option<i64> = row.try_get("rank")?;
+                        let options: String = row.try_get("options")?;
                         Ok(PlayerGameRow {
                             game_id: row.try_get("id")?,
                             game: row.try_get("game")?,
@@ -1471,10 +1474,11 @@ macro_rules! stats_store {
                             total: row.try_get("total")?,
                             rank,
                             won: rank.map(|r| r == 1),
+                            options: serde_json::from_str(&options)
+                                .map_err(|e| StoreError::Corrupt(format!("game options: {e}")))?,
                         })
                     })
-                    .collect::<Result<_, sqlx::Error>>()
-                    .map_err(StoreError::from)
+                    .collect::<Result<_, StoreError>>()
             }
 
             async fn game_ids(&self, after: Option<&str>, limit: i64) -> Result<Vec<(String, String)>, StoreError> {
