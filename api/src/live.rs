@@ -105,7 +105,13 @@ pub struct Live {
     lobbies: Mutex<HashMap<String, watch::Sender<i64>>>,
     open: Mutex<OpenStreams>,
     closing: watch::Sender<bool>,
+    /// Issued tokens just revoked (here or, on PostgreSQL, by another server): their streams
+    /// end at once. [`RECHECK`] asks every stream to check its token in the database.
+    revocations: broadcast::Sender<Arc<str>>,
 }
+
+/// On the revocations channel: every stream checks its token (revocations may have been missed).
+const RECHECK: &str = "*";
 
 /// Why a stream could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -131,7 +137,27 @@ impl Live {
             lobbies: Mutex::new(HashMap::new()),
             open: Mutex::new(OpenStreams::default()),
             closing: watch::Sender::new(false),
+            revocations: broadcast::Sender::new(64),
         })
+    }
+
+    /// An issued token was revoked: the streams it opened end now.
+    pub fn revoked(&self, token: &str) {
+        // Nobody listening is not an error: no stream uses an issued token.
+        let _ = self.revocations.send(Arc::from(token));
+    }
+
+    /// Revocations may have been missed (a lost `LISTEN` connection): every stream opened with
+    /// an issued token checks it in the database.
+    pub fn recheck_tokens(&self) {
+        let _ = self.revocations.send(Arc::from(RECHECK));
+    }
+
+    /// What a stream opened with `token` watches to end when it is revoked.
+    fn watch_revocation(&self, token: Option<String>) -> Revocation {
+        Revocation {
+            watched: token.map(|token| (token, self.revocations.subscribe())),
+        }
     }
 
     /// Ends every open stream (graceful shutdown): each finishes its current frame and closes.
@@ -480,7 +506,7 @@ pub struct GameStream {
     heartbeat: tokio::time::Interval,
     closing: watch::Receiver<bool>,
     /// The issued token the stream was opened with: revoked or expired, the stream ends.
-    token: Option<String>,
+    revocation: Revocation,
     _ticket: Ticket,
 }
 
@@ -526,7 +552,7 @@ impl GameStream {
             last: record.version,
             heartbeat: heartbeat(live.limits.heartbeat),
             closing: live.closing(),
-            token,
+            revocation: live.watch_revocation(token),
             _ticket: ticket,
         })
     }
@@ -544,7 +570,8 @@ impl GameStream {
             let receiver = self.subscription.receiver.as_mut()?;
             tokio::select! {
                 _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.token.as_deref()).await,
+                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.revocation.token()).await,
+                () = self.revocation.ended(self.store.as_ref()) => return None,
                 received = receiver.recv() => match received {
                     Ok(frame) if frame.version <= self.last => continue,
                     Ok(frame) if frame.first_seq == self.last + 1 => {
@@ -600,7 +627,7 @@ pub struct LobbyStream {
     last: i64,
     heartbeat: tokio::time::Interval,
     closing: watch::Receiver<bool>,
-    token: Option<String>,
+    revocation: Revocation,
     _ticket: Ticket,
 }
 
@@ -636,7 +663,7 @@ impl LobbyStream {
             last,
             heartbeat: heartbeat(live.limits.heartbeat),
             closing: live.closing(),
-            token,
+            revocation: live.watch_revocation(token),
             _ticket: ticket,
         };
         // A resuming client first gets what it missed; a fresh one an immediate comment, so
@@ -683,7 +710,8 @@ impl LobbyStream {
             let receiver = self.subscription.receiver.as_mut()?;
             tokio::select! {
                 _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.token.as_deref()).await,
+                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.revocation.token()).await,
+                () = self.revocation.ended(self.store.as_ref()) => return None,
                 woken = receiver.changed() => {
                     if woken.is_err() {
                         return None;
@@ -702,6 +730,37 @@ impl LobbyStream {
             let chunk = stream.next_chunk().await?;
             Some((Ok(chunk), stream))
         })
+    }
+}
+
+/// Ends a stream when the issued token it was opened with is revoked (the club's first token
+/// cannot be revoked: nothing to watch). An expiry is caught by the heartbeat.
+struct Revocation {
+    watched: Option<(String, broadcast::Receiver<Arc<str>>)>,
+}
+
+impl Revocation {
+    fn token(&self) -> Option<&str> {
+        self.watched.as_ref().map(|(token, _)| token.as_str())
+    }
+
+    /// Resolves when the token is revoked; never, when there is none to watch.
+    async fn ended(&mut self, store: &dyn Store) {
+        let Some((token, receiver)) = self.watched.as_mut() else {
+            return std::future::pending().await;
+        };
+        loop {
+            let check = match receiver.recv().await {
+                Ok(revoked) if *revoked == **token => return,
+                Ok(revoked) => *revoked == *RECHECK,
+                // Revocations were dropped while this stream was busy: ask the database.
+                Err(broadcast::error::RecvError::Lagged(_)) => true,
+                Err(broadcast::error::RecvError::Closed) => return std::future::pending().await,
+            };
+            if check && matches!(crate::auth::still_valid(store, token).await, Ok(false)) {
+                return;
+            }
+        }
     }
 }
 
@@ -745,7 +804,9 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
         }
         let listener = async {
             let mut listener = PgListener::connect_with(&listen_pool).await?;
-            listener.listen(channel).await?;
+            listener
+                .listen_all([channel, crate::store::REVOCATIONS_CHANNEL])
+                .await?;
             Ok::<_, sqlx::Error>(listener)
         }
         .await;
@@ -762,14 +823,21 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
             }
         };
         retry = Duration::from_millis(100);
-        // Listening again: whatever was committed while we were not is in the log.
+        // Listening again: whatever was committed while we were not is in the log, and a
+        // token may have been revoked meanwhile.
         live.catch_up_all(store.as_ref()).await;
+        live.recheck_tokens();
         loop {
             let received = tokio::select! {
                 _ = closing.changed() => return,
                 received = listener.try_recv() => received,
             };
             match received {
+                Ok(Some(notification))
+                    if notification.channel() == crate::store::REVOCATIONS_CHANNEL =>
+                {
+                    live.revoked(notification.payload());
+                }
                 Ok(Some(notification)) => {
                     let mut parts = notification.payload().split(' ');
                     if let (Some(game), Some(Ok(version))) =

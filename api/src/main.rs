@@ -87,7 +87,8 @@ fn flag(args: &[String], name: &str) -> std::io::Result<String> {
 }
 
 async fn open(url: &str) -> std::io::Result<std::sync::Arc<dyn tabletally_api::store::Store>> {
-    let store = tabletally_api::store::connect(url)
+    use tabletally_api::store::{Usage, connect_for};
+    let store = connect_for(url, Usage::Pass)
         .await
         .map_err(std::io::Error::other)?;
     Ok(std::sync::Arc::from(store))

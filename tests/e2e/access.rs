@@ -138,12 +138,8 @@ async fn a_write_token_plays_but_does_not_manage_tokens(app: TestApp) {
 }
 
 async fn a_revoked_token_answers_401_at_once_and_its_stream_ends(app: TestApp) {
-    // Arrange: heartbeats every 100 ms, when an open stream checks its token.
-    let app = spawn_app_with(app.backend, |config| {
-        config.streams.heartbeat = Duration::from_millis(100);
-    })
-    .await
-    .expect("the backend is configured");
+    // Arrange: streams with the default heartbeat (15 s), so ending within a few seconds is
+    // the revocation's doing; on PostgreSQL, one more stream on a second server.
     let club = app.new_club().await;
     let game = app.new_game(&club, new_game(json!({}))).await;
     let (id, read) = issue(&app, &club, "read").await;
@@ -151,6 +147,20 @@ async fn a_revoked_token_answers_401_at_once_and_its_stream_ends(app: TestApp) {
     let mut stream =
         EventStream::open(&app, &format!("/v1/games/{game}/stream"), &read, None).await;
     assert_eq!(stream.expect().await.event, "snapshot");
+    let mut lobby = EventStream::open(&app, "/v1/stream", &read, None).await;
+    let other_server = match app.backend {
+        Backend::Postgres => Some(app.second_server().await),
+        Backend::Sqlite => None, // one SQLite file is served by one process
+    };
+    let mut elsewhere = match &other_server {
+        Some(other) => {
+            let mut stream =
+                EventStream::open(other, &format!("/v1/games/{game}/stream"), &read, None).await;
+            assert_eq!(stream.expect().await.event, "snapshot");
+            Some(stream)
+        }
+        None => None,
+    };
     assert_eq!(app.get("/v1/games", Some(&read)).await.status, 200);
 
     // Act
@@ -187,12 +197,21 @@ async fn a_revoked_token_answers_401_at_once_and_its_stream_ends(app: TestApp) {
         !list.body.to_string().contains(&read[10..]),
         "a listed secret"
     );
-    assert!(
-        stream.next().await.is_none(),
-        "the revoked token's stream ended"
-    );
-    if app.backend == Backend::Postgres {
-        let other_server = app.second_server().await;
+    let at_once = Duration::from_secs(5);
+    for (stream, which) in [
+        (Some(&mut stream), "game"),
+        (Some(&mut lobby), "lobby"),
+        (elsewhere.as_mut(), "other server's game"),
+    ] {
+        if let Some(stream) = stream {
+            let ended = tokio::time::timeout(at_once, stream.next()).await;
+            assert!(
+                matches!(ended, Ok(None)),
+                "the revoked token's {which} stream ended at once"
+            );
+        }
+    }
+    if let Some(other_server) = other_server {
         other_server
             .get("/v1/games", Some(&read))
             .await
@@ -276,6 +295,9 @@ async fn a_share_link_reads_its_game_only_until_revoked(app: TestApp) {
     app.get(&format!("/v1/games/{game}"), Some(&share))
         .await
         .problem(401);
+    // The open stream ends at once, long before its next heartbeat (15 s).
+    let ended = tokio::time::timeout(Duration::from_secs(5), stream.next()).await;
+    assert!(matches!(ended, Ok(None)), "the share link's stream ended");
 }
 
 async fn an_expired_share_link_answers_401(app: TestApp) {

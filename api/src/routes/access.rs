@@ -161,6 +161,7 @@ pub async fn revoke_token(
     {
         return Err(ApiError::NotFound("no such token in this club".into()));
     }
+    state.live.revoked(&id);
     tracing::info!(club = %admin.0.id, token = %id, "token revoked");
     Ok(HttpResponse::NoContent().finish())
 }
@@ -264,6 +265,7 @@ pub async fn revoke_share(
             "no such share link of this game in this club".into(),
         ));
     }
+    state.live.revoked(&share);
     tracing::info!(club = %club.id, game = %game, share = %share, "share link revoked");
     Ok(HttpResponse::NoContent().finish())
 }

@@ -24,7 +24,7 @@ pub use crate::records::{
 pub use cache::{CacheCounters, StateCache};
 pub use players::{Merge, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
-pub use sql::{NOTIFY_CHANNEL, PostgresStore, SqliteStore};
+pub use sql::{NOTIFY_CHANNEL, PostgresStore, REVOCATIONS_CHANNEL, SqliteStore};
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
     StatsFilter, StatsStore,
@@ -365,12 +365,27 @@ pub struct WriterCounters {
     pub largest_batch: u64,
 }
 
+/// What a store is opened for: what SQLite may keep in memory follows from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Usage {
+    /// A server: many readers coming back to the same hot pages.
+    Server,
+    /// One long pass over a club's history (export, import, migrate): each page is read once,
+    /// so a small page cache keeps the process's memory flat whatever the club's size.
+    Pass,
+}
+
 /// Opens the store a `DATABASE_URL` names (`sqlite:` or `postgres:`), running its migrations.
 pub async fn connect(url: &str) -> Result<Box<dyn Store>, StoreError> {
+    connect_for(url, Usage::Server).await
+}
+
+/// [`connect`], for a given use.
+pub async fn connect_for(url: &str, usage: Usage) -> Result<Box<dyn Store>, StoreError> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         Ok(Box::new(PostgresStore::connect(url).await?))
     } else if url.starts_with("sqlite:") {
-        Ok(Box::new(SqliteStore::connect(url).await?))
+        Ok(Box::new(SqliteStore::connect_for(url, usage).await?))
     } else {
         Err(StoreError::Database(sqlx::Error::Configuration(
             format!("DATABASE_URL must start with sqlite: or postgres://, got {url:?}").into(),

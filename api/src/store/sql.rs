@@ -120,21 +120,37 @@ pub(super) struct AfterCommit {
 /// a hint only: listeners read the committed rows themselves.
 pub const NOTIFY_CHANNEL: &str = "tabletally_commits";
 
-/// SQLite's page cache per connection, MiB (`TABLETALLY_SQLITE_CACHE_MB`).
+/// The channel a revoked token's id is sent on, so every server ends the streams it opened.
+pub const REVOCATIONS_CHANNEL: &str = "tabletally_revocations";
+
+/// SQLite's page cache per connection, MiB (`TABLETALLY_SQLITE_CACHE_MB`): a server's, and a
+/// long pass's (export, import, migrate), whose memory then stays about 40 MB (BENCHMARKS.md).
 const DEFAULT_SQLITE_CACHE_MB: u64 = 32;
+const PASS_SQLITE_CACHE_MB: u64 = 2;
 /// SQLite's memory map of the database file, MiB (`TABLETALLY_SQLITE_MMAP_MB`). None by
 /// default: measured, it made appends no faster, and every connection maps the file on its own,
 /// so a big club's file showed up to connections × the map in the process's memory.
 const DEFAULT_SQLITE_MMAP_MB: u64 = 0;
 
 fn sqlite_mb(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 impl SqliteStore {
     /// Opens (creating if missing) a SQLite file in WAL mode with foreign keys on.
     /// `synchronous = FULL`: an acknowledged append survives a power cut, not just a crash.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_for(url, super::Usage::Server).await
+    }
+
+    pub async fn connect_for(url: &str, usage: super::Usage) -> Result<Self, StoreError> {
+        let cache_mb = match usage {
+            super::Usage::Server => DEFAULT_SQLITE_CACHE_MB,
+            super::Usage::Pass => PASS_SQLITE_CACHE_MB,
+        };
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -143,8 +159,17 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(10))
             // Page cache per connection and memory map (BENCHMARKS.md, Write path: what each
             // costs in memory and gives in speed).
-            .pragma("cache_size", format!("-{}", sqlite_mb("TABLETALLY_SQLITE_CACHE_MB", DEFAULT_SQLITE_CACHE_MB) << 10))
-            .pragma("mmap_size", (sqlite_mb("TABLETALLY_SQLITE_MMAP_MB", DEFAULT_SQLITE_MMAP_MB) << 20).to_string());
+            .pragma(
+                "cache_size",
+                format!(
+                    "-{}",
+                    sqlite_mb("TABLETALLY_SQLITE_CACHE_MB", cache_mb) << 10
+                ),
+            )
+            .pragma(
+                "mmap_size",
+                (sqlite_mb("TABLETALLY_SQLITE_MMAP_MB", DEFAULT_SQLITE_MMAP_MB) << 20).to_string(),
+            );
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .connect_with(options.clone())
@@ -761,6 +786,7 @@ macro_rules! sql_store {
             }
 
             async fn delete_access_token(&self, club: &str, id: &str, game: Option<&str>) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
                 let done = sqlx::query(
                     "DELETE FROM access_tokens WHERE club_id = $1 AND id = $2 \
                      AND (($3 IS NULL AND scope <> 'share') OR (scope = 'share' AND game_id = $3))",
@@ -768,9 +794,19 @@ macro_rules! sql_store {
                 .bind(club)
                 .bind(id)
                 .bind(game)
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
-                Ok(done.rows_affected() > 0)
+                let deleted = done.rows_affected() > 0;
+                // Every server's streams opened with it end at once (delivered at commit).
+                if deleted && !$notify.is_empty() {
+                    sqlx::query($notify)
+                        .bind(super::sql::REVOCATIONS_CHANNEL)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await?;
+                Ok(deleted)
             }
 
             async fn count_club_creation(
