@@ -22,6 +22,7 @@ pub mod pointer;
 pub mod ruleset;
 pub mod score;
 pub mod setup;
+pub mod words;
 
 pub use error::RuleError;
 pub use games::{Game, GameState};

@@ -105,7 +105,10 @@ async fn play_table(
             }
         }
         let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
-        let create = client.post(format!("{base}/v1/games")).bearer_auth(&token).json(&body);
+        let create = client
+            .post(format!("{base}/v1/games"))
+            .bearer_auth(&token)
+            .json(&body);
         let id = match timed(create, 201, true).await {
             Ok((elapsed, created)) => {
                 table.create.times.push(elapsed);
@@ -168,7 +171,11 @@ fn report_failure(failures: &mut u32, what: &str, detail: &str) {
 /// `GET url` from `READERS` connections at once for `DENOMINATOR_TIME` (after a warm-up):
 /// requests a second and their latencies. The same code measures the bare handler, the
 /// health check and the score, so their ratio compares the server, not the client.
-async fn closed_loop(client: &reqwest::Client, url: &str, token: &str) -> Result<(f64, Timings), String> {
+async fn closed_loop(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+) -> Result<(f64, Timings), String> {
     let run = |until: Instant| {
         let readers: Vec<_> = (0..READERS)
             .map(|_| {
@@ -322,7 +329,9 @@ async fn raw_commits(database_url: &str) -> Result<(f64, Option<f64>), String> {
     .execute(&pool)
     .await
     .map_err(|e| e.to_string())?;
-    let rates = async { Ok::<_, String>((raw_postgres(&pool, 1).await?, raw_postgres(&pool, 8).await?)) }.await;
+    let rates =
+        async { Ok::<_, String>((raw_postgres(&pool, 1).await?, raw_postgres(&pool, 8).await?)) }
+            .await;
     sqlx::query("DROP TABLE tabletally_load_raw_commits")
         .execute(&pool)
         .await
@@ -341,13 +350,17 @@ struct Hello {
 impl Hello {
     fn start() -> Result<Self, String> {
         use std::io::BufRead;
-        let mut child = std::process::Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
-            .arg("hello")
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .map_err(|e| e.to_string())?;
+        let mut child =
+            std::process::Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
+                .arg("hello")
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| e.to_string())?;
         let mut line = String::new();
-        let stdout = child.stdout.take().ok_or("the hello server has no output")?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or("the hello server has no output")?;
         std::io::BufReader::new(stdout)
             .read_line(&mut line)
             .map_err(|e| e.to_string())?;
@@ -373,7 +386,10 @@ pub fn hello() -> std::io::Result<()> {
     use actix_web::{App, HttpResponse, HttpServer, web};
     actix_web::rt::System::new().block_on(async {
         let server = HttpServer::new(|| {
-            App::new().route("/hello", web::get().to(|| async { HttpResponse::Ok().json("hello") }))
+            App::new().route(
+                "/hello",
+                web::get().to(|| async { HttpResponse::Ok().json("hello") }),
+            )
         })
         .bind(("127.0.0.1", 0))?;
         let address = server.addrs()[0];
@@ -409,9 +425,18 @@ pub async fn tables(
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
     let handles: Vec<_> = (0..tables)
-        .map(|i| tokio::spawn(play_table(client.clone(), base.to_owned(), token.to_owned(), i as u64, until)))
+        .map(|i| {
+            tokio::spawn(play_table(
+                client.clone(),
+                base.to_owned(),
+                token.to_owned(),
+                i as u64,
+                until,
+            ))
+        })
         .collect();
-    let (mut create, mut append, mut score) = (Timings::default(), Timings::default(), Timings::default());
+    let (mut create, mut append, mut score) =
+        (Timings::default(), Timings::default(), Timings::default());
     let mut finished_game = None;
     for handle in handles {
         let table = handle.await.map_err(|e| e.to_string())?;
@@ -432,7 +457,10 @@ pub async fn tables(
     let (hello_rate, _) = closed_loop(&client, &format!("{}/hello", hello.base), token).await?;
     drop(hello);
 
-    println!("{tables} tables for {seconds} s: {appends_per_s:.0} appends/s, {:.0} games/s", score.times.len() as f64 / elapsed);
+    println!(
+        "{tables} tables for {seconds} s: {appends_per_s:.0} appends/s, {:.0} games/s",
+        score.times.len() as f64 / elapsed
+    );
     println!("{}", create.line("create"));
     println!("{}", append.line("append"));
     println!("{}", score.line("score"));
@@ -453,7 +481,10 @@ pub async fn tables(
         score_timings.quantile_ms(0.99),
         score_rate / hello_rate
     );
-    println!("GET /healthz, {READERS} connections            {healthz_rate:.0} /s → {:.2}× bare", healthz_rate / hello_rate);
+    println!(
+        "GET /healthz, {READERS} connections            {healthz_rate:.0} /s → {:.2}× bare",
+        healthz_rate / hello_rate
+    );
     println!("bare actix-web handler, {READERS} connections  {hello_rate:.0} /s");
     if let Some(rss) = rss {
         println!("server memory after the tables  {rss:.1} MiB");
