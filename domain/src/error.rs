@@ -40,6 +40,7 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(
         Err(e) => e.to_string(),
     };
     let event = format!("{} {what} event", article(what));
+    let at = |field: &str| format!("{pointer}{}", crate::pointer::pointer([field]));
     match words::read(&message) {
         SerdeFault::Missing(field) => {
             let meaning = meanings
@@ -47,17 +48,17 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(
                 .find(|(name, _)| *name == field)
                 .map_or(String::new(), |(_, meaning)| format!(": {meaning}"));
             Err(RuleError::new(
-                format!("{pointer}{}", crate::pointer::pointer([field])),
+                at(field),
                 format!("{event} needs {field:?}{meaning}"),
             ))
         }
         SerdeFault::Unknown { field, .. } => Err(RuleError::new(
-            format!("{pointer}{}", crate::pointer::pointer([field])),
+            at(field),
             words::refusal(&event, &message, false),
         )),
         _ => match refused_field::<T>(value, &message) {
             Some((field, sent)) => Err(RuleError::new(
-                format!("{pointer}{}", crate::pointer::pointer([field])),
+                at(field),
                 words::refusal(
                     &format!("{field:?} of {event}"),
                     &message,
