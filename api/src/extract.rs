@@ -11,6 +11,7 @@ use actix_web::{FromRequest, HttpRequest, web};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
+use tabletally_domain::words::{self, SerdeFault};
 
 use crate::error::ApiError;
 
@@ -90,24 +91,26 @@ pub fn body_error(path: &Path, message: &str) -> ApiError {
     let subject = name
         .as_deref()
         .map_or("the body".to_owned(), |n| format!("{n:?}"));
-    let detail = if let Some(field) = between(message, "missing field `", "`") {
-        pointer = format!("{pointer}/{}", escape(field));
-        format!("{field:?} is missing")
-    } else if let Some(field) = between(message, "unknown field `", "`") {
-        if name.as_deref() != Some(field) {
+    let detail = match words::read(message) {
+        SerdeFault::Missing(field) => {
             pointer = format!("{pointer}/{}", escape(field));
+            format!("{field:?} is missing")
         }
-        format!("{field:?} is not a field here; {}", known_names(message))
-    } else if let Some(variant) = between(message, "unknown variant `", "`") {
-        format!("{subject} must be {}; got {variant:?}", one_of(message))
-    } else if let Some((got, expected)) = invalid_value(message) {
-        format!(
+        SerdeFault::Unknown { field, known } => {
+            if name.as_deref() != Some(field) {
+                pointer = format!("{pointer}/{}", escape(field));
+            }
+            format!("{field:?} is not a field here; {}", known_names(&known))
+        }
+        SerdeFault::Variant { sent, known } => {
+            format!("{subject} must be {}; got {sent:?}", words::one_of(&known))
+        }
+        SerdeFault::Value { got, expected } => format!(
             "{subject} must be {}; got {}",
-            expected_words(expected),
-            got_words(got)
-        )
-    } else {
-        format!("{subject} could not be read: {message}")
+            words::expected_words(expected),
+            words::got_words(got)
+        ),
+        SerdeFault::Other(message) => format!("{subject} could not be read: {message}"),
     };
     ApiError::Unprocessable {
         detail,
@@ -119,19 +122,25 @@ pub fn body_error(path: &Path, message: &str) -> ApiError {
 /// A query parameter that cannot be read, in the same words.
 pub fn query_error(parameter: &str, sent: Option<&str>, message: &str) -> ApiError {
     let got = sent.map_or(String::new(), |v| format!("; got {v:?}"));
-    let detail = if let Some(field) = between(message, "unknown field `", "`") {
-        format!(
+    let detail = match (words::read(message), parse_failure(message)) {
+        (SerdeFault::Unknown { field, known }, _) => format!(
             "{field:?} is not a query parameter here; {}",
-            known_names(message).replace("the fields are", "the parameters are")
-        )
-    } else if let Some(variant) = between(message, "unknown variant `", "`") {
-        format!("{parameter:?} must be {}; got {variant:?}", one_of(message))
-    } else if let Some(expected) = parse_failure(message) {
-        format!("{parameter:?} must be {expected}{got}")
-    } else if let Some((_, expected)) = invalid_value(message) {
-        format!("{parameter:?} must be {}{got}", expected_words(expected))
-    } else {
-        format!("{parameter:?} could not be read: {message}{got}")
+            known_names(&known).replace("the fields are", "the parameters are")
+        ),
+        (SerdeFault::Variant { sent, known }, _) => {
+            format!(
+                "{parameter:?} must be {}; got {sent:?}",
+                words::one_of(&known)
+            )
+        }
+        (_, Some(expected)) => format!("{parameter:?} must be {expected}{got}"),
+        (SerdeFault::Value { expected, .. }, None) => {
+            format!(
+                "{parameter:?} must be {}{got}",
+                words::expected_words(expected)
+            )
+        }
+        _ => format!("{parameter:?} could not be read: {message}{got}"),
     };
     ApiError::Unreadable {
         detail,
@@ -193,98 +202,11 @@ fn last_key(path: &Path) -> Option<String> {
     })
 }
 
-fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
-    let from = text.find(start)? + start.len();
-    let len = text[from..].find(end)?;
-    Some(&text[from..from + len])
-}
-
-/// serde's "expected `a`" / "expected one of `a`, `b`" as `"a" or "b"`.
-fn quoted_names(message: &str) -> Vec<&str> {
-    let Some(at) = message.find("`, expected") else {
-        return Vec::new();
-    };
-    message[at + 1..].split('`').skip(1).step_by(2).collect()
-}
-
-fn one_of(message: &str) -> String {
-    let names: Vec<String> = quoted_names(message)
-        .iter()
-        .map(|n| format!("{n:?}"))
-        .collect();
-    match names.as_slice() {
-        [] => "something else".into(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("one of {} or {last}", init.join(", ")),
-    }
-}
-
-fn known_names(message: &str) -> String {
-    let names: Vec<String> = quoted_names(message)
-        .iter()
-        .map(|n| format!("{n:?}"))
-        .collect();
-    if names.is_empty() {
+fn known_names(known: &[&str]) -> String {
+    if known.is_empty() {
         "there are no fields here".into()
     } else {
-        format!("the fields are {}", names.join(", "))
-    }
-}
-
-/// `invalid type: string "1", expected i64` → (`string "1"`, `i64`).
-fn invalid_value(message: &str) -> Option<(&str, &str)> {
-    let rest = message
-        .strip_prefix("invalid type: ")
-        .or_else(|| message.strip_prefix("invalid value: "))?;
-    let at = rest.rfind(", expected ")?;
-    Some((&rest[..at], &rest[at + ", expected ".len()..]))
-}
-
-/// What a Rust type name in serde's "expected …" means to a person.
-fn expected_words(expected: &str) -> String {
-    let integer = [
-        "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "usize", "isize", "integer",
-    ];
-    if integer.contains(&expected) {
-        "a whole number, like 3".into()
-    } else if ["f32", "f64"].contains(&expected) {
-        "a number, like 2.5".into()
-    } else if expected == "a string" {
-        "text in quotes, like \"Ann\"".into()
-    } else if expected == "a boolean" {
-        "true or false".into()
-    } else if expected.starts_with("a sequence") || expected.starts_with("a tuple") {
-        "a list in square brackets, like [ … ]".into()
-    } else if expected.starts_with("struct ") || expected.starts_with("a map") {
-        "an object in curly braces, like { … }".into()
-    } else if expected.contains("UUID") {
-        "a UUID, like 6f1c2a4e-3b5d-4c7e-9f10-2a3b4c5d6e7f".into()
-    } else if expected.contains("RFC 3339") || expected.contains("datetime") {
-        "a date and time, like 2026-11-30T19:00:00Z".into()
-    } else {
-        expected.to_owned()
-    }
-}
-
-/// serde's `Unexpected` as a person would say it.
-fn got_words(got: &str) -> String {
-    if let Some(text) = got.strip_prefix("string ") {
-        format!("the text {text}")
-    } else if let Some(n) = got
-        .strip_prefix("integer `")
-        .or_else(|| got.strip_prefix("floating point `"))
-    {
-        format!("the number {}", n.trim_end_matches('`'))
-    } else if let Some(b) = got.strip_prefix("boolean `") {
-        b.trim_end_matches('`').to_owned()
-    } else if got == "sequence" {
-        "a list".into()
-    } else if got == "map" {
-        "an object".into()
-    } else if got == "unit value" || got == "null" {
-        "null".into()
-    } else {
-        got.to_owned()
+        format!("the fields are {}", words::quoted(known).join(", "))
     }
 }
 

@@ -6,6 +6,7 @@
 //!
 //! A reader's map:
 //! - [`error`] — the one error a player sees: which field broke which rule.
+//! - [`words`] — serde's refusals (a wrong type, a missing field) said in players' words.
 //! - [`setup`] — players and options, checked once when a game starts (`game_started`).
 //! - [`ruleset`] — the trait every game implements (`apply` one event, `score` the state).
 //! - [`log`] — the common events (`retract`, `correct`, `abandon`) and the replay fold.
@@ -22,6 +23,7 @@ pub mod pointer;
 pub mod ruleset;
 pub mod score;
 pub mod setup;
+pub mod words;
 
 pub use error::RuleError;
 pub use games::{Game, GameState};

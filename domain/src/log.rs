@@ -28,6 +28,7 @@ use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
 use crate::score::{self, Adjustment, Fact, PlayerScore, Scoreboard, list_names};
 use crate::setup::{Player, PlayerEntry, parse_options, seat_players};
+use crate::words;
 
 pub const GAME_STARTED: &str = "game_started";
 pub const RETRACT: &str = "retract";
@@ -369,6 +370,17 @@ fn correction_breaks(seq: u64, new_data: &Value, log: &[LogEvent], rule: &str) -
     }
 }
 
+/// What each common event's fields hold, for the refusal of a missing one.
+const RETRACT_FIELDS: &[(&str, &str)] = &[("seq", "the number of the event taken back")];
+const CORRECT_FIELDS: &[(&str, &str)] = &[
+    ("seq", "the number of the event it replaces"),
+    ("data", "the event that replaces the one at \"seq\""),
+];
+const RESULT_FIELDS: &[(&str, &str)] = &[
+    ("totals", "each player's final score by name"),
+    ("winners", "the names of the winners"),
+];
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RetractData {
@@ -418,7 +430,7 @@ struct RecordedResult {
 impl RecordedResult {
     /// Checks the typed-in result against the seated players. Pointers are relative to `data`.
     fn parse(seq: u64, data: &Value, players: &[Player]) -> Result<Self, RuleError> {
-        let data: ResultRecordedData = parse_json(data, "", RESULT_RECORDED)?;
+        let data: ResultRecordedData = parse_json(data, "", RESULT_RECORDED, RESULT_FIELDS)?;
         let names = || list_names(&players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>());
         if let Some(stranger) = data
             .totals
@@ -706,13 +718,16 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
         .filter(|e| e.event_type == GAME_STARTED && e.seq == 1)
         .ok_or(Fault::NoStart)?;
     let mut started: StartedData =
-        parse_json(&start.data, "/data", "game_started").map_err(|e| Fault::at(1, e))?;
+        parse_json(&start.data, "/data", GAME_STARTED, &[]).map_err(|e| Fault::at(1, e))?;
     upcast_options::<R>(start.schema_version, &mut started.options);
     // Stored options are the effective ones, checked at creation: read them directly.
     let options = R::Options::deserialize(&started.options).map_err(|e| {
         Fault::at(
             1,
-            RuleError::new("/data/options", format!("stored options: {e}")),
+            RuleError::new(
+                "/data/options",
+                words::refusal("the stored options", &e.to_string(), true),
+            ),
         )
     })?;
     let version = log.last().map_or(0, |e| e.seq);
@@ -723,8 +738,8 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
         if event.event_type != RETRACT || retracted_by.contains_key(&event.seq) {
             continue;
         }
-        let retract: RetractData =
-            parse_json(&event.data, "/data", "retract").map_err(|e| Fault::at(event.seq, e))?;
+        let retract: RetractData = parse_json(&event.data, "/data", RETRACT, RETRACT_FIELDS)
+            .map_err(|e| Fault::at(event.seq, e))?;
         check_target(
             event.seq,
             retract.seq,
@@ -755,7 +770,7 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
         match event.event_type.as_str() {
             RETRACT => {
                 let retract: RetractData =
-                    parse_json(&event.data, "/data", "retract").map_err(fault)?;
+                    parse_json(&event.data, "/data", RETRACT, RETRACT_FIELDS).map_err(fault)?;
                 if let Some(earlier) = first_retract_of.insert(retract.seq, event.seq) {
                     return Err(fault(RuleError::new(
                         "/data/seq",
@@ -768,7 +783,7 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
             }
             CORRECT => {
                 let correct: CorrectData =
-                    parse_json(&event.data, "/data", "correct").map_err(fault)?;
+                    parse_json(&event.data, "/data", CORRECT, CORRECT_FIELDS).map_err(fault)?;
                 check_target(
                     event.seq,
                     correct.seq,
@@ -804,7 +819,8 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
                 corrections.insert(correct.seq, (event.seq, &event.data["data"]));
             }
             ABANDON => {
-                let _: AbandonData = parse_json(&event.data, "/data", "abandon").map_err(fault)?;
+                let _: AbandonData =
+                    parse_json(&event.data, "/data", ABANDON, &[]).map_err(fault)?;
                 if let Some(at) = replay.abandoned_at {
                     return Err(fault(RuleError::new(
                         "",

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::error::RuleError;
 use crate::pointer::pointer;
+use crate::words;
 
 /// Longest player name we accept; a name is shown on a phone screen.
 pub const MAX_NAME_CHARS: usize = 40;
@@ -220,13 +221,21 @@ where
         if let Err(e) = serde_json::from_value::<O>(Value::Object(single)) {
             return Err(RuleError::new(
                 pointer(["options", &key]),
-                format!("option {key:?}: {e}"),
+                words::refusal(
+                    &format!("option {key:?}"),
+                    &e.to_string(),
+                    value.is_object() || value.is_array(),
+                ),
             ));
         }
         merged.insert(key, value);
     }
-    serde_json::from_value(Value::Object(merged))
-        .map_err(|e| RuleError::new("/options", format!("options: {e}")))
+    serde_json::from_value(Value::Object(merged)).map_err(|e| {
+        RuleError::new(
+            "/options",
+            words::refusal("the options", &e.to_string(), true),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -316,10 +325,9 @@ mod tests {
     fn an_option_of_the_wrong_type_is_named() {
         let err = parse_options::<Demo>(&json!({"lucky": "yes"})).unwrap_err();
         assert_eq!(err.pointer, "/options/lucky");
-        assert!(
-            err.rule.starts_with("option \"lucky\": invalid type"),
-            "{}",
-            err.rule
+        assert_eq!(
+            err.rule,
+            "option \"lucky\" must be true or false; got the text \"yes\""
         );
     }
 }

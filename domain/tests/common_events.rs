@@ -413,10 +413,50 @@ fn a_retract_with_an_unknown_field_is_refused() {
         &log,
         vec![event("retract", json!({"seq": 2, "why": "typo"}))],
     );
+    assert_eq!(rejection.pointer, "/data/why");
+    assert_eq!(
+        rejection.rule,
+        "a retract event takes \"seq\" and \"reason\"; \"why\" is not one of its fields"
+    );
+}
+
+#[test]
+fn a_retract_naming_its_event_in_words_is_refused_at_seq() {
+    // Given a game with round 1 as event 2
+    let mut log = started();
+    append(&mut log, vec![round_1()]);
+    // When the retract's seq is text
+    let rejection = refuse(&log, vec![event("retract", json!({"seq": "two"}))]);
+    // Then the refusal names seq and what it must be
+    assert_eq!(rejection.pointer, "/data/seq");
+    assert_eq!(
+        rejection.rule,
+        "\"seq\" of a retract event must be a whole number, 0 or more; got the text \"two\""
+    );
+}
+
+#[test]
+fn an_abandon_with_an_unknown_field_names_the_one_it_takes() {
+    let mut log = started();
+    append(&mut log, vec![round_1()]);
+    let rejection = refuse(&log, vec![event("abandon", json!({"because": "late"}))]);
+    assert_eq!(rejection.pointer, "/data/because");
+    assert_eq!(
+        rejection.rule,
+        "an abandon event takes \"reason\"; \"because\" is not one of its fields"
+    );
+}
+
+#[test]
+fn a_retract_whose_data_is_not_an_object_says_so() {
+    let mut log = started();
+    append(&mut log, vec![round_1()]);
+    let rejection = refuse(&log, vec![event("retract", json!(2))]);
     assert_eq!(rejection.pointer, "/data");
     assert_eq!(
         rejection.rule,
-        "retract: unknown field `why`, expected `seq` or `reason`"
+        "the data of a retract event must be an object in curly braces, like { … }; \
+         got the number 2"
     );
 }
 
@@ -634,8 +674,11 @@ fn a_correction_aimed_one_event_early_says_which_event_it_replaces_and_which_was
 fn a_correction_without_data_is_refused() {
     let log = finished_game();
     let rejection = refuse(&log, vec![event("correct", json!({"seq": 2}))]);
-    assert_eq!(rejection.pointer, "/data");
-    assert_eq!(rejection.rule, "correct: missing field `data`");
+    assert_eq!(rejection.pointer, "/data/data");
+    assert_eq!(
+        rejection.rule,
+        "a correct event needs \"data\": the event that replaces the one at \"seq\""
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -245,6 +245,32 @@ fn a_typed_in_result_names_every_player_and_at_least_one_winner() {
 }
 
 #[test]
+fn a_typed_in_result_of_the_wrong_shape_names_the_field_in_words() {
+    let log = started();
+    // Without winners
+    assert_eq!(
+        refuse(
+            &log,
+            vec![event("result_recorded", json!({"totals": {"Ann": 31}}))]
+        ),
+        (
+            "/data/winners".into(),
+            "a result_recorded event needs \"winners\": the names of the winners".into()
+        )
+    );
+    // With a winner given as a seat number
+    assert_eq!(
+        refuse(&log, vec![typed_in(json!({"Ann": 31}), json!([1]))]),
+        (
+            "/data/winners".into(),
+            "\"winners\" of a result_recorded event has a value that must be text in quotes, \
+             like \"Ann\"; got the number 1"
+                .into()
+        )
+    );
+}
+
+#[test]
 fn a_typed_in_result_can_be_corrected_or_retracted() {
     let mut log = started();
     append(

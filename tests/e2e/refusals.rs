@@ -21,6 +21,10 @@ on_both_backends!(
     an_unknown_status_filter_lists_the_statuses,
     an_unknown_game_filter_is_a_typo_not_an_empty_list,
     an_if_match_that_is_not_a_version_is_named,
+    the_club_feed_names_a_limit_or_after_out_of_range,
+    a_stream_with_an_unknown_parameter_lists_the_parameters,
+    a_game_stream_resuming_from_text_is_named,
+    an_unknown_game_among_presets_is_named_as_the_parameter,
 );
 
 async fn two_player_game(app: &TestApp, club: &TestClub) -> String {
@@ -283,6 +287,92 @@ async fn an_if_match_that_is_not_a_version_is_named(app: TestApp) {
             "If-Match must be a game version such as \"3\", got \"latest\"",
             &Value::Null,
             &json!("If-Match")
+        )
+    );
+}
+
+async fn the_club_feed_names_a_limit_or_after_out_of_range(app: TestApp) {
+    let club = app.new_club().await;
+
+    let zero = app.get("/v1/events?limit=0", Some(&club.token)).await;
+    let behind = app.get("/v1/events?after=-1", Some(&club.token)).await;
+    let lots = app.get("/v1/events?limit=lots", Some(&club.token)).await;
+
+    assert_eq!(
+        words(zero.problem(400)),
+        (
+            "\"limit\" must be a whole number from 1 to 1000; got 0",
+            &Value::Null,
+            &json!("limit")
+        )
+    );
+    assert_eq!(
+        words(behind.problem(400)),
+        (
+            "\"after\" must be a whole number, 0 or more; got -1",
+            &Value::Null,
+            &json!("after")
+        )
+    );
+    assert_eq!(
+        words(lots.problem(400)),
+        (
+            "\"limit\" must be a whole number, like 3; got \"lots\"",
+            &Value::Null,
+            &json!("limit")
+        )
+    );
+}
+
+async fn a_stream_with_an_unknown_parameter_lists_the_parameters(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app.get("/v1/stream?last_id=3", Some(&club.token)).await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "\"last_id\" is not a query parameter here; the parameters are \"last_event_id\", \
+             \"access_token\"",
+            &Value::Null,
+            &json!("last_id")
+        )
+    );
+}
+
+async fn a_game_stream_resuming_from_text_is_named(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    let reply = app
+        .get(
+            &format!("/v1/games/{game}/stream?last_event_id=two"),
+            Some(&club.token),
+        )
+        .await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "\"last_event_id\" must be a whole number, like 3; got \"two\"",
+            &Value::Null,
+            &json!("last_event_id")
+        )
+    );
+}
+
+async fn an_unknown_game_among_presets_is_named_as_the_parameter(app: TestApp) {
+    let club = app.new_club().await;
+
+    let reply = app.get("/v1/presets?game=chess", Some(&club.token)).await;
+
+    assert_eq!(
+        words(reply.problem(400)),
+        (
+            "unknown game \"chess\"; tabletally keeps score for mint-condition, mind-up, \
+             mint-julep, vintage",
+            &Value::Null,
+            &json!("game")
         )
     );
 }

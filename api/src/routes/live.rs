@@ -9,6 +9,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
+use crate::extract::Query;
 use crate::live::{GameStream, LobbyStream};
 use crate::state::AppState;
 
@@ -72,7 +73,7 @@ pub async fn game_stream(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    query: web::Query<StreamQuery>,
+    query: Query<StreamQuery>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
@@ -97,7 +98,7 @@ pub async fn game_stream(
 pub async fn lobby_stream(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<StreamQuery>,
+    query: Query<StreamQuery>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let resume = resume_from(&req, &query)?;
@@ -110,8 +111,10 @@ pub async fn lobby_stream(
 #[into_params(parameter_in = Query)]
 pub struct ClubEventsQuery {
     /// Only events after this position (default 0: from the start).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// Page size, 1–1000 (default 500).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 
@@ -151,17 +154,21 @@ pub struct ClubEventPage {
 pub async fn club_events(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<ClubEventsQuery>,
+    query: Query<ClubEventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.limit.unwrap_or(DEFAULT_EVENTS_PAGE);
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
-        return Err(ApiError::BadRequest(format!(
-            "limit must be between 1 and {MAX_EVENTS_PAGE}"
-        )));
+        return Err(ApiError::bad_parameter(
+            "limit",
+            format!("\"limit\" must be a whole number from 1 to {MAX_EVENTS_PAGE}; got {limit}"),
+        ));
     }
     let after = query.after.unwrap_or(0);
     if after < 0 {
-        return Err(ApiError::BadRequest("after must be 0 or more".into()));
+        return Err(ApiError::bad_parameter(
+            "after",
+            format!("\"after\" must be a whole number, 0 or more; got {after}"),
+        ));
     }
     let events: Vec<ClubEventView> = state
         .store

@@ -22,6 +22,11 @@ fn not_found() -> ApiError {
 pub struct RenamePlayer {
     /// The new name: 1–40 printable characters. Names match ignoring case and surrounding
     /// spaces, so it must differ, in that sense, from every other player's of the club.
+    #[schema(
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     pub name: String,
 }
 
@@ -79,6 +84,7 @@ pub async fn rename_player(
 #[schema(example = json!({"into": "0b8e6f52-3c1d-4e7a-9b20-5f6a7c8d9e01"}))]
 pub struct MergePlayer {
     /// The id of the club player who stays; the player in the path is folded into them.
+    #[schema(format = Uuid)]
     pub into: String,
 }
 

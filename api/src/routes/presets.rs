@@ -13,6 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
+use crate::extract::Query;
 use crate::state::AppState;
 use crate::store::PresetRecord;
 
@@ -21,8 +22,14 @@ use crate::store::PresetRecord;
 pub struct CreatePreset {
     /// How the table calls it: 1–40 printable characters, unique per game in the club
     /// (ignoring case).
+    #[schema(
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     pub name: String,
     /// Game id, e.g. `vintage`.
+    #[schema(value_type = super::GameId)]
     pub game: String,
     /// Any of the game's options; left-out options take their defaults when a game starts.
     /// Vintage: `prizes`, `prize_tie` and `deck` (every card's attributes by number, 1–63).
@@ -137,6 +144,7 @@ pub async fn create_preset(
 #[into_params(parameter_in = Query)]
 pub struct PresetsQuery {
     /// Only this game's presets.
+    #[param(value_type = Option<super::GameId>)]
     pub game: Option<String>,
 }
 
@@ -150,10 +158,10 @@ pub struct PresetsQuery {
 pub async fn list_presets(
     state: web::Data<AppState>,
     club: Club,
-    query: web::Query<PresetsQuery>,
+    query: Query<PresetsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(game) = query.game.as_deref() {
-        known_game(game, "").map_err(|e| ApiError::BadRequest(e.to_string()))?;
+        known_game(game, "").map_err(|e| ApiError::bad_parameter("game", e.to_string()))?;
     }
     let presets = state.store.presets(&club.id, query.game.as_deref()).await?;
     Ok(HttpResponse::Ok().json(PresetList {

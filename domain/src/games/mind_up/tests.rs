@@ -258,7 +258,7 @@ fn a_d1_without_green_value_other_than_nothing_or_bonus_is_refused() {
         start_error(json!({"d1_without_green": "half"})),
         (
             "/options/d1_without_green".into(),
-            "option \"d1_without_green\": unknown variant `half`, expected `nothing` or `bonus`"
+            "option \"d1_without_green\" must be one of \"nothing\" or \"bonus\"; got \"half\""
                 .into()
         )
     );

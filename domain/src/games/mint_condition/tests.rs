@@ -1156,27 +1156,27 @@ fn an_option_of_the_wrong_type_is_refused_at_that_option() {
         (
             json!({"sleeve_protects": "two"}),
             "/options/sleeve_protects",
-            "option \"sleeve_protects\": invalid type: string \"two\", expected u32",
+            "option \"sleeve_protects\" must be a whole number, 0 or more; got the text \"two\"",
         ),
         (
             json!({"tiebreak_scope": "first_round"}),
             "/options/tiebreak_scope",
-            "option \"tiebreak_scope\": unknown variant `first_round`, expected `game` or `last_round`",
+            "option \"tiebreak_scope\" must be one of \"game\" or \"last_round\"; got \"first_round\"",
         ),
         (
             json!({"smoking_kills": {"holder": 2}}),
             "/options/smoking_kills",
-            "option \"smoking_kills\": missing field `others`",
+            "option \"smoking_kills\" needs \"others\"",
         ),
         (
             json!({"protected_be_careful": "half"}),
             "/options/protected_be_careful",
-            "option \"protected_be_careful\": unknown variant `half`, expected `counts` or `ignored`",
+            "option \"protected_be_careful\" must be one of \"counts\" or \"ignored\"; got \"half\"",
         ),
         (
             json!({"lucky": "yes"}),
             "/options/lucky",
-            "option \"lucky\": invalid type: string \"yes\", expected a boolean",
+            "option \"lucky\" must be true or false; got the text \"yes\"",
         ),
     ];
     for (options, pointer, rule) in cases {
