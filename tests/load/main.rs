@@ -607,6 +607,16 @@ fn rss_kib(pid: u32) -> Option<u64> {
         .ok()
 }
 
+/// The CPU time the process has used so far (user + system), from `/proc/<pid>/stat`.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) : state is the 3rd, utime the 14th.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // The kernel's USER_HZ is 100 on every Linux this runs on.
+    Some(Duration::from_millis(ticks * 10))
+}
+
 /// Every table appends `appends` events, one request each, all tables at once; returns the
 /// elapsed time and each answer's instant by (table, version).
 async fn tables_append(
@@ -750,8 +760,11 @@ async fn streams(
     }
     // Without subscribers (a warm-up round first, then the measured one).
     tables_append(&client, base, token, &ids, 1, appends).await?;
+    let cpu_at = || pid.and_then(cpu_time);
+    let cpu_before = cpu_at();
     let (without, _) =
         tables_append(&client, base, token, &ids, 1 + appends as i64, appends).await?;
+    let cpu_without = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
     let from = 1 + 2 * appends as i64;
     let last = from + appends as i64;
 
@@ -774,7 +787,9 @@ async fn streams(
     }
     let after = pid.and_then(rss_kib);
 
+    let cpu_before = cpu_at();
     let (with, answers) = tables_append(&client, base, token, &ids, from, appends).await?;
+    let cpu_with = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
     let mut latencies = Vec::with_capacity(streams * appends);
     let mut early = 0usize;
     for (i, follower) in followers.into_iter().enumerate() {
@@ -809,6 +824,17 @@ async fn streams(
         percentiles(latencies.clone()),
         latencies.len()
     );
+    // What the server spends per append, whoever else shares the machine's cores: the
+    // streams' own cost to the server, apart from the load tool's reading of them.
+    if let (Some(without), Some(with)) = (cpu_without, cpu_with) {
+        let per_append = |cpu: Duration| cpu.as_secs_f64() * 1e6 / (games * appends) as f64;
+        println!(
+            "server CPU per append       {:.0} µs without streams, {:.0} µs with ({:+.1} %)",
+            per_append(without),
+            per_append(with),
+            (per_append(with) / per_append(without) - 1.0) * 100.0
+        );
+    }
     if let (Some(before), Some(after)) = (before, after) {
         println!(
             "server memory              {before} KiB → {after} KiB with the streams open: {:.1} KiB per stream",
