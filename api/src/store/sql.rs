@@ -147,9 +147,10 @@ impl SqliteStore {
     }
 
     pub async fn connect_for(url: &str, usage: super::Usage) -> Result<Self, StoreError> {
-        let cache_mb = match usage {
-            super::Usage::Server => DEFAULT_SQLITE_CACHE_MB,
-            super::Usage::Pass => PASS_SQLITE_CACHE_MB,
+        // A pass reads one thing at a time: two readers, each with a small page cache.
+        let (readers, cache_mb) = match usage {
+            super::Usage::Server => (8, DEFAULT_SQLITE_CACHE_MB),
+            super::Usage::Pass => (2, PASS_SQLITE_CACHE_MB),
         };
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
@@ -171,7 +172,7 @@ impl SqliteStore {
                 (sqlite_mb("TABLETALLY_SQLITE_MMAP_MB", DEFAULT_SQLITE_MMAP_MB) << 20).to_string(),
             );
         let pool = SqlitePoolOptions::new()
-            .max_connections(8)
+            .max_connections(readers)
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../migrations/sqlite")
