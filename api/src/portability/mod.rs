@@ -43,7 +43,7 @@ struct ExportLine {
     events: Vec<crate::routes::EventView>,
 }
 
-/// The club's games, one NDJSON line each (with its newline), oldest id first, read a page
+/// The club's games, one NDJSON line each (with its newline), in the order they were played, read a page
 /// at a time.
 pub fn export(
     store: Arc<dyn Store>,

@@ -292,7 +292,8 @@ pub trait EventStore: Send + Sync {
     /// transaction (`tabletally migrate`, into an empty database).
     async fn copy_club(&self, club: &ClubCopy) -> Result<(), StoreError>;
 
-    /// The club's game ids in id order, after `after` (an export's pages).
+    /// The club's game ids in the order they were played (start time, then id), after the game
+    /// `after` (an export's pages).
     async fn club_game_ids(
         &self,
         club: &str,

@@ -978,7 +978,13 @@ macro_rules! sql_store {
             }
 
             async fn club_game_ids(&self, club: &str, after: Option<&str>, limit: i64) -> Result<Vec<String>, StoreError> {
-                let rows = sqlx::query("SELECT id FROM games WHERE club_id = $1 AND ($2 IS NULL OR id > $2) ORDER BY id LIMIT $3")
+                // In play order: an import of the file then adds each game after its players'
+                // earlier ones, so their runs need no rewriting (issue 15's PostgreSQL import).
+                let rows = sqlx::query(
+                    "SELECT id FROM games WHERE club_id = $1 AND ($2 IS NULL OR \
+                       (started_at, id) > ((SELECT started_at FROM games WHERE id = $2), $2)) \
+                     ORDER BY started_at, id LIMIT $3",
+                )
                     .bind(club)
                     .bind(after)
                     .bind(limit)
