@@ -310,6 +310,12 @@ pub trait EventStore: Send + Sync {
         game: &ImportedGame,
         result: &ImportResult<'_>,
     ) -> Result<ImportOutcome, StoreError>;
+
+    /// Refreshes the query planner's table statistics during a long import, which grows tables
+    /// from nearly empty: PostgreSQL otherwise keeps the plans it made for small tables
+    /// (sequential scans) until autovacuum analyses them. Nothing to do on SQLite.
+    async fn refresh_planner_statistics(&self) -> Result<(), StoreError>;
+
     /// The club's events in global order, after `after` (a position), with their game's id.
     async fn club_events(
         &self,

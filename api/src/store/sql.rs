@@ -993,6 +993,13 @@ macro_rules! sql_store {
                 rows.iter().map(|row| row.try_get("id").map_err(StoreError::from)).collect()
             }
 
+            async fn refresh_planner_statistics(&self) -> Result<(), StoreError> {
+                if $backend == "postgres" {
+                    sqlx::query("ANALYZE").execute(&self.pool).await?;
+                }
+                Ok(())
+            }
+
             async fn import_game(&self, club: &str, game: &ImportedGame, result: &ImportResult<'_>) -> Result<ImportOutcome, StoreError> {
                 let mut tx = self.pool.begin_with($begin).await?;
                 let owner = sqlx::query("SELECT club_id FROM games WHERE id = $1")
