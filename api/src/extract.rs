@@ -41,6 +41,25 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
         let value = web::Json::<Value>::from_request(req, payload);
         Box::pin(async move {
             let value = value.await?.into_inner();
+            // Every body is an object; serde would also read a struct from an array (`[]`
+            // as a share link with every default), which the document calls invalid.
+            if !value.is_object() {
+                return Err(ApiError::Unprocessable {
+                    detail: format!(
+                        "the body must be a JSON object ({{…}}); got {}",
+                        match value {
+                            Value::Array(_) => "a list",
+                            Value::String(_) => "a text",
+                            Value::Number(_) => "a number",
+                            Value::Bool(_) => "true or false",
+                            _ => "null",
+                        }
+                    ),
+                    pointer: Some(String::new()),
+                    event_index: None,
+                }
+                .into());
+            }
             serde_path_to_error::deserialize(value)
                 .map(Json)
                 .map_err(|e| body_error(&e.path().clone(), &e.into_inner().to_string()).into())

@@ -25,6 +25,7 @@ on_both_backends!(
     a_stream_with_an_unknown_parameter_lists_the_parameters,
     a_game_stream_resuming_from_text_is_named,
     an_unknown_game_among_presets_is_named_as_the_parameter,
+    a_body_that_is_not_an_object_is_refused_and_changes_nothing,
 );
 
 async fn two_player_game(app: &TestApp, club: &TestClub) -> String {
@@ -375,4 +376,41 @@ async fn an_unknown_game_among_presets_is_named_as_the_parameter(app: TestApp) {
             &json!("game")
         )
     );
+}
+
+async fn a_body_that_is_not_an_object_is_refused_and_changes_nothing(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+
+    // A share link's body has only optional fields: serde alone would read `[]` as "all
+    // defaults" and create one.
+    let share = app
+        .post(
+            &format!("/v1/games/{game}/shares"),
+            Some(&club.token),
+            &json!([]),
+        )
+        .await;
+    let token = app
+        .post("/v1/tokens", Some(&club.token), &json!("phone"))
+        .await;
+
+    assert_eq!(
+        words(share.problem(422)),
+        (
+            "the body must be a JSON object ({…}); got a list",
+            &json!(""),
+            &Value::Null
+        )
+    );
+    assert_eq!(
+        words(token.problem(422)),
+        (
+            "the body must be a JSON object ({…}); got a text",
+            &json!(""),
+            &Value::Null
+        )
+    );
+    let tokens = app.get("/v1/tokens", Some(&club.token)).await;
+    assert_eq!(tokens.body["tokens"], json!([]), "no token was issued");
 }

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{self, Admin, Club};
 use crate::error::{ApiError, Problem};
+use crate::extract::Json;
 use crate::state::AppState;
 use crate::store::AccessTokenRecord;
 
@@ -64,7 +65,7 @@ pub struct TokenList {
 pub async fn create_token(
     state: web::Data<AppState>,
     admin: Admin,
-    body: web::Json<CreateToken>,
+    body: Json<CreateToken>,
 ) -> Result<HttpResponse, ApiError> {
     let name = checked_name(&body.name)?;
     if !matches!(body.scope.as_str(), "write" | "read") {
@@ -201,7 +202,7 @@ pub async fn create_share(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    body: web::Json<CreateShare>,
+    body: Json<CreateShare>,
 ) -> Result<HttpResponse, ApiError> {
     let game = id.into_inner().to_string();
     let hours = body.expires_in_hours.unwrap_or(DEFAULT_SHARE_HOURS);

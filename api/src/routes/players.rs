@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use super::stats::PlayerSummary;
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
+use crate::extract::Json;
 use crate::state::AppState;
 use crate::store::{Merge, Rename};
 
@@ -45,7 +46,7 @@ pub async fn rename_player(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    body: web::Json<RenamePlayer>,
+    body: Json<RenamePlayer>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let name = PlayerName::parse(&body.name).map_err(|rule| ApiError::invalid("/name", rule))?;
@@ -105,7 +106,7 @@ pub async fn merge_player(
     state: web::Data<AppState>,
     club: Club,
     id: web::Path<uuid::Uuid>,
-    body: web::Json<MergePlayer>,
+    body: Json<MergePlayer>,
 ) -> Result<HttpResponse, ApiError> {
     let from = id.into_inner().to_string();
     let into = uuid::Uuid::parse_str(body.into.trim())

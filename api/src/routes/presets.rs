@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
-use crate::extract::Query;
+use crate::extract::{Json, Query};
 use crate::state::AppState;
 use crate::store::PresetRecord;
 
@@ -96,7 +96,7 @@ fn known_game(id: &str, pointer: &str) -> Result<Game, ApiError> {
 pub async fn create_preset(
     state: web::Data<AppState>,
     club: Club,
-    body: web::Json<CreatePreset>,
+    body: Json<CreatePreset>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let name = PlayerName::parse(&body.name)
