@@ -95,6 +95,20 @@ async fn a_preset_is_saved_listed_and_refused_twice_or_with_a_bad_option(app: Te
             &json!({"name": "Chess", "game": "chess", "options": {}}),
         )
         .await;
+    let null_options = app
+        .post(
+            "/v1/presets",
+            token,
+            &json!({"name": "Null", "game": "mint-condition", "options": null}),
+        )
+        .await;
+    let no_options = app
+        .post(
+            "/v1/presets",
+            token,
+            &json!({"name": "Plain", "game": "mint-julep"}),
+        )
+        .await;
     let all = app.get("/v1/presets", token).await.body;
     let vintage = app.get("/v1/presets?game=vintage", token).await.body;
 
@@ -125,13 +139,19 @@ async fn a_preset_is_saved_listed_and_refused_twice_or_with_a_bad_option(app: Te
         "the deck's cards are numbered 1 to 63, not 64"
     );
     assert_eq!(chess.problem(422)["pointer"], "/game");
+    // Left out, options are the game's defaults; `null` is not an object.
+    let problem = null_options.problem(422);
+    assert_eq!(problem["pointer"], "/options");
+    assert_eq!(problem["detail"], "options must be a JSON object");
+    assert_eq!(no_options.status, 201, "{}", no_options.body);
+    assert_eq!(no_options.body["options"], json!({}));
     let games: Vec<&str> = all["presets"]
         .as_array()
         .unwrap()
         .iter()
         .map(|p| p["game"].as_str().unwrap())
         .collect();
-    assert_eq!(games, vec!["mint-condition", "vintage"]);
+    assert_eq!(games, vec!["mint-condition", "mint-julep", "vintage"]);
     assert_eq!(vintage["presets"], json!([saved]));
 }
 

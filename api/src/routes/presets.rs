@@ -33,9 +33,14 @@ pub struct CreatePreset {
     pub game: String,
     /// Any of the game's options; left-out options take their defaults when a game starts.
     /// Vintage: `prizes`, `prize_tie` and `deck` (every card's attributes by number, 1–63).
-    #[serde(default)]
+    #[serde(default = "no_options")]
     #[schema(value_type = Object)]
     pub options: Value,
+}
+
+/// Options left out: the game's defaults. (`null` is not an object and is refused.)
+fn no_options() -> Value {
+    Value::Object(Map::new())
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -103,7 +108,6 @@ pub async fn create_preset(
         .map_err(|rule| ApiError::invalid("/name", rule.replace("player name", "preset name")))?;
     let kind = known_game(&body.game, "/game")?;
     let options = match body.options {
-        Value::Null => Value::Object(Map::new()),
         options @ Value::Object(_) => options,
         _ => {
             return Err(ApiError::invalid(
