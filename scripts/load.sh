@@ -11,37 +11,7 @@ cd "$(dirname "$0")/.."
 GAMES="${1:-100000}"
 PLAYERS="${2:-2000}"
 APPEND_GAMES="${APPEND_GAMES:-500}"
-cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-tests --bin tabletally-load
-BIN="${CARGO_TARGET_DIR:-target}/release"
-WORK=$(mktemp -d)
-SERVERS=()
-DB=""
-cleanup() {
-    for pid in "${SERVERS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-    [ -z "$DB" ] || psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
-}
-trap cleanup EXIT
-
-# Starts a server on $1 (extra environment in $2, log name $3) and sets BASE.
-start_server() {
-    local log="$WORK/server-$3.log"
-    env $2 TABLETALLY_ADDR=127.0.0.1:0 DATABASE_URL="$1" RUST_LOG=warn,tabletally_api::startup=info NO_COLOR=1 \
-        "$BIN/tabletally" >"$log" 2>&1 &
-    SERVERS+=($!)
-    BASE=""
-    for _ in $(seq 1 100); do
-        BASE=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" | head -1)
-        [ -n "$BASE" ] && return 0
-        sleep 0.1
-    done
-    cat "$log"; exit 1
-}
-
-stop_servers() {
-    for pid in "${SERVERS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    SERVERS=()
-}
+source scripts/bench-common.sh
 
 measure() {
     name=$1 url=$2

@@ -10,33 +10,13 @@ cd "$(dirname "$0")/.."
 
 GAMES="${1:-100000}"
 PLAYERS="${2:-2000}"
-cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-tests --bin tabletally-load
-BIN="${CARGO_TARGET_DIR:-target}/release"
-WORK=$(mktemp -d)
-SERVER=""
-DB=""
-cleanup() {
-    [ -z "$SERVER" ] || kill "$SERVER" 2>/dev/null || true
-    rm -rf "$WORK"
-    [ -z "$DB" ] || psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
-}
-trap cleanup EXIT
+source scripts/bench-common.sh
 
 # A new club in the (empty) database at $1: the server creates its schema and the club.
-new_club() {
-    local log="$WORK/server.log"
-    TABLETALLY_ADDR=127.0.0.1:0 DATABASE_URL="$1" RUST_LOG=warn,tabletally_api::startup=info NO_COLOR=1 \
-        "$BIN/tabletally" >"$log" 2>&1 &
-    SERVER=$!
-    local base=""
-    for _ in $(seq 1 100); do
-        base=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" | head -1)
-        [ -n "$base" ] && break
-        sleep 0.1
-    done
-    curl -s -X POST "$base/v1/clubs" -H 'content-type: application/json' -d '{"name": "Copy"}' \
-        | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
-    kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
+new_club_in() {
+    start_server "$1" "" copy
+    new_club "$BASE" id
+    stop_servers
 }
 
 SOURCE="sqlite://$WORK/source.db"
@@ -52,7 +32,7 @@ echo "file: $(wc -l <"$WORK/club.ndjson") games, $(du -h "$WORK/club.ndjson" | c
 import_into() {
     local name=$1 url=$2
     local copy
-    copy=$(new_club "$url")
+    copy=$(new_club_in "$url")
     echo "== import into $name"
     /usr/bin/time -f "import ($name): %e s, max RSS %M KiB" \
         env DATABASE_URL="$url" RUST_LOG=warn "$BIN/tabletally" import --club "$copy" <"$WORK/club.ndjson" \

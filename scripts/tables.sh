@@ -13,42 +13,21 @@ SECONDS_EACH="${1:-20}"
 shift || true
 COUNTS=("$@")
 [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1 8 32)
-cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-tests --bin tabletally-load
-BIN="${CARGO_TARGET_DIR:-target}/release"
-WORK=$(mktemp -d)
-SERVER=""
-DB=""
+source scripts/bench-common.sh
 ROWS=()
-cleanup() {
-    [ -z "$SERVER" ] || kill "$SERVER" 2>/dev/null || true
-    rm -rf "$WORK"
-    [ -z "$DB" ] || psql "$TABLETALLY_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
-}
-trap cleanup EXIT
 
 # One run: a fresh server on $2, a club, then `tabletally-load tables $3`.
 measure() {
     local name=$1 url=$2 tables=$3
-    local log="$WORK/server-$name-$tables.log"
-    TABLETALLY_ADDR=127.0.0.1:0 DATABASE_URL="$url" RUST_LOG=warn,tabletally_api::startup=info NO_COLOR=1 \
-        "$BIN/tabletally" >"$log" 2>&1 &
-    SERVER=$!
-    local base=""
-    for _ in $(seq 1 100); do
-        base=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" | head -1)
-        [ -n "$base" ] && break
-        sleep 0.1
-    done
-    [ -n "$base" ] || { cat "$log"; exit 1; }
+    start_server "$url" "" "$name-$tables"
     local token
-    token=$(curl -s -X POST "$base/v1/clubs" -H 'content-type: application/json' -d '{"name": "tables"}' \
-        | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+    token=$(new_club "$BASE" token)
     echo "== $name, $tables table(s), $SECONDS_EACH s (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
     local out
-    out=$("$BIN/tabletally-load" tables "$base" "$token" "$tables" "$SECONDS_EACH" "$url" "$SERVER")
+    out=$("$BIN/tabletally-load" tables "$BASE" "$token" "$tables" "$SECONDS_EACH" "$url" "$SERVER")
     grep -v '^row' <<<"$out"
     ROWS+=("$name	$(grep '^row' <<<"$out" | cut -f2-)	$(cut -d' ' -f1 /proc/loadavg)")
-    kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
+    stop_servers
 }
 
 if [ -z "${SKIP_SQLITE:-}" ]; then

@@ -826,7 +826,11 @@ async fn streams(
     );
     // What the server spends per append, whoever else shares the machine's cores: the
     // streams' own cost to the server, apart from the load tool's reading of them.
-    if let (Some(without), Some(with)) = (cpu_without, cpu_with) {
+    // (The kernel counts CPU time in 10 ms ticks: a short run shows none.)
+    if let (Some(without), Some(with)) = (cpu_without, cpu_with)
+        && !without.is_zero()
+        && !with.is_zero()
+    {
         let per_append = |cpu: Duration| cpu.as_secs_f64() * 1e6 / (games * appends) as f64;
         println!(
             "server CPU per append       {:.0} µs without streams, {:.0} µs with ({:+.1} %)",
