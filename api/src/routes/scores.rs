@@ -155,31 +155,28 @@ pub async fn get_score(
         });
     }
     let etag = game_etag(game.version, query.at);
-    let view = |evaluation: tabletally_domain::Evaluation| {
-        score_view(
+    // The answer body: the scoreboard as the API shows it, serialised.
+    let body_of = |evaluation: tabletally_domain::Evaluation| {
+        serde_json::to_vec(&score_view(
             game.game.clone(),
             evaluation.status,
             evaluation.version,
             evaluation.scoreboard,
-        )
+        ))
+        .map(actix_web::web::Bytes::from)
+        .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))
     };
     let body = if at == game.version {
         // The current score: made once per version and kept with the held game.
-        held.score_body(|held| {
-            serde_json::to_vec(&view(held.state.evaluation(false)))
-                .map(Into::into)
-                .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))
-        })?
+        held.score_body(|held| body_of(held.state.evaluation(false)))?
     } else {
         // A past score: replay the log up to `at`.
         let kind = Game::from_id(&game.game)
             .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
-        let evaluation = kind
-            .evaluate(&held.state.log()[..at as usize])
-            .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
-        serde_json::to_vec(&view(evaluation))
-            .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?
-            .into()
+        body_of(
+            kind.evaluate(&held.state.log()[..at as usize])
+                .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?,
+        )?
     };
     Ok(HttpResponse::Ok()
         .insert_header((actix_web::http::header::ETAG, etag))
