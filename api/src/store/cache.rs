@@ -120,6 +120,14 @@ impl StateCache {
         }
         let mut inner = self.lock();
         let id = held.game.id.clone();
+        // A reader that replayed an older version must not replace what a commit put since.
+        if inner
+            .entries
+            .get(&id)
+            .is_some_and(|e| e.held.game.version > held.game.version)
+        {
+            return;
+        }
         inner.remove(&id);
         inner.tick += 1;
         let tick = inner.tick;
@@ -239,6 +247,19 @@ mod tests {
         assert!(cache.get("g1", 1).is_none());
         assert_eq!(cache.counters().games, 0);
         assert_eq!(cache.counters().bytes, 0);
+    }
+
+    #[test]
+    fn an_older_version_put_late_does_not_replace_a_newer_one() {
+        let cache = StateCache::new(10, DEFAULT_BYTES);
+        cache.put(held("g1", 3));
+
+        // A score read replayed version 2 while a commit moved the game to 3.
+        cache.put(held("g1", 2));
+
+        assert!(cache.get("g1", 2).is_none());
+        assert!(cache.get("g1", 3).is_some());
+        assert_eq!(cache.counters().games, 1);
     }
 
     #[test]
