@@ -24,11 +24,16 @@ measure() {
     echo "== $name: statistics reads"
     "$BIN/tabletally-load" query "$BASE" "$token" 300
     stop_servers
-    # Appends: two servers over the same database, A keeping the read models and B not
-    # (TABLETALLY_READ_MODELS=off, which exists only for this comparison), one game each in
-    # turn, after a warm-up of each.
+    # Appends: two servers, A keeping the read models and B not (TABLETALLY_READ_MODELS=off,
+    # which exists only for this comparison), one game each in turn, after a warm-up of each.
+    # On PostgreSQL both serve the same database; SQLite serves one server per database, so B
+    # gets a copy of it (the same history, the same machine, the same moment).
+    url_b=$url
+    case "$url" in sqlite://*)
+        cp "${url#sqlite://}" "${url#sqlite://}.b"; url_b="$url.b" ;;
+    esac
     start_server "$url" "" with; WITH=$BASE
-    start_server "$url" "TABLETALLY_READ_MODELS=off" without; WITHOUT=$BASE
+    start_server "$url_b" "TABLETALLY_READ_MODELS=off" without; WITHOUT=$BASE
     "$BIN/tabletally-load" appends "$WITH" "$token" 20 >/dev/null
     "$BIN/tabletally-load" appends "$WITHOUT" "$token" 20 >/dev/null
     echo "== $name: appends, A with read models, B without ($APPEND_GAMES games each)"

@@ -569,8 +569,9 @@ async fn appends(base: &str, token: &str, games: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Appends on two servers over the same database, one game each in turn (A B B A …), so both
-/// see the same database, the same moment and the same machine: a drift favours neither.
+/// Appends on two servers over the same database (on SQLite, one server per database: the
+/// same history in two copies), one game each in turn (A B B A …), so both see the same data,
+/// the same moment and the same machine: a drift favours neither.
 async fn compare(base_a: &str, base_b: &str, token: &str, games: usize) -> Result<(), String> {
     if games == 0 {
         return Err("compare needs at least one game on each server".into());

@@ -4,8 +4,15 @@
 //! and uses an entry only when it is at that version; a score read does the same with the
 //! row's version. So two servers on one PostgreSQL stay right: an entry one server holds for a
 //! version another server moved past is simply not used, and is rebuilt from the log.
+//!
+//! On SQLite the server's own writer is the database's only writer (the store holds the
+//! database's server lock), so the cache can know an entry is current without asking: it is
+//! *confirmed* when the writer put it (after its commit, or from inside the write
+//! transaction), or when a reader put it and no write to the game began since before that
+//! reader read the database. A confirmed entry of a game no open batch is writing answers a
+//! score read with no database read at all ([`StateCache::current`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -23,7 +30,17 @@ struct Entry {
     bytes: usize,
     /// Last use, for evicting the least recently used.
     tick: u64,
+    /// The club whose game this is, once the entry is known to be the stored version.
+    confirmed_for: Option<String>,
 }
+
+/// Writes to a game bump one of these counters (chosen by the game's id) as they begin and
+/// end; a reader's put is confirmed only when its counter did not move meanwhile.
+const STRIPES: usize = 1024;
+
+/// What a reader saw before reading the database: see [`StateCache::ticket`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticket(Option<u64>);
 
 #[derive(Default)]
 struct Inner {
@@ -32,6 +49,9 @@ struct Inner {
     by_use: BTreeMap<u64, String>,
     bytes: usize,
     tick: u64,
+    /// Games the writer's open batch touches: nothing about them is current until it ends.
+    writing: HashSet<String>,
+    stripes: Vec<u64>,
 }
 
 /// The cache; cheap to share (one lock, held only to move an entry in or out).
@@ -39,6 +59,8 @@ pub struct StateCache {
     inner: Mutex<Inner>,
     max_games: usize,
     max_bytes: usize,
+    /// Set by a store whose writer is the database's only one (SQLite, server lock held).
+    authoritative: bool,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -55,9 +77,13 @@ pub struct CacheCounters {
 impl StateCache {
     pub fn new(max_games: usize, max_bytes: usize) -> Self {
         Self {
-            inner: Mutex::new(Inner::default()),
+            inner: Mutex::new(Inner {
+                stripes: vec![0; STRIPES],
+                ..Inner::default()
+            }),
             max_games,
             max_bytes,
+            authoritative: false,
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
         }
@@ -76,6 +102,12 @@ impl StateCache {
         )
     }
 
+    /// This cache's writer is the database's only writer: confirmed entries answer alone.
+    pub fn authoritative(mut self) -> Self {
+        self.authoritative = true;
+        self
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // A panic while holding the lock leaves consistent maps (no partial updates).
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
@@ -87,6 +119,74 @@ impl StateCache {
         let found = inner.touch(id, version).map(|e| e.held.clone());
         self.count(found.is_some());
         found
+    }
+
+    /// The club's game as stored now, when this cache can say so without the database: a
+    /// confirmed entry of a game no open batch is writing (authoritative caches only).
+    pub fn current(&self, club: &str, id: &str) -> Option<Arc<HeldGame>> {
+        if !self.authoritative {
+            return None;
+        }
+        let mut inner = self.lock();
+        if inner.writing.contains(id) {
+            return None;
+        }
+        let version = inner.entries.get(id)?.held.game.version;
+        let entry = inner.touch(id, version)?;
+        let found = (entry.confirmed_for.as_deref() == Some(club)).then(|| entry.held.clone());
+        if found.is_some() {
+            self.count(true);
+        }
+        found
+    }
+
+    /// Taken by a reader before it reads the game from the database, and handed back with
+    /// what it read ([`StateCache::get_read`], [`StateCache::put_read`]).
+    pub fn ticket(&self, id: &str) -> Ticket {
+        let inner = self.lock();
+        Ticket((!inner.writing.contains(id)).then(|| inner.stripes[stripe(id)]))
+    }
+
+    /// [`StateCache::get`] by a reader that read `version` from the database with `ticket`:
+    /// the entry becomes confirmed when no write began since.
+    pub fn get_read(
+        &self,
+        club: &str,
+        id: &str,
+        version: i64,
+        ticket: Ticket,
+    ) -> Option<Arc<HeldGame>> {
+        let mut inner = self.lock();
+        let still = inner.unchanged_since(id, ticket);
+        let found = inner.touch(id, version).is_some();
+        let found = found.then(|| {
+            let entry = inner.entries.get_mut(id).expect("touched just now");
+            if still && entry.confirmed_for.is_none() {
+                entry.confirmed_for = Some(club.to_owned());
+            }
+            entry.held.clone()
+        });
+        self.count(found.is_some());
+        found
+    }
+
+    /// Marks the start of a write to `id` by the writer's open batch.
+    pub fn begin_write(&self, id: &str) {
+        let mut inner = self.lock();
+        if inner.writing.insert(id.to_owned()) {
+            inner.stripes[stripe(id)] += 1;
+        }
+    }
+
+    /// The batch that wrote these games ended (committed or rolled back; its entries are put
+    /// or forgotten already).
+    pub fn end_writes<'a>(&self, ids: impl IntoIterator<Item = &'a String>) {
+        let mut inner = self.lock();
+        for id in ids {
+            if inner.writing.remove(id) {
+                inner.stripes[stripe(id)] += 1;
+            }
+        }
     }
 
     /// Takes the game's state out if it is held at exactly `version` (the writer continues it
@@ -107,10 +207,24 @@ impl StateCache {
         found
     }
 
-    /// Holds a game's state (replacing any older one), evicting the least recently used
-    /// beyond the bounds.
+    /// Holds a game's state (replacing any older one), unconfirmed.
     pub fn put(&self, held: impl Into<Arc<HeldGame>>) {
-        let held = held.into();
+        self.put_as(held.into(), None);
+    }
+
+    /// Holds a game's state the writer committed or read inside its write transaction: the
+    /// stored version, once its batch ends (a failed batch forgets the game).
+    pub fn put_written(&self, club: &str, held: impl Into<Arc<HeldGame>>) {
+        self.put_as(held.into(), Some((club, None)));
+    }
+
+    /// Holds a game's state a reader replayed from what it read with `ticket`.
+    pub fn put_read(&self, club: &str, held: impl Into<Arc<HeldGame>>, ticket: Ticket) {
+        self.put_as(held.into(), Some((club, Some(ticket))));
+    }
+
+    /// Evicts the least recently used beyond the bounds.
+    fn put_as(&self, held: Arc<HeldGame>, confirm: Option<(&str, Option<Ticket>)>) {
         if self.max_games == 0 {
             return;
         }
@@ -128,12 +242,32 @@ impl StateCache {
         {
             return;
         }
+        let confirmed_for = match confirm {
+            Some((club, None)) => Some(club.to_owned()),
+            Some((club, Some(ticket))) if inner.unchanged_since(&id, ticket) => {
+                Some(club.to_owned())
+            }
+            // The same version put again stays as known as it was.
+            _ => inner
+                .entries
+                .get(&id)
+                .filter(|e| e.held.game.version == held.game.version)
+                .and_then(|e| e.confirmed_for.clone()),
+        };
         inner.remove(&id);
         inner.tick += 1;
         let tick = inner.tick;
         inner.by_use.insert(tick, id.clone());
         inner.bytes += bytes;
-        inner.entries.insert(id, Entry { held, bytes, tick });
+        inner.entries.insert(
+            id,
+            Entry {
+                held,
+                bytes,
+                tick,
+                confirmed_for,
+            },
+        );
         while inner.entries.len() > self.max_games || inner.bytes > self.max_bytes {
             let Some((_, oldest)) = inner.by_use.pop_first() else {
                 break;
@@ -165,7 +299,20 @@ impl StateCache {
     }
 }
 
+fn stripe(id: &str) -> usize {
+    // FNV-1a: any spread will do; a shared stripe only costs a confirmation.
+    let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    (hash % STRIPES as u64) as usize
+}
+
 impl Inner {
+    /// No write to `id` is open, nor began or ended since `ticket` was taken.
+    fn unchanged_since(&self, id: &str, ticket: Ticket) -> bool {
+        ticket.0 == Some(self.stripes[stripe(id)]) && !self.writing.contains(id)
+    }
+
     fn touch(&mut self, id: &str, version: i64) -> Option<&Entry> {
         let entry = self.entries.get_mut(id)?;
         if entry.held.game.version != version {
@@ -260,6 +407,64 @@ mod tests {
         assert!(cache.get("g1", 2).is_none());
         assert!(cache.get("g1", 3).is_some());
         assert_eq!(cache.counters().games, 1);
+    }
+
+    #[test]
+    fn only_an_authoritative_cache_answers_without_the_database() {
+        let checking = StateCache::new(10, DEFAULT_BYTES);
+        checking.put_written("c1", held("g1", 1));
+        let alone = StateCache::new(10, DEFAULT_BYTES).authoritative();
+        alone.put_written("c1", held("g1", 1));
+
+        assert!(checking.current("c1", "g1").is_none());
+        assert_eq!(alone.current("c1", "g1").unwrap().game.version, 1);
+        // Another club's token never sees it.
+        assert!(alone.current("c2", "g1").is_none());
+    }
+
+    #[test]
+    fn a_game_the_writer_is_writing_is_not_current_until_its_batch_ends() {
+        let cache = StateCache::new(10, DEFAULT_BYTES).authoritative();
+        cache.put_written("c1", held("g1", 1));
+
+        cache.begin_write("g1");
+        // A refused request put the state back inside the batch: still not current.
+        cache.put_written("c1", held("g1", 1));
+        assert!(cache.current("c1", "g1").is_none());
+        cache.put_written("c1", held("g1", 2));
+        cache.end_writes(&["g1".to_owned()]);
+
+        assert_eq!(cache.current("c1", "g1").unwrap().game.version, 2);
+    }
+
+    #[test]
+    fn a_readers_state_is_current_only_when_no_write_began_since_it_read() {
+        let cache = StateCache::new(10, DEFAULT_BYTES).authoritative();
+
+        let quiet = cache.ticket("g1");
+        cache.put_read("c1", held("g1", 1), quiet);
+        assert_eq!(cache.current("c1", "g1").unwrap().game.version, 1);
+
+        // A reader read version 1, then a write began, committed 2 and ended, and the entry it
+        // put went away (evicted); the reader's late put must not be taken as current.
+        let stale = cache.ticket("g2");
+        cache.begin_write("g2");
+        cache.end_writes(&["g2".to_owned()]);
+        cache.put_read("c1", held("g2", 1), stale);
+        assert!(cache.current("c1", "g2").is_none());
+        // It still answers a reader that checks the version in the database.
+        let fresh = cache.ticket("g2");
+        assert!(cache.get_read("c1", "g2", 1, fresh).is_some());
+        assert_eq!(cache.current("c1", "g2").unwrap().game.version, 1);
+
+        // A reader whose read overlapped a write in progress confirms nothing either.
+        let during = {
+            cache.begin_write("g3");
+            cache.ticket("g3")
+        };
+        cache.put_read("c1", held("g3", 1), during);
+        cache.end_writes(&["g3".to_owned()]);
+        assert!(cache.current("c1", "g3").is_none());
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod cache;
 mod lists;
 mod players;
 mod presets;
+mod server_lock;
 mod sql;
 mod stats;
 mod writer;
@@ -356,6 +357,10 @@ pub trait EventStore: Send + Sync {
         club: &str,
         id: &str,
     ) -> Result<Option<std::sync::Arc<HeldGame>>, StoreError>;
+
+    /// The game as stored now, when the state cache can say so without reading the database
+    /// (SQLite, whose one writer is this server's); `None` means: ask [`EventStore::held_game`].
+    fn current_game(&self, club: &str, id: &str) -> Option<std::sync::Arc<HeldGame>>;
 
     /// The state cache's hits, misses and size.
     fn cache_counters(&self) -> CacheCounters;

@@ -21,6 +21,7 @@ use sqlx::sqlite::{
 use tabletally_domain::Scoreboard;
 use tabletally_domain::setup::name_key;
 
+use super::server_lock::ServerLock;
 use super::writer::Writer;
 use super::{
     AccessTokenRecord, Appended, CacheCounters, ClubCopy, ClubRecord, Committed, EventMeta,
@@ -40,6 +41,8 @@ pub struct SqliteStore {
     pub(super) pool: SqlitePool,
     writer: Writer,
     shared: Arc<Shared>,
+    /// Held while the store lives: this server is the database's only writer.
+    _lock: Option<ServerLock>,
 }
 
 pub struct PostgresStore {
@@ -51,16 +54,50 @@ pub struct PostgresStore {
 /// group commit's counters.
 pub(super) struct Shared {
     pub(super) cache: StateCache,
+    /// Clubs never change once created (no statement updates or deletes one), so the row a
+    /// club token is checked against is read once per server.
+    pub(super) clubs: Clubs,
     pub(super) subscribers: OnceLock<Arc<dyn Subscribers>>,
     batches: AtomicU64,
     batched: AtomicU64,
     largest_batch: AtomicU64,
 }
 
+/// Club rows by id, bounded: past [`Clubs::MAX`] the map starts again.
+#[derive(Default)]
+pub(super) struct Clubs(std::sync::Mutex<std::collections::HashMap<String, ClubRecord>>);
+
+impl Clubs {
+    const MAX: usize = 10_000;
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, ClubRecord>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get(&self, id: &str) -> Option<ClubRecord> {
+        self.lock().get(id).cloned()
+    }
+
+    fn put(&self, club: ClubRecord) {
+        let mut clubs = self.lock();
+        if clubs.len() >= Self::MAX {
+            clubs.clear();
+        }
+        clubs.insert(club.id.clone(), club);
+    }
+}
+
 impl Shared {
-    fn new() -> Arc<Self> {
+    /// `authoritative`: this store's writer is the database's only one ([`StateCache`]).
+    fn new(authoritative: bool) -> Arc<Self> {
+        let cache = StateCache::from_env();
         Arc::new(Self {
-            cache: StateCache::from_env(),
+            cache: if authoritative {
+                cache.authoritative()
+            } else {
+                cache
+            },
+            clubs: Clubs::default(),
             subscribers: OnceLock::new(),
             batches: AtomicU64::new(0),
             batched: AtomicU64::new(0),
@@ -71,16 +108,18 @@ impl Shared {
     /// The one post-commit seam: once a write is durable, its game's state goes into the cache
     /// and the commit to the live streams.
     pub(super) fn committed(&self, after: AfterCommit) {
+        // Cached first: a phone that reads the score on a stream's word gets this version.
+        let held = Arc::new(after.held);
+        self.cache.put_written(&after.club, held.clone());
         if let Some(subscribers) = self.subscribers.get() {
             subscribers.committed(&Committed {
                 club: &after.club,
-                game: &after.held.game,
+                game: &held.game,
                 previous_status: after.previous_status.as_deref(),
                 events: &after.events,
                 scoreboard: after.scoreboard.as_ref(),
             });
         }
-        self.cache.put(after.held);
     }
 
     /// Counts one committed transaction of `requests` requests (1 on PostgreSQL).
@@ -179,7 +218,15 @@ impl SqliteStore {
             .run(&pool)
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
-        let shared = Shared::new();
+        // A server's writer is the database's only one (`server_lock`): its cache may answer
+        // alone. A pass (export, import, migrate) locks nothing and its cache is not trusted.
+        let lock = match usage {
+            super::Usage::Server if !in_memory(url) => {
+                Some(ServerLock::take(options.get_filename())?)
+            }
+            _ => None,
+        };
+        let shared = Shared::new(usage == super::Usage::Server);
         // The writer's own connection: appends and creations never queue in the pool.
         let writer_pool = SqlitePoolOptions::new()
             .max_connections(1)
@@ -191,8 +238,14 @@ impl SqliteStore {
             pool,
             writer,
             shared,
+            _lock: lock,
         })
     }
+}
+
+/// `sqlite::memory:` and `mode=memory` URLs: one process's database, nothing to lock.
+fn in_memory(url: &str) -> bool {
+    url.contains(":memory:") || url.contains("mode=memory")
 }
 
 impl PostgresStore {
@@ -209,7 +262,7 @@ impl PostgresStore {
             .map_err(|e| StoreError::Database(e.into()))?;
         Ok(Self {
             pool,
-            shared: Shared::new(),
+            shared: Shared::new(false),
         })
     }
 }
@@ -599,7 +652,7 @@ macro_rules! sql_store {
                     Ok(decision) => decision,
                     Err(refused) => {
                         // Unchanged by a refusal, and still at the row's version.
-                        shared.cache.put(held);
+                        shared.cache.put_written(club, held);
                         return Err(refused.into());
                     }
                 };
@@ -607,7 +660,7 @@ macro_rules! sql_store {
                     Decision::AlreadyStored { seqs } => {
                         let events = seqs.iter().filter_map(|seq| held.stored(*seq)).collect();
                         let version = held.game.version;
-                        shared.cache.put(held);
+                        shared.cache.put_written(club, held);
                         Ok(Written { answer: Appended { version, events, already_stored: true }, after: None })
                     }
                     Decision::Append { events, status, result, read_models, scoreboard } => {
@@ -732,18 +785,25 @@ macro_rules! sql_store {
             }
 
             async fn club(&self, id: &str) -> Result<Option<ClubRecord>, StoreError> {
+                if let Some(club) = self.shared.clubs.get(id) {
+                    return Ok(Some(club));
+                }
                 let row = sqlx::query("SELECT id, name, token_hash FROM clubs WHERE id = $1")
                     .bind(id)
                     .fetch_optional(&self.pool)
                     .await?;
-                row.map(|row| {
-                    Ok(ClubRecord {
+                let club = row.map(|row| {
+                    Ok::<_, StoreError>(ClubRecord {
                         id: row.try_get("id")?,
                         name: row.try_get("name")?,
                         token_hash: row.try_get("token_hash")?,
                     })
                 })
-                .transpose()
+                .transpose()?;
+                if let Some(club) = &club {
+                    self.shared.clubs.put(club.clone());
+                }
+                Ok(club)
             }
 
             async fn create_access_token(&self, token: &AccessTokenRecord) -> Result<(), StoreError> {
@@ -1121,6 +1181,9 @@ macro_rules! sql_store {
             }
 
             async fn held_game(&self, club: &str, id: &str) -> Result<Option<Arc<HeldGame>>, StoreError> {
+                // Taken before the database is read: an entry is confirmed only if no write
+                // to the game began since.
+                let ticket = self.shared.cache.ticket(id);
                 let row = sqlx::query(
                     "SELECT id, game, status, version, options, started_at, updated_at FROM games \
                      WHERE id = $1 AND club_id = $2",
@@ -1131,14 +1194,18 @@ macro_rules! sql_store {
                 .await?;
                 let Some(row) = row else { return Ok(None) };
                 let game = Self::game_row(&row)?;
-                if let Some(held) = self.shared.cache.get(id, game.version) {
+                if let Some(held) = self.shared.cache.get_read(club, id, game.version, ticket) {
                     return Ok(Some(held));
                 }
                 // Missed: read the row and the log in one read transaction, so they agree.
                 let Some((game, log)) = self.events(club, id).await? else { return Ok(None) };
                 let held = Arc::new(HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?);
-                self.shared.cache.put(held.clone());
+                self.shared.cache.put_read(club, held.clone(), ticket);
                 Ok(Some(held))
+            }
+
+            fn current_game(&self, club: &str, id: &str) -> Option<Arc<HeldGame>> {
+                self.shared.cache.current(club, id)
             }
         }
     };

@@ -168,6 +168,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 request,
                 reply,
             } => {
+                shared.cache.begin_write(&id);
                 let written = SqliteStore::append_in(shared, &mut tx, &club, &id, &request).await;
                 touched.push(id);
                 let (result, after) = split(written);
@@ -175,6 +176,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 (Answer::Append(reply, result), after, ok)
             }
             Job::Create { club, game, reply } => {
+                shared.cache.begin_write(&game.id);
                 let written = SqliteStore::create_in(&mut tx, &club, &game).await;
                 touched.push(game.id.clone());
                 let (result, after) = split(written);
@@ -205,10 +207,16 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
     match committed {
         Ok(()) => {
             shared.count_batch(requests);
+            let mut answers = Vec::with_capacity(done.len());
             for (answer, after) in done {
                 if let Some(after) = after {
                     shared.committed(after);
                 }
+                answers.push(answer);
+            }
+            // The batch's games are current in the cache before anyone hears of them.
+            shared.cache.end_writes(&touched);
+            for answer in answers {
                 answer.send();
             }
         }
@@ -217,6 +225,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
             for id in &touched {
                 shared.cache.forget(id);
             }
+            shared.cache.end_writes(&touched);
             let why = format!("the commit failed: {e}");
             for (answer, after) in done {
                 answer.failed(after.is_some(), &why).send();
