@@ -18,10 +18,12 @@ use std::sync::{Arc, Mutex};
 
 use crate::records::HeldGame;
 
-/// Games held by default (`TABLETALLY_CACHE_GAMES`): every game of a busy evening at many tables.
-pub const DEFAULT_GAMES: usize = 10_000;
-/// Bytes of event data held at most, estimated (`TABLETALLY_CACHE_MB`, default 64).
-pub const DEFAULT_BYTES: usize = 64 << 20;
+/// Games held by default (`TABLETALLY_CACHE_GAMES`): every game of a busy evening at many tables
+/// — what the cache must hold are the games in progress and the scores being looked at.
+pub const DEFAULT_GAMES: usize = 2_000;
+/// Bytes held at most, estimated (`TABLETALLY_CACHE_MB`, default 12): some 500 games of Mint
+/// Condition, and a server under 64 MiB at 32 tables (BENCHMARKS.md, Memory).
+pub const DEFAULT_BYTES: usize = 12 << 20;
 
 struct Entry {
     /// Shared with readers; the writer takes it out and continues it (copying only when a

@@ -164,7 +164,7 @@ pub const REVOCATIONS_CHANNEL: &str = "tabletally_revocations";
 
 /// SQLite's page cache per connection, MiB (`TABLETALLY_SQLITE_CACHE_MB`): a server's, and a
 /// long pass's (export, import, migrate), whose memory then stays about 40 MB (BENCHMARKS.md).
-const DEFAULT_SQLITE_CACHE_MB: u64 = 32;
+const DEFAULT_SQLITE_CACHE_MB: u64 = 8;
 const PASS_SQLITE_CACHE_MB: u64 = 2;
 /// SQLite's memory map of the database file, MiB (`TABLETALLY_SQLITE_MMAP_MB`). None by
 /// default: measured, it made appends no faster, and every connection maps the file on its own,
