@@ -19,14 +19,11 @@ struct Server {
 impl Server {
     fn start(rust_log: &str) -> Server {
         let db = std::env::temp_dir().join(format!("tabletally-live-{}.db", uuid::Uuid::new_v4()));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tabletally"))
-            .env("TABLETALLY_ADDR", "127.0.0.1:0")
-            .env("DATABASE_URL", format!("sqlite://{}", db.display()))
-            .env("RUST_LOG", rust_log)
-            .env("TABLETALLY_WORKERS", "2")
-            .env("NO_COLOR", "1")
-            .env_remove("TABLETALLY_LOG_FORMAT")
-            .stdin(Stdio::null())
+        Self::start_on(db, rust_log)
+    }
+
+    fn start_on(db: std::path::PathBuf, rust_log: &str) -> Server {
+        let mut child = command(&db, rust_log)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -82,11 +79,25 @@ impl Server {
     }
 }
 
+/// The server binary on the SQLite file `db`.
+fn command(db: &std::path::Path, rust_log: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tabletally"));
+    command
+        .env("TABLETALLY_ADDR", "127.0.0.1:0")
+        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env("RUST_LOG", rust_log)
+        .env("TABLETALLY_WORKERS", "2")
+        .env("NO_COLOR", "1")
+        .env_remove("TABLETALLY_LOG_FORMAT")
+        .stdin(Stdio::null());
+    command
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", ".server-lock"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", self.db.display()));
         }
     }
@@ -237,4 +248,41 @@ async fn sigterm_ends_open_streams_and_the_server_stops() {
     assert!(ended.is_ok(), "the streams did not end");
     let (status, server) = status.await.unwrap();
     assert!(status.success(), "exit status {status}:\n{}", server.log());
+}
+
+#[tokio::test]
+async fn a_second_server_on_the_same_sqlite_file_is_refused_until_the_first_stops() {
+    // Arrange: a server on its SQLite file.
+    let mut first = Server::start("info");
+
+    // Act: a second server process on the same file.
+    let second = command(&first.db, "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("the second server runs");
+
+    // Assert: it stops at once, saying why and what to use instead.
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&second.stdout),
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(!second.status.success(), "{said}");
+    assert!(
+        said.contains("another tabletally server has the SQLite database")
+            && said.contains("use PostgreSQL"),
+        "{said}"
+    );
+    // The first one still serves.
+    let health = reqwest::get(first.url("/healthz"))
+        .await
+        .expect("the first answers");
+    assert!(health.status().is_success());
+
+    // And once it has stopped, the file serves a new server.
+    assert!(first.terminate().success());
+    let db = first.db.clone();
+    let again = Server::start_on(db, "info");
+    assert!(again.log().contains("listening on"), "{}", again.log());
 }
