@@ -32,7 +32,14 @@ impl Params {
 pub(super) fn game_list(club: &str, filter: &GameFilter) -> (String, Vec<Param>) {
     let mut params = Params::default();
     let club = params.bind(Param::Text(club.to_owned()));
-    let mut conditions = vec![format!("g.club_id = {club}")];
+    let mut conditions = vec![if filter.player.is_some() {
+        // Not by the club's index: a player's games are found from their seats and sorted;
+        // SQLite's planner (it keeps no statistics) would rather walk the club's games newest
+        // first until 50 are the player's — 30 ms for 100,000 games against 8.
+        format!("g.club_id || '' = {club}")
+    } else {
+        format!("g.club_id = {club}")
+    }];
     if let Some(game) = &filter.game {
         conditions.push(format!(
             "g.game = {}",
@@ -96,7 +103,7 @@ mod tests {
 
         let (sql, params) = game_list("club", &filter);
 
-        assert!(sql.contains("g.club_id = $1 AND g.status = $2 AND g.id IN"));
+        assert!(sql.contains("g.club_id || '' = $1 AND g.status = $2 AND g.id IN"));
         assert!(sql.contains("(p.id = $3 OR p.name_key = $4)"));
         assert!(sql.contains("LIMIT $5"));
         assert!(!sql.contains("g.game ="));
