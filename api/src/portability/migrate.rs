@@ -97,9 +97,11 @@ pub async fn migrate(source: Arc<dyn Store>, target: &dyn Store) -> Result<Migra
     for club in &clubs {
         target.copy_club(club).await?;
         let mut lines = std::pin::pin!(export(source.clone(), club.id.clone()));
+        // One report for the club's games, as an import keeps: it counts the games copied, and
+        // a long copy refreshes PostgreSQL's planner statistics at the same counts.
+        let mut report = ImportReport::default();
         while let Some(line) = futures_util::TryStreamExt::try_next(&mut lines).await? {
             let text = String::from_utf8_lossy(&line);
-            let mut report = ImportReport::default();
             import_line(
                 target,
                 &club.id,
