@@ -154,8 +154,14 @@ fn run(
     let addr = listener.local_addr()?;
     let state = web::Data::new(state);
     let cors = web::Data::new(cors);
-    let document = openapi::document();
+    // Serialised once and shared: each worker holding its own copy of the document (what
+    // `SwaggerUi::url` does) cost some 4 MiB a worker.
+    let document = web::Bytes::from(
+        serde_json::to_vec(&openapi::document())
+            .map_err(|e| std::io::Error::other(format!("the OpenAPI document: {e}")))?,
+    );
     let mut server = HttpServer::new(move || {
+        let document = document.clone();
         let (app, _) = App::new()
             .into_utoipa_app()
             .app_data(state.clone())
@@ -170,17 +176,30 @@ fn run(
             .app_data(web::QueryConfig::default().error_handler(query_error))
             .configure(routes::configure)
             .split_for_parts();
-        app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
-            // Swagger UI's relative asset paths need the trailing slash.
-            .service(web::redirect("/docs", "/docs/").permanent())
-            .configure(pad::configure)
-            .default_service(web::to(no_route))
-            .wrap(middleware::from_fn(request_id_header))
-            .wrap(middleware::from_fn(record_metrics))
-            .wrap(middleware::from_fn(http::cors))
-            .wrap(Compat::new(TracingLogger::default()))
-            // Outermost: no token in a URL reaches the request log.
-            .wrap(middleware::from_fn(http::take_token_from_url))
+        app.route(
+            "/openapi.json",
+            web::get().to(move || {
+                let document = document.clone();
+                async move {
+                    HttpResponse::Ok()
+                        .content_type(actix_web::http::header::ContentType::json())
+                        .body(document)
+                }
+            }),
+        )
+        .service(
+            SwaggerUi::new("/docs/{_:.*}").config(utoipa_swagger_ui::Config::from("/openapi.json")),
+        )
+        // Swagger UI's relative asset paths need the trailing slash.
+        .service(web::redirect("/docs", "/docs/").permanent())
+        .configure(pad::configure)
+        .default_service(web::to(no_route))
+        .wrap(middleware::from_fn(request_id_header))
+        .wrap(middleware::from_fn(record_metrics))
+        .wrap(middleware::from_fn(http::cors))
+        .wrap(Compat::new(TracingLogger::default()))
+        // Outermost: no token in a URL reaches the request log.
+        .wrap(middleware::from_fn(http::take_token_from_url))
     })
     .listen(listener)?
     // A slow client gets 408 and is closed rather than holding a worker.
