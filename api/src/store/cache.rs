@@ -115,14 +115,6 @@ impl StateCache {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The game's state if it is held at exactly `version`.
-    pub fn get(&self, id: &str, version: i64) -> Option<Arc<HeldGame>> {
-        let mut inner = self.lock();
-        let found = inner.touch(id, version).map(|e| e.held.clone());
-        self.count(found.is_some());
-        found
-    }
-
     /// The club's game as stored now, when this cache can say so without the database: a
     /// confirmed entry of a game no open batch is writing (authoritative caches only).
     pub fn current(&self, club: &str, id: &str) -> Option<Arc<HeldGame>> {
@@ -149,8 +141,9 @@ impl StateCache {
         Ticket((!inner.writing.contains(id)).then(|| inner.stripes[stripe(id)]))
     }
 
-    /// [`StateCache::get`] by a reader that read `version` from the database with `ticket`:
-    /// the entry becomes confirmed when no write began since.
+    /// The game's state if it is held at exactly `version`, asked by a reader that read that
+    /// version from the database with `ticket`: the entry becomes confirmed when no write
+    /// began since.
     pub fn get_read(
         &self,
         club: &str,
@@ -209,24 +202,21 @@ impl StateCache {
         found
     }
 
-    /// Holds a game's state (replacing any older one), unconfirmed.
-    pub fn put(&self, held: impl Into<Arc<HeldGame>>) {
-        self.put_as(held.into(), None);
-    }
-
     /// Holds a game's state the writer committed or read inside its write transaction: the
     /// stored version, once its batch ends (a failed batch forgets the game).
     pub fn put_written(&self, club: &str, held: impl Into<Arc<HeldGame>>) {
-        self.put_as(held.into(), Some((club, None)));
+        self.put_as(held.into(), club, None);
     }
 
     /// Holds a game's state a reader replayed from what it read with `ticket`.
     pub fn put_read(&self, club: &str, held: impl Into<Arc<HeldGame>>, ticket: Ticket) {
-        self.put_as(held.into(), Some((club, Some(ticket))));
+        self.put_as(held.into(), club, Some(ticket));
     }
 
-    /// Evicts the least recently used beyond the bounds.
-    fn put_as(&self, held: Arc<HeldGame>, confirm: Option<(&str, Option<Ticket>)>) {
+    /// Holds `held` (replacing any older version), confirmed for `club` when the writer put it
+    /// (`ticket` none) or the reader's ticket still holds; evicts the least recently used
+    /// beyond the bounds.
+    fn put_as(&self, held: Arc<HeldGame>, club: &str, ticket: Option<Ticket>) {
         if self.max_games == 0 {
             return;
         }
@@ -244,11 +234,9 @@ impl StateCache {
         {
             return;
         }
-        let confirmed_for = match confirm {
-            Some((club, None)) => Some(club.to_owned()),
-            Some((club, Some(ticket))) if inner.unchanged_since(&id, ticket) => {
-                Some(club.to_owned())
-            }
+        let confirmed_for = match ticket {
+            None => Some(club.to_owned()),
+            Some(ticket) if inner.unchanged_since(&id, ticket) => Some(club.to_owned()),
             // The same version put again stays as known as it was.
             _ => inner
                 .entries
@@ -342,6 +330,11 @@ mod tests {
     use chrono::Utc;
     use serde_json::json;
 
+    /// What a score read asks: the game at the version it read from the database.
+    fn get(cache: &StateCache, id: &str, version: i64) -> Option<Arc<HeldGame>> {
+        cache.get_read("c1", id, version, cache.ticket(id))
+    }
+
     fn held(id: &str, version: i64) -> HeldGame {
         let game = GameRecord {
             id: id.into(),
@@ -371,10 +364,10 @@ mod tests {
     #[test]
     fn an_entry_answers_only_for_the_version_it_holds() {
         let cache = StateCache::new(10, DEFAULT_BYTES);
-        cache.put(held("g1", 1));
+        cache.put_written("c1", held("g1", 1));
 
-        assert!(cache.get("g1", 2).is_none());
-        assert!(cache.get("g1", 1).is_some());
+        assert!(get(&cache, "g1", 2).is_none());
+        assert!(get(&cache, "g1", 1).is_some());
         assert_eq!(
             cache.counters(),
             CacheCounters {
@@ -389,11 +382,11 @@ mod tests {
     #[test]
     fn taking_at_another_version_drops_the_stale_entry() {
         let cache = StateCache::new(10, DEFAULT_BYTES);
-        cache.put(held("g1", 1));
+        cache.put_written("c1", held("g1", 1));
 
         assert!(cache.take("g1", 3).is_none());
 
-        assert!(cache.get("g1", 1).is_none());
+        assert!(get(&cache, "g1", 1).is_none());
         assert_eq!(cache.counters().games, 0);
         assert_eq!(cache.counters().bytes, 0);
     }
@@ -401,13 +394,14 @@ mod tests {
     #[test]
     fn an_older_version_put_late_does_not_replace_a_newer_one() {
         let cache = StateCache::new(10, DEFAULT_BYTES);
-        cache.put(held("g1", 3));
+        cache.put_written("c1", held("g1", 3));
 
         // A score read replayed version 2 while a commit moved the game to 3.
-        cache.put(held("g1", 2));
+        let ticket = cache.ticket("g1");
+        cache.put_read("c1", held("g1", 2), ticket);
 
-        assert!(cache.get("g1", 2).is_none());
-        assert!(cache.get("g1", 3).is_some());
+        assert!(get(&cache, "g1", 2).is_none());
+        assert!(get(&cache, "g1", 3).is_some());
         assert_eq!(cache.counters().games, 1);
     }
 
@@ -472,15 +466,15 @@ mod tests {
     #[test]
     fn the_least_recently_used_game_goes_first_when_full() {
         let cache = StateCache::new(2, DEFAULT_BYTES);
-        cache.put(held("g1", 1));
-        cache.put(held("g2", 1));
-        assert!(cache.get("g1", 1).is_some());
+        cache.put_written("c1", held("g1", 1));
+        cache.put_written("c1", held("g2", 1));
+        assert!(get(&cache, "g1", 1).is_some());
 
-        cache.put(held("g3", 1));
+        cache.put_written("c1", held("g3", 1));
 
-        assert!(cache.get("g2", 1).is_none());
-        assert!(cache.get("g1", 1).is_some());
-        assert!(cache.get("g3", 1).is_some());
+        assert!(get(&cache, "g2", 1).is_none());
+        assert!(get(&cache, "g1", 1).is_some());
+        assert!(get(&cache, "g3", 1).is_some());
     }
 
     #[test]
@@ -488,11 +482,11 @@ mod tests {
         let one = held("g1", 1).bytes();
         let cache = StateCache::new(100, one * 2);
         for id in ["g1", "g2", "g3"] {
-            cache.put(held(id, 1));
+            cache.put_written("c1", held(id, 1));
         }
 
         assert_eq!(cache.counters().games, 2);
         assert!(cache.counters().bytes <= (one * 2) as u64);
-        assert!(cache.get("g1", 1).is_none());
+        assert!(get(&cache, "g1", 1).is_none());
     }
 }
