@@ -38,9 +38,9 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         // The syntax (and size, content type) first, as any JSON; then the shape, with a path.
-        let value = web::Json::<Value>::from_request(req, payload);
+        let value = web::Json::<UniqueKeys>::from_request(req, payload);
         Box::pin(async move {
-            let value = value.await?.into_inner();
+            let UniqueKeys(value) = value.await?.into_inner();
             // Every body is an object; serde would also read a struct from an array (`[]`
             // as a share link with every default), which the document calls invalid.
             if !value.is_object() {
@@ -64,6 +64,78 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                 .map(Json)
                 .map_err(|e| body_error(&e.path().clone(), &e.into_inner().to_string()).into())
         })
+    }
+}
+
+/// Any JSON value, refused when one object names a key twice. `serde_json` would silently keep
+/// the last: `{"Ann": [..], "Ann": [..]}` would lose a collection and pass "every player once".
+struct UniqueKeys(Value);
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(UniqueKeysVisitor)
+            .map(UniqueKeys)
+    }
+}
+
+struct UniqueKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(UniqueKeys(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "{key:?} appears twice in one object; each key may appear once"
+                )));
+            }
+            let UniqueKeys(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
     }
 }
 

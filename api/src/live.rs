@@ -653,7 +653,7 @@ impl LobbyStream {
                 )));
             }
             Some(position) => position,
-            None => store.head_position().await?,
+            None => store.head_position(club).await?,
         };
         let mut stream = Self {
             store,

@@ -123,6 +123,7 @@ on_both_backends!(
     streams_over_the_servers_limit_are_refused_with_503,
     a_follower_on_one_server_sees_appends_made_on_another,
     a_lost_listening_connection_misses_nothing,
+    one_clubs_append_waits_for_its_own_clubs_commit_but_not_for_another_clubs,
 );
 
 /// The scripted game: created (v1), round 1 (v2), round 2 (v3), round 2 retracted (v4), then
@@ -736,5 +737,57 @@ async fn a_lost_listening_connection_misses_nothing(app: TestApp) {
     assert_eq!(
         totals(&score),
         expect_totals(&[("Ann", 51), ("Bo", 41), ("Cy", 38)])
+    );
+}
+
+async fn one_clubs_append_waits_for_its_own_clubs_commit_but_not_for_another_clubs(app: TestApp) {
+    if app.backend == Backend::Sqlite {
+        return; // one writer: every commit is in order anyway
+    }
+    // Arrange: two clubs at play; club A has an append between its first event and its commit
+    // (holding A's positions lock, as the store takes it).
+    let (a, b) = (app.new_club().await, app.new_club().await);
+    let (game_a, game_b) = (
+        app.new_game(&a, new_game(json!({}))).await,
+        app.new_game(&b, new_game(json!({}))).await,
+    );
+    let mut in_flight = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .expect("connect");
+    sqlx::query("BEGIN")
+        .execute(&mut in_flight)
+        .await
+        .expect("begin");
+    sqlx::query("SELECT pg_advisory_xact_lock(7461626, hashtext($1))")
+        .bind(&a.id)
+        .execute(&mut in_flight)
+        .await
+        .expect("club A's lock");
+
+    // Act: an append in each club.
+    let round = || vec![event("round_collected", round_1())];
+    let other_club =
+        tokio::time::timeout(PATIENCE, app.append(&b, &game_b, Some(1), round())).await;
+    let same_club = app.append(&a, &game_a, Some(1), round());
+    tokio::pin!(same_club);
+    let waited = tokio::time::timeout(Duration::from_millis(500), &mut same_club).await;
+    sqlx::query("COMMIT")
+        .execute(&mut in_flight)
+        .await
+        .expect("commit");
+    let after_commit = tokio::time::timeout(PATIENCE, same_club).await;
+
+    // Assert: club B's went through while A's commit was pending; A's waited for it (its
+    // position must come after the pending commit's), then went through.
+    assert_eq!(other_club.expect("club B did not wait").status, 201);
+    assert!(
+        waited.is_err(),
+        "club A's append did not wait for its club's pending commit"
+    );
+    assert_eq!(
+        after_commit
+            .expect("club A went on after the commit")
+            .status,
+        201
     );
 }

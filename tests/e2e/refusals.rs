@@ -26,6 +26,7 @@ on_both_backends!(
     a_game_stream_resuming_from_text_is_named,
     an_unknown_game_among_presets_is_named_as_the_parameter,
     a_body_that_is_not_an_object_is_refused_and_changes_nothing,
+    a_body_naming_a_player_twice_is_refused_and_changes_nothing,
 );
 
 async fn two_player_game(app: &TestApp, club: &TestClub) -> String {
@@ -413,4 +414,32 @@ async fn a_body_that_is_not_an_object_is_refused_and_changes_nothing(app: TestAp
     );
     let tokens = app.get("/v1/tokens", Some(&club.token)).await;
     assert_eq!(tokens.body["tokens"], json!([]), "no token was issued");
+}
+
+async fn a_body_naming_a_player_twice_is_refused_and_changes_nothing(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    // JSON readers keep only the last of two equal keys: Ann's first collection would vanish
+    // and the round would pass "every player appears once".
+    let body = r#"{"expected_version": 1, "events": [{"type": "round_collected", "data":
+        {"round": 1, "collections": {"Ann": ["fine-wine"], "Ann": ["memories"], "Bo": []}}}]}"#;
+
+    let reply = app
+        .post_raw(
+            &format!("/v1/games/{game}/events"),
+            Some(&club.token),
+            "application/json",
+            body.as_bytes().to_vec(),
+        )
+        .await;
+
+    let detail = reply.problem(422)["detail"].as_str().expect("a detail");
+    assert!(
+        detail.contains(r#""Ann" appears twice in one object; each key may appear once"#),
+        "{detail}"
+    );
+    let events = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    assert_eq!(events.body["version"], 1, "nothing was stored");
 }

@@ -16,8 +16,9 @@
 //!   `streams` open over the `games`; delivery latency from each append's answer to the event
 //!   at every subscriber, the append rate both times, and (with the pid) the server's memory
 //!   per open stream.
-//! - `tables <base-url> <token> <tables> <seconds> <database-url> [server-pid]` — issue 14's
-//!   write path: `tables` tables at once, each looping create (Mint Condition, 2–4 players) →
+//! - `tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid]` — issue
+//!   14's write path: `tables` tables at once (several tokens: the tables take turns among those
+//!   clubs), each looping create (Mint Condition, 2–4 players) →
 //!   three appends (one round each, `expected_version`) → score read, for `seconds`; and in the
 //!   same run its denominators: the raw commit rate of the same database (one ~2 KB event row a
 //!   transaction), a bare actix-web handler (`hello`, 32 connections), one finished game's
@@ -885,7 +886,7 @@ async fn run() {
             (Some(count), Some(seconds), Some(url)) => tables::tables(base, token, count, seconds as u64, url, number(7).map(|p| p as u32)).await,
             _ => Err("tables needs <tables> <seconds> <database-url>".into()),
         },
-        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] | tables <base-url> <token> <tables> <seconds> <database-url> [server-pid] | hello".into()),
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] | tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid] | hello".into()),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -422,6 +422,9 @@ pub async fn tables(
     // The database's own limit first, while the server is idle.
     let (raw_one, raw_eight) = raw_commits(database_url).await?;
 
+    // Several clubs' tokens (comma-separated): the tables take turns among the clubs.
+    let clubs: Vec<&str> = token.split(',').collect();
+    let token = clubs[0];
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
     let handles: Vec<_> = (0..tables)
@@ -429,7 +432,7 @@ pub async fn tables(
             tokio::spawn(play_table(
                 client.clone(),
                 base.to_owned(),
-                token.to_owned(),
+                clubs[i % clubs.len()].to_owned(),
                 i as u64,
                 until,
             ))
@@ -458,7 +461,8 @@ pub async fn tables(
     drop(hello);
 
     println!(
-        "{tables} tables for {seconds} s: {appends_per_s:.0} appends/s, {:.0} games/s",
+        "{tables} tables of {} club(s) for {seconds} s: {appends_per_s:.0} appends/s, {:.0} games/s",
+        clubs.len(),
         score.times.len() as f64 / elapsed
     );
     println!("{}", create.line("create"));

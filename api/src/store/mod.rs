@@ -333,8 +333,9 @@ pub trait EventStore: Send + Sync {
         limit: i64,
     ) -> Result<Vec<GameChange>, StoreError>;
 
-    /// The latest position of the whole log (0 when empty): where a fresh lobby stream starts.
-    async fn head_position(&self) -> Result<i64, StoreError>;
+    /// The position of the club's latest lobby change (0 when none): where a fresh lobby
+    /// stream starts.
+    async fn head_position(&self, club: &str) -> Result<i64, StoreError>;
 
     /// The club a game belongs to (for a notification that names only the game).
     async fn club_of_game(&self, id: &str) -> Result<Option<String>, StoreError>;

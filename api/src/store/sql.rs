@@ -580,18 +580,20 @@ macro_rules! sql_store {
                 Self::insert_row(executor, in_order, game_id, event).await
             }
 
-            /// Inserts an event as it is (an imported one keeps its schema version and time).
-            async fn insert_stored<'e, E>(executor: E, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError>
+            /// Inserts an event as it is (an imported one keeps its schema version and time);
+            /// `in_order` as for [`Self::insert_row`].
+            async fn insert_stored<'e, E>(executor: E, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError>
             where
                 E: sqlx::Executor<'e, Database = $db>,
             {
-                Self::insert_row(executor, false, game_id, event).await
+                Self::insert_row(executor, in_order, game_id, event).await
             }
 
-            /// Inserts one event row. Positions are handed out in commit order: a reader that has seen position `p`
-            /// will never see a smaller one appear later (the global catch-up and the lobby
-            /// rely on it). SQLite has one writer anyway; PostgreSQL takes a transaction lock
-            /// in the statement that inserts the first event (`in_order`), held to the commit.
+            /// Inserts one event row. A club's positions are handed out in commit order: a
+            /// reader of the club's log that has seen position `p` will never see a smaller one
+            /// appear later (the catch-up and the lobby rely on it). SQLite has one writer
+            /// anyway; PostgreSQL takes the club's transaction lock in the statement that
+            /// inserts a transaction's first event (`in_order`), held to the commit.
             async fn insert_row<'e, E>(executor: E, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError>
             where
                 E: sqlx::Executor<'e, Database = $db>,
@@ -669,7 +671,7 @@ macro_rules! sql_store {
                         let mut seq = held.game.version;
                         for (i, event) in events.iter().enumerate() {
                             seq += 1;
-                            // The first insert takes the positions' lock (commit order).
+                            // The first insert takes the club's positions lock (commit order).
                             let e = Self::insert_event(&mut **tx, i == 0, id, seq, event, now).await?;
                             held.meta.push(EventMeta { position: e.position, id: e.id.clone(), recorded_at: e.recorded_at, recorded_by: e.recorded_by.clone() });
                             stored.push(e);
@@ -1078,7 +1080,7 @@ macro_rules! sql_store {
                 let seats = Self::seat_players(&mut tx, club, &game.game.players, now).await?;
                 let version = game.events.len() as i64;
                 Self::insert_game(&mut tx, club, &game.game, game.status.as_str(), version, &seats, now).await?;
-                for event in &game.events {
+                for (i, event) in game.events.iter().enumerate() {
                     let mut event = event.clone();
                     if event.seq == 1 {
                         // The seats' player ids are this club's, matched by name.
@@ -1088,7 +1090,9 @@ macro_rules! sql_store {
                             }
                         }
                     }
-                    Self::insert_stored(&mut *tx, &game.game.id, event).await?;
+                    // In the club's commit order, like an append: a client following the
+                    // club's log meanwhile misses none of the imported events.
+                    Self::insert_stored(&mut *tx, i == 0, &game.game.id, event).await?;
                 }
                 let record = GameRecord {
                     id: game.game.id.clone(),
@@ -1153,10 +1157,11 @@ macro_rules! sql_store {
                 Ok(changes)
             }
 
-            async fn head_position(&self) -> Result<i64, StoreError> {
-                let row = sqlx::query("SELECT MAX(position) AS last FROM events")
+            async fn head_position(&self, club: &str) -> Result<i64, StoreError> {
+                let row = sqlx::query("SELECT MAX(position) AS last FROM game_changes WHERE club_id = $1")
+                    .bind(club)
                     .fetch_one(&self.pool)
-                .await?;
+                    .await?;
                 Ok(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0))
             }
 
@@ -1184,17 +1189,15 @@ macro_rules! sql_store {
                 // Taken before the database is read: an entry is confirmed only if no write
                 // to the game began since.
                 let ticket = self.shared.cache.ticket(id);
-                let row = sqlx::query(
-                    "SELECT id, game, status, version, options, started_at, updated_at FROM games \
-                     WHERE id = $1 AND club_id = $2",
-                )
-                .bind(id)
-                .bind(club)
-                .fetch_optional(&self.pool)
-                .await?;
+                // Only the version: a cached state at that version is the answer.
+                let row = sqlx::query("SELECT version FROM games WHERE id = $1 AND club_id = $2")
+                    .bind(id)
+                    .bind(club)
+                    .fetch_optional(&self.pool)
+                    .await?;
                 let Some(row) = row else { return Ok(None) };
-                let game = Self::game_row(&row)?;
-                if let Some(held) = self.shared.cache.get_read(club, id, game.version, ticket) {
+                let version: i64 = row.try_get("version")?;
+                if let Some(held) = self.shared.cache.get_read(club, id, version, ticket) {
                     return Ok(Some(held));
                 }
                 // Missed: read the row and the log in one read transaction, so they agree.
@@ -1230,9 +1233,13 @@ sql_store!(
     begin = "BEGIN",
     lock = " FOR UPDATE",
     notify = "SELECT pg_notify($1, $2)",
-    // The positions' lock is taken by the row source, before the row's position is drawn.
+    // The club's positions lock is taken by the row source, before the row's position is
+    // drawn. Every reader of positions reads one club (its log, its lobby), so clubs need no
+    // order between them: one club's appends never wait for another's commit. (Two clubs whose
+    // names hash alike share a lock: only slower, never wrong.)
     insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-                       SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM (SELECT pg_advisory_xact_lock(7461626)) AS in_commit_order \
+                       SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM \
+                         (SELECT pg_advisory_xact_lock(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_commit_order \
                        RETURNING position",
     update_and_notify = "WITH updated AS (UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4 RETURNING id) \
                          SELECT pg_notify($5, $6) FROM updated",

@@ -225,6 +225,15 @@ fn check_protection(collection: &[Card], options: &Options, name: &str) -> Resul
         if !card.protected {
             continue;
         }
+        // A Sleeve protects *other* cards: a protected Sleeve needs a second one to protect it.
+        if card.kind == Kind::SleeveMeUp && sleeves == 1 {
+            return Err(RuleError::new(
+                pointer([i.to_string(), "protected".into()]),
+                format!(
+                    "{name}'s only Sleeve Me Up! cannot protect itself: a Sleeve Me Up! protects other cards"
+                ),
+            ));
+        }
         protected += 1;
         if protected > allowed {
             return Err(RuleError::new(

@@ -526,6 +526,36 @@ fn a_protected_card_without_any_sleeve_is_refused() {
 }
 
 #[test]
+fn a_lone_sleeve_cannot_protect_itself() {
+    let mut state = new_game(&seated(&["Ann", "Bo"]), loose(json!({})));
+    let err = error(collect(
+        &mut state,
+        1,
+        json!({"Ann": [{"card": "sleeve-me-up", "protected": true}], "Bo": ["be-careful"]}),
+    ));
+    // "protect up to `sleeve_protects` other cards"
+    assert_eq!(err.pointer, "/collections/Ann/0/protected");
+    assert_eq!(
+        err.rule,
+        "Ann's only Sleeve Me Up! cannot protect itself: a Sleeve Me Up! protects other cards"
+    );
+    assert!(state.rounds.is_empty());
+}
+
+#[test]
+fn two_sleeves_may_protect_each_other() {
+    // Arrange / Act: each Sleeve protects the other (1 each), the Legacy Edition is not protected
+    let round = ann_round_one(
+        json!({}),
+        json!([{"card": "sleeve-me-up", "protected": true},
+               {"card": "sleeve-me-up", "protected": true}, "legacy-edition"]),
+    );
+    // Assert: 5 (no Be Careful!) + Legacy Edition 4; the Sleeves deal nothing
+    assert_eq!(line(&round, "Legacy Edition ×1").points, 4);
+    assert_eq!(round.points, 9);
+}
+
+#[test]
 fn with_sleeve_protects_2_one_sleeve_protects_two_cards() {
     // Arrange / Act
     let round = ann_round_one(
