@@ -667,6 +667,17 @@ macro_rules! sql_store {
                     }
                     Decision::Append { events, status, result, read_models, scoreboard } => {
                         let now = now();
+                        let version = held.game.version + events.len() as i64;
+                        // Everything but the events first: on PostgreSQL the first event's insert
+                        // takes the club's positions lock, held to the commit, so the fewer
+                        // statements after it, the sooner the club's next append may go.
+                        Self::update_game(&mut **tx, id, version, status.as_str(), now).await?;
+                        // The read models change only when the game was or is now finished. Their
+                        // shared rows are locked in one order by every writer (`write_result`),
+                        // and always before the positions lock: no two appends wait in a circle.
+                        if read_models && (held.game.status == "finished" || result.is_some()) {
+                            Self::write_result(tx, club, &held.game, held.game.status == "finished", result.as_ref()).await?;
+                        }
                         let mut stored = Vec::with_capacity(events.len());
                         let mut seq = held.game.version;
                         for (i, event) in events.iter().enumerate() {
@@ -676,12 +687,7 @@ macro_rules! sql_store {
                             held.meta.push(EventMeta { position: e.position, id: e.id.clone(), recorded_at: e.recorded_at, recorded_by: e.recorded_by.clone() });
                             stored.push(e);
                         }
-                        Self::update_game(&mut **tx, id, seq, status.as_str(), now).await?;
                         let game = &mut held.game;
-                        // The read models change only when the game was or is now finished.
-                        if read_models && (game.status == "finished" || result.is_some()) {
-                            Self::write_result(tx, club, game, game.status == "finished", result.as_ref()).await?;
-                        }
                         let previous_status = std::mem::replace(&mut game.status, status.as_str().to_owned());
                         game.version = seq;
                         game.updated_at = now;
@@ -726,6 +732,8 @@ macro_rules! sql_store {
                 });
                 // The game's own id doubles as the client id of its first event.
                 let started = NewEvent { id: game.id.clone(), event_type: "game_started".into(), data: started, recorded_by: game.recorded_by.clone() };
+                // Before the event, which takes the club's positions lock (delivered at commit).
+                Self::notify(&mut **tx, &game.id, 1).await?;
                 let first = Self::insert_event(&mut **tx, true, &game.id, 1, &started, now).await?;
                 let created = GameRecord {
                     id: game.id.clone(),
@@ -738,7 +746,6 @@ macro_rules! sql_store {
                     updated_at: now,
                 };
                 Self::record_change(&mut **tx, club, &created, None, &first).await?;
-                Self::notify(&mut **tx, &game.id, 1).await?;
                 let held = HeldGame::replay(created.clone(), vec![first.clone()])
                     .map_err(|e| corrupt("new game", e))?;
                 Ok(Written {
