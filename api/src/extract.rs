@@ -67,6 +67,11 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     }
 }
 
+/// Reads JSON text as a body is read: refused when one object names a key twice.
+pub fn json_with_unique_keys(text: &str) -> serde_json::Result<Value> {
+    serde_json::from_str::<UniqueKeys>(text).map(|UniqueKeys(value)| value)
+}
+
 /// Any JSON value, refused when one object names a key twice. `serde_json` would silently keep
 /// the last: `{"Ann": [..], "Ann": [..]}` would lose a collection and pass "every player once".
 struct UniqueKeys(Value);

@@ -188,6 +188,8 @@ async fn a_broken_line_is_named_and_the_other_games_still_import(app: TestApp) {
     target_event["data"]["winners"] = json!(["Ann", "Zoe"]);
     lines[0] = broken.to_string();
     lines.push("{\"format\": \"tabletally.game/1\", \"game\": ".into());
+    // A fourth names a key twice (the second game again, with "format" given twice).
+    lines.push(lines[1].replacen('{', "{\"format\": \"tabletally.game/1\", ", 1));
     let file = lines.join("\n") + "\n";
 
     // Game ids are kept, so the copy goes to another database.
@@ -198,7 +200,7 @@ async fn a_broken_line_is_named_and_the_other_games_still_import(app: TestApp) {
     assert_eq!(report["imported"], 1);
     assert_eq!(report["already_present"], 0);
     let failed = report["failed"].as_array().unwrap();
-    assert_eq!(failed.len(), 2, "{report}");
+    assert_eq!(failed.len(), 3, "{report}");
     assert_eq!(failed[0]["line"], 1);
     assert_eq!(failed[0]["game_id"], json!(first_id));
     assert_eq!(failed[0]["status"], 422);
@@ -209,6 +211,13 @@ async fn a_broken_line_is_named_and_the_other_games_still_import(app: TestApp) {
     );
     assert_eq!(failed[1]["line"], 3);
     assert_eq!(failed[1]["status"], 400);
+    assert_eq!(failed[2]["line"], 4);
+    assert_eq!(failed[2]["status"], 400);
+    let twice = failed[2]["detail"].as_str().unwrap();
+    assert!(
+        twice.contains(r#""format" appears twice in one object"#),
+        "{twice}"
+    );
     // Nothing of the broken game was stored; the other one was.
     let missing = target
         .get(&format!("/v1/games/{first_id}"), Some(&copy.token))

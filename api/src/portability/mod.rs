@@ -20,6 +20,7 @@ use utoipa::ToSchema;
 
 use crate::append::game_result;
 use crate::config::MAX_EVENTS_PER_GAME;
+use crate::extract::json_with_unique_keys;
 use crate::records::to_log_event;
 use crate::routes::{GameSummary, event_views};
 use crate::store::{ImportOutcome, ImportedGame, NewGame, NewSeat, Store, StoreError, StoredEvent};
@@ -223,15 +224,18 @@ type LineError = (Option<String>, u16, String);
 /// Reads and checks one exported game: the format, its numbering, and every event by the
 /// rules as if appended in order.
 fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
-    let parsed: ImportLine = serde_json::from_str(line).map_err(|e| {
-        (
-            serde_json::from_str::<Value>(line)
-                .ok()
-                .and_then(|v| v["game"]["id"].as_str().map(str::to_owned)),
-            400,
-            format!("not a {FORMAT} game: {e}"),
-        )
-    })?;
+    // As a request body is read: a key named twice in one object is refused, not half-read.
+    let parsed: ImportLine = json_with_unique_keys(line)
+        .and_then(serde_json::from_value)
+        .map_err(|e| {
+            (
+                serde_json::from_str::<Value>(line)
+                    .ok()
+                    .and_then(|v| v["game"]["id"].as_str().map(str::to_owned)),
+                400,
+                format!("not a {FORMAT} game: {e}"),
+            )
+        })?;
     let id = parsed.game.id.clone();
     let unprocessable = |detail: String| (Some(id.clone()), 422, detail);
     if parsed.format != FORMAT {
