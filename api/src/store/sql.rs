@@ -679,9 +679,8 @@ macro_rules! sql_store {
                             Self::write_result(tx, club, &held.game, held.game.status == "finished", result.as_ref()).await?;
                         }
                         let mut stored = Vec::with_capacity(events.len());
-                        let mut seq = held.game.version;
                         for (i, event) in events.iter().enumerate() {
-                            seq += 1;
+                            let seq = held.game.version + 1 + i as i64;
                             // The first insert takes the club's positions lock (commit order).
                             let e = Self::insert_event(&mut **tx, i == 0, id, seq, event, now).await?;
                             held.meta.push(EventMeta { position: e.position, id: e.id.clone(), recorded_at: e.recorded_at, recorded_by: e.recorded_by.clone() });
@@ -689,13 +688,13 @@ macro_rules! sql_store {
                         }
                         let game = &mut held.game;
                         let previous_status = std::mem::replace(&mut game.status, status.as_str().to_owned());
-                        game.version = seq;
+                        game.version = version;
                         game.updated_at = now;
                         if let Some(last) = stored.last() {
                             Self::record_change(&mut **tx, club, game, Some(&previous_status), last).await?;
                         }
                         Ok(Written {
-                            answer: Appended { version: seq, events: stored.clone(), already_stored: false },
+                            answer: Appended { version, events: stored.clone(), already_stored: false },
                             after: Some(AfterCommit {
                                 club: club.to_owned(),
                                 previous_status: Some(previous_status),
@@ -732,7 +731,8 @@ macro_rules! sql_store {
                 });
                 // The game's own id doubles as the client id of its first event.
                 let started = NewEvent { id: game.id.clone(), event_type: "game_started".into(), data: started, recorded_by: game.recorded_by.clone() };
-                // Before the event, which takes the club's positions lock (delivered at commit).
+                // The notice (sent at commit) before the event, whose insert takes the club's
+                // positions lock: nothing more than needed runs under that lock.
                 Self::notify(&mut **tx, &game.id, 1).await?;
                 let first = Self::insert_event(&mut **tx, true, &game.id, 1, &started, now).await?;
                 let created = GameRecord {
@@ -1243,7 +1243,7 @@ sql_store!(
     // The club's positions lock is taken by the row source, before the row's position is
     // drawn. Every reader of positions reads one club (its log, its lobby), so clubs need no
     // order between them: one club's appends never wait for another's commit. (Two clubs whose
-    // names hash alike share a lock: only slower, never wrong.)
+    // ids hash alike share a lock: only slower, never wrong.)
     insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
                        SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM \
                          (SELECT pg_advisory_xact_lock(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_commit_order \
