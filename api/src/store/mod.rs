@@ -10,6 +10,7 @@ mod presets;
 mod server_lock;
 mod sql;
 mod stats;
+mod versions;
 mod writer;
 
 use async_trait::async_trait;

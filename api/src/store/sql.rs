@@ -22,6 +22,7 @@ use tabletally_domain::Scoreboard;
 use tabletally_domain::setup::name_key;
 
 use super::server_lock::ServerLock;
+use super::versions::VersionReads;
 use super::writer::Writer;
 use super::{
     AccessTokenRecord, Appended, CacheCounters, ClubCopy, ClubRecord, Committed, EventMeta,
@@ -48,6 +49,8 @@ pub struct SqliteStore {
 pub struct PostgresStore {
     pub(super) pool: PgPool,
     shared: Arc<Shared>,
+    /// Score reads' version checks, gathered into one statement (see [`versions`]).
+    versions: VersionReads,
 }
 
 /// What the write path shares with its writer task: the state cache, the live streams and the
@@ -261,6 +264,7 @@ impl PostgresStore {
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
         Ok(Self {
+            versions: VersionReads::start(pool.clone()),
             pool,
             shared: Shared::new(false),
         })
@@ -1197,13 +1201,7 @@ macro_rules! sql_store {
                 // to the game began since.
                 let ticket = self.shared.cache.ticket(id);
                 // Only the version: a cached state at that version is the answer.
-                let row = sqlx::query("SELECT version FROM games WHERE id = $1 AND club_id = $2")
-                    .bind(id)
-                    .bind(club)
-                    .fetch_optional(&self.pool)
-                    .await?;
-                let Some(row) = row else { return Ok(None) };
-                let version: i64 = row.try_get("version")?;
+                let Some(version) = self.stored_version(club, id).await? else { return Ok(None) };
                 if let Some(held) = self.shared.cache.get_read(club, id, version, ticket) {
                     return Ok(Some(held));
                 }
@@ -1254,6 +1252,17 @@ sql_store!(
 );
 
 impl SqliteStore {
+    /// The game's stored version. Reads on SQLite never wait for the writer (WAL), and most
+    /// are answered by the cache without asking (`current_game`).
+    async fn stored_version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError> {
+        let row = sqlx::query("SELECT version FROM games WHERE id = $1 AND club_id = $2")
+            .bind(id)
+            .bind(club)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|row| row.try_get("version")).transpose()?)
+    }
+
     async fn write_append(
         &self,
         club: &str,
@@ -1273,6 +1282,11 @@ impl SqliteStore {
 }
 
 impl PostgresStore {
+    /// The game's stored version, read together with the other reads waiting for theirs.
+    async fn stored_version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError> {
+        self.versions.version(club, id).await
+    }
+
     /// One transaction per append; PostgreSQL's own group commit batches concurrent ones.
     async fn write_append(
         &self,
