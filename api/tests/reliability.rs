@@ -547,6 +547,125 @@ impl Ledger {
     }
 }
 
+/// Score reads on PostgreSQL ask for their games' versions together (one statement for every
+/// read waiting). Each table appends on one server and reads its score at once on the other,
+/// while readers of another club keep the version reads busy: every score shows the version
+/// the append just acknowledged, and a game read with another club's token is not found.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_score_read_on_one_server_shows_the_append_just_acknowledged_by_the_other() {
+    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+        return;
+    };
+    let mut a = ServerProcess::spawn("A", &url);
+    let mut b = ServerProcess::spawn("B", &url);
+    a.wait_ready();
+    b.wait_ready();
+    let servers = Arc::new([a, b]);
+    let client = http_client();
+    let token = Arc::new(new_club(&client, &servers[0]).await);
+    let other_token = Arc::new(new_club(&client, &servers[1]).await);
+    let other_game = uuid::Uuid::new_v4().to_string();
+    let reply = post(
+        &client,
+        &servers[1].url("/v1/games"),
+        Some(&other_token),
+        &new_game_body(&other_game),
+    )
+    .await
+    .expect("the server answers");
+    assert_eq!(reply.status, 201, "{}", reply.body);
+
+    // Readers of the other club: their asks share statements with the tables' asks.
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut readers = Vec::new();
+    for r in 0..8 {
+        let (servers, client, token, game, stop) = (
+            servers.clone(),
+            client.clone(),
+            other_token.clone(),
+            other_game.clone(),
+            stop.clone(),
+        );
+        readers.push(tokio::spawn(async move {
+            let mut reads = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let score = get(
+                    &client,
+                    &servers[r % 2].url(&format!("/v1/games/{game}/score")),
+                    &token,
+                )
+                .await
+                .expect("the server answers");
+                assert_eq!(score.status, 200, "{}", score.body);
+                assert_eq!(
+                    score.body["version"], 1,
+                    "the other club's game never moved"
+                );
+                reads += 1;
+            }
+            reads
+        }));
+    }
+
+    let mut tables = Vec::new();
+    for t in 0..8 {
+        let (servers, client, token, other_token, other_game) = (
+            servers.clone(),
+            client.clone(),
+            token.clone(),
+            other_token.clone(),
+            other_game.clone(),
+        );
+        tables.push(tokio::spawn(async move {
+            for g in 0..4 {
+                let game = uuid::Uuid::new_v4().to_string();
+                let (writer, reader) = (&servers[(t + g) % 2], &servers[(t + g + 1) % 2]);
+                let reply = post(&client, &writer.url("/v1/games"), Some(&token), &new_game_body(&game))
+                    .await
+                    .expect("the server answers");
+                assert_eq!(reply.status, 201, "{}", reply.body);
+                for n in 1..=3 {
+                    let event = new_event("round_collected", round(n, n % 2 == 0));
+                    let body = append_body(Some(n as i64), &[event]);
+                    let path = format!("/v1/games/{game}/events");
+                    let reply = post(&client, &writer.url(&path), Some(&token), &body)
+                        .await
+                        .expect("the server answers");
+                    assert_eq!(reply.status, 201, "{}", reply.body);
+                    let acked = reply.body["version"].as_i64().expect("version");
+                    let score = get(&client, &reader.url(&format!("/v1/games/{game}/score")), &token)
+                        .await
+                        .expect("the server answers");
+                    assert_eq!(score.status, 200, "{}", score.body);
+                    assert_eq!(
+                        score.body["version"], acked,
+                        "game {game}: the other server's score does not show the acknowledged append"
+                    );
+                }
+                // The game is this club's only: the other club's token finds nothing, and this
+                // club's token does not find the other club's game.
+                let foreign = get(&client, &reader.url(&format!("/v1/games/{game}/score")), &other_token)
+                    .await
+                    .expect("the server answers");
+                assert_eq!(foreign.status, 404, "{}", foreign.body);
+                let foreign = get(&client, &reader.url(&format!("/v1/games/{other_game}/score")), &token)
+                    .await
+                    .expect("the server answers");
+                assert_eq!(foreign.status, 404, "{}", foreign.body);
+            }
+        }));
+    }
+    for table in tables {
+        table.await.expect("a table");
+    }
+    stop.store(true, Ordering::Relaxed);
+    let mut reads = 0;
+    for reader in readers {
+        reads += reader.await.expect("a reader");
+    }
+    assert!(reads > 0, "the other club's readers read nothing");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_on_one_postgres_database() {
     let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {

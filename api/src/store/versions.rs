@@ -105,6 +105,12 @@ async fn versions(pool: &PgPool, ids: &[&str]) -> Result<Vec<(String, String, i6
         .fetch_all(pool)
         .await?;
     rows.iter()
-        .map(|row| Ok((row.try_get("id")?, row.try_get("club_id")?, row.try_get("version")?)))
+        .map(|row| {
+            Ok((
+                row.try_get("id")?,
+                row.try_get("club_id")?,
+                row.try_get("version")?,
+            ))
+        })
         .collect()
 }
