@@ -567,33 +567,64 @@ fn period_conditions(column: &str, (start, end): Range, params: &mut Params) -> 
     conditions
 }
 
-/// SQLite: joins as `alias` the last run (before `before`) of `t`'s player, game and variant —
-/// the run whose key a subquery seeks, so both are lookups in the runs' primary key.
-fn last_run_by_key(alias: &str, before: Option<&str>) -> String {
+/// The running sums a period's leaderboard reads of a run, in this order, packed into one text
+/// value (`played,wins,total_sum,rank_sum,lower_games`) so that one index seek fetches them all.
+const RUN_SUMS: [&str; 5] = ["played", "wins", "total_sum", "rank_sum", "lower_games"];
+
+/// SQLite: the last run (before `before`) of `t`'s player, game and variant, as the column
+/// `{alias}_run` — a scalar subquery, one seek in the runs' primary key, whose row carries the
+/// sums (SQLite has no `LATERAL`). Returns the column and the (empty) join.
+fn last_run_by_key(alias: &str, before: Option<&str>) -> (String, String) {
     let bound = before
         .map(|b| format!(" AND r.played_at < {b}"))
         .unwrap_or_default();
-    format!(
-        "LEFT JOIN player_runs {alias} ON {alias}.player_id = t.player_id AND {alias}.game = t.game \
-           AND {alias}.variant = t.variant AND ({alias}.played_at, {alias}.game_id) = \
-           (SELECT r.played_at, r.game_id FROM player_runs r \
-            WHERE r.player_id = t.player_id AND r.game = t.game AND r.variant = t.variant{bound} \
-            ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1)"
+    let packed = RUN_SUMS.map(|c| format!("r.{c}")).join(" || ',' || ");
+    (
+        format!(
+            "(SELECT {packed} FROM player_runs r \
+              WHERE r.player_id = t.player_id AND r.game = t.game AND r.variant = t.variant{bound} \
+              ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1) AS {alias}_run"
+        ),
+        String::new(),
     )
 }
 
-/// PostgreSQL: the same run, sought by a `LATERAL` subquery (the key comparison above would be
-/// evaluated against every run of the player).
-fn last_run_lateral(alias: &str, before: Option<&str>) -> String {
+/// PostgreSQL: the same run, sought by a `LATERAL` subquery (a scalar subquery would be
+/// planned the same way; `LATERAL` says so). Returns the column and the join.
+fn last_run_lateral(alias: &str, before: Option<&str>) -> (String, String) {
     let bound = before
         .map(|b| format!(" AND r.played_at < {b}"))
         .unwrap_or_default();
-    format!(
-        "LEFT JOIN LATERAL (SELECT r.played, r.wins, r.total_sum, r.rank_sum, r.lower_games \
-           FROM player_runs r \
-           WHERE r.player_id = t.player_id AND r.game = t.game AND r.variant = t.variant{bound} \
-           ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1) {alias} ON true"
+    let packed = RUN_SUMS.map(|c| format!("r.{c}")).join(", ");
+    (
+        format!("{alias}.run AS {alias}_run"),
+        format!(
+            "LEFT JOIN LATERAL (SELECT concat_ws(',', {packed}) AS run FROM player_runs r \
+               WHERE r.player_id = t.player_id AND r.game = t.game AND r.variant = t.variant{bound} \
+               ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1) {alias} ON true"
+        ),
     )
+}
+
+/// The sums of a run packed by [`last_run_by_key`] or [`last_run_lateral`]; no run is zeros.
+fn run_sums(packed: Option<&str>) -> Result<[i64; 5], StoreError> {
+    let mut sums = [0_i64; 5];
+    let Some(packed) = packed else { return Ok(sums) };
+    let mut parts = packed.split(',');
+    for sum in &mut sums {
+        *sum = parts
+            .next()
+            .and_then(|part| part.parse().ok())
+            .ok_or_else(|| corrupt_run(packed))?;
+    }
+    match parts.next() {
+        None => Ok(sums),
+        Some(_) => Err(corrupt_run(packed)),
+    }
+}
+
+fn corrupt_run(packed: &str) -> StoreError {
+    StoreError::Corrupt(format!("a run's sums read as {packed:?}"))
 }
 
 /// Binds [`Param`]s to a query, in order.
@@ -1164,34 +1195,23 @@ macro_rules! stats_store {
                     conditions += &format!(" AND t.variant = {}", params.bind(Param::Text(variant.clone())));
                 }
                 let to = filter.to.map(|to| params.bind(Param::Time(to)));
-                let until = $last_run("hi", to.as_deref());
-                let (since, since_columns) = match filter.from {
-                    Some(from) => (
-                        $last_run("lo", Some(&params.bind(Param::Time(from)))),
-                        "lo.played AS lo_played, lo.wins AS lo_wins, lo.total_sum AS lo_total_sum, \
-                         lo.rank_sum AS lo_rank_sum, lo.lower_games AS lo_lower_games",
-                    ),
-                    None => (
-                        String::new(),
-                        "NULL AS lo_played, NULL AS lo_wins, NULL AS lo_total_sum, NULL AS lo_rank_sum, NULL AS lo_lower_games",
-                    ),
+                let (until, until_join) = $last_run("hi", to.as_deref());
+                let (since, since_join) = match filter.from {
+                    Some(from) => $last_run("lo", Some(&params.bind(Param::Time(from)))),
+                    None => ("NULL AS lo_run".to_owned(), String::new()),
                 };
                 let sql = format!(
-                    "SELECT t.player_id, p.name, hi.played AS hi_played, hi.wins AS hi_wins, hi.total_sum AS hi_total_sum, \
-                       hi.rank_sum AS hi_rank_sum, hi.lower_games AS hi_lower_games, {since_columns} \
-                     FROM player_game_totals t JOIN players p ON p.id = t.player_id {until} {since} \
+                    "SELECT t.player_id, p.name, {until}, {since} \
+                     FROM player_game_totals t JOIN players p ON p.id = t.player_id {until_join} {since_join} \
                      WHERE {conditions}"
                 );
                 let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_all(&self.pool).await?;
                 // (played, wins, total_sum, rank_sum, lower_games) per player, by id.
                 let mut sums: BTreeMap<String, (String, [i64; 5])> = BTreeMap::new();
                 for row in &rows {
-                    let mut diff = [0_i64; 5];
-                    for (i, column) in ["played", "wins", "total_sum", "rank_sum", "lower_games"].iter().enumerate() {
-                        let hi: Option<i64> = row.try_get(format!("hi_{column}").as_str())?;
-                        let lo: Option<i64> = row.try_get(format!("lo_{column}").as_str())?;
-                        diff[i] = hi.unwrap_or(0) - lo.unwrap_or(0);
-                    }
+                    let hi = run_sums(row.try_get::<Option<String>, _>("hi_run")?.as_deref())?;
+                    let lo = run_sums(row.try_get::<Option<String>, _>("lo_run")?.as_deref())?;
+                    let diff: [i64; 5] = std::array::from_fn(|i| hi[i] - lo[i]);
                     if diff[0] == 0 {
                         continue;
                     }
