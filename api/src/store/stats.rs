@@ -609,7 +609,9 @@ fn last_run_lateral(alias: &str, before: Option<&str>) -> (String, String) {
 /// The sums of a run packed by [`last_run_by_key`] or [`last_run_lateral`]; no run is zeros.
 fn run_sums(packed: Option<&str>) -> Result<[i64; 5], StoreError> {
     let mut sums = [0_i64; 5];
-    let Some(packed) = packed else { return Ok(sums) };
+    let Some(packed) = packed else {
+        return Ok(sums);
+    };
     let mut parts = packed.split(',');
     for sum in &mut sums {
         *sum = parts

@@ -59,9 +59,9 @@ fn stopped() -> StoreError {
 }
 
 async fn run(pool: PgPool, mut queue: mpsc::Receiver<Ask>) {
-    let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut batch = Vec::new();
     while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        answer(&pool, batch.drain(..).collect()).await;
+        answer(&pool, std::mem::take(&mut batch)).await;
     }
 }
 
@@ -100,7 +100,13 @@ async fn answer(pool: &PgPool, asks: Vec<Ask>) {
 
 /// (id, club, version) of each of `ids` that exists, in any club.
 async fn versions(pool: &PgPool, ids: &[&str]) -> Result<Vec<(String, String, i64)>, sqlx::Error> {
-    let rows = sqlx::query("SELECT id, club_id, version FROM games WHERE id = ANY($1)")
+    // One primary-key lookup per id, whatever the planner knows of the table: a plain
+    // `id = ANY($1)` is planned once for any array, and with missing or old statistics that
+    // plan scans the whole table. (`LIMIT 1` keeps the lookup a lookup, not a join.)
+    let rows = sqlx::query(
+        "SELECT g.id, g.club_id, g.version FROM unnest($1::text[]) AS asked (id) \
+         CROSS JOIN LATERAL (SELECT id, club_id, version FROM games WHERE id = asked.id LIMIT 1) AS g",
+    )
         .bind(ids)
         .fetch_all(pool)
         .await?;
