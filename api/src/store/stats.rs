@@ -606,6 +606,18 @@ fn last_run_lateral(alias: &str, before: Option<&str>) -> (String, String) {
     )
 }
 
+/// Bounds of the ranges of player ids a period's leaderboard is read in, one range per core
+/// (at most four), split on the first hex digit of the ids (which are UUIDs; any other id
+/// still falls in exactly one range).
+fn player_parts(cores: usize) -> Vec<(Option<&'static str>, Option<&'static str>)> {
+    const DIGITS: [&str; 16] = [
+        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f",
+    ];
+    let parts = cores.clamp(1, 4);
+    let cut = |i: usize| (i > 0 && i < parts).then(|| DIGITS[16 * i / parts]);
+    (0..parts).map(|i| (cut(i), cut(i + 1))).collect()
+}
+
 /// The sums of a run packed by [`last_run_by_key`] or [`last_run_lateral`]; no run is zeros.
 fn run_sums(packed: Option<&str>) -> Result<[i64; 5], StoreError> {
     let mut sums = [0_i64; 5];
@@ -658,7 +670,7 @@ macro_rules! player_select {
 }
 
 macro_rules! stats_store {
-    ($store:ident, $db:ty, lock_players = $lock_players:literal, last_run = $last_run:expr) => {
+    ($store:ident, $db:ty, lock_players = $lock_players:literal, last_run = $last_run:expr, json_rows = $json_rows:literal) => {
         impl $store {
             /// Rewrites one game's part of the read models inside the caller's transaction: the
             /// results and facts on its seats and its row, and its players' leaderboard sums.
@@ -1202,25 +1214,50 @@ macro_rules! stats_store {
                     Some(from) => $last_run("lo", Some(&params.bind(Param::Time(from)))),
                     None => ("NULL AS lo_run".to_owned(), String::new()),
                 };
-                let sql = format!(
-                    "SELECT t.player_id, p.name, {until}, {since} \
-                     FROM player_game_totals t JOIN players p ON p.id = t.player_id {until_join} {since_join} \
-                     WHERE {conditions}"
-                );
-                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_all(&self.pool).await?;
+                // The players in parts read at once (one per core): each run is a seek of its
+                // own, so a club's thousands of players take the parts' time, not their sum.
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let reads = player_parts(cores).into_iter().map(|(first, end)| {
+                    let mut params = Params(params.0.clone());
+                    let mut part = String::new();
+                    if let Some(first) = first {
+                        part += &format!(" AND t.player_id >= {}", params.bind(Param::Text(first.to_owned())));
+                    }
+                    if let Some(end) = end {
+                        part += &format!(" AND t.player_id < {}", params.bind(Param::Text(end.to_owned())));
+                    }
+                    // One row a part, its players as one JSON array: on SQLite every row is a
+                    // hand-off from the connection's thread, and a thousand of them took longer
+                    // than the seeks.
+                    let sql = format!(
+                        "SELECT {json_rows} AS players FROM \
+                           (SELECT t.player_id, p.name, {until}, {since} \
+                            FROM player_game_totals t JOIN players p ON p.id = t.player_id {until_join} {since_join} \
+                            WHERE {conditions}{part}) AS part",
+                        json_rows = $json_rows,
+                    );
+                    async move { bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_one(&self.pool).await }
+                });
+                let mut players: Vec<(String, String, Option<String>, Option<String>)> = Vec::new();
+                for part in futures_util::future::try_join_all(reads).await? {
+                    if let Some(json) = part.try_get::<Option<String>, _>("players")? {
+                        players.extend(
+                            serde_json::from_str::<Vec<(String, String, Option<String>, Option<String>)>>(&json)
+                                .map_err(|e| StoreError::Corrupt(format!("a leaderboard's part: {e}")))?,
+                        );
+                    }
+                }
                 // (played, wins, total_sum, rank_sum, lower_games) per player, by id.
                 let mut sums: BTreeMap<String, (String, [i64; 5])> = BTreeMap::new();
-                for row in &rows {
-                    let hi = run_sums(row.try_get::<Option<String>, _>("hi_run")?.as_deref())?;
-                    let lo = run_sums(row.try_get::<Option<String>, _>("lo_run")?.as_deref())?;
+                for (player_id, name, hi_run, lo_run) in players {
+                    let hi = run_sums(hi_run.as_deref())?;
+                    let lo = run_sums(lo_run.as_deref())?;
                     let diff: [i64; 5] = std::array::from_fn(|i| hi[i] - lo[i]);
                     if diff[0] == 0 {
                         continue;
                     }
-                    let entry = sums
-                        .entry(row.try_get("player_id")?)
-                        .or_insert_with(|| (String::new(), [0; 5]));
-                    entry.0 = row.try_get("name")?;
+                    let entry = sums.entry(player_id).or_insert_with(|| (String::new(), [0; 5]));
+                    entry.0 = name;
                     for (sum, d) in entry.1.iter_mut().zip(diff) {
                         *sum += d;
                     }
@@ -1544,18 +1581,53 @@ stats_store!(
     SqliteStore,
     sqlx::Sqlite,
     lock_players = "",
-    last_run = last_run_by_key
+    last_run = last_run_by_key,
+    json_rows = "json_group_array(json_array(player_id, name, hi_run, lo_run))"
 );
 stats_store!(
     PostgresStore,
     sqlx::Postgres,
     lock_players = "FOR NO KEY UPDATE",
-    last_run = last_run_lateral
+    last_run = last_run_lateral,
+    json_rows = "CAST(json_agg(json_build_array(player_id, name, hi_run, lo_run)) AS TEXT)"
 );
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_player_id_falls_in_exactly_one_part_of_a_leaderboard_read() {
+        let ids = [
+            "", "0", "00aa", "7fff", "8", "8000", "9z", "a", "c0", "ffff", "g", "Zed", "~",
+        ];
+        for cores in 0..=6 {
+            let parts = player_parts(cores);
+            assert_eq!(parts.len(), cores.clamp(1, 4), "{cores} cores");
+            for id in ids {
+                let holding = parts
+                    .iter()
+                    .filter(|(first, end)| {
+                        first.is_none_or(|f| id >= f) && end.is_none_or(|e| id < e)
+                    })
+                    .count();
+                assert_eq!(holding, 1, "id {id:?} with {cores} cores: {parts:?}");
+            }
+        }
+        assert_eq!(player_parts(2), vec![(None, Some("8")), (Some("8"), None)]);
+    }
+
+    #[test]
+    fn a_runs_packed_sums_read_back_in_order_and_anything_else_is_corrupt() {
+        assert_eq!(
+            run_sums(Some("12,5,-340,27,12")).unwrap(),
+            [12, 5, -340, 27, 12]
+        );
+        assert_eq!(run_sums(None).unwrap(), [0; 5]);
+        for bad in ["", "1,2,3,4", "1,2,3,4,5,6", "1,2,x,4,5", "1,,3,4,5"] {
+            assert!(run_sums(Some(bad)).is_err(), "{bad:?}");
+        }
+    }
 
     fn seat(
         game: &str,
