@@ -547,6 +547,15 @@ impl Ledger {
     }
 }
 
+/// Servers A and B on one database, started at once: their migrations race on a fresh one.
+fn two_servers(url: &str) -> Arc<[ServerProcess; 2]> {
+    let mut a = ServerProcess::spawn("A", url);
+    let mut b = ServerProcess::spawn("B", url);
+    a.wait_ready();
+    b.wait_ready();
+    Arc::new([a, b])
+}
+
 /// Score reads on PostgreSQL ask for their games' versions together (one statement for every
 /// read waiting). Each table appends on one server and reads its score at once on the other,
 /// while readers of another club keep the version reads busy: every score shows the version
@@ -556,11 +565,7 @@ async fn a_score_read_on_one_server_shows_the_append_just_acknowledged_by_the_ot
     let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
         return;
     };
-    let mut a = ServerProcess::spawn("A", &url);
-    let mut b = ServerProcess::spawn("B", &url);
-    a.wait_ready();
-    b.wait_ready();
-    let servers = Arc::new([a, b]);
+    let servers = two_servers(&url);
     let client = http_client();
     let token = Arc::new(new_club(&client, &servers[0]).await);
     let other_token = Arc::new(new_club(&client, &servers[1]).await);
@@ -673,12 +678,7 @@ async fn two_servers_on_one_postgres_database() {
     };
     let started = Instant::now();
     let seed = seed();
-    // Both start at once: their migrations race on the fresh database.
-    let mut a = ServerProcess::spawn("A", &url);
-    let mut b = ServerProcess::spawn("B", &url);
-    a.wait_ready();
-    b.wait_ready();
-    let servers = Arc::new([a, b]);
+    let servers = two_servers(&url);
     let client = http_client();
     let token = Arc::new(new_club(&client, &servers[0]).await);
 
