@@ -134,7 +134,7 @@ pub async fn get_score(
     if asks_tag {
         let version = match &current {
             Some(held) => Some(held.game.version),
-            None => state.store.game(&club.id, &id).await?.map(|g| g.version),
+            None => state.store.game_version(&club.id, &id).await?,
         };
         if let Some(version) = version
             && query.at.is_none_or(|at| (1..=version).contains(&at))

@@ -360,6 +360,11 @@ pub trait EventStore: Send + Sync {
         id: &str,
     ) -> Result<Option<std::sync::Arc<HeldGame>>, StoreError>;
 
+    /// The game's stored version (`None`: the club has no such game), read with no replay: what
+    /// a conditional read compares its tag with. On PostgreSQL read together with the other
+    /// reads waiting for theirs.
+    async fn game_version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError>;
+
     /// The game as stored now, when the state cache can say so without reading the database
     /// (SQLite, whose one writer is this server's); `None` means: ask [`EventStore::held_game`].
     fn current_game(&self, club: &str, id: &str) -> Option<std::sync::Arc<HeldGame>>;

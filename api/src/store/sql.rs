@@ -1212,6 +1212,10 @@ macro_rules! sql_store {
                 Ok(Some(held))
             }
 
+            async fn game_version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError> {
+                self.stored_version(club, id).await
+            }
+
             fn current_game(&self, club: &str, id: &str) -> Option<Arc<HeldGame>> {
                 self.shared.cache.current(club, id)
             }
