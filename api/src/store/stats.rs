@@ -607,6 +607,11 @@ fn last_run_lateral(alias: &str, before: Option<&str>) -> (String, String) {
     )
 }
 
+/// The cores a period's leaderboard is read on, asked once: on Linux the answer reads the
+/// process's cgroup files, which a request should not.
+static CORES: std::sync::LazyLock<usize> =
+    std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+
 /// Bounds of the ranges of player ids a period's leaderboard is read in, one range per core
 /// (at most four), split on the first hex digit of the ids (which are UUIDs; any other id
 /// still falls in exactly one range).
@@ -1217,8 +1222,7 @@ macro_rules! stats_store {
                 };
                 // The players in parts read at once (one per core): each run is a seek of its
                 // own, so a club's thousands of players take the parts' time, not their sum.
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-                let reads = player_parts(cores).into_iter().map(|(first, end)| {
+                let reads = player_parts(*CORES).into_iter().map(|(first, end)| {
                     let mut params = Params(params.0.clone());
                     let mut part = String::new();
                     if let Some(first) = first {
