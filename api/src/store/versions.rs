@@ -3,23 +3,23 @@
 //! A read answered from the state cache on PostgreSQL must still ask the database for the
 //! game's version: another server may have moved the game on, and the database, never the
 //! cache, decides the version. One round trip per read bounds the score reads far below what
-//! the server can answer, so concurrent asks are gathered: one task takes every ask that is
-//! waiting and reads all their versions in one statement. An ask made while a read is in
-//! flight waits for the next one, so every answer was read after its ask was made: a reader
-//! never gets a version older than an append it has seen acknowledged.
+//! the server can answer, so concurrent asks are gathered. A read that finds no statement in
+//! flight asks at once, on its own task (a lone read pays nothing extra). Asks made while a
+//! statement is in flight wait, and when it ends they all get the next statement. So every
+//! answer was read after its ask was made: a reader never gets a version older than an append
+//! it has seen acknowledged.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::future::join_all;
 use sqlx::{PgPool, Row};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::StoreError;
 
 /// Asks answered by one statement at most.
 const MAX_BATCH: usize = 256;
-/// Asks waiting at most; past it, callers wait to queue.
-const QUEUE: usize = 4096;
 
 struct Ask {
     club: String,
@@ -27,42 +27,102 @@ struct Ask {
     reply: oneshot::Sender<Result<Option<i64>, StoreError>>,
 }
 
-/// The handle reads ask through; the task ends when the handle is dropped.
+/// The handle reads ask through.
 pub(super) struct VersionReads {
-    asks: mpsc::Sender<Ask>,
+    reads: Arc<Reads>,
+}
+
+struct Reads {
+    pool: PgPool,
+    /// Where the statements for waiting asks run (any thread may end a turn).
+    runtime: tokio::runtime::Handle,
+    turns: Mutex<Turns>,
+}
+
+#[derive(Default)]
+struct Turns {
+    /// A statement is in flight: new asks wait for the next one.
+    in_flight: bool,
+    waiting: Vec<Ask>,
 }
 
 impl VersionReads {
+    /// Called inside the runtime the statements for waiting asks are to run on.
     pub(super) fn start(pool: PgPool) -> Self {
-        let (asks, queue) = mpsc::channel(QUEUE);
-        tokio::spawn(run(pool, queue));
-        Self { asks }
+        let reads = Reads {
+            pool,
+            runtime: tokio::runtime::Handle::current(),
+            turns: Mutex::default(),
+        };
+        Self {
+            reads: Arc::new(reads),
+        }
     }
 
     /// The game's stored version, `None` when the club has no such game.
     pub(super) async fn version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError> {
-        let (reply, answer) = oneshot::channel();
-        let ask = Ask {
-            club: club.to_owned(),
-            id: id.to_owned(),
-            reply,
+        let waiting = {
+            let mut turns = self.reads.turns();
+            if turns.in_flight {
+                let (reply, answer) = oneshot::channel();
+                turns.waiting.push(Ask {
+                    club: club.to_owned(),
+                    id: id.to_owned(),
+                    reply,
+                });
+                Some(answer)
+            } else {
+                turns.in_flight = true;
+                None
+            }
         };
-        if self.asks.send(ask).await.is_err() {
-            return Err(stopped());
+        match waiting {
+            Some(answer) => answer.await.unwrap_or_else(|_| Err(stopped())),
+            None => {
+                // Ends this read's turn however the read ends, dropped midway included.
+                let _turn = Turn(&self.reads);
+                let rows = versions(&self.reads.pool, &[id]).await?;
+                Ok(version_in_club(rows, club))
+            }
         }
-        answer.await.unwrap_or_else(|_| Err(stopped()))
+    }
+}
+
+impl Reads {
+    fn turns(&self) -> std::sync::MutexGuard<'_, Turns> {
+        self.turns.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A statement ended: the asks made meanwhile get the next one, on a task of its own.
+    fn next_turn(self: Arc<Self>) {
+        let asks = {
+            let mut turns = self.turns();
+            if turns.waiting.is_empty() {
+                turns.in_flight = false;
+                return;
+            }
+            let taken = turns.waiting.len().min(MAX_BATCH);
+            let rest = turns.waiting.split_off(taken);
+            std::mem::replace(&mut turns.waiting, rest)
+        };
+        let runtime = self.runtime.clone();
+        runtime.spawn(async move {
+            answer(&self.pool, asks).await;
+            self.next_turn();
+        });
+    }
+}
+
+struct Turn<'a>(&'a Arc<Reads>);
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        self.0.clone().next_turn();
     }
 }
 
 fn stopped() -> StoreError {
     StoreError::Database(sqlx::Error::PoolClosed)
-}
-
-async fn run(pool: PgPool, mut queue: mpsc::Receiver<Ask>) {
-    let mut batch = Vec::new();
-    while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        answer(&pool, std::mem::take(&mut batch)).await;
-    }
 }
 
 async fn answer(pool: &PgPool, asks: Vec<Ask>) {
@@ -86,16 +146,21 @@ async fn answer(pool: &PgPool, asks: Vec<Ask>) {
         // gets its own answer or its own error.
         Err(_) => {
             join_all(asks.into_iter().map(|ask| async move {
-                let answer = versions(pool, &[ask.id.as_str()]).await.map(|rows| {
-                    rows.into_iter()
-                        .find(|(_, club, _)| *club == ask.club)
-                        .map(|(_, _, version)| version)
-                });
+                let answer = versions(pool, &[ask.id.as_str()])
+                    .await
+                    .map(|rows| version_in_club(rows, &ask.club));
                 let _ = ask.reply.send(answer.map_err(StoreError::from));
             }))
             .await;
         }
     }
+}
+
+/// The version of the one game read, if it is the club's.
+fn version_in_club(rows: Vec<(String, String, i64)>, club: &str) -> Option<i64> {
+    rows.into_iter()
+        .find(|(_, owner, _)| owner == club)
+        .map(|(_, _, version)| version)
 }
 
 /// (id, club, version) of each of `ids` that exists, in any club.
@@ -107,9 +172,9 @@ async fn versions(pool: &PgPool, ids: &[&str]) -> Result<Vec<(String, String, i6
         "SELECT g.id, g.club_id, g.version FROM unnest($1::text[]) AS asked (id) \
          CROSS JOIN LATERAL (SELECT id, club_id, version FROM games WHERE id = asked.id LIMIT 1) AS g",
     )
-        .bind(ids)
-        .fetch_all(pool)
-        .await?;
+    .bind(ids)
+    .fetch_all(pool)
+    .await?;
     rows.iter()
         .map(|row| {
             Ok((
