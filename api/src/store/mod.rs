@@ -12,6 +12,7 @@ mod sql;
 mod stats;
 mod versions;
 mod writer;
+mod writes;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

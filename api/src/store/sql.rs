@@ -24,6 +24,7 @@ use tabletally_domain::setup::name_key;
 use super::server_lock::ServerLock;
 use super::versions::VersionReads;
 use super::writer::Writer;
+use super::writes::{Arg, Writes, args};
 use super::{
     AccessTokenRecord, Appended, CacheCounters, ClubCopy, ClubRecord, Committed, EventMeta,
     EventStore, GameChange, GameFilter, GameRecord, HeldGame, ImportOutcome, ImportResult,
@@ -282,7 +283,7 @@ fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
 }
 
 /// A unique violation on the event log means another append won the race.
-fn translate(e: sqlx::Error) -> StoreError {
+pub(super) fn translate(e: sqlx::Error) -> StoreError {
     if let sqlx::Error::Database(db) = &e
         && db.is_unique_violation()
     {
@@ -315,66 +316,40 @@ macro_rules! sql_store {
         impl $store {
             /// Tells the other servers (PostgreSQL `NOTIFY`, delivered at commit) that the
             /// game reached this version.
-            async fn notify<'e, E>(executor: E, game_id: &str, version: i64) -> Result<(), StoreError>
-            where
-                E: sqlx::Executor<'e, Database = $db>,
-            {
+            async fn notify(w: &mut Writes<$db>, game_id: &str, version: i64) -> Result<(), StoreError> {
                 if !$notify.is_empty() {
-                    sqlx::query($notify)
-                        .bind(super::sql::NOTIFY_CHANNEL)
-                        .bind(format!("{game_id} {version}"))
-                        .execute(executor)
-                        .await?;
+                    w.execute($notify, args![super::sql::NOTIFY_CHANNEL, format!("{game_id} {version}")]).await?;
                 }
                 Ok(())
             }
 
             /// Moves the game's row to its new version and status and, on PostgreSQL, tells the
             /// other servers in the same statement (one round trip).
-            async fn update_game<'e, E>(executor: E, id: &str, version: i64, status: &str, at: DateTime<Utc>) -> Result<(), StoreError>
-            where
-                E: sqlx::Executor<'e, Database = $db>,
-            {
-                let mut update = sqlx::query($update_and_notify)
-                    .bind(version)
-                    .bind(status)
-                    .bind(at)
-                    .bind(id);
+            async fn update_game(w: &mut Writes<$db>, id: &str, version: i64, status: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
+                let mut values = args![version, status, at, id];
                 if !$notify.is_empty() {
-                    update = update.bind(super::sql::NOTIFY_CHANNEL).bind(format!("{id} {version}"));
+                    values.extend(args![super::sql::NOTIFY_CHANNEL, format!("{id} {version}")]);
                 }
-                update.execute(executor).await?;
-                Ok(())
+                w.execute($update_and_notify, values).await
             }
 
             /// Records a lobby change with the commit that caused it.
-            async fn record_change<'e, E>(
-                executor: E,
+            async fn record_change(
+                w: &mut Writes<$db>,
                 club: &str,
                 game: &GameRecord,
                 previous_status: Option<&str>,
                 last: &StoredEvent,
-            ) -> Result<(), StoreError>
-            where
-                E: sqlx::Executor<'e, Database = $db>,
-            {
+            ) -> Result<(), StoreError> {
                 let Some(kind) = super::change_kind(previous_status, &game.status) else {
                     return Ok(());
                 };
-                sqlx::query(
+                w.execute(
                     "INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    args![last.position, club, &game.id, kind, &game.status, game.version, last.recorded_at],
                 )
-                .bind(last.position)
-                .bind(club)
-                .bind(&game.id)
-                .bind(kind)
-                .bind(&game.status)
-                .bind(game.version)
-                .bind(last.recorded_at)
-                .execute(executor)
-                .await?;
-                Ok(())
+                .await
             }
 
             fn access_token_row(row: &<$db as sqlx::Database>::Row) -> Result<AccessTokenRecord, StoreError> {
@@ -426,7 +401,7 @@ macro_rules! sql_store {
 
             /// Finds or adds the club's players for a new game's seats, in seat order.
             async fn seat_players(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 club: &str,
                 players: &[NewSeat],
                 now: DateTime<Utc>,
@@ -442,38 +417,46 @@ macro_rules! sql_store {
                 new_keys.sort_unstable();
                 new_keys.dedup_by(|a, b| a.0 == b.0);
                 for (key, name) in &new_keys {
-                    sqlx::query(
+                    w.execute(
                         "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5) \
                          ON CONFLICT (club_id, name_key) DO NOTHING",
+                        args![uuid::Uuid::new_v4().to_string(), club, *name, key, now],
                     )
-                    .bind(uuid::Uuid::new_v4().to_string())
-                    .bind(club)
-                    .bind(name)
-                    .bind(key)
-                    .bind(now)
-                    .execute(&mut **tx)
                     .await?;
+                }
+                // Every seat's player in one read: a new name's by its key, a known one's by id.
+                let known: Vec<&String> = players.iter().filter_map(|seat| seat.player_id.as_ref()).collect();
+                let mut values = args![club];
+                let list = |n: usize, values: &Vec<Arg>| {
+                    (values.len() + 1..=values.len() + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+                };
+                let mut wanted = Vec::new();
+                if !new_keys.is_empty() {
+                    wanted.push(format!("name_key IN ({})", list(new_keys.len(), &values)));
+                    values.extend(new_keys.iter().map(|(key, _)| Arg::from(key)));
+                }
+                if !known.is_empty() {
+                    wanted.push(format!("id IN ({})", list(known.len(), &values)));
+                    values.extend(known.iter().map(|id| Arg::from(*id)));
+                }
+                let mut by_key = std::collections::HashMap::new();
+                let mut ids = std::collections::HashSet::new();
+                if !wanted.is_empty() {
+                    let sql = format!("SELECT id, name_key FROM players WHERE club_id = $1 AND ({})", wanted.join(" OR "));
+                    for row in w.fetch_all(&sql, values).await? {
+                        let id: String = row.try_get("id")?;
+                        by_key.insert(row.try_get::<String, _>("name_key")?, id.clone());
+                        ids.insert(id);
+                    }
                 }
                 let mut seats = Vec::with_capacity(players.len());
                 for (i, seat) in players.iter().enumerate() {
-                    let player_id: String = match &seat.player_id {
-                        Some(id) => {
-                            let known = sqlx::query("SELECT id FROM players WHERE club_id = $1 AND id = $2")
-                                .bind(club)
-                                .bind(id)
-                                .fetch_optional(&mut **tx)
-                                .await?;
-                            if known.is_none() {
-                                return Err(StoreError::UnknownPlayer(id.clone()));
-                            }
-                            id.clone()
-                        }
-                        None => sqlx::query("SELECT id FROM players WHERE club_id = $1 AND name_key = $2")
-                            .bind(club)
-                            .bind(name_key(&seat.name))
-                            .fetch_one(&mut **tx)
-                            .await?
-                            .try_get("id")?,
+                    let player_id = match &seat.player_id {
+                        Some(id) if ids.contains(id) => id.clone(),
+                        Some(id) => return Err(StoreError::UnknownPlayer(id.clone())),
+                        None => by_key.get(&name_key(&seat.name)).cloned().ok_or_else(|| {
+                            corrupt("new player", format!("{} was added but cannot be read", seat.name))
+                        })?,
                     };
                     seats.push(SeatRecord { seat: i as i64 + 1, name: seat.name.clone(), player_id, color: seat.color.clone() });
                 }
@@ -482,7 +465,7 @@ macro_rules! sql_store {
 
             /// Inserts a game's row and seats (status and version as given).
             async fn insert_game(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 club: &str,
                 game: &NewGame,
                 status: &str,
@@ -490,30 +473,18 @@ macro_rules! sql_store {
                 seats: &[SeatRecord],
                 now: DateTime<Utc>,
             ) -> Result<(), StoreError> {
-                sqlx::query(
+                w.execute(
                     "INSERT INTO games (id, club_id, game, status, version, options, started_at, created_at, updated_at) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+                    args![&game.id, club, &game.game, status, version, game.options.to_string(), game.started_at, now],
                 )
-                .bind(&game.id)
-                .bind(club)
-                .bind(&game.game)
-                .bind(status)
-                .bind(version)
-                .bind(game.options.to_string())
-                .bind(game.started_at)
-                .bind(now)
-                .execute(&mut **tx)
                 .await?;
                 for seat in seats {
-                    sqlx::query("INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES ($1, $2, $3, $4, $5)")
-                        .bind(&game.id)
-                        .bind(seat.seat)
-                        .bind(&seat.player_id)
-                        .bind(&seat.name)
-                        .bind(&seat.color)
-                        .execute(&mut **tx)
-                        .await
-                        .map_err(translate)?;
+                    w.execute(
+                        "INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES ($1, $2, $3, $4, $5)",
+                        args![&game.id, seat.seat, &seat.player_id, &seat.name, &seat.color],
+                    )
+                    .await?;
                 }
                 Ok(())
             }
@@ -560,17 +531,14 @@ macro_rules! sql_store {
                 rows.iter().map(Self::event_row).collect()
             }
 
-            async fn insert_event<'e, E>(
-                executor: E,
+            async fn insert_event(
+                w: &mut Writes<$db>,
                 in_order: bool,
                 game_id: &str,
                 seq: i64,
                 new: &NewEvent,
                 at: DateTime<Utc>,
-            ) -> Result<StoredEvent, StoreError>
-            where
-                E: sqlx::Executor<'e, Database = $db>,
-            {
+            ) -> Result<StoredEvent, StoreError> {
                 let event = StoredEvent {
                     position: 0,
                     seq,
@@ -581,16 +549,13 @@ macro_rules! sql_store {
                     recorded_at: at,
                     recorded_by: new.recorded_by.clone(),
                 };
-                Self::insert_row(executor, in_order, game_id, event).await
+                Self::insert_row(w, in_order, game_id, event).await
             }
 
             /// Inserts an event as it is (an imported one keeps its schema version and time);
             /// `in_order` as for [`Self::insert_row`].
-            async fn insert_stored<'e, E>(executor: E, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError>
-            where
-                E: sqlx::Executor<'e, Database = $db>,
-            {
-                Self::insert_row(executor, in_order, game_id, event).await
+            async fn insert_stored(w: &mut Writes<$db>, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
+                Self::insert_row(w, in_order, game_id, event).await
             }
 
             /// Inserts one event row. A club's positions are handed out in commit order: a
@@ -598,28 +563,24 @@ macro_rules! sql_store {
             /// appear later (the catch-up and the lobby rely on it). SQLite has one writer
             /// anyway; PostgreSQL takes the club's transaction lock in the statement that
             /// inserts a transaction's first event (`in_order`), held to the commit.
-            async fn insert_row<'e, E>(executor: E, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError>
-            where
-                E: sqlx::Executor<'e, Database = $db>,
-            {
+            async fn insert_row(w: &mut Writes<$db>, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
                 let sql = if in_order {
                     $insert_in_order
                 } else {
                     "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING position"
                 };
-                let row = sqlx::query(sql)
-                .bind(game_id)
-                .bind(event.seq)
-                .bind(&event.id)
-                .bind(&event.event_type)
-                .bind(event.schema_version)
-                .bind(event.data.to_string())
-                .bind(event.recorded_at)
-                .bind(&event.recorded_by)
-                .fetch_one(executor)
-                .await
-                .map_err(translate)?;
+                let values = args![
+                    game_id,
+                    event.seq,
+                    &event.id,
+                    &event.event_type,
+                    event.schema_version,
+                    event.data.to_string(),
+                    event.recorded_at,
+                    &event.recorded_by,
+                ];
+                let row = w.fetch_one(sql, values).await?;
                 Ok(StoredEvent { position: row.try_get("position")?, ..event })
             }
 
@@ -629,28 +590,29 @@ macro_rules! sql_store {
             /// do once the transaction is durable; the caller commits.
             pub(super) async fn append_in(
                 shared: &Shared,
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 club: &str,
                 id: &str,
                 request: &AppendRequest,
             ) -> Result<Written<Appended>, StoreError> {
-                let row = sqlx::query(concat!(
-                    "SELECT id, game, status, version, options, started_at, updated_at FROM games \
-                     WHERE id = $1 AND club_id = $2",
-                    $lock
-                ))
-                .bind(id)
-                .bind(club)
-                .fetch_optional(&mut **tx)
-                .await?;
+                let row = w
+                    .fetch_optional(
+                        concat!(
+                            "SELECT id, game, status, version, options, started_at, updated_at FROM games \
+                             WHERE id = $1 AND club_id = $2",
+                            $lock
+                        ),
+                        args![id, club],
+                    )
+                    .await?;
                 let Some(row) = row else { return Err(StoreError::NotFound) };
                 let row = Self::game_row(&row)?;
                 let mut held = match shared.cache.take(id, row.version) {
                     Some(held) => held,
                     None => {
                         let mut game = row;
-                        game.players = Self::seats(&mut **tx, id).await?;
-                        let log = Self::load_events(&mut **tx, id).await?;
+                        game.players = Self::seats(w.flushed().await?, id).await?;
+                        let log = Self::load_events(w.flushed().await?, id).await?;
                         HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?
                     }
                 };
@@ -675,18 +637,18 @@ macro_rules! sql_store {
                         // Everything but the events first: on PostgreSQL the first event's insert
                         // takes the club's positions lock, held to the commit, so the fewer
                         // statements after it, the sooner the club's next append may go.
-                        Self::update_game(&mut **tx, id, version, status.as_str(), now).await?;
+                        Self::update_game(w, id, version, status.as_str(), now).await?;
                         // The read models change only when the game was or is now finished. Their
                         // shared rows are locked in one order by every writer (`write_result`),
                         // and always before the positions lock: no two appends wait in a circle.
                         if read_models && (held.game.status == "finished" || result.is_some()) {
-                            Self::write_result(tx, club, &held.game, held.game.status == "finished", result.as_ref()).await?;
+                            Self::write_result(w, club, &held.game, held.game.status == "finished", result.as_ref()).await?;
                         }
                         let mut stored = Vec::with_capacity(events.len());
                         for (i, event) in events.iter().enumerate() {
                             let seq = held.game.version + 1 + i as i64;
                             // The first insert takes the club's positions lock (commit order).
-                            let e = Self::insert_event(&mut **tx, i == 0, id, seq, event, now).await?;
+                            let e = Self::insert_event(w, i == 0, id, seq, event, now).await?;
                             held.meta.push(EventMeta { position: e.position, id: e.id.clone(), recorded_at: e.recorded_at, recorded_by: e.recorded_by.clone() });
                             stored.push(e);
                         }
@@ -695,7 +657,7 @@ macro_rules! sql_store {
                         game.version = version;
                         game.updated_at = now;
                         if let Some(last) = stored.last() {
-                            Self::record_change(&mut **tx, club, game, Some(&previous_status), last).await?;
+                            Self::record_change(w, club, game, Some(&previous_status), last).await?;
                         }
                         Ok(Written {
                             answer: Appended { version, events: stored.clone(), already_stored: false },
@@ -714,17 +676,17 @@ macro_rules! sql_store {
             /// Creates a game and its event 1 inside an open transaction (see
             /// [`EventStore::create_game`]); the caller commits.
             pub(super) async fn create_in(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 club: &str,
                 game: &NewGame,
             ) -> Result<Written<Option<GameRecord>>, StoreError> {
-                let taken = sqlx::query("SELECT 1 FROM games WHERE id = $1").bind(&game.id).fetch_optional(&mut **tx).await?;
+                let taken = w.fetch_optional("SELECT 1 FROM games WHERE id = $1", args![&game.id]).await?;
                 if taken.is_some() {
                     return Ok(Written { answer: None, after: None });
                 }
                 let now = now();
-                let seats = Self::seat_players(tx, club, &game.players, now).await?;
-                Self::insert_game(tx, club, game, "in_progress", 1, &seats, now).await?;
+                let seats = Self::seat_players(w, club, &game.players, now).await?;
+                Self::insert_game(w, club, game, "in_progress", 1, &seats, now).await?;
                 let started = json!({
                     "game": game.game,
                     "players": seats.iter().map(|s| json!({
@@ -737,8 +699,8 @@ macro_rules! sql_store {
                 let started = NewEvent { id: game.id.clone(), event_type: "game_started".into(), data: started, recorded_by: game.recorded_by.clone() };
                 // The notice (sent at commit) before the event, whose insert takes the club's
                 // positions lock: nothing more than needed runs under that lock.
-                Self::notify(&mut **tx, &game.id, 1).await?;
-                let first = Self::insert_event(&mut **tx, true, &game.id, 1, &started, now).await?;
+                Self::notify(w, &game.id, 1).await?;
+                let first = Self::insert_event(w, true, &game.id, 1, &started, now).await?;
                 let created = GameRecord {
                     id: game.id.clone(),
                     game: game.game.clone(),
@@ -749,7 +711,7 @@ macro_rules! sql_store {
                     started_at: game.started_at,
                     updated_at: now,
                 };
-                Self::record_change(&mut **tx, club, &created, None, &first).await?;
+                Self::record_change(w, club, &created, None, &first).await?;
                 let held = HeldGame::replay(created.clone(), vec![first.clone()])
                     .map_err(|e| corrupt("new game", e))?;
                 Ok(Written {
@@ -1074,11 +1036,8 @@ macro_rules! sql_store {
             }
 
             async fn import_game(&self, club: &str, game: &ImportedGame, result: &ImportResult<'_>) -> Result<ImportOutcome, StoreError> {
-                let mut tx = self.pool.begin_with($begin).await?;
-                let owner = sqlx::query("SELECT club_id FROM games WHERE id = $1")
-                    .bind(&game.game.id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
+                let mut w = Writes::new(self.pool.begin_with($begin).await?);
+                let owner = w.fetch_optional("SELECT club_id FROM games WHERE id = $1", args![&game.game.id]).await?;
                 if let Some(owner) = owner {
                     let owner: String = owner.try_get("club_id")?;
                     return if owner == club {
@@ -1088,9 +1047,9 @@ macro_rules! sql_store {
                     };
                 }
                 let now = now();
-                let seats = Self::seat_players(&mut tx, club, &game.game.players, now).await?;
+                let seats = Self::seat_players(&mut w, club, &game.game.players, now).await?;
                 let version = game.events.len() as i64;
-                Self::insert_game(&mut tx, club, &game.game, game.status.as_str(), version, &seats, now).await?;
+                Self::insert_game(&mut w, club, &game.game, game.status.as_str(), version, &seats, now).await?;
                 for (i, event) in game.events.iter().enumerate() {
                     let mut event = event.clone();
                     if event.seq == 1 {
@@ -1103,7 +1062,7 @@ macro_rules! sql_store {
                     }
                     // In the club's commit order, like an append: a client following the
                     // club's log meanwhile misses none of the imported events.
-                    Self::insert_stored(&mut *tx, i == 0, &game.game.id, event).await?;
+                    Self::insert_stored(&mut w, i == 0, &game.game.id, event).await?;
                 }
                 let record = GameRecord {
                     id: game.game.id.clone(),
@@ -1116,9 +1075,9 @@ macro_rules! sql_store {
                     updated_at: now,
                 };
                 if let Some(result) = result(&record)? {
-                    Self::write_result(&mut tx, club, &record, false, Some(&result)).await?;
+                    Self::write_result(&mut w, club, &record, false, Some(&result)).await?;
                 }
-                tx.commit().await.map_err(translate)?;
+                w.commit().await?;
                 Ok(ImportOutcome::Imported)
             }
 
@@ -1298,9 +1257,9 @@ impl PostgresStore {
         id: &str,
         request: AppendRequest,
     ) -> Result<Appended, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let written = Self::append_in(&self.shared, &mut tx, club, id, &request).await?;
-        self.commit(tx, written).await
+        let mut w = Writes::new(self.pool.begin().await?);
+        let written = Self::append_in(&self.shared, &mut w, club, id, &request).await?;
+        self.commit(w, written).await
     }
 
     async fn write_create(
@@ -1308,21 +1267,21 @@ impl PostgresStore {
         club: &str,
         game: &NewGame,
     ) -> Result<Option<GameRecord>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let written = Self::create_in(&mut tx, club, game).await?;
-        self.commit(tx, written).await
+        let mut w = Writes::new(self.pool.begin().await?);
+        let written = Self::create_in(&mut w, club, game).await?;
+        self.commit(w, written).await
     }
 
     async fn commit<T>(
         &self,
-        tx: sqlx::Transaction<'static, sqlx::Postgres>,
+        w: Writes<sqlx::Postgres>,
         written: Written<T>,
     ) -> Result<T, StoreError> {
         if let Some(after) = written.after {
             let id = after.held.game.id.clone();
-            if let Err(e) = tx.commit().await {
+            if let Err(e) = w.commit().await {
                 self.shared.cache.forget(&id);
-                return Err(translate(e));
+                return Err(e);
             }
             self.shared.count_batch(1);
             self.shared.committed(after);

@@ -16,6 +16,7 @@ use sqlx::Row;
 
 use super::lists::{Param, Params};
 use super::sql::{PostgresStore, SqliteStore};
+use super::writes::{Arg, Writes, args};
 use super::{GameRecord, GameResult, PlayerResult, SeatRecord, StoreError};
 
 /// Date and game filters shared by the statistics queries.
@@ -681,7 +682,7 @@ macro_rules! stats_store {
             /// Rewrites one game's part of the read models inside the caller's transaction: the
             /// results and facts on its seats and its row, and its players' leaderboard sums.
             pub(super) async fn write_result(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 club: &str,
                 game: &GameRecord,
                 was_finished: bool,
@@ -698,34 +699,30 @@ macro_rules! stats_store {
                     ids.sort_unstable();
                     let list = (1..=ids.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
                     let sql = format!("SELECT id FROM players WHERE id IN ({list}) ORDER BY id {}", $lock_players);
-                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                    for id in ids {
-                        query = query.bind(id);
-                    }
-                    query.execute(&mut **tx).await?;
+                    w.fetch_all(&sql, ids.into_iter().map(Arg::from).collect()).await?;
                 }
                 // A game that was finished may hold an earlier result: clear it (a first finish
                 // skips this; on SQLite every statement is a round trip to its worker thread).
                 let mut had_result = false;
                 if was_finished {
-                    let cleared = sqlx::query(
-                        "UPDATE game_players SET total = NULL, rank = NULL, facts = NULL \
-                         WHERE game_id = $1 AND rank IS NOT NULL",
-                    )
-                    .bind(&game.id)
-                    .execute(&mut **tx)
-                    .await?;
-                    had_result = cleared.rows_affected() > 0;
-                    sqlx::query("UPDATE games SET facts = NULL WHERE id = $1 AND facts IS NOT NULL").bind(&game.id).execute(&mut **tx).await?;
+                    let cleared = w
+                        .fetch_all(
+                            "UPDATE game_players SET total = NULL, rank = NULL, facts = NULL \
+                             WHERE game_id = $1 AND rank IS NOT NULL RETURNING seat",
+                            args![&game.id],
+                        )
+                        .await?;
+                    had_result = !cleared.is_empty();
+                    w.execute("UPDATE games SET facts = NULL WHERE id = $1 AND facts IS NOT NULL", args![&game.id]).await?;
                 }
                 // The variant the earlier result counted in: its day and month are summed again.
                 let mut variants: Vec<String> = result.map(|r| r.variant.clone().unwrap_or_default()).into_iter().collect();
                 if had_result {
-                    let row = sqlx::query("SELECT variant FROM games WHERE id = $1").bind(&game.id).fetch_one(&mut **tx).await?;
+                    let row = w.fetch_one("SELECT variant FROM games WHERE id = $1", args![&game.id]).await?;
                     variants.push(row.try_get("variant")?);
                 }
                 if let Some(result) = result {
-                    Self::write_seats(tx, game, result).await?;
+                    Self::write_seats(w, game, result).await?;
                 }
                 // The leaderboard sums of each seated player. A game finishing for the first
                 // time adds its results (one upsert for all players); a game whose earlier
@@ -737,13 +734,12 @@ macro_rules! stats_store {
                     seats.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
                     for seat in seats {
                         // Every variant of the game: a correction may move a game between them.
-                        sqlx::query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id = $2 AND game = $3")
-                            .bind(club)
-                            .bind(&seat.player_id)
-                            .bind(&game.game)
-                            .execute(&mut **tx)
-                            .await?;
-                        sqlx::query(
+                        w.execute(
+                            "DELETE FROM player_game_totals WHERE club_id = $1 AND player_id = $2 AND game = $3",
+                            args![club, &seat.player_id, &game.game],
+                        )
+                        .await?;
+                        w.execute(
                             "INSERT INTO player_game_totals \
                                (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
                              SELECT g.club_id, gp.player_id, g.game, g.variant, MAX(g.lower_wins), COUNT(*), \
@@ -752,24 +748,16 @@ macro_rules! stats_store {
                              FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
                              WHERE p.id = $2 AND p.club_id = $1 AND g.game = $3 AND gp.rank IS NOT NULL \
                              GROUP BY g.club_id, gp.player_id, g.game, g.variant",
+                            args![club, &seat.player_id, &game.game],
                         )
-                        .bind(club)
-                        .bind(&seat.player_id)
-                        .bind(&game.game)
-                        .execute(&mut **tx)
                         .await?;
                         if had_result {
-                            sqlx::query(CLEAR_RUNS).bind(&seat.player_id).bind(&game.game).execute(&mut **tx).await?;
-                            sqlx::query(RECOMPUTE_RUNS)
-                                .bind(club)
-                                .bind(&seat.player_id)
-                                .bind(&game.game)
-                                .execute(&mut **tx)
-                                .await?;
+                            w.execute(CLEAR_RUNS, args![&seat.player_id, &game.game]).await?;
+                            w.execute(RECOMPUTE_RUNS, args![club, &seat.player_id, &game.game]).await?;
                         }
                     }
                     if had_result {
-                        Self::recompute_buckets(tx, club, game, variants).await?;
+                        Self::recompute_buckets(w, club, game, variants).await?;
                     }
                 } else if let Some(result) = result
                     && !result.players.is_empty()
@@ -793,25 +781,26 @@ macro_rules! stats_store {
                     );
                     let mut players: Vec<&PlayerResult> = result.players.iter().collect();
                     players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
-                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                    let mut values = Vec::with_capacity(12 * players.len());
                     for p in players {
-                        query = query
-                            .bind(club)
-                            .bind(&p.player_id)
-                            .bind(&game.game)
-                            .bind(result.variant.as_deref().unwrap_or(""))
-                            .bind(i64::from(result.lower_wins))
-                            .bind(1_i64)
-                            .bind(i64::from(p.won))
-                            .bind(p.total)
-                            .bind(p.rank)
-                            .bind(p.total)
-                            .bind(p.total)
-                            .bind(game.started_at);
+                        values.extend(args![
+                            club,
+                            &p.player_id,
+                            &game.game,
+                            result.variant.as_deref().unwrap_or(""),
+                            i64::from(result.lower_wins),
+                            1_i64,
+                            i64::from(p.won),
+                            p.total,
+                            p.rank,
+                            p.total,
+                            p.total,
+                            game.started_at,
+                        ]);
                     }
-                    query.execute(&mut **tx).await?;
-                    Self::add_runs(tx, game, result).await?;
-                    Self::add_to_buckets(tx, club, game, result).await?;
+                    w.execute(&sql, values).await?;
+                    Self::add_runs(w, game, result).await?;
+                    Self::add_to_buckets(w, club, game, result).await?;
                 }
                 Ok(())
             }
@@ -819,7 +808,7 @@ macro_rules! stats_store {
             /// Writes a finished game's totals, ranks and facts onto its seats (one statement,
             /// a `CASE` per column by seat) and its whole-game facts onto its row.
             async fn write_seats(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 game: &GameRecord,
                 result: &GameResult,
             ) -> Result<(), StoreError> {
@@ -847,28 +836,25 @@ macro_rules! stats_store {
                         cases(4),
                         cases(5)
                     );
-                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&game.id);
+                    let mut values = args![&game.id];
                     for p in &result.players {
-                        query = query.bind(p.seat).bind(p.total).bind(p.rank).bind(facts.of_seat(p.seat));
+                        values.extend(args![p.seat, p.total, p.rank, facts.of_seat(p.seat)]);
                     }
-                    query.execute(&mut **tx).await?;
+                    w.execute(&sql, values).await?;
                 }
                 // The variant and direction the statistics count this game's totals in.
-                sqlx::query("UPDATE games SET facts = $1, variant = $2, lower_wins = $3 WHERE id = $4")
-                    .bind(facts.whole_game())
-                    .bind(result.variant.as_deref().unwrap_or(""))
-                    .bind(i64::from(result.lower_wins))
-                    .bind(&game.id)
-                    .execute(&mut **tx)
-                    .await?;
-                Ok(())
+                w.execute(
+                    "UPDATE games SET facts = $1, variant = $2, lower_wins = $3 WHERE id = $4",
+                    args![facts.whole_game(), result.variant.as_deref().unwrap_or(""), i64::from(result.lower_wins), &game.id],
+                )
+                .await
             }
 
             /// Adds a first finish to its players' runs: a row each, continuing the sums of the
             /// run before it, and the game added to the sums of any later row (a game started
             /// before others finished after them, or an imported one).
             async fn add_runs(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 game: &GameRecord,
                 result: &GameResult,
             ) -> Result<(), StoreError> {
@@ -921,16 +907,17 @@ macro_rules! stats_store {
                     (0..players.len()).map(|i| player(i, 0)).collect::<Vec<_>>().join(", "),
                 );
                 for sql in [insert, later] {
-                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
-                        .bind(&game.game)
-                        .bind(result.variant.as_deref().unwrap_or(""))
-                        .bind(game.started_at)
-                        .bind(&game.id)
-                        .bind(i64::from(result.lower_wins));
+                    let mut values = args![
+                        &game.game,
+                        result.variant.as_deref().unwrap_or(""),
+                        game.started_at,
+                        &game.id,
+                        i64::from(result.lower_wins),
+                    ];
                     for p in &players {
-                        query = query.bind(&p.player_id).bind(p.total).bind(p.rank).bind(i64::from(p.won));
+                        values.extend(args![&p.player_id, p.total, p.rank, i64::from(p.won)]);
                     }
-                    query.execute(&mut **tx).await?;
+                    w.execute(&sql, values).await?;
                 }
                 Ok(())
             }
@@ -938,7 +925,7 @@ macro_rules! stats_store {
             /// Adds a first finish to its day's and its month's sums: both rows are locked
             /// (created empty if missing), read, added to and written back.
             async fn add_to_buckets(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 club: &str,
                 game: &GameRecord,
                 result: &GameResult,
@@ -958,13 +945,13 @@ macro_rules! stats_store {
                     })?;
                 }
                 let spans = [("day", day_start(game.started_at)), ("month", month_start(game.started_at))];
-                let locked = Self::lock_buckets(tx, club, &game.game, &[variant], &spans).await?;
+                let locked = Self::lock_buckets(w, club, &game.game, &[variant], &spans).await?;
                 let mut sums = Vec::with_capacity(locked.len());
                 for (span, starts_at, mut sum) in locked {
                     sum.merge(this.clone());
                     sums.push((variant.to_owned(), span, starts_at, sum));
                 }
-                Self::write_buckets(tx, club, &game.game, &sums).await
+                Self::write_buckets(w, club, &game.game, &sums).await
             }
 
             /// Locks the buckets of these variants and spans, creating empty ones where there
@@ -972,7 +959,7 @@ macro_rules! stats_store {
             /// one bucket then add to it one after the other), and reads them, in the order
             /// given (every writer locks variants in order, a day before its month).
             async fn lock_buckets(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 club: &str,
                 game: &str,
                 variants: &[&str],
@@ -993,11 +980,11 @@ macro_rules! stats_store {
                      ON CONFLICT (club_id, game, variant, span, starts_at) DO UPDATE SET plays = game_buckets.plays \
                      RETURNING variant, span, starts_at, {BUCKET_COLUMNS}"
                 );
-                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(club).bind(game);
+                let mut values = args![club, game];
                 for (variant, span, starts_at) in &keys {
-                    query = query.bind(*variant).bind(*span).bind(*starts_at);
+                    values.extend(args![*variant, *span, *starts_at]);
                 }
-                let rows = query.fetch_all(&mut **tx).await?;
+                let rows = w.fetch_all(&sql, values).await?;
                 let mut locked = Vec::with_capacity(keys.len());
                 for (variant, span, starts_at) in keys {
                     let row = rows
@@ -1015,23 +1002,18 @@ macro_rules! stats_store {
             /// Writes buckets `(variant, span, starts_at, sums)` whole; one without results is
             /// removed.
             async fn write_buckets(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 club: &str,
                 game: &str,
                 buckets: &[(String, &'static str, DateTime<Utc>, GameSummary)],
             ) -> Result<(), StoreError> {
                 for (variant, span, starts_at, sum) in buckets {
                     if sum.results == 0 {
-                        sqlx::query(
+                        w.execute(
                             "DELETE FROM game_buckets \
                              WHERE club_id = $1 AND game = $2 AND variant = $3 AND span = $4 AND starts_at = $5",
+                            args![club, game, variant, *span, *starts_at],
                         )
-                        .bind(club)
-                        .bind(game)
-                        .bind(variant)
-                        .bind(*span)
-                        .bind(*starts_at)
-                        .execute(&mut **tx)
                         .await?;
                     }
                 }
@@ -1050,39 +1032,39 @@ macro_rules! stats_store {
                      ON CONFLICT (club_id, game, variant, span, starts_at) DO UPDATE SET {update}",
                     placeholders(kept.len(), columns)
                 );
-                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                let mut values = Vec::with_capacity(columns * kept.len());
                 for (variant, span, starts_at, sum) in kept {
                     let lowest = sum.lowest.as_ref();
                     let highest = sum.highest.as_ref();
-                    query = query
-                        .bind(club)
-                        .bind(game)
-                        .bind(variant)
-                        .bind(*span)
-                        .bind(*starts_at)
-                        .bind(sum.plays)
-                        .bind(sum.results)
-                        .bind(sum.total_sum)
-                        .bind(sum.lower_results)
-                        .bind(lowest.map(|r| r.total))
-                        .bind(lowest.map(|r| r.played_at))
-                        .bind(lowest.map(|r| r.game_id.clone()))
-                        .bind(lowest.map(|r| r.seat))
-                        .bind(highest.map(|r| r.total))
-                        .bind(highest.map(|r| r.played_at))
-                        .bind(highest.map(|r| r.game_id.clone()))
-                        .bind(highest.map(|r| r.seat))
-                        .bind(sum.facts_json(true))
-                        .bind(sum.facts_json(false));
+                    values.extend(args![
+                        club,
+                        game,
+                        variant,
+                        *span,
+                        *starts_at,
+                        sum.plays,
+                        sum.results,
+                        sum.total_sum,
+                        sum.lower_results,
+                        lowest.map(|r| r.total),
+                        lowest.map(|r| r.played_at),
+                        lowest.map(|r| r.game_id.clone()),
+                        lowest.map(|r| r.seat),
+                        highest.map(|r| r.total),
+                        highest.map(|r| r.played_at),
+                        highest.map(|r| r.game_id.clone()),
+                        highest.map(|r| r.seat),
+                        sum.facts_json(true),
+                        sum.facts_json(false),
+                    ]);
                 }
-                query.execute(&mut **tx).await?;
-                Ok(())
+                w.execute(&sql, values).await
             }
 
             /// Sums a game's day and month again from its seats, for the variants its earlier
             /// and its new result count in (a correction, a retraction, an abandon).
             async fn recompute_buckets(
-                tx: &mut sqlx::Transaction<'static, $db>,
+                w: &mut Writes<$db>,
                 club: &str,
                 game: &GameRecord,
                 mut variants: Vec<String>,
@@ -1091,13 +1073,13 @@ macro_rules! stats_store {
                 variants.dedup();
                 let (day, month) = (day_start(game.started_at), month_start(game.started_at));
                 let names: Vec<&str> = variants.iter().map(String::as_str).collect();
-                Self::lock_buckets(tx, club, &game.game, &names, &[("day", day), ("month", month)]).await?;
+                Self::lock_buckets(w, club, &game.game, &names, &[("day", day), ("month", month)]).await?;
                 let mut sums = Vec::with_capacity(2 * variants.len());
                 for variant in &variants {
-                    let day_sum = Self::seat_summary(&mut **tx, club, &game.game, Some(variant), (Some(day), next_day(day))).await?;
+                    let day_sum = Self::seat_summary(w.flushed().await?, club, &game.game, Some(variant), (Some(day), next_day(day))).await?;
                     // The month: its other days as stored, and this day as it is now.
                     let mut month_sum = day_sum.clone();
-                    for (at, sum) in Self::buckets(&mut **tx, club, &game.game, Some(variant), "day", (Some(month), next_month(month))).await? {
+                    for (at, sum) in Self::buckets(w.flushed().await?, club, &game.game, Some(variant), "day", (Some(month), next_month(month))).await? {
                         if at != day {
                             month_sum.merge(sum);
                         }
@@ -1105,7 +1087,7 @@ macro_rules! stats_store {
                     sums.push((variant.clone(), "day", day, day_sum));
                     sums.push((variant.clone(), "month", month, month_sum));
                 }
-                Self::write_buckets(tx, club, &game.game, &sums).await
+                Self::write_buckets(w, club, &game.game, &sums).await
             }
 
             fn bucket_row(row: &<$db as sqlx::Database>::Row) -> Result<GameSummary, StoreError> {
@@ -1573,9 +1555,9 @@ macro_rules! stats_store {
             }
 
             async fn replace_result(&self, club: &str, game: &GameRecord, result: Option<&GameResult>) -> Result<(), StoreError> {
-                let mut tx = self.pool.begin().await?;
-                Self::write_result(&mut tx, club, game, true, result).await?;
-                tx.commit().await?;
+                let mut w = Writes::new(self.pool.begin().await?);
+                Self::write_result(&mut w, club, game, true, result).await?;
+                w.commit().await?;
                 Ok(())
             }
         }

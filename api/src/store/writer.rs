@@ -15,6 +15,7 @@ use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::sql::{AfterCommit, Shared, Written};
+use super::writes::Writes;
 use super::{Appended, GameRecord, NewGame, SqliteStore, StoreError};
 use crate::append::AppendRequest;
 
@@ -121,6 +122,14 @@ impl Answer {
         };
     }
 
+    /// The request's own writes failed: it is answered with their error.
+    fn refused(self, error: StoreError) -> Self {
+        match self {
+            Answer::Append(reply, _) => Answer::Append(reply, Err(error)),
+            Answer::Create(reply, _) => Answer::Create(reply, Err(error)),
+        }
+    }
+
     /// The commit failed: a written answer becomes that failure; refusals stand.
     fn failed(self, written: bool, why: &str) -> Self {
         let error = || StoreError::Database(sqlx::Error::Protocol(why.to_owned()));
@@ -134,8 +143,8 @@ impl Answer {
 
 async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
     let requests = jobs.len();
-    let mut tx = match pool.begin_with("BEGIN IMMEDIATE").await {
-        Ok(tx) => tx,
+    let mut w = match pool.begin_with("BEGIN IMMEDIATE").await {
+        Ok(tx) => Writes::new(tx),
         Err(e) => {
             let why = format!("the write transaction could not start: {e}");
             for job in jobs {
@@ -147,21 +156,22 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
     // Every game a job of this batch touched: forgotten by the cache if the commit fails.
     let mut touched = Vec::with_capacity(requests);
     let mut done: Vec<(Answer, Option<AfterCommit>)> = Vec::with_capacity(requests);
-    // Each request's savepoint is opened by the statement that closes the one before it (one
-    // round trip to SQLite's thread between two requests, not two). A savepoint that cannot be
-    // opened or closed breaks the batch: it is rolled back whole.
-    let mut broken = sqlx::raw_sql("SAVEPOINT request")
-        .execute(&mut *tx)
-        .await
-        .err()
-        .map(|e| e.to_string());
+    // Each request runs in its own savepoint. Its writes are sent with the statement that
+    // closes it (and opens the next one's), the first savepoint with the first request's first
+    // statement (`Writes`): a request costs a few round trips to SQLite's thread, not a dozen.
+    // A savepoint that cannot be rolled back breaks the batch: it is rolled back whole.
+    let mut broken: Option<String> = None;
+    if let Err(e) = w.execute("SAVEPOINT request", Vec::new()).await {
+        broken = Some(e.to_string());
+    }
     let last = jobs.len().saturating_sub(1);
     for (index, job) in jobs.into_iter().enumerate() {
         if let Some(why) = &broken {
             done.push((answer_unwritten(job, why), None));
             continue;
         }
-        let (answer, after, ok) = match job {
+        let mark = w.mark();
+        let (mut answer, mut after, ok) = match job {
             Job::Append {
                 club,
                 id,
@@ -169,7 +179,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 reply,
             } => {
                 shared.cache.begin_write(&id);
-                let written = SqliteStore::append_in(shared, &mut tx, &club, &id, &request).await;
+                let written = SqliteStore::append_in(shared, &mut w, &club, &id, &request).await;
                 touched.push(id);
                 let (result, after) = split(written);
                 let ok = result.is_ok();
@@ -177,30 +187,37 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
             }
             Job::Create { club, game, reply } => {
                 shared.cache.begin_write(&game.id);
-                let written = SqliteStore::create_in(&mut tx, &club, &game).await;
+                let written = SqliteStore::create_in(&mut w, &club, &game).await;
                 touched.push(game.id.clone());
                 let (result, after) = split(written);
                 let ok = result.is_ok();
                 (Answer::Create(reply, result), after, ok)
             }
         };
-        let end = match (ok, index == last) {
-            (true, true) => "RELEASE request",
-            (true, false) => "RELEASE request; SAVEPOINT request",
-            (false, true) => "ROLLBACK TO request; RELEASE request",
-            (false, false) => "ROLLBACK TO request; RELEASE request; SAVEPOINT request",
-        };
-        if let Err(e) = sqlx::raw_sql(end).execute(&mut *tx).await {
-            tracing::error!(error = %e, "a savepoint could not be closed; the batch is rolled back");
-            broken = Some(format!("a savepoint could not be closed: {e}"));
+        let next = if index == last { "" } else { "; SAVEPOINT request" };
+        let mut refused = !ok;
+        if ok {
+            // The request's held writes fail here if they fail: it is refused alone.
+            if let Err(e) = w.finish(&format!("RELEASE request{next}")).await {
+                answer = answer.refused(e);
+                after = None;
+                refused = true;
+            }
+        }
+        if refused {
+            w.discard(mark);
+            if let Err(e) = w.finish(&format!("ROLLBACK TO request; RELEASE request{next}")).await {
+                tracing::error!(error = %e, "a savepoint could not be rolled back; the batch is rolled back");
+                broken = Some(format!("a savepoint could not be rolled back: {e}"));
+            }
         }
         done.push((answer, after));
     }
     let committed = match broken {
-        None => tx.commit().await.map_err(|e| e.to_string()),
+        None => w.commit().await.map_err(|e| e.to_string()),
         Some(why) => {
             // Dropping the transaction rolls it back.
-            drop(tx);
+            drop(w);
             Err(why)
         }
     };

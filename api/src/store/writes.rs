@@ -1,0 +1,338 @@
+//! A write transaction that sends its statements as few times as the backend allows.
+//!
+//! On SQLite every statement is a hand-off to the thread that owns the connection and back, and
+//! the one writer waits for each before sending the next (BENCHMARKS.md, "Why the SQLite writer
+//! is far from the raw commit rate"). So on SQLite a statement whose answer the write does not
+//! need is held, and sent with the next statement whose answer it does need, as one query of
+//! several statements — a creation or an append then costs a few hand-offs, not a dozen. On
+//! PostgreSQL each statement runs at once, in the order given (its locks depend on that order).
+//!
+//! Held statements are always sent before the transaction commits: the only way to commit is
+//! [`Writes::commit`]. A held statement that fails fails the statement sent with it; the write it
+//! belongs to is refused as a whole (its savepoint or transaction is rolled back).
+
+use chrono::{DateTime, Utc};
+
+use super::StoreError;
+use super::sql::translate;
+
+/// A value bound to a placeholder.
+#[derive(Debug, Clone)]
+pub(super) enum Arg {
+    Text(String),
+    OptText(Option<String>),
+    Int(i64),
+    OptInt(Option<i64>),
+    Time(DateTime<Utc>),
+    OptTime(Option<DateTime<Utc>>),
+}
+
+impl From<&str> for Arg {
+    fn from(v: &str) -> Self {
+        Arg::Text(v.to_owned())
+    }
+}
+impl From<&String> for Arg {
+    fn from(v: &String) -> Self {
+        Arg::Text(v.clone())
+    }
+}
+impl From<String> for Arg {
+    fn from(v: String) -> Self {
+        Arg::Text(v)
+    }
+}
+impl From<Option<String>> for Arg {
+    fn from(v: Option<String>) -> Self {
+        Arg::OptText(v)
+    }
+}
+impl From<&Option<String>> for Arg {
+    fn from(v: &Option<String>) -> Self {
+        Arg::OptText(v.clone())
+    }
+}
+impl From<Option<&str>> for Arg {
+    fn from(v: Option<&str>) -> Self {
+        Arg::OptText(v.map(str::to_owned))
+    }
+}
+impl From<i64> for Arg {
+    fn from(v: i64) -> Self {
+        Arg::Int(v)
+    }
+}
+impl From<Option<i64>> for Arg {
+    fn from(v: Option<i64>) -> Self {
+        Arg::OptInt(v)
+    }
+}
+impl From<DateTime<Utc>> for Arg {
+    fn from(v: DateTime<Utc>) -> Self {
+        Arg::Time(v)
+    }
+}
+impl From<Option<DateTime<Utc>>> for Arg {
+    fn from(v: Option<DateTime<Utc>>) -> Self {
+        Arg::OptTime(v)
+    }
+}
+
+/// The values of one statement, in placeholder order: `args![a, b, c]`.
+macro_rules! args {
+    ($($value:expr),* $(,)?) => {
+        vec![$($crate::store::writes::Arg::from($value)),*]
+    };
+}
+pub(super) use args;
+
+/// Statements held back, joined into one text with their placeholders numbered on.
+#[derive(Default)]
+struct Held {
+    sql: String,
+    args: Vec<Arg>,
+    /// How many times what was held has been sent.
+    sent: u64,
+}
+
+impl Held {
+    fn push(&mut self, sql: &str, args: Vec<Arg>) {
+        self.sql.push_str(&renumber(sql, self.args.len()));
+        self.sql.push_str(";\n");
+        self.args.extend(args);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.sql.is_empty()
+    }
+
+    /// What is held, to be sent; nothing is held afterwards.
+    fn take(&mut self) -> Held {
+        let sent = self.sent + 1;
+        std::mem::replace(self, Held { sent, ..Held::default() })
+    }
+
+    fn mark(&self) -> Mark {
+        Mark { sql: self.sql.len(), args: self.args.len(), sent: self.sent }
+    }
+
+    /// Forgets what was held after `mark` (what was held before it stays, unless sent).
+    fn truncate(&mut self, mark: Mark) {
+        if mark.sent == self.sent {
+            self.sql.truncate(mark.sql);
+            self.args.truncate(mark.args);
+        } else {
+            // Sent since the mark: everything held now came after it.
+            self.sql.clear();
+            self.args.clear();
+        }
+    }
+}
+
+/// How much was held at a point, to forget what was held after it ([`Writes::discard`]).
+#[derive(Clone, Copy)]
+pub(super) struct Mark {
+    sql: usize,
+    args: usize,
+    sent: u64,
+}
+
+/// `sql` with each placeholder `$n` outside quotes made `$(n + offset)`: the statements of one
+/// joined query share one list of values.
+fn renumber(sql: &str, offset: usize) -> String {
+    if offset == 0 {
+        return sql.to_owned();
+    }
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut chars = sql.char_indices().peekable();
+    let mut quote: Option<char> = None;
+    while let Some((_, c)) = chars.next() {
+        out.push(c);
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if c == '$' => {
+                let mut number = String::new();
+                while let Some((_, d)) = chars.peek().filter(|(_, d)| d.is_ascii_digit()) {
+                    number.push(*d);
+                    chars.next();
+                }
+                if let Ok(n) = number.parse::<usize>() {
+                    out.push_str(&(n + offset).to_string());
+                } else {
+                    out.push_str(&number);
+                }
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// A write transaction (see the module's comment). Dropped without [`Writes::commit`], it is
+/// rolled back with everything held.
+pub(super) struct Writes<DB: sqlx::Database> {
+    tx: sqlx::Transaction<'static, DB>,
+    held: Held,
+}
+
+impl<DB: sqlx::Database> Writes<DB> {
+    pub(super) fn new(tx: sqlx::Transaction<'static, DB>) -> Self {
+        Self { tx, held: Held::default() }
+    }
+}
+
+macro_rules! writes_impl {
+    ($db:ty, join = $join:literal) => {
+        impl Writes<$db> {
+            fn query(sql: String, args: Vec<Arg>) -> sqlx::query::Query<'static, $db, <$db as sqlx::Database>::Arguments> {
+                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                for arg in args {
+                    query = match arg {
+                        Arg::Text(v) => query.bind(v),
+                        Arg::OptText(v) => query.bind(v),
+                        Arg::Int(v) => query.bind(v),
+                        Arg::OptInt(v) => query.bind(v),
+                        Arg::Time(v) => query.bind(v),
+                        Arg::OptTime(v) => query.bind(v),
+                    };
+                }
+                query
+            }
+
+            /// `sql` after the held statements, as one query; nothing is held afterwards.
+            fn with_held(&mut self, sql: &str, args: Vec<Arg>) -> (String, Vec<Arg>) {
+                if self.held.is_empty() {
+                    return (sql.to_owned(), args);
+                }
+                let mut held = self.held.take();
+                let joined = format!("{}{}", held.sql, renumber(sql, held.args.len()));
+                held.args.extend(args);
+                (joined, held.args)
+            }
+
+            /// A statement whose answer is not needed: held on SQLite, run now on PostgreSQL.
+            /// It must return no rows (they would be taken for the next statement's).
+            pub(super) async fn execute(&mut self, sql: &str, args: Vec<Arg>) -> Result<(), StoreError> {
+                if $join {
+                    self.held.push(sql, args);
+                    return Ok(());
+                }
+                Self::query(sql.to_owned(), args).execute(&mut *self.tx).await.map_err(translate)?;
+                Ok(())
+            }
+
+            /// Runs the held statements, then `sql`, and returns `sql`'s rows.
+            pub(super) async fn fetch_all(&mut self, sql: &str, args: Vec<Arg>) -> Result<Vec<<$db as sqlx::Database>::Row>, StoreError> {
+                let (sql, args) = self.with_held(sql, args);
+                Self::query(sql, args).fetch_all(&mut *self.tx).await.map_err(translate)
+            }
+
+            pub(super) async fn fetch_optional(&mut self, sql: &str, args: Vec<Arg>) -> Result<Option<<$db as sqlx::Database>::Row>, StoreError> {
+                Ok(self.fetch_all(sql, args).await?.into_iter().next())
+            }
+
+            pub(super) async fn fetch_one(&mut self, sql: &str, args: Vec<Arg>) -> Result<<$db as sqlx::Database>::Row, StoreError> {
+                self.fetch_optional(sql, args).await?.ok_or(StoreError::Database(sqlx::Error::RowNotFound))
+            }
+
+            /// The connection, for reads written against it directly, after the held
+            /// statements have run (a read sees every write before it).
+            pub(super) async fn flushed(&mut self) -> Result<&mut <$db as sqlx::Database>::Connection, StoreError> {
+                if !self.held.is_empty() {
+                    let held = self.held.take();
+                    Self::query(held.sql, held.args).execute(&mut *self.tx).await.map_err(translate)?;
+                }
+                Ok(&mut *self.tx)
+            }
+
+            /// Sends what is held, then commits.
+            pub(super) async fn commit(mut self) -> Result<(), StoreError> {
+                self.flushed().await?;
+                self.tx.commit().await.map_err(translate)
+            }
+        }
+    };
+}
+
+writes_impl!(sqlx::Sqlite, join = true);
+writes_impl!(sqlx::Postgres, join = false);
+
+/// What only SQLite's writer does: a savepoint per request, in one batch.
+impl Writes<sqlx::Sqlite> {
+    /// How much is held now.
+    pub(super) fn mark(&self) -> Mark {
+        self.held.mark()
+    }
+
+    /// Forgets the statements held since `mark` (a refused request's writes).
+    pub(super) fn discard(&mut self, mark: Mark) {
+        self.held.truncate(mark);
+    }
+
+    /// Runs the held statements and then `end` (statements without values, such as a
+    /// savepoint's release), as one query.
+    pub(super) async fn finish(&mut self, end: &str) -> Result<(), StoreError> {
+        let (sql, args) = self.with_held(end, Vec::new());
+        Self::query(sql, args).execute(&mut *self.tx).await.map_err(translate)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered_on_past_the_values_before_them() {
+        assert_eq!(
+            renumber("UPDATE games SET version = $1 WHERE id = $2", 3),
+            "UPDATE games SET version = $4 WHERE id = $5"
+        );
+        assert_eq!(renumber("VALUES ($9, $10, $11)", 0), "VALUES ($9, $10, $11)");
+        assert_eq!(renumber("VALUES ($9, $10, $11)", 91), "VALUES ($100, $101, $102)");
+    }
+
+    #[test]
+    fn dollars_inside_quotes_are_left_alone() {
+        assert_eq!(
+            renumber("SELECT json_extract(data, '$.a$1'), \"$2\", $1", 1),
+            "SELECT json_extract(data, '$.a$1'), \"$2\", $2"
+        );
+    }
+
+    #[test]
+    fn held_statements_join_into_one_list_of_values() {
+        let mut held = Held::default();
+        held.push("UPDATE games SET version = $1 WHERE id = $2", vec![Arg::Int(2), Arg::from("g")]);
+        held.push("INSERT INTO t VALUES ($1)", vec![Arg::from("x")]);
+        assert_eq!(
+            held.sql,
+            "UPDATE games SET version = $1 WHERE id = $2;\nINSERT INTO t VALUES ($3);\n"
+        );
+        assert_eq!(held.args.len(), 3);
+    }
+
+    #[test]
+    fn a_discarded_request_leaves_what_was_held_before_it() {
+        let mut held = Held::default();
+        held.push("SAVEPOINT request", Vec::new());
+        let mark = held.mark();
+        held.push("INSERT INTO t VALUES ($1)", vec![Arg::from("x")]);
+        held.truncate(mark);
+        assert_eq!(held.sql, "SAVEPOINT request;\n");
+        assert!(held.args.is_empty());
+    }
+
+    #[test]
+    fn a_discarded_request_whose_first_writes_were_sent_leaves_nothing_held() {
+        let mut held = Held::default();
+        let mark = held.mark();
+        held.push("INSERT INTO t VALUES ($1)", vec![Arg::from("x")]);
+        held.take();
+        held.push("UPDATE t SET a = $1, b = $2, c = $3", vec![Arg::Int(1), Arg::Int(2), Arg::Int(3)]);
+        held.truncate(mark);
+        assert!(held.is_empty() && held.args.is_empty());
+    }
+}
