@@ -12,6 +12,9 @@
 //!    replay.
 //! 3. `tables_crash_safety::{on_sqlite,on_postgres}` — the same with 32 tables appending at
 //!    once (SQLite: their requests share group commits), SIGKILLed in the middle of batches.
+//! 4. `a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone` — SQLite's writer sends
+//!    a request's last writes with the statement closing its savepoint; when they fail there,
+//!    that request alone is refused and the others of its batch are stored.
 //!
 //! Each test uses its own fresh database: a SQLite file in its own temp directory, or a
 //! PostgreSQL database created from `TABLETALLY_TEST_POSTGRES_URL` (skipped with a notice when
@@ -1370,5 +1373,176 @@ mod crash_safety {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn on_postgres() {
         crash_safety(Backend::Postgres).await;
+    }
+}
+
+// 4. SQLite's group commit: a request whose own writes fail leaves its batch standing.
+
+/// Eight games finish while eight others are created, all at once, so the SQLite writer takes
+/// them into shared batches; a trigger makes every finish fail in the last of its writes (the
+/// lobby's change, which the writer sends with the statement that closes the request's
+/// savepoint). Each finish is answered with an error and stores nothing; every creation in the
+/// same batches is stored; once the trigger is gone, the same finish is taken at the same
+/// version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
+    let Some((_database, url)) = Database::fresh(Backend::Sqlite).await else {
+        return;
+    };
+    let client = http_client();
+    let server = ServerProcess::start("held-writes", &url);
+    let token = new_club(&client, &server).await;
+    let mut finishing = Vec::new();
+    for i in 0..8 {
+        let id = uuid::Uuid::new_v4().to_string();
+        let created = post(
+            &client,
+            &server.url("/v1/games"),
+            Some(&token),
+            &new_game_body(&id),
+        )
+        .await
+        .expect("create");
+        assert_eq!(created.status, 201, "{}", created.body);
+        for (version, n) in [(1, 1), (2, 2)] {
+            let body = append_body(
+                Some(version),
+                &[new_event("round_collected", round(n, n == 2))],
+            );
+            let reply = post(
+                &client,
+                &server.url(&format!("/v1/games/{id}/events")),
+                Some(&token),
+                &body,
+            )
+            .await
+            .expect("append");
+            assert_eq!(reply.status, 201, "{}", reply.body);
+        }
+        finishing.push(id);
+    }
+    let mut conn = sqlx::SqliteConnection::connect(&url)
+        .await
+        .expect("open the database");
+    sqlx::raw_sql(
+        "CREATE TRIGGER no_finish BEFORE INSERT ON game_changes WHEN NEW.kind = 'game_finished' \
+         BEGIN SELECT RAISE(ABORT, 'no game may finish today'); END",
+    )
+    .execute(&mut conn)
+    .await
+    .expect("create the trigger");
+
+    let last_rounds: Vec<Value> = finishing
+        .iter()
+        .map(|_| new_event("round_collected", round(3, false)))
+        .collect();
+    let finishes = finishing.iter().zip(&last_rounds).map(|(id, event)| {
+        let body = append_body(Some(3), std::slice::from_ref(event));
+        let (client, url, token) = (
+            &client,
+            server.url(&format!("/v1/games/{id}/events")),
+            &token,
+        );
+        async move {
+            post(client, &url, Some(token), &body)
+                .await
+                .expect("finish")
+        }
+    });
+    let new_ids: Vec<String> = (0..8).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    let creations = new_ids.iter().map(|id| {
+        let (client, url, token) = (&client, server.url("/v1/games"), &token);
+        async move {
+            post(client, &url, Some(token), &new_game_body(id))
+                .await
+                .expect("create")
+        }
+    });
+    let (finished, created) = tokio::join!(
+        futures_util::future::join_all(finishes),
+        futures_util::future::join_all(creations)
+    );
+    for reply in &finished {
+        assert_eq!(reply.status, 500, "{}", reply.body);
+        assert_eq!(reply.content_type, "application/problem+json");
+    }
+    for (id, reply) in new_ids.iter().zip(&created) {
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        let game = get(&client, &server.url(&format!("/v1/games/{id}")), &token)
+            .await
+            .expect("read");
+        assert_eq!(
+            (game.status, game.body["version"].as_i64()),
+            (200, Some(1)),
+            "{}",
+            game.body
+        );
+    }
+    let metrics = client
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    let largest: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("tabletally_write_largest_batch "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("the largest batch in /metrics");
+    assert!(
+        largest >= 2,
+        "the requests never shared a batch:\n{metrics}"
+    );
+
+    sqlx::raw_sql("DROP TRIGGER no_finish")
+        .execute(&mut conn)
+        .await
+        .expect("drop the trigger");
+    for (id, event) in finishing.iter().zip(&last_rounds) {
+        let log = get(
+            &client,
+            &server.url(&format!("/v1/games/{id}/events")),
+            &token,
+        )
+        .await
+        .expect("log");
+        assert_eq!(
+            check_gapless(id, &log.body).len(),
+            3,
+            "game {id} kept nothing of its failed finish"
+        );
+        let score = get(
+            &client,
+            &server.url(&format!("/v1/games/{id}/score")),
+            &token,
+        )
+        .await
+        .expect("score");
+        assert_eq!(score.body["status"], "in_progress", "{}", score.body);
+        let body = append_body(Some(3), std::slice::from_ref(event));
+        let reply = post(
+            &client,
+            &server.url(&format!("/v1/games/{id}/events")),
+            Some(&token),
+            &body,
+        )
+        .await
+        .expect("finish");
+        assert_eq!(
+            (reply.status, reply.body["version"].as_i64()),
+            (201, Some(4)),
+            "{}",
+            reply.body
+        );
+        let score = get(
+            &client,
+            &server.url(&format!("/v1/games/{id}/score")),
+            &token,
+        )
+        .await
+        .expect("score");
+        assert_eq!(score.body["status"], "finished", "{}", score.body);
     }
 }

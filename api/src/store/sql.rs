@@ -232,12 +232,15 @@ impl SqliteStore {
         };
         let shared = Shared::new(usage == super::Usage::Server);
         // The writer's own connection: appends and creations never queue in the pool.
+        // Its batches begin and end their transactions themselves (`Writes::begin_on`); a
+        // ping before each would be one more hand-off to SQLite's thread.
         let writer_pool = SqlitePoolOptions::new()
             .max_connections(1)
             .min_connections(1)
-            .connect_with(options)
-            .await?;
-        let writer = Writer::start(writer_pool, shared.clone());
+            .test_before_acquire(false)
+            .idle_timeout(None)
+            .max_lifetime(None);
+        let writer = Writer::start(writer_pool, options, shared.clone()).await?;
         Ok(Self {
             pool,
             writer,

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use tokio::sync::{mpsc, oneshot};
 
 use super::sql::{AfterCommit, Shared, Written};
@@ -45,11 +46,54 @@ pub(super) struct Writer {
 }
 
 impl Writer {
-    /// Starts the writer task on `pool`, a pool of exactly one connection.
-    pub(super) fn start(pool: SqlitePool, shared: Arc<Shared>) -> Self {
+    /// Starts the writer on a thread of its own, with its own connection (`pool`'s options,
+    /// one connection).
+    ///
+    /// The writer and the thread sqlx runs its connection on hand every statement to each other
+    /// and wait: on different CPUs each hand-off wakes a sleeping CPU (on a virtual machine, an
+    /// interrupt through the hypervisor). So the writer's thread keeps to one CPU, and the
+    /// connection's thread, started from it, inherits that (BENCHMARKS.md, "One CPU for the
+    /// writer"). `TABLETALLY_SQLITE_WRITER_CPU=any` lets both run anywhere.
+    pub(super) async fn start(
+        pool: SqlitePoolOptions,
+        options: SqliteConnectOptions,
+        shared: Arc<Shared>,
+    ) -> Result<Self, StoreError> {
         let (jobs, queue) = mpsc::channel(QUEUE);
-        tokio::spawn(run(pool, shared, queue));
-        Self { jobs }
+        let (ready, started) = oneshot::channel();
+        let pin = std::env::var("TABLETALLY_SQLITE_WRITER_CPU").map_or(true, |v| v != "any");
+        std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || {
+                if pin {
+                    keep_to_one_cpu();
+                }
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(e) => {
+                        let _ = ready.send(Err(StoreError::Database(sqlx::Error::Io(e))));
+                        return;
+                    }
+                };
+                runtime.block_on(async move {
+                    let pool = match pool.connect_with(options).await {
+                        Ok(pool) => pool,
+                        Err(e) => {
+                            let _ = ready.send(Err(e.into()));
+                            return;
+                        }
+                    };
+                    let _ = ready.send(Ok(()));
+                    run(&pool, shared, queue).await;
+                    pool.close().await;
+                });
+            })
+            .map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
+        started.await.unwrap_or_else(|_| Err(stopped()))?;
+        Ok(Self { jobs })
     }
 
     pub(super) async fn append(
@@ -93,11 +137,25 @@ fn stopped() -> StoreError {
     StoreError::Database(sqlx::Error::PoolClosed)
 }
 
-async fn run(pool: SqlitePool, shared: Arc<Shared>, mut queue: mpsc::Receiver<Job>) {
+async fn run(pool: &SqlitePool, shared: Arc<Shared>, mut queue: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     // Wait for one request, then take every other one already waiting.
     while queue.recv_many(&mut jobs, MAX_BATCH).await > 0 {
-        batch(&pool, &shared, std::mem::take(&mut jobs)).await;
+        batch(pool, &shared, std::mem::take(&mut jobs)).await;
+    }
+}
+
+/// Keeps the calling thread, and the threads it starts, to the last CPU it may run on (the
+/// HTTP workers' runtime starts its threads on the first ones). Nothing to do with one CPU.
+fn keep_to_one_cpu() {
+    let Some(cpus) = core_affinity::get_core_ids() else {
+        return;
+    };
+    if cpus.len() < 2 {
+        return;
+    }
+    if let Some(last) = cpus.last() {
+        core_affinity::set_for_current(*last);
     }
 }
 
@@ -143,10 +201,10 @@ impl Answer {
 
 async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
     let requests = jobs.len();
-    let mut w = match pool.begin_with("BEGIN IMMEDIATE").await {
-        Ok(tx) => Writes::new(tx),
+    let mut w = match pool.acquire().await {
+        Ok(conn) => Writes::begin_on(conn),
         Err(e) => {
-            let why = format!("the write transaction could not start: {e}");
+            let why = format!("the writer's connection is not available: {e}");
             for job in jobs {
                 answer_unwritten(job, &why).send();
             }
@@ -194,7 +252,11 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 (Answer::Create(reply, result), after, ok)
             }
         };
-        let next = if index == last { "" } else { "; SAVEPOINT request" };
+        let next = if index == last {
+            ""
+        } else {
+            "; SAVEPOINT request"
+        };
         let mut refused = !ok;
         if ok {
             // The request's held writes fail here if they fail: it is refused alone.
@@ -206,7 +268,10 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
         }
         if refused {
             w.discard(mark);
-            if let Err(e) = w.finish(&format!("ROLLBACK TO request; RELEASE request{next}")).await {
+            if let Err(e) = w
+                .finish(&format!("ROLLBACK TO request; RELEASE request{next}"))
+                .await
+            {
                 tracing::error!(error = %e, "a savepoint could not be rolled back; the batch is rolled back");
                 broken = Some(format!("a savepoint could not be rolled back: {e}"));
             }
@@ -216,8 +281,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
     let committed = match broken {
         None => w.commit().await.map_err(|e| e.to_string()),
         Some(why) => {
-            // Dropping the transaction rolls it back.
-            drop(w);
+            w.roll_back().await;
             Err(why)
         }
     };

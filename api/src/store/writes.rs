@@ -109,11 +109,21 @@ impl Held {
     /// What is held, to be sent; nothing is held afterwards.
     fn take(&mut self) -> Held {
         let sent = self.sent + 1;
-        std::mem::replace(self, Held { sent, ..Held::default() })
+        std::mem::replace(
+            self,
+            Held {
+                sent,
+                ..Held::default()
+            },
+        )
     }
 
     fn mark(&self) -> Mark {
-        Mark { sql: self.sql.len(), args: self.args.len(), sent: self.sent }
+        Mark {
+            sql: self.sql.len(),
+            args: self.args.len(),
+            sent: self.sent,
+        }
     }
 
     /// Forgets what was held after `mark` (what was held before it stays, unless sent).
@@ -173,20 +183,42 @@ fn renumber(sql: &str, offset: usize) -> String {
 /// A write transaction (see the module's comment). Dropped without [`Writes::commit`], it is
 /// rolled back with everything held.
 pub(super) struct Writes<DB: sqlx::Database> {
-    tx: sqlx::Transaction<'static, DB>,
+    conn: Conn<DB>,
     held: Held,
+}
+
+/// What a write runs on: a transaction of sqlx's, or SQLite's writer's own connection, whose
+/// transaction is begun and ended by statements of its own (sqlx's `BEGIN` and `COMMIT` each
+/// wait for an acknowledgement from SQLite's thread: two hand-offs, where a held `BEGIN` costs
+/// none).
+enum Conn<DB: sqlx::Database> {
+    Transaction(sqlx::Transaction<'static, DB>),
+    Writer(sqlx::pool::PoolConnection<DB>),
 }
 
 impl<DB: sqlx::Database> Writes<DB> {
     pub(super) fn new(tx: sqlx::Transaction<'static, DB>) -> Self {
-        Self { tx, held: Held::default() }
+        Self {
+            conn: Conn::Transaction(tx),
+            held: Held::default(),
+        }
+    }
+
+    fn connection(&mut self) -> &mut DB::Connection {
+        match &mut self.conn {
+            Conn::Transaction(tx) => tx,
+            Conn::Writer(conn) => conn,
+        }
     }
 }
 
 macro_rules! writes_impl {
     ($db:ty, join = $join:literal) => {
         impl Writes<$db> {
-            fn query(sql: String, args: Vec<Arg>) -> sqlx::query::Query<'static, $db, <$db as sqlx::Database>::Arguments> {
+            fn query(
+                sql: String,
+                args: Vec<Arg>,
+            ) -> sqlx::query::Query<'static, $db, <$db as sqlx::Database>::Arguments> {
                 let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
                 for arg in args {
                     query = match arg {
@@ -214,43 +246,85 @@ macro_rules! writes_impl {
 
             /// A statement whose answer is not needed: held on SQLite, run now on PostgreSQL.
             /// It must return no rows (they would be taken for the next statement's).
-            pub(super) async fn execute(&mut self, sql: &str, args: Vec<Arg>) -> Result<(), StoreError> {
+            pub(super) async fn execute(
+                &mut self,
+                sql: &str,
+                args: Vec<Arg>,
+            ) -> Result<(), StoreError> {
                 if $join {
                     self.held.push(sql, args);
                     return Ok(());
                 }
-                Self::query(sql.to_owned(), args).execute(&mut *self.tx).await.map_err(translate)?;
+                Self::query(sql.to_owned(), args)
+                    .execute(self.connection())
+                    .await
+                    .map_err(translate)?;
                 Ok(())
             }
 
             /// Runs the held statements, then `sql`, and returns `sql`'s rows.
-            pub(super) async fn fetch_all(&mut self, sql: &str, args: Vec<Arg>) -> Result<Vec<<$db as sqlx::Database>::Row>, StoreError> {
+            pub(super) async fn fetch_all(
+                &mut self,
+                sql: &str,
+                args: Vec<Arg>,
+            ) -> Result<Vec<<$db as sqlx::Database>::Row>, StoreError> {
                 let (sql, args) = self.with_held(sql, args);
-                Self::query(sql, args).fetch_all(&mut *self.tx).await.map_err(translate)
+                Self::query(sql, args)
+                    .fetch_all(self.connection())
+                    .await
+                    .map_err(translate)
             }
 
-            pub(super) async fn fetch_optional(&mut self, sql: &str, args: Vec<Arg>) -> Result<Option<<$db as sqlx::Database>::Row>, StoreError> {
+            pub(super) async fn fetch_optional(
+                &mut self,
+                sql: &str,
+                args: Vec<Arg>,
+            ) -> Result<Option<<$db as sqlx::Database>::Row>, StoreError> {
                 Ok(self.fetch_all(sql, args).await?.into_iter().next())
             }
 
-            pub(super) async fn fetch_one(&mut self, sql: &str, args: Vec<Arg>) -> Result<<$db as sqlx::Database>::Row, StoreError> {
-                self.fetch_optional(sql, args).await?.ok_or(StoreError::Database(sqlx::Error::RowNotFound))
+            pub(super) async fn fetch_one(
+                &mut self,
+                sql: &str,
+                args: Vec<Arg>,
+            ) -> Result<<$db as sqlx::Database>::Row, StoreError> {
+                self.fetch_optional(sql, args)
+                    .await?
+                    .ok_or(StoreError::Database(sqlx::Error::RowNotFound))
             }
 
             /// The connection, for reads written against it directly, after the held
             /// statements have run (a read sees every write before it).
-            pub(super) async fn flushed(&mut self) -> Result<&mut <$db as sqlx::Database>::Connection, StoreError> {
+            pub(super) async fn flushed(
+                &mut self,
+            ) -> Result<&mut <$db as sqlx::Database>::Connection, StoreError> {
                 if !self.held.is_empty() {
                     let held = self.held.take();
-                    Self::query(held.sql, held.args).execute(&mut *self.tx).await.map_err(translate)?;
+                    Self::query(held.sql, held.args)
+                        .execute(self.connection())
+                        .await
+                        .map_err(translate)?;
                 }
-                Ok(&mut *self.tx)
+                Ok(self.connection())
             }
 
             /// Sends what is held, then commits.
             pub(super) async fn commit(mut self) -> Result<(), StoreError> {
                 self.flushed().await?;
-                self.tx.commit().await.map_err(translate)
+                match self.conn {
+                    Conn::Transaction(tx) => tx.commit().await.map_err(translate),
+                    Conn::Writer(mut conn) => {
+                        let committed = sqlx::raw_sql("COMMIT")
+                            .execute(&mut *conn)
+                            .await
+                            .map_err(translate);
+                        if committed.is_err() {
+                            // A failed commit may leave the transaction open.
+                            let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await;
+                        }
+                        committed.map(drop)
+                    }
+                }
             }
         }
     };
@@ -261,6 +335,25 @@ writes_impl!(sqlx::Postgres, join = false);
 
 /// What only SQLite's writer does: a savepoint per request, in one batch.
 impl Writes<sqlx::Sqlite> {
+    /// A batch on the writer's connection: `BEGIN IMMEDIATE` is held, and sent with the first
+    /// statement. [`Writes::commit`] commits it; [`Writes::roll_back`] rolls it back.
+    pub(super) fn begin_on(conn: sqlx::pool::PoolConnection<sqlx::Sqlite>) -> Self {
+        let mut held = Held::default();
+        held.push("BEGIN IMMEDIATE", Vec::new());
+        Self {
+            conn: Conn::Writer(conn),
+            held,
+        }
+    }
+
+    /// Rolls the batch back (dropping a sqlx transaction does the same).
+    pub(super) async fn roll_back(self) {
+        if let Conn::Writer(mut conn) = self.conn {
+            // An error here means no transaction was open (its `BEGIN` was never sent or failed).
+            let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await;
+        }
+    }
+
     /// How much is held now.
     pub(super) fn mark(&self) -> Mark {
         self.held.mark()
@@ -275,7 +368,10 @@ impl Writes<sqlx::Sqlite> {
     /// savepoint's release), as one query.
     pub(super) async fn finish(&mut self, end: &str) -> Result<(), StoreError> {
         let (sql, args) = self.with_held(end, Vec::new());
-        Self::query(sql, args).execute(&mut *self.tx).await.map_err(translate)?;
+        Self::query(sql, args)
+            .execute(self.connection())
+            .await
+            .map_err(translate)?;
         Ok(())
     }
 }
@@ -290,8 +386,14 @@ mod tests {
             renumber("UPDATE games SET version = $1 WHERE id = $2", 3),
             "UPDATE games SET version = $4 WHERE id = $5"
         );
-        assert_eq!(renumber("VALUES ($9, $10, $11)", 0), "VALUES ($9, $10, $11)");
-        assert_eq!(renumber("VALUES ($9, $10, $11)", 91), "VALUES ($100, $101, $102)");
+        assert_eq!(
+            renumber("VALUES ($9, $10, $11)", 0),
+            "VALUES ($9, $10, $11)"
+        );
+        assert_eq!(
+            renumber("VALUES ($9, $10, $11)", 91),
+            "VALUES ($100, $101, $102)"
+        );
     }
 
     #[test]
@@ -305,7 +407,10 @@ mod tests {
     #[test]
     fn held_statements_join_into_one_list_of_values() {
         let mut held = Held::default();
-        held.push("UPDATE games SET version = $1 WHERE id = $2", vec![Arg::Int(2), Arg::from("g")]);
+        held.push(
+            "UPDATE games SET version = $1 WHERE id = $2",
+            vec![Arg::Int(2), Arg::from("g")],
+        );
         held.push("INSERT INTO t VALUES ($1)", vec![Arg::from("x")]);
         assert_eq!(
             held.sql,
@@ -331,7 +436,10 @@ mod tests {
         let mark = held.mark();
         held.push("INSERT INTO t VALUES ($1)", vec![Arg::from("x")]);
         held.take();
-        held.push("UPDATE t SET a = $1, b = $2, c = $3", vec![Arg::Int(1), Arg::Int(2), Arg::Int(3)]);
+        held.push(
+            "UPDATE t SET a = $1, b = $2, c = $3",
+            vec![Arg::Int(1), Arg::Int(2), Arg::Int(3)],
+        );
         held.truncate(mark);
         assert!(held.is_empty() && held.args.is_empty());
     }
