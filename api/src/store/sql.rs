@@ -430,16 +430,17 @@ macro_rules! sql_store {
                 // Every seat's player in one read: a new name's by its key, a known one's by id.
                 let known: Vec<&String> = players.iter().filter_map(|seat| seat.player_id.as_ref()).collect();
                 let mut values = args![club];
-                let list = |n: usize, values: &Vec<Arg>| {
-                    (values.len() + 1..=values.len() + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+                // Placeholders for `n` more values after those bound so far.
+                let list = |bound: usize, n: usize| {
+                    (bound + 1..=bound + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
                 };
                 let mut wanted = Vec::new();
                 if !new_keys.is_empty() {
-                    wanted.push(format!("name_key IN ({})", list(new_keys.len(), &values)));
+                    wanted.push(format!("name_key IN ({})", list(values.len(), new_keys.len())));
                     values.extend(new_keys.iter().map(|(key, _)| Arg::from(key)));
                 }
                 if !known.is_empty() {
-                    wanted.push(format!("id IN ({})", list(known.len(), &values)));
+                    wanted.push(format!("id IN ({})", list(values.len(), known.len())));
                     values.extend(known.iter().map(|id| Arg::from(*id)));
                 }
                 let mut by_key = std::collections::HashMap::new();
