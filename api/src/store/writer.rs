@@ -2,12 +2,13 @@
 //!
 //! SQLite lets one connection write at a time; a pool of connections contending for that lock
 //! waits in SQLite's busy handler (sleeps of up to 100 ms), and each append pays its own fsync.
-//! Instead, appends and game creations queue here, and one task with one connection takes
+//! Instead, appends and game creations queue here, and one thread with one connection takes
 //! every request that is waiting, runs each in its own savepoint inside one transaction (a
 //! refused or failing request is rolled back alone and does not affect the others), and
 //! commits once: one fsync for the whole batch. A request is answered only after the commit
 //! that holds it is durable (`synchronous=FULL`). Readers keep the pool (WAL: they never wait
-//! for the writer).
+//! for the writer). A request's statements go to SQLite in as few round trips as its answers
+//! allow ([`Writes`]).
 
 use std::sync::Arc;
 
