@@ -1392,31 +1392,24 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
     let client = http_client();
     let server = ServerProcess::start("held-writes", &url);
     let token = new_club(&client, &server).await;
+    let table = Table {
+        client: &client,
+        server: &server,
+        token: &token,
+    };
     let mut finishing = Vec::new();
-    for i in 0..8 {
+    for _ in 0..8 {
         let id = uuid::Uuid::new_v4().to_string();
-        let created = post(
-            &client,
-            &server.url("/v1/games"),
-            Some(&token),
-            &new_game_body(&id),
-        )
-        .await
-        .expect("create");
+        let created = table.create(&id).await;
         assert_eq!(created.status, 201, "{}", created.body);
         for (version, n) in [(1, 1), (2, 2)] {
-            let body = append_body(
-                Some(version),
-                &[new_event("round_collected", round(n, n == 2))],
-            );
-            let reply = post(
-                &client,
-                &server.url(&format!("/v1/games/{id}/events")),
-                Some(&token),
-                &body,
-            )
-            .await
-            .expect("append");
+            let reply = table
+                .append(
+                    &id,
+                    version,
+                    &new_event("round_collected", round(n, n == 2)),
+                )
+                .await;
             assert_eq!(reply.status, 201, "{}", reply.body);
         }
         finishing.push(id);
@@ -1436,31 +1429,15 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
         .iter()
         .map(|_| new_event("round_collected", round(3, false)))
         .collect();
-    let finishes = finishing.iter().zip(&last_rounds).map(|(id, event)| {
-        let body = append_body(Some(3), std::slice::from_ref(event));
-        let (client, url, token) = (
-            &client,
-            server.url(&format!("/v1/games/{id}/events")),
-            &token,
-        );
-        async move {
-            post(client, &url, Some(token), &body)
-                .await
-                .expect("finish")
-        }
-    });
     let new_ids: Vec<String> = (0..8).map(|_| uuid::Uuid::new_v4().to_string()).collect();
-    let creations = new_ids.iter().map(|id| {
-        let (client, url, token) = (&client, server.url("/v1/games"), &token);
-        async move {
-            post(client, &url, Some(token), &new_game_body(id))
-                .await
-                .expect("create")
-        }
-    });
     let (finished, created) = tokio::join!(
-        futures_util::future::join_all(finishes),
-        futures_util::future::join_all(creations)
+        futures_util::future::join_all(
+            finishing
+                .iter()
+                .zip(&last_rounds)
+                .map(|(id, event)| table.append(id, 3, event))
+        ),
+        futures_util::future::join_all(new_ids.iter().map(|id| table.create(id)))
     );
     for reply in &finished {
         assert_eq!(reply.status, 500, "{}", reply.body);
@@ -1468,9 +1445,7 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
     }
     for (id, reply) in new_ids.iter().zip(&created) {
         assert_eq!(reply.status, 201, "{}", reply.body);
-        let game = get(&client, &server.url(&format!("/v1/games/{id}")), &token)
-            .await
-            .expect("read");
+        let game = table.get(&format!("/v1/games/{id}")).await;
         assert_eq!(
             (game.status, game.body["version"].as_i64()),
             (200, Some(1)),
@@ -1501,48 +1476,61 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
         .await
         .expect("drop the trigger");
     for (id, event) in finishing.iter().zip(&last_rounds) {
-        let log = get(
-            &client,
-            &server.url(&format!("/v1/games/{id}/events")),
-            &token,
-        )
-        .await
-        .expect("log");
+        let log = table.get(&format!("/v1/games/{id}/events")).await;
         assert_eq!(
             check_gapless(id, &log.body).len(),
             3,
             "game {id} kept nothing of its failed finish"
         );
-        let score = get(
-            &client,
-            &server.url(&format!("/v1/games/{id}/score")),
-            &token,
-        )
-        .await
-        .expect("score");
+        let score = table.get(&format!("/v1/games/{id}/score")).await;
         assert_eq!(score.body["status"], "in_progress", "{}", score.body);
-        let body = append_body(Some(3), std::slice::from_ref(event));
-        let reply = post(
-            &client,
-            &server.url(&format!("/v1/games/{id}/events")),
-            Some(&token),
-            &body,
-        )
-        .await
-        .expect("finish");
+        let reply = table.append(id, 3, event).await;
         assert_eq!(
             (reply.status, reply.body["version"].as_i64()),
             (201, Some(4)),
             "{}",
             reply.body
         );
-        let score = get(
-            &client,
-            &server.url(&format!("/v1/games/{id}/score")),
-            &token,
+        let score = table.get(&format!("/v1/games/{id}/score")).await;
+        assert_eq!(score.body["status"], "finished", "{}", score.body);
+    }
+}
+
+/// One club's requests to one server.
+struct Table<'a> {
+    client: &'a reqwest::Client,
+    server: &'a ServerProcess,
+    token: &'a str,
+}
+
+impl Table<'_> {
+    async fn create(&self, id: &str) -> Reply {
+        post(
+            self.client,
+            &self.server.url("/v1/games"),
+            Some(self.token),
+            &new_game_body(id),
         )
         .await
-        .expect("score");
-        assert_eq!(score.body["status"], "finished", "{}", score.body);
+        .expect("the server answers a creation")
+    }
+
+    /// Appends one event at `version`.
+    async fn append(&self, id: &str, version: i64, event: &Value) -> Reply {
+        let body = append_body(Some(version), std::slice::from_ref(event));
+        post(
+            self.client,
+            &self.server.url(&format!("/v1/games/{id}/events")),
+            Some(self.token),
+            &body,
+        )
+        .await
+        .expect("the server answers an append")
+    }
+
+    async fn get(&self, path: &str) -> Reply {
+        get(self.client, &self.server.url(path), self.token)
+            .await
+            .expect("the server answers a read")
     }
 }

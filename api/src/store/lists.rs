@@ -14,7 +14,53 @@ pub(super) enum Param {
     Text(String),
     Time(DateTime<Utc>),
     Int(i64),
+    OptText(Option<String>),
+    OptTime(Option<DateTime<Utc>>),
+    OptInt(Option<i64>),
 }
+
+/// `Param::from` for each type a statement binds: the variant, and how the value is owned.
+macro_rules! param_from {
+    ($($type:ty => $variant:ident($v:ident) $owned:expr;)*) => {
+        $(impl From<$type> for Param {
+            fn from($v: $type) -> Self {
+                Param::$variant($owned)
+            }
+        })*
+    };
+}
+
+param_from! {
+    &str => Text(v) v.to_owned();
+    &String => Text(v) v.clone();
+    String => Text(v) v;
+    DateTime<Utc> => Time(v) v;
+    i64 => Int(v) v;
+    Option<String> => OptText(v) v;
+    &Option<String> => OptText(v) v.clone();
+    Option<&str> => OptText(v) v.map(str::to_owned);
+    Option<DateTime<Utc>> => OptTime(v) v;
+    Option<i64> => OptInt(v) v;
+}
+
+/// Binds [`Param`]s to a query, in order.
+macro_rules! bind_params {
+    ($query:expr, $params:expr) => {{
+        let mut query = $query;
+        for param in $params {
+            query = match param {
+                Param::Text(v) => query.bind(v),
+                Param::Time(v) => query.bind(v),
+                Param::Int(v) => query.bind(v),
+                Param::OptText(v) => query.bind(v),
+                Param::OptTime(v) => query.bind(v),
+                Param::OptInt(v) => query.bind(v),
+            };
+        }
+        query
+    }};
+}
+pub(super) use bind_params;
 
 /// Parameters collected while a statement is written: `bind` returns the placeholder.
 #[derive(Default)]

@@ -21,10 +21,11 @@ use sqlx::sqlite::{
 use tabletally_domain::Scoreboard;
 use tabletally_domain::setup::name_key;
 
+use super::lists::{Param, Params, bind_params};
 use super::server_lock::ServerLock;
 use super::versions::VersionReads;
 use super::writer::Writer;
-use super::writes::{Arg, Writes, args};
+use super::writes::{Writes, args};
 use super::{
     AccessTokenRecord, Appended, CacheCounters, ClubCopy, ClubRecord, Committed, EventMeta,
     EventStore, GameChange, GameFilter, GameRecord, HeldGame, ImportOutcome, ImportResult,
@@ -428,26 +429,22 @@ macro_rules! sql_store {
                     .await?;
                 }
                 // Every seat's player in one read: a new name's by its key, a known one's by id.
-                let known: Vec<&String> = players.iter().filter_map(|seat| seat.player_id.as_ref()).collect();
-                let mut values = args![club];
-                // Placeholders for `n` more values after those bound so far.
-                let list = |bound: usize, n: usize| {
-                    (bound + 1..=bound + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
-                };
+                let mut params = Params::default();
+                let club_id = params.bind(Param::from(club));
+                let mut list = |values: Vec<Param>| values.into_iter().map(|v| params.bind(v)).collect::<Vec<_>>().join(", ");
                 let mut wanted = Vec::new();
                 if !new_keys.is_empty() {
-                    wanted.push(format!("name_key IN ({})", list(values.len(), new_keys.len())));
-                    values.extend(new_keys.iter().map(|(key, _)| Arg::from(key)));
+                    wanted.push(format!("name_key IN ({})", list(new_keys.iter().map(|(key, _)| Param::from(key)).collect())));
                 }
+                let known: Vec<Param> = players.iter().filter_map(|seat| seat.player_id.as_ref()).map(Param::from).collect();
                 if !known.is_empty() {
-                    wanted.push(format!("id IN ({})", list(values.len(), known.len())));
-                    values.extend(known.iter().map(|id| Arg::from(*id)));
+                    wanted.push(format!("id IN ({})", list(known)));
                 }
                 let mut by_key = std::collections::HashMap::new();
                 let mut ids = std::collections::HashSet::new();
                 if !wanted.is_empty() {
-                    let sql = format!("SELECT id, name_key FROM players WHERE club_id = $1 AND ({})", wanted.join(" OR "));
-                    for row in w.fetch_all(&sql, values).await? {
+                    let sql = format!("SELECT id, name_key FROM players WHERE club_id = {club_id} AND ({})", wanted.join(" OR "));
+                    for row in w.fetch_all(&sql, params.0).await? {
                         let id: String = row.try_get("id")?;
                         by_key.insert(row.try_get::<String, _>("name_key")?, id.clone());
                         ids.insert(id);
@@ -918,15 +915,7 @@ macro_rules! sql_store {
             async fn list_games(&self, club: &str, filter: &GameFilter) -> Result<Vec<GameRecord>, StoreError> {
                 // One statement: the page of games joined with their seats (a row per seat).
                 let (sql, params) = super::lists::game_list(club, filter);
-                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                for param in params {
-                    query = match param {
-                        super::lists::Param::Text(v) => query.bind(v),
-                        super::lists::Param::Time(v) => query.bind(v),
-                        super::lists::Param::Int(v) => query.bind(v),
-                    };
-                }
-                let rows = query.fetch_all(&self.pool).await?;
+                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params).fetch_all(&self.pool).await?;
                 let mut games: Vec<GameRecord> = Vec::new();
                 for row in &rows {
                     let id: String = row.try_get("id")?;

@@ -14,9 +14,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Days, Months, NaiveTime, Utc};
 use sqlx::Row;
 
-use super::lists::{Param, Params};
+use super::lists::{Param, Params, bind_params};
 use super::sql::{PostgresStore, SqliteStore};
-use super::writes::{Arg, Writes, args};
+use super::writes::{Writes, args};
 use super::{GameRecord, GameResult, PlayerResult, SeatRecord, StoreError};
 
 /// Date and game filters shared by the statistics queries.
@@ -648,21 +648,6 @@ fn corrupt_run(packed: &str) -> StoreError {
     StoreError::Corrupt(format!("a run's sums read as {packed:?}"))
 }
 
-/// Binds [`Param`]s to a query, in order.
-macro_rules! bind_params {
-    ($query:expr, $params:expr) => {{
-        let mut query = $query;
-        for param in $params {
-            query = match param {
-                Param::Text(v) => query.bind(v),
-                Param::Time(v) => query.bind(v),
-                Param::Int(v) => query.bind(v),
-            };
-        }
-        query
-    }};
-}
-
 /// A club player with their games played and last game, from the leaderboard sums (a
 /// `PlayerRow`); the caller adds the `WHERE`.
 macro_rules! player_select {
@@ -699,7 +684,7 @@ macro_rules! stats_store {
                     ids.sort_unstable();
                     let list = (1..=ids.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
                     let sql = format!("SELECT id FROM players WHERE id IN ({list}) ORDER BY id {}", $lock_players);
-                    w.fetch_all(&sql, ids.into_iter().map(Arg::from).collect()).await?;
+                    w.fetch_all(&sql, ids.into_iter().map(Param::from).collect()).await?;
                 }
                 // A game that was finished may hold an earlier result: clear it (a first finish
                 // skips this; on SQLite every statement is a round trip to its worker thread).

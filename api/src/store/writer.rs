@@ -53,8 +53,8 @@ impl Writer {
     /// The writer and the thread sqlx runs its connection on hand every statement to each other
     /// and wait: on different CPUs each hand-off wakes a sleeping CPU (on a virtual machine, an
     /// interrupt through the hypervisor). So the writer's thread keeps to one CPU, and the
-    /// connection's thread, started from it, inherits that (BENCHMARKS.md, "One CPU for the
-    /// writer"). `TABLETALLY_SQLITE_WRITER_CPU=any` lets both run anywhere.
+    /// connection's thread, started from it, inherits that (BENCHMARKS.md, "Fewer hand-offs,
+    /// and one CPU for the writer"). `TABLETALLY_SQLITE_WRITER_CPU=any` lets both run anywhere.
     pub(super) async fn start(
         pool: SqlitePoolOptions,
         options: SqliteConnectOptions,
@@ -146,8 +146,8 @@ async fn run(pool: &SqlitePool, shared: Arc<Shared>, mut queue: mpsc::Receiver<J
     }
 }
 
-/// Keeps the calling thread, and the threads it starts, to the last CPU it may run on (the
-/// HTTP workers' runtime starts its threads on the first ones). Nothing to do with one CPU.
+/// Keeps the calling thread, and the threads it starts, to the last CPU it may run on. Nothing
+/// to do with one CPU.
 fn keep_to_one_cpu() {
     let Some(cpus) = core_affinity::get_core_ids() else {
         return;
@@ -220,9 +220,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
     // statement (`Writes`): a request costs a few round trips to SQLite's thread, not a dozen.
     // A savepoint that cannot be rolled back breaks the batch: it is rolled back whole.
     let mut broken: Option<String> = None;
-    if let Err(e) = w.execute("SAVEPOINT request", Vec::new()).await {
-        broken = Some(e.to_string());
-    }
+    w.hold("SAVEPOINT request");
     let last = jobs.len().saturating_sub(1);
     for (index, job) in jobs.into_iter().enumerate() {
         if let Some(why) = &broken {
@@ -259,13 +257,11 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
             "; SAVEPOINT request"
         };
         let mut refused = !ok;
-        if ok {
-            // The request's held writes fail here if they fail: it is refused alone.
-            if let Err(e) = w.finish(&format!("RELEASE request{next}")).await {
-                answer = answer.refused(e);
-                after = None;
-                refused = true;
-            }
+        // The request's held writes fail here if they fail: it is refused alone.
+        if ok && let Err(e) = w.finish(&format!("RELEASE request{next}")).await {
+            answer = answer.refused(e);
+            after = None;
+            refused = true;
         }
         if refused {
             w.discard(mark);

@@ -11,77 +11,14 @@
 //! [`Writes::commit`]. A held statement that fails fails the statement sent with it; the write it
 //! belongs to is refused as a whole (its savepoint or transaction is rolled back).
 
-use chrono::{DateTime, Utc};
-
 use super::StoreError;
+use super::lists::{Param, bind_params};
 use super::sql::translate;
-
-/// A value bound to a placeholder.
-#[derive(Debug, Clone)]
-pub(super) enum Arg {
-    Text(String),
-    OptText(Option<String>),
-    Int(i64),
-    OptInt(Option<i64>),
-    Time(DateTime<Utc>),
-    OptTime(Option<DateTime<Utc>>),
-}
-
-impl From<&str> for Arg {
-    fn from(v: &str) -> Self {
-        Arg::Text(v.to_owned())
-    }
-}
-impl From<&String> for Arg {
-    fn from(v: &String) -> Self {
-        Arg::Text(v.clone())
-    }
-}
-impl From<String> for Arg {
-    fn from(v: String) -> Self {
-        Arg::Text(v)
-    }
-}
-impl From<Option<String>> for Arg {
-    fn from(v: Option<String>) -> Self {
-        Arg::OptText(v)
-    }
-}
-impl From<&Option<String>> for Arg {
-    fn from(v: &Option<String>) -> Self {
-        Arg::OptText(v.clone())
-    }
-}
-impl From<Option<&str>> for Arg {
-    fn from(v: Option<&str>) -> Self {
-        Arg::OptText(v.map(str::to_owned))
-    }
-}
-impl From<i64> for Arg {
-    fn from(v: i64) -> Self {
-        Arg::Int(v)
-    }
-}
-impl From<Option<i64>> for Arg {
-    fn from(v: Option<i64>) -> Self {
-        Arg::OptInt(v)
-    }
-}
-impl From<DateTime<Utc>> for Arg {
-    fn from(v: DateTime<Utc>) -> Self {
-        Arg::Time(v)
-    }
-}
-impl From<Option<DateTime<Utc>>> for Arg {
-    fn from(v: Option<DateTime<Utc>>) -> Self {
-        Arg::OptTime(v)
-    }
-}
 
 /// The values of one statement, in placeholder order: `args![a, b, c]`.
 macro_rules! args {
     ($($value:expr),* $(,)?) => {
-        vec![$($crate::store::writes::Arg::from($value)),*]
+        vec![$($crate::store::lists::Param::from($value)),*]
     };
 }
 pub(super) use args;
@@ -90,13 +27,13 @@ pub(super) use args;
 #[derive(Default)]
 struct Held {
     sql: String,
-    args: Vec<Arg>,
+    args: Vec<Param>,
     /// How many times what was held has been sent.
     sent: u64,
 }
 
 impl Held {
-    fn push(&mut self, sql: &str, args: Vec<Arg>) {
+    fn push(&mut self, sql: &str, args: Vec<Param>) {
         self.sql.push_str(&renumber(sql, self.args.len()));
         self.sql.push_str(";\n");
         self.args.extend(args);
@@ -217,24 +154,13 @@ macro_rules! writes_impl {
         impl Writes<$db> {
             fn query(
                 sql: String,
-                args: Vec<Arg>,
+                args: Vec<Param>,
             ) -> sqlx::query::Query<'static, $db, <$db as sqlx::Database>::Arguments> {
-                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                for arg in args {
-                    query = match arg {
-                        Arg::Text(v) => query.bind(v),
-                        Arg::OptText(v) => query.bind(v),
-                        Arg::Int(v) => query.bind(v),
-                        Arg::OptInt(v) => query.bind(v),
-                        Arg::Time(v) => query.bind(v),
-                        Arg::OptTime(v) => query.bind(v),
-                    };
-                }
-                query
+                bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), args)
             }
 
             /// `sql` after the held statements, as one query; nothing is held afterwards.
-            fn with_held(&mut self, sql: &str, args: Vec<Arg>) -> (String, Vec<Arg>) {
+            fn with_held(&mut self, sql: &str, args: Vec<Param>) -> (String, Vec<Param>) {
                 if self.held.is_empty() {
                     return (sql.to_owned(), args);
                 }
@@ -249,7 +175,7 @@ macro_rules! writes_impl {
             pub(super) async fn execute(
                 &mut self,
                 sql: &str,
-                args: Vec<Arg>,
+                args: Vec<Param>,
             ) -> Result<(), StoreError> {
                 if $join {
                     self.held.push(sql, args);
@@ -266,7 +192,7 @@ macro_rules! writes_impl {
             pub(super) async fn fetch_all(
                 &mut self,
                 sql: &str,
-                args: Vec<Arg>,
+                args: Vec<Param>,
             ) -> Result<Vec<<$db as sqlx::Database>::Row>, StoreError> {
                 let (sql, args) = self.with_held(sql, args);
                 Self::query(sql, args)
@@ -278,7 +204,7 @@ macro_rules! writes_impl {
             pub(super) async fn fetch_optional(
                 &mut self,
                 sql: &str,
-                args: Vec<Arg>,
+                args: Vec<Param>,
             ) -> Result<Option<<$db as sqlx::Database>::Row>, StoreError> {
                 Ok(self.fetch_all(sql, args).await?.into_iter().next())
             }
@@ -286,7 +212,7 @@ macro_rules! writes_impl {
             pub(super) async fn fetch_one(
                 &mut self,
                 sql: &str,
-                args: Vec<Arg>,
+                args: Vec<Param>,
             ) -> Result<<$db as sqlx::Database>::Row, StoreError> {
                 self.fetch_optional(sql, args)
                     .await?
@@ -338,12 +264,18 @@ impl Writes<sqlx::Sqlite> {
     /// A batch on the writer's connection: `BEGIN IMMEDIATE` is held, and sent with the first
     /// statement. [`Writes::commit`] commits it; [`Writes::roll_back`] rolls it back.
     pub(super) fn begin_on(conn: sqlx::pool::PoolConnection<sqlx::Sqlite>) -> Self {
-        let mut held = Held::default();
-        held.push("BEGIN IMMEDIATE", Vec::new());
-        Self {
+        let mut writes = Self {
             conn: Conn::Writer(conn),
-            held,
-        }
+            held: Held::default(),
+        };
+        writes.hold("BEGIN IMMEDIATE");
+        writes
+    }
+
+    /// Holds `sql` (statements without values, such as a savepoint) to go with the next
+    /// statement sent.
+    pub(super) fn hold(&mut self, sql: &str) {
+        self.held.push(sql, Vec::new());
     }
 
     /// Rolls the batch back (dropping a sqlx transaction does the same).
@@ -409,9 +341,9 @@ mod tests {
         let mut held = Held::default();
         held.push(
             "UPDATE games SET version = $1 WHERE id = $2",
-            vec![Arg::Int(2), Arg::from("g")],
+            vec![Param::Int(2), Param::from("g")],
         );
-        held.push("INSERT INTO t VALUES ($1)", vec![Arg::from("x")]);
+        held.push("INSERT INTO t VALUES ($1)", vec![Param::from("x")]);
         assert_eq!(
             held.sql,
             "UPDATE games SET version = $1 WHERE id = $2;\nINSERT INTO t VALUES ($3);\n"
@@ -424,7 +356,7 @@ mod tests {
         let mut held = Held::default();
         held.push("SAVEPOINT request", Vec::new());
         let mark = held.mark();
-        held.push("INSERT INTO t VALUES ($1)", vec![Arg::from("x")]);
+        held.push("INSERT INTO t VALUES ($1)", vec![Param::from("x")]);
         held.truncate(mark);
         assert_eq!(held.sql, "SAVEPOINT request;\n");
         assert!(held.args.is_empty());
@@ -434,11 +366,11 @@ mod tests {
     fn a_discarded_request_whose_first_writes_were_sent_leaves_nothing_held() {
         let mut held = Held::default();
         let mark = held.mark();
-        held.push("INSERT INTO t VALUES ($1)", vec![Arg::from("x")]);
+        held.push("INSERT INTO t VALUES ($1)", vec![Param::from("x")]);
         held.take();
         held.push(
             "UPDATE t SET a = $1, b = $2, c = $3",
-            vec![Arg::Int(1), Arg::Int(2), Arg::Int(3)],
+            vec![Param::Int(1), Param::Int(2), Param::Int(3)],
         );
         held.truncate(mark);
         assert!(held.is_empty() && held.args.is_empty());
