@@ -202,6 +202,28 @@ impl StateCache {
         found
     }
 
+    /// Takes the club's game's state out if it is confirmed (authoritative caches only), for
+    /// the database's sole writer to continue inside its batch: the entry is the game as
+    /// stored, even while the batch writes it — a write of the batch took the entry out, and
+    /// puts it back only once committed. The writer puts it back after its commit.
+    pub fn take_confirmed(&self, club: &str, id: &str) -> Option<HeldGame> {
+        if !self.authoritative {
+            return None;
+        }
+        let mut inner = self.lock();
+        let confirmed = inner
+            .entries
+            .get(id)
+            .is_some_and(|e| e.confirmed_for.as_deref() == Some(club));
+        let found = confirmed
+            .then(|| inner.remove(id).map(Arc::unwrap_or_clone))
+            .flatten();
+        if found.is_some() {
+            self.count(true);
+        }
+        found
+    }
+
     /// Holds a game's state the writer committed or read inside its write transaction: the
     /// stored version, once its batch ends (a failed batch forgets the game).
     pub fn put_written(&self, club: &str, held: impl Into<Arc<HeldGame>>) {

@@ -25,7 +25,7 @@ use super::lists::{Param, Params, bind_params};
 use super::server_lock::ServerLock;
 use super::versions::VersionReads;
 use super::writer::Writer;
-use super::writes::{Writes, args};
+use super::writes::{Writes, args, settled_position};
 use super::{
     AccessTokenRecord, Appended, CacheCounters, ClubCopy, ClubRecord, Committed, EventMeta,
     EventStore, GameChange, GameFilter, GameRecord, HeldGame, ImportOutcome, ImportResult,
@@ -158,6 +158,19 @@ pub(super) struct AfterCommit {
     pub(super) scoreboard: Option<Scoreboard>,
     /// The game as the commit left it.
     pub(super) held: HeldGame,
+}
+
+impl AfterCommit {
+    /// Its events' positions, now that the writer's batch's first one is known
+    /// ([`super::writes::settled_position`]).
+    pub(super) fn settle(&mut self, first: i64) {
+        for event in &mut self.events {
+            event.position = settled_position(event.position, first);
+        }
+        for meta in &mut self.held.meta {
+            meta.position = settled_position(meta.position, first);
+        }
+    }
 }
 
 /// The channel every PostgreSQL server `LISTEN`s on; the payload is `<game id> <version>`,
@@ -348,10 +361,22 @@ macro_rules! sql_store {
                 let Some(kind) = super::change_kind(previous_status, &game.status) else {
                     return Ok(());
                 };
+                let values = args![club, &game.id, kind, &game.status, game.version, last.recorded_at];
+                if w.is_sole_writer() {
+                    // `last` was the connection's last insert; its position is not known yet.
+                    return w.execute(
+                        "INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
+                         VALUES (last_insert_rowid(), $1, $2, $3, $4, $5, $6)",
+                        values,
+                    )
+                    .await;
+                }
+                let mut with_position = args![last.position];
+                with_position.extend(values);
                 w.execute(
                     "INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                    args![last.position, club, &game.id, kind, &game.status, game.version, last.recorded_at],
+                    with_position,
                 )
                 .await
             }
@@ -581,6 +606,12 @@ macro_rules! sql_store {
                     event.recorded_at,
                     &event.recorded_by,
                 ];
+                if w.is_sole_writer() {
+                    // Its position is the batch's next one, settled at the commit.
+                    let sql = sql.trim_end_matches(" RETURNING position");
+                    w.execute(sql, values).await?;
+                    return Ok(StoredEvent { position: w.provisional_position(), ..event });
+                }
                 let row = w.fetch_one(sql, values).await?;
                 Ok(StoredEvent { position: row.try_get("position")?, ..event })
             }
@@ -596,6 +627,10 @@ macro_rules! sql_store {
                 id: &str,
                 request: &AppendRequest,
             ) -> Result<Written<Appended>, StoreError> {
+                // The sole writer's confirmed entry is the game as stored: nothing to read.
+                if w.is_sole_writer() && let Some(held) = shared.cache.take_confirmed(club, id) {
+                    return Self::decide_and_write(shared, w, club, id, request, held).await;
+                }
                 let row = w
                     .fetch_optional(
                         concat!(
@@ -608,7 +643,7 @@ macro_rules! sql_store {
                     .await?;
                 let Some(row) = row else { return Err(StoreError::NotFound) };
                 let row = Self::game_row(&row)?;
-                let mut held = match shared.cache.take(id, row.version) {
+                let held = match shared.cache.take(id, row.version) {
                     Some(held) => held,
                     None => {
                         let mut game = row;
@@ -617,6 +652,18 @@ macro_rules! sql_store {
                         HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?
                     }
                 };
+                Self::decide_and_write(shared, w, club, id, request, held).await
+            }
+
+            /// The append's decision from the game as held, and its writes.
+            async fn decide_and_write(
+                shared: &Shared,
+                w: &mut Writes<$db>,
+                club: &str,
+                id: &str,
+                request: &AppendRequest,
+                mut held: HeldGame,
+            ) -> Result<Written<Appended>, StoreError> {
                 let decision = match append::decide(&mut held, request) {
                     Ok(decision) => decision,
                     Err(refused) => {

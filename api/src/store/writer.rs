@@ -17,7 +17,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use tokio::sync::{mpsc, oneshot};
 
 use super::sql::{AfterCommit, Shared, Written};
-use super::writes::Writes;
+use super::writes::{Mark, Writes, settled_position};
 use super::{Appended, GameRecord, NewGame, SqliteStore, StoreError};
 use crate::append::AppendRequest;
 
@@ -181,6 +181,15 @@ impl Answer {
         };
     }
 
+    /// Its events' positions, now that the batch's first one is known.
+    fn settle(&mut self, first: i64) {
+        if let Answer::Append(_, Ok(appended)) = self {
+            for event in &mut appended.events {
+                event.position = settled_position(event.position, first);
+            }
+        }
+    }
+
     /// The request's own writes failed: it is answered with their error.
     fn refused(self, error: StoreError) -> Self {
         match self {
@@ -222,6 +231,8 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
     let mut broken: Option<String> = None;
     w.hold("SAVEPOINT request");
     let last = jobs.len().saturating_sub(1);
+    // The last request's savepoint is closed by the commit's own query (`end`), with its mark.
+    let mut end: Option<(&str, Mark)> = None;
     for (index, job) in jobs.into_iter().enumerate() {
         if let Some(why) = &broken {
             done.push((answer_unwritten(job, why), None));
@@ -251,14 +262,17 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 (Answer::Create(reply, result), after, ok)
             }
         };
-        let next = if index == last {
-            ""
-        } else {
-            "; SAVEPOINT request"
-        };
+        if index == last {
+            if !ok {
+                w.discard(mark);
+            }
+            end = Some((if ok { RELEASE } else { ROLL_BACK }, mark));
+            done.push((answer, after));
+            break;
+        }
         let mut refused = !ok;
         // The request's held writes fail here if they fail: it is refused alone.
-        if ok && let Err(e) = w.finish(&format!("RELEASE request{next}")).await {
+        if ok && let Err(e) = w.finish(&format!("{RELEASE}; SAVEPOINT request")).await {
             answer = answer.refused(e);
             after = None;
             refused = true;
@@ -266,7 +280,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
         if refused {
             w.discard(mark);
             if let Err(e) = w
-                .finish(&format!("ROLLBACK TO request; RELEASE request{next}"))
+                .finish(&format!("{ROLL_BACK}; SAVEPOINT request"))
                 .await
             {
                 tracing::error!(error = %e, "a savepoint could not be rolled back; the batch is rolled back");
@@ -275,19 +289,45 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
         }
         done.push((answer, after));
     }
-    let committed = match broken {
-        None => w.commit().await.map_err(|e| e.to_string()),
-        Some(why) => {
+    let committed = match (broken, end) {
+        (None, Some((end, mark))) => match w.commit_batch(end).await {
+            Ok(first) => Ok(first),
+            // The last request's held writes may be what failed: without them the others
+            // commit, and it is refused alone (if the commit itself failed, this fails too).
+            Err(e) if end == RELEASE => {
+                w.discard(mark);
+                match w.commit_batch(ROLL_BACK).await {
+                    Ok(first) => {
+                        if let Some((answer, after)) = done.pop() {
+                            done.push((answer.refused(e), None));
+                            drop(after);
+                        }
+                        Ok(first)
+                    }
+                    Err(again) => {
+                        w.roll_back().await;
+                        Err(format!("{e}; then {again}"))
+                    }
+                }
+            }
+            Err(e) => {
+                w.roll_back().await;
+                Err(e.to_string())
+            }
+        },
+        (why, _) => {
             w.roll_back().await;
-            Err(why)
+            Err(why.unwrap_or_else(|| "the batch was empty".into()))
         }
     };
     match committed {
-        Ok(()) => {
+        Ok(first) => {
             shared.count_batch(requests);
             let mut answers = Vec::with_capacity(done.len());
-            for (answer, after) in done {
-                if let Some(after) = after {
+            for (mut answer, after) in done {
+                answer.settle(first);
+                if let Some(mut after) = after {
+                    after.settle(first);
                     shared.committed(after);
                 }
                 answers.push(answer);
@@ -311,6 +351,10 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
         }
     }
 }
+
+/// Ends a request's savepoint with its writes kept, or with them undone (it was refused).
+const RELEASE: &str = "RELEASE request";
+const ROLL_BACK: &str = "ROLLBACK TO request; RELEASE request";
 
 fn split<T>(
     written: Result<Written<T>, StoreError>,

@@ -60,6 +60,7 @@ impl Held {
             sql: self.sql.len(),
             args: self.args.len(),
             sent: self.sent,
+            events: 0,
         }
     }
 
@@ -82,6 +83,8 @@ pub(super) struct Mark {
     sql: usize,
     args: usize,
     sent: u64,
+    /// Events inserted by the batch so far ([`Writes::provisional_position`]).
+    events: i64,
 }
 
 /// `sql` with each placeholder `$n` outside quotes made `$(n + offset)`: the statements of one
@@ -122,6 +125,8 @@ fn renumber(sql: &str, offset: usize) -> String {
 pub(super) struct Writes<DB: sqlx::Database> {
     conn: Conn<DB>,
     held: Held,
+    /// Events the writer's batch inserted so far (their positions are settled at its commit).
+    events: i64,
 }
 
 /// What a write runs on: a transaction of sqlx's, or SQLite's writer's own connection, whose
@@ -138,7 +143,23 @@ impl<DB: sqlx::Database> Writes<DB> {
         Self {
             conn: Conn::Transaction(tx),
             held: Held::default(),
+            events: 0,
         }
+    }
+
+    /// SQLite's one writer: its batch holds the database's write lock from its first statement
+    /// to its commit, so the events it inserts get consecutive positions, known at the commit
+    /// ([`Writes::provisional_position`]).
+    pub(super) fn is_sole_writer(&self) -> bool {
+        matches!(self.conn, Conn::Writer(_))
+    }
+
+    /// The position of the batch's next event, until its commit tells the real one: `-1` for
+    /// the batch's first event, `-2` for the second… ([`settled_position`]). Only the sole
+    /// writer's events have one; the others read theirs back (`RETURNING position`).
+    pub(super) fn provisional_position(&mut self) -> i64 {
+        self.events += 1;
+        -self.events
     }
 
     fn connection(&mut self) -> &mut DB::Connection {
@@ -267,6 +288,7 @@ impl Writes<sqlx::Sqlite> {
         let mut writes = Self {
             conn: Conn::Writer(conn),
             held: Held::default(),
+            events: 0,
         };
         writes.hold("BEGIN IMMEDIATE");
         writes
@@ -288,12 +310,40 @@ impl Writes<sqlx::Sqlite> {
 
     /// How much is held now.
     pub(super) fn mark(&self) -> Mark {
-        self.held.mark()
+        Mark {
+            events: self.events,
+            ..self.held.mark()
+        }
     }
 
-    /// Forgets the statements held since `mark` (a refused request's writes).
+    /// Forgets the statements held since `mark` (a refused request's writes), and the events
+    /// they inserted (rolled back with its savepoint, their positions go to the next ones).
     pub(super) fn discard(&mut self, mark: Mark) {
         self.held.truncate(mark);
+        self.events = mark.events;
+    }
+
+    /// Sends what is held with `end` (statements without values, such as a savepoint's
+    /// release), then commits, in one query: a batch whose requests held their writes costs
+    /// one round trip to SQLite's thread. Returns the position of the batch's first event (see
+    /// [`settled_position`]). On failure the transaction may still be open: the caller rolls
+    /// back what it must ([`Writes::finish`], [`Writes::roll_back`]).
+    pub(super) async fn commit_batch(&mut self, end: &str) -> Result<i64, StoreError> {
+        // The log's last position, read under the batch's write lock: its events are the last
+        // `events` ones (a savepoint rolled back also rolls back what AUTOINCREMENT counted).
+        let (sql, args) = self.with_held(
+            &format!("{end}; SELECT seq FROM sqlite_sequence WHERE name = 'events'; COMMIT"),
+            Vec::new(),
+        );
+        let rows = Self::query(sql, args)
+            .fetch_all(self.connection())
+            .await
+            .map_err(translate)?;
+        let last: i64 = match rows.last() {
+            Some(row) => sqlx::Row::try_get(row, "seq")?,
+            None => 0,
+        };
+        Ok(last - self.events + 1)
     }
 
     /// Runs the held statements and then `end` (statements without values, such as a
@@ -305,6 +355,16 @@ impl Writes<sqlx::Sqlite> {
             .await
             .map_err(translate)?;
         Ok(())
+    }
+}
+
+/// A position [`Writes::provisional_position`] gave, once the batch's first event's position
+/// is known (`first`); a position read from the database is left as it is.
+pub(super) fn settled_position(position: i64, first: i64) -> i64 {
+    if position < 0 {
+        first - position - 1
+    } else {
+        position
     }
 }
 
@@ -326,6 +386,13 @@ mod tests {
             renumber("VALUES ($9, $10, $11)", 91),
             "VALUES ($100, $101, $102)"
         );
+    }
+
+    #[test]
+    fn provisional_positions_settle_in_insertion_order_from_the_batchs_first() {
+        assert_eq!(settled_position(-1, 41), 41);
+        assert_eq!(settled_position(-3, 41), 43);
+        assert_eq!(settled_position(7, 41), 7);
     }
 
     #[test]
