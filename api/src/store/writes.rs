@@ -127,6 +127,8 @@ pub(super) struct Writes<DB: sqlx::Database> {
     held: Held,
     /// Events the writer's batch inserted so far (their positions are settled at its commit).
     events: i64,
+    /// A statement sent failed ([`Writes::has_failed`]).
+    failed: bool,
 }
 
 /// What a write runs on: a transaction of sqlx's, or SQLite's writer's own connection, whose
@@ -144,6 +146,7 @@ impl<DB: sqlx::Database> Writes<DB> {
             conn: Conn::Transaction(tx),
             held: Held::default(),
             events: 0,
+            failed: false,
         }
     }
 
@@ -160,6 +163,17 @@ impl<DB: sqlx::Database> Writes<DB> {
     pub(super) fn provisional_position(&mut self) -> i64 {
         self.events += 1;
         -self.events
+    }
+
+    /// Whether a statement sent on this transaction failed (a refusal decided in memory sends
+    /// nothing and is no failure).
+    pub(super) fn has_failed(&self) -> bool {
+        self.failed
+    }
+
+    fn noted<T>(&mut self, result: Result<T, sqlx::Error>) -> Result<T, StoreError> {
+        self.failed |= result.is_err();
+        result.map_err(translate)
     }
 
     fn connection(&mut self) -> &mut DB::Connection {
@@ -202,10 +216,10 @@ macro_rules! writes_impl {
                     self.held.push(sql, args);
                     return Ok(());
                 }
-                Self::query(sql.to_owned(), args)
+                let done = Self::query(sql.to_owned(), args)
                     .execute(self.connection())
-                    .await
-                    .map_err(translate)?;
+                    .await;
+                self.noted(done)?;
                 Ok(())
             }
 
@@ -216,10 +230,8 @@ macro_rules! writes_impl {
                 args: Vec<Param>,
             ) -> Result<Vec<<$db as sqlx::Database>::Row>, StoreError> {
                 let (sql, args) = self.with_held(sql, args);
-                Self::query(sql, args)
-                    .fetch_all(self.connection())
-                    .await
-                    .map_err(translate)
+                let rows = Self::query(sql, args).fetch_all(self.connection()).await;
+                self.noted(rows)
             }
 
             pub(super) async fn fetch_optional(
@@ -247,10 +259,10 @@ macro_rules! writes_impl {
             ) -> Result<&mut <$db as sqlx::Database>::Connection, StoreError> {
                 if !self.held.is_empty() {
                     let held = self.held.take();
-                    Self::query(held.sql, held.args)
+                    let done = Self::query(held.sql, held.args)
                         .execute(self.connection())
-                        .await
-                        .map_err(translate)?;
+                        .await;
+                    self.noted(done)?;
                 }
                 Ok(self.connection())
             }
@@ -289,6 +301,7 @@ impl Writes<sqlx::Sqlite> {
             conn: Conn::Writer(conn),
             held: Held::default(),
             events: 0,
+            failed: false,
         };
         writes.hold("BEGIN IMMEDIATE");
         writes
@@ -335,14 +348,13 @@ impl Writes<sqlx::Sqlite> {
             &format!("{end}; SELECT seq FROM sqlite_sequence WHERE name = 'events'; COMMIT"),
             Vec::new(),
         );
-        let rows = Self::query(sql, args)
-            .fetch_all(self.connection())
-            .await
-            .map_err(translate)?;
-        let last: i64 = match rows.last() {
-            Some(row) => sqlx::Row::try_get(row, "seq")?,
-            None => 0,
-        };
+        let rows = Self::query(sql, args).fetch_all(self.connection()).await;
+        let rows = self.noted(rows)?;
+        // Committed: nothing after this may fail (the writer would take the batch for unwritten).
+        let last: i64 = rows
+            .last()
+            .and_then(|row| sqlx::Row::try_get_unchecked(row, 0).ok())
+            .unwrap_or(0);
         Ok(last - self.events + 1)
     }
 
@@ -350,10 +362,8 @@ impl Writes<sqlx::Sqlite> {
     /// savepoint's release), as one query.
     pub(super) async fn finish(&mut self, end: &str) -> Result<(), StoreError> {
         let (sql, args) = self.with_held(end, Vec::new());
-        Self::query(sql, args)
-            .execute(self.connection())
-            .await
-            .map_err(translate)?;
+        let done = Self::query(sql, args).execute(self.connection()).await;
+        self.noted(done)?;
         Ok(())
     }
 }
