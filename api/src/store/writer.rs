@@ -8,7 +8,8 @@
 //! commits once: one fsync for the whole batch. A request is answered only after the commit
 //! that holds it is durable (`synchronous=FULL`). Readers keep the pool (WAL: they never wait
 //! for the writer). A request's statements go to SQLite in as few round trips as its answers
-//! allow ([`Writes`]).
+//! allow ([`Writes`]): first the whole batch as one query with its commit ([`Mode::Together`]),
+//! and only if a statement of it fails, again one request at a time ([`Mode::OneByOne`]).
 
 use std::sync::Arc;
 
@@ -254,7 +255,11 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 break;
             }
         };
-        if let Ran::Done(done) = run_batch(Writes::begin_on(conn), shared, &jobs, mode).await {
+        let mut w = Writes::begin_on(conn);
+        if mode == Mode::Together {
+            w = w.retried_one_by_one();
+        }
+        if let Ran::Done(done) = run_batch(w, shared, &jobs, mode).await {
             outcomes = Some(done);
             break;
         }

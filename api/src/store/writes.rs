@@ -129,6 +129,9 @@ pub(super) struct Writes<DB: sqlx::Database> {
     events: i64,
     /// A statement sent failed ([`Writes::has_failed`]).
     failed: bool,
+    /// A failed statement sends the batch round again, one request at a time
+    /// ([`Writes::retries_one_by_one`]).
+    retried: bool,
 }
 
 /// What a write runs on: a transaction of sqlx's, or SQLite's writer's own connection, whose
@@ -147,6 +150,7 @@ impl<DB: sqlx::Database> Writes<DB> {
             held: Held::default(),
             events: 0,
             failed: false,
+            retried: false,
         }
     }
 
@@ -163,6 +167,13 @@ impl<DB: sqlx::Database> Writes<DB> {
     pub(super) fn provisional_position(&mut self) -> i64 {
         self.events += 1;
         -self.events
+    }
+
+    /// Whether a statement that fails sends the writer's batch round again, one request at a
+    /// time: a write may then leave a check to a constraint (its statement fails if the check
+    /// would have), and make the check itself only when it runs alone.
+    pub(super) fn retries_one_by_one(&self) -> bool {
+        self.retried
     }
 
     /// Whether a statement sent on this transaction failed (a refusal decided in memory sends
@@ -302,9 +313,17 @@ impl Writes<sqlx::Sqlite> {
             held: Held::default(),
             events: 0,
             failed: false,
+            retried: false,
         };
         writes.hold("BEGIN IMMEDIATE");
         writes
+    }
+
+    /// Makes [`Writes::retries_one_by_one`] true: the writer sends the batch round again if a
+    /// statement fails.
+    pub(super) fn retried_one_by_one(mut self) -> Self {
+        self.retried = true;
+        self
     }
 
     /// Holds `sql` (statements without values, such as a savepoint) to go with the next
