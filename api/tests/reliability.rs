@@ -1414,6 +1414,11 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
         }
         finishing.push(id);
     }
+    // Games that take a round in the same batches: their answers' positions are the logged ones.
+    let playing: Vec<String> = (0..8).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    for id in &playing {
+        assert_eq!(table.create(id).await.status, 201);
+    }
     let mut conn = sqlx::SqliteConnection::connect(&url)
         .await
         .expect("open the database");
@@ -1430,14 +1435,16 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
         .map(|_| new_event("round_collected", round(3, false)))
         .collect();
     let new_ids: Vec<String> = (0..8).map(|_| uuid::Uuid::new_v4().to_string()).collect();
-    let (finished, created) = tokio::join!(
+    let first_round = new_event("round_collected", round(1, false));
+    let (finished, created, playing_replies) = tokio::join!(
         futures_util::future::join_all(
             finishing
                 .iter()
                 .zip(&last_rounds)
                 .map(|(id, event)| table.append(id, 3, event))
         ),
-        futures_util::future::join_all(new_ids.iter().map(|id| table.create(id)))
+        futures_util::future::join_all(new_ids.iter().map(|id| table.create(id))),
+        futures_util::future::join_all(playing.iter().map(|id| table.append(id, 1, &first_round)))
     );
     for reply in &finished {
         assert_eq!(reply.status, 500, "{}", reply.body);
@@ -1494,6 +1501,130 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
         let score = table.get(&format!("/v1/games/{id}/score")).await;
         assert_eq!(score.body["status"], "finished", "{}", score.body);
     }
+    // The refused finishes' events took no position: every game's log is the club's, and the
+    // rounds taken beside them answered the positions they were stored at.
+    let club_log = table.club_log().await;
+    assert_eq!(
+        club_log.len(),
+        finishing.len() * 4 + new_ids.len() + playing.len() * 2
+    );
+    for (id, reply) in playing.iter().zip(&playing_replies) {
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        let event = &reply.body["events"][0];
+        let position = event["position"].as_i64().expect("position");
+        assert_eq!(
+            club_log.get(&position),
+            Some(&(id.clone(), 2)),
+            "{id}'s round at {position}"
+        );
+    }
+    for id in finishing.iter().chain(&new_ids).chain(&playing) {
+        let log = table.get(&format!("/v1/games/{id}/events")).await;
+        for event in check_gapless(id, &log.body) {
+            let position = event["position"].as_i64().expect("position");
+            let seq = event["seq"].as_i64().expect("seq");
+            assert_eq!(
+                club_log.get(&position),
+                Some(&(id.clone(), seq)),
+                "{id} {seq} at {position}"
+            );
+        }
+    }
+}
+
+/// Eight games, each sent two rounds at once at the same version (one is taken, the other
+/// refused as a conflict) while new games are created, so the SQLite writer's shared batches
+/// hold refused requests between accepted ones. The positions each accepted append answered
+/// (read by the writer with its commit) are those the game's log and the club's log show, and
+/// the club's log has every position once, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_positions_an_append_answers_are_those_the_clubs_log_shows() {
+    let Some((_database, url)) = Database::fresh(Backend::Sqlite).await else {
+        return;
+    };
+    let client = http_client();
+    let server = ServerProcess::start("positions", &url);
+    let token = new_club(&client, &server).await;
+    let table = Table {
+        client: &client,
+        server: &server,
+        token: &token,
+    };
+    let games: Vec<String> = (0..8).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    for id in &games {
+        assert_eq!(table.create(id).await.status, 201);
+    }
+    // (game, seq) → the position its append answered.
+    let mut answered = std::collections::BTreeMap::new();
+    let mut created = 0;
+    let table = &table;
+    for (version, n) in [(1, 1), (2, 2)] {
+        let rivals = [
+            new_event("round_collected", round(n, false)),
+            new_event("round_collected", round(n, true)),
+        ];
+        let new_ids: Vec<String> = (0..4).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+        let (appends, creations) = tokio::join!(
+            futures_util::future::join_all(
+                games
+                    .iter()
+                    .flat_map(|id| rivals.iter().map(move |event| (id, event)))
+                    .map(|(id, event)| async move { (id, table.append(id, version, event).await) })
+            ),
+            futures_util::future::join_all(new_ids.iter().map(|id| table.create(id)))
+        );
+        for (id, reply) in appends {
+            match reply.status {
+                201 => {
+                    for event in reply.body["events"].as_array().expect("events") {
+                        let seq = event["seq"].as_i64().expect("seq");
+                        let position = event["position"].as_i64().expect("position");
+                        answered.insert((id.clone(), seq), position);
+                    }
+                }
+                409 => assert_eq!(reply.content_type, "application/problem+json"),
+                other => panic!("an append answered {other}: {}", reply.body),
+            }
+        }
+        for reply in creations {
+            assert_eq!(reply.status, 201, "{}", reply.body);
+            created += 1;
+        }
+    }
+    assert_eq!(
+        answered.len(),
+        16,
+        "one of each game's two rivals per round: {answered:?}"
+    );
+
+    let mut logged = std::collections::BTreeMap::new();
+    for id in &games {
+        let log = table.get(&format!("/v1/games/{id}/events")).await;
+        for event in check_gapless(id, &log.body) {
+            let seq = event["seq"].as_i64().expect("seq");
+            logged.insert(
+                (id.clone(), seq),
+                event["position"].as_i64().expect("position"),
+            );
+        }
+    }
+    for (key, position) in &answered {
+        assert_eq!(
+            logged.get(key),
+            Some(position),
+            "{key:?}: answered {position}, logged {:?}",
+            logged.get(key)
+        );
+    }
+    let club_log = table.club_log().await;
+    assert_eq!(club_log.len(), games.len() * 3 + created);
+    for (key, position) in &logged {
+        assert_eq!(
+            club_log.get(position),
+            Some(key),
+            "{key:?} at {position} in the club's log"
+        );
+    }
 }
 
 /// One club's requests to one server.
@@ -1532,5 +1663,29 @@ impl Table<'_> {
         get(self.client, &self.server.url(path), self.token)
             .await
             .expect("the server answers a read")
+    }
+
+    /// The club's log by position, checked to be in order with no position twice.
+    async fn club_log(&self) -> std::collections::BTreeMap<i64, (String, i64)> {
+        let reply = self.get("/v1/events?after=0&limit=1000").await;
+        let events = reply.body["events"].as_array().expect("the club's events");
+        let positions: Vec<i64> = events
+            .iter()
+            .map(|e| e["position"].as_i64().expect("position"))
+            .collect();
+        assert!(
+            positions.windows(2).all(|w| w[0] < w[1]),
+            "the club's log is out of order or repeats a position: {positions:?}"
+        );
+        events
+            .iter()
+            .map(|e| {
+                let game = e["game_id"].as_str().expect("game id").to_owned();
+                (
+                    e["position"].as_i64().expect("position"),
+                    (game, e["seq"].as_i64().expect("seq")),
+                )
+            })
+            .collect()
     }
 }

@@ -212,10 +212,18 @@ impl Outcome {
     fn send(self, job: Job) {
         // A caller that went away (its request was cancelled) needs no answer.
         let _ = match (job, self) {
-            (Job::Append { reply, .. }, Outcome::Appended(answer)) => reply.send(answer).map_err(drop),
-            (Job::Create { reply, .. }, Outcome::Created(answer)) => reply.send(answer).map_err(drop),
-            (Job::Append { reply, .. }, _) => reply.send(Err(failure("mismatched answer"))).map_err(drop),
-            (Job::Create { reply, .. }, _) => reply.send(Err(failure("mismatched answer"))).map_err(drop),
+            (Job::Append { reply, .. }, Outcome::Appended(answer)) => {
+                reply.send(answer).map_err(drop)
+            }
+            (Job::Create { reply, .. }, Outcome::Created(answer)) => {
+                reply.send(answer).map_err(drop)
+            }
+            (Job::Append { reply, .. }, _) => {
+                reply.send(Err(failure("mismatched answer"))).map_err(drop)
+            }
+            (Job::Create { reply, .. }, _) => {
+                reply.send(Err(failure("mismatched answer"))).map_err(drop)
+            }
         };
     }
 }
@@ -251,7 +259,11 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
             Ok(conn) => conn,
             Err(e) => {
                 let why = format!("the writer's connection is not available: {e}");
-                outcomes = Some(jobs.iter().map(|job| Outcome::unwritten(job, &why)).collect());
+                outcomes = Some(
+                    jobs.iter()
+                        .map(|job| Outcome::unwritten(job, &why))
+                        .collect(),
+                );
                 break;
             }
         };
@@ -271,12 +283,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
 }
 
 /// Runs every job inside one transaction, each in its own savepoint, and commits once.
-async fn run_batch(
-    mut w: Writes<sqlx::Sqlite>,
-    shared: &Shared,
-    jobs: &[Job],
-    mode: Mode,
-) -> Ran {
+async fn run_batch(mut w: Writes<sqlx::Sqlite>, shared: &Shared, jobs: &[Job], mode: Mode) -> Ran {
     let requests = jobs.len();
     // Every game a job of this batch touched: forgotten by the cache if the commit fails.
     let mut touched: Vec<String> = Vec::with_capacity(requests);
