@@ -728,13 +728,9 @@ macro_rules! sql_store {
                 club: &str,
                 game: &NewGame,
             ) -> Result<Written<Option<GameRecord>>, StoreError> {
-                // A batch the writer would send round again asks nothing here: a taken id fails
-                // the game's insert (its primary key), and the creation runs again alone.
-                if !w.retries_one_by_one() {
-                    let taken = w.fetch_optional("SELECT 1 FROM games WHERE id = $1", args![&game.id]).await?;
-                    if taken.is_some() {
-                        return Ok(Written { answer: None, after: None });
-                    }
+                let taken = w.fetch_optional("SELECT 1 FROM games WHERE id = $1", args![&game.id]).await?;
+                if taken.is_some() {
+                    return Ok(Written { answer: None, after: None });
                 }
                 let now = now();
                 let seats = Self::seat_players(w, club, &game.players, now).await?;

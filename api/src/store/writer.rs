@@ -8,8 +8,7 @@
 //! commits once: one fsync for the whole batch. A request is answered only after the commit
 //! that holds it is durable (`synchronous=FULL`). Readers keep the pool (WAL: they never wait
 //! for the writer). A request's statements go to SQLite in as few round trips as its answers
-//! allow ([`Writes`]): first the whole batch as one query with its commit ([`Mode::Together`]),
-//! and only if a statement of it fails, again one request at a time ([`Mode::OneByOne`]).
+//! allow ([`Writes`]).
 
 use std::sync::Arc;
 
@@ -161,23 +160,30 @@ fn keep_to_one_cpu() {
     }
 }
 
-/// A job's outcome, held until the batch's commit.
-enum Outcome {
-    Appended(Result<Appended, StoreError>),
-    Created(Result<Option<GameRecord>, StoreError>),
+/// A job's answer, held until the batch's commit.
+enum Answer {
+    Append(
+        oneshot::Sender<Result<Appended, StoreError>>,
+        Result<Appended, StoreError>,
+    ),
+    Create(
+        oneshot::Sender<Result<Option<GameRecord>, StoreError>>,
+        Result<Option<GameRecord>, StoreError>,
+    ),
 }
 
-impl Outcome {
-    fn is_ok(&self) -> bool {
-        match self {
-            Outcome::Appended(result) => result.is_ok(),
-            Outcome::Created(result) => result.is_ok(),
-        }
+impl Answer {
+    fn send(self) {
+        // A caller that went away (its request was cancelled) needs no answer.
+        let _ = match self {
+            Answer::Append(reply, answer) => reply.send(answer).map_err(drop),
+            Answer::Create(reply, answer) => reply.send(answer).map_err(drop),
+        };
     }
 
     /// Its events' positions, now that the batch's first one is known.
     fn settle(&mut self, first: i64) {
-        if let Outcome::Appended(Ok(appended)) = self {
+        if let Answer::Append(_, Ok(appended)) = self {
             for event in &mut appended.events {
                 event.position = settled_position(event.position, first);
             }
@@ -187,163 +193,87 @@ impl Outcome {
     /// The request's own writes failed: it is answered with their error.
     fn refused(self, error: StoreError) -> Self {
         match self {
-            Outcome::Appended(_) => Outcome::Appended(Err(error)),
-            Outcome::Created(_) => Outcome::Created(Err(error)),
+            Answer::Append(reply, _) => Answer::Append(reply, Err(error)),
+            Answer::Create(reply, _) => Answer::Create(reply, Err(error)),
         }
     }
 
-    /// The commit failed: a written outcome becomes that failure; refusals stand.
+    /// The commit failed: a written answer becomes that failure; refusals stand.
     fn failed(self, written: bool, why: &str) -> Self {
+        let error = || StoreError::Database(sqlx::Error::Protocol(why.to_owned()));
         match self {
-            Outcome::Appended(Ok(_)) if written => Outcome::Appended(Err(failure(why))),
-            Outcome::Created(Ok(_)) if written => Outcome::Created(Err(failure(why))),
+            Answer::Append(reply, Ok(_)) if written => Answer::Append(reply, Err(error())),
+            Answer::Create(reply, Ok(_)) if written => Answer::Create(reply, Err(error())),
             other => other,
         }
     }
-
-    /// The outcome of a job that never ran.
-    fn unwritten(job: &Job, why: &str) -> Self {
-        match job {
-            Job::Append { .. } => Outcome::Appended(Err(failure(why))),
-            Job::Create { .. } => Outcome::Created(Err(failure(why))),
-        }
-    }
-
-    fn send(self, job: Job) {
-        // A caller that went away (its request was cancelled) needs no answer.
-        let _ = match (job, self) {
-            (Job::Append { reply, .. }, Outcome::Appended(answer)) => {
-                reply.send(answer).map_err(drop)
-            }
-            (Job::Create { reply, .. }, Outcome::Created(answer)) => {
-                reply.send(answer).map_err(drop)
-            }
-            (Job::Append { reply, .. }, _) => {
-                reply.send(Err(failure("mismatched answer"))).map_err(drop)
-            }
-            (Job::Create { reply, .. }, _) => {
-                reply.send(Err(failure("mismatched answer"))).map_err(drop)
-            }
-        };
-    }
-}
-
-fn failure(why: &str) -> StoreError {
-    StoreError::Database(sqlx::Error::Protocol(why.to_owned()))
-}
-
-/// How a batch sends its requests' writes.
-#[derive(Clone, Copy, PartialEq)]
-enum Mode {
-    /// Every request's writes held, with the savepoints between them, and sent with the commit:
-    /// one round trip for the whole batch, besides the reads a request needs (a game the cache
-    /// does not hold, a creation's players). Any statement failing sends the batch round again
-    /// `OneByOne`: which request it was is not known.
-    Together,
-    /// Each request's writes sent with the close of its savepoint: one that fails is refused
-    /// alone, and the others are kept.
-    OneByOne,
-}
-
-/// A batch run to its end, or given up to be run again `OneByOne` (rolled back, its games
-/// forgotten by the cache and no longer being written).
-enum Ran {
-    Done(Vec<Outcome>),
-    Again,
 }
 
 async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
-    let mut outcomes = None;
-    for mode in [Mode::Together, Mode::OneByOne] {
-        let conn = match pool.acquire().await {
-            Ok(conn) => conn,
-            Err(e) => {
-                let why = format!("the writer's connection is not available: {e}");
-                outcomes = Some(
-                    jobs.iter()
-                        .map(|job| Outcome::unwritten(job, &why))
-                        .collect(),
-                );
-                break;
-            }
-        };
-        let mut w = Writes::begin_on(conn);
-        if mode == Mode::Together {
-            w = w.retried_one_by_one();
-        }
-        if let Ran::Done(done) = run_batch(w, shared, &jobs, mode).await {
-            outcomes = Some(done);
-            break;
-        }
-    }
-    let outcomes: Vec<Outcome> = outcomes.unwrap_or_default();
-    for (outcome, job) in outcomes.into_iter().zip(jobs) {
-        outcome.send(job);
-    }
-}
-
-/// Runs every job inside one transaction, each in its own savepoint, and commits once.
-async fn run_batch(mut w: Writes<sqlx::Sqlite>, shared: &Shared, jobs: &[Job], mode: Mode) -> Ran {
     let requests = jobs.len();
+    let mut w = match pool.acquire().await {
+        Ok(conn) => Writes::begin_on(conn),
+        Err(e) => {
+            let why = format!("the writer's connection is not available: {e}");
+            for job in jobs {
+                answer_unwritten(job, &why).send();
+            }
+            return;
+        }
+    };
     // Every game a job of this batch touched: forgotten by the cache if the commit fails.
-    let mut touched: Vec<String> = Vec::with_capacity(requests);
-    let mut done: Vec<(Outcome, Option<AfterCommit>)> = Vec::with_capacity(requests);
+    let mut touched = Vec::with_capacity(requests);
+    let mut done: Vec<(Answer, Option<AfterCommit>)> = Vec::with_capacity(requests);
+    // Each request runs in its own savepoint. Its writes are sent with the statement that
+    // closes it (and opens the next one's), the first savepoint with the first request's first
+    // statement (`Writes`): a request costs a few round trips to SQLite's thread, not a dozen.
     // A savepoint that cannot be rolled back breaks the batch: it is rolled back whole.
     let mut broken: Option<String> = None;
     w.hold("SAVEPOINT request");
-    let last = requests.saturating_sub(1);
+    let last = jobs.len().saturating_sub(1);
     // The last request's savepoint is closed by the commit's own query (`end`), with its mark.
     let mut end: Option<(&str, Mark)> = None;
-    for (index, job) in jobs.iter().enumerate() {
+    for (index, job) in jobs.into_iter().enumerate() {
         if let Some(why) = &broken {
-            done.push((Outcome::unwritten(job, why), None));
+            done.push((answer_unwritten(job, why), None));
             continue;
         }
         let mark = w.mark();
-        let (mut outcome, mut after) = match job {
+        let (mut answer, mut after, ok) = match job {
             Job::Append {
-                club, id, request, ..
+                club,
+                id,
+                request,
+                reply,
             } => {
-                shared.cache.begin_write(id);
-                touched.push(id.clone());
-                let (result, after) =
-                    split(SqliteStore::append_in(shared, &mut w, club, id, request).await);
-                (Outcome::Appended(result), after)
+                shared.cache.begin_write(&id);
+                let written = SqliteStore::append_in(shared, &mut w, &club, &id, &request).await;
+                touched.push(id);
+                let (result, after) = split(written);
+                let ok = result.is_ok();
+                (Answer::Append(reply, result), after, ok)
             }
-            Job::Create { club, game, .. } => {
+            Job::Create { club, game, reply } => {
                 shared.cache.begin_write(&game.id);
+                let written = SqliteStore::create_in(&mut w, &club, &game).await;
                 touched.push(game.id.clone());
-                let (result, after) = split(SqliteStore::create_in(&mut w, club, game).await);
-                (Outcome::Created(result), after)
+                let (result, after) = split(written);
+                let ok = result.is_ok();
+                (Answer::Create(reply, result), after, ok)
             }
         };
-        if mode == Mode::Together && w.has_failed() {
-            return given_up(w, shared, &touched).await;
-        }
-        let ok = outcome.is_ok();
         if index == last {
             if !ok {
                 w.discard(mark);
             }
             end = Some((if ok { RELEASE } else { ROLL_BACK }, mark));
-            done.push((outcome, after));
+            done.push((answer, after));
             break;
-        }
-        if mode == Mode::Together {
-            if !ok {
-                w.discard(mark);
-            }
-            w.hold(&format!(
-                "{}; SAVEPOINT request",
-                if ok { RELEASE } else { ROLL_BACK }
-            ));
-            done.push((outcome, after));
-            continue;
         }
         let mut refused = !ok;
         // The request's held writes fail here if they fail: it is refused alone.
         if ok && let Err(e) = w.finish(&format!("{RELEASE}; SAVEPOINT request")).await {
-            outcome = outcome.refused(e);
+            answer = answer.refused(e);
             after = None;
             refused = true;
         }
@@ -354,20 +284,20 @@ async fn run_batch(mut w: Writes<sqlx::Sqlite>, shared: &Shared, jobs: &[Job], m
                 broken = Some(format!("a savepoint could not be rolled back: {e}"));
             }
         }
-        done.push((outcome, after));
+        done.push((answer, after));
     }
     let committed = match (broken, end) {
         (None, Some((end, mark))) => match w.commit_batch(end).await {
             Ok(first) => Ok(first),
-            Err(_) if mode == Mode::Together => return given_up(w, shared, &touched).await,
             // The last request's held writes may be what failed: without them the others
             // commit, and it is refused alone (if the commit itself failed, this fails too).
             Err(e) if end == RELEASE => {
                 w.discard(mark);
                 match w.commit_batch(ROLL_BACK).await {
                     Ok(first) => {
-                        if let Some((outcome, _after)) = done.pop() {
-                            done.push((outcome.refused(e), None));
+                        if let Some((answer, after)) = done.pop() {
+                            done.push((answer.refused(e), None));
+                            drop(after);
                         }
                         Ok(first)
                     }
@@ -387,52 +317,36 @@ async fn run_batch(mut w: Writes<sqlx::Sqlite>, shared: &Shared, jobs: &[Job], m
             Err(why.unwrap_or_else(|| "the batch was empty".into()))
         }
     };
-    let outcomes = match committed {
+    match committed {
         Ok(first) => {
             shared.count_batch(requests);
-            let mut outcomes = Vec::with_capacity(done.len());
-            for (mut outcome, after) in done {
-                outcome.settle(first);
+            let mut answers = Vec::with_capacity(done.len());
+            for (mut answer, after) in done {
+                answer.settle(first);
                 if let Some(mut after) = after {
                     after.settle(first);
                     shared.committed(after);
                 }
-                outcomes.push(outcome);
+                answers.push(answer);
             }
             // The batch's games are current in the cache before anyone hears of them.
             shared.cache.end_writes(&touched);
-            outcomes
+            for answer in answers {
+                answer.send();
+            }
         }
         Err(e) => {
             tracing::error!(error = %e, requests, "a group commit failed; its writes are answered with the error");
-            forget(shared, &touched);
+            for id in &touched {
+                shared.cache.forget(id);
+            }
+            shared.cache.end_writes(&touched);
             let why = format!("the commit failed: {e}");
-            done.into_iter()
-                .map(|(outcome, after)| outcome.failed(after.is_some(), &why))
-                .collect()
+            for (answer, after) in done {
+                answer.failed(after.is_some(), &why).send();
+            }
         }
-    };
-    Ran::Done(outcomes)
-}
-
-/// A batch sent `Together` in which a statement failed: rolled back, to be run `OneByOne`.
-async fn given_up(w: Writes<sqlx::Sqlite>, shared: &Shared, touched: &[String]) -> Ran {
-    tracing::debug!(
-        requests = touched.len(),
-        "a statement of a batch sent together failed; the batch runs again one request at a time"
-    );
-    w.roll_back().await;
-    forget(shared, touched);
-    Ran::Again
-}
-
-/// The batch's games as the cache may hold them are not what is stored (its writes were rolled
-/// back): forgotten, and no longer being written.
-fn forget(shared: &Shared, touched: &[String]) {
-    for id in touched {
-        shared.cache.forget(id);
     }
-    shared.cache.end_writes(touched);
 }
 
 /// Ends a request's savepoint with its writes kept, or with them undone (it was refused).
@@ -445,5 +359,14 @@ fn split<T>(
     match written {
         Ok(written) => (Ok(written.answer), written.after),
         Err(e) => (Err(e), None),
+    }
+}
+
+/// The answer to a job that never ran.
+fn answer_unwritten(job: Job, why: &str) -> Answer {
+    let error = || StoreError::Database(sqlx::Error::Protocol(why.to_owned()));
+    match job {
+        Job::Append { reply, .. } => Answer::Append(reply, Err(error())),
+        Job::Create { reply, .. } => Answer::Create(reply, Err(error())),
     }
 }

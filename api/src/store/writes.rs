@@ -127,11 +127,6 @@ pub(super) struct Writes<DB: sqlx::Database> {
     held: Held,
     /// Events the writer's batch inserted so far (their positions are settled at its commit).
     events: i64,
-    /// A statement sent failed ([`Writes::has_failed`]).
-    failed: bool,
-    /// A failed statement sends the batch round again, one request at a time
-    /// ([`Writes::retries_one_by_one`]).
-    retried: bool,
 }
 
 /// What a write runs on: a transaction of sqlx's, or SQLite's writer's own connection, whose
@@ -149,8 +144,6 @@ impl<DB: sqlx::Database> Writes<DB> {
             conn: Conn::Transaction(tx),
             held: Held::default(),
             events: 0,
-            failed: false,
-            retried: false,
         }
     }
 
@@ -167,24 +160,6 @@ impl<DB: sqlx::Database> Writes<DB> {
     pub(super) fn provisional_position(&mut self) -> i64 {
         self.events += 1;
         -self.events
-    }
-
-    /// Whether a statement that fails sends the writer's batch round again, one request at a
-    /// time: a write may then leave a check to a constraint (its statement fails if the check
-    /// would have), and make the check itself only when it runs alone.
-    pub(super) fn retries_one_by_one(&self) -> bool {
-        self.retried
-    }
-
-    /// Whether a statement sent on this transaction failed (a refusal decided in memory sends
-    /// nothing and is no failure).
-    pub(super) fn has_failed(&self) -> bool {
-        self.failed
-    }
-
-    fn noted<T>(&mut self, result: Result<T, sqlx::Error>) -> Result<T, StoreError> {
-        self.failed |= result.is_err();
-        result.map_err(translate)
     }
 
     fn connection(&mut self) -> &mut DB::Connection {
@@ -227,10 +202,10 @@ macro_rules! writes_impl {
                     self.held.push(sql, args);
                     return Ok(());
                 }
-                let done = Self::query(sql.to_owned(), args)
+                Self::query(sql.to_owned(), args)
                     .execute(self.connection())
-                    .await;
-                self.noted(done)?;
+                    .await
+                    .map_err(translate)?;
                 Ok(())
             }
 
@@ -241,8 +216,10 @@ macro_rules! writes_impl {
                 args: Vec<Param>,
             ) -> Result<Vec<<$db as sqlx::Database>::Row>, StoreError> {
                 let (sql, args) = self.with_held(sql, args);
-                let rows = Self::query(sql, args).fetch_all(self.connection()).await;
-                self.noted(rows)
+                Self::query(sql, args)
+                    .fetch_all(self.connection())
+                    .await
+                    .map_err(translate)
             }
 
             pub(super) async fn fetch_optional(
@@ -270,10 +247,10 @@ macro_rules! writes_impl {
             ) -> Result<&mut <$db as sqlx::Database>::Connection, StoreError> {
                 if !self.held.is_empty() {
                     let held = self.held.take();
-                    let done = Self::query(held.sql, held.args)
+                    Self::query(held.sql, held.args)
                         .execute(self.connection())
-                        .await;
-                    self.noted(done)?;
+                        .await
+                        .map_err(translate)?;
                 }
                 Ok(self.connection())
             }
@@ -312,18 +289,9 @@ impl Writes<sqlx::Sqlite> {
             conn: Conn::Writer(conn),
             held: Held::default(),
             events: 0,
-            failed: false,
-            retried: false,
         };
         writes.hold("BEGIN IMMEDIATE");
         writes
-    }
-
-    /// Makes [`Writes::retries_one_by_one`] true: the writer sends the batch round again if a
-    /// statement fails.
-    pub(super) fn retried_one_by_one(mut self) -> Self {
-        self.retried = true;
-        self
     }
 
     /// Holds `sql` (statements without values, such as a savepoint) to go with the next
@@ -367,13 +335,14 @@ impl Writes<sqlx::Sqlite> {
             &format!("{end}; SELECT seq FROM sqlite_sequence WHERE name = 'events'; COMMIT"),
             Vec::new(),
         );
-        let rows = Self::query(sql, args).fetch_all(self.connection()).await;
-        let rows = self.noted(rows)?;
-        // Committed: nothing after this may fail (the writer would take the batch for unwritten).
-        let last: i64 = rows
-            .last()
-            .and_then(|row| sqlx::Row::try_get_unchecked(row, 0).ok())
-            .unwrap_or(0);
+        let rows = Self::query(sql, args)
+            .fetch_all(self.connection())
+            .await
+            .map_err(translate)?;
+        let last: i64 = match rows.last() {
+            Some(row) => sqlx::Row::try_get(row, "seq")?,
+            None => 0,
+        };
         Ok(last - self.events + 1)
     }
 
@@ -381,8 +350,10 @@ impl Writes<sqlx::Sqlite> {
     /// savepoint's release), as one query.
     pub(super) async fn finish(&mut self, end: &str) -> Result<(), StoreError> {
         let (sql, args) = self.with_held(end, Vec::new());
-        let done = Self::query(sql, args).execute(self.connection()).await;
-        self.noted(done)?;
+        Self::query(sql, args)
+            .execute(self.connection())
+            .await
+            .map_err(translate)?;
         Ok(())
     }
 }
