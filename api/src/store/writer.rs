@@ -295,9 +295,9 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 w.discard(mark);
                 match w.commit_batch(ROLL_BACK).await {
                     Ok(first) => {
-                        if let Some((answer, after)) = done.pop() {
+                        // Its state, advanced past writes that were undone, is dropped.
+                        if let Some((answer, _after)) = done.pop() {
                             done.push((answer.refused(e), None));
-                            drop(after);
                         }
                         Ok(first)
                     }

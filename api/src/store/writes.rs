@@ -339,10 +339,12 @@ impl Writes<sqlx::Sqlite> {
             .fetch_all(self.connection())
             .await
             .map_err(translate)?;
-        let last: i64 = match rows.last() {
-            Some(row) => sqlx::Row::try_get(row, "seq")?,
-            None => 0,
-        };
+        // Committed: nothing after this may fail, or the writer would answer the batch as
+        // unwritten (no row: the log had no event, nor has the batch).
+        let last: i64 = rows
+            .last()
+            .and_then(|row| sqlx::Row::try_get_unchecked(row, 0).ok())
+            .unwrap_or(0);
         Ok(last - self.events + 1)
     }
 
