@@ -1378,24 +1378,17 @@ mod crash_safety {
 
 // 4. SQLite's group commit: a request whose own writes fail leaves its batch standing.
 
-/// Eight games finish while eight others are created, all at once, so the SQLite writer takes
-/// them into shared batches; a trigger makes every finish fail in the last of its writes (the
-/// lobby's change, which the writer sends with the statement that closes the request's
-/// savepoint). Each finish is answered with an error and stores nothing; every creation in the
-/// same batches is stored; once the trigger is gone, the same finish is taken at the same
+/// Eight games finish while eight others are created and eight more take a round, all at once,
+/// so the SQLite writer takes them into shared batches; a trigger makes every finish fail in
+/// the last of its writes (the lobby's change, which the writer sends with the statement that
+/// closes the request's savepoint, or with the commit). Each finish is answered with an error
+/// and stores nothing; every creation and round in the same batches is stored, each round at
+/// the position it answered; once the trigger is gone, the same finish is taken at the same
 /// version.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
-    let Some((_database, url)) = Database::fresh(Backend::Sqlite).await else {
+    let Some(table) = Table::on_fresh_sqlite("held-writes").await else {
         return;
-    };
-    let client = http_client();
-    let server = ServerProcess::start("held-writes", &url);
-    let token = new_club(&client, &server).await;
-    let table = Table {
-        client: &client,
-        server: &server,
-        token: &token,
     };
     let mut finishing = Vec::new();
     for _ in 0..8 {
@@ -1419,7 +1412,7 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
     for id in &playing {
         assert_eq!(table.create(id).await.status, 201);
     }
-    let mut conn = sqlx::SqliteConnection::connect(&url)
+    let mut conn = sqlx::SqliteConnection::connect(&table.url)
         .await
         .expect("open the database");
     sqlx::raw_sql(
@@ -1460,8 +1453,9 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
             game.body
         );
     }
-    let metrics = client
-        .get(server.url("/metrics"))
+    let metrics = table
+        .client
+        .get(table.server.url("/metrics"))
         .send()
         .await
         .expect("metrics")
@@ -1539,16 +1533,8 @@ async fn a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone() {
 /// the club's log has every position once, in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_positions_an_append_answers_are_those_the_clubs_log_shows() {
-    let Some((_database, url)) = Database::fresh(Backend::Sqlite).await else {
+    let Some(table) = Table::on_fresh_sqlite("positions").await else {
         return;
-    };
-    let client = http_client();
-    let server = ServerProcess::start("positions", &url);
-    let token = new_club(&client, &server).await;
-    let table = Table {
-        client: &client,
-        server: &server,
-        token: &token,
     };
     let games: Vec<String> = (0..8).map(|_| uuid::Uuid::new_v4().to_string()).collect();
     for id in &games {
@@ -1627,19 +1613,36 @@ async fn the_positions_an_append_answers_are_those_the_clubs_log_shows() {
     }
 }
 
-/// One club's requests to one server.
-struct Table<'a> {
-    client: &'a reqwest::Client,
-    server: &'a ServerProcess,
-    token: &'a str,
+/// One club's requests to a server of its own, on a fresh SQLite database.
+struct Table {
+    client: reqwest::Client,
+    server: ServerProcess,
+    token: String,
+    url: String,
+    /// Dropped last, after the server.
+    _database: Database,
 }
 
-impl Table<'_> {
+impl Table {
+    async fn on_fresh_sqlite(label: &str) -> Option<Self> {
+        let (database, url) = Database::fresh(Backend::Sqlite).await?;
+        let client = http_client();
+        let server = ServerProcess::start(label, &url);
+        let token = new_club(&client, &server).await;
+        Some(Self {
+            client,
+            server,
+            token,
+            url,
+            _database: database,
+        })
+    }
+
     async fn create(&self, id: &str) -> Reply {
         post(
-            self.client,
+            &self.client,
             &self.server.url("/v1/games"),
-            Some(self.token),
+            Some(&self.token),
             &new_game_body(id),
         )
         .await
@@ -1650,9 +1653,9 @@ impl Table<'_> {
     async fn append(&self, id: &str, version: i64, event: &Value) -> Reply {
         let body = append_body(Some(version), std::slice::from_ref(event));
         post(
-            self.client,
+            &self.client,
             &self.server.url(&format!("/v1/games/{id}/events")),
-            Some(self.token),
+            Some(&self.token),
             &body,
         )
         .await
@@ -1660,7 +1663,7 @@ impl Table<'_> {
     }
 
     async fn get(&self, path: &str) -> Reply {
-        get(self.client, &self.server.url(path), self.token)
+        get(&self.client, &self.server.url(path), &self.token)
             .await
             .expect("the server answers a read")
     }

@@ -323,6 +323,14 @@ pub(super) fn translate(e: sqlx::Error) -> StoreError {
     StoreError::Database(e)
 }
 
+/// An event's insert, outside the club's positions lock (`insert_in_order` takes it).
+macro_rules! insert_event {
+    () => {
+        "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+    };
+}
+
 macro_rules! sql_store {
     (
         $store:ident, $db:ty, backend = $backend:literal, begin = $begin:literal, lock = $lock:literal,
@@ -590,11 +598,11 @@ macro_rules! sql_store {
             /// anyway; PostgreSQL takes the club's transaction lock in the statement that
             /// inserts a transaction's first event (`in_order`), held to the commit.
             async fn insert_row(w: &mut Writes<$db>, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
-                let sql = if in_order {
-                    $insert_in_order
+                // The insert, and the same insert reading the new row's position back.
+                let (sql, returning) = if in_order {
+                    ($insert_in_order, concat!($insert_in_order, " RETURNING position"))
                 } else {
-                    "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING position"
+                    (insert_event!(), concat!(insert_event!(), " RETURNING position"))
                 };
                 let values = args![
                     game_id,
@@ -608,11 +616,10 @@ macro_rules! sql_store {
                 ];
                 if w.is_sole_writer() {
                     // Its position is the batch's next one, settled at the commit.
-                    let sql = sql.trim_end_matches(" RETURNING position");
                     w.execute(sql, values).await?;
                     return Ok(StoredEvent { position: w.provisional_position(), ..event });
                 }
-                let row = w.fetch_one(sql, values).await?;
+                let row = w.fetch_one(returning, values).await?;
                 Ok(StoredEvent { position: row.try_get("position")?, ..event })
             }
 
@@ -1230,7 +1237,7 @@ sql_store!(
     lock = "",
     notify = "",
     insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-                       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING position",
+                       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     update_and_notify = "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
     notifications = |_: &SqlitePool| None
 );
@@ -1247,8 +1254,7 @@ sql_store!(
     // ids hash alike share a lock: only slower, never wrong.)
     insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
                        SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM \
-                         (SELECT pg_advisory_xact_lock(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_commit_order \
-                       RETURNING position",
+                         (SELECT pg_advisory_xact_lock(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_commit_order",
     update_and_notify = "WITH updated AS (UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4 RETURNING id) \
                          SELECT pg_notify($5, $6) FROM updated",
     notifications = |pool: &PgPool| Some(pool.clone())

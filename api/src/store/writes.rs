@@ -55,17 +55,16 @@ impl Held {
         )
     }
 
-    fn mark(&self) -> Mark {
-        Mark {
+    fn mark(&self) -> HeldMark {
+        HeldMark {
             sql: self.sql.len(),
             args: self.args.len(),
             sent: self.sent,
-            events: 0,
         }
     }
 
     /// Forgets what was held after `mark` (what was held before it stays, unless sent).
-    fn truncate(&mut self, mark: Mark) {
+    fn truncate(&mut self, mark: HeldMark) {
         if mark.sent == self.sent {
             self.sql.truncate(mark.sql);
             self.args.truncate(mark.args);
@@ -77,12 +76,19 @@ impl Held {
     }
 }
 
-/// How much was held at a point, to forget what was held after it ([`Writes::discard`]).
+/// How much was held at a point, to forget what was held after it.
 #[derive(Clone, Copy)]
-pub(super) struct Mark {
+struct HeldMark {
     sql: usize,
     args: usize,
     sent: u64,
+}
+
+/// A point in the writer's batch, to forget a refused request's writes and events after it
+/// ([`Writes::discard`]).
+#[derive(Clone, Copy)]
+pub(super) struct Mark {
+    held: HeldMark,
     /// Events inserted by the batch so far ([`Writes::provisional_position`]).
     events: i64,
 }
@@ -260,17 +266,10 @@ macro_rules! writes_impl {
                 self.flushed().await?;
                 match self.conn {
                     Conn::Transaction(tx) => tx.commit().await.map_err(translate),
-                    Conn::Writer(mut conn) => {
-                        let committed = sqlx::raw_sql("COMMIT")
-                            .execute(&mut *conn)
-                            .await
-                            .map_err(translate);
-                        if committed.is_err() {
-                            // A failed commit may leave the transaction open.
-                            let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await;
-                        }
-                        committed.map(drop)
-                    }
+                    // Its batches end with `commit_batch`, which reads their positions.
+                    Conn::Writer(_) => Err(StoreError::Database(sqlx::Error::Protocol(
+                        "the writer's batch commits with its positions (commit_batch)".into(),
+                    ))),
                 }
             }
         }
@@ -283,7 +282,7 @@ writes_impl!(sqlx::Postgres, join = false);
 /// What only SQLite's writer does: a savepoint per request, in one batch.
 impl Writes<sqlx::Sqlite> {
     /// A batch on the writer's connection: `BEGIN IMMEDIATE` is held, and sent with the first
-    /// statement. [`Writes::commit`] commits it; [`Writes::roll_back`] rolls it back.
+    /// statement. [`Writes::commit_batch`] commits it; [`Writes::roll_back`] rolls it back.
     pub(super) fn begin_on(conn: sqlx::pool::PoolConnection<sqlx::Sqlite>) -> Self {
         let mut writes = Self {
             conn: Conn::Writer(conn),
@@ -311,15 +310,15 @@ impl Writes<sqlx::Sqlite> {
     /// How much is held now.
     pub(super) fn mark(&self) -> Mark {
         Mark {
+            held: self.held.mark(),
             events: self.events,
-            ..self.held.mark()
         }
     }
 
     /// Forgets the statements held since `mark` (a refused request's writes), and the events
     /// they inserted (rolled back with its savepoint, their positions go to the next ones).
     pub(super) fn discard(&mut self, mark: Mark) {
-        self.held.truncate(mark);
+        self.held.truncate(mark.held);
         self.events = mark.events;
     }
 
