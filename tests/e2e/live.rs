@@ -123,7 +123,7 @@ on_both_backends!(
     streams_over_the_servers_limit_are_refused_with_503,
     a_follower_on_one_server_sees_appends_made_on_another,
     a_lost_listening_connection_misses_nothing,
-    one_clubs_append_waits_for_its_own_clubs_commit_but_not_for_another_clubs,
+    one_clubs_appends_commit_side_by_side_and_its_log_waits_for_those_in_flight,
 );
 
 /// The scripted game: created (v1), round 1 (v2), round 2 (v3), round 2 retracted (v4), then
@@ -740,17 +740,16 @@ async fn a_lost_listening_connection_misses_nothing(app: TestApp) {
     );
 }
 
-async fn one_clubs_append_waits_for_its_own_clubs_commit_but_not_for_another_clubs(app: TestApp) {
+async fn one_clubs_appends_commit_side_by_side_and_its_log_waits_for_those_in_flight(app: TestApp) {
     if app.backend == Backend::Sqlite {
-        return; // one writer: every commit is in order anyway
+        return; // one writer: its commits are in position order anyway
     }
-    // Arrange: two clubs at play; club A has an append between its first event and its commit
-    // (holding A's positions lock, as the store takes it).
-    let (a, b) = (app.new_club().await, app.new_club().await);
-    let (game_a, game_b) = (
-        app.new_game(&a, new_game(json!({}))).await,
-        app.new_game(&b, new_game(json!({}))).await,
-    );
+    // Arrange: a club with two games; the first has an append between its event's insert and
+    // its commit (the club's positions lock taken shared, as the store takes it, then its
+    // position drawn).
+    let club = app.new_club().await;
+    let first = app.new_game(&club, new_game(json!({}))).await;
+    let second = app.new_game(&club, new_game(json!({}))).await;
     let mut in_flight = sqlx::PgConnection::connect(&app.database_url)
         .await
         .expect("connect");
@@ -758,36 +757,66 @@ async fn one_clubs_append_waits_for_its_own_clubs_commit_but_not_for_another_clu
         .execute(&mut in_flight)
         .await
         .expect("begin");
-    sqlx::query("SELECT pg_advisory_xact_lock(7461626, hashtext($1))")
-        .bind(&a.id)
+    sqlx::query("SELECT pg_advisory_xact_lock_shared(7461626, hashtext($1))")
+        .bind(&club.id)
         .execute(&mut in_flight)
         .await
-        .expect("club A's lock");
+        .expect("the club's positions lock, shared");
+    let pending: i64 = sqlx::query_scalar(
+        "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
+         VALUES ($1, 2, $2, 'round_collected', 1, $3, now()) RETURNING position",
+    )
+    .bind(&first)
+    .bind(uuid::Uuid::new_v4().to_string())
+    .bind(round_1().to_string())
+    .fetch_one(&mut in_flight)
+    .await
+    .expect("the pending event");
+    sqlx::query("UPDATE games SET version = 2 WHERE id = $1")
+        .bind(&first)
+        .execute(&mut in_flight)
+        .await
+        .expect("the pending version");
 
-    // Act: an append in each club.
-    let round = || vec![event("round_collected", round_1())];
-    let other_club =
-        tokio::time::timeout(PATIENCE, app.append(&b, &game_b, Some(1), round())).await;
-    let same_club = app.append(&a, &game_a, Some(1), round());
-    tokio::pin!(same_club);
-    let waited = tokio::time::timeout(Duration::from_millis(500), &mut same_club).await;
+    // Act: an append to the other game, then a phone catching up on the club's log while the
+    // first append is still in flight, which then commits.
+    let appended = tokio::time::timeout(
+        PATIENCE,
+        app.append(&club, &second, Some(1), vec![event("round_collected", round_1())]),
+    )
+    .await;
+    let catch_up = app.get("/v1/events?after=0", Some(&club.token));
+    tokio::pin!(catch_up);
+    let waited = tokio::time::timeout(Duration::from_millis(500), &mut catch_up).await;
     sqlx::query("COMMIT")
         .execute(&mut in_flight)
         .await
         .expect("commit");
-    let after_commit = tokio::time::timeout(PATIENCE, same_club).await;
+    let read_in_flight = waited.is_ok();
+    let caught_up = match waited {
+        Ok(reply) => reply,
+        Err(_) => tokio::time::timeout(PATIENCE, catch_up)
+            .await
+            .expect("the catch-up answered after the commit"),
+    };
 
-    // Assert: club B's went through while A's commit was pending; A's waited for it (its
-    // position must come after the pending commit's), then went through.
-    assert_eq!(other_club.expect("club B did not wait").status, 201);
+    // Assert: the append committed beside the one in flight, at a later position; the log
+    // answered only once the earlier position had committed, and holds both, in order.
+    let appended = appended.expect("the append waited for another append's commit");
+    assert_eq!(appended.status, 201, "{}", appended.body);
+    let later = appended.body["events"][0]["position"].as_i64().unwrap();
+    assert!(later > pending, "{later} after {pending}");
     assert!(
-        waited.is_err(),
-        "club A's append did not wait for its club's pending commit"
+        !read_in_flight,
+        "the log was read past an append still in flight"
     );
-    assert_eq!(
-        after_commit
-            .expect("club A went on after the commit")
-            .status,
-        201
-    );
+    assert_eq!(caught_up.status, 200, "{}", caught_up.body);
+    let positions: Vec<i64> = caught_up.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["position"].as_i64().unwrap())
+        .collect();
+    assert_eq!(positions.len(), 4, "{positions:?}"); // two creations, then the two rounds
+    assert_eq!(positions[2..], [pending, later]);
 }

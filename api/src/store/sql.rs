@@ -592,11 +592,13 @@ macro_rules! sql_store {
                 Self::insert_row(w, in_order, game_id, event).await
             }
 
-            /// Inserts one event row. A club's positions are handed out in commit order: a
-            /// reader of the club's log that has seen position `p` will never see a smaller one
-            /// appear later (the catch-up and the lobby rely on it). SQLite has one writer
-            /// anyway; PostgreSQL takes the club's transaction lock in the statement that
-            /// inserts a transaction's first event (`in_order`), held to the commit.
+            /// Inserts one event row. A reader of the club's log that has seen position `p`
+            /// must never see a smaller one appear later (the catch-up and the lobby rely on
+            /// it). SQLite has one writer, so its positions are in commit order anyway. On
+            /// PostgreSQL a transaction's first event's insert (`in_order`) takes the club's
+            /// positions lock *shared*, held to the commit: the club's appends commit side by
+            /// side (PostgreSQL's group commit), and a reader waits for those in flight before
+            /// it reads (`settled_position`).
             async fn insert_row(w: &mut Writes<$db>, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
                 // The insert, and the same insert reading the new row's position back.
                 let (sql, returning) = if in_order {
@@ -690,8 +692,8 @@ macro_rules! sql_store {
                         let now = now();
                         let version = held.game.version + events.len() as i64;
                         // Everything but the events first: on PostgreSQL the first event's insert
-                        // takes the club's positions lock, held to the commit, so the fewer
-                        // statements after it, the sooner the club's next append may go.
+                        // takes the club's positions lock (shared), held to the commit, so the
+                        // fewer statements after it, the sooner a reader of the club's log goes.
                         Self::update_game(w, id, version, status.as_str(), now).await?;
                         // The read models change only when the game was or is now finished. Their
                         // shared rows are locked in one order by every writer (`write_result`),
@@ -702,7 +704,7 @@ macro_rules! sql_store {
                         let mut stored = Vec::with_capacity(events.len());
                         for (i, event) in events.iter().enumerate() {
                             let seq = held.game.version + 1 + i as i64;
-                            // The first insert takes the club's positions lock (commit order).
+                            // The first insert takes the club's positions lock.
                             let e = Self::insert_event(w, i == 0, id, seq, event, now).await?;
                             held.meta.push(EventMeta { position: e.position, id: e.id.clone(), recorded_at: e.recorded_at, recorded_by: e.recorded_by.clone() });
                             stored.push(e);
@@ -1132,11 +1134,12 @@ macro_rules! sql_store {
                 let rows = sqlx::query(
                     "SELECT e.game_id, e.position, e.seq, e.event_id, e.type, e.schema_version, e.data, e.recorded_at, e.recorded_by \
                      FROM events e JOIN games g ON g.id = e.game_id \
-                     WHERE g.club_id = $1 AND e.position > $2 ORDER BY e.position LIMIT $3",
+                     WHERE g.club_id = $1 AND e.position > $2 AND e.position <= $4 ORDER BY e.position LIMIT $3",
                 )
                 .bind(club)
                 .bind(after)
                 .bind(limit)
+                .bind(self.settled_position(club).await?)
                 .fetch_all(&self.pool)
                 .await?;
                 rows.iter()
@@ -1152,13 +1155,14 @@ macro_rules! sql_store {
                      FROM (SELECT c.position, c.kind, g.id, g.game, c.status, c.version, g.options, g.started_at, \
                                   c.changed_at AS updated_at \
                            FROM game_changes c JOIN games g ON g.id = c.game_id \
-                           WHERE c.club_id = $1 AND c.position > $2 ORDER BY c.position LIMIT $3) x \
+                           WHERE c.club_id = $1 AND c.position > $2 AND c.position <= $4 ORDER BY c.position LIMIT $3) x \
                      LEFT JOIN game_players s ON s.game_id = x.id \
                      ORDER BY x.position, s.seat",
                 )
                 .bind(club)
                 .bind(after)
                 .bind(limit)
+                .bind(self.settled_position(club).await?)
                 .fetch_all(&self.pool)
                 .await?;
                 let mut changes: Vec<GameChange> = Vec::new();
@@ -1175,8 +1179,9 @@ macro_rules! sql_store {
             }
 
             async fn head_position(&self, club: &str) -> Result<i64, StoreError> {
-                let row = sqlx::query("SELECT MAX(position) AS last FROM game_changes WHERE club_id = $1")
+                let row = sqlx::query("SELECT MAX(position) AS last FROM game_changes WHERE club_id = $1 AND position <= $2")
                     .bind(club)
+                    .bind(self.settled_position(club).await?)
                     .fetch_one(&self.pool)
                     .await?;
                 Ok(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0))
@@ -1248,19 +1253,26 @@ sql_store!(
     begin = "BEGIN",
     lock = " FOR UPDATE",
     notify = "SELECT pg_notify($1, $2)",
-    // The club's positions lock is taken by the row source, before the row's position is
-    // drawn. Every reader of positions reads one club (its log, its lobby), so clubs need no
-    // order between them: one club's appends never wait for another's commit. (Two clubs whose
-    // ids hash alike share a lock: only slower, never wrong.)
+    // The club's positions lock is taken, shared, by the row source, before the row's position
+    // is drawn: appends never wait for each other on it, only for a reader settling the club's
+    // positions (`PostgresStore::settled_position`). Every reader of positions reads one club
+    // (its log, its lobby), so clubs need no order between them. (Two clubs whose ids hash
+    // alike share a lock: only slower, never wrong.)
     insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
                        SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM \
-                         (SELECT pg_advisory_xact_lock(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_commit_order",
+                         (SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_flight",
     update_and_notify = "WITH updated AS (UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4 RETURNING id) \
                          SELECT pg_notify($5, $6) FROM updated",
     notifications = |pool: &PgPool| Some(pool.clone())
 );
 
 impl SqliteStore {
+    /// The last position a reader of the club's log or lobby may read up to: every position,
+    /// as one writer commits them in order.
+    async fn settled_position(&self, _club: &str) -> Result<i64, StoreError> {
+        Ok(i64::MAX)
+    }
+
     /// The game's stored version. Reads on SQLite never wait for the writer (WAL), and most
     /// are answered by the cache without asking (`current_game`).
     async fn stored_version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError> {
@@ -1291,6 +1303,24 @@ impl SqliteStore {
 }
 
 impl PostgresStore {
+    /// The last position a reader of the club's log or lobby may read up to. Appends draw
+    /// positions from one sequence and commit side by side, so a later position may commit
+    /// before an earlier one. This waits for the club's appends in flight (each holds the
+    /// club's positions lock shared, from its first event to its commit) by taking that lock
+    /// alone for one statement, and reads the sequence's last position meanwhile: every
+    /// position of the club up to it is then committed or rolled back, and any later append
+    /// draws a greater one. One round trip; appends arriving meanwhile wait that long.
+    async fn settled_position(&self, club: &str) -> Result<i64, StoreError> {
+        let row = sqlx::query(
+            "SELECT pg_sequence_last_value('events_position_seq'::regclass) AS last \
+             FROM (SELECT pg_advisory_xact_lock(7461626, hashtext($1))) AS after_appends_in_flight",
+        )
+        .bind(club)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0))
+    }
+
     /// The game's stored version, read together with the other reads waiting for theirs.
     async fn stored_version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError> {
         self.versions.version(club, id).await
