@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::{TestApp, TestClub, event};
+use crate::helpers::{Backend, TestApp, TestClub, event};
 use crate::on_both_backends;
 
 /// A 2-player Mint Condition game (7 cards a round).
@@ -33,6 +33,7 @@ on_both_backends!(
     an_abandoned_game_refuses_events_until_the_abandon_is_retracted,
     the_log_can_be_read_in_pages,
     an_event_sent_without_an_id_gets_one_from_the_server,
+    an_append_to_a_game_another_server_moved_on_is_decided_against_the_stored_game,
 );
 
 async fn a_stale_expected_version_is_a_conflict_naming_the_current_version(app: TestApp) {
@@ -326,4 +327,50 @@ async fn an_event_sent_without_an_id_gets_one_from_the_server(app: TestApp) {
         .get(&format!("/v1/games/{game}/events"), Some(&club.token))
         .await;
     assert_eq!(log.body["events"][1]["id"], id);
+}
+
+async fn an_append_to_a_game_another_server_moved_on_is_decided_against_the_stored_game(
+    app: TestApp,
+) {
+    if app.backend == Backend::Sqlite {
+        return; // one SQLite file is served by one process
+    }
+    // Arrange: this server holds the game after round 1; the other server then retracts it.
+    let other = app.second_server().await;
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let first = app
+        .append(&club, &game, None, vec![event("round_collected", round(1))])
+        .await;
+    assert_eq!(first.status, 201, "{}", first.body);
+    let retract = other
+        .append(&club, &game, None, vec![event("retract", json!({"seq": 2}))])
+        .await;
+    assert_eq!(retract.status, 201, "{}", retract.body);
+
+    // Act: round 2, which follows round 1 as this server last held the game; then round 1.
+    let round_2 = app
+        .append(&club, &game, None, vec![event("round_collected", round(2))])
+        .await;
+    let round_1 = app
+        .append(&club, &game, None, vec![event("round_collected", round(1))])
+        .await;
+
+    // Assert: round 2 was refused as the stored game has it (no round in force), nothing
+    // written; round 1 was then stored after the retract. Both servers score what a game of
+    // round 1 alone scores.
+    let problem = round_2.problem(422);
+    assert_eq!(problem["pointer"], "/events/0/data/round", "{problem}");
+    assert_eq!(round_1.status, 201, "{}", round_1.body);
+    assert_eq!(round_1.body["version"], 4);
+    assert_eq!(round_1.body["events"][0]["seq"], 4);
+    assert_eq!(other.version(&club, &game).await, 4);
+    let reference = two_player_game(&app, &club).await;
+    let reply = app
+        .append(&club, &reference, None, vec![event("round_collected", round(1))])
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let expected = app.score(&club, &reference).await["players"].clone();
+    assert_eq!(app.score(&club, &game).await["players"], expected);
+    assert_eq!(other.score(&club, &game).await["players"], expected);
 }

@@ -202,6 +202,18 @@ impl StateCache {
         found
     }
 
+    /// Takes the game's state out at whatever version it is held (PostgreSQL: an append
+    /// decides from it first, and writes only if the row is still at that version).
+    pub fn take_latest(&self, id: &str) -> Option<HeldGame> {
+        let mut inner = self.lock();
+        let found = inner.remove(id).map(Arc::unwrap_or_clone);
+        // A miss is counted by the locked path that follows.
+        if found.is_some() {
+            self.count(true);
+        }
+        found
+    }
+
     /// Takes the club's game's state out if it is confirmed (authoritative caches only), for
     /// the database's sole writer to continue inside its batch: the entry is the game as
     /// stored, even while the batch writes it — a write of the batch took the entry out, and

@@ -173,6 +173,65 @@ impl AfterCommit {
     }
 }
 
+/// An append decided from a held game state before its row was locked (PostgreSQL,
+/// [`PostgresStore::write_append`]): the state's version, the decision, and the state advanced
+/// by it.
+pub(super) struct Decided {
+    version: i64,
+    decision: Decision,
+    held: HeldGame,
+}
+
+impl Decided {
+    /// An append that changes neither the game's status nor the statistics: its writes are the
+    /// game's row and the events alone.
+    fn is_plain(&self) -> bool {
+        matches!(
+            &self.decision,
+            Decision::Append { status, result: None, .. }
+                if status.as_str() == self.held.game.status && self.held.game.status != "finished"
+        )
+    }
+}
+
+/// What an append answers and reports once committed: the held game moved on by the events
+/// just written (`stored`, with their positions) to `status`.
+fn appended(
+    club: &str,
+    mut held: HeldGame,
+    stored: Vec<StoredEvent>,
+    status: &str,
+    at: DateTime<Utc>,
+    scoreboard: Scoreboard,
+) -> Written<Appended> {
+    for e in &stored {
+        held.meta.push(EventMeta {
+            position: e.position,
+            id: e.id.clone(),
+            recorded_at: e.recorded_at,
+            recorded_by: e.recorded_by.clone(),
+        });
+    }
+    let version = held.game.version + stored.len() as i64;
+    let previous_status = std::mem::replace(&mut held.game.status, status.to_owned());
+    held.game.version = version;
+    held.game.updated_at = at;
+    Written {
+        answer: Appended {
+            version,
+            events: stored.clone(),
+            already_stored: false,
+        },
+        after: Some(AfterCommit {
+            club: club.to_owned(),
+            previous_status: Some(previous_status),
+            events: stored,
+            scoreboard: Some(scoreboard),
+            held,
+        }),
+    }
+}
+
 /// The channel every PostgreSQL server `LISTEN`s on; the payload is `<game id> <version>`,
 /// a hint only: listeners read the committed rows themselves.
 pub const NOTIFY_CHANNEL: &str = "tabletally_commits";
@@ -629,12 +688,16 @@ macro_rules! sql_store {
             /// the game as held (from the state cache when it is at the row's version, else
             /// replayed from the log), the decision, the writes. Returns the answer and what to
             /// do once the transaction is durable; the caller commits.
+            ///
+            /// `decided`: the append as already decided from a held state; written as it is when
+            /// the row is still at that state's version, else decided again.
             pub(super) async fn append_in(
                 shared: &Shared,
                 w: &mut Writes<$db>,
                 club: &str,
                 id: &str,
                 request: &AppendRequest,
+                decided: Option<Decided>,
             ) -> Result<Written<Appended>, StoreError> {
                 // The sole writer's confirmed entry is the game as stored: nothing to read.
                 if w.is_sole_writer() && let Some(held) = shared.cache.take_confirmed(club, id) {
@@ -652,6 +715,9 @@ macro_rules! sql_store {
                     .await?;
                 let Some(row) = row else { return Err(StoreError::NotFound) };
                 let row = Self::game_row(&row)?;
+                if let Some(decided) = decided.filter(|d| d.version == row.version) {
+                    return Self::write_decided(shared, w, club, id, decided.decision, decided.held).await;
+                }
                 let held = match shared.cache.take(id, row.version) {
                     Some(held) => held,
                     None => {
@@ -673,14 +739,26 @@ macro_rules! sql_store {
                 request: &AppendRequest,
                 mut held: HeldGame,
             ) -> Result<Written<Appended>, StoreError> {
-                let decision = match append::decide(&mut held, request) {
-                    Ok(decision) => decision,
+                match append::decide(&mut held, request) {
+                    Ok(decision) => Self::write_decided(shared, w, club, id, decision, held).await,
                     Err(refused) => {
                         // Unchanged by a refusal, and still at the row's version.
                         shared.cache.put_written(club, held);
-                        return Err(refused.into());
+                        Err(refused.into())
                     }
-                };
+                }
+            }
+
+            /// The writes of an append decided from `held` (on `Append`, its state already
+            /// advanced past the new events).
+            async fn write_decided(
+                shared: &Shared,
+                w: &mut Writes<$db>,
+                club: &str,
+                id: &str,
+                decision: Decision,
+                held: HeldGame,
+            ) -> Result<Written<Appended>, StoreError> {
                 match decision {
                     Decision::AlreadyStored { seqs } => {
                         let events = seqs.iter().filter_map(|seq| held.stored(*seq)).collect();
@@ -705,27 +783,13 @@ macro_rules! sql_store {
                         for (i, event) in events.iter().enumerate() {
                             let seq = held.game.version + 1 + i as i64;
                             // The first insert takes the club's positions lock.
-                            let e = Self::insert_event(w, i == 0, id, seq, event, now).await?;
-                            held.meta.push(EventMeta { position: e.position, id: e.id.clone(), recorded_at: e.recorded_at, recorded_by: e.recorded_by.clone() });
-                            stored.push(e);
+                            stored.push(Self::insert_event(w, i == 0, id, seq, event, now).await?);
                         }
-                        let game = &mut held.game;
-                        let previous_status = std::mem::replace(&mut game.status, status.as_str().to_owned());
-                        game.version = version;
-                        game.updated_at = now;
-                        if let Some(last) = stored.last() {
-                            Self::record_change(w, club, game, Some(&previous_status), last).await?;
+                        let written = appended(club, held, stored, status.as_str(), now, *scoreboard);
+                        if let (Some(after), Some(last)) = (&written.after, written.answer.events.last()) {
+                            Self::record_change(w, club, &after.held.game, after.previous_status.as_deref(), last).await?;
                         }
-                        Ok(Written {
-                            answer: Appended { version, events: stored.clone(), already_stored: false },
-                            after: Some(AfterCommit {
-                                club: club.to_owned(),
-                                previous_status: Some(previous_status),
-                                events: stored,
-                                scoreboard: Some(*scoreboard),
-                                held,
-                            }),
-                        })
+                        Ok(written)
                     }
                 }
             }
@@ -1326,16 +1390,116 @@ impl PostgresStore {
         self.versions.version(club, id).await
     }
 
-    /// One transaction per append; PostgreSQL's own group commit batches concurrent ones.
+    /// One transaction per append; PostgreSQL's own group commit batches concurrent ones. A
+    /// game this server holds is decided from the held state first: a plain append is then
+    /// written in one statement that applies only while the game's row is at that state's
+    /// version ([`Self::write_at_version`]); anything else, or a row that moved on, takes the
+    /// locked path, which reuses the decision while the row is still at its version. Refusals
+    /// and retries are answered from the locked row alone (the held state may be behind it).
     async fn write_append(
         &self,
         club: &str,
         id: &str,
         request: AppendRequest,
     ) -> Result<Appended, StoreError> {
+        let mut decided = None;
+        if let Some(mut held) = self.shared.cache.take_latest(id) {
+            let version = held.game.version;
+            match append::decide(&mut held, &request) {
+                Ok(decision @ Decision::Append { .. }) => {
+                    decided = Some(Decided { version, decision, held });
+                }
+                // Unchanged; decided again under the row's lock.
+                _ => self.shared.cache.put_written(club, held),
+            }
+        }
+        if let Some(plain) = decided.take_if(|d| d.is_plain())
+            && let Some(appended) = self.write_at_version(club, id, plain).await?
+        {
+            return Ok(appended);
+        }
         let mut w = Writes::new(self.pool.begin().await?);
-        let written = Self::append_in(&self.shared, &mut w, club, id, &request).await?;
+        let written = Self::append_in(&self.shared, &mut w, club, id, &request, decided).await?;
         self.commit(w, written).await
+    }
+
+    /// Writes a plain append ([`Decided::is_plain`]) in one statement, its own transaction: the
+    /// game's row moves on only if it is still at the decided version and in the club (the
+    /// database decides the version, never the cache), and the events are inserted only if it
+    /// did, after the club's positions lock (shared). `None`, with nothing written, when the
+    /// row was not there at that version.
+    async fn write_at_version(
+        &self,
+        club: &str,
+        id: &str,
+        decided: Decided,
+    ) -> Result<Option<Appended>, StoreError> {
+        let Decided { version: at, decision: Decision::Append { events, status, scoreboard, .. }, held } = decided else {
+            return Ok(None);
+        };
+        let now = now();
+        let version = at + events.len() as i64;
+        let seqs: Vec<i64> = (at + 1..=version).collect();
+        let rows = sqlx::query(
+            "WITH moved AS ( \
+                 UPDATE games SET version = $1, updated_at = $2 \
+                 WHERE id = $3 AND club_id = $4 AND version = $5 RETURNING club_id \
+             ), in_flight AS MATERIALIZED ( \
+                 SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)), pg_notify($6, $7) FROM moved \
+             ) \
+             INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+             SELECT $3, e.seq, e.event_id, e.type, $8, e.data, $2, e.recorded_by \
+             FROM in_flight CROSS JOIN \
+                  unnest($9::bigint[], $10::text[], $11::text[], $12::text[], $13::text[]) \
+                  WITH ORDINALITY AS e (seq, event_id, type, data, recorded_by, n) \
+             ORDER BY e.n \
+             RETURNING seq, position",
+        )
+        .bind(version)
+        .bind(now)
+        .bind(id)
+        .bind(club)
+        .bind(at)
+        .bind(NOTIFY_CHANNEL)
+        .bind(format!("{id} {version}"))
+        .bind(SCHEMA_VERSION)
+        .bind(&seqs)
+        .bind(events.iter().map(|e| e.id.as_str()).collect::<Vec<_>>())
+        .bind(events.iter().map(|e| e.event_type.as_str()).collect::<Vec<_>>())
+        .bind(events.iter().map(|e| e.data.to_string()).collect::<Vec<_>>())
+        .bind(events.iter().map(|e| e.recorded_by.as_deref()).collect::<Vec<_>>())
+        .fetch_all(&self.pool)
+        .await
+        .map_err(translate)?;
+        if rows.len() != events.len() {
+            // The row moved on (or is another club's): nothing was written.
+            return Ok(None);
+        }
+        let mut positions = rows
+            .iter()
+            .map(|row| Ok((row.try_get::<i64, _>("seq")?, row.try_get::<i64, _>("position")?)))
+            .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        positions.sort_unstable();
+        let stored = events
+            .into_iter()
+            .zip(positions)
+            .map(|(event, (seq, position))| StoredEvent {
+                position,
+                seq,
+                id: event.id,
+                event_type: event.event_type,
+                schema_version: SCHEMA_VERSION,
+                data: event.data,
+                recorded_at: now,
+                recorded_by: event.recorded_by,
+            })
+            .collect();
+        let written = appended(club, held, stored, status.as_str(), now, *scoreboard);
+        self.shared.count_batch(1);
+        if let Some(after) = written.after {
+            self.shared.committed(after);
+        }
+        Ok(Some(written.answer))
     }
 
     async fn write_create(
