@@ -134,6 +134,22 @@ pub(super) fn game_list(club: &str, filter: &GameFilter) -> (String, Vec<Param>)
     (sql, params.0)
 }
 
+/// `($1, $2, …), ($k, …)` for `rows` rows of `columns` parameters.
+pub(super) fn placeholders(rows: usize, columns: usize) -> String {
+    (0..rows)
+        .map(|r| {
+            format!(
+                "({})",
+                (1..=columns)
+                    .map(|c| format!("${}", r * columns + c))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

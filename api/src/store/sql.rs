@@ -21,7 +21,7 @@ use sqlx::sqlite::{
 use tabletally_domain::Scoreboard;
 use tabletally_domain::setup::name_key;
 
-use super::lists::{Param, Params, bind_params};
+use super::lists::{Param, Params, bind_params, placeholders};
 use super::server_lock::ServerLock;
 use super::versions::VersionReads;
 use super::writer::Writer;
@@ -512,11 +512,18 @@ macro_rules! sql_store {
                     .collect();
                 new_keys.sort_unstable();
                 new_keys.dedup_by(|a, b| a.0 == b.0);
-                for (key, name) in &new_keys {
+                if !new_keys.is_empty() {
+                    let mut values = Vec::with_capacity(5 * new_keys.len());
+                    for (key, name) in &new_keys {
+                        values.extend(args![uuid::Uuid::new_v4().to_string(), club, *name, key, now]);
+                    }
                     w.execute(
-                        "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5) \
-                         ON CONFLICT (club_id, name_key) DO NOTHING",
-                        args![uuid::Uuid::new_v4().to_string(), club, *name, key, now],
+                        &format!(
+                            "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES {} \
+                             ON CONFLICT (club_id, name_key) DO NOTHING",
+                            placeholders(new_keys.len(), 5)
+                        ),
+                        values,
                     )
                     .await?;
                 }
@@ -572,14 +579,21 @@ macro_rules! sql_store {
                     args![&game.id, club, &game.game, status, version, game.options.to_string(), game.started_at, now],
                 )
                 .await?;
-                for seat in seats {
-                    w.execute(
-                        "INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES ($1, $2, $3, $4, $5)",
-                        args![&game.id, seat.seat, &seat.player_id, &seat.name, &seat.color],
-                    )
-                    .await?;
+                if seats.is_empty() {
+                    return Ok(());
                 }
-                Ok(())
+                let mut values = Vec::with_capacity(5 * seats.len());
+                for seat in seats {
+                    values.extend(args![&game.id, seat.seat, &seat.player_id, &seat.name, &seat.color]);
+                }
+                w.execute(
+                    &format!(
+                        "INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES {}",
+                        placeholders(seats.len(), 5)
+                    ),
+                    values,
+                )
+                .await
             }
 
             fn game_row(row: &<$db as sqlx::Database>::Row) -> Result<GameRecord, StoreError> {

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Days, Months, NaiveTime, Utc};
 use sqlx::Row;
 
-use super::lists::{Param, Params, bind_params};
+use super::lists::{Param, Params, bind_params, placeholders};
 use super::sql::{PostgresStore, SqliteStore};
 use super::writes::{Writes, args};
 use super::{GameRecord, GameResult, PlayerResult, SeatRecord, StoreError};
@@ -510,22 +510,6 @@ impl FactsBySeat {
     fn whole_game(&self) -> Option<String> {
         Self::json(&self.whole_game)
     }
-}
-
-/// `($1, $2, …), ($k, …)` for `rows` rows of `columns` parameters.
-fn placeholders(rows: usize, columns: usize) -> String {
-    (0..rows)
-        .map(|r| {
-            format!(
-                "({})",
-                (1..=columns)
-                    .map(|c| format!("${}", r * columns + c))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The columns of a `game_buckets` row that a [`GameSummary`] is read from and written to.
