@@ -42,9 +42,11 @@ impl PlayerName {
         if name.is_empty() {
             return Err("a player name cannot be empty".into());
         }
-        if name.chars().count() > MAX_NAME_CHARS {
+        // Counted as sent, spaces around it included: that is the length a client checks
+        // against the API's schema, so a name the schema refuses is refused here too.
+        if raw.chars().count() > MAX_NAME_CHARS {
             return Err(format!(
-                "a player name has at most {MAX_NAME_CHARS} characters"
+                "a player name has at most {MAX_NAME_CHARS} characters, spaces around it included"
             ));
         }
         if name.chars().any(char::is_control) {
@@ -286,6 +288,17 @@ mod tests {
         let err = seat_players(&entries(&["Ann", "  "]), 2..=5, "Demo").unwrap_err();
         assert_eq!(err.pointer, "/players/1/name");
         assert_eq!(err.rule, "a player name cannot be empty");
+    }
+
+    #[test]
+    fn a_name_of_40_characters_is_kept_and_one_over_40_with_spaces_around_it_is_refused() {
+        let forty = "A".repeat(40);
+        assert_eq!(PlayerName::parse(&forty).unwrap().as_str(), forty);
+        let rule = PlayerName::parse(&format!("\u{a0}{forty}")).unwrap_err();
+        assert_eq!(
+            rule,
+            "a player name has at most 40 characters, spaces around it included"
+        );
     }
 
     #[test]

@@ -344,7 +344,12 @@ async fn an_append_to_a_game_another_server_moved_on_is_decided_against_the_stor
         .await;
     assert_eq!(first.status, 201, "{}", first.body);
     let retract = other
-        .append(&club, &game, None, vec![event("retract", json!({"seq": 2}))])
+        .append(
+            &club,
+            &game,
+            None,
+            vec![event("retract", json!({"seq": 2}))],
+        )
         .await;
     assert_eq!(retract.status, 201, "{}", retract.body);
 
@@ -367,7 +372,12 @@ async fn an_append_to_a_game_another_server_moved_on_is_decided_against_the_stor
     assert_eq!(other.version(&club, &game).await, 4);
     let reference = two_player_game(&app, &club).await;
     let reply = app
-        .append(&club, &reference, None, vec![event("round_collected", round(1))])
+        .append(
+            &club,
+            &reference,
+            None,
+            vec![event("round_collected", round(1))],
+        )
         .await;
     assert_eq!(reply.status, 201, "{}", reply.body);
     let expected = app.score(&club, &reference).await["players"].clone();

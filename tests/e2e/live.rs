@@ -124,6 +124,7 @@ on_both_backends!(
     a_follower_on_one_server_sees_appends_made_on_another,
     a_lost_listening_connection_misses_nothing,
     one_clubs_appends_commit_side_by_side_and_its_log_waits_for_those_in_flight,
+    an_append_waits_for_a_reader_settling_its_clubs_positions_but_not_another_clubs,
 );
 
 /// The scripted game: created (v1), round 1 (v2), round 2 (v3), round 2 retracted (v4), then
@@ -750,18 +751,9 @@ async fn one_clubs_appends_commit_side_by_side_and_its_log_waits_for_those_in_fl
     let club = app.new_club().await;
     let first = app.new_game(&club, new_game(json!({}))).await;
     let second = app.new_game(&club, new_game(json!({}))).await;
-    let mut in_flight = sqlx::PgConnection::connect(&app.database_url)
-        .await
-        .expect("connect");
-    sqlx::query("BEGIN")
-        .execute(&mut in_flight)
-        .await
-        .expect("begin");
-    sqlx::query("SELECT pg_advisory_xact_lock_shared(7461626, hashtext($1))")
-        .bind(&club.id)
-        .execute(&mut in_flight)
-        .await
-        .expect("the club's positions lock, shared");
+    let synced = app.get("/v1/events?after=0", Some(&club.token)).await;
+    let synced_to = synced.body["next_after"].as_i64().unwrap();
+    let mut in_flight = holding_positions_lock(&app, &club, "pg_advisory_xact_lock_shared").await;
     let pending: i64 = sqlx::query_scalar(
         "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at) \
          VALUES ($1, 2, $2, 'round_collected', 1, $3, now()) RETURNING position",
@@ -778,11 +770,23 @@ async fn one_clubs_appends_commit_side_by_side_and_its_log_waits_for_those_in_fl
         .await
         .expect("the pending version");
 
-    // Act: an append to the other game, then a phone catching up on the club's log while the
-    // first append is still in flight, which then commits.
+    // Act: a phone that has synced everything asks again; an append to the other game; then a
+    // phone catching up on the club's log while the first append is still in flight, which
+    // then commits.
+    let nothing_new = tokio::time::timeout(
+        PATIENCE / 6,
+        app.get(&format!("/v1/events?after={synced_to}"), Some(&club.token)),
+    )
+    .await
+    .expect("nothing new is answered at once, with nothing to wait for");
     let appended = tokio::time::timeout(
         PATIENCE,
-        app.append(&club, &second, Some(1), vec![event("round_collected", round_1())]),
+        app.append(
+            &club,
+            &second,
+            Some(1),
+            vec![event("round_collected", round_1())],
+        ),
     )
     .await;
     let catch_up = app.get("/v1/events?after=0", Some(&club.token));
@@ -800,8 +804,11 @@ async fn one_clubs_appends_commit_side_by_side_and_its_log_waits_for_those_in_fl
             .expect("the catch-up answered after the commit"),
     };
 
-    // Assert: the append committed beside the one in flight, at a later position; the log
-    // answered only once the earlier position had committed, and holds both, in order.
+    // Assert: nothing new for the synced phone; the append committed beside the one in
+    // flight, at a later position; the log answered only once the earlier position had
+    // committed, and holds both, in order.
+    assert_eq!(nothing_new.status, 200, "{}", nothing_new.body);
+    assert_eq!(nothing_new.body["events"], json!([]));
     let appended = appended.expect("the append waited for another append's commit");
     assert_eq!(appended.status, 201, "{}", appended.body);
     let later = appended.body["events"][0]["position"].as_i64().unwrap();
@@ -819,4 +826,67 @@ async fn one_clubs_appends_commit_side_by_side_and_its_log_waits_for_those_in_fl
         .collect();
     assert_eq!(positions.len(), 4, "{positions:?}"); // two creations, then the two rounds
     assert_eq!(positions[2..], [pending, later]);
+}
+
+async fn an_append_waits_for_a_reader_settling_its_clubs_positions_but_not_another_clubs(
+    app: TestApp,
+) {
+    if app.backend == Backend::Sqlite {
+        return; // one writer: every commit is in order anyway
+    }
+    // Arrange: two clubs at play; club A's positions lock is held alone, as a reader of A's
+    // log holds it while it settles A's positions (the store's appends take it shared).
+    let (a, b) = (app.new_club().await, app.new_club().await);
+    let (game_a, game_b) = (
+        app.new_game(&a, new_game(json!({}))).await,
+        app.new_game(&b, new_game(json!({}))).await,
+    );
+    let mut in_flight = holding_positions_lock(&app, &a, "pg_advisory_xact_lock").await;
+
+    // Act: an append in each club.
+    let round = || vec![event("round_collected", round_1())];
+    let other_club =
+        tokio::time::timeout(PATIENCE, app.append(&b, &game_b, Some(1), round())).await;
+    let same_club = app.append(&a, &game_a, Some(1), round());
+    tokio::pin!(same_club);
+    let waited = tokio::time::timeout(Duration::from_millis(500), &mut same_club).await;
+    sqlx::query("COMMIT")
+        .execute(&mut in_flight)
+        .await
+        .expect("commit");
+    let after_commit = tokio::time::timeout(PATIENCE, same_club).await;
+
+    // Assert: club B's went through while A's lock was held; A's waited for it (its position
+    // must not be drawn while a reader settles), then went through.
+    assert_eq!(other_club.expect("club B did not wait").status, 201);
+    assert!(
+        waited.is_err(),
+        "club A's append did not wait for a reader settling its club's positions"
+    );
+    assert_eq!(
+        after_commit
+            .expect("club A went on once the lock was released")
+            .status,
+        201
+    );
+}
+
+/// A transaction holding the club's positions lock (PostgreSQL) as the store takes it: `lock`
+/// is `pg_advisory_xact_lock_shared` (an append) or `pg_advisory_xact_lock` (a reader settling).
+async fn holding_positions_lock(app: &TestApp, club: &TestClub, lock: &str) -> sqlx::PgConnection {
+    let mut conn = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .expect("connect");
+    sqlx::query("BEGIN")
+        .execute(&mut conn)
+        .await
+        .expect("begin");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT {lock}(7461626, hashtext($1))"
+    )))
+    .bind(&club.id)
+    .execute(&mut conn)
+    .await
+    .expect("the club's positions lock");
+    conn
 }

@@ -97,11 +97,10 @@ pub async fn create_token(
     }))
 }
 
-fn checked_name(name: &str) -> Result<&str, ApiError> {
-    let name = name.trim();
-    if name.is_empty()
-        || name.chars().count() > MAX_TOKEN_NAME
-        || name.chars().any(char::is_control)
+fn checked_name(raw: &str) -> Result<&str, ApiError> {
+    let name = raw.trim();
+    // The document's maxLength counts the name as sent, spaces included.
+    if name.is_empty() || raw.chars().count() > MAX_TOKEN_NAME || name.chars().any(char::is_control)
     {
         return Err(ApiError::invalid(
             "/name",

@@ -398,6 +398,58 @@ macro_rules! sql_store {
         notifications = $notifications:expr
     ) => {
         impl $store {
+            /// A page of the club's positions: `$1` the club, `$2` after, `$3` the limit, `$4` up to.
+            fn club_page<'q>(
+                sql: &'static str,
+                (club, after, limit, up_to): (&'q str, i64, i64, i64),
+            ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
+                sqlx::query(sql).bind(club).bind(after).bind(limit).bind(up_to)
+            }
+
+            /// The club's events after `after` and up to `up_to` (positions), with their game's id.
+            async fn club_events_up_to(&self, club: &str, after: i64, limit: i64, up_to: i64) -> Result<Vec<(String, StoredEvent)>, StoreError> {
+                let rows = Self::club_page(
+                    "SELECT e.game_id, e.position, e.seq, e.event_id, e.type, e.schema_version, e.data, e.recorded_at, e.recorded_by \
+                     FROM events e JOIN games g ON g.id = e.game_id \
+                     WHERE g.club_id = $1 AND e.position > $2 AND e.position <= $4 ORDER BY e.position LIMIT $3",
+                    (club, after, limit, up_to),
+                )
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter()
+                    .map(|row| Ok((row.try_get("game_id")?, Self::event_row(row)?)))
+                    .collect()
+            }
+
+            /// The club's lobby changes after `after` and up to `up_to` (positions).
+            async fn game_changes_up_to(&self, club: &str, after: i64, limit: i64, up_to: i64) -> Result<Vec<GameChange>, StoreError> {
+                // One statement: the page of changes joined with their games' seats.
+                let rows = Self::club_page(
+                    "SELECT x.position, x.kind, x.id, x.game, x.status, x.version, x.options, x.started_at, x.updated_at, \
+                            s.seat, s.name, s.player_id, s.color \
+                     FROM (SELECT c.position, c.kind, g.id, g.game, c.status, c.version, g.options, g.started_at, \
+                                  c.changed_at AS updated_at \
+                           FROM game_changes c JOIN games g ON g.id = c.game_id \
+                           WHERE c.club_id = $1 AND c.position > $2 AND c.position <= $4 ORDER BY c.position LIMIT $3) x \
+                     LEFT JOIN game_players s ON s.game_id = x.id \
+                     ORDER BY x.position, s.seat",
+                    (club, after, limit, up_to),
+                )
+                .fetch_all(&self.pool)
+                .await?;
+                let mut changes: Vec<GameChange> = Vec::new();
+                for row in &rows {
+                    let position: i64 = row.try_get("position")?;
+                    if changes.last().is_none_or(|c| c.position != position) {
+                        changes.push(GameChange { position, kind: row.try_get("kind")?, game: Self::game_row(row)? });
+                    }
+                    if let (Some(seat), Some(change)) = (Self::joined_seat(row)?, changes.last_mut()) {
+                        change.game.players.push(seat);
+                    }
+                }
+                Ok(changes)
+            }
+
             /// Tells the other servers (PostgreSQL `NOTIFY`, delivered at commit) that the
             /// game reached this version.
             async fn notify(w: &mut Writes<$db>, game_id: &str, version: i64) -> Result<(), StoreError> {
@@ -1177,20 +1229,6 @@ macro_rules! sql_store {
                 let seats = Self::seat_players(&mut w, club, &game.game.players, now).await?;
                 let version = game.events.len() as i64;
                 Self::insert_game(&mut w, club, &game.game, game.status.as_str(), version, &seats, now).await?;
-                for (i, event) in game.events.iter().enumerate() {
-                    let mut event = event.clone();
-                    if event.seq == 1 {
-                        // The seats' player ids are this club's, matched by name.
-                        if let Some(Value::Array(players)) = event.data.get_mut("players") {
-                            for (player, seat) in players.iter_mut().zip(&seats) {
-                                player["player_id"] = json!(seat.player_id);
-                            }
-                        }
-                    }
-                    // In the club's commit order, like an append: a client following the
-                    // club's log meanwhile misses none of the imported events.
-                    Self::insert_stored(&mut w, i == 0, &game.game.id, event).await?;
-                }
                 let record = GameRecord {
                     id: game.game.id.clone(),
                     game: game.game.game.clone(),
@@ -1201,59 +1239,46 @@ macro_rules! sql_store {
                     started_at: game.game.started_at,
                     updated_at: now,
                 };
+                // The read models before the events, like an append: their shared rows are
+                // locked before the club's positions lock.
                 if let Some(result) = result(&record)? {
                     Self::write_result(&mut w, club, &record, false, Some(&result)).await?;
+                }
+                for (i, event) in game.events.iter().enumerate() {
+                    let mut event = event.clone();
+                    if event.seq == 1 {
+                        // The seats' player ids are this club's, matched by name.
+                        if let Some(Value::Array(players)) = event.data.get_mut("players") {
+                            for (player, seat) in players.iter_mut().zip(&record.players) {
+                                player["player_id"] = json!(seat.player_id);
+                            }
+                        }
+                    }
+                    // Under the club's positions lock, like an append: a client following the
+                    // club's log meanwhile misses none of the imported events.
+                    Self::insert_stored(&mut w, i == 0, &game.game.id, event).await?;
                 }
                 w.commit().await?;
                 Ok(ImportOutcome::Imported)
             }
 
             async fn club_events(&self, club: &str, after: i64, limit: i64) -> Result<Vec<(String, StoredEvent)>, StoreError> {
-                let rows = sqlx::query(
-                    "SELECT e.game_id, e.position, e.seq, e.event_id, e.type, e.schema_version, e.data, e.recorded_at, e.recorded_by \
-                     FROM events e JOIN games g ON g.id = e.game_id \
-                     WHERE g.club_id = $1 AND e.position > $2 AND e.position <= $4 ORDER BY e.position LIMIT $3",
-                )
-                .bind(club)
-                .bind(after)
-                .bind(limit)
-                .bind(self.settled_position(club).await?)
-                .fetch_all(&self.pool)
-                .await?;
-                rows.iter()
-                    .map(|row| Ok((row.try_get("game_id")?, Self::event_row(row)?)))
-                    .collect()
+                // Nothing past `after` yet: nothing to wait for (see `settled_position`).
+                let events = self.club_events_up_to(club, after, limit, i64::MAX).await?;
+                match self.settled_position_if(club, !events.is_empty()).await? {
+                    Some(settled) => self.club_events_up_to(club, after, limit, settled).await,
+                    None => Ok(events),
+                }
             }
 
             async fn game_changes(&self, club: &str, after: i64, limit: i64) -> Result<Vec<GameChange>, StoreError> {
-                // One statement: the page of changes joined with their games' seats.
-                let rows = sqlx::query(
-                    "SELECT x.position, x.kind, x.id, x.game, x.status, x.version, x.options, x.started_at, x.updated_at, \
-                            s.seat, s.name, s.player_id, s.color \
-                     FROM (SELECT c.position, c.kind, g.id, g.game, c.status, c.version, g.options, g.started_at, \
-                                  c.changed_at AS updated_at \
-                           FROM game_changes c JOIN games g ON g.id = c.game_id \
-                           WHERE c.club_id = $1 AND c.position > $2 AND c.position <= $4 ORDER BY c.position LIMIT $3) x \
-                     LEFT JOIN game_players s ON s.game_id = x.id \
-                     ORDER BY x.position, s.seat",
-                )
-                .bind(club)
-                .bind(after)
-                .bind(limit)
-                .bind(self.settled_position(club).await?)
-                .fetch_all(&self.pool)
-                .await?;
-                let mut changes: Vec<GameChange> = Vec::new();
-                for row in &rows {
-                    let position: i64 = row.try_get("position")?;
-                    if changes.last().is_none_or(|c| c.position != position) {
-                        changes.push(GameChange { position, kind: row.try_get("kind")?, game: Self::game_row(row)? });
-                    }
-                    if let (Some(seat), Some(change)) = (Self::joined_seat(row)?, changes.last_mut()) {
-                        change.game.players.push(seat);
-                    }
+                // A lobby woken by a commit that changed nothing it reports finds nothing and
+                // waits for nothing (see `settled_position`).
+                let changes = self.game_changes_up_to(club, after, limit, i64::MAX).await?;
+                match self.settled_position_if(club, !changes.is_empty()).await? {
+                    Some(settled) => self.game_changes_up_to(club, after, limit, settled).await,
+                    None => Ok(changes),
                 }
-                Ok(changes)
             }
 
             async fn head_position(&self, club: &str) -> Result<i64, StoreError> {
@@ -1351,6 +1376,15 @@ impl SqliteStore {
         Ok(i64::MAX)
     }
 
+    /// Never needed: what a reader found is all it may read.
+    async fn settled_position_if(
+        &self,
+        _club: &str,
+        _found: bool,
+    ) -> Result<Option<i64>, StoreError> {
+        Ok(None)
+    }
+
     /// The game's stored version. Reads on SQLite never wait for the writer (WAL), and most
     /// are answered by the cache without asking (`current_game`).
     async fn stored_version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError> {
@@ -1387,7 +1421,9 @@ impl PostgresStore {
     /// club's positions lock shared, from its first event to its commit) by taking that lock
     /// alone for one statement, and reads the sequence's last position meanwhile: every
     /// position of the club up to it is then committed or rolled back, and any later append
-    /// draws a greater one. One round trip; appends arriving meanwhile wait that long.
+    /// draws a greater one. One round trip; appends arriving meanwhile wait that long. (This
+    /// relies on the sequence handing out values in the order they are drawn: its `CACHE` must
+    /// stay 1, the default, as in the migration that created it.)
     async fn settled_position(&self, club: &str) -> Result<i64, StoreError> {
         let row = sqlx::query(
             "SELECT pg_sequence_last_value('events_position_seq'::regclass) AS last \
@@ -1397,6 +1433,19 @@ impl PostgresStore {
         .fetch_one(&self.pool)
         .await?;
         Ok(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0))
+    }
+
+    /// The settled position when a reader `found` something past its own position; reading
+    /// nothing is always safe (the reader's position does not move), and costs no lock.
+    async fn settled_position_if(
+        &self,
+        club: &str,
+        found: bool,
+    ) -> Result<Option<i64>, StoreError> {
+        if !found {
+            return Ok(None);
+        }
+        Ok(Some(self.settled_position(club).await?))
     }
 
     /// The game's stored version, read together with the other reads waiting for theirs.
@@ -1421,7 +1470,11 @@ impl PostgresStore {
             let version = held.game.version;
             match append::decide(&mut held, &request) {
                 Ok(decision @ Decision::Append { .. }) => {
-                    decided = Some(Decided { version, decision, held });
+                    decided = Some(Decided {
+                        version,
+                        decision,
+                        held,
+                    });
                 }
                 // Unchanged; decided again under the row's lock.
                 _ => self.shared.cache.put_written(club, held),
@@ -1448,7 +1501,18 @@ impl PostgresStore {
         id: &str,
         decided: Decided,
     ) -> Result<Option<Appended>, StoreError> {
-        let Decided { version: at, decision: Decision::Append { events, status, scoreboard, .. }, held } = decided else {
+        let Decided {
+            version: at,
+            decision:
+                Decision::Append {
+                    events,
+                    status,
+                    scoreboard,
+                    ..
+                },
+            held,
+        } = decided
+        else {
             return Ok(None);
         };
         let now = now();
@@ -1491,7 +1555,12 @@ impl PostgresStore {
         }
         let mut positions = rows
             .iter()
-            .map(|row| Ok((row.try_get::<i64, _>("seq")?, row.try_get::<i64, _>("position")?)))
+            .map(|row| {
+                Ok((
+                    row.try_get::<i64, _>("seq")?,
+                    row.try_get::<i64, _>("position")?,
+                ))
+            })
             .collect::<Result<Vec<_>, sqlx::Error>>()?;
         positions.sort_unstable();
         let stored = events

@@ -247,7 +247,8 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 reply,
             } => {
                 shared.cache.begin_write(&id);
-                let written = SqliteStore::append_in(shared, &mut w, &club, &id, &request, None).await;
+                let written =
+                    SqliteStore::append_in(shared, &mut w, &club, &id, &request, None).await;
                 touched.push(id);
                 let (result, after) = split(written);
                 let ok = result.is_ok();
