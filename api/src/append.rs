@@ -76,9 +76,18 @@ pub enum Refused {
     Broken(String),
 }
 
+impl Refused {
+    /// Whether the held state is as it was before the refused decision: always, but when the
+    /// stored game turned out broken after the events were applied (its result names a player
+    /// who is not seated).
+    pub fn left_the_state(&self) -> bool {
+        !matches!(self, Refused::Broken(_))
+    }
+}
+
 /// Decides a request against the game as held (its row, log and replayed state, read under
-/// the game's lock). On `Append` the held state has advanced past the new events; on anything
-/// else it is as it was.
+/// the game's lock). On `Append` the held state has advanced past the new events; on a refusal
+/// that [`Refused::left_the_state`] it is as it was (else it is to be dropped).
 pub fn decide(held: &mut HeldGame, request: &AppendRequest) -> Result<Decision, Refused> {
     for (index, event) in request.events.iter().enumerate() {
         if request.events[..index].iter().any(|e| e.id == event.id) {
@@ -271,6 +280,64 @@ mod tests {
             events: again.chain(fresh).collect(),
             read_models: true,
         }
+    }
+
+    #[test]
+    fn a_game_found_broken_after_its_events_were_applied_leaves_a_state_to_drop() {
+        // Arrange: a held game whose row seats nobody, though its log seats Ann and Bo; the
+        // request finishes it (three rounds), so its result must name their player ids.
+        let mut game = held(1);
+        let (ann, bo) = (
+            json!([
+                "fine-wine",
+                "be-careful",
+                "memories",
+                "autographed",
+                "autographed",
+                "legacy-edition",
+                "lost-pieces"
+            ]),
+            json!([
+                "be-careful",
+                "be-careful",
+                "heavy-rotation",
+                "animal-kingdom",
+                "animal-kingdom",
+                "animal-kingdom",
+                "snack-fingers"
+            ]),
+        );
+        let rounds = (1..=3)
+            .map(|n| NewEvent {
+                id: format!("round {n}"),
+                event_type: "round_collected".into(),
+                data: json!({"round": n, "collections": {"Ann": ann, "Bo": bo}}),
+                recorded_by: None,
+            })
+            .collect();
+        let request = AppendRequest {
+            expected_version: None,
+            events: rounds,
+            read_models: true,
+        };
+
+        // Act
+        let refused = decide(&mut game, &request).unwrap_err();
+
+        // Assert: refused as broken, with the state already past the rounds: not to be kept.
+        assert!(
+            matches!(&refused, Refused::Broken(why) if why.contains("not seated")),
+            "{refused}"
+        );
+        assert!(!refused.left_the_state());
+        assert_eq!(game.state.version(), 4);
+        assert!(
+            Refused::StaleVersion {
+                expected: 1,
+                current: 2
+            }
+            .left_the_state()
+        );
     }
 
     #[test]

@@ -809,7 +809,9 @@ macro_rules! sql_store {
                     Ok(decision) => Self::write_decided(shared, w, club, id, decision, held).await,
                     Err(refused) => {
                         // Unchanged by a refusal, and still at the row's version.
-                        shared.cache.put_written(club, held);
+                        if refused.left_the_state() {
+                            shared.cache.put_written(club, held);
+                        }
                         Err(refused.into())
                     }
                 }
@@ -1477,6 +1479,7 @@ impl PostgresStore {
                     });
                 }
                 // Unchanged; decided again under the row's lock.
+                Err(refused) if !refused.left_the_state() => {}
                 _ => self.shared.cache.put_written(club, held),
             }
         }
