@@ -202,11 +202,18 @@ impl StateCache {
         found
     }
 
-    /// Takes the game's state out at whatever version it is held (PostgreSQL: an append
-    /// decides from it first, and writes only if the row is still at that version).
-    pub fn take_latest(&self, id: &str) -> Option<HeldGame> {
+    /// Takes the club's game's state out at whatever version it is held (PostgreSQL: an
+    /// append decides from it first, and writes only if the row is still at that version). An
+    /// entry not put for this club stays where it is.
+    pub fn take_latest(&self, club: &str, id: &str) -> Option<HeldGame> {
         let mut inner = self.lock();
-        let found = inner.remove(id).map(Arc::unwrap_or_clone);
+        let ours = inner
+            .entries
+            .get(id)
+            .is_some_and(|e| e.confirmed_for.as_deref() == Some(club));
+        let found = ours
+            .then(|| inner.remove(id).map(Arc::unwrap_or_clone))
+            .flatten();
         // A miss is counted by the locked path that follows.
         if found.is_some() {
             self.count(true);
@@ -411,6 +418,20 @@ mod tests {
                 bytes: held("g1", 1).bytes() as u64
             }
         );
+    }
+
+    #[test]
+    fn the_latest_state_is_taken_only_by_the_club_it_was_put_for() {
+        let cache = StateCache::new(10, DEFAULT_BYTES);
+        cache.put_written("c1", held("g1", 3));
+
+        assert!(cache.take_latest("c2", "g1").is_none());
+        let taken = cache
+            .take_latest("c1", "g1")
+            .expect("c1's game, at any version");
+
+        assert_eq!(taken.game.version, 3);
+        assert!(cache.take_latest("c1", "g1").is_none());
     }
 
     #[test]

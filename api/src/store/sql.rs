@@ -1468,7 +1468,7 @@ impl PostgresStore {
         request: AppendRequest,
     ) -> Result<Appended, StoreError> {
         let mut decided = None;
-        if let Some(mut held) = self.shared.cache.take_latest(id) {
+        if let Some(mut held) = self.shared.cache.take_latest(club, id) {
             let version = held.game.version;
             match append::decide(&mut held, &request) {
                 Ok(decision @ Decision::Append { .. }) => {
