@@ -71,8 +71,7 @@ fn etags() -> &'static [String] {
             .iter()
             .map(|a| {
                 let digest = Sha256::digest(a.bytes);
-                let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-                format!("\"{hex}\"")
+                format!("\"{}\"", crate::auth::hex(&digest[..12]))
             })
             .collect()
     })

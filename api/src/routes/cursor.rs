@@ -12,7 +12,7 @@ fn bad() -> ApiError {
 }
 
 fn encode(text: &str) -> String {
-    text.bytes().map(|b| format!("{b:02x}")).collect()
+    crate::auth::hex(text.as_bytes())
 }
 
 fn decode(cursor: &str) -> Result<String, ApiError> {
