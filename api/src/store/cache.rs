@@ -214,7 +214,7 @@ impl StateCache {
         let found = ours
             .then(|| inner.remove(id).map(Arc::unwrap_or_clone))
             .flatten();
-        // A miss is counted by the locked path that follows.
+        // A miss is counted where the game is then read from the database (`take`).
         if found.is_some() {
             self.count(true);
         }
@@ -229,18 +229,7 @@ impl StateCache {
         if !self.authoritative {
             return None;
         }
-        let mut inner = self.lock();
-        let confirmed = inner
-            .entries
-            .get(id)
-            .is_some_and(|e| e.confirmed_for.as_deref() == Some(club));
-        let found = confirmed
-            .then(|| inner.remove(id).map(Arc::unwrap_or_clone))
-            .flatten();
-        if found.is_some() {
-            self.count(true);
-        }
-        found
+        self.take_latest(club, id)
     }
 
     /// Holds a game's state the writer committed or read inside its write transaction: the

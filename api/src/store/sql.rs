@@ -194,6 +194,20 @@ impl Decided {
     }
 }
 
+/// A new event as it is stored at `seq`, recorded `at` (its position is the database's).
+fn to_store(new: NewEvent, seq: i64, at: DateTime<Utc>) -> StoredEvent {
+    StoredEvent {
+        position: 0,
+        seq,
+        id: new.id,
+        event_type: new.event_type,
+        schema_version: SCHEMA_VERSION,
+        data: new.data,
+        recorded_at: at,
+        recorded_by: new.recorded_by,
+    }
+}
+
 /// What an append answers and reports once committed: the held game moved on by the events
 /// just written (`stored`, with their positions) to `status`.
 fn appended(
@@ -698,17 +712,7 @@ macro_rules! sql_store {
                 new: &NewEvent,
                 at: DateTime<Utc>,
             ) -> Result<StoredEvent, StoreError> {
-                let event = StoredEvent {
-                    position: 0,
-                    seq,
-                    id: new.id.clone(),
-                    event_type: new.event_type.clone(),
-                    schema_version: SCHEMA_VERSION,
-                    data: new.data.clone(),
-                    recorded_at: at,
-                    recorded_by: new.recorded_by.clone(),
-                };
-                Self::insert_row(w, in_order, game_id, event).await
+                Self::insert_row(w, in_order, game_id, to_store(new.clone(), seq, at)).await
             }
 
             /// Inserts an event as it is (an imported one keeps its schema version and time);
@@ -1265,9 +1269,13 @@ macro_rules! sql_store {
             }
 
             async fn club_events(&self, club: &str, after: i64, limit: i64) -> Result<Vec<(String, StoredEvent)>, StoreError> {
-                // Nothing past `after` yet: nothing to wait for (see `settled_position`).
+                // Nothing past `after` yet: nothing to wait for (reading nothing is always safe,
+                // the reader's position does not move). Else only up to the settled position.
                 let events = self.club_events_up_to(club, after, limit, i64::MAX).await?;
-                match self.settled_position_if(club, !events.is_empty()).await? {
+                if events.is_empty() {
+                    return Ok(events);
+                }
+                match self.settled_position(club).await? {
                     Some(settled) => self.club_events_up_to(club, after, limit, settled).await,
                     None => Ok(events),
                 }
@@ -1275,9 +1283,12 @@ macro_rules! sql_store {
 
             async fn game_changes(&self, club: &str, after: i64, limit: i64) -> Result<Vec<GameChange>, StoreError> {
                 // A lobby woken by a commit that changed nothing it reports finds nothing and
-                // waits for nothing (see `settled_position`).
+                // waits for nothing (as `club_events`).
                 let changes = self.game_changes_up_to(club, after, limit, i64::MAX).await?;
-                match self.settled_position_if(club, !changes.is_empty()).await? {
+                if changes.is_empty() {
+                    return Ok(changes);
+                }
+                match self.settled_position(club).await? {
                     Some(settled) => self.game_changes_up_to(club, after, limit, settled).await,
                     None => Ok(changes),
                 }
@@ -1286,7 +1297,7 @@ macro_rules! sql_store {
             async fn head_position(&self, club: &str) -> Result<i64, StoreError> {
                 let row = sqlx::query("SELECT MAX(position) AS last FROM game_changes WHERE club_id = $1 AND position <= $2")
                     .bind(club)
-                    .bind(self.settled_position(club).await?)
+                    .bind(self.settled_position(club).await?.unwrap_or(i64::MAX))
                     .fetch_one(&self.pool)
                     .await?;
                 Ok(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0))
@@ -1372,18 +1383,9 @@ sql_store!(
 );
 
 impl SqliteStore {
-    /// The last position a reader of the club's log or lobby may read up to: every position,
-    /// as one writer commits them in order.
-    async fn settled_position(&self, _club: &str) -> Result<i64, StoreError> {
-        Ok(i64::MAX)
-    }
-
-    /// Never needed: what a reader found is all it may read.
-    async fn settled_position_if(
-        &self,
-        _club: &str,
-        _found: bool,
-    ) -> Result<Option<i64>, StoreError> {
+    /// No bound: one writer commits positions in order, so what a reader of the club's log or
+    /// lobby finds is all it may read.
+    async fn settled_position(&self, _club: &str) -> Result<Option<i64>, StoreError> {
         Ok(None)
     }
 
@@ -1426,7 +1428,7 @@ impl PostgresStore {
     /// draws a greater one. One round trip; appends arriving meanwhile wait that long. (This
     /// relies on the sequence handing out values in the order they are drawn: its `CACHE` must
     /// stay 1, the default, as in the migration that created it.)
-    async fn settled_position(&self, club: &str) -> Result<i64, StoreError> {
+    async fn settled_position(&self, club: &str) -> Result<Option<i64>, StoreError> {
         let row = sqlx::query(
             "SELECT pg_sequence_last_value('events_position_seq'::regclass) AS last \
              FROM (SELECT pg_advisory_xact_lock(7461626, hashtext($1))) AS after_appends_in_flight",
@@ -1434,20 +1436,7 @@ impl PostgresStore {
         .bind(club)
         .fetch_one(&self.pool)
         .await?;
-        Ok(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0))
-    }
-
-    /// The settled position when a reader `found` something past its own position; reading
-    /// nothing is always safe (the reader's position does not move), and costs no lock.
-    async fn settled_position_if(
-        &self,
-        club: &str,
-        found: bool,
-    ) -> Result<Option<i64>, StoreError> {
-        if !found {
-            return Ok(None);
-        }
-        Ok(Some(self.settled_position(club).await?))
+        Ok(Some(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0)))
     }
 
     /// The game's stored version, read together with the other reads waiting for theirs.
@@ -1571,13 +1560,7 @@ impl PostgresStore {
             .zip(positions)
             .map(|(event, (seq, position))| StoredEvent {
                 position,
-                seq,
-                id: event.id,
-                event_type: event.event_type,
-                schema_version: SCHEMA_VERSION,
-                data: event.data,
-                recorded_at: now,
-                recorded_by: event.recorded_by,
+                ..to_store(event, seq, now)
             })
             .collect();
         let written = appended(club, held, stored, status.as_str(), now, *scoreboard);
