@@ -233,7 +233,7 @@ mod tests {
                     seq,
                     id: format!("e{seq}"),
                     event_type: event_type.into(),
-                    schema_version: 3,
+                    schema_version: i64::from(tabletally_domain::log::SCHEMA_VERSION),
                     data,
                     recorded_at: Utc::now(),
                     recorded_by: None,

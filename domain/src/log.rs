@@ -42,7 +42,7 @@ pub const RESULT_RECORDED: &str = "result_recorded";
 /// 1. the first one;
 /// 2. Mint Condition's option `protected_be_careful` (games of version 1 played `"ignored"`).
 /// 3. Mint Julep's option `last_race_ends_game` (games of versions 1–2 played `false`).
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// An event as stored: its number in the game's log, its type, its data and the schema version
 /// that data was written with.
@@ -642,7 +642,8 @@ impl<R: Ruleset> Replay<R> {
             self.recorded = Some(recorded);
             return Ok(());
         }
-        if R::is_finished(&self.state) {
+        if R::is_finished(&self.state) && !R::accepts_when_finished(&self.state, &event.event_type)
+        {
             return Err(fault(RuleError::new(
                 "",
                 "the game is already finished; to change it, correct or retract an earlier event",

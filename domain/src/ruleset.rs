@@ -44,8 +44,15 @@ pub trait Ruleset {
     /// left as it was. Pointers are relative to the event's `data`.
     fn apply(state: &mut Self::State, event_type: &str, data: &Value) -> Result<(), RuleError>;
 
-    /// True when the rules say the game is over (no further game event is accepted).
+    /// True when the rules say the game is over (no further game event is accepted, but for
+    /// those [`Ruleset::accepts_when_finished`] lets in).
     fn is_finished(state: &Self::State) -> bool;
+
+    /// An event the rules still expect after the game is over, which changes no score (Mint
+    /// Julep: the `round_ended` of the round whose recorded finish ended the game).
+    fn accepts_when_finished(_state: &Self::State, _event_type: &str) -> bool {
+        false
+    }
 
     /// The scoreboard of the state, finished or not.
     fn score(state: &Self::State) -> Scoreboard;

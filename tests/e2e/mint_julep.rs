@@ -541,8 +541,11 @@ async fn a_game_recorded_only_by_its_finishes_is_scored_from_the_last_one(app: T
         "{problem}"
     );
     let version = send(&app, &club, &game, version, round_3).await;
-    // Round 3's finish ended the game: a round_ended after it has nothing left to end.
+    // Round 3's finish ended the game; the round_ended the rules' event contract still sends
+    // after it is accepted and changes nothing, and nothing may follow it.
     assert_eq!(version, 10);
+    assert_eq!(app.score(&club, &game).await["status"], "finished");
+    let version = send(&app, &club, &game, version, vec![round_ended(3)]).await;
     let late_end = app
         .append(&club, &game, Some(version), vec![round_ended(3)])
         .await;

@@ -949,7 +949,7 @@ async fn bad_prizes_and_prize_tie_modes_are_refused(app: TestApp) {
     let era = create(
         &app,
         &club,
-        json!({"prizes": [prize("era", "Most 60s", "era", "60s", 3)]}),
+        json!({"prizes": [prize("era", "Most 60s", "value", "60s", 3)]}),
     )
     .await;
     let twins = create(&app, &club, json!({"prizes": [blue, blue]})).await;
@@ -963,7 +963,7 @@ async fn bad_prizes_and_prize_tie_modes_are_refused(app: TestApp) {
         problem["detail"]
             .as_str()
             .unwrap()
-            .contains("\"type\", \"colour\" or \"period\""),
+            .contains("\"type\", \"colour\", \"period\" or another attribute"),
         "{problem}"
     );
     assert_eq!(twins.problem(422)["pointer"], "/options/prizes/1/id");

@@ -80,7 +80,10 @@ function betsBox(game, effective, round) {
   const active = new Map(game.players.map((/** @type {any} */ p) => [p.name, /** @type {string[]} */ ([])]));
   for (const e of effective.filter((x) => x.type === 'bet_placed')) {
     const bets = active.get(e.data.player) ?? [];
-    const replaced = e.data.replaces ?? (!twoPlayers || bets.length >= 2 ? bets[0] : null);
+    // As the server rules: "replaces" counts only with 2 players holding two bets; with 3–4
+    // players a new bet replaces the one held, with 2 holding one it is added.
+    const full = bets.length >= (twoPlayers ? 2 : 1);
+    const replaced = !full ? null : twoPlayers ? (e.data.replaces ?? bets[0]) : bets[0];
     const kept = replaced ? bets.filter((b) => b !== replaced) : bets;
     active.set(e.data.player, [...kept, e.data.horse]);
   }

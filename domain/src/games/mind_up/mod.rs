@@ -19,8 +19,8 @@
 //!   unknown: the next `round_started` may give them (checked against the known hands) or leave
 //!   them out, and then that round can only be recorded with `rows_recorded` (a turn cannot be
 //!   worked out without prizes).
-//! - Objectives with 4–5 cards may be left out of `round_started` in rounds 2–3 (round 1's stay
-//!   active); if listed they must be round 1's, in any order. With 1–3 every round lists its own
+//! - Objectives with 4–5 cards are round 1's for the game: rounds 2–3 list them again, in any
+//!   order (games stored before schema version 4 could leave them out). With 1–3 every round lists its own
 //!   (new ones are revealed each round, so there is nothing to keep); any letters, even all of
 //!   last round's, as long as they are distinct within the round.
 //! - `rows_recorded` rows may end in empty columns; an empty column before a full one is refused
@@ -61,7 +61,16 @@ pub struct Options {
     /// Set only by the upcaster on replay: never stored, shown or accepted at creation.
     #[serde(skip_serializing)]
     pub three_objectives_kept: bool,
+    /// Games stored before schema version [`KEPT_OBJECTIVES_LISTED_SINCE`] could leave round 1's
+    /// kept objectives out of a round 2–3 `round_started` (they meant round 1's). Set only by
+    /// the upcaster on replay: never stored, shown or accepted at creation.
+    #[serde(skip_serializing)]
+    pub kept_objectives_left_out: bool,
 }
+
+/// The schema version from which kept objectives (4–5) are listed again in rounds 2–3 (rules:
+/// "`objectives` lists the active faces: exactly `objectives` many").
+pub const KEPT_OBJECTIVES_LISTED_SINCE: u32 = 4;
 
 /// The schema version from which three objectives are renewed each round (rulebook: only
 /// "more than 3" are kept).
@@ -75,6 +84,7 @@ impl Default for Options {
             still_tied: StillTied::SharedWin,
             d1_without_green: D1WithoutGreen::Nothing,
             three_objectives_kept: false,
+            kept_objectives_left_out: false,
         }
     }
 }

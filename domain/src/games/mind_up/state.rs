@@ -13,7 +13,10 @@ use super::events::{
     ROWS_RECORDED, RoundStarted, RowsRecorded,
 };
 use super::objectives::Face;
-use super::{MAX_OBJECTIVES, Options, THREE_OBJECTIVES_RENEWED_SINCE, insights, scoring};
+use super::{
+    KEPT_OBJECTIVES_LISTED_SINCE, MAX_OBJECTIVES, Options, THREE_OBJECTIVES_RENEWED_SINCE,
+    insights, scoring,
+};
 use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
@@ -206,6 +209,13 @@ impl Ruleset for MindUp {
     type State = State;
 
     fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
+        if options.kept_objectives_left_out {
+            return Err(RuleError::new(
+                "/options/kept_objectives_left_out",
+                "kept_objectives_left_out only describes games stored before kept objectives were \
+                 listed in every round; a new game cannot set it",
+            ));
+        }
         if options.three_objectives_kept {
             return Err(RuleError::new(
                 "/options/three_objectives_kept",
@@ -275,6 +285,12 @@ impl Ruleset for MindUp {
         if schema_version < THREE_OBJECTIVES_RENEWED_SINCE {
             options
                 .entry("three_objectives_kept")
+                .or_insert_with(|| json!(true));
+        }
+        // Games stored before kept objectives were listed in every round could leave them out.
+        if schema_version < KEPT_OBJECTIVES_LISTED_SINCE {
+            options
+                .entry("kept_objectives_left_out")
                 .or_insert_with(|| json!(true));
         }
     }
@@ -544,8 +560,22 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
     let kept_for_game = objectives_kept_for_the_game(&state.options);
     let given = match &event.objectives {
         None if wanted == 0 => return Ok(Vec::new()),
-        // Kept from round 1; listing them again is allowed but not needed.
-        None if kept_for_game && r > 1 => return Ok(first_round.unwrap_or_default()),
+        // Kept from round 1: games stored before schema version 4 could leave them out.
+        None if kept_for_game && r > 1 && state.options.kept_objectives_left_out => {
+            return Ok(first_round.unwrap_or_default());
+        }
+        None if kept_for_game && r > 1 => {
+            let first = first_round.unwrap_or_default();
+            let faces: Vec<&str> = first.iter().map(|f| f.code()).collect();
+            return Err(RuleError::new(
+                "/objectives",
+                format!(
+                    "this game plays with {wanted} objectives, round 1's for the whole game; list \
+                     them again in round {r}: {}",
+                    list_names(&faces)
+                ),
+            ));
+        }
         None if r > 1 => {
             return Err(RuleError::new(
                 "/objectives",

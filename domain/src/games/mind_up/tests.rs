@@ -162,16 +162,25 @@ fn cards(round: u32, [ann, bo, cy]: [u8; 3]) -> Value {
 
 /// Round 1 of the table above: started and the first `turns` turns played.
 fn round_1_after(options: Value, start: Value, turns: usize) -> Vec<LogEvent> {
+    round_1_after_from(game(options), start, turns)
+}
+
+fn round_1_after_from(started: Vec<LogEvent>, start: Value, turns: usize) -> Vec<LogEvent> {
     let mut events = vec![("round_started", start)];
     for turn in &TURNS[..turns] {
         events.push(("cards_played", cards(1, *turn)));
     }
-    with(&game(options), &events)
+    with(&started, &events)
 }
 
 /// Round 1 of the table above, finished.
 fn round_1_done(options: Value, start: Value) -> Vec<LogEvent> {
-    let log = round_1_after(options, start, 6);
+    round_1_done_from(game(options), start)
+}
+
+/// Round 1 of the table above, finished, after `started` (a game_started as stored).
+fn round_1_done_from(started: Vec<LogEvent>, start: Value) -> Vec<LogEvent> {
+    let log = round_1_after_from(started, start, 6);
     with(&log, &[("last_cards_placed", cards(1, LAST))])
 }
 
@@ -1525,22 +1534,60 @@ fn with_four_or_five_objectives_round_1s_stay_for_the_game() {
         );
         assert_eq!(pointer, "/data/objectives");
         assert_eq!(got, rule);
-        // Repeated in another order, or left out: the same cards.
+        // Repeated in another order: the same cards, shown as round 2 lists them.
         let mut reordered = faces.as_array().cloned().unwrap_or_default();
         reordered.reverse();
-        with(
+        let kept = with(
             &log,
             &[(
                 "round_started",
-                json!({"round": 2, "columns": COLUMNS, "objectives": reordered}),
+                json!({"round": 2, "columns": COLUMNS, "objectives": reordered.clone()}),
             )],
         );
-        let kept = with(
-            &log,
-            &[("round_started", json!({"round": 2, "columns": COLUMNS}))],
-        );
-        assert_eq!(details(&kept)["objectives"], faces);
+        assert_eq!(details(&kept)["objectives"], json!(reordered));
     }
+}
+
+#[test]
+fn with_four_objectives_a_later_round_that_leaves_them_out_is_refused() {
+    // rules: "objectives lists the active faces: exactly objectives many".
+    let log = round_1_done(
+        json!({"objectives": 4}),
+        start_1(json!({"objectives": ["A1", "B1", "C1", "D2"]})),
+    );
+    assert_eq!(
+        refused(
+            &log,
+            "round_started",
+            json!({"round": 2, "columns": COLUMNS})
+        ),
+        (
+            "/data/objectives".into(),
+            "this game plays with 4 objectives, round 1's for the whole game; list them again in \
+             round 2: A1, B1, C1 and D2"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn a_four_objective_game_stored_before_schema_4_keeps_round_1s_objectives_when_left_out() {
+    // Given a game stored at schema version 3, whose round 2 left round 1's four out
+    let mut started = game(json!({"objectives": 4}));
+    started[0].schema_version = 3;
+    let log = round_1_done_from(
+        started,
+        start_1(json!({"objectives": ["A1", "B1", "C1", "D2"]})),
+    );
+    // When round 2 starts without them, then round 1's stay active
+    let kept = with(
+        &log,
+        &[("round_started", json!({"round": 2, "columns": COLUMNS}))],
+    );
+    assert_eq!(
+        details(&kept)["objectives"],
+        json!(["A1", "B1", "C1", "D2"])
+    );
 }
 
 #[test]
@@ -1962,18 +2009,20 @@ fn a_three_objective_game_stored_before_schema_2_keeps_round_1s_objectives_when_
 }
 
 #[test]
-fn three_objectives_kept_cannot_be_set_on_a_new_game() {
+fn the_upcasters_marks_of_old_games_cannot_be_set_on_a_new_game() {
     let players = ["Ann", "Bo", "Cy"].map(|name| PlayerEntry {
         name: name.into(),
         color: None,
     });
-    let error = Game::MindUp
-        .start(
-            &players,
-            &json!({"objectives": 3, "three_objectives_kept": true}),
-        )
-        .unwrap_err();
-    assert_eq!(error.pointer, "/options/three_objectives_kept");
+    for (objectives, mark) in [
+        (3, "three_objectives_kept"),
+        (4, "kept_objectives_left_out"),
+    ] {
+        let error = Game::MindUp
+            .start(&players, &json!({"objectives": objectives, mark: true}))
+            .unwrap_err();
+        assert_eq!(error.pointer, format!("/options/{mark}"));
+    }
 }
 
 #[test]

@@ -190,20 +190,30 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
             ),
         )
     })?;
+    // Smoking Kills also needs its house rule: the refusal names every option it takes.
+    const SMOKING_KILLS_RULE: &str = "smoking_kills to {\"holder\": H, \"others\": O} \
+        (damage per copy to its holder and to every other player)";
+    let rule_unset = kind == Kind::SmokingKills && options.smoking_kills.is_none();
     if kind.is_expert() && !options.expert_cards {
+        let also = if rule_unset {
+            format!(" and option {SMOKING_KILLS_RULE}")
+        } else {
+            String::new()
+        };
         return Err(RuleError::new(
             if raw.is_string() { "" } else { "/card" },
             format!(
-                "{} is an expert card; set option expert_cards to true to play with it",
+                "{} is an expert card; set option expert_cards to true{also} to play with it",
                 kind.name()
             ),
         ));
     }
-    if kind == Kind::SmokingKills && options.smoking_kills.is_none() {
+    if rule_unset {
         return Err(RuleError::new(
             if raw.is_string() { "" } else { "/card" },
-            "Smoking Kills has no published rule; set option smoking_kills to \
-             {\"holder\": H, \"others\": O} (damage per copy to its holder and to every other player) to score it",
+            format!(
+                "Smoking Kills has no published rule; set option {SMOKING_KILLS_RULE} to score it"
+            ),
         ));
     }
     Ok(Card {

@@ -578,7 +578,7 @@ fn with_sleeve_protects_2_one_sleeve_protects_two_cards() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn smoking_kills_is_refused_without_expert_cards() {
+fn smoking_kills_without_expert_cards_or_its_house_rule_is_refused_naming_both() {
     let mut state = new_game(&seated(&["Ann", "Bo"]), loose(json!({})));
     let err = error(collect(
         &mut state,
@@ -586,6 +586,26 @@ fn smoking_kills_is_refused_without_expert_cards() {
         json!({"Ann": ["be-careful", "smoking-kills"], "Bo": []}),
     ));
     assert_eq!(err.pointer, "/collections/Ann/1");
+    assert_eq!(
+        err.rule,
+        "Smoking Kills is an expert card; set option expert_cards to true and option \
+         smoking_kills to {\"holder\": H, \"others\": O} (damage per copy to its holder and to \
+         every other player) to play with it"
+    );
+}
+
+#[test]
+fn smoking_kills_with_its_house_rule_but_without_expert_cards_is_refused_naming_expert_cards() {
+    let mut state = new_game(
+        &seated(&["Ann", "Bo"]),
+        loose(json!({"smoking_kills": {"holder": 4, "others": 2}})),
+    );
+    let err = error(collect(
+        &mut state,
+        1,
+        json!({"Ann": ["smoking-kills"], "Bo": []}),
+    ));
+    assert_eq!(err.pointer, "/collections/Ann/0");
     assert_eq!(
         err.rule,
         "Smoking Kills is an expert card; set option expert_cards to true to play with it"

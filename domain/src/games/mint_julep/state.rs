@@ -60,6 +60,8 @@ pub struct State {
     pub round_race: RoundRace,
     /// A race was recorded only by its finish: the groups are unknown from then on.
     pub finish_only: bool,
+    /// Round 3's recorded finish ended the game; its `round_ended` may still come.
+    last_round_end_due: bool,
     /// The race order of this round when every bet's letter is recorded, and how far the
     /// race has got in it (index of the player who played last).
     turns: Option<Turns>,
@@ -122,6 +124,7 @@ impl Ruleset for MintJulep {
             bets: Vec::new(),
             round_race: RoundRace::NotStarted,
             finish_only: false,
+            last_round_end_due: false,
             turns: None,
             mint_julep_card: None,
         }
@@ -154,6 +157,12 @@ impl Ruleset for MintJulep {
 
     fn is_finished(state: &State) -> bool {
         state.finished
+    }
+
+    /// rules: "After round 3 the game is finished" with its `round_ended`; a table that sends
+    /// it after round 3's recorded finish (which already ended the game) is not refused.
+    fn accepts_when_finished(state: &State, event_type: &str) -> bool {
+        state.last_round_end_due && event_type == ROUND_ENDED
     }
 
     fn score(state: &State) -> Scoreboard {
@@ -226,16 +235,9 @@ fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleError> {
         ));
     }
     let per_player = state.bets_per_player();
+    // rules: `replaces` means something only with 2 players holding two bets; otherwise it is
+    // left aside (the contract calls it "meaningless").
     let replaced: Option<usize> = if bet.round == 1 {
-        if let Some(horse) = bet.replaces {
-            return Err(RuleError::new(
-                "/replaces",
-                format!(
-                    "{name}'s bet cannot replace a bet on {}: round 1 bets replace nothing",
-                    horse.name()
-                ),
-            ));
-        }
         let placed = state.bets_of(bet.player).count();
         if placed >= per_player {
             let each = if per_player == 2 {
@@ -255,21 +257,6 @@ fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleError> {
     } else {
         replaced_bet(state, &bet, &name)?
     };
-    if let Some(letter) = bet.initiative {
-        let same_card = state.bets.iter().enumerate().find(|(i, b)| {
-            Some(*i) != replaced && b.horse == bet.horse && b.initiative == Some(letter)
-        });
-        if let Some((_, other)) = same_card {
-            return Err(RuleError::new(
-                "/initiative",
-                format!(
-                    "{} already holds the bet on {} with initiative {letter}; every bet card has its own letter",
-                    state.name(other.player),
-                    bet.horse.name()
-                ),
-            ));
-        }
-    }
     if let Some(index) = replaced {
         // rules: the new bet replaces (discards) the old one.
         state.bets.remove(index);
@@ -283,11 +270,10 @@ fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// rules: rounds 2 and 3 — a new bet replaces an active one (the index returned), except with
-/// 2 players while the player holds fewer than two: a bet without `replaces` is then added as
-/// the second (`None`), paying this round's late penalty. Holding two, a new bet names the horse
-/// of the bet it replaces. A bet placed this very round is not replaced again (that is a typo:
-/// correct or retract it).
+/// rules: rounds 2 and 3 — a new bet replaces the active one (the index returned), except with
+/// 2 players while the player holds fewer than two: the bet is then added as the second
+/// (`None`), paying this round's late penalty. Holding two, a new bet names the horse of the bet
+/// it replaces. Nothing limits how many new bets a player places in a round.
 fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<Option<usize>, RuleError> {
     let mine: Vec<(usize, &Bet)> = state
         .bets
@@ -295,51 +281,34 @@ fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<Option<usi
         .enumerate()
         .filter(|(_, b)| b.player == bet.player)
         .collect();
-    if bet.replaces.is_none() && mine.len() < state.bets_per_player() {
+    if mine.len() < state.bets_per_player() {
         return Ok(None);
     }
-    // A bet that names the only bet held replaces it: the player chose another horse rather
-    // than a second bet.
-    let horses: Vec<&str> = mine.iter().map(|(_, b)| b.horse.name()).collect();
-    let candidates: Vec<&(usize, &Bet)> = match bet.replaces {
-        None if mine.len() > 1 => {
-            return Err(RuleError::new(
-                "/replaces",
-                format!(
-                    "with 2 players {name} holds two bets (on {}); \"replaces\" must name the horse \
-                     of the bet this one replaces",
-                    list_names(&horses)
-                ),
-            ));
-        }
-        None => mine.iter().collect(),
-        Some(horse) => {
-            let on_horse: Vec<&(usize, &Bet)> =
-                mine.iter().filter(|(_, b)| b.horse == horse).collect();
-            if on_horse.is_empty() {
-                return Err(RuleError::new(
-                    "/replaces",
-                    format!(
-                        "{name} has no active bet on {} to replace; {name}'s active bets: {}",
-                        horse.name(),
-                        list_names(&horses)
-                    ),
-                ));
-            }
-            on_horse
-        }
-    };
-    if let Some((index, _)) = candidates.iter().find(|(_, b)| b.round < state.round) {
-        return Ok(Some(*index));
+    if state.bets_per_player() == 1 {
+        return Ok(mine.first().map(|(index, _)| *index));
     }
-    let horse = candidates.first().map_or("", |(_, b)| b.horse.name());
-    Err(RuleError::new(
-        "/player",
-        format!(
-            "{name}'s bet on {horse} was placed in this round; a player places one new bet per active \
-             bet each round (to fix a typo, correct or retract the bet)"
-        ),
-    ))
+    let horses: Vec<&str> = mine.iter().map(|(_, b)| b.horse.name()).collect();
+    let Some(horse) = bet.replaces else {
+        return Err(RuleError::new(
+            "/replaces",
+            format!(
+                "with 2 players {name} holds two bets (on {}); \"replaces\" must name the horse \
+                 of the bet this one replaces",
+                list_names(&horses)
+            ),
+        ));
+    };
+    match mine.iter().find(|(_, b)| b.horse == horse) {
+        Some((index, _)) => Ok(Some(*index)),
+        None => Err(RuleError::new(
+            "/replaces",
+            format!(
+                "{name} has no active bet on {} to replace; {name}'s active bets: {}",
+                horse.name(),
+                list_names(&horses)
+            ),
+        )),
+    }
 }
 
 fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleError> {
@@ -404,10 +373,18 @@ fn check_turn(state: &State, player: usize) -> Result<Option<Turns>, RuleError> 
             None => return Ok(None),
         },
     };
-    let Some(position) = turns.order.iter().position(|(p, _, _)| *p == player) else {
+    // A player with two bets (2 players) has a place for each: the next one from here.
+    let next = turns
+        .order
+        .iter()
+        .enumerate()
+        .skip(turns.at)
+        .find(|(_, (p, _, _))| *p == player)
+        .map(|(position, _)| position);
+    if !turns.order.iter().any(|(p, _, _)| *p == player) {
         return Ok(Some(turns));
-    };
-    if position < turns.at {
+    }
+    let Some(position) = next else {
         let order: Vec<String> = turns
             .order
             .iter()
@@ -424,14 +401,15 @@ fn check_turn(state: &State, player: usize) -> Result<Option<Turns>, RuleError> 
                 state.name(turns.order[turns.at].0)
             ),
         ));
-    }
+    };
     Ok(Some(Turns {
         at: position,
         ..turns
     }))
 }
 
-/// The race order at the start of this round's race, or `None` when a letter is missing.
+/// The race order at the start of this round's race, or `None` when a letter is missing or
+/// two backers of one horse recorded the same letter (their order is then unknown).
 fn race_order(state: &State) -> Option<Vec<(usize, Horse, char)>> {
     if state.bets.is_empty() || state.bets.iter().any(|b| b.initiative.is_none()) {
         return None;
@@ -445,11 +423,11 @@ fn race_order(state: &State) -> Option<Vec<(usize, Horse, char)>> {
             .filter_map(|b| b.initiative.map(|l| (b.player, l)))
             .collect();
         backers.sort_by_key(|(_, letter)| *letter);
+        if backers.windows(2).any(|pair| pair[0].1 == pair[1].1) {
+            return None;
+        }
         for (player, letter) in backers {
-            // With two bets a player goes at their better bet's turn.
-            if !order.iter().any(|(p, _, _)| *p == player) {
-                order.push((player, horse, letter));
-            }
+            order.push((player, horse, letter));
         }
     }
     Some(order)
@@ -488,12 +466,18 @@ fn record_race(state: &mut State, race: RaceRecorded) -> Result<(), RuleError> {
     // round_ended, after which bets for the next round may be placed.
     if race.round == ROUNDS && state.options.last_race_ends_game {
         close_round(state);
+        state.last_round_end_due = true;
     }
     Ok(())
 }
 
 fn end_round(state: &mut State, round: u32) -> Result<(), RuleError> {
     check_round(state, round)?;
+    if state.last_round_end_due {
+        // Round 3, already closed by its recorded finish: nothing left to do.
+        state.last_round_end_due = false;
+        return Ok(());
+    }
     check_compulsory_bets(state, "round 1 ends")?;
     close_round(state);
     Ok(())

@@ -689,14 +689,18 @@ fn a_third_bet_in_round_1_with_two_players_is_refused() {
 }
 
 #[test]
-fn a_round_1_bet_replaces_nothing() {
-    let log = given(&THREE, json!({}), &[]);
-    let (t, data) = rebet(1, "Ann", YGM, AJ);
-    let e = refused(&log, t, data);
-    assert_eq!(e.pointer, "/data/replaces");
+fn a_round_1_bets_replaces_is_left_aside() {
+    // "replaces" is meaningless but with 2 players holding two bets.
+    let events = vec![rebet(1, "Ann", YGM, AJ), bet(1, "Bo", AJ), bet(1, "Cy", WP)];
+    let eval = now(&given(&THREE, json!({}), &events));
+    // Start order: YGM 5th, 2 + 0 = 2.
     assert_eq!(
-        e.rule,
-        "Ann's bet cannot replace a bet on Alaskan Justice: round 1 bets replace nothing"
+        lines(&eval, "Ann"),
+        vec![line(
+            "bet on You Got Me (round 1)",
+            2,
+            "start bonus 2 + 5th place 0 = 2"
+        )]
     );
 }
 
@@ -718,16 +722,32 @@ fn a_later_bet_replaces_the_active_one_and_remembers_its_round() {
 }
 
 #[test]
-fn a_later_bet_naming_a_horse_the_player_did_not_back_is_refused() {
+fn with_three_players_a_later_bet_replaces_the_active_one_whatever_replaces_names() {
     let mut events = three_ready();
     events.push(ended(1));
-    let log = given(&THREE, json!({}), &events);
-    let (t, data) = rebet(2, "Bo", MS, NA);
+    events.push(rebet(2, "Bo", MS, NA));
+    let eval = now(&given(&THREE, json!({}), &events));
+    // Bo's AJ bet is discarded. Start order: MS 2nd, 1 + 2 − 1 = 2.
+    assert_eq!(
+        lines(&eval, "Bo"),
+        vec![line(
+            "bet on Maple Splendor (round 2)",
+            2,
+            "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
+        )]
+    );
+}
+
+#[test]
+fn with_two_players_holding_two_a_bet_naming_a_horse_not_backed_is_refused() {
+    let log = given(&["Ann", "Bo"], json!({}), &two_ready());
+    let (t, data) = rebet(2, "Bo", NA, AJ);
     let e = refused(&log, t, data);
     assert_eq!(e.pointer, "/data/replaces");
     assert_eq!(
         e.rule,
-        "Bo has no active bet on Newton's Apple to replace; Bo's active bets: Alaskan Justice"
+        "Bo has no active bet on Alaskan Justice to replace; Bo's active bets: Maple Splendor and \
+         Whiskey Princess"
     );
 }
 
@@ -842,19 +862,28 @@ fn with_two_players_a_second_bet_added_in_a_later_round_pays_that_rounds_late_pe
 }
 
 #[test]
-fn with_two_players_a_later_bet_naming_the_only_bet_held_replaces_it() {
+fn with_two_players_a_later_bet_while_holding_one_is_added_whatever_replaces_names() {
+    // "replaces" is required, and means something, only once a player holds two bets.
     let mut events = two_with_one_bet_each();
     events.push(rebet(2, "Bo", MS, AJ));
     let eval = now(&given(&["Ann", "Bo"], json!({}), &events));
-    // Bo's AJ bet is discarded, he still holds one. Start order: MS 2nd, 1 + 2 − 1 = 2.
+    // Start order: AJ 1st, 0 + 3 = 3; MS 2nd, 1 + 2 − 1 = 2.
     assert_eq!(
         lines(&eval, "Bo"),
-        vec![line(
-            "bet on Maple Splendor (round 2)",
-            2,
-            "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
-        )]
+        vec![
+            line(
+                "bet on Alaskan Justice (round 1)",
+                3,
+                "start bonus 0 + 1st place 3 = 3"
+            ),
+            line(
+                "bet on Maple Splendor (round 2)",
+                2,
+                "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
+            ),
+        ]
     );
+    assert_eq!(total(&eval, "Bo"), 5);
 }
 
 #[test]
@@ -893,33 +922,46 @@ fn with_two_players_once_a_late_second_bet_is_placed_a_new_bet_names_the_one_it_
 }
 
 #[test]
-fn with_two_players_a_late_second_bet_is_not_replaced_in_the_round_it_was_placed() {
+fn with_two_players_a_late_second_bet_may_be_replaced_in_the_round_it_was_placed() {
     let mut events = two_with_one_bet_each();
     events.push(bet(2, "Ann", NA));
-    let log = given(&["Ann", "Bo"], json!({}), &events);
-    let (t, data) = rebet(2, "Ann", MS, NA);
-    let e = refused(&log, t, data);
-    assert_eq!(e.pointer, "/data/player");
+    events.push(rebet(2, "Ann", MS, NA));
+    let eval = now(&given(&["Ann", "Bo"], json!({}), &events));
+    // Start order: YGM 5th, 2 + 0 = 2; MS 2nd, 1 + 2 − 1 = 2 → 4.
     assert_eq!(
-        e.rule,
-        "Ann's bet on Newton's Apple was placed in this round; a player places one new bet per \
-         active bet each round (to fix a typo, correct or retract the bet)"
+        lines(&eval, "Ann"),
+        vec![
+            line(
+                "bet on You Got Me (round 1)",
+                2,
+                "start bonus 2 + 5th place 0 = 2"
+            ),
+            line(
+                "bet on Maple Splendor (round 2)",
+                2,
+                "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
+            ),
+        ]
     );
+    assert_eq!(total(&eval, "Ann"), 4);
 }
 
 #[test]
-fn a_bet_placed_this_round_cannot_be_replaced_in_the_same_round() {
+fn a_bet_placed_this_round_may_be_replaced_by_another_new_bet_of_the_same_round() {
+    // The rules set no limit on new bets in rounds 2 and 3: each replaces the active one.
     let mut events = three_ready();
     events.push(ended(1));
     events.push(bet(2, "Bo", MS));
-    let log = given(&THREE, json!({}), &events);
-    let (t, data) = bet(2, "Bo", NA);
-    let e = refused(&log, t, data);
-    assert_eq!(e.pointer, "/data/player");
+    events.push(bet(2, "Bo", NA));
+    let eval = now(&given(&THREE, json!({}), &events));
+    // Start order: NA 3rd, 1 + 1 − 1 = 1.
     assert_eq!(
-        e.rule,
-        "Bo's bet on Maple Splendor was placed in this round; a player places one new bet per \
-         active bet each round (to fix a typo, correct or retract the bet)"
+        lines(&eval, "Bo"),
+        vec![line(
+            "bet on Newton's Apple (round 2)",
+            1,
+            "start bonus 1 + 3rd place 1 − late penalty 1 = 1"
+        )]
     );
 }
 
@@ -956,15 +998,18 @@ fn an_initiative_is_one_capital_letter() {
 }
 
 #[test]
-fn two_bets_on_one_horse_cannot_carry_the_same_letter() {
-    let log = given(&THREE, json!({}), &[lettered(1, "Ann", YGM, "A")]);
-    let (t, data) = lettered(1, "Bo", YGM, "A");
-    let e = refused(&log, t, data);
-    assert_eq!(e.pointer, "/data/initiative");
-    assert_eq!(
-        e.rule,
-        "Ann already holds the bet on You Got Me with initiative A; every bet card has its own letter"
-    );
+fn two_backers_of_one_horse_with_the_same_letter_leave_the_race_order_unenforced() {
+    // Their order is unknown, so no card is refused for its turn.
+    let mut events = vec![
+        lettered(1, "Ann", YGM, "A"),
+        lettered(1, "Bo", YGM, "A"),
+        lettered(1, "Cy", AJ, "A"),
+    ];
+    events.push(card(1, "Ann", &[(YGM, "forward", "named")]));
+    events.push(card(1, "Cy", &[(NA, "forward", "named")]));
+    events.push(card(1, "Ann", &[(WP, "forward", "named")]));
+    // [YGM] [AJ MS NA WP] → NA onto YGM: [NA YGM] [AJ MS WP] → WP onto NA: [WP NA YGM] [AJ MS]
+    assert_eq!(race_now(&events), race(&[&[WP, NA, YGM], &[AJ, MS]]));
 }
 
 #[test]
@@ -1032,6 +1077,34 @@ fn the_race_order_follows_the_leading_horse_at_the_start_of_each_round() {
             .starts_with("Ann's turn in round 2's race is over: the race order by bets and initiative is Ann (You Got Me A), Cy (Alaskan Justice A), Bo (Alaskan Justice B)"),
         "{}",
         e.rule
+    );
+}
+
+#[test]
+fn with_two_players_a_player_with_two_bets_has_a_turn_for_each() {
+    // Start order AJ MS NA WP YGM → race order: Bo (AJ), Ann (MS), Bo (NA), Ann (YGM).
+    let mut events = vec![
+        lettered(1, "Ann", MS, "A"),
+        lettered(1, "Ann", YGM, "A"),
+        lettered(1, "Bo", AJ, "A"),
+        lettered(1, "Bo", NA, "A"),
+    ];
+    events.push(card(1, "Bo", &[(YGM, "forward", "named")]));
+    events.push(card(1, "Ann", &[(NA, "forward", "named")]));
+    events.push(card(1, "Bo", &[(WP, "forward", "named")]));
+    events.push(card(1, "Ann", &[(MS, "forward", "named")]));
+    let log = given(&["Ann", "Bo"], json!({}), &events);
+    // [YGM] [AJ MS NA WP] → [NA YGM] [AJ MS WP] → [WP NA YGM] [AJ MS] → [MS WP NA YGM] [AJ]
+    assert_eq!(groups(&now(&log)), race(&[&[MS, WP, NA, YGM], &[AJ]]));
+    // Ann played at her last place: Bo's turns are over.
+    let (t, data) = card(1, "Bo", &[(AJ, "forward", "named")]);
+    let e = refused(&log, t, data);
+    assert_eq!(e.pointer, "/data/player");
+    assert_eq!(
+        e.rule,
+        "Bo's turn in round 1's race is over: the race order by bets and initiative is \
+         Bo (Alaskan Justice A), Ann (Maple Splendor A), Bo (Newton's Apple A), Ann (You Got Me A), \
+         and Ann has already played"
     );
 }
 
@@ -1701,7 +1774,8 @@ fn recording_the_last_rounds_finish_ends_the_game() {
 }
 
 #[test]
-fn a_round_ended_after_the_last_finish_is_refused_as_the_game_is_over() {
+fn the_last_rounds_round_ended_after_its_recorded_finish_is_accepted_and_changes_nothing() {
+    // Given a game recorded by its finishes, round 3's finish already ending it
     let mut events = three_ready();
     events.extend([
         recorded(1, [WP, YGM, AJ, NA, MS]),
@@ -1711,9 +1785,25 @@ fn a_round_ended_after_the_last_finish_is_refused_as_the_game_is_over() {
         recorded(3, [YGM, AJ, NA, WP, MS]),
     ]);
     let log = given(&THREE, json!({}), &events);
+    let finished = now(&log);
+    // When the table ends round 3 as the rules' event contract has it
+    let eval = when(&log, "round_ended", json!({"round": 3})).unwrap();
+    // Then it is accepted, the game stays finished with the same score: Ann YGM 1st 2 + 3 = 5
+    assert_eq!(eval.status, Status::Finished);
+    assert_eq!(eval.scoreboard, finished.scoreboard);
+    assert_eq!(total(&eval, "Ann"), 5);
+    // An earlier round's end is still refused, and so is a second end of round 3
+    let e = refused(&log, "round_ended", json!({"round": 2}));
+    assert_eq!(e.rule, "round 2 has ended; the game is in round 3");
+    let mut ended_log = log.clone();
+    ended_log.push(LogEvent::new(
+        ended_log.len() as u64 + 1,
+        "round_ended",
+        json!({"round": 3}),
+    ));
     let (event_type, data) = ended(3);
     let rejection = crate::log::check_append::<MintJulep>(
-        &log,
+        &ended_log,
         &[NewEvent {
             event_type: event_type.into(),
             data,
@@ -1722,6 +1812,16 @@ fn a_round_ended_after_the_last_finish_is_refused_as_the_game_is_over() {
     .unwrap_err();
     assert_eq!(
         rejection.rule,
+        "the game is already finished; to change it, correct or retract an earlier event"
+    );
+    // Nor may anything else follow the finish
+    let e = refused(
+        &log,
+        "bet_placed",
+        json!({"round": 3, "player": "Bo", "horse": MS}),
+    );
+    assert_eq!(
+        e.rule,
         "the game is already finished; to change it, correct or retract an earlier event"
     );
 }

@@ -21,39 +21,47 @@ pub struct Card {
     pub colour: String,
     pub period: String,
     pub value: u32,
+    /// Any other printed attribute, by name (rules: "other attributes are free text").
+    pub other: BTreeMap<String, String>,
 }
 
-/// The printed attributes a prize can count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The printed text attributes a prize can count: type, colour, period or any other the table
+/// records on its cards (not the id, nor the value, a number).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Attribute {
     Type,
     Colour,
     Period,
+    Other(String),
 }
 
 impl Attribute {
     pub fn parse(name: &str) -> Option<Attribute> {
-        match name {
+        match name.trim() {
             "type" => Some(Attribute::Type),
             "colour" => Some(Attribute::Colour),
             "period" => Some(Attribute::Period),
-            _ => None,
+            "" | "id" | "value" => None,
+            other => Some(Attribute::Other(other.to_owned())),
         }
     }
 }
 
 impl Card {
-    pub fn attribute(&self, attribute: Attribute) -> &str {
+    /// The card's text for `attribute`; `None` when the card does not record it.
+    pub fn attribute(&self, attribute: &Attribute) -> Option<&str> {
         match attribute {
-            Attribute::Type => &self.object,
-            Attribute::Colour => &self.colour,
-            Attribute::Period => &self.period,
+            Attribute::Type => Some(&self.object),
+            Attribute::Colour => Some(&self.colour),
+            Attribute::Period => Some(&self.period),
+            Attribute::Other(name) => self.other.get(name).map(String::as_str),
         }
     }
 
     /// Whether the card shows `value` for `attribute`, as a prize counts it.
-    pub fn shows(&self, attribute: Attribute, value: &str) -> bool {
-        same_text(self.attribute(attribute), value)
+    pub fn shows(&self, attribute: &Attribute, value: &str) -> bool {
+        self.attribute(attribute)
+            .is_some_and(|text| same_text(text, value))
     }
 
     /// "a blue 60s lamp worth 3", for messages.
@@ -81,6 +89,7 @@ pub enum CardRef {
     Described(Card),
 }
 
+/// The attributes every card has (rules: "at least a type, a colour, a period and a value").
 const CARD_FIELDS: [&str; 5] = ["id", "type", "colour", "period", "value"];
 
 impl CardRef {
@@ -99,11 +108,25 @@ impl CardRef {
                 ));
             }
         };
-        if let Some(key) = fields.keys().find(|k| !CARD_FIELDS.contains(&k.as_str())) {
-            return Err(RuleError::new(
-                pointer([key]),
-                format!("unknown field {key:?}; a card has id, type, colour, period and value"),
-            ));
+        let mut other = BTreeMap::new();
+        for (key, raw) in fields
+            .iter()
+            .filter(|(k, _)| !CARD_FIELDS.contains(&k.as_str()))
+        {
+            match raw {
+                Value::String(s) if !s.trim().is_empty() => {
+                    other.insert(key.trim().to_owned(), s.trim().to_owned());
+                }
+                _ => {
+                    return Err(RuleError::new(
+                        pointer([key]),
+                        format!(
+                            "a card's {key} is non-empty text (besides its value, a card's \
+                             attributes are text)"
+                        ),
+                    ));
+                }
+            }
         }
         let text = |field: &str| -> Result<String, RuleError> {
             match fields.get(field) {
@@ -145,6 +168,7 @@ impl CardRef {
             colour,
             period,
             value,
+            other,
         }))
     }
 }
@@ -229,16 +253,39 @@ fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
         "period"
     } else if earlier.value != now.value {
         "value"
+    } else if let Some(name) = earlier.other.keys().chain(now.other.keys()).find(|name| {
+        match (earlier.other.get(*name), now.other.get(*name)) {
+            (Some(a), Some(b)) => !same_text(a, b),
+            _ => true,
+        }
+    }) {
+        name.as_str()
     } else {
         return Ok(());
+    };
+    if CARD_FIELDS.contains(&field) {
+        return Err(RuleError::new(
+            pointer([field]),
+            format!(
+                "card {} was described as {}; the same card cannot now be {}",
+                now.id,
+                earlier.describe(),
+                now.describe()
+            ),
+        ));
+    }
+    let shown = |card: &Card| {
+        card.other
+            .get(field)
+            .map_or("nothing".to_owned(), |t| format!("{t:?}"))
     };
     Err(RuleError::new(
         pointer([field]),
         format!(
-            "card {} was described as {}; the same card cannot now be {}",
+            "card {} was described with {field} {}; the same card cannot now have {}",
             now.id,
-            earlier.describe(),
-            now.describe()
+            shown(earlier),
+            shown(now)
         ),
     ))
 }

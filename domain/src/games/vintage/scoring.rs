@@ -119,7 +119,7 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<
         .map(|cards| {
             cards
                 .iter()
-                .filter(|c| c.shows(attribute, &prize.value))
+                .filter(|c| c.shows(&attribute, &prize.value))
                 .count() as i64
         })
         .collect();

@@ -129,8 +129,9 @@ impl Ruleset for Vintage {
                 return Err(RuleError::new(
                     at("attribute"),
                     format!(
-                        "prize {:?} counts attribute {:?}, but a prize counts a \"type\", \"colour\" \
-                         or \"period\"",
+                        "prize {:?} counts attribute {:?}, but a prize counts a card's printed text: \
+                         \"type\", \"colour\", \"period\" or another attribute the cards record \
+                         (not \"id\" or \"value\")",
                         prize.id, prize.attribute
                     ),
                 ));
@@ -170,6 +171,7 @@ impl Ruleset for Vintage {
                     colour: card.colour.trim().to_owned(),
                     period: card.period.trim().to_owned(),
                     value: card.value,
+                    other: Default::default(),
                 })
                 .collect(),
         );

@@ -356,17 +356,21 @@ fn two_prizes_with_one_id_are_refused() {
 }
 
 #[test]
-fn a_prize_must_count_a_type_a_colour_or_a_period() {
-    let options = json!({"prizes": [prize("big", "size", "large", 2)]});
-    assert_eq!(
-        setup_error(options),
-        (
-            "/options/prizes/0/attribute".into(),
-            "prize \"big\" counts attribute \"size\", but a prize counts a \"type\", \"colour\" \
-             or \"period\""
-                .into()
-        )
-    );
+fn a_prize_counts_a_cards_text_not_its_id_or_value() {
+    for attribute in ["id", "value", " "] {
+        let options = json!({"prizes": [prize("big", attribute, "large", 2)]});
+        assert_eq!(
+            setup_error(options),
+            (
+                "/options/prizes/0/attribute".into(),
+                format!(
+                    "prize \"big\" counts attribute {attribute:?}, but a prize counts a card's \
+                     printed text: \"type\", \"colour\", \"period\" or another attribute the \
+                     cards record (not \"id\" or \"value\")"
+                )
+            )
+        );
+    }
 }
 
 #[test]
@@ -487,16 +491,16 @@ fn a_card_value_is_a_whole_number_of_zero_or_more() {
 }
 
 #[test]
-fn a_card_with_an_unknown_field_or_a_missing_colour_is_refused() {
+fn a_card_with_an_attribute_that_is_not_text_or_a_missing_colour_is_refused() {
     let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
     let mut c1 = card(1);
-    c1["size"] = json!("large");
+    c1["size"] = json!(3);
     let data = json!({"showcases": {
         "Ann": [c1], "Bo": [card(2), card(3)], "Cy": [card(4), card(5), card(6)]}});
     assert_refused(
         &refused(&log, "showcases_dealt", data),
         "/data/showcases/Ann/0/size",
-        "unknown field \"size\"; a card has id, type, colour, period and value",
+        "a card's size is non-empty text (besides its value, a card's attributes are text)",
     );
     let mut c1 = card(1);
     c1.as_object_mut().map(|c| c.remove("colour"));
@@ -1517,6 +1521,57 @@ fn collections_recorded_scores_values_and_prizes_and_ends_the_game() {
             .iter()
             .all(|l| l.label != "Most gold objects")
     }));
+}
+
+#[test]
+fn a_prize_may_count_any_other_text_the_cards_record() {
+    // rules: cards have "at least" a type, a colour, a period and a value; other attributes are
+    // free text. A prize on "material": Ann holds two wooden objects, Bo one, Cy none recorded.
+    let wood = |id: &str, value: u32| {
+        json!({"id": id, "type": "chair", "colour": "red", "period": "50s", "value": value,
+               "material": "Wood "})
+    };
+    let mut log = started(
+        &["Ann", "Bo", "Cy"],
+        json!({"prizes": [prize("wood", "material", "wood", 3)]}),
+    );
+    record(
+        &mut log,
+        "collections_recorded",
+        json!({"collections": {
+            "Ann": [wood("a1", 1), wood("a2", 2)],
+            "Bo": [wood("b1", 0), antique("b2", "vase", "red", "60s", 4)],
+            "Cy": [antique("k1", "lamp", "green", "70s", 2)]}}),
+    );
+    let evaluation = evaluate(&log);
+    // Ann 1 + 2 + 3 = 6, Bo 0 + 4 = 4, Cy 2.
+    assert_eq!(
+        totals(&evaluation),
+        vec![("Ann".into(), 6), ("Bo".into(), 4), ("Cy".into(), 2)]
+    );
+    assert_eq!(
+        lines(&evaluation, "Ann"),
+        vec![
+            ("Collection ×2".into(), 3, "a1 1 + a2 2 = 3".into()),
+            ("Most wood".into(), 3, "2 vs 1 → +3".into()),
+        ]
+    );
+}
+
+#[test]
+fn a_card_described_again_with_other_text_for_an_attribute_is_refused() {
+    let log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
+    let mut c1 = card(1);
+    c1["material"] = json!("wood");
+    let mut again = c1.clone();
+    again["material"] = json!("glass");
+    let data = json!({"collections": {
+        "Ann": [c1], "Bo": [again], "Cy": [card(4)]}});
+    assert_refused(
+        &refused(&log, "collections_recorded", data),
+        "/data/collections/Bo/0/material",
+        "card c1 was described with material \"wood\"; the same card cannot now have \"glass\"",
+    );
 }
 
 #[test]
