@@ -175,7 +175,7 @@ async fn a_vintage_game_started_from_a_preset_names_its_cards_by_number(app: Tes
     let options = &log.body["events"][0]["data"]["options"];
     assert_eq!(
         options,
-        &json!({"prizes": blue_prize(), "prize_tie": "all", "deck": deck()})
+        &json!({"prizes": blue_prize(), "prize_tie": "all", "winner_tie": "shared", "deck": deck()})
     );
 
     // And cards are named by number: dealt 1 | 2 3 | 4 5 6; Ann banks 1, steals 4 from Cy,

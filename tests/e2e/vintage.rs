@@ -977,13 +977,14 @@ async fn bad_prizes_and_prize_tie_modes_are_refused(app: TestApp) {
             .contains("at most 17 prizes"),
         "{problem}"
     );
-    // With only "prizes": [] the effective defaults are stored: ties score for nobody, no deck.
+    // With only "prizes": [] the effective defaults are stored: ties score for nobody, a tie for
+    // the win is shared, no deck.
     let game = app.new_game(&club, new_game(json!({"prizes": []}))).await;
     let summary = app
         .get(&format!("/v1/games/{game}"), Some(&club.token))
         .await;
     assert_eq!(
         summary.body["options"],
-        json!({"prizes": [], "prize_tie": "nobody", "deck": {}})
+        json!({"prizes": [], "prize_tie": "nobody", "winner_tie": "shared", "deck": {}})
     );
 }

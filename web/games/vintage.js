@@ -91,6 +91,7 @@ export default {
   options: [
     { key: 'prizes', label: 'Prize cards in play', kind: 'custom', editor: prizesEditor, help: 'Each prize goes to the player with the most collected cards matching it.' },
     { key: 'prize_tie', label: 'A tie for a prize', kind: 'choice', default: 'nobody', choices: [['nobody', 'nobody scores it'], ['all', 'each tied player scores it'], ['split', 'the points are split']], help: 'House rule: the published rules do not settle prize ties.' },
+    { key: 'winner_tie', label: 'A tie for the win', kind: 'choice', default: 'shared', choices: [['shared', 'they share the win'], ['most_prize_points', 'more prize points wins']], help: 'House rule: the rules say a tie is shared.' },
   ],
   colours: [],
   needsColours: () => false,

@@ -32,7 +32,7 @@ pub struct CreatePreset {
     #[schema(value_type = super::GameId)]
     pub game: String,
     /// Any of the game's options; left-out options take their defaults when a game starts.
-    /// Vintage: `prizes`, `prize_tie` and `deck` (every card's attributes by number, 1–63).
+    /// Vintage: `prizes`, `prize_tie`, `winner_tie` and `deck` (every card's attributes by number, 1–63).
     #[serde(default = "no_options")]
     #[schema(value_type = Object)]
     pub options: Value,

@@ -32,6 +32,8 @@ pub struct Options {
     pub prizes: Vec<Prize>,
     /// [H] Who scores a prize when players tie for the most matching cards.
     pub prize_tie: PrizeTie,
+    /// [H] Players tied on the highest total: the rules say the win is shared.
+    pub winner_tie: WinnerTie,
     /// The table's own deck, by card number (1–63): every card's printed attributes, so that
     /// events may name a card by its number (`17` or `"17"`) instead of describing it. Empty:
     /// cards are described the first time they appear.
@@ -71,6 +73,25 @@ pub enum PrizeTie {
     All,
     /// The points are divided among the tied players; the remainder is lost.
     Split,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WinnerTie {
+    /// They share the win (the rules' reading).
+    #[default]
+    Shared,
+    /// The tied player with more prize points wins; still tied, they share it.
+    MostPrizePoints,
+}
+
+impl WinnerTie {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WinnerTie::Shared => "shared",
+            WinnerTie::MostPrizePoints => "most_prize_points",
+        }
+    }
 }
 
 impl PrizeTie {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::catalogue::{Attribute, Card};
 use super::insights::Key;
 use super::state::{Record, State};
-use super::{Options, Prize, PrizeTie};
+use super::{Options, Prize, PrizeTie, WinnerTie};
 use crate::score::{
     self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
 };
@@ -48,13 +48,17 @@ pub fn score(state: &State) -> Scoreboard {
             )
         })
         .collect();
-    // rules: highest total wins; ties are shared [H] — no tie-break, so the key is the total.
-    score::rank(&mut players, |p| p.total);
+    // rules: highest total wins; ties are shared [H] (`winner_tie`).
+    let winner_tie = state.options.winner_tie;
+    score::rank(&mut players, |p| match winner_tie {
+        WinnerTie::Shared => (p.total, 0),
+        WinnerTie::MostPrizePoints => (p.total, prize_points(p)),
+    });
     Scoreboard {
         lower_wins: false,
         winners: score::winners(&players),
         leaders: Vec::new(),
-        tiebreak: shared_win(&players),
+        tiebreak: tiebreak(&players, winner_tie),
         players,
         house_rules: house_rules(&state.options),
         details: Some(details(state)),
@@ -189,35 +193,77 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<
     lines
 }
 
-/// rules: ties are shared [H] — there is no tie-break; say so when first place is shared.
-fn shared_win(players: &[PlayerScore]) -> Option<Tiebreak> {
-    let first: Vec<&str> = players
+/// A player's points from prizes: everything but the collection's values (its first line).
+fn prize_points(player: &PlayerScore) -> i64 {
+    player
+        .rounds
         .iter()
-        .filter(|p| p.rank == 1)
-        .map(|p| p.name.as_str())
-        .collect();
-    if first.len() < 2 {
+        .flat_map(|r| r.breakdown.iter().skip(1))
+        .map(|l| l.points)
+        .sum()
+}
+
+/// How first place was decided among players tied on the highest total, if any were.
+fn tiebreak(players: &[PlayerScore], winner_tie: WinnerTie) -> Option<Tiebreak> {
+    let total = players.first().map_or(0, |p| p.total);
+    let tied: Vec<&PlayerScore> = players.iter().filter(|p| p.total == total).collect();
+    if tied.len() < 2 {
         return None;
     }
-    let total = players.first().map_or(0, |p| p.total);
-    Some(Tiebreak {
-        rule: "ties are shared".into(),
-        detail: format!(
-            "{} tied on {total} points and share the win",
-            list_names(&first)
+    let names = |players: &[&PlayerScore]| {
+        list_names(&players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>())
+    };
+    let first: Vec<&PlayerScore> = tied.iter().copied().filter(|p| p.rank == 1).collect();
+    let (rule, detail) = match winner_tie {
+        WinnerTie::Shared => (
+            "ties are shared",
+            format!("{} tied on {total} points and share the win", names(&tied)),
         ),
+        WinnerTie::MostPrizePoints => {
+            let compared: Vec<String> = tied
+                .iter()
+                .map(|p| format!("{} {}", p.name, prize_points(p)))
+                .collect();
+            let outcome = if first.len() == 1 {
+                format!("{} wins", names(&first))
+            } else {
+                format!("{} share the win", names(&first))
+            };
+            (
+                "the tied player with more prize points wins (house rule winner_tie: most_prize_points)",
+                format!(
+                    "{} tied on {total} points; prize points {}: {outcome}",
+                    names(&tied),
+                    compared.join(", ")
+                ),
+            )
+        }
+    };
+    Some(Tiebreak {
+        rule: rule.into(),
+        detail,
     })
 }
 
 fn house_rules(options: &Options) -> Vec<HouseRule> {
-    vec![HouseRule {
-        option: "prize_tie".into(),
-        value: json!(options.prize_tie.as_str()),
-        default: options.prize_tie == PrizeTie::default(),
-        note: "who scores a prize when players tie for the most matching cards: nobody, all \
-               (each in full) or split (divided, remainder lost)"
-            .into(),
-    }]
+    vec![
+        HouseRule {
+            option: "prize_tie".into(),
+            value: json!(options.prize_tie.as_str()),
+            default: options.prize_tie == PrizeTie::default(),
+            note: "who scores a prize when players tie for the most matching cards: nobody, all \
+                   (each in full) or split (divided, remainder lost)"
+                .into(),
+        },
+        HouseRule {
+            option: "winner_tie".into(),
+            value: json!(options.winner_tie.as_str()),
+            default: options.winner_tie == WinnerTie::default(),
+            note: "players tied on the highest total: shared (they share the win) or \
+                   most_prize_points (more prize points wins, then shared)"
+                .into(),
+        },
+    ]
 }
 
 /// What a phone may draw: the table as it stands.

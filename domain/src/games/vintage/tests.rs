@@ -130,6 +130,15 @@ fn player<'a>(evaluation: &'a Evaluation, name: &str) -> &'a PlayerScore {
 }
 
 /// A player's breakdown lines as (label, points, detail).
+fn ranks(evaluation: &Evaluation) -> Vec<(&str, u32)> {
+    evaluation
+        .scoreboard
+        .players
+        .iter()
+        .map(|p| (p.name.as_str(), p.rank))
+        .collect()
+}
+
 fn lines(evaluation: &Evaluation, name: &str) -> Vec<(String, i64, String)> {
     let p = player(evaluation, name);
     assert_eq!(p.rounds.len(), 1, "Vintage has one scoring round");
@@ -309,7 +318,7 @@ fn play_three_player_turns(log: &mut Vec<LogEvent>, sim: &mut Sim, from: usize, 
 fn the_default_options_have_no_prizes_and_nobody_scores_a_tied_prize() {
     assert_eq!(
         Game::Vintage.default_options(),
-        json!({"prizes": [], "prize_tie": "nobody", "deck": {}})
+        json!({"prizes": [], "prize_tie": "nobody", "winner_tie": "shared", "deck": {}})
     );
     assert_eq!(Game::from_id("vintage"), Some(Game::Vintage));
 }
@@ -1609,19 +1618,89 @@ fn with_prize_tie_split_the_points_are_divided_and_the_remainder_lost() {
         )
     );
     let house = &evaluation.scoreboard.house_rules;
-    assert_eq!(house.len(), 1);
+    assert_eq!(house.len(), 2);
     assert_eq!(house[0].option, "prize_tie");
     assert_eq!(house[0].value, json!("split"));
     assert!(!house[0].default);
 }
 
 #[test]
-fn the_prize_tie_house_rule_is_always_listed() {
+fn the_house_rules_are_always_listed() {
     let house = &end_only("nobody").scoreboard.house_rules;
-    assert_eq!(house.len(), 1);
+    let listed: Vec<(&str, &Value, bool)> = house
+        .iter()
+        .map(|h| (h.option.as_str(), &h.value, h.default))
+        .collect();
     assert_eq!(
-        (house[0].option.as_str(), &house[0].value, house[0].default),
-        ("prize_tie", &json!("nobody"), true)
+        listed,
+        vec![
+            ("prize_tie", &json!("nobody"), true),
+            ("winner_tie", &json!("shared"), true)
+        ]
+    );
+}
+
+/// Ann 3 + 2 = 5 and the blue prize (+4) = 9; Bo 9 from one chair; Cy 0.
+fn tied_on_total(winner_tie: &str) -> Evaluation {
+    let mut log = started(
+        &["Ann", "Bo", "Cy"],
+        json!({"prizes": [prize("blue", "colour", "blue", 4)], "winner_tie": winner_tie}),
+    );
+    record(
+        &mut log,
+        "collections_recorded",
+        json!({"collections": {
+            "Ann": [antique("a1", "lamp", "blue", "60s", 3), antique("a2", "radio", "blue", "50s", 2)],
+            "Bo": [antique("b1", "chair", "red", "60s", 9)],
+            "Cy": [antique("k1", "lamp", "green", "70s", 0)]}}),
+    )
+}
+
+#[test]
+fn with_winner_tie_most_prize_points_the_tied_player_with_more_prize_points_wins() {
+    // Ann 3 + 2 + blue 4 = 9 (prize points 4), Bo 9 (prize points 0), Cy 0.
+    let evaluation = tied_on_total("most_prize_points");
+    assert_eq!(
+        totals(&evaluation),
+        vec![("Ann".into(), 9), ("Bo".into(), 9), ("Cy".into(), 0)]
+    );
+    assert_eq!(evaluation.scoreboard.winners, vec!["Ann"]);
+    assert_eq!(ranks(&evaluation), vec![("Ann", 1), ("Bo", 2), ("Cy", 3)]);
+    let tiebreak = evaluation.scoreboard.tiebreak.expect("a tie-break");
+    assert_eq!(
+        tiebreak.rule,
+        "the tied player with more prize points wins (house rule winner_tie: most_prize_points)"
+    );
+    assert_eq!(
+        tiebreak.detail,
+        "Ann and Bo tied on 9 points; prize points Ann 4, Bo 0: Ann wins"
+    );
+    // By default the same table shares the win.
+    let shared = tied_on_total("shared");
+    assert_eq!(shared.scoreboard.winners, vec!["Ann", "Bo"]);
+}
+
+#[test]
+fn with_winner_tie_most_prize_points_players_equal_on_prize_points_too_share_the_win() {
+    let mut log = started(
+        &["Ann", "Bo", "Cy"],
+        json!({"prizes": [], "winner_tie": "most_prize_points"}),
+    );
+    let evaluation = record(
+        &mut log,
+        "collections_recorded",
+        json!({"collections": {
+            "Ann": [antique("a1", "lamp", "blue", "60s", 5)],
+            "Bo": [antique("b1", "vase", "red", "50s", 5)],
+            "Cy": []}}),
+    );
+    assert_eq!(evaluation.scoreboard.winners, vec!["Ann", "Bo"]);
+    assert_eq!(
+        evaluation.scoreboard.tiebreak.map(|t| t.detail),
+        Some(
+            "Ann and Bo tied on 5 points; prize points Ann 0, Bo 0: Ann and Bo share the win"
+                .into()
+        )
     );
 }
 
@@ -1638,13 +1717,7 @@ fn equal_totals_share_the_win() {
     );
     // Ann 5, Bo 2 + 3 = 5, Cy 0.
     assert_eq!(evaluation.scoreboard.winners, vec!["Ann", "Bo"]);
-    let ranks: Vec<(&str, u32)> = evaluation
-        .scoreboard
-        .players
-        .iter()
-        .map(|p| (p.name.as_str(), p.rank))
-        .collect();
-    assert_eq!(ranks, vec![("Ann", 1), ("Bo", 1), ("Cy", 3)]);
+    assert_eq!(ranks(&evaluation), vec![("Ann", 1), ("Bo", 1), ("Cy", 3)]);
     assert_eq!(
         evaluation
             .scoreboard
