@@ -373,6 +373,9 @@ fn check_turn(state: &State, player: usize) -> Result<Option<Turns>, RuleError> 
             None => return Ok(None),
         },
     };
+    if !turns.order.iter().any(|(p, _, _)| *p == player) {
+        return Ok(Some(turns));
+    }
     // A player with two bets (2 players) has a place for each: the next one from here.
     let next = turns
         .order
@@ -381,9 +384,6 @@ fn check_turn(state: &State, player: usize) -> Result<Option<Turns>, RuleError> 
         .skip(turns.at)
         .find(|(_, (p, _, _))| *p == player)
         .map(|(position, _)| position);
-    if !turns.order.iter().any(|(p, _, _)| *p == player) {
-        return Ok(Some(turns));
-    }
     let Some(position) = next else {
         let order: Vec<String> = turns
             .order
