@@ -327,32 +327,97 @@ const FACES: [&str; 14] = [
     "A1", "A2", "B1", "B2", "C1", "C2", "D1", "D2", "E1", "E2", "F1", "F2", "G1", "G2",
 ];
 
-/// Where a Mind Up! log stands: its round, the turns played in it (the last placement counts
-/// as one) and every number seen at the table so far.
-fn mind_up_table(log: &[LogEvent]) -> (usize, usize, Vec<u64>) {
-    let (mut round, mut turns, mut seen) = (0, 0, Vec::new());
-    for event in standing(log) {
-        let numbers = |field: &str| -> Vec<u64> {
-            match event.data.get(field) {
-                Some(Value::Array(items)) => items.iter().filter_map(Value::as_u64).collect(),
-                Some(Value::Object(items)) => items.values().filter_map(Value::as_u64).collect(),
-                _ => Vec::new(),
+/// Where a Mind Up! log stands, followed by the rules' turn: the player of the k-th lowest card
+/// takes the k-th lowest prize into their row, and the cards played become the next prizes.
+#[derive(Default)]
+struct MindUpTable {
+    round: usize,
+    /// Turns of this round so far (the last placement counts as one).
+    turns: usize,
+    /// Every number seen at the table.
+    seen: Vec<u64>,
+    prizes: Vec<u64>,
+    /// Per player: this round's row, the last round's (their hand now, with one drawn card), and
+    /// the cards they played this round.
+    rows: std::collections::HashMap<String, Vec<u64>>,
+    last_rows: std::collections::HashMap<String, Vec<u64>>,
+    played: std::collections::HashMap<String, Vec<u64>>,
+}
+
+impl MindUpTable {
+    fn of(log: &[LogEvent]) -> Self {
+        let mut table = Self::default();
+        for event in standing(log) {
+            let numbers = |field: &str| -> Vec<u64> {
+                match event.data.get(field) {
+                    Some(Value::Array(items)) => items.iter().filter_map(Value::as_u64).collect(),
+                    Some(Value::Object(items)) => {
+                        items.values().filter_map(Value::as_u64).collect()
+                    }
+                    _ => Vec::new(),
+                }
+            };
+            let by_player = |field: &str| -> Vec<(String, u64)> {
+                match event.data.get(field) {
+                    Some(Value::Object(items)) => items
+                        .iter()
+                        .filter_map(|(k, v)| v.as_u64().map(|n| (k.clone(), n)))
+                        .collect(),
+                    _ => Vec::new(),
+                }
+            };
+            match event.event_type.as_str() {
+                "round_started" => {
+                    table.round += 1;
+                    table.turns = 0;
+                    let given = numbers("prizes");
+                    if !given.is_empty() {
+                        table.prizes = given.clone();
+                    }
+                    table.seen.extend(given);
+                    table.last_rows = std::mem::take(&mut table.rows);
+                    table.played.clear();
+                }
+                "cards_played" => {
+                    table.turns += 1;
+                    let mut cards = by_player("cards");
+                    cards.sort_by_key(|(_, n)| *n);
+                    let mut prizes = table.prizes.clone();
+                    prizes.sort_unstable();
+                    for ((player, card), prize) in cards.iter().zip(prizes) {
+                        table.rows.entry(player.clone()).or_default().push(prize);
+                        table.played.entry(player.clone()).or_default().push(*card);
+                    }
+                    table.prizes = cards.iter().map(|(_, n)| *n).collect();
+                    table.seen.extend(numbers("cards"));
+                }
+                "last_cards_placed" => {
+                    table.turns += 1;
+                    for (player, card) in by_player("cards") {
+                        table.rows.entry(player.clone()).or_default().push(card);
+                        table.played.entry(player).or_default().push(card);
+                    }
+                    table.seen.extend(numbers("cards"));
+                }
+                _ => {}
             }
-        };
-        match event.event_type.as_str() {
-            "round_started" => {
-                round += 1;
-                turns = 0;
-                seen.extend(numbers("prizes"));
-            }
-            "cards_played" | "last_cards_placed" => {
-                turns += 1;
-                seen.extend(numbers("cards"));
-            }
-            _ => {}
         }
+        table
     }
-    (round, turns, seen)
+
+    /// What is left of `player`'s hand from their last row (the drawn card is unknown).
+    fn hand_left(&self, player: &str) -> Vec<u64> {
+        let played = self.played.get(player).cloned().unwrap_or_default();
+        self.last_rows
+            .get(player)
+            .map(|row| {
+                row.iter()
+                    .copied()
+                    .filter(|c| !played.contains(c))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// The game events that stand: neither retracted nor a retract (corrections are not followed).
@@ -367,7 +432,8 @@ fn standing(log: &[LogEvent]) -> impl Iterator<Item = &LogEvent> {
 }
 
 fn mind_up_event(dice: &mut Dice, names: &[&str], log: &[LogEvent]) -> (&'static str, Value) {
-    let (started, turns, seen) = mind_up_table(log);
+    let table = MindUpTable::of(log);
+    let (started, turns) = (table.round, table.turns);
     let round = if dice.one_in(12) {
         dice.range(0, 4)
     } else {
@@ -383,7 +449,7 @@ fn mind_up_event(dice: &mut Dice, names: &[&str], log: &[LogEvent]) -> (&'static
             }
         }
     };
-    let mut taken = seen;
+    let mut taken = table.seen.clone();
     let round_over = started == 0 || turns > 5 + started;
     match dice.below(10) {
         _ if round_over && !dice.one_in(5) || dice.one_in(15) => {
@@ -434,11 +500,19 @@ fn mind_up_event(dice: &mut Dice, names: &[&str], log: &[LogEvent]) -> (&'static
             ("rows_recorded", json!({"round": round, "rows": rows}))
         }
         _ => {
-            // Fresh numbers: a whole round 1 plays out; later rounds, whose hands are the rows
-            // the prizes built, are mostly refused (this generator does not follow the prizes).
+            // From round 2 a hand is the last round's row and one drawn card: mostly play
+            // what is left of it, else a fresh number (the drawn card).
             let cards: serde_json::Map<String, Value> = names
                 .iter()
-                .map(|n| ((*n).to_owned(), json!(fresh(dice, &mut taken))))
+                .map(|n| {
+                    let left = table.hand_left(n);
+                    let card = if !left.is_empty() && !dice.one_in(8) {
+                        *dice.pick(&left)
+                    } else {
+                        fresh(dice, &mut taken)
+                    };
+                    ((*n).to_owned(), json!(card))
+                })
                 .collect();
             let last = turns == 5 + started && !dice.one_in(6);
             let event_type = if last {
