@@ -42,6 +42,8 @@ pub const RESULT_RECORDED: &str = "result_recorded";
 /// 1. the first one;
 /// 2. Mint Condition's option `protected_be_careful` (games of version 1 played `"ignored"`).
 /// 3. Mint Julep's option `last_race_ends_game` (games of versions 1–2 played `false`).
+/// 4. Mind Up! with 4–5 objectives lists round 1's again in rounds 2–3 (games of versions 1–3
+///    could leave them out).
 pub const SCHEMA_VERSION: u32 = 4;
 
 /// An event as stored: its number in the game's log, its type, its data and the schema version

@@ -155,7 +155,7 @@ fn first_difference(a: &str, b: &str) -> String {
 
 /// The round the log is in, roughly: one more than the rounds ended or collected so far.
 fn rounds_so_far(log: &[LogEvent], ends_a_round: &[&str]) -> usize {
-    log.iter()
+    standing(log)
         .filter(|e| ends_a_round.contains(&e.event_type.as_str()))
         .count()
 }

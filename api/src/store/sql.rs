@@ -420,6 +420,17 @@ macro_rules! sql_store {
                 sqlx::query(sql).bind(club).bind(after).bind(limit).bind(up_to)
             }
 
+            /// The position up to which a page of the club's log or lobby that found `found` (read
+            /// with no bound) must be read again, if any: the club's settled position (PostgreSQL:
+            /// after the appends in flight). A page that found nothing waits for nothing: reading
+            /// nothing is always safe, the reader's position does not move.
+            async fn settled_bound<T>(&self, club: &str, found: &[T]) -> Result<Option<i64>, StoreError> {
+                if found.is_empty() {
+                    return Ok(None);
+                }
+                self.settled_position(club).await
+            }
+
             /// The club's events after `after` and up to `up_to` (positions), with their game's id.
             async fn club_events_up_to(&self, club: &str, after: i64, limit: i64, up_to: i64) -> Result<Vec<(String, StoredEvent)>, StoreError> {
                 let rows = Self::club_page(
@@ -1269,26 +1280,16 @@ macro_rules! sql_store {
             }
 
             async fn club_events(&self, club: &str, after: i64, limit: i64) -> Result<Vec<(String, StoredEvent)>, StoreError> {
-                // Nothing past `after` yet: nothing to wait for (reading nothing is always safe,
-                // the reader's position does not move). Else only up to the settled position.
                 let events = self.club_events_up_to(club, after, limit, i64::MAX).await?;
-                if events.is_empty() {
-                    return Ok(events);
-                }
-                match self.settled_position(club).await? {
+                match self.settled_bound(club, &events).await? {
                     Some(settled) => self.club_events_up_to(club, after, limit, settled).await,
                     None => Ok(events),
                 }
             }
 
             async fn game_changes(&self, club: &str, after: i64, limit: i64) -> Result<Vec<GameChange>, StoreError> {
-                // A lobby woken by a commit that changed nothing it reports finds nothing and
-                // waits for nothing (as `club_events`).
                 let changes = self.game_changes_up_to(club, after, limit, i64::MAX).await?;
-                if changes.is_empty() {
-                    return Ok(changes);
-                }
-                match self.settled_position(club).await? {
+                match self.settled_bound(club, &changes).await? {
                     Some(settled) => self.game_changes_up_to(club, after, limit, settled).await,
                     None => Ok(changes),
                 }

@@ -20,9 +20,9 @@
 //!   them out, and then that round can only be recorded with `rows_recorded` (a turn cannot be
 //!   worked out without prizes).
 //! - Objectives with 4–5 cards are round 1's for the game: rounds 2–3 list them again, in any
-//!   order (games stored before schema version 4 could leave them out). With 1–3 every round lists its own
-//!   (new ones are revealed each round, so there is nothing to keep); any letters, even all of
-//!   last round's, as long as they are distinct within the round.
+//!   order (games stored before schema version 4 could leave them out). With 1–3 every round
+//!   lists its own (new ones are revealed each round, so there is nothing to keep); any
+//!   letters, even all of last round's, as long as they are distinct within the round.
 //! - `rows_recorded` rows may end in empty columns; an empty column before a full one is refused
 //!   (a new colour goes into the leftmost empty column).
 //! - A round in progress scores its rows so far (columns and bubbles); objectives are judged
