@@ -201,7 +201,7 @@ pub fn game_result(
     Ok(Some(GameResult {
         players,
         facts,
-        variant: crate::statistics::variant_of(&game.game, &game.options),
+        variant: crate::records::variant_of(&game.game, &game.options),
         lower_wins: evaluation.scoreboard.lower_wins,
     }))
 }

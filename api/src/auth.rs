@@ -20,9 +20,13 @@ use subtle::ConstantTimeEq;
 use actix_web::HttpMessage;
 
 use crate::error::ApiError;
-use crate::http::UrlToken;
 use crate::state::AppState;
 use crate::store::Store;
+
+/// The `access_token` query parameter of a request, moved out of its URL before anything logs
+/// it (`http::take_token_from_url`); only the two stream endpoints read it.
+#[derive(Debug, Clone)]
+pub struct UrlToken(pub String);
 
 const PREFIX: &str = "tt";
 const ISSUED: &str = "tk";

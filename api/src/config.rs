@@ -2,8 +2,6 @@
 
 use std::time::Duration;
 
-use crate::live::StreamLimits;
-
 /// Largest JSON body accepted (→ 413 above it).
 pub const BODY_LIMIT: usize = 256 * 1024;
 /// Most events accepted in one append request (→ 422).
@@ -12,6 +10,30 @@ pub const MAX_EVENTS_PER_REQUEST: usize = 200;
 pub const MAX_EVENTS_PER_GAME: usize = 2000;
 /// How long a client may take to send a request's head before it gets 408 and is closed.
 pub const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Limits of the live streams (configuration: `TABLETALLY_STREAM_*`).
+#[derive(Debug, Clone)]
+pub struct StreamLimits {
+    /// Frames a game stream may fall behind before it is closed.
+    pub buffer: usize,
+    /// Open streams per club (→ 429 above it).
+    pub per_club: usize,
+    /// Open streams per server (→ 503 above it).
+    pub per_server: usize,
+    /// A comment line at least this often keeps proxies and phones from closing an idle stream.
+    pub heartbeat: Duration,
+}
+
+impl Default for StreamLimits {
+    fn default() -> Self {
+        Self {
+            buffer: 64,
+            per_club: 200,
+            per_server: 10_000,
+            heartbeat: Duration::from_secs(15),
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Config {

@@ -10,9 +10,7 @@ use actix_web::http::{Method, Uri};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpResponse, web};
 
-/// The `access_token` query parameter of a request, moved out of its URL.
-#[derive(Debug, Clone)]
-pub struct UrlToken(pub String);
+use crate::auth::UrlToken;
 
 const REDACTED: &str = "REDACTED";
 

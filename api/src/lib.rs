@@ -29,4 +29,6 @@ pub mod startup;
 pub mod state;
 pub mod statistics;
 pub mod store;
+pub mod streams;
 pub mod telemetry;
+pub mod views;

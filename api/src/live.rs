@@ -10,7 +10,7 @@
 //! frame does not follow the last one it sent (two commits published out of order, a commit made
 //! by another server, a lost `LISTEN` connection) it reads the gap from the log.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -19,36 +19,11 @@ use serde::Serialize;
 use tabletally_domain::{Game, Scoreboard};
 use tokio::sync::{broadcast, watch};
 
-use crate::auth::Club;
+use crate::config::StreamLimits;
 use crate::error::ApiError;
 use crate::records::to_log_event;
-use crate::routes::scores::{ScoreView, score_view};
-use crate::routes::{EventView, GameSummary};
-use crate::store::{Committed, GameRecord, Store, StoreError, StoredEvent, Subscribers};
-
-/// Limits of the live streams (configuration: `TABLETALLY_STREAM_*`).
-#[derive(Debug, Clone)]
-pub struct StreamLimits {
-    /// Frames a game stream may fall behind before it is closed.
-    pub buffer: usize,
-    /// Open streams per club (→ 429 above it).
-    pub per_club: usize,
-    /// Open streams per server (→ 503 above it).
-    pub per_server: usize,
-    /// A comment line at least this often keeps proxies and phones from closing an idle stream.
-    pub heartbeat: Duration,
-}
-
-impl Default for StreamLimits {
-    fn default() -> Self {
-        Self {
-            buffer: 64,
-            per_club: 200,
-            per_server: 10_000,
-            heartbeat: Duration::from_secs(15),
-        }
-    }
-}
+use crate::store::{Committed, GameRecord, Store, StoredEvent, Subscribers};
+use crate::views::{EventView, GameSummary, ScoreView, score_view};
 
 /// One accepted append as a game stream sends it.
 #[derive(Debug)]
@@ -99,7 +74,7 @@ struct OpenStreams {
 }
 
 pub struct Live {
-    limits: StreamLimits,
+    pub(crate) limits: StreamLimits,
     games: Mutex<HashMap<String, GameChannel>>,
     /// Per club: the latest position a lobby was woken for.
     lobbies: Mutex<HashMap<String, watch::Sender<i64>>>,
@@ -111,7 +86,7 @@ pub struct Live {
 }
 
 /// On the revocations channel: every stream checks its token (revocations may have been missed).
-const RECHECK: &str = "*";
+pub(crate) const RECHECK: &str = "*";
 
 /// Why a stream could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -153,11 +128,10 @@ impl Live {
         let _ = self.revocations.send(Arc::from(RECHECK));
     }
 
-    /// What a stream opened with `token` watches to end when it is revoked.
-    fn watch_revocation(&self, token: Option<String>) -> Revocation {
-        Revocation {
-            watched: token.map(|token| (token, self.revocations.subscribe())),
-        }
+    /// Revocations from now on (a token's id, or [`RECHECK`]): what a stream opened with an
+    /// issued token watches to end when it is revoked.
+    pub(crate) fn revocations(&self) -> broadcast::Receiver<Arc<str>> {
+        self.revocations.subscribe()
     }
 
     /// Ends every open stream (graceful shutdown): each finishes its current frame and closes.
@@ -183,7 +157,7 @@ impl Live {
         })
     }
 
-    fn subscribe_game(self: &Arc<Self>, club: &str, game: &str) -> GameSubscription {
+    pub(crate) fn subscribe_game(self: &Arc<Self>, club: &str, game: &str) -> GameSubscription {
         let mut games = lock(&self.games);
         let channel = games.entry(game.to_owned()).or_insert_with(|| GameChannel {
             club: club.to_owned(),
@@ -197,7 +171,7 @@ impl Live {
         }
     }
 
-    fn subscribe_lobby(self: &Arc<Self>, club: &str) -> LobbySubscription {
+    pub(crate) fn subscribe_lobby(self: &Arc<Self>, club: &str) -> LobbySubscription {
         let mut lobbies = lock(&self.lobbies);
         let sender = lobbies
             .entry(club.to_owned())
@@ -358,8 +332,8 @@ impl Drop for Ticket {
     }
 }
 
-struct GameSubscription {
-    receiver: Option<broadcast::Receiver<Arc<Frame>>>,
+pub(crate) struct GameSubscription {
+    pub(crate) receiver: Option<broadcast::Receiver<Arc<Frame>>>,
     live: Arc<Live>,
     game: String,
 }
@@ -377,8 +351,8 @@ impl Drop for GameSubscription {
     }
 }
 
-struct LobbySubscription {
-    receiver: Option<watch::Receiver<i64>>,
+pub(crate) struct LobbySubscription {
+    pub(crate) receiver: Option<watch::Receiver<i64>>,
     live: Arc<Live>,
     club: String,
 }
@@ -397,7 +371,7 @@ impl Drop for LobbySubscription {
 }
 
 /// One SSE event: `event:`, `id:` and one `data:` line (compact JSON has no line breaks).
-fn sse(event: &str, id: i64, data: &impl Serialize) -> Bytes {
+pub(crate) fn sse(event: &str, id: i64, data: &impl Serialize) -> Bytes {
     let json = serde_json::to_string(data).unwrap_or_else(|e| {
         tracing::error!(error = %e, "an SSE payload did not serialise");
         "null".to_owned()
@@ -473,7 +447,7 @@ pub fn frames_after(
     Ok(frames)
 }
 
-fn snapshot(game: &GameRecord, log: &[StoredEvent]) -> Result<Bytes, ApiError> {
+pub(crate) fn snapshot(game: &GameRecord, log: &[StoredEvent]) -> Result<Bytes, ApiError> {
     let kind = Game::from_id(&game.game)
         .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
     let replay: Vec<_> = log.iter().map(to_log_event).collect();
@@ -490,297 +464,6 @@ fn snapshot(game: &GameRecord, log: &[StoredEvent]) -> Result<Bytes, ApiError> {
         ),
     };
     Ok(sse("snapshot", game.version, &data))
-}
-
-const HEARTBEAT: &[u8] = b": heartbeat\n\n";
-
-/// A game's stream: the snapshot (or what a resuming client missed), then every append.
-pub struct GameStream {
-    store: Arc<dyn Store>,
-    club: String,
-    game: String,
-    subscription: GameSubscription,
-    pending: VecDeque<Bytes>,
-    /// The version of the last frame queued.
-    last: i64,
-    heartbeat: tokio::time::Interval,
-    closing: watch::Receiver<bool>,
-    /// The issued token the stream was opened with: revoked or expired, the stream ends.
-    revocation: Revocation,
-    _ticket: Ticket,
-}
-
-impl GameStream {
-    /// `resume`: the version the client last received (`Last-Event-ID`).
-    pub async fn open(
-        live: &Arc<Live>,
-        store: Arc<dyn Store>,
-        club: &Club,
-        game: &str,
-        resume: Option<i64>,
-    ) -> Result<Self, ApiError> {
-        let token = club.token_id.clone();
-        let club = club.id.as_str();
-        let ticket = live.admit(club)?;
-        // Subscribe before reading: a commit after the read is then on the channel.
-        let subscription = live.subscribe_game(club, game);
-        let (record, log) = store
-            .events(club, game)
-            .await?
-            .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
-        let mut pending = VecDeque::new();
-        match resume {
-            Some(v) if !(0..=record.version).contains(&v) => {
-                return Err(ApiError::Unprocessable {
-                    detail: format!(
-                        "Last-Event-ID must be a version from 0 to {} (the game's version), got {v}",
-                        record.version
-                    ),
-                    pointer: None,
-                    event_index: None,
-                });
-            }
-            Some(v) => pending.extend(frames_after(&record, &log, v)?.into_iter().map(|f| f.sse)),
-            None => pending.push_back(snapshot(&record, &log)?),
-        }
-        Ok(Self {
-            store,
-            club: club.to_owned(),
-            game: game.to_owned(),
-            subscription,
-            pending,
-            last: record.version,
-            heartbeat: heartbeat(live.limits.heartbeat),
-            closing: live.closing(),
-            revocation: live.watch_revocation(token),
-            _ticket: ticket,
-        })
-    }
-
-    /// The next bytes to send; `None` ends the stream.
-    async fn next_chunk(&mut self) -> Option<Bytes> {
-        loop {
-            if let Some(bytes) = self.pending.pop_front() {
-                self.heartbeat.reset();
-                return Some(bytes);
-            }
-            if *self.closing.borrow() {
-                return None;
-            }
-            let receiver = self.subscription.receiver.as_mut()?;
-            tokio::select! {
-                _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.revocation.token()).await,
-                () = self.revocation.ended(self.store.as_ref()) => return None,
-                received = receiver.recv() => match received {
-                    Ok(frame) if frame.version <= self.last => continue,
-                    Ok(frame) if frame.first_seq == self.last + 1 => {
-                        self.last = frame.version;
-                        self.pending.push_back(frame.sse.clone());
-                    }
-                    // A gap: read it from the log (the frame itself is in what is read).
-                    Ok(_) => {
-                        if let Err(e) = self.catch_up().await {
-                            tracing::warn!(error = %e, game = %self.game, "a game stream could not catch up; closing it");
-                            return None;
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::info!(game = %self.game, missed, "a slow game stream fell behind; closing it (the client resumes)");
-                        return None;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                },
-            }
-        }
-    }
-
-    async fn catch_up(&mut self) -> Result<(), ApiError> {
-        let (record, log) = self
-            .store
-            .events(&self.club, &self.game)
-            .await?
-            .ok_or_else(|| ApiError::NotFound("the game is gone".into()))?;
-        for frame in frames_after(&record, &log, self.last)? {
-            self.last = frame.version;
-            self.pending.push_back(frame.sse);
-        }
-        Ok(())
-    }
-
-    pub fn into_body(self) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
-        futures_util::stream::unfold(self, |mut stream| async move {
-            let chunk = stream.next_chunk().await?;
-            Some((Ok(chunk), stream))
-        })
-    }
-}
-
-/// A club's lobby: games created, finished, abandoned and resumed, read from the database
-/// whenever a commit of the club wakes it.
-pub struct LobbyStream {
-    store: Arc<dyn Store>,
-    club: String,
-    subscription: LobbySubscription,
-    pending: VecDeque<Bytes>,
-    /// The position of the last change queued.
-    last: i64,
-    heartbeat: tokio::time::Interval,
-    closing: watch::Receiver<bool>,
-    revocation: Revocation,
-    _ticket: Ticket,
-}
-
-const LOBBY_PAGE: i64 = 500;
-
-impl LobbyStream {
-    /// `resume`: the position the client last received (`Last-Event-ID`), or the `next_after`
-    /// of `GET /v1/events`.
-    pub async fn open(
-        live: &Arc<Live>,
-        store: Arc<dyn Store>,
-        club: &Club,
-        resume: Option<i64>,
-    ) -> Result<Self, ApiError> {
-        let token = club.token_id.clone();
-        let club = club.id.as_str();
-        let ticket = live.admit(club)?;
-        let subscription = live.subscribe_lobby(club);
-        let last = match resume {
-            Some(position) if position < 0 => {
-                return Err(ApiError::BadRequest(format!(
-                    "Last-Event-ID must be a position (0 or more), got {position}"
-                )));
-            }
-            Some(position) => position,
-            None => store.head_position(club).await?,
-        };
-        let mut stream = Self {
-            store,
-            club: club.to_owned(),
-            subscription,
-            pending: VecDeque::new(),
-            last,
-            heartbeat: heartbeat(live.limits.heartbeat),
-            closing: live.closing(),
-            revocation: live.watch_revocation(token),
-            _ticket: ticket,
-        };
-        // A resuming client first gets what it missed; a fresh one an immediate comment, so
-        // it knows the stream is open.
-        stream.catch_up().await?;
-        if stream.pending.is_empty() {
-            stream.pending.push_back(Bytes::from_static(HEARTBEAT));
-        }
-        Ok(stream)
-    }
-
-    async fn catch_up(&mut self) -> Result<(), StoreError> {
-        loop {
-            let changes = self
-                .store
-                .game_changes(&self.club, self.last, LOBBY_PAGE)
-                .await?;
-            let full = changes.len() as i64 == LOBBY_PAGE;
-            for change in changes {
-                self.last = change.position;
-                self.pending.push_back(sse(
-                    &change.kind,
-                    change.position,
-                    &LobbyData {
-                        game: GameSummary::from(change.game),
-                    },
-                ));
-            }
-            if !full {
-                return Ok(());
-            }
-        }
-    }
-
-    async fn next_chunk(&mut self) -> Option<Bytes> {
-        loop {
-            if let Some(bytes) = self.pending.pop_front() {
-                self.heartbeat.reset();
-                return Some(bytes);
-            }
-            if *self.closing.borrow() {
-                return None;
-            }
-            let receiver = self.subscription.receiver.as_mut()?;
-            tokio::select! {
-                _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.revocation.token()).await,
-                () = self.revocation.ended(self.store.as_ref()) => return None,
-                woken = receiver.changed() => {
-                    if woken.is_err() {
-                        return None;
-                    }
-                    if let Err(e) = self.catch_up().await {
-                        tracing::warn!(error = %e, club = %self.club, "a lobby stream could not read its changes; closing it");
-                        return None;
-                    }
-                }
-            }
-        }
-    }
-
-    pub fn into_body(self) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
-        futures_util::stream::unfold(self, |mut stream| async move {
-            let chunk = stream.next_chunk().await?;
-            Some((Ok(chunk), stream))
-        })
-    }
-}
-
-/// Ends a stream when the issued token it was opened with is revoked (the club's first token
-/// cannot be revoked: nothing to watch). An expiry is caught by the heartbeat.
-struct Revocation {
-    watched: Option<(String, broadcast::Receiver<Arc<str>>)>,
-}
-
-impl Revocation {
-    fn token(&self) -> Option<&str> {
-        self.watched.as_ref().map(|(token, _)| token.as_str())
-    }
-
-    /// Resolves when the token is revoked; never, when there is none to watch.
-    async fn ended(&mut self, store: &dyn Store) {
-        let Some((token, receiver)) = self.watched.as_mut() else {
-            return std::future::pending().await;
-        };
-        loop {
-            let check = match receiver.recv().await {
-                Ok(revoked) if *revoked == **token => return,
-                Ok(revoked) => *revoked == *RECHECK,
-                // Revocations were dropped while this stream was busy: ask the database.
-                Err(broadcast::error::RecvError::Lagged(_)) => true,
-                Err(broadcast::error::RecvError::Closed) => return std::future::pending().await,
-            };
-            if check && matches!(crate::auth::still_valid(store, token).await, Ok(false)) {
-                return;
-            }
-        }
-    }
-}
-
-/// A heartbeat, or the end of the stream when its token was revoked or has expired.
-async fn heartbeat_unless_revoked(store: &dyn Store, token: Option<&str>) -> Option<Bytes> {
-    if let Some(id) = token {
-        match crate::auth::still_valid(store, id).await {
-            Ok(true) => {}
-            Ok(false) => return None,
-            // The database is away: keep the stream; the next heartbeat asks again.
-            Err(e) => tracing::warn!(error = %e, "a stream could not check its token"),
-        }
-    }
-    Some(Bytes::from_static(HEARTBEAT))
-}
-
-fn heartbeat(period: Duration) -> tokio::time::Interval {
-    let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    interval
 }
 
 /// On PostgreSQL: `LISTEN`s for commits of every server and catches the local streams up;

@@ -10,6 +10,7 @@ use utoipa_actix_web::AppExt;
 use crate::error::Problem;
 use crate::live::{AppendedData, LobbyData, SnapshotData};
 use crate::routes;
+use crate::views;
 
 /// The command that rewrites the committed document.
 pub const REGENERATE: &str =
@@ -25,7 +26,7 @@ pub const REGENERATE: &str =
     ),
     modifiers(&ClubToken),
     // Schemas only query parameters name are not collected from the routes.
-    components(schemas(Problem, routes::GameId, routes::GameStatus, AppendedData, SnapshotData, LobbyData)),
+    components(schemas(Problem, views::GameId, views::GameStatus, AppendedData, SnapshotData, LobbyData)),
     tags(
         (name = "clubs", description = "Tenancy: a club and its bearer token"),
         (name = "games", description = "Games and their players"),

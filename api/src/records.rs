@@ -218,3 +218,11 @@ fn value_bytes(value: &Value) -> usize {
         }
     }
 }
+
+/// The variant a game with these effective options counts in, as its ruleset says (`None`: the
+/// published rules, or a game this server does not know).
+pub fn variant_of(game: &str, options: &Value) -> Option<String> {
+    tabletally_domain::Game::from_id(game)
+        .and_then(|kind| kind.variant(options))
+        .map(|v| v.id.to_owned())
+}

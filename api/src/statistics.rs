@@ -56,14 +56,6 @@ pub fn variant_field(stored: &str) -> Option<String> {
     (!stored.is_empty()).then(|| stored.to_owned())
 }
 
-/// The variant a game with these effective options counts in, as its ruleset says (`None`: the
-/// published rules, or a game this server does not know).
-pub fn variant_of(game: &str, options: &Value) -> Option<String> {
-    Game::from_id(game)
-        .and_then(|kind| kind.variant(options))
-        .map(|v| v.id.to_owned())
-}
-
 fn figures((game, variant): (&str, &str), results: &[&ResultRecord]) -> GameFigures {
     let played = results.len() as i64;
     let wins = results.iter().filter(|r| r.won).count() as i64;

@@ -22,8 +22,8 @@ use crate::append::game_result;
 use crate::config::MAX_EVENTS_PER_GAME;
 use crate::extract::json_with_unique_keys;
 use crate::records::to_log_event;
-use crate::routes::{GameSummary, event_views};
 use crate::store::{ImportOutcome, ImportedGame, NewGame, NewSeat, Store, StoreError, StoredEvent};
+use crate::views::{GameSummary, event_views};
 
 mod migrate;
 pub mod other_apps;
@@ -41,7 +41,7 @@ pub(crate) const EXPORT_PAGE: i64 = 100;
 struct ExportLine {
     format: &'static str,
     game: GameSummary,
-    events: Vec<crate::routes::EventView>,
+    events: Vec<crate::views::EventView>,
 }
 
 /// The club's games, one NDJSON line each (with its newline), in the order they were played, read a page

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{EventView, event_views};
 use crate::append::AppendRequest;
 use crate::auth::Club;
 use crate::config::MAX_EVENTS_PER_REQUEST;
@@ -15,6 +14,7 @@ use crate::examples;
 use crate::extract::{Json, Query};
 use crate::state::AppState;
 use crate::store::NewEvent;
+use crate::views::{EventView, event_views};
 
 const DEFAULT_EVENTS_PAGE: usize = 500;
 const MAX_EVENTS_PAGE: usize = 1000;

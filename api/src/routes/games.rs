@@ -9,13 +9,14 @@ use tabletally_domain::Game;
 use tabletally_domain::setup::PlayerEntry;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{GameSummary, cursor, game_etag, not_modified, not_modified_response};
+use super::{cursor, game_etag, not_modified, not_modified_response};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::examples;
 use crate::extract::{Json, Query};
 use crate::state::AppState;
 use crate::store::{GameFilter, NewGame, NewSeat};
+use crate::views::GameSummary;
 
 const DEFAULT_PAGE: i64 = 50;
 const MAX_PAGE: i64 = 200;
@@ -25,7 +26,7 @@ const MAX_PAGE: i64 = 200;
 #[schema(example = json!(examples::create_mint_condition()))]
 pub struct CreateGame {
     /// Which game: `mint-condition`, `mind-up`, `mint-julep` or `vintage`.
-    #[schema(value_type = super::GameId)]
+    #[schema(value_type = crate::views::GameId)]
     pub game: String,
     /// In seat order. Each player has a `name`, or the `player_id` of one of the club's players.
     /// Every game is played by 2 to 6 (Mint Condition 2–5, Mind Up! 3–6, Mint Julep 2–4,
@@ -263,13 +264,13 @@ pub async fn get_game(
 #[into_params(parameter_in = Query)]
 pub struct GamesQuery {
     /// Only this game id (e.g. `mint-condition`).
-    #[param(value_type = Option<super::GameId>)]
+    #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
     /// Only games with this player (a name or a player id).
     #[param(pattern = r"^[^\x00]*$")]
     pub player: Option<String>,
     /// `in_progress`, `finished` or `abandoned`.
-    #[param(value_type = Option<super::GameStatus>)]
+    #[param(value_type = Option<crate::views::GameStatus>)]
     pub status: Option<String>,
     /// Games started at or after this time.
     pub from: Option<DateTime<Utc>>,

@@ -10,8 +10,8 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::extract::Query;
-use crate::live::{GameStream, LobbyStream};
 use crate::state::AppState;
+use crate::streams::{GameStream, LobbyStream};
 
 const DEFAULT_EVENTS_PAGE: i64 = 500;
 const MAX_EVENTS_PAGE: i64 = 1000;

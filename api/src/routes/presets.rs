@@ -29,7 +29,7 @@ pub struct CreatePreset {
     )]
     pub name: String,
     /// Game id, e.g. `vintage`.
-    #[schema(value_type = super::GameId)]
+    #[schema(value_type = crate::views::GameId)]
     pub game: String,
     /// Any of the game's options; left-out options take their defaults when a game starts.
     /// Vintage: `prizes`, `prize_tie`, `winner_tie` and `deck` (every card's attributes by number, 1–63).
@@ -148,7 +148,7 @@ pub async fn create_preset(
 #[into_params(parameter_in = Query)]
 pub struct PresetsQuery {
     /// Only this game's presets.
-    #[param(value_type = Option<super::GameId>)]
+    #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
 }
 

@@ -2,17 +2,16 @@
 //! events). The current score is made once per version from the held (cached) game.
 
 use actix_web::{HttpResponse, get, web};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use tabletally_domain::score as domain;
-use tabletally_domain::{Game, Scoreboard, Status};
-use utoipa::{IntoParams, ToSchema};
+use serde::Deserialize;
+use tabletally_domain::Game;
+use utoipa::IntoParams;
 
 use super::{game_etag, not_modified, not_modified_response};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::extract::Query;
 use crate::state::AppState;
+use crate::views::{ScoreView, score_view};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -22,89 +21,6 @@ pub struct ScoreQuery {
     /// a seq past the version is refused with 422).
     #[param(minimum = 1)]
     pub at: Option<i64>,
-}
-
-/// The scoreboard; every point is explained by a breakdown line or an adjustment.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ScoreView {
-    pub game: String,
-    /// The seq the score was computed at.
-    pub version: i64,
-    /// `in_progress`, `finished` or `abandoned` at that seq.
-    pub status: String,
-    /// True when the game is finished: the score will not change unless an event is corrected.
-    #[serde(rename = "final")]
-    pub is_final: bool,
-    /// True when the lowest total wins.
-    pub lower_wins: bool,
-    /// Best rank first.
-    pub players: Vec<PlayerScoreView>,
-    /// Everyone ranked first once the game is finished (more than one: a shared win); empty
-    /// while it is in progress and when it was abandoned.
-    pub winners: Vec<String>,
-    /// While the game is in progress: everyone ranked first so far (empty before the first
-    /// round or move is recorded, and once the game is finished or abandoned).
-    pub leaders: Vec<String>,
-    /// How a tie for first place was settled; null when nobody tied for first.
-    pub tiebreak: Option<TiebreakView>,
-    /// The options in force that differ from the published rules or from the rules spec's
-    /// default for a point the rules leave open (empty for a game played by the book).
-    pub house_rules: Vec<HouseRuleView>,
-    /// Every house-rule point of the game (a point the published rules leave open) with the
-    /// value in force, `default: true` when it is the spec's default.
-    pub house_rule_points: Vec<HouseRuleView>,
-    /// Game-specific state (e.g. the race of Mint Julep).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub details: Option<Value>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PlayerScoreView {
-    pub name: String,
-    pub seat: u32,
-    pub total: i64,
-    pub rank: u32,
-    pub rounds: Vec<RoundView>,
-    pub adjustments: Vec<AdjustmentView>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RoundView {
-    pub round: u32,
-    pub points: i64,
-    pub breakdown: Vec<LineView>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"label": "Fine Wine ×3", "points": 6, "detail": "3 × 2"}))]
-pub struct LineView {
-    pub label: String,
-    pub points: i64,
-    pub detail: String,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct AdjustmentView {
-    pub label: String,
-    pub points: i64,
-    pub detail: String,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TiebreakView {
-    pub rule: String,
-    pub detail: String,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct HouseRuleView {
-    pub option: String,
-    /// Any JSON value (a string, a number, an object or null).
-    pub value: Value,
-    /// True when this is the service's default for the point.
-    pub default: bool,
-    pub note: String,
 }
 
 /// The scoreboard after replaying the log up to `at`.
@@ -193,82 +109,4 @@ pub async fn get_score(
         .insert_header((actix_web::http::header::ETAG, etag))
         .content_type(actix_web::http::header::ContentType::json())
         .body(body))
-}
-
-/// The scoreboard as the API shows it (also in the live streams' events).
-pub fn score_view(game: String, status: Status, version: u64, board: Scoreboard) -> ScoreView {
-    ScoreView {
-        game,
-        version: version as i64,
-        status: status.as_str().to_owned(),
-        is_final: status == Status::Finished,
-        lower_wins: board.lower_wins,
-        players: board
-            .players
-            .into_iter()
-            .map(PlayerScoreView::from)
-            .collect(),
-        winners: board.winners,
-        leaders: board.leaders,
-        tiebreak: board.tiebreak.map(|t| TiebreakView {
-            rule: t.rule,
-            detail: t.detail,
-        }),
-        house_rules: board
-            .house_rules
-            .iter()
-            .filter(|h| !h.default)
-            .map(HouseRuleView::from)
-            .collect(),
-        house_rule_points: board.house_rules.iter().map(HouseRuleView::from).collect(),
-        details: board.details,
-    }
-}
-
-impl From<&domain::HouseRule> for HouseRuleView {
-    fn from(h: &domain::HouseRule) -> Self {
-        Self {
-            option: h.option.clone(),
-            value: h.value.clone(),
-            default: h.default,
-            note: h.note.clone(),
-        }
-    }
-}
-
-impl From<domain::PlayerScore> for PlayerScoreView {
-    fn from(p: domain::PlayerScore) -> Self {
-        Self {
-            name: p.name,
-            seat: p.seat,
-            total: p.total,
-            rank: p.rank,
-            rounds: p
-                .rounds
-                .into_iter()
-                .map(|r| RoundView {
-                    round: r.round,
-                    points: r.points,
-                    breakdown: r
-                        .breakdown
-                        .into_iter()
-                        .map(|l| LineView {
-                            label: l.label,
-                            points: l.points,
-                            detail: l.detail,
-                        })
-                        .collect(),
-                })
-                .collect(),
-            adjustments: p
-                .adjustments
-                .into_iter()
-                .map(|a| AdjustmentView {
-                    label: a.label,
-                    points: a.points,
-                    detail: a.detail,
-                })
-                .collect(),
-        }
-    }
 }

@@ -195,7 +195,7 @@ pub async fn get_player(
 #[into_params(parameter_in = Query)]
 pub struct StatsQuery {
     /// Only this game id.
-    #[param(value_type = Option<super::GameId>)]
+    #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
     /// Only this variant of the game (`heavily-used` for Mint Condition); needs `game`.
     pub variant: Option<String>,
@@ -322,7 +322,7 @@ pub async fn player_games(
     let games = rows
         .into_iter()
         .map(|g| PlayerGame {
-            variant: statistics::variant_of(&g.game, &g.options),
+            variant: crate::records::variant_of(&g.game, &g.options),
             game_id: g.game_id,
             game: g.game,
             status: g.status,
@@ -342,7 +342,7 @@ pub async fn player_games(
 #[into_params(parameter_in = Query)]
 pub struct LeaderboardQuery {
     /// Only this game id (needed to sort by average score).
-    #[param(value_type = Option<super::GameId>)]
+    #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
     /// With `game`: this variant's games (`heavily-used` for Mint Condition); without it, the
     /// game's published rules. Figures never mix scoring directions.
@@ -428,7 +428,7 @@ pub async fn leaderboard(
 pub struct HeadToHeadQuery {
     /// Two players, comma-separated, each by name (ignoring case) or id: `Ann,Bo`.
     pub players: String,
-    #[param(value_type = Option<super::GameId>)]
+    #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
@@ -600,7 +600,7 @@ pub struct GameStats {
 }
 
 /// A game's statistics over the club's finished plays.
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = super::GameId, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = crate::views::GameId, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
     (status = 200, description = "The game's statistics", body = GameStats),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
