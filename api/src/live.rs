@@ -54,12 +54,6 @@ pub struct SnapshotData {
     pub score: ScoreView,
 }
 
-/// `data` of a lobby event; its SSE `id:` is the position of the commit that caused it.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct LobbyData {
-    pub game: GameSummary,
-}
-
 struct GameChannel {
     club: String,
     sender: broadcast::Sender<Arc<Frame>>,

@@ -8,7 +8,7 @@ use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 
 use crate::error::Problem;
-use crate::live::{AppendedData, LobbyData, SnapshotData};
+use crate::live::{AppendedData, SnapshotData};
 use crate::routes;
 use crate::views;
 
@@ -26,7 +26,7 @@ pub const REGENERATE: &str =
     ),
     modifiers(&ClubToken),
     // Schemas only query parameters name are not collected from the routes.
-    components(schemas(Problem, views::GameId, views::GameStatus, AppendedData, SnapshotData, LobbyData)),
+    components(schemas(Problem, views::GameId, views::GameStatus, AppendedData, SnapshotData)),
     tags(
         (name = "clubs", description = "Tenancy: a club and its bearer token"),
         (name = "games", description = "Games and their players"),

@@ -156,17 +156,21 @@ pub struct LeaderboardEntry {
     pub games_played: i64,
     pub wins: i64,
     pub win_rate: f64,
-    pub average_score: f64,
+    /// Average total per game; `null` on a leaderboard over every game, where it would mix
+    /// games whose lowest total wins with games whose highest does.
+    pub average_score: Option<f64>,
     pub average_rank: f64,
 }
 
 /// Ranks players: by the sort key, then wins, then games played, then name. Equal keys share
 /// a rank (competition ranking). A lower average score ranks first only when every game counted
 /// was won by the lowest total (its scoreboard said so).
+/// `one_game`: the rows are one game's (and variant's), so an average score means something.
 pub fn leaderboard(
     rows: Vec<LeaderRow>,
     sort: LeaderboardSort,
     min_games: i64,
+    one_game: bool,
 ) -> Vec<LeaderboardEntry> {
     let lower_better = !rows.is_empty() && rows.iter().all(|r| r.lower_wins);
     let mut entries: Vec<LeaderboardEntry> = rows
@@ -175,7 +179,7 @@ pub fn leaderboard(
         .map(|r| LeaderboardEntry {
             rank: 0,
             win_rate: ratio(r.wins, r.played),
-            average_score: round3(r.total_sum as f64 / r.played as f64),
+            average_score: one_game.then(|| round3(r.total_sum as f64 / r.played as f64)),
             average_rank: round3(r.rank_sum as f64 / r.played as f64),
             player_id: r.player_id,
             name: r.name,
@@ -187,8 +191,8 @@ pub fn leaderboard(
         match sort {
             LeaderboardSort::WinRate => e.win_rate,
             LeaderboardSort::Wins => e.wins as f64,
-            LeaderboardSort::AverageScore if lower_better => -e.average_score,
-            LeaderboardSort::AverageScore => e.average_score,
+            LeaderboardSort::AverageScore if lower_better => -e.average_score.unwrap_or(0.0),
+            LeaderboardSort::AverageScore => e.average_score.unwrap_or(0.0),
         }
     };
     entries.sort_by(|a, b| {
@@ -382,8 +386,8 @@ mod tests {
             row("Di", 1, 1, 10),
         ];
 
-        let board = leaderboard(rows.clone(), LeaderboardSort::WinRate, 2);
-        let by_score = leaderboard(rows.clone(), LeaderboardSort::AverageScore, 1);
+        let board = leaderboard(rows.clone(), LeaderboardSort::WinRate, 2, false);
+        let by_score = leaderboard(rows.clone(), LeaderboardSort::AverageScore, 1, true);
         let highest_first: Vec<LeaderRow> = rows
             .into_iter()
             .map(|r| LeaderRow {
@@ -391,11 +395,15 @@ mod tests {
                 ..r
             })
             .collect();
-        let by_score_heavily_used = leaderboard(highest_first, LeaderboardSort::AverageScore, 1);
+        let by_score_heavily_used =
+            leaderboard(highest_first, LeaderboardSort::AverageScore, 1, true);
 
         // Cy 3/4 = 0.75; Ann 2/4 = 0.5 and Bo 1/2 = 0.5 share rank 2 (Ann first: more wins).
         let names: Vec<(&str, i64)> = board.iter().map(|e| (e.name.as_str(), e.rank)).collect();
         assert_eq!(names, vec![("Cy", 1), ("Ann", 2), ("Bo", 2)]);
+        // Over every game an average would mix directions: none is given.
+        assert!(board.iter().all(|e| e.average_score.is_none()));
+        assert_eq!(by_score[0].average_score, Some(10.0));
         // Damage: Di 10, Bo 25, Ann 30, Cy 40 — lowest first.
         let names: Vec<&str> = by_score.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, vec!["Di", "Bo", "Ann", "Cy"]);

@@ -12,8 +12,7 @@ use tokio::sync::{broadcast, watch};
 use crate::auth::Club;
 use crate::error::ApiError;
 use crate::live::{
-    GameSubscription, Live, LobbyData, LobbySubscription, RECHECK, Ticket, frames_after, snapshot,
-    sse,
+    GameSubscription, Live, LobbySubscription, RECHECK, Ticket, frames_after, snapshot, sse,
 };
 use crate::store::{Store, StoreError};
 use crate::views::GameSummary;
@@ -213,9 +212,8 @@ impl LobbyStream {
                 self.pending.push_back(sse(
                     &change.kind,
                     change.position,
-                    &LobbyData {
-                        game: GameSummary::from(change.game),
-                    },
+                    // The game's summary is the event's data (API.md, Live table).
+                    &GameSummary::from(change.game),
                 ));
             }
             if !full {

@@ -40,7 +40,7 @@ pub struct SeatView {
     pub player_id: String,
     /// 1-based seat, in the order given at creation.
     pub seat: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` when the game was started without colours.
     pub color: Option<String>,
 }
 

@@ -97,5 +97,9 @@ pub trait Ruleset {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Variant {
     pub id: &'static str,
+    /// Its name in words (`"Heavily Used"`), as other apps' files may carry it.
+    pub title: &'static str,
+    /// The boolean option that plays it (`"heavily_used"`).
+    pub option: &'static str,
     pub lower_wins: bool,
 }

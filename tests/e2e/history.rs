@@ -120,12 +120,13 @@ async fn a_leaderboard_over_a_period_counts_exactly_the_games_started_in_it(app:
     .await;
 
     // Bo G4 W, G5 W → 1.0; Ann G3 L, G5 L, G6 W and Cy G3 W, G4 L, G6 L → 1/3 each, equal
-    // wins and games: rank 2 shared, by name. Ann (10 + 5 + 5) / 3 = 6.667, ranks 5/3.
+    // wins and games: rank 2 shared, by name. Ann's ranks 5/3; no average score over Mint
+    // Condition's damage and Mint Julep's points together.
     assert_eq!(ranks(&board), vec![("Bo", 1), ("Ann", 2), ("Cy", 2)]);
     assert_eq!(
         board["players"][1],
         json!({"rank": 2, "player_id": h.ann, "name": "Ann", "games_played": 3, "wins": 1,
-               "win_rate": 0.333, "average_score": 6.667, "average_rank": 1.667})
+               "win_rate": 0.333, "average_score": null, "average_rank": 1.667})
     );
     // Mint Condition damage, lowest first: Bo 2 (G4), Ann (10 + 5) / 2 = 7.5, Cy 24 / 3 = 8.0.
     assert_eq!(ranks(&damage), vec![("Bo", 1), ("Ann", 2), ("Cy", 3)]);
@@ -205,13 +206,13 @@ async fn a_game_started_earlier_that_finishes_later_counts_in_its_own_period(app
     let since = get(
         &app,
         &club.token,
-        "/v1/stats/leaderboard?sort=wins&from=2026-01-15T00:00:00Z",
+        "/v1/stats/leaderboard?game=mint-condition&sort=wins&from=2026-01-15T00:00:00Z",
     )
     .await;
     let until = get(
         &app,
         &club.token,
-        "/v1/stats/leaderboard?sort=wins&to=2026-01-15T00:00:00Z",
+        "/v1/stats/leaderboard?game=mint-condition&sort=wins&to=2026-01-15T00:00:00Z",
     )
     .await;
     let ever = get(&app, &club.token, "/v1/stats/leaderboard?sort=wins").await;

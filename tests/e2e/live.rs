@@ -363,9 +363,9 @@ async fn the_lobby_reports_games_created_finished_abandoned_and_resumed(app: Tes
         let change = lobby.expect().await;
         changes.push((
             change.event.clone(),
-            change.data["game"]["id"].as_str().unwrap().to_owned(),
-            change.data["game"]["status"].as_str().unwrap().to_owned(),
-            change.data["game"]["version"].as_i64().unwrap(),
+            change.data["id"].as_str().unwrap().to_owned(),
+            change.data["status"].as_str().unwrap().to_owned(),
+            change.data["version"].as_i64().unwrap(),
             change.id.expect("a position"),
         ));
     }
@@ -484,7 +484,7 @@ async fn the_clubs_log_in_global_order_catches_up_then_the_lobby_follows(app: Te
     let third = app.new_game(&club, new_game(json!({}))).await;
     let change = lobby.expect().await;
     assert_eq!(change.event, "game_created");
-    assert_eq!(change.data["game"]["id"], third.as_str());
+    assert_eq!(change.data["id"], third.as_str());
 }
 
 async fn a_stalled_follower_does_not_hold_up_appends_or_other_followers(app: TestApp) {
@@ -678,7 +678,7 @@ async fn a_follower_on_one_server_sees_appends_made_on_another(app: TestApp) {
     assert_eq!(delivered, vec![2, 3, 4, 5, 6]);
     let finished = lobby.expect().await;
     assert_eq!(finished.event, "game_finished");
-    assert_eq!(finished.data["game"]["id"], game.as_str());
+    assert_eq!(finished.data["id"], game.as_str());
 }
 
 /// PostgreSQL only: the listening connection is killed in the middle of a game.

@@ -18,6 +18,7 @@ on_both_backends!(
     our_finished_games_go_out_to_bg_stats_and_boardgamegeek_and_come_back_the_same,
     a_broken_line_is_named_and_the_other_games_still_import,
     a_typed_in_result_counts_in_the_statistics_but_not_in_the_insights,
+    a_heavily_used_game_goes_out_to_other_apps_and_comes_back_counted_apart,
     who_recorded_an_event_is_kept_on_import_and_may_be_left_out,
     the_export_lists_games_in_the_order_they_were_played,
 );
@@ -551,6 +552,42 @@ async fn our_finished_games_go_out_to_bg_stats_and_boardgamegeek_and_come_back_t
             .await
             .body;
         assert_eq!(portable(after), portable(board.clone()), "{path}");
+    }
+}
+
+async fn a_heavily_used_game_goes_out_to_other_apps_and_comes_back_counted_apart(app: TestApp) {
+    // Given both scorings of Mint Condition beside the other games (`statistics::seed_variants`).
+    let club = crate::statistics::seed_variants(&app).await.club;
+    let ask = async |app: &TestApp, club: &TestClub, path: &str| {
+        let r = app.get(path, Some(&club.token)).await;
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        portable(r.body)
+    };
+    const HIGHEST_FIRST: &str =
+        "/v1/stats/leaderboard?game=mint-condition&variant=heavily-used&sort=average_score";
+    const LOWEST_FIRST: &str = "/v1/stats/leaderboard?game=mint-condition&sort=average_score";
+    let (points, damage) = (
+        ask(&app, &club, HIGHEST_FIRST).await,
+        ask(&app, &club, LOWEST_FIRST).await,
+    );
+    let (_, _, bgstats) = app.get_text("/v1/export/bgstats", &club.token).await;
+    let (_, _, bgg) = app.get_text("/v1/export/bgg", &club.token).await;
+    assert!(
+        bgg.contains(r#"<item name="Mint Condition (Heavily Used)""#),
+        "{bgg}"
+    );
+
+    for (path, content_type, file) in [
+        ("/v1/import/bgstats", "application/json", bgstats),
+        ("/v1/import/bgg", "application/xml", bgg),
+    ] {
+        let target = other_server(&app).await;
+        let copy = target.new_club().await;
+        let report = import_file(&target, &copy, path, content_type, file.into_bytes()).await;
+        assert_eq!(report["imported"], 6, "{path}: {report}");
+        // Heavily Used comes back as itself: highest first, apart from the published rules.
+        assert_eq!(ask(&target, &copy, HIGHEST_FIRST).await, points, "{path}");
+        assert_eq!(ask(&target, &copy, LOWEST_FIRST).await, damage, "{path}");
     }
 }
 

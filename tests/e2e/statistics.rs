@@ -665,11 +665,12 @@ async fn the_leaderboard_sorts_by_win_rate_wins_or_average_score_and_honours_min
     assert_eq!(by_rate["min_games"], 1);
     assert_eq!(by_rate["game"], Value::Null);
     assert_eq!(ranks(&by_rate), vec![("Bo", 1), ("Ann", 2), ("Cy", 3)]);
-    // Ann: totals 6+10+10+5+5 = 36 / 5 = 7.2, ranks 7/5 = 1.4.
+    // Ann: ranks 7/5 = 1.4. No average score over every game: it would add Mint Condition's
+    // damage (lowest wins) to Mint Julep's points (highest wins).
     assert_eq!(
         by_rate["players"][1],
         json!({"rank": 2, "player_id": h.ann, "name": "Ann", "games_played": 5, "wins": 3,
-               "win_rate": 0.6, "average_score": 7.2, "average_rank": 1.4})
+               "win_rate": 0.6, "average_score": null, "average_rank": 1.4})
     );
     // Wins: Ann 3 and Bo 3 share rank 1 (Ann listed first: more games), Cy 1 → rank 3.
     assert_eq!(ranks(&by_wins), vec![("Ann", 1), ("Bo", 1), ("Cy", 3)]);
@@ -1398,8 +1399,8 @@ async fn a_rebuild_from_the_log_gives_identical_answers(app: TestApp) {
 /// Bo most blue +4, Ann most 60s +3 and most radios +3, vases tied 5/5/5 → nobody). M is the
 /// turn-by-turn game of `mind_up.rs` (rounds Ann 23 + 23 + 33, Bo 22 + 18 + 33, Cy 29 + 28 + 33,
 /// Di 24 + 29 + 37; Cy and Di tie on 90, Di has more in round 3).
-struct Variants {
-    club: TestClub,
+pub(crate) struct Variants {
+    pub(crate) club: TestClub,
     ann: String,
     s1: String,
     h1: String,
@@ -1410,7 +1411,7 @@ struct Variants {
     h3: String,
 }
 
-async fn seed_variants(app: &TestApp) -> Variants {
+pub(crate) async fn seed_variants(app: &TestApp) -> Variants {
     let club = app.new_club().await;
     let heavily_used = json!({"heavily_used": true});
     let s1 = mint_condition(app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
@@ -1476,6 +1477,7 @@ async fn heavily_used_games_are_counted_under_their_own_variant_where_the_highes
             .await;
     let hu_rate = get("/v1/stats/leaderboard?game=mint-condition&variant=heavily-used").await;
     let everything = get("/v1/stats/leaderboard").await;
+    let ann_and_bo = get("/v1/stats/head-to-head?players=Ann,Bo").await;
 
     // The published rules: S1 only, 6 + 14 = 20 over 2 results; the lowest damage is best.
     assert_eq!(
@@ -1580,6 +1582,28 @@ async fn heavily_used_games_are_counted_under_their_own_variant_where_the_highes
         .map(|p| &p["win_rate"])
         .collect();
     assert_eq!(rates, [&json!(1.0), &json!(0.5), &json!(0.4), &json!(0.0)]);
+    // Head-to-head, one entry per game and variant: S1 Ann ahead (lowest), H1 Bo ahead
+    // (highest), J Bo 7 over Ann 5, V Ann 1st and Bo 2nd, M Ann 3rd and Bo 4th.
+    assert_eq!(
+        (
+            &ann_and_bo["games_together"],
+            &ann_and_bo["first_ahead"],
+            &ann_and_bo["second_ahead"],
+            &ann_and_bo["tied"]
+        ),
+        (&json!(5), &json!(3), &json!(2), &json!(0))
+    );
+    assert_eq!(
+        ann_and_bo["per_game"],
+        json!([
+            {"game": "mind-up", "games_together": 1, "first_ahead": 1, "second_ahead": 0, "tied": 0},
+            {"game": "mint-condition", "games_together": 1, "first_ahead": 1, "second_ahead": 0, "tied": 0},
+            {"game": "mint-condition", "variant": "heavily-used", "games_together": 1,
+             "first_ahead": 0, "second_ahead": 1, "tied": 0},
+            {"game": "mint-julep", "games_together": 1, "first_ahead": 0, "second_ahead": 1, "tied": 0},
+            {"game": "vintage", "games_together": 1, "first_ahead": 1, "second_ahead": 0, "tied": 0}
+        ])
+    );
 }
 
 async fn mind_up_and_vintage_games_beside_both_scorings_of_mint_condition_count_highest_best(

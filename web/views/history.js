@@ -96,7 +96,8 @@ export function mountLeaderboard(root) {
           h('tbody', null, board.players.map((/** @type {any} */ p) => h('tr', null,
             h('td', null, p.rank), h('th', { scope: 'row' }, h('a', { href: `#/player/${p.player_id}` }, p.name)),
             h('td', null, p.games_played), h('td', null, p.wins), h('td', null, `${Math.round(p.win_rate * 100)}%`),
-            h('td', null, p.average_score.toFixed(1)))))));
+            // Over all games there is no average: it would mix lowest-wins and highest-wins totals.
+            h('td', null, p.average_score == null ? '–' : p.average_score.toFixed(1)))))));
     } catch (err) {
       replace(box, failure(err));
     }

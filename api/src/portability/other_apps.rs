@@ -4,7 +4,9 @@
 //! game of two events — `game_started` and `result_recorded` — imported like a line of our own
 //! export (checked, stored whole, its id derived from the club and the play's own id, so
 //! importing the same file twice changes nothing). Games are matched by name ignoring case, spaces and punctuation
-//! (`Mind Up!` = `mindup`); plays of other games are counted as skipped. Players are matched by
+//! (`Mind Up!` = `mindup`), a variant counted apart by the game's name followed by the variant's
+//! (`Mint Condition (Heavily Used)`, so that a Heavily Used play comes back as one, scored
+//! highest first); plays of other games are counted as skipped. Players are matched by
 //! name within the club. Our exports carry our finished games the same way, with our game id in
 //! the play, so a file taken out and brought back in changes nothing either.
 
@@ -16,6 +18,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tabletally_domain::Game;
 use tabletally_domain::log::{GAME_STARTED, RESULT_RECORDED};
+use tabletally_domain::ruleset::Variant;
 use tabletally_domain::setup::PlayerEntry;
 
 use super::{EXPORT_PAGE, FORMAT, ImportFailure, ImportReport, import_line};
@@ -42,15 +45,33 @@ struct Play {
     source: &'static str,
 }
 
-/// A game by its name as another app writes it.
-fn game_named(name: &str) -> Option<Game> {
+/// A game, and the variant it plays if one is counted apart.
+type Kind = (Game, Option<&'static Variant>);
+
+/// Every kind of play our files name: each game, then each of its variants.
+fn kinds() -> impl Iterator<Item = Kind> {
+    Game::ALL.into_iter().flat_map(|game| {
+        std::iter::once((game, None)).chain(game.variants().iter().map(move |v| (game, Some(v))))
+    })
+}
+
+/// How our files name a kind of play: `Mint Condition`, `Mint Condition (Heavily Used)`.
+fn kind_title((game, variant): Kind) -> String {
+    match variant {
+        Some(v) => format!("{} ({})", game.title(), v.title),
+        None => game.title().to_owned(),
+    }
+}
+
+/// A kind of play by its name as another app writes it.
+fn game_named(name: &str) -> Option<Kind> {
     let key = |s: &str| {
         s.chars()
             .filter(char::is_ascii_alphanumeric)
             .map(|c| c.to_ascii_lowercase())
             .collect::<String>()
     };
-    Game::ALL.into_iter().find(|g| key(g.title()) == key(name))
+    kinds().find(|kind| key(&kind_title(*kind)) == key(name))
 }
 
 /// A game id from another app's play id: the same play imported into the same club always
@@ -70,11 +91,11 @@ async fn import_plays(store: &dyn Store, club: &str, plays: Vec<Play>, report: &
     let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
     for (i, play) in plays.into_iter().enumerate() {
         let number = i as u64 + 1;
-        let Some(kind) = game_named(&play.game_name) else {
+        let Some((kind, variant)) = game_named(&play.game_name) else {
             *skipped.entry(play.game_name).or_default() += 1;
             continue;
         };
-        match as_line(club, kind, &play) {
+        match as_line(club, (kind, variant), &play) {
             Ok(line) => import_line(store, club, number, &line, report).await,
             Err(detail) => report.failed.push(ImportFailure {
                 line: number,
@@ -91,7 +112,7 @@ async fn import_plays(store: &dyn Store, club: &str, plays: Vec<Play>, report: &
 }
 
 /// The play as a line of our own export: `game_started` and `result_recorded`.
-fn as_line(club: &str, kind: Game, play: &Play) -> Result<String, String> {
+fn as_line(club: &str, (kind, variant): Kind, play: &Play) -> Result<String, String> {
     let entries: Vec<PlayerEntry> = play
         .players
         .iter()
@@ -103,11 +124,14 @@ fn as_line(club: &str, kind: Game, play: &Play) -> Result<String, String> {
     // Typed-in totals play no rule: the options a table must otherwise give take their
     // empty defaults (Vintage's prizes: none).
     let defaults = kind.default_options();
-    let options: serde_json::Map<String, Value> = kind
+    let mut options: serde_json::Map<String, Value> = kind
         .required_options()
         .iter()
         .map(|(key, _)| ((*key).to_owned(), defaults[*key].clone()))
         .collect();
+    if let Some(variant) = variant {
+        options.insert(variant.option.to_owned(), Value::Bool(true));
+    }
     let setup = kind
         .start(&entries, &Value::Object(options))
         .map_err(|e| e.rule)?;
@@ -124,7 +148,7 @@ fn as_line(club: &str, kind: Game, play: &Play) -> Result<String, String> {
         .collect();
     if winners.is_empty() {
         // Not marked: the best score wins, in the game's own direction.
-        let lower = kind.lower_wins(None);
+        let lower = kind.lower_wins(variant);
         let best = play
             .players
             .iter()
@@ -184,7 +208,7 @@ async fn finished_plays(store: &dyn Store, club: &str) -> Result<Vec<OurPlay>, S
             players.sort_by_key(|p| p.seat);
             plays.push(OurPlay {
                 id,
-                kind,
+                kind: (kind, kind.variant(&game.options)),
                 started_at: game.started_at,
                 players: players
                     .into_iter()
@@ -199,7 +223,7 @@ async fn finished_plays(store: &dyn Store, club: &str) -> Result<Vec<OurPlay>, S
 
 struct OurPlay {
     id: String,
-    kind: Game,
+    kind: Kind,
     started_at: DateTime<Utc>,
     players: Vec<(String, i64, bool)>,
 }
@@ -356,12 +380,11 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStats, St
     let plays = finished_plays(store, club).await?;
     let mut player_ids: BTreeMap<String, i64> = BTreeMap::new();
     let mut export = BgStats {
-        games: Game::ALL
-            .iter()
+        games: kinds()
             .enumerate()
-            .map(|(i, g)| BgStatsGame {
+            .map(|(i, kind)| BgStatsGame {
                 id: i as i64 + 1,
-                name: g.title().to_owned(),
+                name: kind_title(kind),
                 bgg_name: None,
             })
             .collect(),
@@ -389,7 +412,7 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStats, St
             comments: Some(format!("{OUR_ID}{}", play.id)),
             uuid: Some(play.id),
             play_date: play.started_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-            game_ref_id: Game::ALL.iter().position(|g| *g == play.kind).unwrap_or(0) as i64 + 1,
+            game_ref_id: kinds().position(|kind| kind == play.kind).unwrap_or(0) as i64 + 1,
             player_scores: scores,
         });
     }
@@ -556,7 +579,7 @@ pub async fn export_bgg(store: &dyn Store, club: &str) -> Result<String, StoreEr
         ));
         xml.push_str(&format!(
             "    <item name=\"{}\" objecttype=\"thing\" objectid=\"0\"><subtypes><subtype value=\"boardgame\"/></subtypes></item>\n    <players>\n",
-            xml_escape(play.kind.title())
+            xml_escape(&kind_title(play.kind))
         ));
         for (seat, (name, total, winner)) in play.players.iter().enumerate() {
             xml.push_str(&format!(
@@ -578,11 +601,42 @@ mod tests {
 
     #[test]
     fn a_game_is_matched_by_its_name_ignoring_case_spaces_and_punctuation() {
-        assert_eq!(game_named("Mind Up!"), Some(Game::MindUp));
-        assert_eq!(game_named("MINDUP"), Some(Game::MindUp));
-        assert_eq!(game_named("mint-condition"), Some(Game::MintCondition));
-        assert_eq!(game_named("Mint Julep"), Some(Game::MintJulep));
+        assert_eq!(game_named("Mind Up!"), Some((Game::MindUp, None)));
+        assert_eq!(game_named("MINDUP"), Some((Game::MindUp, None)));
+        assert_eq!(
+            game_named("mint-condition"),
+            Some((Game::MintCondition, None))
+        );
+        assert_eq!(game_named("Mint Julep"), Some((Game::MintJulep, None)));
         assert_eq!(game_named("Coloretto"), None);
+    }
+
+    #[test]
+    fn a_variant_counted_apart_is_named_after_its_game_and_read_back_as_itself() {
+        let heavily_used = Game::MintCondition.variant_by_id("heavily-used");
+        let kind = (Game::MintCondition, heavily_used);
+        assert_eq!(kind_title(kind), "Mint Condition (Heavily Used)");
+        assert_eq!(game_named("Mint Condition (Heavily Used)"), Some(kind));
+        assert_eq!(game_named("mint condition heavily used"), Some(kind));
+        // Its option plays it: the game started from the line is of the variant again.
+        let variant = heavily_used.unwrap();
+        let options = json!({ variant.option: true });
+        let setup = Game::MintCondition
+            .start(
+                &[
+                    PlayerEntry {
+                        name: "Ann".into(),
+                        color: None,
+                    },
+                    PlayerEntry {
+                        name: "Bo".into(),
+                        color: None,
+                    },
+                ],
+                &options,
+            )
+            .unwrap();
+        assert_eq!(Game::MintCondition.variant(&setup.options), heavily_used);
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub async fn game_stream(
 #[utoipa::path(tag = "live", security(("club_token" = [])),
     params(("Last-Event-ID" = Option<i64>, Header, description = "Resume after this position"), StreamQuery),
     responses(
-        (status = 200, description = "text/event-stream of lobby events (LobbyData)", content_type = "text/event-stream", body = String),
+        (status = 200, description = "text/event-stream of lobby events, each with the game's summary (GameSummary) as data", content_type = "text/event-stream", body = String),
         (status = 400, description = "A bad Last-Event-ID", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "The club holds as many open streams as it may", body = Problem, content_type = "application/problem+json"),

@@ -408,7 +408,7 @@ pub async fn leaderboard(
         to: query.to,
     };
     let rows = state.store.leaderboard(&club.id, &filter).await?;
-    let mut players = statistics::leaderboard(rows, sort, min_games);
+    let mut players = statistics::leaderboard(rows, sort, min_games, query.game.is_some());
     players.truncate(limit as usize);
     Ok(HttpResponse::Ok().json(Leaderboard {
         sort,
@@ -444,13 +444,17 @@ pub struct HeadToHead {
     pub second_ahead: i64,
     /// Games where they shared a rank.
     pub tied: i64,
-    /// Per game id: games together and who was ahead.
+    /// Per game id and variant: games together and who was ahead.
     pub per_game: Vec<HeadToHeadGame>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HeadToHeadGame {
     pub game: String,
+    /// The variant these games played (`heavily-used`), counted apart from the published rules;
+    /// absent for the published rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub games_together: i64,
     pub first_ahead: i64,
     pub second_ahead: i64,
@@ -526,11 +530,16 @@ pub async fn head_to_head(
     let rows = state.store.head_to_head(&club.id, a, b, &filter).await?;
     let mut per_game: Vec<HeadToHeadGame> = Vec::new();
     for row in &rows {
-        let entry = match per_game.iter_mut().position(|g| g.game == row.game) {
+        let variant = statistics::variant_field(&row.variant);
+        let entry = match per_game
+            .iter_mut()
+            .position(|g| g.game == row.game && g.variant == variant)
+        {
             Some(i) => &mut per_game[i],
             None => {
                 per_game.push(HeadToHeadGame {
                     game: row.game.clone(),
+                    variant,
                     games_together: 0,
                     first_ahead: 0,
                     second_ahead: 0,
@@ -546,7 +555,7 @@ pub async fn head_to_head(
             std::cmp::Ordering::Equal => entry.tied += 1,
         }
     }
-    per_game.sort_by(|x, y| x.game.cmp(&y.game));
+    per_game.sort_by(|x, y| (&x.game, &x.variant).cmp(&(&y.game, &y.variant)));
     Ok(HttpResponse::Ok().json(HeadToHead {
         players: vec![first.into(), second.into()],
         games_together: rows.len() as i64,

@@ -77,6 +77,8 @@ pub struct LeaderRow {
 pub struct HeadToHeadRow {
     pub game_id: String,
     pub game: String,
+    /// The variant counted apart (`""`: the published rules).
+    pub variant: String,
     pub played_at: DateTime<Utc>,
     pub rank_a: i64,
     pub rank_b: i64,
@@ -1378,7 +1380,7 @@ macro_rules! stats_store {
                 // The first player's runs, each looked up in the second player's by its key.
                 let mut params = Params::default();
                 let mut sql = format!(
-                    "SELECT ra.game_id, ra.game, ra.played_at, ra.rank AS rank_a, rb.rank AS rank_b \
+                    "SELECT ra.game_id, ra.game, ra.variant, ra.played_at, ra.rank AS rank_a, rb.rank AS rank_b \
                      FROM players pa JOIN player_runs ra ON ra.player_id = pa.id \
                        JOIN player_runs rb ON rb.player_id = {} AND rb.game = ra.game AND rb.variant = ra.variant \
                          AND rb.played_at = ra.played_at AND rb.game_id = ra.game_id \
@@ -1398,6 +1400,7 @@ macro_rules! stats_store {
                         Ok(HeadToHeadRow {
                             game_id: row.try_get("game_id")?,
                             game: row.try_get("game")?,
+                            variant: row.try_get("variant")?,
                             played_at: row.try_get("played_at")?,
                             rank_a: row.try_get("rank_a")?,
                             rank_b: row.try_get("rank_b")?,

@@ -18,6 +18,8 @@ pub struct MintCondition;
 /// Variant "Heavily Used": the highest total wins, so its figures are counted apart.
 const HEAVILY_USED: Variant = Variant {
     id: "heavily-used",
+    title: "Heavily Used",
+    option: "heavily_used",
     lower_wins: false,
 };
 
