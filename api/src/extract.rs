@@ -206,6 +206,10 @@ pub fn body_error(path: &Path, message: &str) -> ApiError {
             words::expected_words(expected),
             words::got_words(got)
         ),
+        // A time, a number… that did not parse: what it must look like.
+        SerdeFault::Other(message) if let Some(expected) = parse_failure(message) => {
+            format!("{subject} must be {expected}")
+        }
         SerdeFault::Other(message) => format!("{subject} could not be read: {message}"),
     };
     ApiError::Unprocessable {
@@ -218,7 +222,25 @@ pub fn body_error(path: &Path, message: &str) -> ApiError {
 /// A query parameter that cannot be read, in the same words.
 pub fn query_error(parameter: &str, sent: Option<&str>, message: &str) -> ApiError {
     let got = sent.map_or(String::new(), |v| format!("; got {v:?}"));
+    // A parameter missing or sent twice is named by the message, not by the path (".").
+    let duplicate = message
+        .strip_prefix("duplicate field `")
+        .and_then(|rest| rest.split('`').next());
+    if let Some(field) = duplicate {
+        return ApiError::Unreadable {
+            detail: format!("{field:?} is given more than once; send it once"),
+            pointer: None,
+            parameter: Some(field.to_owned()),
+        };
+    }
     let detail = match (words::read(message), parse_failure(message)) {
+        (SerdeFault::Missing(field), _) => {
+            return ApiError::Unreadable {
+                detail: format!("the query parameter {field:?} is required"),
+                pointer: None,
+                parameter: Some(field.to_owned()),
+            };
+        }
         (SerdeFault::Unknown { field, known }, _) => format!(
             "{field:?} is not a query parameter here; {}",
             known_names(&known).replace("the fields are", "the parameters are")
@@ -481,5 +503,41 @@ mod tests {
                 Some("limt".into())
             )
         );
+    }
+
+    #[test]
+    fn a_parameter_sent_twice_is_named() {
+        assert_eq!(
+            refuse_query("limit=1&limit=2"),
+            (
+                "\"limit\" is given more than once; send it once".into(),
+                Some("limit".into())
+            )
+        );
+    }
+
+    #[test]
+    fn a_missing_required_parameter_is_named() {
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Pair {
+            players: String,
+        }
+        let pairs = form_urlencoded::parse(b"game=vintage");
+        let e =
+            serde_path_to_error::deserialize::<_, Pair>(serde_urlencoded::Deserializer::new(pairs))
+                .expect_err("refused");
+        match query_error(&e.path().to_string(), None, &e.into_inner().to_string()) {
+            ApiError::Unreadable {
+                detail, parameter, ..
+            } => assert_eq!(
+                (detail.as_str(), parameter.as_deref()),
+                (
+                    "the query parameter \"players\" is required",
+                    Some("players")
+                )
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 }

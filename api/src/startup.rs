@@ -295,7 +295,25 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
             parameter: None,
         }
         .into(),
+        JsonPayloadError::Payload(payload) => ApiError::BadRequest(format!(
+            "the body could not be read: {}",
+            payload_words(&payload)
+        ))
+        .into(),
         other => ApiError::BadRequest(format!("the body could not be read: {other}")).into(),
+    }
+}
+
+/// Why a body's bytes could not be read, in words (not the error's debug form).
+fn payload_words(payload: &actix_web::error::PayloadError) -> String {
+    use actix_web::error::PayloadError;
+    match payload {
+        PayloadError::Incomplete(Some(e)) => {
+            format!("{e} (does its Content-Encoding match the body?)")
+        }
+        PayloadError::Incomplete(None) => "it ended before its stated length".into(),
+        PayloadError::EncodingCorrupted => "its Content-Encoding could not be decoded".into(),
+        other => other.to_string(),
     }
 }
 

@@ -152,6 +152,56 @@ async fn a_bad_query_parameter_is_a_bad_request(app: TestApp) {
     app.get("/v1/games?status=paused", Some(&club.token))
         .await
         .problem(400);
+    // A parameter sent twice, a required one left out, a time cut short: each is named.
+    let twice = app
+        .get("/v1/games?limit=1&limit=2", Some(&club.token))
+        .await;
+    let twice = twice.problem(400);
+    assert_eq!(
+        (&twice["parameter"], &twice["detail"]),
+        (
+            &json!("limit"),
+            &json!("\"limit\" is given more than once; send it once")
+        )
+    );
+    let missing = app.get("/v1/stats/head-to-head", Some(&club.token)).await;
+    let missing = missing.problem(400);
+    assert_eq!(
+        (&missing["parameter"], &missing["detail"]),
+        (
+            &json!("players"),
+            &json!("the query parameter \"players\" is required")
+        )
+    );
+    let cut = app
+        .get("/v1/games?from=2026-12-01T20:00:00", Some(&club.token))
+        .await;
+    let cut = cut.problem(400);
+    assert_eq!(
+        (&cut["parameter"], &cut["detail"]),
+        (
+            &json!("from"),
+            &json!(
+                "\"from\" must be a date and time, like 2026-11-30T19:00:00Z; got \"2026-12-01T20:00:00\""
+            )
+        )
+    );
+    let started = app
+        .post(
+            "/v1/games",
+            Some(&club.token),
+            &json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Bo"}],
+                   "started_at": "yesterday"}),
+        )
+        .await;
+    let started = started.problem(422);
+    assert_eq!(
+        (&started["pointer"], &started["detail"]),
+        (
+            &json!("/started_at"),
+            &json!("\"started_at\" must be a date and time, like 2026-11-30T19:00:00Z")
+        )
+    );
 }
 
 async fn too_many_events_in_one_request_are_refused(app: TestApp) {

@@ -226,7 +226,16 @@ type LineError = (Option<String>, u16, String);
 fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
     // As a request body is read: a key named twice in one object is refused, not half-read.
     let parsed: ImportLine = json_with_unique_keys(line)
-        .and_then(serde_json::from_value)
+        .and_then(|value| {
+            // serde would name its own struct; say what a line is instead.
+            if value.is_object() {
+                serde_json::from_value(value)
+            } else {
+                Err(serde::de::Error::custom(
+                    "a line must be one JSON object {\"format\", \"game\", \"events\"}",
+                ))
+            }
+        })
         .map_err(|e| {
             (
                 serde_json::from_str::<Value>(line)
@@ -318,9 +327,14 @@ fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
     } else {
         kind.check_append(&start, &rest).map_err(|r| {
             let event = &stored[r.event_index + 1];
+            let at = if r.pointer.is_empty() {
+                String::new()
+            } else {
+                format!(" (at {})", r.pointer)
+            };
             unprocessable(format!(
-                "event {} ({}) breaks a rule: {} (at {})",
-                event.seq, event.event_type, r.rule, r.pointer
+                "event {} ({}) breaks a rule: {}{at}",
+                event.seq, event.event_type, r.rule
             ))
         })?
     };
