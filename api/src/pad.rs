@@ -52,6 +52,7 @@ static ASSETS: &[Asset] = assets![
     ("/pad/views/log.js", "views/log.js", JS),
     ("/pad/views/history.js", "views/history.js", JS),
     ("/pad/games/index.js", "games/index.js", JS),
+    ("/pad/games/forms.js", "games/forms.js", JS),
     (
         "/pad/games/mint-condition.js",
         "games/mint-condition.js",

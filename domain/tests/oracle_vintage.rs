@@ -482,7 +482,7 @@ impl State {
         // from it (this happens once)".
         let mut drawn = Vec::new();
         if n >= 5 && !s.reshuffled && s.deck.len() < 2 {
-            drawn.extend(s.deck.drain(..));
+            drawn.append(&mut s.deck);
             s.deck = dice.shuffled(&std::mem::take(&mut s.pile));
             s.reshuffled = true;
         }

@@ -6,8 +6,7 @@
 // `details` is the score's `details` (the table as the server worked it out: a Mind Up! turn's
 // takes, the Mint Julep field, the Vintage showcases); `way` is how the table chose to record
 // (end of round or turn by turn), `onWay` keeps a new choice. events() throws `Incomplete` for
-// a form not filled in enough to send.
-import { h, uid } from '../ui.js';
+// a form not filled in enough to send. What the forms share is in `forms.js`.
 import mintCondition from './mint-condition.js';
 import mindUp from './mind-up.js';
 import mintJulep from './mint-julep.js';
@@ -18,45 +17,4 @@ export const GAMES = [mintCondition, mindUp, mintJulep, vintage];
 /** @param {string} id */
 export function gameById(id) {
   return GAMES.find((g) => g.id === id);
-}
-
-/** A JSON pointer token (RFC 6901): `~` → `~0`, `/` → `~1`. @param {string | number} s */
-export function esc(s) {
-  return String(s).replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-/** "12 30, 47" → [12, 30, 47] (what a thumb types). @param {string} text */
-export function numbers(text) {
-  return text.split(/[\s,;]+/).filter(Boolean).map(Number);
-}
-
-/**
- * @typedef {{element: HTMLElement, events: () => any[]}} EntryForm
- * @typedef {{label: string, build: () => EntryForm}} Way
- */
-
-/**
- * The ways a table may record the next step (say the rows at the end of a round, or every turn):
- * a switch on top while the log still leaves the choice open, the chosen way's form under it.
- * @param {Record<string, Way>} ways
- * @param {string} chosen the way shown first
- * @param {boolean} open whether the table may still choose (else only `chosen`)
- * @param {((way: string) => void) | undefined} onWay keeps the choice for the next step
- * @returns {EntryForm}
- */
-export function choiceOfWays(ways, chosen, open, onWay) {
-  let current = ways[chosen].build();
-  const body = h('div', { class: 'way' }, current.element);
-  const name = uid('way');
-  const choose = (/** @type {string} */ id) => {
-    current = ways[id].build();
-    body.replaceChildren(current.element);
-    onWay?.(id);
-  };
-  const switcher = open
-    ? h('fieldset', { class: 'ways' }, h('legend', null, 'Record'),
-      Object.entries(ways).map(([id, way]) => h('label', { class: 'way-choice' },
-        h('input', { type: 'radio', name, value: id, checked: id === chosen, onchange: () => choose(id) }), ' ', way.label)))
-    : null;
-  return { element: h('div', null, switcher, body), events: () => current.events() };
 }

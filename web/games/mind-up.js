@@ -3,7 +3,7 @@
 // or the round turn by turn: the card each player plays (`cards_played`; the server works out
 // who takes which prize) and at last the card each one places (`last_cards_placed`).
 import { h, field, uid } from '../ui.js';
-import { choiceOfWays, esc, numbers } from './index.js';
+import { choiceOfWays, esc, numbers } from './forms.js';
 
 const COLUMNS = 5;
 /** rules: a round-r hand holds 6 + r cards; all but the last are played, one per turn. */

@@ -1,7 +1,7 @@
 // Mint Condition: per player, steppers for each card kind collected this round, with the
 // count each player needs and what the deck still allows. One `round_collected` per round.
 import { h, field, stepper } from '../ui.js';
-import { esc } from './index.js';
+import { esc } from './forms.js';
 
 /** Card kinds in the rulebook's order; `copies` null where the count is not published. */
 const CARDS = [

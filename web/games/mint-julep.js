@@ -3,7 +3,7 @@
 // itself, option `last_race_ends_game`, default true) or every card played in the race
 // (`card_played`, its moves and a Mint Julep card), then `round_ended` once the race is over.
 import { h, field, uid, Incomplete } from '../ui.js';
-import { choiceOfWays } from './index.js';
+import { choiceOfWays } from './forms.js';
 
 /** The horses in their starting order (top of the group first). */
 const HORSES = [

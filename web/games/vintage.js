@@ -4,7 +4,7 @@
 // keep one) and the last banks (`final_banked`). A card is described the first time it shows
 // up and named by its id after that. The prizes are the game's options, set when it starts.
 import { h, field, Incomplete } from '../ui.js';
-import { choiceOfWays, esc } from './index.js';
+import { choiceOfWays, esc } from './forms.js';
 
 const PERIODS = ['50s', '60s', '70s'];
 const ATTRIBUTES = [['colour', 'colour'], ['type', 'type of object'], ['period', 'period']];

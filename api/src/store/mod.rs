@@ -4,6 +4,7 @@
 //! Every read and write is scoped to a club: another club's game simply does not exist here.
 
 mod cache;
+mod commit;
 mod lists;
 mod players;
 mod presets;

@@ -6,8 +6,7 @@
 //! both report it to the live streams ([`Subscribers`]).
 
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -21,22 +20,19 @@ use sqlx::sqlite::{
 use tabletally_domain::Scoreboard;
 use tabletally_domain::setup::name_key;
 
+use super::commit::{AfterCommit, Shared, Written};
 use super::lists::{Param, Params, bind_params, placeholders};
 use super::server_lock::ServerLock;
 use super::versions::VersionReads;
-use super::writer::Writer;
-use super::writes::{Writes, args, settled_position};
+use super::writer::{Work, Writer};
+use super::writes::{Writes, args, translate};
 use super::{
-    AccessTokenRecord, Appended, CacheCounters, ClubCopy, ClubRecord, Committed, EventMeta,
-    EventStore, GameChange, GameFilter, GameRecord, HeldGame, ImportOutcome, ImportResult,
-    ImportedGame, NewEvent, NewGame, NewSeat, PlayerCopy, SCHEMA_VERSION, SeatRecord, StateCache,
-    StoreError, StoredEvent, Subscribers, WriterCounters,
+    AccessTokenRecord, Appended, CacheCounters, ClubCopy, ClubRecord, EventMeta, EventStore,
+    GameChange, GameFilter, GameRecord, HeldGame, ImportOutcome, ImportResult, ImportedGame,
+    NewEvent, NewGame, NewSeat, PlayerCopy, SCHEMA_VERSION, SeatRecord, StoreError, StoredEvent,
+    Subscribers, WriterCounters,
 };
 use crate::append::{self, AppendRequest, Decision};
-
-/// Constraint names from the migrations: a violation is a concurrent writer, not a bug.
-const UNIQUE_SEQ: &str = "events_game_seq_key";
-const UNIQUE_EVENT_ID: &str = "events_game_event_id_key";
 
 /// SQLite: appends and game creations go to the one writer (group commit, see [`writer`]);
 /// everything else reads and writes through the pool.
@@ -53,124 +49,6 @@ pub struct PostgresStore {
     shared: Arc<Shared>,
     /// Score reads' version checks, gathered into one statement (see [`versions`]).
     versions: VersionReads,
-}
-
-/// What the write path shares with its writer task: the state cache, the live streams and the
-/// group commit's counters.
-pub(super) struct Shared {
-    pub(super) cache: StateCache,
-    /// Clubs never change once created (no statement updates or deletes one), so the row a
-    /// club token is checked against is read once per server.
-    pub(super) clubs: Clubs,
-    pub(super) subscribers: OnceLock<Arc<dyn Subscribers>>,
-    batches: AtomicU64,
-    batched: AtomicU64,
-    largest_batch: AtomicU64,
-}
-
-/// Club rows by id, bounded: past [`Clubs::MAX`] the map starts again.
-#[derive(Default)]
-pub(super) struct Clubs(std::sync::Mutex<std::collections::HashMap<String, ClubRecord>>);
-
-impl Clubs {
-    const MAX: usize = 10_000;
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, ClubRecord>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn get(&self, id: &str) -> Option<ClubRecord> {
-        self.lock().get(id).cloned()
-    }
-
-    fn put(&self, club: ClubRecord) {
-        let mut clubs = self.lock();
-        if clubs.len() >= Self::MAX {
-            clubs.clear();
-        }
-        clubs.insert(club.id.clone(), club);
-    }
-}
-
-impl Shared {
-    /// `authoritative`: this store's writer is the database's only one ([`StateCache`]).
-    fn new(authoritative: bool) -> Arc<Self> {
-        let cache = StateCache::from_env();
-        Arc::new(Self {
-            cache: if authoritative {
-                cache.authoritative()
-            } else {
-                cache
-            },
-            clubs: Clubs::default(),
-            subscribers: OnceLock::new(),
-            batches: AtomicU64::new(0),
-            batched: AtomicU64::new(0),
-            largest_batch: AtomicU64::new(0),
-        })
-    }
-
-    /// The one post-commit seam: once a write is durable, its game's state goes into the cache
-    /// and the commit to the live streams.
-    pub(super) fn committed(&self, after: AfterCommit) {
-        // Cached first: a phone that reads the score on a stream's word gets this version.
-        let held = Arc::new(after.held);
-        self.cache.put_written(&after.club, held.clone());
-        if let Some(subscribers) = self.subscribers.get() {
-            subscribers.committed(&Committed {
-                club: &after.club,
-                game: &held.game,
-                previous_status: after.previous_status.as_deref(),
-                events: &after.events,
-                scoreboard: after.scoreboard.as_ref(),
-            });
-        }
-    }
-
-    /// Counts one committed transaction of `requests` requests (1 on PostgreSQL).
-    pub(super) fn count_batch(&self, requests: usize) {
-        self.batches.fetch_add(1, Ordering::Relaxed);
-        self.batched.fetch_add(requests as u64, Ordering::Relaxed);
-        self.largest_batch
-            .fetch_max(requests as u64, Ordering::Relaxed);
-    }
-
-    fn writer_counters(&self) -> WriterCounters {
-        WriterCounters {
-            commits: self.batches.load(Ordering::Relaxed),
-            requests: self.batched.load(Ordering::Relaxed),
-            largest_batch: self.largest_batch.load(Ordering::Relaxed),
-        }
-    }
-}
-
-/// A write's answer, and what to do once its transaction is durable (`None`: nothing written).
-pub(super) struct Written<T> {
-    pub(super) answer: T,
-    pub(super) after: Option<AfterCommit>,
-}
-
-/// What a write committed: reported to the live streams, its state held in the cache.
-pub(super) struct AfterCommit {
-    pub(super) club: String,
-    pub(super) previous_status: Option<String>,
-    pub(super) events: Vec<StoredEvent>,
-    pub(super) scoreboard: Option<Scoreboard>,
-    /// The game as the commit left it.
-    pub(super) held: HeldGame,
-}
-
-impl AfterCommit {
-    /// Its events' positions, now that the writer's batch's first one is known
-    /// ([`super::writes::settled_position`]).
-    pub(super) fn settle(&mut self, first: i64) {
-        for event in &mut self.events {
-            event.position = settled_position(event.position, first);
-        }
-        for meta in &mut self.held.meta {
-            meta.position = settled_position(meta.position, first);
-        }
-    }
 }
 
 /// An append decided from a held game state before its row was locked (PostgreSQL,
@@ -327,13 +205,38 @@ impl SqliteStore {
             .test_before_acquire(false)
             .idle_timeout(None)
             .max_lifetime(None);
-        let writer = Writer::start(writer_pool, options, shared.clone()).await?;
+        let writer = Writer::start(writer_pool, options, shared.clone(), SqliteWork).await?;
         Ok(Self {
             pool,
             writer,
             shared,
             _lock: lock,
         })
+    }
+}
+
+/// What SQLite's writer runs for each request: the SQL both backends share.
+struct SqliteWork;
+
+impl Work for SqliteWork {
+    async fn append(
+        &self,
+        shared: &Shared,
+        w: &mut Writes<sqlx::Sqlite>,
+        club: &str,
+        id: &str,
+        request: &AppendRequest,
+    ) -> Result<Written<Appended>, StoreError> {
+        SqliteStore::append_in(shared, w, club, id, request, None).await
+    }
+
+    async fn create(
+        &self,
+        w: &mut Writes<sqlx::Sqlite>,
+        club: &str,
+        game: &NewGame,
+    ) -> Result<Written<Option<GameRecord>>, StoreError> {
+        SqliteStore::create_in(w, club, game).await
     }
 }
 
@@ -370,30 +273,6 @@ fn now() -> DateTime<Utc> {
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(format!("{what}: {e}"))
-}
-
-/// A unique violation on the event log means another append won the race.
-pub(super) fn translate(e: sqlx::Error) -> StoreError {
-    if let sqlx::Error::Database(db) = &e
-        && db.is_unique_violation()
-    {
-        let which = db
-            .constraint()
-            .map(str::to_owned)
-            .unwrap_or_else(|| db.message().to_owned());
-        if which.contains(UNIQUE_SEQ) || which.contains("events.game_id, events.seq") {
-            return StoreError::Conflict(
-                "another append reached this game first; reload and retry".into(),
-            );
-        }
-        if which.contains(UNIQUE_EVENT_ID) || which.contains("events.game_id, events.event_id") {
-            return StoreError::Conflict(
-                "an event with this id was stored concurrently; retry to get it".into(),
-            );
-        }
-        return StoreError::Conflict(format!("a concurrent request conflicted ({which})"));
-    }
-    StoreError::Database(e)
 }
 
 /// An event's insert, outside the club's positions lock (`insert_in_order` takes it).

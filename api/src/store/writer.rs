@@ -16,9 +16,9 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use tokio::sync::{mpsc, oneshot};
 
-use super::sql::{AfterCommit, Shared, Written};
+use super::commit::{AfterCommit, Shared, Written};
 use super::writes::{Mark, Writes, settled_position};
-use super::{Appended, GameRecord, NewGame, SqliteStore, StoreError};
+use super::{Appended, GameRecord, NewGame, StoreError};
 use crate::append::AppendRequest;
 
 /// Requests taken into one transaction at most: bounds a batch's latency and its memory.
@@ -40,6 +40,26 @@ enum Job {
     },
 }
 
+/// What a batch does with each request, inside the request's savepoint: the store's decision
+/// and writes (`SqliteStore::append_in`, `create_in`), given to the writer when it starts.
+pub(super) trait Work: Send + 'static {
+    async fn append(
+        &self,
+        shared: &Shared,
+        w: &mut Writes<sqlx::Sqlite>,
+        club: &str,
+        id: &str,
+        request: &AppendRequest,
+    ) -> Result<Written<Appended>, StoreError>;
+
+    async fn create(
+        &self,
+        w: &mut Writes<sqlx::Sqlite>,
+        club: &str,
+        game: &NewGame,
+    ) -> Result<Written<Option<GameRecord>>, StoreError>;
+}
+
 /// The handle the store sends its writes through; the task ends when the store is dropped,
 /// after the requests already queued.
 pub(super) struct Writer {
@@ -59,6 +79,7 @@ impl Writer {
         pool: SqlitePoolOptions,
         options: SqliteConnectOptions,
         shared: Arc<Shared>,
+        work: impl Work,
     ) -> Result<Self, StoreError> {
         let (jobs, queue) = mpsc::channel(QUEUE);
         let (ready, started) = oneshot::channel();
@@ -88,7 +109,7 @@ impl Writer {
                         }
                     };
                     let _ = ready.send(Ok(()));
-                    run(&pool, shared, queue).await;
+                    run(&pool, shared, &work, queue).await;
                     pool.close().await;
                 });
             })
@@ -138,11 +159,16 @@ fn stopped() -> StoreError {
     StoreError::Database(sqlx::Error::PoolClosed)
 }
 
-async fn run(pool: &SqlitePool, shared: Arc<Shared>, mut queue: mpsc::Receiver<Job>) {
+async fn run(
+    pool: &SqlitePool,
+    shared: Arc<Shared>,
+    work: &impl Work,
+    mut queue: mpsc::Receiver<Job>,
+) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     // Wait for one request, then take every other one already waiting.
     while queue.recv_many(&mut jobs, MAX_BATCH).await > 0 {
-        batch(pool, &shared, std::mem::take(&mut jobs)).await;
+        batch(pool, &shared, work, std::mem::take(&mut jobs)).await;
     }
 }
 
@@ -209,7 +235,7 @@ impl Answer {
     }
 }
 
-async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
+async fn batch(pool: &SqlitePool, shared: &Shared, work: &impl Work, jobs: Vec<Job>) {
     let requests = jobs.len();
     let mut w = match pool.acquire().await {
         Ok(conn) => Writes::begin_on(conn),
@@ -247,8 +273,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
                 reply,
             } => {
                 shared.cache.begin_write(&id);
-                let written =
-                    SqliteStore::append_in(shared, &mut w, &club, &id, &request, None).await;
+                let written = work.append(shared, &mut w, &club, &id, &request).await;
                 touched.push(id);
                 let (result, after) = split(written);
                 let ok = result.is_ok();
@@ -256,7 +281,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, jobs: Vec<Job>) {
             }
             Job::Create { club, game, reply } => {
                 shared.cache.begin_write(&game.id);
-                let written = SqliteStore::create_in(&mut w, &club, &game).await;
+                let written = work.create(&mut w, &club, &game).await;
                 touched.push(game.id.clone());
                 let (result, after) = split(written);
                 let ok = result.is_ok();

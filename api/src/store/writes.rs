@@ -13,7 +13,6 @@
 
 use super::StoreError;
 use super::lists::{Param, bind_params};
-use super::sql::translate;
 
 /// The values of one statement, in placeholder order: `args![a, b, c]`.
 macro_rules! args {
@@ -367,6 +366,34 @@ pub(super) fn settled_position(position: i64, first: i64) -> i64 {
     } else {
         position
     }
+}
+
+/// Constraint names from the migrations: a violation is a concurrent writer, not a bug.
+const UNIQUE_SEQ: &str = "events_game_seq_key";
+const UNIQUE_EVENT_ID: &str = "events_game_event_id_key";
+
+/// A unique violation on the event log means another append won the race.
+pub(super) fn translate(e: sqlx::Error) -> StoreError {
+    if let sqlx::Error::Database(db) = &e
+        && db.is_unique_violation()
+    {
+        let which = db
+            .constraint()
+            .map(str::to_owned)
+            .unwrap_or_else(|| db.message().to_owned());
+        if which.contains(UNIQUE_SEQ) || which.contains("events.game_id, events.seq") {
+            return StoreError::Conflict(
+                "another append reached this game first; reload and retry".into(),
+            );
+        }
+        if which.contains(UNIQUE_EVENT_ID) || which.contains("events.game_id, events.event_id") {
+            return StoreError::Conflict(
+                "an event with this id was stored concurrently; retry to get it".into(),
+            );
+        }
+        return StoreError::Conflict(format!("a concurrent request conflicted ({which})"));
+    }
+    StoreError::Database(e)
 }
 
 #[cfg(test)]

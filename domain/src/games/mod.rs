@@ -1,6 +1,7 @@
 //! The games tabletally keeps score for. Each game is one folder of the same shape:
-//! `cards.rs` (the catalogue), `events.rs` (its event data, parsed and checked), `state.rs`
-//! (the [`Ruleset`] impl and what the events established), `scoring.rs` and `tests.rs`.
+//! `cards.rs` (the catalogue), `events.rs` (its event data, parsed and checked), `rules.rs`
+//! (the [`Ruleset`] impl: each event folded into the state), `state.rs` (what the events
+//! established), `scoring.rs`, `insights.rs` and `tests.rs`.
 
 pub mod mind_up;
 pub mod mint_condition;

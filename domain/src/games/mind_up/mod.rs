@@ -6,7 +6,8 @@
 //! - `objectives.rs` — the fourteen objective faces.
 //! - `events.rs` — the event data, parsed (`round_started`, `cards_played`,
 //!   `last_cards_placed`, `rows_recorded`).
-//! - `state.rs` — the [`crate::ruleset::Ruleset`] impl: the table, turns resolved by the engine.
+//! - `rules.rs` — the [`crate::ruleset::Ruleset`] impl: each event folded into the state.
+//! - `state.rs` — the table, turns resolved by the engine.
 //! - `scoring.rs` — round scores, totals, the round-3 tie-break.
 //!
 //! How the engine reads points the rules leave open:
@@ -32,6 +33,7 @@ mod catalogue;
 mod events;
 mod insights;
 mod objectives;
+mod rules;
 mod scoring;
 mod state;
 #[cfg(test)]
@@ -41,7 +43,8 @@ use serde::{Deserialize, Serialize};
 
 pub use catalogue::{Card, CardOverride, Catalogue, Colour};
 pub use objectives::Face;
-pub use state::{MindUp, State};
+pub use rules::MindUp;
+pub use state::State;
 
 /// The game's options with the defaults of the rules spec. `[H]` marks a house-rule point.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,31 +1,18 @@
-//! The table of a Mind Up! game as the events built it, and the [`Ruleset`] impl.
+//! The table of a Mind Up! game as the events built it (`rules.rs` folds the events into it).
 //!
 //! The engine resolves every turn itself: the played cards are sorted, the k-th lowest takes
 //! the k-th lowest prize, and the played cards become the next prizes. It keeps every hand as
 //! far as it is known (a given hand, or last round's row plus one unknown drawn card), so a
 //! card that is not where it is played from is refused with the place it really is.
 
-use serde_json::{Map, Value, json};
-
-use super::catalogue::{self, Catalogue, Number};
-use super::events::{
-    self, CARDS_PLAYED, COLUMNS, CardsDown, LAST_CARDS_PLACED, ROUND_STARTED, ROUNDS,
-    ROWS_RECORDED, RoundStarted, RowsRecorded,
-};
+use super::Options;
+use super::catalogue::{Catalogue, Number};
+use super::events::{COLUMNS, CardsDown, RoundStarted, RowsRecorded};
 use super::objectives::Face;
-use super::{
-    KEPT_OBJECTIVES_LISTED_SINCE, MAX_OBJECTIVES, Options, THREE_OBJECTIVES_RENEWED_SINCE,
-    insights, scoring,
-};
 use crate::error::RuleError;
-use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
-use crate::ruleset::Ruleset;
-use crate::score::{Fact, Scoreboard, list_names};
+use crate::score::list_names;
 use crate::setup::Player;
-
-/// The rule engine of Mind Up!.
-pub struct MindUp;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
@@ -194,114 +181,6 @@ pub fn place(row: &mut Row, card: Number, catalogue: &Catalogue) {
     }
 }
 
-impl Ruleset for MindUp {
-    const ID: &'static str = "mind-up";
-    const TITLE: &'static str = "Mind Up!";
-    const PLAYERS: std::ops::RangeInclusive<usize> = 3..=6;
-    const EVENT_TYPES: &'static [&'static str] = &[
-        ROUND_STARTED,
-        CARDS_PLAYED,
-        LAST_CARDS_PLACED,
-        ROWS_RECORDED,
-    ];
-
-    type Options = Options;
-    type State = State;
-
-    fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
-        if options.kept_objectives_left_out {
-            return Err(RuleError::new(
-                "/options/kept_objectives_left_out",
-                "kept_objectives_left_out only describes games stored before kept objectives were \
-                 listed in every round; a new game cannot set it",
-            ));
-        }
-        if options.three_objectives_kept {
-            return Err(RuleError::new(
-                "/options/three_objectives_kept",
-                "three_objectives_kept only describes games stored before three objectives were \
-                 renewed each round; a new game cannot set it",
-            ));
-        }
-        if options.objectives > MAX_OBJECTIVES {
-            return Err(RuleError::new(
-                "/options/objectives",
-                format!(
-                    "a game uses 0 to {MAX_OBJECTIVES} objective cards, not {}",
-                    options.objectives
-                ),
-            ));
-        }
-        catalogue::check_overrides(options.cards.as_deref().unwrap_or_default())
-    }
-
-    fn new_game(players: Vec<Player>, options: Options) -> State {
-        let catalogue = Catalogue::with_overrides(options.cards.as_deref().unwrap_or_default());
-        State {
-            players,
-            options,
-            catalogue,
-            rounds: Vec::with_capacity(ROUNDS as usize),
-        }
-    }
-
-    fn apply(state: &mut State, event_type: &str, data: &Value) -> Result<(), RuleError> {
-        match event_type {
-            ROUND_STARTED => {
-                let event = events::parse_round_started(data, &state.players)?;
-                let round = start_round(state, event)?;
-                state.rounds.push(round);
-            }
-            CARDS_PLAYED => {
-                let event = events::parse_cards_down(data, CARDS_PLAYED, &state.players)?;
-                play_turn(state, event)?;
-            }
-            LAST_CARDS_PLACED => {
-                let event = events::parse_cards_down(data, LAST_CARDS_PLACED, &state.players)?;
-                place_last_cards(state, &event)?;
-            }
-            _ => {
-                let event = events::parse_rows_recorded(data, &state.players)?;
-                record_rows(state, event)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn is_finished(state: &State) -> bool {
-        state.rounds.len() == ROUNDS as usize && state.rounds.iter().all(|r| r.over)
-    }
-
-    fn score(state: &State) -> Scoreboard {
-        scoring::score(state)
-    }
-
-    fn facts(state: &State) -> Vec<Fact> {
-        scoring::facts(state)
-    }
-
-    fn upcast_options(schema_version: u32, options: &mut Map<String, Value>) {
-        // Games stored before three objectives were renewed each round kept round 1's.
-        if schema_version < THREE_OBJECTIVES_RENEWED_SINCE {
-            options
-                .entry("three_objectives_kept")
-                .or_insert_with(|| json!(true));
-        }
-        // Games stored before kept objectives were listed in every round could leave them out.
-        if schema_version < KEPT_OBJECTIVES_LISTED_SINCE {
-            options
-                .entry("kept_objectives_left_out")
-                .or_insert_with(|| json!(true));
-        }
-    }
-
-    const INSIGHTS: &'static [Insight] = insights::INSIGHTS;
-
-    fn insights(facts: &FactSums) -> Map<String, Value> {
-        insights::insights(facts)
-    }
-}
-
 fn numbers(cards: &[Number]) -> String {
     let mut sorted = cards.to_vec();
     sorted.sort_unstable();
@@ -316,7 +195,7 @@ fn numbers(cards: &[Number]) -> String {
 // ---------------------------------------------------------------------------------------------
 // round_started
 
-fn start_round(state: &State, event: RoundStarted) -> Result<Round, RuleError> {
+pub(super) fn start_round(state: &State, event: RoundStarted) -> Result<Round, RuleError> {
     let r = event.round;
     let previous = state.rounds.last();
     if let Some(open) = previous.filter(|p| !p.over) {
@@ -742,7 +621,7 @@ fn current(rounds: &mut [Round]) -> &mut Round {
 
 /// rules: sort the played cards; the k-th lowest takes the k-th lowest prize; the played
 /// cards become the next prizes.
-fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleError> {
+pub(super) fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleError> {
     let round = open_round(state, event.round, "its turns")?;
     let r = round.number;
     if round.prizes.is_none() {
@@ -796,7 +675,7 @@ fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleError> {
 }
 
 /// rules: the last card is not played; it goes straight into its owner's row.
-fn place_last_cards(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
+pub(super) fn place_last_cards(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
     let round = open_round(state, event.round, "its last cards")?;
     let r = round.number;
     if round.turns.len() < turns_in(r) {
@@ -828,7 +707,7 @@ fn place_last_cards(state: &mut State, event: &CardsDown) -> Result<(), RuleErro
 
 /// The end-of-round shortcut. The rows are checked for shape (one colour per column, no colour
 /// twice, 6 + r cards) and against what the table held at the round's start.
-fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), RuleError> {
+pub(super) fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), RuleError> {
     let round = open_round(state, event.round, "its rows")?;
     let r = round.number;
     if !round.turns.is_empty() {

@@ -4,6 +4,7 @@
 mod cards;
 mod events;
 mod insights;
+mod rules;
 mod scoring;
 mod state;
 #[cfg(test)]
@@ -12,7 +13,8 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 pub use cards::{Card, Kind};
-pub use state::{MintCondition, State};
+pub use rules::MintCondition;
+pub use state::State;
 
 /// The game's options with the defaults of the rules spec. `[H]` marks a house-rule point.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

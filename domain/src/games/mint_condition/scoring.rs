@@ -6,9 +6,8 @@ use serde_json::json;
 use super::cards::{Card, Kind};
 use super::events::RoundCollected;
 use super::insights::Key;
-use super::state::{MintCondition, State};
+use super::state::State;
 use super::{BeCarefulWhenNone, MemoriesOverThree, Options, ProtectedBeCareful, TiebreakScope};
-use crate::ruleset::Ruleset;
 use crate::score::{
     self, Adjustment, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak,
     list_names,
@@ -53,7 +52,8 @@ pub fn score(state: &State) -> Scoreboard {
     }
     let tiebreak = explain_tiebreak(&players, options, &cards_of);
     Scoreboard {
-        lower_wins: MintCondition::lower_wins(options),
+        // Damage: the lowest total wins, except in Heavily Used (the ranking above).
+        lower_wins: !options.heavily_used,
         winners: score::winners(&players),
         leaders: Vec::new(),
         players,

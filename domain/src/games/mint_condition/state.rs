@@ -1,27 +1,8 @@
-//! What the events of a Mint Condition game established, and the [`Ruleset`] impl.
+//! What the events of a Mint Condition game established (`rules.rs` folds the events into it).
 
-use serde_json::{Map, Value, json};
-
-use super::events::{self, ROUND_COLLECTED, ROUNDS, RoundCollected};
-use super::{Options, PROTECTED_BE_CAREFUL_SINCE};
-use super::{insights, scoring};
-use crate::error::RuleError;
-use crate::insights::{FactSums, Insight};
-use crate::pointer::pointer;
-use crate::ruleset::{Ruleset, Variant};
-use crate::score::{Fact, Scoreboard};
+use super::Options;
+use super::events::RoundCollected;
 use crate::setup::Player;
-
-/// The rule engine of Mint Condition.
-pub struct MintCondition;
-
-/// Variant "Heavily Used": the highest total wins, so its figures are counted apart.
-const HEAVILY_USED: Variant = Variant {
-    id: "heavily-used",
-    title: "Heavily Used",
-    option: "heavily_used",
-    lower_wins: false,
-};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
@@ -29,80 +10,4 @@ pub struct State {
     pub options: Options,
     /// Rounds recorded so far, in order.
     pub rounds: Vec<RoundCollected>,
-}
-
-impl Ruleset for MintCondition {
-    const ID: &'static str = "mint-condition";
-    const TITLE: &'static str = "Mint Condition";
-    const PLAYERS: std::ops::RangeInclusive<usize> = 2..=5;
-    const EVENT_TYPES: &'static [&'static str] = &[ROUND_COLLECTED];
-
-    type Options = Options;
-    type State = State;
-
-    fn check_setup(players: &[Player], options: &Options) -> Result<(), RuleError> {
-        if options.lucky
-            && let Some(p) = players.iter().find(|p| p.color.is_none())
-        {
-            return Err(RuleError::new(
-                pointer(["players", &(p.seat - 1).to_string(), "color"]),
-                format!(
-                    "with the Lucky variant every player needs a colour; {} has none",
-                    p.name
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    fn new_game(players: Vec<Player>, options: Options) -> State {
-        State {
-            players,
-            options,
-            rounds: Vec::with_capacity(ROUNDS as usize),
-        }
-    }
-
-    fn apply(state: &mut State, event_type: &str, data: &Value) -> Result<(), RuleError> {
-        debug_assert_eq!(event_type, ROUND_COLLECTED);
-        let round =
-            events::parse_round_collected(data, &state.players, &state.options, &state.rounds)?;
-        state.rounds.push(round);
-        Ok(())
-    }
-
-    fn is_finished(state: &State) -> bool {
-        state.rounds.len() == ROUNDS as usize
-    }
-
-    fn score(state: &State) -> Scoreboard {
-        scoring::score(state)
-    }
-
-    fn facts(state: &State) -> Vec<Fact> {
-        scoring::facts(state)
-    }
-
-    // Damage: the lowest total wins, except in Heavily Used.
-    const LOWER_WINS: bool = true;
-    const VARIANTS: &'static [Variant] = &[HEAVILY_USED];
-
-    fn variant(options: &Options) -> Option<&'static Variant> {
-        options.heavily_used.then_some(&HEAVILY_USED)
-    }
-
-    const INSIGHTS: &'static [Insight] = insights::INSIGHTS;
-
-    fn insights(facts: &FactSums) -> Map<String, Value> {
-        insights::insights(facts)
-    }
-
-    fn upcast_options(schema_version: u32, options: &mut Map<String, Value>) {
-        // Games started before the option existed left a protected Be Careful! out.
-        if schema_version < PROTECTED_BE_CAREFUL_SINCE {
-            options
-                .entry("protected_be_careful")
-                .or_insert_with(|| json!("ignored"));
-        }
-    }
 }

@@ -4,13 +4,15 @@
 //! - `horses.rs` — the five horses, their bonuses and the place points.
 //! - `race.rs` — the groups of horses and every movement rule.
 //! - `events.rs` — `bet_placed`, `card_played`, `race_recorded`, `round_ended`, parsed.
-//! - `state.rs` — the [`crate::ruleset::Ruleset`] impl: each event checked against the game.
+//! - `rules.rs` — the [`crate::ruleset::Ruleset`] impl: each event folded into the state.
+//! - `state.rs` — the game so far, and each event checked against it.
 //! - `scoring.rs` — bonus + place − late penalty per active bet, splits, the scoreboard.
 
 mod events;
 mod horses;
 mod insights;
 mod race;
+mod rules;
 mod scoring;
 mod state;
 #[cfg(test)]
@@ -20,7 +22,8 @@ use serde::{Deserialize, Serialize};
 
 pub use horses::Horse;
 pub use race::{Direction, Move, MoveKind, Race};
-pub use state::{Bet, MintJulep, State};
+pub use rules::MintJulep;
+pub use state::{Bet, State};
 
 /// The game's options with the defaults of the rules spec. `[H]` marks a house-rule point.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,29 +1,18 @@
-//! What the events of a Mint Julep game established, and the [`Ruleset`] impl: each event is
+//! What the events of a Mint Julep game established: each event is
 //! parsed (`events.rs`), then checked against the game so far here.
 //!
 //! rules: the race is one race over the whole game. It starts once (all horses in one group)
 //! and carries from round to round; it never resets. That is why a later bet pays a late
 //! penalty, and why the placement scored is the one at game end.
 
-use serde_json::{Map, Value};
-
-use super::events::{
-    self, BET_PLACED, BetPlaced, CARD_PLAYED, CardPlayed, RACE_RECORDED, ROUND_ENDED, ROUNDS,
-    RaceRecorded,
-};
+use super::Options;
+use super::events::{BetPlaced, CardPlayed, ROUNDS, RaceRecorded};
 use super::horses::Horse;
 use super::race::Race;
-use super::{LAST_RACE_ENDS_GAME_SINCE, Options};
-use super::{insights, scoring};
 use crate::error::RuleError;
-use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
-use crate::ruleset::Ruleset;
-use crate::score::{Fact, Scoreboard, list_names};
+use crate::score::list_names;
 use crate::setup::Player;
-
-/// The rule engine of Mint Julep.
-pub struct MintJulep;
 
 /// An active bet: who backs which horse since which round.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +50,7 @@ pub struct State {
     /// A race was recorded only by its finish: the groups are unknown from then on.
     pub finish_only: bool,
     /// Round 3's recorded finish ended the game; its `round_ended` may still come.
-    last_round_end_due: bool,
+    pub(super) last_round_end_due: bool,
     /// The race order of this round when every bet's letter is recorded, and how far the
     /// race has got in it (index of the player who played last).
     turns: Option<Turns>,
@@ -77,44 +66,8 @@ struct Turns {
 }
 
 impl State {
-    /// rules: at most one active bet per player; with 2 players, up to two each.
-    pub fn bets_per_player(&self) -> usize {
-        if self.players.len() == 2 { 2 } else { 1 }
-    }
-
-    fn bets_of(&self, player: usize) -> impl Iterator<Item = &Bet> {
-        self.bets.iter().filter(move |b| b.player == player)
-    }
-
-    fn name(&self, player: usize) -> &str {
-        &self.players[player].name
-    }
-}
-
-impl Ruleset for MintJulep {
-    const ID: &'static str = "mint-julep";
-    const TITLE: &'static str = "Mint Julep";
-    const PLAYERS: std::ops::RangeInclusive<usize> = 2..=4;
-    const EVENT_TYPES: &'static [&'static str] =
-        &[BET_PLACED, CARD_PLAYED, RACE_RECORDED, ROUND_ENDED];
-
-    type Options = Options;
-    type State = State;
-
-    fn check_setup(_players: &[Player], _options: &Options) -> Result<(), RuleError> {
-        Ok(())
-    }
-
-    fn upcast_options(schema_version: u32, options: &mut Map<String, Value>) {
-        // Games stored before round 3's finish ended the game ended with round_ended.
-        if schema_version < LAST_RACE_ENDS_GAME_SINCE {
-            options
-                .entry("last_race_ends_game")
-                .or_insert(Value::Bool(false));
-        }
-    }
-
-    fn new_game(players: Vec<Player>, options: Options) -> State {
+    /// A game before its first event: round 1, nobody has bet.
+    pub(super) fn new(players: Vec<Player>, options: Options) -> State {
         State {
             players,
             options,
@@ -130,53 +83,17 @@ impl Ruleset for MintJulep {
         }
     }
 
-    fn apply(state: &mut State, event_type: &str, data: &Value) -> Result<(), RuleError> {
-        match event_type {
-            BET_PLACED => {
-                let bet = events::parse_bet_placed(data, &state.players)?;
-                place_bet(state, bet)
-            }
-            CARD_PLAYED => {
-                let card = events::parse_card_played(data, &state.players)?;
-                play_card(state, card)
-            }
-            RACE_RECORDED => {
-                let race = events::parse_race_recorded(data)?;
-                record_race(state, race)
-            }
-            ROUND_ENDED => {
-                let round = events::parse_round_ended(data)?;
-                end_round(state, round)
-            }
-            other => Err(RuleError::new(
-                "",
-                format!("Mint Julep has no event {other:?}"),
-            )),
-        }
+    /// rules: at most one active bet per player; with 2 players, up to two each.
+    pub fn bets_per_player(&self) -> usize {
+        if self.players.len() == 2 { 2 } else { 1 }
     }
 
-    fn is_finished(state: &State) -> bool {
-        state.finished
+    fn bets_of(&self, player: usize) -> impl Iterator<Item = &Bet> {
+        self.bets.iter().filter(move |b| b.player == player)
     }
 
-    /// rules: "After round 3 the game is finished" with its `round_ended`; a table that sends
-    /// it after round 3's recorded finish (which already ended the game) is not refused.
-    fn accepts_when_finished(state: &State, event_type: &str) -> bool {
-        state.last_round_end_due && event_type == ROUND_ENDED
-    }
-
-    fn score(state: &State) -> Scoreboard {
-        scoring::score(state)
-    }
-
-    fn facts(state: &State) -> Vec<Fact> {
-        scoring::facts(state)
-    }
-
-    const INSIGHTS: &'static [Insight] = insights::INSIGHTS;
-
-    fn insights(facts: &FactSums) -> Map<String, Value> {
-        insights::insights(facts)
+    fn name(&self, player: usize) -> &str {
+        &self.players[player].name
     }
 }
 
@@ -221,7 +138,7 @@ fn check_compulsory_bets(state: &State, before: &str) -> Result<(), RuleError> {
     ))
 }
 
-fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleError> {
+pub(super) fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleError> {
     check_round(state, bet.round)?;
     let name = state.name(bet.player).to_owned();
     if state.round_race != RoundRace::NotStarted {
@@ -311,7 +228,7 @@ fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<Option<usi
     }
 }
 
-fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleError> {
+pub(super) fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleError> {
     check_round(state, card.round)?;
     if state.round_race == RoundRace::Finish || state.finish_only {
         return Err(RuleError::new(
@@ -433,7 +350,7 @@ fn race_order(state: &State) -> Option<Vec<(usize, Horse, char)>> {
     Some(order)
 }
 
-fn record_race(state: &mut State, race: RaceRecorded) -> Result<(), RuleError> {
+pub(super) fn record_race(state: &mut State, race: RaceRecorded) -> Result<(), RuleError> {
     check_round(state, race.round)?;
     match state.round_race {
         RoundRace::Finish => {
@@ -471,7 +388,7 @@ fn record_race(state: &mut State, race: RaceRecorded) -> Result<(), RuleError> {
     Ok(())
 }
 
-fn end_round(state: &mut State, round: u32) -> Result<(), RuleError> {
+pub(super) fn end_round(state: &mut State, round: u32) -> Result<(), RuleError> {
     check_round(state, round)?;
     if state.last_round_end_due {
         // Round 3, already closed by its recorded finish: nothing left to do.

@@ -8,6 +8,7 @@
 mod catalogue;
 mod events;
 mod insights;
+mod rules;
 mod scoring;
 mod state;
 mod table;
@@ -19,7 +20,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use catalogue::{Attribute, Card};
-pub use state::{Record, State, Vintage};
+pub use rules::Vintage;
+pub use state::{Record, State};
 
 /// The box holds 17 prize cards (rules: Components).
 pub const MAX_PRIZES: usize = 17;

@@ -1,0 +1,132 @@
+//! What the write path hands on once a write is durable — the answer, the game as the commit
+//! left it, what the live streams are told — and what it shares with SQLite's writer: the state
+//! cache, the club rows, the subscribers and the group commit's counters. `Shared::committed`
+//! is the one post-commit seam, for creations and appends alike, on both backends.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use tabletally_domain::Scoreboard;
+
+use super::writes::settled_position;
+use super::{
+    ClubRecord, Committed, HeldGame, StateCache, StoredEvent, Subscribers, WriterCounters,
+};
+
+/// What the write path shares with its writer task: the state cache, the live streams and the
+/// group commit's counters.
+pub(super) struct Shared {
+    pub(super) cache: StateCache,
+    /// Clubs never change once created (no statement updates or deletes one), so the row a
+    /// club token is checked against is read once per server.
+    pub(super) clubs: Clubs,
+    pub(super) subscribers: OnceLock<Arc<dyn Subscribers>>,
+    batches: AtomicU64,
+    batched: AtomicU64,
+    largest_batch: AtomicU64,
+}
+
+/// Club rows by id, bounded: past [`Clubs::MAX`] the map starts again.
+#[derive(Default)]
+pub(super) struct Clubs(std::sync::Mutex<std::collections::HashMap<String, ClubRecord>>);
+
+impl Clubs {
+    const MAX: usize = 10_000;
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, ClubRecord>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn get(&self, id: &str) -> Option<ClubRecord> {
+        self.lock().get(id).cloned()
+    }
+
+    pub(super) fn put(&self, club: ClubRecord) {
+        let mut clubs = self.lock();
+        if clubs.len() >= Self::MAX {
+            clubs.clear();
+        }
+        clubs.insert(club.id.clone(), club);
+    }
+}
+
+impl Shared {
+    /// `authoritative`: this store's writer is the database's only one ([`StateCache`]).
+    pub(super) fn new(authoritative: bool) -> Arc<Self> {
+        let cache = StateCache::from_env();
+        Arc::new(Self {
+            cache: if authoritative {
+                cache.authoritative()
+            } else {
+                cache
+            },
+            clubs: Clubs::default(),
+            subscribers: OnceLock::new(),
+            batches: AtomicU64::new(0),
+            batched: AtomicU64::new(0),
+            largest_batch: AtomicU64::new(0),
+        })
+    }
+
+    /// The one post-commit seam: once a write is durable, its game's state goes into the cache
+    /// and the commit to the live streams.
+    pub(super) fn committed(&self, after: AfterCommit) {
+        // Cached first: a phone that reads the score on a stream's word gets this version.
+        let held = Arc::new(after.held);
+        self.cache.put_written(&after.club, held.clone());
+        if let Some(subscribers) = self.subscribers.get() {
+            subscribers.committed(&Committed {
+                club: &after.club,
+                game: &held.game,
+                previous_status: after.previous_status.as_deref(),
+                events: &after.events,
+                scoreboard: after.scoreboard.as_ref(),
+            });
+        }
+    }
+
+    /// Counts one committed transaction of `requests` requests (1 on PostgreSQL).
+    pub(super) fn count_batch(&self, requests: usize) {
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        self.batched.fetch_add(requests as u64, Ordering::Relaxed);
+        self.largest_batch
+            .fetch_max(requests as u64, Ordering::Relaxed);
+    }
+
+    pub(super) fn writer_counters(&self) -> WriterCounters {
+        WriterCounters {
+            commits: self.batches.load(Ordering::Relaxed),
+            requests: self.batched.load(Ordering::Relaxed),
+            largest_batch: self.largest_batch.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A write's answer, and what to do once its transaction is durable (`None`: nothing written).
+pub(super) struct Written<T> {
+    pub(super) answer: T,
+    pub(super) after: Option<AfterCommit>,
+}
+
+/// What a write committed: reported to the live streams, its state held in the cache.
+pub(super) struct AfterCommit {
+    pub(super) club: String,
+    pub(super) previous_status: Option<String>,
+    pub(super) events: Vec<StoredEvent>,
+    pub(super) scoreboard: Option<Scoreboard>,
+    /// The game as the commit left it.
+    pub(super) held: HeldGame,
+}
+
+impl AfterCommit {
+    /// Its events' positions, now that the writer's batch's first one is known
+    /// ([`super::writes::settled_position`]).
+    pub(super) fn settle(&mut self, first: i64) {
+        for event in &mut self.events {
+            event.position = settled_position(event.position, first);
+        }
+        for meta in &mut self.held.meta {
+            meta.position = settled_position(meta.position, first);
+        }
+    }
+}

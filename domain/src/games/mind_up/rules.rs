@@ -1,0 +1,127 @@
+//! The rule engine of Mind Up!: the [`Ruleset`] that folds its events into a [`State`]
+//! and hands the state to `scoring` and `insights`.
+
+use super::catalogue::{self, Catalogue};
+use super::events::{self, CARDS_PLAYED, LAST_CARDS_PLACED, ROUND_STARTED, ROUNDS, ROWS_RECORDED};
+use super::state::{State, place_last_cards, play_turn, record_rows, start_round};
+use super::{
+    KEPT_OBJECTIVES_LISTED_SINCE, MAX_OBJECTIVES, Options, THREE_OBJECTIVES_RENEWED_SINCE,
+    insights, scoring,
+};
+use crate::error::RuleError;
+use crate::insights::{FactSums, Insight};
+use crate::ruleset::Ruleset;
+use crate::score::{Fact, Scoreboard};
+use crate::setup::Player;
+use serde_json::{Map, Value, json};
+
+/// The rule engine of Mind Up!.
+pub struct MindUp;
+
+impl Ruleset for MindUp {
+    const ID: &'static str = "mind-up";
+    const TITLE: &'static str = "Mind Up!";
+    const PLAYERS: std::ops::RangeInclusive<usize> = 3..=6;
+    const EVENT_TYPES: &'static [&'static str] = &[
+        ROUND_STARTED,
+        CARDS_PLAYED,
+        LAST_CARDS_PLACED,
+        ROWS_RECORDED,
+    ];
+
+    type Options = Options;
+    type State = State;
+
+    fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
+        if options.kept_objectives_left_out {
+            return Err(RuleError::new(
+                "/options/kept_objectives_left_out",
+                "kept_objectives_left_out only describes games stored before kept objectives were \
+                 listed in every round; a new game cannot set it",
+            ));
+        }
+        if options.three_objectives_kept {
+            return Err(RuleError::new(
+                "/options/three_objectives_kept",
+                "three_objectives_kept only describes games stored before three objectives were \
+                 renewed each round; a new game cannot set it",
+            ));
+        }
+        if options.objectives > MAX_OBJECTIVES {
+            return Err(RuleError::new(
+                "/options/objectives",
+                format!(
+                    "a game uses 0 to {MAX_OBJECTIVES} objective cards, not {}",
+                    options.objectives
+                ),
+            ));
+        }
+        catalogue::check_overrides(options.cards.as_deref().unwrap_or_default())
+    }
+
+    fn new_game(players: Vec<Player>, options: Options) -> State {
+        let catalogue = Catalogue::with_overrides(options.cards.as_deref().unwrap_or_default());
+        State {
+            players,
+            options,
+            catalogue,
+            rounds: Vec::with_capacity(ROUNDS as usize),
+        }
+    }
+
+    fn apply(state: &mut State, event_type: &str, data: &Value) -> Result<(), RuleError> {
+        match event_type {
+            ROUND_STARTED => {
+                let event = events::parse_round_started(data, &state.players)?;
+                let round = start_round(state, event)?;
+                state.rounds.push(round);
+            }
+            CARDS_PLAYED => {
+                let event = events::parse_cards_down(data, CARDS_PLAYED, &state.players)?;
+                play_turn(state, event)?;
+            }
+            LAST_CARDS_PLACED => {
+                let event = events::parse_cards_down(data, LAST_CARDS_PLACED, &state.players)?;
+                place_last_cards(state, &event)?;
+            }
+            _ => {
+                let event = events::parse_rows_recorded(data, &state.players)?;
+                record_rows(state, event)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn is_finished(state: &State) -> bool {
+        state.rounds.len() == ROUNDS as usize && state.rounds.iter().all(|r| r.over)
+    }
+
+    fn score(state: &State) -> Scoreboard {
+        scoring::score(state)
+    }
+
+    fn facts(state: &State) -> Vec<Fact> {
+        scoring::facts(state)
+    }
+
+    fn upcast_options(schema_version: u32, options: &mut Map<String, Value>) {
+        // Games stored before three objectives were renewed each round kept round 1's.
+        if schema_version < THREE_OBJECTIVES_RENEWED_SINCE {
+            options
+                .entry("three_objectives_kept")
+                .or_insert_with(|| json!(true));
+        }
+        // Games stored before kept objectives were listed in every round could leave them out.
+        if schema_version < KEPT_OBJECTIVES_LISTED_SINCE {
+            options
+                .entry("kept_objectives_left_out")
+                .or_insert_with(|| json!(true));
+        }
+    }
+
+    const INSIGHTS: &'static [Insight] = insights::INSIGHTS;
+
+    fn insights(facts: &FactSums) -> Map<String, Value> {
+        insights::insights(facts)
+    }
+}

@@ -1,0 +1,44 @@
+// What the four games' entry forms share: a JSON pointer token for a refusal's field, the
+// numbers a thumb types, and the switch between the ways a table may record a step.
+import { h, uid } from '../ui.js';
+
+/** A JSON pointer token (RFC 6901): `~` → `~0`, `/` → `~1`. @param {string | number} s */
+export function esc(s) {
+  return String(s).replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** "12 30, 47" → [12, 30, 47] (what a thumb types). @param {string} text */
+export function numbers(text) {
+  return text.split(/[\s,;]+/).filter(Boolean).map(Number);
+}
+
+/**
+ * @typedef {{element: HTMLElement, events: () => any[]}} EntryForm
+ * @typedef {{label: string, build: () => EntryForm}} Way
+ */
+
+/**
+ * The ways a table may record the next step (say the rows at the end of a round, or every turn):
+ * a switch on top while the log still leaves the choice open, the chosen way's form under it.
+ * @param {Record<string, Way>} ways
+ * @param {string} chosen the way shown first
+ * @param {boolean} open whether the table may still choose (else only `chosen`)
+ * @param {((way: string) => void) | undefined} onWay keeps the choice for the next step
+ * @returns {EntryForm}
+ */
+export function choiceOfWays(ways, chosen, open, onWay) {
+  let current = ways[chosen].build();
+  const body = h('div', { class: 'way' }, current.element);
+  const name = uid('way');
+  const choose = (/** @type {string} */ id) => {
+    current = ways[id].build();
+    body.replaceChildren(current.element);
+    onWay?.(id);
+  };
+  const switcher = open
+    ? h('fieldset', { class: 'ways' }, h('legend', null, 'Record'),
+      Object.entries(ways).map(([id, way]) => h('label', { class: 'way-choice' },
+        h('input', { type: 'radio', name, value: id, checked: id === chosen, onchange: () => choose(id) }), ' ', way.label)))
+    : null;
+  return { element: h('div', null, switcher, body), events: () => current.events() };
+}
