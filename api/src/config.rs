@@ -30,7 +30,8 @@ impl Default for StreamLimits {
             buffer: 64,
             per_club: 200,
             per_server: 10_000,
-            heartbeat: Duration::from_secs(15),
+            // API.md: "at least every 15 s"; 10 leaves room for a busy server's timers.
+            heartbeat: Duration::from_secs(10),
         }
     }
 }

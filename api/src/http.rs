@@ -121,6 +121,19 @@ pub async fn cors(
     Ok(res.map_into_left_body())
 }
 
+/// `HEAD` is `GET` without its body (RFC 9110: a server that answers GET answers HEAD): the
+/// request goes to the GET route, and the connection, which knows the request was a HEAD,
+/// sends the answer's headers (its `Content-Length` and `ETag` too) and no body.
+pub async fn head_as_get(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if req.method() == Method::HEAD {
+        req.head_mut().method = Method::GET;
+    }
+    next.call(req).await
+}
+
 /// The API's paths as templates (`/v1/games/{id}`), with their methods, from the OpenAPI
 /// document the routes generate.
 fn route_table() -> &'static [(Vec<String>, Vec<String>)] {

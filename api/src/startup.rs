@@ -197,6 +197,7 @@ fn run(
         .wrap(middleware::from_fn(request_id_header))
         .wrap(middleware::from_fn(record_metrics))
         .wrap(middleware::from_fn(http::cors))
+        .wrap(middleware::from_fn(http::head_as_get))
         .wrap(Compat::new(TracingLogger::default()))
         // Outermost: no token in a URL reaches the request log.
         .wrap(middleware::from_fn(http::take_token_from_url))

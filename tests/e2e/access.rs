@@ -138,7 +138,7 @@ async fn a_write_token_plays_but_does_not_manage_tokens(app: TestApp) {
 }
 
 async fn a_revoked_token_answers_401_at_once_and_its_stream_ends(app: TestApp) {
-    // Arrange: streams with the default heartbeat (15 s), so ending within a few seconds is
+    // Arrange: streams with the default heartbeat (10 s), so ending within a few seconds is
     // the revocation's doing; on PostgreSQL, one more stream on a second server.
     let club = app.new_club().await;
     let game = app.new_game(&club, new_game(json!({}))).await;
@@ -295,7 +295,7 @@ async fn a_share_link_reads_its_game_only_until_revoked(app: TestApp) {
     app.get(&format!("/v1/games/{game}"), Some(&share))
         .await
         .problem(401);
-    // The open stream ends at once, long before its next heartbeat (15 s).
+    // The open stream ends at once, long before its next heartbeat (10 s).
     let ended = tokio::time::timeout(Duration::from_secs(5), stream.next()).await;
     assert!(matches!(ended, Ok(None)), "the share link's stream ended");
 }

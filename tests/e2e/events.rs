@@ -82,9 +82,20 @@ async fn if_match_works_like_expected_version(app: TestApp) {
 
     let stale = send("\"7\"").await.unwrap();
     let fresh = send("\"1\"").await.unwrap();
+    // `*`: any version of the game; round 2 goes on at version 2.
+    let any = app
+        .client
+        .post(app.url(&format!("/v1/games/{game}/events")))
+        .bearer_auth(&club.token)
+        .header("If-Match", "*")
+        .json(&json!({"events": [event("round_collected", round(2))]}))
+        .send()
+        .await
+        .unwrap();
 
     assert_eq!(stale.status(), 409);
     assert_eq!(fresh.status(), 201);
+    assert_eq!(any.status(), 201);
 }
 
 async fn of_two_concurrent_appends_at_one_version_exactly_one_succeeds(app: TestApp) {

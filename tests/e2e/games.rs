@@ -11,6 +11,7 @@ on_both_backends!(
     the_same_name_is_the_same_club_player_across_games,
     games_are_listed_newest_first_in_pages_and_filtered,
     a_game_and_its_score_answer_304_while_their_version_is_unchanged,
+    head_answers_with_gets_headers_and_no_body,
 );
 
 async fn a_new_game_is_event_one_with_the_effective_options(app: TestApp) {
@@ -218,4 +219,49 @@ async fn a_game_and_its_score_answer_304_while_their_version_is_unchanged(app: T
         conditional(&app, &club, &past, "\"2-at-1\"").await,
         (304, "\"2-at-1\"".into())
     );
+}
+
+async fn head_answers_with_gets_headers_and_no_body(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let summary = app.url(&format!("/v1/games/{game}"));
+    let get = app
+        .client
+        .get(&summary)
+        .bearer_auth(&club.token)
+        .send()
+        .await
+        .unwrap();
+    let (get_etag, get_body) = (get.headers()["etag"].clone(), get.bytes().await.unwrap());
+
+    // The same connection carries a HEAD and then a GET: a body sent after the HEAD would
+    // be read as the next answer.
+    for _ in 0..2 {
+        let head = app
+            .client
+            .head(&summary)
+            .bearer_auth(&club.token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head.status(), 200);
+        assert_eq!(head.headers()["etag"], get_etag);
+        assert_eq!(
+            head.headers()["content-length"].to_str().unwrap(),
+            get_body.len().to_string()
+        );
+        assert!(head.bytes().await.unwrap().is_empty());
+        let again = app
+            .get(&format!("/v1/games/{game}"), Some(&club.token))
+            .await;
+        assert_eq!(again.status, 200, "{}", again.body);
+        assert_eq!(again.body["id"], game.as_str());
+    }
+    let health = app.client.head(app.url("/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
 }

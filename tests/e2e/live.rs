@@ -527,7 +527,7 @@ async fn a_stalled_follower_does_not_hold_up_appends_or_other_followers(app: Tes
 }
 
 async fn an_idle_stream_sends_heartbeats(app: TestApp) {
-    // Arrange: a server whose heartbeat comes every 100 ms instead of 15 s.
+    // Arrange: a server whose heartbeat comes every 100 ms instead of 10 s.
     let app = spawn_app_with(app.backend, |config| {
         config.streams.heartbeat = Duration::from_millis(100);
     })

@@ -449,6 +449,13 @@ async fn a_file_of_another_kind_is_refused_with_400(app: TestApp) {
             &b"<plays><play id=\"1\""[..],
             "not a BoardGameGeek plays file",
         ),
+        // Text that holds no XML at all is not an empty plays file.
+        (
+            "/v1/import/bgg",
+            "application/xml",
+            &b"hello"[..],
+            "not a BoardGameGeek plays file: it has no <plays> element",
+        ),
     ] {
         let reply = app
             .post_raw(path, Some(&club.token), content_type, body.to_vec())

@@ -524,6 +524,14 @@ pub async fn import_bgg(
     let elements = std::str::from_utf8(file)
         .map_err(|e| e.to_string())
         .and_then(xml_elements)
+        .and_then(|elements| {
+            // Any text would read as no elements at all: a plays file says it is one.
+            if elements.iter().any(|(name, _)| name == "plays") {
+                Ok(elements)
+            } else {
+                Err("it has no <plays> element".to_owned())
+            }
+        })
         .map_err(|detail| format!("not a BoardGameGeek plays file: {detail}"))?;
     let mut plays: Vec<Play> = Vec::new();
     for (name, attributes) in elements {

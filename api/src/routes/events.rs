@@ -59,7 +59,7 @@ pub struct AppendResult {
 /// Appends events to a game's log.
 #[utoipa::path(tag = "events", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"),
-           ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(W/)?"?[0-9]+"?$"#, description = "The expected version, e.g. \"3\" (instead of expected_version)")),
+           ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^((W/)?"?[0-9]+"?|\*)$"#, description = "The expected version, e.g. \"3\" (instead of expected_version); `*` checks nothing")),
     request_body(content = AppendEvents, examples(
         ("mint-condition 1" = (summary = "Mint Condition 1: round 1 (expected_version 1)", value = json!(examples::mint_condition(1)))),
         ("mint-condition 2" = (summary = "Mint Condition 2: round 2", value = json!(examples::mint_condition(2)))),
@@ -182,12 +182,16 @@ fn check_events(events: Vec<EventInput>, recorded_by: &str) -> Result<Vec<NewEve
         .collect()
 }
 
-/// `If-Match: "3"` (quotes and a weak `W/` prefix are tolerated).
+/// `If-Match: "3"` (quotes and a weak `W/` prefix are tolerated); `If-Match: *` (any version
+/// of a game that exists) checks nothing.
 fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     let Some(value) = req.headers().get(header::IF_MATCH) else {
         return Ok(None);
     };
     let text = value.to_str().unwrap_or_default().trim();
+    if text == "*" {
+        return Ok(None);
+    }
     let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
     text.parse::<i64>().map(Some).map_err(|_| {
         ApiError::bad_parameter(
