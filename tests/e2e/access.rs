@@ -238,6 +238,21 @@ async fn a_share_link_reads_its_game_only_until_revoked(app: TestApp) {
         reply.body["expires_at"].as_str().unwrap().parse().unwrap();
     let hours = (expires - chrono::Utc::now()).num_minutes();
     assert!((23 * 60..=24 * 60).contains(&hours), "{hours} minutes");
+    // The game's share links are listed (never their tokens); the other game has none.
+    let listed = app
+        .get(&format!("/v1/games/{game}/shares"), Some(&club.token))
+        .await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    assert_eq!(
+        listed.body["shares"],
+        json!([{"id": share_id, "created_at": listed.body["shares"][0]["created_at"],
+                "expires_at": reply.body["expires_at"]}])
+    );
+    assert!(!listed.body.to_string().contains(&share));
+    let none = app
+        .get(&format!("/v1/games/{other_game}/shares"), Some(&club.token))
+        .await;
+    assert_eq!(none.body, json!({"shares": []}));
 
     // Act / Assert: its game's summary, events, score and stream…
     for path in ["", "/events", "/score"] {
@@ -295,6 +310,10 @@ async fn a_share_link_reads_its_game_only_until_revoked(app: TestApp) {
     app.get(&format!("/v1/games/{game}"), Some(&share))
         .await
         .problem(401);
+    let listed = app
+        .get(&format!("/v1/games/{game}/shares"), Some(&club.token))
+        .await;
+    assert_eq!(listed.body, json!({"shares": []}));
     // The open stream ends at once, long before its next heartbeat (10 s).
     let ended = tokio::time::timeout(Duration::from_secs(5), stream.next()).await;
     assert!(matches!(ended, Ok(None)), "the share link's stream ended");

@@ -238,6 +238,55 @@ pub async fn create_share(
     }))
 }
 
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ShareView {
+    pub id: String,
+    pub created_at: DateTime<Utc>,
+    /// Past this time the link answers 401; it stays listed until revoked.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ShareList {
+    /// Oldest first; never their tokens.
+    pub shares: Vec<ShareView>,
+}
+
+/// The game's share links, so that one handed out can be found and revoked.
+#[utoipa::path(tag = "access", security(("club_token" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game's share links", body = ShareList),
+        (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/games/{id}/shares")]
+pub async fn list_shares(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<uuid::Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let game = id.into_inner().to_string();
+    state
+        .store
+        .game(&club.id, &game)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+    let shares = state
+        .store
+        .game_shares(&club.id, &game)
+        .await?
+        .into_iter()
+        .map(|s| ShareView {
+            id: s.id,
+            created_at: s.created_at,
+            expires_at: s.expires_at,
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(ShareList { shares }))
+}
+
 /// Revokes a share link at once.
 #[utoipa::path(tag = "access", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"), ("share_id" = uuid::Uuid, Path, description = "Share link id")),

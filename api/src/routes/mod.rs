@@ -38,6 +38,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(access::list_tokens)
         .service(access::revoke_token)
         .service(access::create_share)
+        .service(access::list_shares)
         .service(access::revoke_share)
         .service(stats::list_players)
         .service(stats::get_player)

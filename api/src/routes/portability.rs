@@ -129,7 +129,8 @@ pub async fn import_bgstats(
 /// Imports a BoardGameGeek plays XML file (as its XML API 2 `plays` serves it; this server does
 /// not call BoardGameGeek): plays of our games become typed-in games, the others are skipped.
 #[utoipa::path(tag = "portability", security(("club_token" = [])),
-    request_body(content = String, content_type = "application/xml", description = "A BoardGameGeek plays file"),
+    request_body(content = String, content_type = "application/xml", description = "A BoardGameGeek plays file",
+        example = json!("<?xml version=\"1.0\" encoding=\"utf-8\"?><plays total=\"0\" page=\"1\"></plays>")),
     responses(
     (status = 200, description = "What was imported, play by play (`line` is the play's place in the file)", body = ImportReport),
     (status = 400, description = "The file is not a BoardGameGeek plays file", body = Problem, content_type = "application/problem+json"),

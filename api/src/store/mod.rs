@@ -241,6 +241,13 @@ pub trait EventStore: Send + Sync {
     /// The club's scoped tokens (not its share links), oldest first.
     async fn access_tokens(&self, club: &str) -> Result<Vec<AccessTokenRecord>, StoreError>;
 
+    /// One game's share links (expired ones too, until revoked), oldest first.
+    async fn game_shares(
+        &self,
+        club: &str,
+        game: &str,
+    ) -> Result<Vec<AccessTokenRecord>, StoreError>;
+
     /// Revokes a scoped token (`game: None`) or one game's share link; false when there is none.
     async fn delete_access_token(
         &self,

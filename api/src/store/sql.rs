@@ -904,6 +904,18 @@ macro_rules! sql_store {
                 rows.iter().map(Self::access_token_row).collect()
             }
 
+            async fn game_shares(&self, club: &str, game: &str) -> Result<Vec<AccessTokenRecord>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT id, club_id, name, scope, game_id, secret_hash, created_at, expires_at \
+                     FROM access_tokens WHERE club_id = $1 AND game_id = $2 AND scope = 'share' ORDER BY created_at, id",
+                )
+                .bind(club)
+                .bind(game)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(Self::access_token_row).collect()
+            }
+
             async fn delete_access_token(&self, club: &str, id: &str, game: Option<&str>) -> Result<bool, StoreError> {
                 let mut tx = self.pool.begin().await?;
                 let done = sqlx::query(
