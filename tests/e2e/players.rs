@@ -107,6 +107,7 @@ on_both_backends!(
     a_renamed_player_keeps_their_statistics_and_new_games_find_the_new_name,
     a_rename_onto_another_players_name_is_a_conflict_naming_them,
     head_to_head_takes_names_or_ids,
+    a_game_in_progress_when_its_player_is_merged_finishes_for_the_merged_player,
 );
 
 async fn a_merged_typo_adds_its_games_to_the_player_and_the_log_keeps_its_name(app: TestApp) {
@@ -376,5 +377,37 @@ async fn head_to_head_takes_names_or_ids(app: TestApp) {
             "players must be two different players; \"ANN\" and \"{}\" are both Ann",
             c.ann
         )
+    );
+}
+
+async fn a_game_in_progress_when_its_player_is_merged_finishes_for_the_merged_player(app: TestApp) {
+    // Given the history, and G4 (Anne, Cy; G1's rounds) with two of its three rounds recorded:
+    // the server holds its state, seats and all.
+    let c = seed(&app).await;
+    let g4 = mint_condition(&app, &c.club, "2026-04-04", ("Anne", "Cy"), g1_rounds(), 2).await;
+    // When Anne is merged into Ann, and then G4's last round is recorded
+    let merged = c.merge(&app, &c.anne, &c.ann).await;
+    assert_eq!(merged.status, 200, "{}", merged.body);
+    let [_, _, (anne, cy)] = g1_rounds();
+    let last = app
+        .append(
+            &c.club,
+            &g4,
+            Some(3),
+            vec![crate::helpers::event(
+                "round_collected",
+                json!({"round": 3, "collections": {"Anne": anne, "Cy": cy}}),
+            )],
+        )
+        .await;
+    // Then G4 finishes, and its result is Ann's: G1 (6, won), G2 (2, won), G4 (6, won).
+    assert_eq!(last.status, 201, "{}", last.body);
+    let seats = seat_ids(&app, &c.club, &g4).await;
+    assert_eq!(seats[0], (s("Anne"), c.ann.clone()));
+    let ann = c.get(&app, &format!("/v1/players/{}/stats", c.ann)).await;
+    assert_eq!((&ann["games_played"], &ann["wins"]), (&json!(3), &json!(3)));
+    assert_eq!(
+        listed(&c.get(&app, "/v1/players").await),
+        vec![(s("Ann"), 3), (s("Bo"), 3), (s("Cy"), 2)]
     );
 }

@@ -647,6 +647,41 @@ macro_rules! player_select {
     };
 }
 
+/// The game and its result with each seat's player as stored now (`now_seated`: seat → player
+/// id), where a merge moved one since the game was held.
+fn reseated(
+    game: &GameRecord,
+    result: Option<&GameResult>,
+    now_seated: &BTreeMap<i64, String>,
+) -> (GameRecord, Option<GameResult>) {
+    let mut game = game.clone();
+    let mut moved: BTreeMap<String, String> = BTreeMap::new();
+    for seat in &mut game.players {
+        if let Some(now) = now_seated.get(&seat.seat)
+            && *now != seat.player_id
+        {
+            moved.insert(
+                std::mem::replace(&mut seat.player_id, now.clone()),
+                now.clone(),
+            );
+        }
+    }
+    let mut result = result.cloned();
+    if let Some(result) = result.as_mut().filter(|_| !moved.is_empty()) {
+        for player in &mut result.players {
+            if let Some(now) = moved.get(&player.player_id) {
+                player.player_id = now.clone();
+            }
+        }
+        for (player, _, _) in &mut result.facts {
+            if let Some(now) = player.as_ref().and_then(|id| moved.get(id)) {
+                *player = Some(now.clone());
+            }
+        }
+    }
+    (game, result)
+}
+
 macro_rules! stats_store {
     ($store:ident, $db:ty, lock_players = $lock_players:literal, last_run = $last_run:expr, json_rows = $json_rows:literal) => {
         impl $store {
@@ -659,6 +694,18 @@ macro_rules! stats_store {
                 was_finished: bool,
                 result: Option<&GameResult>,
             ) -> Result<(), StoreError> {
+                // The seats' players as stored: a merge may have moved a seat to another player
+                // since this game's state was held (a merge changes no game's version). On
+                // PostgreSQL the seats stay locked, so no merge moves them before the commit.
+                let seated = w
+                    .fetch_all(&format!("SELECT seat, player_id FROM game_players WHERE game_id = $1 {}", $lock_players), args![&game.id])
+                    .await?;
+                let mut now_seated = BTreeMap::new();
+                for row in &seated {
+                    now_seated.insert(row.try_get::<i64, _>("seat")?, row.try_get::<String, _>("player_id")?);
+                }
+                let (game, result) = reseated(game, result, &now_seated);
+                let (game, result) = (&game, result.as_ref());
                 // Two games with the same players may finish at once: their players' sums and
                 // runs are written one writer at a time (PostgreSQL: row locks taken in id order,
                 // so no deadlock; NO KEY UPDATE leaves the foreign-key checks of concurrent game
