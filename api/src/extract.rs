@@ -207,10 +207,10 @@ pub fn body_error(path: &Path, message: &str) -> ApiError {
             words::got_words(got)
         ),
         // A time, a number… that did not parse: what it must look like.
-        SerdeFault::Other(message) if let Some(expected) = parse_failure(message) => {
-            format!("{subject} must be {expected}")
-        }
-        SerdeFault::Other(message) => format!("{subject} could not be read: {message}"),
+        SerdeFault::Other(message) => match parse_failure(message) {
+            Some(expected) => format!("{subject} must be {expected}"),
+            None => format!("{subject} could not be read: {message}"),
+        },
     };
     ApiError::Unprocessable {
         detail,

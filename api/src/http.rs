@@ -1,5 +1,6 @@
 //! Cross-cutting HTTP: tokens taken out of URLs before anything logs them, CORS for browser
-//! clients on other origins, and `405` with `Allow` for a known path with the wrong method.
+//! clients on other origins, `HEAD` answered as `GET` without the body, and `405` with `Allow`
+//! for a known path with the wrong method.
 
 use std::sync::OnceLock;
 
@@ -121,17 +122,46 @@ pub async fn cors(
     Ok(res.map_into_left_body())
 }
 
+/// The method a request was sent with, when [`head_as_get`] answered a `HEAD` as a `GET`.
+#[derive(Debug, Clone, Copy)]
+pub struct SentAsHead;
+
+/// The method the client sent (a `HEAD` answered as a `GET` says `HEAD`).
+pub fn method_sent(req: &actix_web::HttpRequest) -> Method {
+    if req.extensions().get::<SentAsHead>().is_some() {
+        Method::HEAD
+    } else {
+        req.method().clone()
+    }
+}
+
 /// `HEAD` is `GET` without its body (RFC 9110: a server that answers GET answers HEAD): the
 /// request goes to the GET route, and the connection, which knows the request was a HEAD,
-/// sends the answer's headers (its `Content-Length` and `ETag` too) and no body.
+/// sends the answer's headers (its `Content-Length` and `ETag` too) and no body. A streamed
+/// answer (a live stream, an export) is dropped at once instead: it would never end, and it
+/// holds a stream's place while it runs.
 pub async fn head_as_get(
     mut req: ServiceRequest,
     next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    if req.method() == Method::HEAD {
+) -> Result<ServiceResponse<EitherBody<impl MessageBody, actix_web::body::None>>, actix_web::Error>
+{
+    let head = req.method() == Method::HEAD;
+    if head {
         req.head_mut().method = Method::GET;
+        req.extensions_mut().insert(SentAsHead);
     }
-    next.call(req).await
+    let res = next.call(req).await?;
+    if head
+        && matches!(
+            res.response().body().size(),
+            actix_web::body::BodySize::Stream
+        )
+    {
+        return Ok(res
+            .map_body(|_, _| actix_web::body::None::new())
+            .map_into_right_body());
+    }
+    Ok(res.map_into_left_body())
 }
 
 /// The API's paths as templates (`/v1/games/{id}`), with their methods, from the OpenAPI
@@ -176,6 +206,10 @@ pub fn allowed_methods(path: &str) -> Option<String> {
     if methods.is_empty() {
         return None;
     }
+    // Whatever answers GET answers HEAD too (`head_as_get`).
+    if methods.contains(&"GET") {
+        methods.push("HEAD");
+    }
     methods.sort_unstable();
     methods.dedup();
     Some(methods.join(", "))
@@ -203,7 +237,10 @@ mod tests {
 
     #[test]
     fn a_known_path_lists_its_methods_and_an_unknown_one_none() {
-        assert_eq!(allowed_methods("/v1/games").as_deref(), Some("GET, POST"));
+        assert_eq!(
+            allowed_methods("/v1/games").as_deref(),
+            Some("GET, HEAD, POST")
+        );
         assert_eq!(
             allowed_methods("/v1/games/6f1c2a4e-3b5d-4c7e-9f10-2a3b4c5d6e7f/shares/x").as_deref(),
             Some("DELETE")

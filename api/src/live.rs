@@ -6,9 +6,9 @@
 //! `buffer` frames behind is closed (its client resumes with `Last-Event-ID`). Lobbies get a
 //! wake-up and read their changes from the database.
 //!
-//! A stream never trusts the channel for completeness: versions are gapless, so when the next
-//! frame does not follow the last one it sent (two commits published out of order, a commit made
-//! by another server, a lost `LISTEN` connection) it reads the gap from the log.
+//! A stream (`streams.rs`) never trusts the channel for completeness: versions are gapless, so
+//! when the next frame does not follow the last one it sent (two commits published out of order,
+//! a commit made by another server, a lost `LISTEN` connection) it reads the gap from the log.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -239,7 +239,7 @@ async fn record_metrics(
     next: middleware::Next<impl actix_web::body::MessageBody>,
 ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
     let started = std::time::Instant::now();
-    let method = req.method().to_string();
+    let method = http::method_sent(req.request()).to_string();
     let metrics = req
         .app_data::<web::Data<AppState>>()
         .map(|state| state.metrics.clone());
@@ -258,13 +258,13 @@ async fn record_metrics(
 async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     if let Some(allow) = http::allowed_methods(req.path()) {
         return Err(ApiError::MethodNotAllowed {
-            method: req.method().to_string(),
+            method: http::method_sent(&req).to_string(),
             allow,
         });
     }
     Err(ApiError::NotFound(format!(
         "no route for {} {}",
-        req.method(),
+        http::method_sent(&req),
         req.path()
     )))
 }

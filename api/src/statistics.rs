@@ -158,6 +158,7 @@ pub struct LeaderboardEntry {
     pub win_rate: f64,
     /// Average total per game; `null` on a leaderboard over every game, where it would mix
     /// games whose lowest total wins with games whose highest does.
+    #[schema(required = true)]
     pub average_score: Option<f64>,
     pub average_rank: f64,
 }

@@ -257,8 +257,6 @@ impl LobbyStream {
     }
 }
 
-/// Ends a stream when the issued token it was opened with is revoked (the club's first token
-/// cannot be revoked: nothing to watch). An expiry is caught by the heartbeat.
 /// What a stream opened with `token` watches to end when it is revoked.
 fn watch_revocation(live: &Live, token: Option<String>) -> Revocation {
     Revocation {
@@ -266,6 +264,8 @@ fn watch_revocation(live: &Live, token: Option<String>) -> Revocation {
     }
 }
 
+/// Ends a stream when the issued token it was opened with is revoked (the club's first token
+/// cannot be revoked: nothing to watch). An expiry is caught by the heartbeat.
 struct Revocation {
     watched: Option<(String, broadcast::Receiver<Arc<str>>)>,
 }

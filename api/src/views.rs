@@ -40,7 +40,8 @@ pub struct SeatView {
     pub player_id: String,
     /// 1-based seat, in the order given at creation.
     pub seat: i64,
-    /// `null` when the game was started without colours.
+    /// `null` for a player seated without a colour.
+    #[schema(required = true)]
     pub color: Option<String>,
 }
 

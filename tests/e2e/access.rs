@@ -411,9 +411,9 @@ async fn a_wrong_method_answers_405_with_allow(app: TestApp) {
     let unknown = send(&app, Method::PUT, "/v1/nothing-here", &club.token, None).await;
 
     put_games.problem(405);
-    assert_eq!(put_games.headers["allow"], "GET, POST");
+    assert_eq!(put_games.headers["allow"], "GET, HEAD, POST");
     delete_game.problem(405);
-    assert_eq!(delete_game.headers["allow"], "GET");
+    assert_eq!(delete_game.headers["allow"], "GET, HEAD");
     get_clubs.problem(405);
     assert_eq!(get_clubs.headers["allow"], "POST");
     unknown.problem(404);
@@ -455,7 +455,7 @@ async fn cors_preflight_is_answered_for_allowed_origins_only(app: TestApp) {
     assert_eq!(allowed.status(), 204);
     let h = allowed.headers();
     assert_eq!(h["access-control-allow-origin"], "https://pad.example");
-    assert_eq!(h["access-control-allow-methods"], "GET");
+    assert_eq!(h["access-control-allow-methods"], "GET, HEAD");
     let allowed_headers = h["access-control-allow-headers"]
         .to_str()
         .unwrap()

@@ -264,4 +264,29 @@ async fn head_answers_with_gets_headers_and_no_body(app: TestApp) {
     }
     let health = app.client.head(app.url("/healthz")).send().await.unwrap();
     assert_eq!(health.status(), 200);
+    // A stream's HEAD ends at once: its connection answers the next request, for each stream.
+    for path in [format!("/v1/games/{game}/stream"), "/v1/stream".to_owned()] {
+        let head = app
+            .client
+            .head(app.url(&path))
+            .bearer_auth(&club.token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head.status(), 200, "{path}");
+        assert_eq!(
+            head.headers()["content-type"],
+            "text/event-stream",
+            "{path}"
+        );
+        let next = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            app.client.get(app.url("/healthz")).send(),
+        )
+        .await;
+        assert!(
+            matches!(next, Ok(Ok(_))),
+            "{path}: the connection still streams"
+        );
+    }
 }

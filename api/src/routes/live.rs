@@ -54,7 +54,7 @@ fn event_stream(
 /// A game's live stream: `snapshot` (game summary and scoreboard), then one `appended` per
 /// accepted append (its stored events and the new scoreboard); every SSE `id:` is the game's
 /// version after it. With `Last-Event-ID: <v>` the stream starts with every append after `v`
-/// instead of the snapshot. A comment line at least every 15 s (10 s by default) keeps it open.
+/// instead of the snapshot. A comment line every 10 s keeps it open.
 #[utoipa::path(tag = "live", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"),
            ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this version"),

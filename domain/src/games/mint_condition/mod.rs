@@ -12,6 +12,8 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ruleset::Variant;
+
 pub use cards::{Card, Kind};
 pub use rules::MintCondition;
 pub use state::State;
@@ -40,6 +42,29 @@ pub struct Options {
     pub tiebreak_scope: TiebreakScope,
     /// [H] Whether a protected Be Careful! counts toward the majority.
     pub protected_be_careful: ProtectedBeCareful,
+}
+
+/// Damage: by the published rules the lowest total wins.
+const LOWER_WINS: bool = true;
+
+/// Variant "Heavily Used": the highest total wins, so its figures are counted apart.
+const HEAVILY_USED: Variant = Variant {
+    id: "heavily-used",
+    title: "Heavily Used",
+    option: "heavily_used",
+    lower_wins: false,
+};
+
+impl Options {
+    /// The variant these options play, if any (the rules' `variant`, and the scoreboard's).
+    fn variant(&self) -> Option<&'static Variant> {
+        self.heavily_used.then_some(&HEAVILY_USED)
+    }
+
+    /// Whether the lowest total wins with these options.
+    fn lower_wins(&self) -> bool {
+        self.variant().map_or(LOWER_WINS, |v| v.lower_wins)
+    }
 }
 
 impl Default for Options {

@@ -16,14 +16,6 @@ use serde_json::{Map, Value, json};
 /// The rule engine of Mint Condition.
 pub struct MintCondition;
 
-/// Variant "Heavily Used": the highest total wins, so its figures are counted apart.
-const HEAVILY_USED: Variant = Variant {
-    id: "heavily-used",
-    title: "Heavily Used",
-    option: "heavily_used",
-    lower_wins: false,
-};
-
 impl Ruleset for MintCondition {
     const ID: &'static str = "mint-condition";
     const TITLE: &'static str = "Mint Condition";
@@ -76,12 +68,11 @@ impl Ruleset for MintCondition {
         scoring::facts(state)
     }
 
-    // Damage: the lowest total wins, except in Heavily Used.
-    const LOWER_WINS: bool = true;
-    const VARIANTS: &'static [Variant] = &[HEAVILY_USED];
+    const LOWER_WINS: bool = super::LOWER_WINS;
+    const VARIANTS: &'static [Variant] = &[super::HEAVILY_USED];
 
     fn variant(options: &Options) -> Option<&'static Variant> {
-        options.heavily_used.then_some(&HEAVILY_USED)
+        options.variant()
     }
 
     const INSIGHTS: &'static [Insight] = insights::INSIGHTS;

@@ -52,8 +52,7 @@ pub fn score(state: &State) -> Scoreboard {
     }
     let tiebreak = explain_tiebreak(&players, options, &cards_of);
     Scoreboard {
-        // Damage: the lowest total wins, except in Heavily Used (the ranking above).
-        lower_wins: !options.heavily_used,
+        lower_wins: options.lower_wins(),
         winners: score::winners(&players),
         leaders: Vec::new(),
         players,
