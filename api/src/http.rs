@@ -122,6 +122,30 @@ pub async fn cors(
     Ok(res.map_into_left_body())
 }
 
+/// A handler that panics (a bug) answers `500` problem+json, and the worker goes on serving
+/// (the panic would otherwise drop the connection with no answer). The answer is made from the
+/// error, as for any failed request: the request itself went with the panic.
+pub async fn catch_panics<B: MessageBody>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<B>, actix_web::Error> {
+    use futures_util::FutureExt;
+    match std::panic::AssertUnwindSafe(next.call(req))
+        .catch_unwind()
+        .await
+    {
+        Ok(res) => res,
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(crate::error::ApiError::Internal(format!("a handler panicked: {why}")).into())
+        }
+    }
+}
+
 /// The method a request was sent with, when [`head_as_get`] answered a `HEAD` as a `GET`.
 #[derive(Debug, Clone, Copy)]
 pub struct SentAsHead;
@@ -233,6 +257,53 @@ mod tests {
             "/v1/stream?last_event_id=4&access_token=REDACTED&x=1"
         );
         assert!(redact(&"/v1/stream?last_event_id=4".parse().unwrap()).is_none());
+    }
+
+    #[actix_web::test]
+    async fn a_handler_that_panics_answers_500_and_the_next_request_is_served() {
+        let app = actix_web::test::init_service(
+            actix_web::App::new()
+                .route(
+                    "/boom",
+                    web::get().to(|| async {
+                        if std::hint::black_box(true) {
+                            panic!("a bug");
+                        }
+                        HttpResponse::Ok().finish()
+                    }),
+                )
+                .route(
+                    "/fine",
+                    web::get().to(|| async { HttpResponse::Ok().finish() }),
+                )
+                .wrap(actix_web::middleware::from_fn(catch_panics)),
+        )
+        .await;
+
+        // The error is what actix answers with, as for any failed request.
+        let boom = actix_web::test::try_call_service(
+            &app,
+            actix_web::test::TestRequest::get()
+                .uri("/boom")
+                .to_request(),
+        )
+        .await
+        .expect_err("the panic is an error")
+        .error_response();
+        let fine = actix_web::test::call_service(
+            &app,
+            actix_web::test::TestRequest::get()
+                .uri("/fine")
+                .to_request(),
+        )
+        .await;
+
+        assert_eq!(boom.status(), 500);
+        assert_eq!(
+            boom.headers().get(header::CONTENT_TYPE).unwrap(),
+            "application/problem+json"
+        );
+        assert_eq!(fine.status(), 200);
     }
 
     #[test]

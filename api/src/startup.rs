@@ -194,6 +194,8 @@ fn run(
         .service(web::redirect("/docs", "/docs/").permanent())
         .configure(pad::configure)
         .default_service(web::to(no_route))
+        // Innermost: a handler's panic becomes a 500 the other layers see like any answer.
+        .wrap(middleware::from_fn(http::catch_panics))
         .wrap(middleware::from_fn(request_id_header))
         .wrap(middleware::from_fn(record_metrics))
         .wrap(middleware::from_fn(http::cors))

@@ -459,11 +459,12 @@ impl RecordedResult {
                 }
                 Some(value) => value.as_i64().ok_or_else(|| {
                     RuleError::new(
-                        at,
+                        at.clone(),
                         format!("{}'s total must be a whole number", player.name),
                     )
                 })?,
             };
+            crate::score::within_limit(total, at, &format!("{}'s total", player.name))?;
             totals.push((player.clone(), total));
         }
         if data.winners.is_empty() {

@@ -179,6 +179,27 @@ pub fn rank<K: Ord + Clone>(players: &mut [PlayerScore], key: impl Fn(&PlayerSco
     players.sort_by(|a, b| a.rank.cmp(&b.rank).then(a.seat.cmp(&b.seat)));
 }
 
+/// The largest number of points one thing may be worth — a typed-in total, a card's value, a
+/// prize, a house rule's damage — either way. Far above any real game, it keeps every sum a
+/// club's statistics make within range.
+pub const POINTS_LIMIT: i64 = 1_000_000;
+
+/// Refuses `points` beyond [`POINTS_LIMIT`], naming `what` at `pointer`.
+pub fn within_limit(
+    points: i64,
+    pointer: impl Into<String>,
+    what: &str,
+) -> Result<(), crate::RuleError> {
+    if (-POINTS_LIMIT..=POINTS_LIMIT).contains(&points) {
+        Ok(())
+    } else {
+        Err(crate::RuleError::new(
+            pointer,
+            format!("{what} must be between -{POINTS_LIMIT} and {POINTS_LIMIT}, not {points}"),
+        ))
+    }
+}
+
 /// The names ranked first.
 pub fn winners(players: &[PlayerScore]) -> Vec<String> {
     players

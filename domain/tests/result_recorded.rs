@@ -299,3 +299,44 @@ fn a_typed_in_result_can_be_corrected_or_retracted() {
     assert_eq!(retracted.status, Status::InProgress);
     assert_eq!(append(&mut log, vec![round_1()]).status, Status::InProgress);
 }
+
+#[test]
+fn a_total_beyond_a_million_points_either_way_is_refused() {
+    // Given a new game
+    let log = started();
+
+    // When a total of more than a million points is typed in, or less than minus a million
+    let too_high = refuse(
+        &log,
+        vec![typed_in(
+            json!({"Ann": 1_000_001, "Bo": 2, "Cy": 3}),
+            json!(["Bo"]),
+        )],
+    );
+    let too_low = refuse(
+        &log,
+        vec![typed_in(
+            json!({"Ann": 1, "Bo": -4_611_686_018_427_387_904_i64, "Cy": 3}),
+            json!(["Bo"]),
+        )],
+    );
+
+    // Then each is refused at its total; a million itself is a total like any other
+    assert_eq!(
+        too_high,
+        (
+            "/data/totals/Ann".into(),
+            "Ann's total must be between -1000000 and 1000000, not 1000001".into()
+        )
+    );
+    assert_eq!(too_low.0, "/data/totals/Bo");
+    let mut log = log;
+    let at_the_limit = append(
+        &mut log,
+        vec![typed_in(
+            json!({"Ann": 1_000_000, "Bo": -1_000_000, "Cy": 0}),
+            json!(["Bo"]),
+        )],
+    );
+    assert_eq!(at_the_limit.status, Status::Finished);
+}

@@ -27,6 +27,7 @@ on_both_backends!(
     an_unknown_game_among_presets_is_named_as_the_parameter,
     a_body_that_is_not_an_object_is_refused_and_changes_nothing,
     a_body_naming_a_player_twice_is_refused_and_changes_nothing,
+    totals_too_large_to_add_up_are_refused_and_the_server_writes_on,
 );
 
 async fn two_player_game(app: &TestApp, club: &TestClub) -> String {
@@ -442,4 +443,35 @@ async fn a_body_naming_a_player_twice_is_refused_and_changes_nothing(app: TestAp
         .get(&format!("/v1/games/{game}/events"), Some(&club.token))
         .await;
     assert_eq!(events.body["version"], 1, "nothing was stored");
+}
+
+/// Totals near the integers' limit once stopped the SQLite writer (an overflow adding them up):
+/// now they are refused like any bad value, and the next write goes through.
+async fn totals_too_large_to_add_up_are_refused_and_the_server_writes_on(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let huge = json!({"events": [{"type": "result_recorded", "data": {
+        "totals": {"Ann": 4_611_686_018_427_387_904_i64, "Bo": 4_611_686_018_427_387_904_i64},
+        "winners": ["Bo"], "source": "typed in"}}]});
+
+    let refused = app
+        .post(
+            &format!("/v1/games/{game}/events"),
+            Some(&club.token),
+            &huge,
+        )
+        .await;
+
+    let problem = refused.problem(422);
+    assert_eq!(problem["pointer"], "/events/0/data/totals/Ann");
+    let fine = json!({"events": [{"type": "result_recorded", "data": {
+        "totals": {"Ann": 31, "Bo": 24}, "winners": ["Ann"], "source": "typed in"}}]});
+    let after = app
+        .post(
+            &format!("/v1/games/{game}/events"),
+            Some(&club.token),
+            &fine,
+        )
+        .await;
+    assert_eq!(after.status, 201, "{}", after.body);
 }

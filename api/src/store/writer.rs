@@ -273,7 +273,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, work: &impl Work, jobs: Vec<J
                 reply,
             } => {
                 shared.cache.begin_write(&id);
-                let written = work.append(shared, &mut w, &club, &id, &request).await;
+                let written = unpanicked(work.append(shared, &mut w, &club, &id, &request)).await;
                 touched.push(id);
                 let (result, after) = split(written);
                 let ok = result.is_ok();
@@ -281,7 +281,7 @@ async fn batch(pool: &SqlitePool, shared: &Shared, work: &impl Work, jobs: Vec<J
             }
             Job::Create { club, game, reply } => {
                 shared.cache.begin_write(&game.id);
-                let written = work.create(&mut w, &club, &game).await;
+                let written = unpanicked(work.create(&mut w, &club, &game)).await;
                 touched.push(game.id.clone());
                 let (result, after) = split(written);
                 let ok = result.is_ok();
@@ -375,6 +375,29 @@ async fn batch(pool: &SqlitePool, shared: &Shared, work: &impl Work, jobs: Vec<J
     }
 }
 
+/// A request's work, whose panic (a bug) fails that request alone: its savepoint is rolled
+/// back like a refusal's, and the writer goes on with the others (a panic would end its thread,
+/// and every later write with it).
+async fn unpanicked<T>(
+    work: impl std::future::Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    use futures_util::FutureExt;
+    std::panic::AssertUnwindSafe(work)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(panic = %why, "a write panicked; it is refused and the writer goes on");
+            Err(StoreError::Database(sqlx::Error::Protocol(format!(
+                "the write failed on a bug: {why}"
+            ))))
+        })
+}
+
 /// Ends a request's savepoint with its writes kept, or with them undone (it was refused).
 const RELEASE: &str = "RELEASE request";
 const ROLL_BACK: &str = "ROLLBACK TO request; RELEASE request";
@@ -394,5 +417,29 @@ fn answer_unwritten(job: Job, why: &str) -> Answer {
     match job {
         Job::Append { reply, .. } => Answer::Append(reply, Err(error())),
         Job::Create { reply, .. } => Answer::Create(reply, Err(error())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_write_is_refused_and_a_sound_one_answered() {
+        let sound = unpanicked(async { Ok::<_, StoreError>(7) }).await;
+        let buggy = unpanicked(async {
+            if std::hint::black_box(true) {
+                panic!("attempt to add with overflow");
+            }
+            Ok::<i64, StoreError>(0)
+        })
+        .await;
+
+        assert!(matches!(sound, Ok(7)));
+        assert!(
+            matches!(&buggy, Err(StoreError::Database(sqlx::Error::Protocol(why)))
+                if why == "the write failed on a bug: attempt to add with overflow"),
+            "{buggy:?}"
+        );
     }
 }

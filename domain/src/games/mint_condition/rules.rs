@@ -9,7 +9,7 @@ use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
 use crate::ruleset::{Ruleset, Variant};
-use crate::score::{Fact, Scoreboard};
+use crate::score::{Fact, Scoreboard, within_limit};
 use crate::setup::Player;
 use serde_json::{Map, Value, json};
 
@@ -36,6 +36,12 @@ impl Ruleset for MintCondition {
                     p.name
                 ),
             ));
+        }
+        if let Some(rule) = &options.smoking_kills {
+            for (field, damage) in [("holder", rule.holder), ("others", rule.others)] {
+                let at = pointer(["options", "smoking_kills", field]);
+                within_limit(i64::from(damage), at, "Smoking Kills' damage")?;
+            }
         }
         Ok(())
     }

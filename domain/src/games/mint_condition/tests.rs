@@ -1635,3 +1635,17 @@ fn the_declared_insights_come_from_the_facts_of_finished_games() {
         })
     );
 }
+
+#[test]
+fn smoking_kills_damage_beyond_a_million_is_refused() {
+    let options = json!({"expert_cards": true,
+                         "smoking_kills": {"holder": 4_000_000_000_u32, "others": 1}});
+    let err = start::<MintCondition>(&seated(&["Ann", "Bo"]), &options).unwrap_err();
+    assert_eq!(
+        (err.pointer.as_str(), err.rule.as_str()),
+        (
+            "/options/smoking_kills/holder",
+            "Smoking Kills' damage must be between -1000000 and 1000000, not 4000000000"
+        )
+    );
+}

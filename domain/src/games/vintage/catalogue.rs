@@ -153,11 +153,14 @@ impl CardRef {
                 return Err(RuleError::new("", "a card description needs its value"));
             }
             Some(v) => match v.as_u64().map(u32::try_from) {
-                Some(Ok(value)) => value,
+                Some(Ok(value)) if i64::from(value) <= crate::score::POINTS_LIMIT => value,
                 _ => {
                     return Err(RuleError::new(
                         "/value",
-                        format!("a card's value is a whole number of 0 or more, not {v}"),
+                        format!(
+                            "a card's value is a whole number from 0 to {}, not {v}",
+                            crate::score::POINTS_LIMIT
+                        ),
                     ));
                 }
             },

@@ -9,7 +9,7 @@ use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
-use crate::score::{Fact, Scoreboard};
+use crate::score::{Fact, Scoreboard, within_limit};
 use crate::setup::Player;
 use serde_json::{Map, Value};
 
@@ -57,6 +57,7 @@ impl Ruleset for Vintage {
                     format!("the deck's cards are numbered 1 to {CARDS}, not {number}"),
                 ));
             }
+            within_limit(i64::from(card.value), at("value"), "a card's value")?;
             for (field, text) in [
                 ("type", &card.object),
                 ("colour", &card.colour),
@@ -75,6 +76,7 @@ impl Ruleset for Vintage {
             if prize.id.trim().is_empty() {
                 return Err(RuleError::new(at("id"), "a prize needs an id"));
             }
+            within_limit(prize.points, at("points"), "a prize's points")?;
             if options.prizes[..i].iter().any(|p| p.id == prize.id) {
                 return Err(RuleError::new(
                     at("id"),

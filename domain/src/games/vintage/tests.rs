@@ -352,6 +352,21 @@ fn prize(id: &str, attribute: &str, value: &str, points: i64) -> Value {
 }
 
 #[test]
+fn a_prize_or_a_card_worth_more_than_a_million_is_refused() {
+    let points = json!({"prizes": [prize("blue", "colour", "blue", 4_611_686_018_427_387_904)]});
+    let value = json!({"prizes": [], "deck": {"7": {"type": "lamp", "colour": "blue",
+                                                  "period": "60s", "value": 1_000_001}}});
+    assert_eq!(
+        setup_error(points),
+        (
+            "/options/prizes/0/points".into(),
+            "a prize's points must be between -1000000 and 1000000, not 4611686018427387904".into()
+        )
+    );
+    assert_eq!(setup_error(value).0, "/options/deck/7/value");
+}
+
+#[test]
 fn two_prizes_with_one_id_are_refused() {
     let options =
         json!({"prizes": [prize("blue", "colour", "blue", 4), prize("blue", "colour", "red", 3)]});
@@ -491,7 +506,7 @@ fn a_card_value_is_a_whole_number_of_zero_or_more() {
     assert_refused(
         &refused(&log, "showcases_dealt", data.clone()),
         "/data/showcases/Ann/0/value",
-        "a card's value is a whole number of 0 or more, not -2",
+        "a card's value is a whole number from 0 to 1000000, not -2",
     );
     let mut zero = data;
     zero["showcases"]["Ann"][0]["value"] = json!(0);
