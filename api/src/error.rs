@@ -254,6 +254,16 @@ impl From<StoreError> for ApiError {
                         current_version: None,
                     }
                 }
+                // A row this request refers to went away meanwhile: a player merged into another
+                // while a game seating them was created (PostgreSQL checks at the statement).
+                sqlx::Error::Database(ref db) if db.is_foreign_key_violation() => {
+                    ApiError::Conflict {
+                        detail: "a player of this request was merged or removed by a concurrent \
+                             request; send it again"
+                            .into(),
+                        current_version: None,
+                    }
+                }
                 sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => {
                     tracing::error!(error = %e, "database unreachable");
                     ApiError::Unavailable

@@ -108,6 +108,7 @@ on_both_backends!(
     a_rename_onto_another_players_name_is_a_conflict_naming_them,
     head_to_head_takes_names_or_ids,
     a_game_in_progress_when_its_player_is_merged_finishes_for_the_merged_player,
+    a_game_created_while_its_player_is_merged_is_created_or_refused_never_a_500,
 );
 
 async fn a_merged_typo_adds_its_games_to_the_player_and_the_log_keeps_its_name(app: TestApp) {
@@ -410,4 +411,40 @@ async fn a_game_in_progress_when_its_player_is_merged_finishes_for_the_merged_pl
         listed(&c.get(&app, "/v1/players").await),
         vec![(s("Ann"), 3), (s("Bo"), 3), (s("Cy"), 2)]
     );
+}
+
+async fn a_game_created_while_its_player_is_merged_is_created_or_refused_never_a_500(app: TestApp) {
+    for round in 0..8 {
+        // Given two players, each with a game of their own
+        let club = app.new_club().await;
+        let (a, b) = (format!("A{round}"), format!("B{round}"));
+        let g1 = mint_condition(&app, &club, "2026-01-10", (&a, "Cy"), g1_rounds(), 0).await;
+        let g2 = mint_condition(&app, &club, "2026-01-11", (&b, "Di"), g1_rounds(), 0).await;
+        let a_id = seat_ids(&app, &club, &g1).await[0].1.clone();
+        let b_id = seat_ids(&app, &club, &g2).await[0].1.clone();
+
+        // When a game seating A is created while A is merged into B
+        let new_game = json!({"game": "mint-condition",
+                              "players": [{"name": a}, {"name": "Ed"}]});
+        let merge = json!({"into": b_id});
+        let merge_path = format!("/v1/players/{a_id}/merge");
+        let (created, merged) = tokio::join!(
+            app.post("/v1/games", Some(&club.token), &new_game),
+            app.post(&merge_path, Some(&club.token), &merge),
+        );
+
+        // Then each is done, or refused as a conflict to send again: never a server error
+        assert!(
+            [201, 409].contains(&created.status.as_u16()),
+            "creation: {} {}",
+            created.status,
+            created.body
+        );
+        assert!(
+            [200, 409].contains(&merged.status.as_u16()),
+            "merge: {} {}",
+            merged.status,
+            merged.body
+        );
+    }
 }
