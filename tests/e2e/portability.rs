@@ -19,6 +19,7 @@ on_both_backends!(
     a_broken_line_is_named_and_the_other_games_still_import,
     a_typed_in_result_counts_in_the_statistics_but_not_in_the_insights,
     a_heavily_used_game_goes_out_to_other_apps_and_comes_back_counted_apart,
+    imported_players_are_seated_as_a_new_game_seats_them,
     who_recorded_an_event_is_kept_on_import_and_may_be_left_out,
     the_export_lists_games_in_the_order_they_were_played,
 );
@@ -696,4 +697,53 @@ async fn the_export_lists_games_in_the_order_they_were_played(app: TestApp) {
         .refresh_planner_statistics()
         .await
         .expect("the planner's statistics refresh");
+}
+
+/// An exported line's `game_started` is checked like a new game: each broken copy of a good
+/// line is refused with 422 naming the rule, and nothing of it is stored.
+async fn imported_players_are_seated_as_a_new_game_seats_them(app: TestApp) {
+    let club = app.new_club().await;
+    typed_in_game(&app, &club).await;
+    let line: Value =
+        serde_json::from_str(export(&app, &club).await.lines().next().unwrap()).unwrap();
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    type Break = fn(&mut Value);
+    let cases: [(&str, Break); 5] = [
+        ("Mint Julep is played by 2 to 4 players, not 1", |players| {
+            players.as_array_mut().unwrap().truncate(1);
+        }),
+        (
+            "a player name cannot contain control characters",
+            |players| {
+                players[0]["name"] = json!("A\u{0}nn");
+            },
+        ),
+        ("a player name cannot be empty", |players| {
+            players[1]["name"] = json!("")
+        }),
+        ("must be \"Bo\" at seat 2", |players| {
+            players[1]["seat"] = json!(1)
+        }),
+        ("two players are called \"Ann\"", |players| {
+            players[1]["name"] = json!("ann")
+        }),
+    ];
+
+    for (words, break_it) in cases {
+        let mut broken = line.clone();
+        break_it(&mut broken["events"][0]["data"]["players"]);
+        let report = import(&target, &copy, &format!("{broken}\n")).await;
+        let failed = &report["failed"][0];
+        assert_eq!(report["imported"], 0, "{words}: {report}");
+        assert_eq!(failed["status"], 422, "{words}: {report}");
+        let detail = failed["detail"].as_str().unwrap();
+        assert!(
+            detail.starts_with("event 1 (game_started): ") && detail.contains(words),
+            "{words}: {detail}"
+        );
+    }
+    // The line as exported still imports.
+    let report = import(&target, &copy, &format!("{line}\n")).await;
+    assert_eq!(report["imported"], 1, "{report}");
 }

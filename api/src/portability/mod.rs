@@ -15,6 +15,7 @@ use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tabletally_domain::log::{GAME_STARTED, LogEvent, NewEvent, SCHEMA_VERSION};
+use tabletally_domain::setup::PlayerEntry;
 use tabletally_domain::{Evaluation, Game};
 use utoipa::ToSchema;
 
@@ -160,6 +161,8 @@ struct ImportLine {
 struct StartedSeat {
     name: String,
     #[serde(default)]
+    seat: Option<i64>,
+    #[serde(default)]
     color: Option<String>,
 }
 
@@ -299,6 +302,32 @@ fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
     };
     let started: Started = serde_json::from_value(first.data.clone())
         .map_err(|e| unprocessable(format!("event 1 (game_started): {e}")))?;
+    // Its players as a new game seats them (count, names, colours), each at its own seat.
+    let entries: Vec<PlayerEntry> = started
+        .players
+        .iter()
+        .map(|p| PlayerEntry {
+            name: p.name.clone(),
+            color: p.color.clone(),
+        })
+        .collect();
+    let seated = kind.seat(&entries).map_err(|e| {
+        unprocessable(format!(
+            "event 1 (game_started): {} (at /data{})",
+            e.rule, e.pointer
+        ))
+    })?;
+    for (i, (given, seat)) in started.players.iter().zip(&seated).enumerate() {
+        if given.name != seat.name || given.seat.is_some_and(|s| s != i64::from(seat.seat)) {
+            return Err(unprocessable(format!(
+                "event 1 (game_started): player {} must be {:?} at seat {} (seats are 1, 2, 3 … \
+                 in order, names without spaces around them)",
+                i + 1,
+                seat.name,
+                seat.seat
+            )));
+        }
+    }
     let stored: Vec<StoredEvent> = parsed
         .events
         .into_iter()

@@ -151,6 +151,16 @@ impl Game {
         with_ruleset!(self, required())
     }
 
+    /// Seats the players as a new game would: their count, names and colours checked.
+    pub fn seat(self, players: &[PlayerEntry]) -> Result<Vec<crate::setup::Player>, RuleError> {
+        fn seat<R: Ruleset>(
+            players: &[PlayerEntry],
+        ) -> Result<Vec<crate::setup::Player>, RuleError> {
+            crate::setup::seat_players(players, R::PLAYERS, R::TITLE)
+        }
+        with_ruleset!(self, seat(players))
+    }
+
     /// Seats the players and fills in the effective options of a new game.
     pub fn start(self, players: &[PlayerEntry], options: &Value) -> Result<Setup, RuleError> {
         use log::start;
