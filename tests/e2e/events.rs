@@ -23,6 +23,7 @@ fn round(n: u32) -> serde_json::Value {
 
 on_both_backends!(
     a_stale_expected_version_is_a_conflict_naming_the_current_version,
+    reads_made_while_appends_commit_agree_with_their_version,
     if_match_works_like_expected_version,
     of_two_concurrent_appends_at_one_version_exactly_one_succeeds,
     a_retried_request_returns_the_stored_result,
@@ -394,4 +395,57 @@ async fn an_append_to_a_game_another_server_moved_on_is_decided_against_the_stor
     let expected = app.score(&club, &reference).await["players"].clone();
     assert_eq!(app.score(&club, &game).await["players"], expected);
     assert_eq!(other.score(&club, &game).await["players"], expected);
+}
+
+/// A log or a score read while appends commit is one version's: the log's events are exactly
+/// 1..=version and the score's tag is the version its body says (PostgreSQL once read the row
+/// and then the log, and answered events past the row's version).
+async fn reads_made_while_appends_commit_agree_with_their_version(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let appends = async {
+        // Abandon and resume in turn: 40 appends, each a new version.
+        for i in 0..40 {
+            let kind = if i % 2 == 0 { "abandon" } else { "retract" };
+            let data = if i % 2 == 0 {
+                json!({})
+            } else {
+                json!({"seq": i + 1})
+            };
+            let reply = app
+                .append(&club, &game, None, vec![event(kind, data)])
+                .await;
+            assert_eq!(reply.status, 201, "{}", reply.body);
+        }
+    };
+    let reads = async {
+        let mut checked = 0;
+        for _ in 0..60 {
+            let log = app
+                .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+                .await;
+            let seqs: Vec<i64> = log.body["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["seq"].as_i64().unwrap())
+                .collect();
+            let version = log.body["version"].as_i64().unwrap();
+            assert_eq!(seqs, (1..=version).collect::<Vec<_>>(), "{}", log.body);
+            let score = app
+                .client
+                .get(app.url(&format!("/v1/games/{game}/score")))
+                .bearer_auth(&club.token)
+                .send()
+                .await
+                .unwrap();
+            let tag = score.headers()["etag"].to_str().unwrap().to_owned();
+            let body: serde_json::Value = score.json().await.unwrap();
+            assert_eq!(tag, format!("\"{}\"", body["version"]), "{body}");
+            checked += 1;
+        }
+        checked
+    };
+    let ((), checked) = tokio::join!(appends, reads);
+    assert_eq!(checked, 60);
 }

@@ -580,15 +580,19 @@ macro_rules! sql_store {
                 })
             }
 
-            async fn load_events<'e, E>(executor: E, game_id: &str) -> Result<Vec<StoredEvent>, StoreError>
+            /// The game's events up to `version`, the one its row was read at: on PostgreSQL
+            /// each statement of a read sees the commits made before it, so events appended
+            /// since the row was read are left for the next read (the row and the log agree).
+            async fn load_events<'e, E>(executor: E, game_id: &str, version: i64) -> Result<Vec<StoredEvent>, StoreError>
             where
                 E: sqlx::Executor<'e, Database = $db>,
             {
                 let rows = sqlx::query(
                     "SELECT position, seq, event_id, type, schema_version, data, recorded_at, recorded_by \
-                     FROM events WHERE game_id = $1 ORDER BY seq",
+                     FROM events WHERE game_id = $1 AND seq <= $2 ORDER BY seq",
                 )
                 .bind(game_id)
+                .bind(version)
                 .fetch_all(executor)
                 .await?;
                 rows.iter().map(Self::event_row).collect()
@@ -683,7 +687,7 @@ macro_rules! sql_store {
                     None => {
                         let mut game = row;
                         game.players = Self::seats(w.flushed().await?, id).await?;
-                        let log = Self::load_events(w.flushed().await?, id).await?;
+                        let log = Self::load_events(w.flushed().await?, id, game.version).await?;
                         HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?
                     }
                 };
@@ -1024,7 +1028,7 @@ macro_rules! sql_store {
             }
 
             async fn events(&self, club: &str, id: &str) -> Result<Option<(GameRecord, Vec<StoredEvent>)>, StoreError> {
-                // One read transaction so the game row and its log agree.
+                // The row first, then its log up to the row's version (`load_events`).
                 let mut tx = self.pool.begin().await?;
                 let row = sqlx::query(
                     "SELECT id, game, status, version, options, started_at, updated_at FROM games \
@@ -1037,7 +1041,7 @@ macro_rules! sql_store {
                 let Some(row) = row else { return Ok(None) };
                 let mut game = Self::game_row(&row)?;
                 game.players = Self::seats(&mut *tx, id).await?;
-                let events = Self::load_events(&mut *tx, id).await?;
+                let events = Self::load_events(&mut *tx, id, game.version).await?;
                 tx.commit().await?;
                 Ok(Some((game, events)))
             }
