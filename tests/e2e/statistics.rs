@@ -419,6 +419,7 @@ fn names(list: &Value, field: &str) -> Vec<String> {
 
 on_both_backends!(
     the_player_list_is_by_name_searchable_and_paginated,
+    a_search_takes_percent_underscore_and_backslash_as_themselves,
     a_players_stats_count_shared_wins_streaks_and_scores_per_game,
     player_stats_can_be_narrowed_to_one_game_and_a_period,
     the_leaderboard_sorts_by_win_rate_wins_or_average_score_and_honours_min_games,
@@ -470,6 +471,37 @@ async fn the_player_list_is_by_name_searchable_and_paginated(app: TestApp) {
     assert_eq!(names(&page_2["players"], "name"), vec!["Di"]);
     assert_eq!(page_2["next_cursor"], Value::Null);
     assert_eq!(one, all["players"][0]);
+}
+
+async fn a_search_takes_percent_underscore_and_backslash_as_themselves(app: TestApp) {
+    let club = app.new_club().await;
+    for pair in [["A_b", "50%"], ["Back\\slash", "Ann"]] {
+        app.new_game(
+            &club,
+            json!({"game": "mint-julep", "players": [{"name": pair[0]}, {"name": pair[1]}]}),
+        )
+        .await;
+    }
+    let found = async |search: &str| {
+        let reply = app
+            .client
+            .get(app.url("/v1/players"))
+            .query(&[("search", search)])
+            .bearer_auth(&club.token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), 200, "{search}");
+        let body: Value = reply.json().await.unwrap();
+        names(&body["players"], "name")
+    };
+
+    assert_eq!(found("%").await, vec!["50%"]);
+    assert_eq!(found("_").await, vec!["A_b"]);
+    assert_eq!(found("a_B").await, vec!["A_b"]);
+    assert_eq!(found("\\").await, vec!["Back\\slash"]);
+    // As names match: trimmed, any case.
+    assert_eq!(found(" ANN ").await, vec!["Ann"]);
 }
 
 async fn a_players_stats_count_shared_wins_streaks_and_scores_per_game(app: TestApp) {

@@ -10,6 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use tabletally_domain::setup::name_key;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Days, Months, NaiveTime, Utc};
 use sqlx::Row;
@@ -1300,12 +1302,17 @@ macro_rules! stats_store {
                 after_name: Option<&str>,
                 limit: i64,
             ) -> Result<Vec<PlayerRow>, StoreError> {
-                let pattern = search.map(|s| format!("%{}%", s.to_lowercase().replace('%', "").replace('_', "")));
+                // Part of a name under the name rule (trimmed, any case), `%`, `_` and `\` as
+                // themselves.
+                let pattern = search.map(|s| {
+                    let key = name_key(s).replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+                    format!("%{key}%")
+                });
                 let rows = sqlx::query(
                     concat!(
                         player_select!(),
                         " WHERE p.club_id = $1 \
-                       AND ($2 IS NULL OR p.name_key LIKE $2) \
+                       AND ($2 IS NULL OR p.name_key LIKE $2 ESCAPE '\\') \
                        AND ($3 IS NULL OR p.name_key > $3) \
                      ORDER BY p.name_key LIMIT $4"
                     ),
