@@ -20,6 +20,7 @@ on_both_backends!(
     a_typed_in_result_counts_in_the_statistics_but_not_in_the_insights,
     a_heavily_used_game_goes_out_to_other_apps_and_comes_back_counted_apart,
     imported_players_are_seated_as_a_new_game_seats_them,
+    another_copy_of_a_stored_game_is_a_conflict_not_present,
     who_recorded_an_event_is_kept_on_import_and_may_be_left_out,
     the_export_lists_games_in_the_order_they_were_played,
 );
@@ -746,4 +747,42 @@ async fn imported_players_are_seated_as_a_new_game_seats_them(app: TestApp) {
     // The line as exported still imports.
     let report = import(&target, &copy, &format!("{line}\n")).await;
     assert_eq!(report["imported"], 1, "{report}");
+}
+
+/// Re-importing a game changes nothing only when it is the game as stored: a copy with other
+/// events (here one more) is named as a conflict, and the stored game stands.
+async fn another_copy_of_a_stored_game_is_a_conflict_not_present(app: TestApp) {
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let line = export(&app, &club).await;
+    let mut longer: Value = serde_json::from_str(line.trim()).unwrap();
+    longer["events"].as_array_mut().unwrap().push(json!({
+        "seq": 2, "id": "5f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", "type": "result_recorded",
+        "recorded_at": "2026-12-01T20:00:00Z",
+        "data": {"totals": {"Ann": 9, "Bo": 4}, "winners": ["Ann"], "source": "typed in"}}));
+
+    let other = import(&app, &club, &format!("{longer}\n")).await;
+    let same = import(&app, &club, &line).await;
+
+    assert_eq!(other["imported"], 0, "{other}");
+    assert_eq!(other["already_present"], 0, "{other}");
+    assert_eq!(other["failed"][0]["status"], 409, "{other}");
+    let detail = other["failed"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("with other events (1 stored, 2 in the file)"),
+        "{detail}"
+    );
+    assert_eq!(
+        same,
+        json!({"imported": 0, "already_present": 1, "failed": []})
+    );
+    let stored = app
+        .get(&format!("/v1/games/{game}"), Some(&club.token))
+        .await;
+    assert_eq!(stored.body["version"], 1);
 }

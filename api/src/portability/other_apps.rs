@@ -95,6 +95,14 @@ async fn import_plays(store: &dyn Store, club: &str, plays: Vec<Play>, report: &
             *skipped.entry(play.game_name).or_default() += 1;
             continue;
         };
+        // One of our own games come back: its play is a summary of the stored log, so the
+        // game's id alone says it is present.
+        if let Some(id) = &play.our_id
+            && matches!(store.game(club, id).await, Ok(Some(_)))
+        {
+            report.already_present += 1;
+            continue;
+        }
         match as_line(club, (kind, variant), &play) {
             Ok(line) => import_line(store, club, number, &line, report).await,
             Err(detail) => report.failed.push(ImportFailure {

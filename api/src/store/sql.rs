@@ -72,6 +72,30 @@ impl Decided {
     }
 }
 
+/// Whether an imported game's events are the stored ones: the same ids, types and data in the
+/// same order (the players' ids in `game_started` are each club's own, so they are left out).
+fn same_log(stored: &[StoredEvent], file: &[StoredEvent]) -> bool {
+    fn without_player_ids(data: &Value) -> Value {
+        let mut data = data.clone();
+        if let Some(Value::Array(players)) = data.get_mut("players") {
+            for player in players.iter_mut().filter_map(Value::as_object_mut) {
+                player.remove("player_id");
+            }
+        }
+        data
+    }
+    stored.len() == file.len()
+        && stored.iter().zip(file).all(|(s, f)| {
+            s.id == f.id
+                && s.event_type == f.event_type
+                && if s.seq == 1 {
+                    without_player_ids(&s.data) == without_player_ids(&f.data)
+                } else {
+                    s.data == f.data
+                }
+        })
+}
+
 /// A new event as it is stored at `seq`, recorded `at` (its position is the database's).
 fn to_store(new: NewEvent, seq: i64, at: DateTime<Utc>) -> StoredEvent {
     StoredEvent {
@@ -1132,7 +1156,19 @@ macro_rules! sql_store {
                 if let Some(owner) = owner {
                     let owner: String = owner.try_get("club_id")?;
                     return if owner == club {
-                        Ok(ImportOutcome::AlreadyPresent)
+                        // Present only if it is this game as stored; another copy is a conflict.
+                        let stored = Self::load_events(w.flushed().await?, &game.game.id, i64::MAX).await?;
+                        if same_log(&stored, &game.events) {
+                            Ok(ImportOutcome::AlreadyPresent)
+                        } else {
+                            Err(StoreError::Conflict(format!(
+                                "the club holds game {} with other events ({} stored, {} in the file); \
+                                 the stored game stands: append to it, or import the copy under a new game id",
+                                game.game.id,
+                                stored.len(),
+                                game.events.len()
+                            )))
+                        }
                     } else {
                         Err(StoreError::Conflict(format!("game id {} is taken by another club's game", game.game.id)))
                     };
