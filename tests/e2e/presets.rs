@@ -52,6 +52,7 @@ on_both_backends!(
     a_vintage_game_started_from_a_preset_names_its_cards_by_number,
     a_game_keeps_its_presets_options_after_the_preset_is_deleted,
     a_vintage_game_without_prizes_is_refused_unless_the_table_says_none,
+    a_creation_resent_after_its_preset_changed_is_the_stored_game,
 );
 
 async fn a_preset_is_saved_listed_and_refused_twice_or_with_a_bad_option(app: TestApp) {
@@ -316,4 +317,49 @@ async fn a_vintage_game_without_prizes_is_refused_unless_the_table_says_none(app
          prizes, say \"prizes\": []"
     );
     assert_eq!(explicit.status, 201, "{}", explicit.body);
+}
+
+/// A phone that lost the answer to its creation sends it again: the same game answers, even
+/// once the preset it named was deleted or saved again with other options.
+async fn a_creation_resent_after_its_preset_changed_is_the_stored_game(app: TestApp) {
+    let club = app.new_club().await;
+    let preset = friday(&app, &club).await;
+    let id = "0f2b7e2a-5c3d-4e6f-8a9b-1c2d3e4f5a6b";
+    let creation = json!({"id": id, "game": "vintage", "preset": "Friday",
+                          "options": {"winner_tie": "shared"},
+                          "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}]});
+    let created = app.post("/v1/games", Some(&club.token), &creation).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+
+    let deleted = app
+        .client
+        .delete(app.url(&format!("/v1/presets/{}", preset["id"].as_str().unwrap())))
+        .bearer_auth(&club.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    let after_delete = app.post("/v1/games", Some(&club.token), &creation).await;
+    let saved_again = app
+        .post(
+            "/v1/presets",
+            Some(&club.token),
+            &json!({"name": "Friday", "game": "vintage", "options": {"prizes": []}}),
+        )
+        .await;
+    assert_eq!(saved_again.status, 201, "{}", saved_again.body);
+    let after_change = app.post("/v1/games", Some(&club.token), &creation).await;
+    let mut other_table = creation.clone();
+    other_table["players"] = json!([{"name": "Ann"}, {"name": "Bo"}, {"name": "Di"}]);
+    let other = app.post("/v1/games", Some(&club.token), &other_table).await;
+
+    assert_eq!(
+        (after_delete.status.as_u16(), &after_delete.body),
+        (200, &created.body)
+    );
+    assert_eq!(
+        (after_change.status.as_u16(), &after_change.body),
+        (200, &created.body)
+    );
+    other.problem(409);
 }

@@ -119,6 +119,15 @@ pub async fn create_game(
         None => uuid::Uuid::new_v4().to_string(),
     };
     let entries = resolve_players(&state, &club, &body.players).await?;
+    // A creation re-sent after its answer was lost is the stored game, even when the preset it
+    // named has changed or gone since (the stored options are those it had then).
+    if body.preset.is_some()
+        && body.id.is_some()
+        && let Some(existing) = state.store.game(&club.id, &id).await?
+        && same_game_from_preset(&existing, kind, &entries, body.options.as_ref())
+    {
+        return Ok(HttpResponse::Ok().json(GameSummary::from(existing)));
+    }
     let options = match body.preset.as_deref() {
         Some(preset) => {
             super::presets::with_preset(&state, &club, kind, preset, body.options.as_ref()).await?
@@ -165,6 +174,31 @@ pub async fn create_game(
             }),
         },
     }
+}
+
+/// Whether a creation naming a preset is this stored game: the same game and seats, and each
+/// option the request gave itself as stored (the rest came from the preset).
+fn same_game_from_preset(
+    existing: &crate::store::GameRecord,
+    kind: Game,
+    entries: &[PlayerEntry],
+    given: Option<&Value>,
+) -> bool {
+    let Ok(seated) = kind.seat(entries) else {
+        return false;
+    };
+    existing.game == kind.id()
+        && existing.players.len() == seated.len()
+        && existing
+            .players
+            .iter()
+            .zip(&seated)
+            .all(|(a, b)| a.name == b.name && a.color == b.color)
+        && given
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .all(|(key, value)| existing.options.get(key) == Some(value))
 }
 
 fn same_game(existing: &crate::store::GameRecord, new: &NewGame) -> bool {
