@@ -21,6 +21,7 @@ on_both_backends!(
     a_heavily_used_game_goes_out_to_other_apps_and_comes_back_counted_apart,
     imported_players_are_seated_as_a_new_game_seats_them,
     another_copy_of_a_stored_game_is_a_conflict_not_present,
+    the_lobby_hears_of_imported_games,
     who_recorded_an_event_is_kept_on_import_and_may_be_left_out,
     the_export_lists_games_in_the_order_they_were_played,
 );
@@ -785,4 +786,33 @@ async fn another_copy_of_a_stored_game_is_a_conflict_not_present(app: TestApp) {
         .get(&format!("/v1/games/{game}"), Some(&club.token))
         .await;
     assert_eq!(stored.body["version"], 1);
+}
+
+/// An imported game is lobby news like a game played here: created, then finished, at the
+/// positions of its first and last events, live and on a reconnect alike.
+async fn the_lobby_hears_of_imported_games(app: TestApp) {
+    let club = app.new_club().await;
+    let game = typed_in_game(&app, &club).await;
+    let file = export(&app, &club).await;
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    let mut lobby = crate::live::EventStream::open(&target, "/v1/stream", &copy.token, None).await;
+
+    let report = import(&target, &copy, &file).await;
+    assert_eq!(report["imported"], 1, "{report}");
+
+    let created = lobby.expect().await;
+    let finished = lobby.expect().await;
+    assert_eq!(
+        (created.event.as_str(), &created.data["id"]),
+        ("game_created", &json!(game))
+    );
+    assert_eq!(
+        (finished.event.as_str(), &finished.data["status"]),
+        ("game_finished", &json!("finished"))
+    );
+    let mut again =
+        crate::live::EventStream::open(&target, "/v1/stream", &copy.token, Some(0)).await;
+    assert_eq!(again.expect().await.event, "game_created");
+    assert_eq!(again.expect().await.event, "game_finished");
 }

@@ -1192,6 +1192,9 @@ macro_rules! sql_store {
                 if let Some(result) = result(&record)? {
                     Self::write_result(&mut w, club, &record, false, Some(&result)).await?;
                 }
+                // The other servers' lobbies hear of it at the commit (PostgreSQL).
+                Self::notify(&mut w, &game.game.id, version).await?;
+                let mut stored = Vec::with_capacity(game.events.len());
                 for (i, event) in game.events.iter().enumerate() {
                     let mut event = event.clone();
                     if event.seq == 1 {
@@ -1204,9 +1207,24 @@ macro_rules! sql_store {
                     }
                     // Under the club's positions lock, like an append: a client following the
                     // club's log meanwhile misses none of the imported events.
-                    Self::insert_stored(&mut w, i == 0, &game.game.id, event).await?;
+                    stored.push(Self::insert_stored(&mut w, i == 0, &game.game.id, event).await?);
+                }
+                // The lobby's news, as if it had been played here: created, then how it ended.
+                let created = GameRecord { status: "in_progress".into(), version: 1, ..record.clone() };
+                if let (Some(first), Some(last)) = (stored.first(), stored.last()) {
+                    Self::record_change(&mut w, club, &created, None, first).await?;
+                    Self::record_change(&mut w, club, &record, Some("in_progress"), last).await?;
                 }
                 w.commit().await?;
+                if let Some(subscribers) = self.shared.subscribers.get() {
+                    subscribers.committed(&super::Committed {
+                        club,
+                        game: &record,
+                        previous_status: None,
+                        events: &stored,
+                        scoreboard: None,
+                    });
+                }
                 Ok(ImportOutcome::Imported)
             }
 
