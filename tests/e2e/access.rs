@@ -590,4 +590,13 @@ async fn each_event_names_the_token_that_recorded_it(app: TestApp) {
     assert_eq!(status, 200, "{file}");
     let line: Value = serde_json::from_str(file.trim()).expect("one game, one line");
     assert_eq!(who(&line["events"]), expected);
+    // No other token may take the club token's name in the log.
+    let taken = app
+        .post(
+            "/v1/tokens",
+            Some(&club.token),
+            &json!({"name": " Club Token ", "scope": "write"}),
+        )
+        .await;
+    assert_eq!(taken.problem(422)["pointer"], "/name");
 }

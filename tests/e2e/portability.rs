@@ -22,6 +22,7 @@ on_both_backends!(
     imported_players_are_seated_as_a_new_game_seats_them,
     another_copy_of_a_stored_game_is_a_conflict_not_present,
     the_lobby_hears_of_imported_games,
+    an_incomplete_boardgamegeek_play_is_skipped,
     who_recorded_an_event_is_kept_on_import_and_may_be_left_out,
     the_export_lists_games_in_the_order_they_were_played,
 );
@@ -815,4 +816,29 @@ async fn the_lobby_hears_of_imported_games(app: TestApp) {
         crate::live::EventStream::open(&target, "/v1/stream", &copy.token, Some(0)).await;
     assert_eq!(again.expect().await.event, "game_created");
     assert_eq!(again.expect().await.event, "game_finished");
+}
+
+async fn an_incomplete_boardgamegeek_play_is_skipped(app: TestApp) {
+    let club = app.new_club().await;
+    let file = r#"<?xml version="1.0" encoding="utf-8"?><plays total="1" page="1">
+  <play id="7" date="2024-05-01" quantity="1" length="30" incomplete="1" nowinstats="0" location="">
+    <item name="Mint Julep" objecttype="thing" objectid="0"></item>
+    <players><player name="Ann" score="5" win="1"/><player name="Bo" score="" win="0"/></players>
+  </play>
+</plays>"#;
+
+    let report = import_file(
+        &app,
+        &club,
+        "/v1/import/bgg",
+        "application/xml",
+        file.as_bytes().to_vec(),
+    )
+    .await;
+
+    assert_eq!(
+        report,
+        json!({"imported": 0, "already_present": 0, "failed": [],
+               "skipped": [{"game": "Mint Julep (incomplete)", "plays": 1}]})
+    );
 }

@@ -542,10 +542,12 @@ pub async fn import_bgg(
         })
         .map_err(|detail| format!("not a BoardGameGeek plays file: {detail}"))?;
     let mut plays: Vec<Play> = Vec::new();
+    let mut incomplete = false;
     for (name, attributes) in elements {
         let get = |key: &str| attributes.get(key).cloned().unwrap_or_default();
         match name.as_str() {
             "play" => {
+                incomplete = get("incomplete") == "1";
                 let location = get("location");
                 plays.push(Play {
                     source_id: format!("bgg:{}", get("id")),
@@ -563,6 +565,10 @@ pub async fn import_bgg(
             "item" => {
                 if let Some(play) = plays.last_mut() {
                     play.game_name = get("name");
+                    // A play marked incomplete has no final scores: it is counted as skipped.
+                    if incomplete {
+                        play.game_name = format!("{} (incomplete)", play.game_name);
+                    }
                 }
             }
             "player" => {

@@ -107,6 +107,16 @@ fn checked_name(raw: &str) -> Result<&str, ApiError> {
             format!("a token name has 1 to {MAX_TOKEN_NAME} printable characters"),
         ));
     }
+    // Events name the token that recorded them: the club's own token's name stays its own.
+    if name.eq_ignore_ascii_case(auth::CLUB_TOKEN_NAME) {
+        return Err(ApiError::invalid(
+            "/name",
+            format!(
+                "{:?} names the club's own token in the log; choose another name",
+                auth::CLUB_TOKEN_NAME
+            ),
+        ));
+    }
     Ok(name)
 }
 
