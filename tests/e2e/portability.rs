@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app};
+use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app, totals};
 use crate::mint_condition::new_game;
 use crate::on_both_backends;
 
@@ -283,8 +283,45 @@ async fn a_game_id_of_another_club_is_a_conflict(app: TestApp) {
     assert_eq!(
         report,
         json!({"imported": 0, "already_present": 0, "failed": [{"line": 1, "game_id": game,
-            "status": 409, "detail": format!("game id {game} is taken by another club's game")}]})
+            "status": 409, "detail": format!("game id {game} cannot be used here; to import a \
+                copy under new ids, send the file to POST /v1/import?new_ids=true")}]})
     );
+    // With new ids the other club gets a copy, once however often it is sent; the first club's
+    // game is untouched.
+    let copy = |app: &TestApp, file: String| {
+        let reply = app
+            .client
+            .post(app.url("/v1/import?new_ids=true"))
+            .bearer_auth(&other.token)
+            .header("content-type", "application/x-ndjson")
+            .body(file)
+            .send();
+        async move { reply.await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let first = copy(&app, file.clone()).await;
+    let again = copy(&app, file).await;
+    assert_eq!(
+        first,
+        json!({"imported": 1, "already_present": 0, "failed": []})
+    );
+    assert_eq!(
+        again,
+        json!({"imported": 0, "already_present": 1, "failed": []})
+    );
+    let copied = app.get("/v1/games", Some(&other.token)).await;
+    let copied_id = copied.body["games"][0]["id"].as_str().unwrap().to_owned();
+    assert_ne!(copied_id, game);
+    let score = app
+        .get(&format!("/v1/games/{copied_id}/score"), Some(&other.token))
+        .await;
+    assert_eq!(
+        totals(&score.body),
+        vec![("Ann".into(), 9), ("Bo".into(), 4)]
+    );
+    let original = app
+        .get(&format!("/v1/games/{game}"), Some(&club.token))
+        .await;
+    assert_eq!(original.status, 200);
 }
 
 async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: TestApp) {

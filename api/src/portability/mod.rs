@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use tabletally_domain::log::{GAME_STARTED, LogEvent, NewEvent, SCHEMA_VERSION};
 use tabletally_domain::setup::PlayerEntry;
 use tabletally_domain::{Evaluation, Game};
@@ -183,6 +184,41 @@ pub async fn import_line(
     line: &str,
     report: &mut ImportReport,
 ) {
+    import_line_as(store, club, line_number, line, report, GameIds::Kept).await;
+}
+
+/// How an import names its games.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum GameIds {
+    /// The file's own ids: a game is the same game wherever it goes.
+    #[default]
+    Kept,
+    /// New ids, each made from the club and the file's id: a copy of another club's games on
+    /// the same database (importing the copy twice still changes nothing).
+    New,
+}
+
+/// A game id made from another id (another app's play, or a game of another club): the same
+/// source imported into the same club always gets the same id (and into another club another).
+pub(super) fn derived_id(club: &str, source_id: &str) -> String {
+    let digest = Sha256::digest(format!("tabletally import {club} {source_id}").as_bytes());
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    // A version 8 (custom) UUID of the RFC 9562 variant.
+    bytes[6] = (bytes[6] & 0x0f) | 0x80;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    uuid::Uuid::from_bytes(bytes).to_string()
+}
+
+/// [`import_line`], the game named as `ids` says.
+pub async fn import_line_as(
+    store: &dyn Store,
+    club: &str,
+    line_number: u64,
+    line: &str,
+    report: &mut ImportReport,
+    ids: GameIds,
+) {
     let mut fail = |game_id: Option<String>, status: u16, detail: String| {
         report.failed.push(ImportFailure {
             line: line_number,
@@ -191,10 +227,13 @@ pub async fn import_line(
             detail,
         });
     };
-    let (game, evaluation) = match check_line(line) {
+    let (mut game, evaluation) = match check_line(line) {
         Ok(checked) => checked,
         Err((game_id, status, detail)) => return fail(game_id, status, detail),
     };
+    if ids == GameIds::New {
+        game.game.id = derived_id(club, &format!("tabletally:{}", game.game.id));
+    }
     let id = game.game.id.clone();
     let result = |record: &_| game_result(record, &evaluation);
     match store.import_game(club, &game, &result).await {

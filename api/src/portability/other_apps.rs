@@ -15,13 +15,12 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use tabletally_domain::Game;
 use tabletally_domain::log::{GAME_STARTED, RESULT_RECORDED};
 use tabletally_domain::ruleset::Variant;
 use tabletally_domain::setup::PlayerEntry;
 
-use super::{EXPORT_PAGE, FORMAT, ImportFailure, ImportReport, import_line};
+use super::{EXPORT_PAGE, FORMAT, ImportFailure, ImportReport, derived_id, import_line};
 use crate::records::to_log_event;
 use crate::store::{Store, StoreError};
 
@@ -72,18 +71,6 @@ fn game_named(name: &str) -> Option<Kind> {
             .collect::<String>()
     };
     kinds().find(|kind| key(&kind_title(*kind)) == key(name))
-}
-
-/// A game id from another app's play id: the same play imported into the same club always
-/// gets the same id (and into another club another one).
-fn derived_id(club: &str, source_id: &str) -> String {
-    let digest = Sha256::digest(format!("tabletally import {club} {source_id}").as_bytes());
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    // A version 8 (custom) UUID of the RFC 9562 variant.
-    bytes[6] = (bytes[6] & 0x0f) | 0x80;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    uuid::Uuid::from_bytes(bytes).to_string()
 }
 
 /// Imports the plays, counting what happened in `report`; `line` is the play's place in the file.

@@ -3,9 +3,13 @@
 use actix_web::{HttpResponse, get, post, web};
 use futures_util::{StreamExt, TryStreamExt};
 
+use serde::Deserialize;
+use utoipa::IntoParams;
+
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
-use crate::portability::{self, ImportReport, other_apps};
+use crate::extract::Query;
+use crate::portability::{self, GameIds, ImportReport, other_apps};
 use crate::state::AppState;
 
 /// The club's whole history: one game a line (`tabletally.game/1`), every stored event
@@ -22,11 +26,21 @@ pub async fn export(state: web::Data<AppState>, club: Club) -> HttpResponse {
         .streaming(lines.map_err(|e| actix_web::error::ErrorInternalServerError(e.to_string())))
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ImportQuery {
+    /// `true`: give each game a new id, made from this club and the file's id — to copy another
+    /// club's games on the same server (a game id belongs to one club). Importing the copy
+    /// twice still changes nothing. Default `false`: the file's ids are kept.
+    pub new_ids: Option<bool>,
+}
+
 /// Imports an export (`tabletally.game/1` NDJSON). Each game is checked by the rules as if its
 /// events were appended and stored whole or not at all, with its ids: a game already present
 /// is left as it is, so importing a file twice changes nothing. A broken line is reported with
 /// its number and the others still import. Players are matched by name within the club.
-#[utoipa::path(tag = "portability", security(("club_token" = [])),
+#[utoipa::path(tag = "portability", security(("club_token" = [])), params(ImportQuery),
     request_body(content = String, content_type = "application/x-ndjson", description = "One exported game per line"),
     responses(
     (status = 200, description = "What was imported, line by line", body = ImportReport),
@@ -37,8 +51,14 @@ pub async fn export(state: web::Data<AppState>, club: Club) -> HttpResponse {
 pub async fn import(
     state: web::Data<AppState>,
     club: Club,
+    query: Query<ImportQuery>,
     mut body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
+    let ids = if query.new_ids.unwrap_or(false) {
+        GameIds::New
+    } else {
+        GameIds::Kept
+    };
     let limit = state.import_max_bytes;
     let mut report = ImportReport::default();
     let mut pending: Vec<u8> = Vec::new();
@@ -55,12 +75,12 @@ pub async fn import(
         while let Some(end) = pending.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = pending.drain(..=end).collect();
             line_number += 1;
-            import_line(&state, &club, line_number, &line, &mut report).await;
+            import_line(&state, &club, line_number, &line, &mut report, ids).await;
         }
     }
     if !pending.is_empty() {
         line_number += 1;
-        import_line(&state, &club, line_number, &pending, &mut report).await;
+        import_line(&state, &club, line_number, &pending, &mut report, ids).await;
     }
     Ok(HttpResponse::Ok().json(report))
 }
@@ -71,12 +91,13 @@ async fn import_line(
     number: u64,
     line: &[u8],
     report: &mut ImportReport,
+    ids: GameIds,
 ) {
     match std::str::from_utf8(line) {
         Ok(text) if text.trim().is_empty() => {}
         Ok(text) => {
-            portability::import_line(state.store.as_ref(), &club.id, number, text.trim(), report)
-                .await
+            let store = state.store.as_ref();
+            portability::import_line_as(store, &club.id, number, text.trim(), report, ids).await
         }
         Err(_) => report.failed.push(portability::ImportFailure {
             line: number,

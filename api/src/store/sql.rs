@@ -1170,7 +1170,11 @@ macro_rules! sql_store {
                             )))
                         }
                     } else {
-                        Err(StoreError::Conflict(format!("game id {} is taken by another club's game", game.game.id)))
+                        Err(StoreError::Conflict(format!(
+                            "game id {} cannot be used here; to import a copy under new ids, send the file to \
+                             POST /v1/import?new_ids=true",
+                            game.game.id
+                        )))
                     };
                 }
                 let now = now();
