@@ -136,11 +136,7 @@ pub async fn catch_panics<B: MessageBody>(
     {
         Ok(res) => res,
         Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let why = crate::telemetry::panic_message(panic.as_ref());
             Err(crate::error::ApiError::Internal(format!("a handler panicked: {why}")).into())
         }
     }

@@ -13,3 +13,12 @@ pub fn init() {
         builder.try_init()
     };
 }
+
+/// What a caught panic said (its message, when it was text), for the log and the answer.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}

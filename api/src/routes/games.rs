@@ -188,12 +188,7 @@ fn same_game_from_preset(
         return false;
     };
     existing.game == kind.id()
-        && existing.players.len() == seated.len()
-        && existing
-            .players
-            .iter()
-            .zip(&seated)
-            .all(|(a, b)| a.name == b.name && a.color == b.color)
+        && same_seats(existing, seated.iter().map(|p| (&p.name, &p.color)))
         && given
             .and_then(Value::as_object)
             .into_iter()
@@ -204,12 +199,20 @@ fn same_game_from_preset(
 fn same_game(existing: &crate::store::GameRecord, new: &NewGame) -> bool {
     existing.game == new.game
         && existing.options == new.options
-        && existing.players.len() == new.players.len()
+        && same_seats(existing, new.players.iter().map(|p| (&p.name, &p.color)))
+}
+
+/// Whether the stored game seats these `(name, colour)`s, in this order.
+fn same_seats<'a>(
+    existing: &crate::store::GameRecord,
+    seats: impl ExactSizeIterator<Item = (&'a String, &'a Option<String>)>,
+) -> bool {
+    existing.players.len() == seats.len()
         && existing
             .players
             .iter()
-            .zip(&new.players)
-            .all(|(a, b)| a.name == b.name && a.color == b.color)
+            .zip(seats)
+            .all(|(a, (name, color))| a.name == *name && a.color == *color)
 }
 
 /// Turns `player_id`s into names (a name given too must match) so the domain sees names only.

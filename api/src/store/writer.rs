@@ -386,11 +386,7 @@ async fn unpanicked<T>(
         .catch_unwind()
         .await
         .unwrap_or_else(|panic| {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let why = crate::telemetry::panic_message(panic.as_ref());
             tracing::error!(panic = %why, "a write panicked; it is refused and the writer goes on");
             Err(StoreError::Database(sqlx::Error::Protocol(format!(
                 "the write failed on a bug: {why}"
