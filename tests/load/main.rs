@@ -24,6 +24,8 @@
 //!   transaction), a bare actix-web handler (`hello`, 32 connections), one finished game's
 //!   score and `GET /healthz` at 32 connections, and the ratios.
 //! - `hello` — the bare actix-web server `tables` measures (prints its address).
+//! - `frames [followers] [appends] [gap-µs] [bytes]` — the kernel's own cost of sending each
+//!   append to its followers over loopback, with no server at all (the floor under `streams`).
 
 use std::time::{Duration, Instant};
 
@@ -31,6 +33,7 @@ use serde_json::{Value, json};
 use tabletally_api::append::AppendRequest;
 use tabletally_api::store::{self, NewEvent, NewGame, NewSeat};
 
+mod frames;
 mod tables;
 
 /// A small deterministic generator (no randomness crate in the tree): numbers repeat per seed.
@@ -611,7 +614,11 @@ fn rss_kib(pid: u32) -> Option<u64> {
 
 /// The CPU time the process has used so far (user + system), from `/proc/<pid>/stat`.
 fn cpu_time(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    cpu_ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// User + system time from a `/proc/…/stat` line.
+fn cpu_ticks(stat: &str) -> Option<Duration> {
     // Fields after the command name (which may hold spaces) : state is the 3rd, utime the 14th.
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
@@ -852,7 +859,17 @@ async fn streams(
 
 fn main() {
     // The bare handler `tables` compares with runs on actix-web's own runtime, in its own process.
-    if std::env::args().nth(1).as_deref() == Some("hello") {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("frames") {
+        let number = |i: usize, default: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
+        let gap = Duration::from_micros(number(4, 200) as u64);
+        if let Err(e) = frames::frames(number(2, 10), number(3, 20_000), gap, number(5, 1_500)) {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("hello") {
         if let Err(e) = tables::hello() {
             eprintln!("error: {e}");
             std::process::exit(1);
@@ -886,7 +903,7 @@ async fn run() {
             (Some(count), Some(seconds), Some(url)) => tables::tables(base, token, count, seconds as u64, url, number(7).map(|p| p as u32)).await,
             _ => Err("tables needs <tables> <seconds> <database-url>".into()),
         },
-        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] | tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid] | hello".into()),
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] | tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid] | hello | frames [followers] [appends] [gap-µs] [bytes]".into()),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
