@@ -53,7 +53,7 @@ impl Modify for ClubToken {
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
                         "The club's token (POST /v1/clubs, scope admin), a token it issued \
-                         (POST /v1/tokens, scope write or read), or a share link's token \
+                         (POST /v1/tokens, scope admin, write or read), or a share link's token \
                          (POST /v1/games/{id}/shares: one game, read-only). The two stream \
                          endpoints also take it as ?access_token=.",
                     ))

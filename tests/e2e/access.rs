@@ -14,6 +14,7 @@ use crate::on_both_backends;
 on_both_backends!(
     a_read_token_reads_everything_and_changes_nothing,
     a_write_token_plays_but_does_not_manage_tokens,
+    an_issued_admin_token_manages_tokens_and_is_revoked_at_once,
     a_revoked_token_answers_401_at_once_and_its_stream_ends,
     a_share_link_reads_its_game_only_until_revoked,
     an_expired_share_link_answers_401,
@@ -134,7 +135,66 @@ async fn a_write_token_plays_but_does_not_manage_tokens(app: TestApp) {
 
     assert_eq!(round.status, 201, "{}", round.body);
     issue_more.problem(403);
-    assert_eq!(bad_scope.problem(422)["pointer"], "/scope");
+    let refused = bad_scope.problem(422);
+    assert_eq!(refused["pointer"], "/scope");
+    assert_eq!(
+        refused["detail"],
+        "scope must be admin, write or read, got \"owner\""
+    );
+}
+
+/// A second organiser gets an admin token of their own: it does what the club's first token
+/// does, and unlike that one it can be taken back.
+async fn an_issued_admin_token_manages_tokens_and_is_revoked_at_once(app: TestApp) {
+    // Arrange
+    let club = app.new_club().await;
+    let (admin_id, admin) = issue(&app, &club, "admin").await;
+
+    // Act
+    let phone = send(
+        &app,
+        Method::POST,
+        "/v1/tokens",
+        &admin,
+        Some(json!({"name": "Bo's phone", "scope": "write"})),
+    )
+    .await;
+    let listed = app.get("/v1/tokens", Some(&admin)).await;
+    let phone_id = phone.body["id"].as_str().expect("id").to_owned();
+    let taken_back = send(
+        &app,
+        Method::DELETE,
+        &format!("/v1/tokens/{phone_id}"),
+        &admin,
+        None,
+    )
+    .await;
+    let phone_after = app
+        .get("/v1/games", phone.body["token"].as_str())
+        .await;
+    let revoked = send(
+        &app,
+        Method::DELETE,
+        &format!("/v1/tokens/{admin_id}"),
+        &club.token,
+        None,
+    )
+    .await;
+    let admin_after = app.get("/v1/tokens", Some(&admin)).await;
+
+    // Assert
+    assert_eq!(phone.status, 201, "{}", phone.body);
+    let scopes: Vec<(&str, &str)> = listed.body["tokens"]
+        .as_array()
+        .expect("tokens")
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["scope"].as_str().unwrap()))
+        .collect();
+    assert_eq!(scopes, [("admin phone", "admin"), ("Bo's phone", "write")]);
+    assert_eq!(taken_back.status, 204, "{}", taken_back.body);
+    phone_after.problem(401);
+    assert_eq!(revoked.status, 204, "{}", revoked.body);
+    admin_after.problem(401);
 }
 
 async fn a_revoked_token_answers_401_at_once_and_its_stream_ends(app: TestApp) {

@@ -445,6 +445,17 @@ async fn every_secured_operation_shows_another_club_nothing_of_ours(app: TestApp
     // Arrange
     let a = seed_club_a(&app).await;
     let b = app.new_club().await;
+    // A third club walks with an admin token it issued (a token kind of its own).
+    let c = app.new_club().await;
+    let c_admin = app
+        .post(
+            "/v1/tokens",
+            Some(&c.token),
+            &json!({"name": "Cy's organiser phone", "scope": "admin"}),
+        )
+        .await;
+    assert_eq!(c_admin.status, StatusCode::CREATED, "{}", c_admin.body);
+    let c_admin = c_admin.body["token"].as_str().expect("token").to_owned();
     let doc = openapi(&app).await;
     let operations = secured_operations(&doc, &a);
     assert_the_walk_is_complete(&doc, &operations);
@@ -460,32 +471,37 @@ async fn every_secured_operation_shows_another_club_nothing_of_ours(app: TestApp
         .await
         .body;
 
-    for op in &operations {
-        // Act
-        let raw = send(&app, op, Some(&b.token)).await;
+    for (token, whose) in [
+        (&b.token, "another club's token"),
+        (&c_admin, "an admin token another club issued"),
+    ] {
+        for op in &operations {
+            // Act
+            let raw = send(&app, op, Some(token)).await;
 
-        // Assert
-        if op.addresses_ours {
-            // A's game or player does not exist for B.
-            assert_eq!(
-                raw.reply.status,
-                StatusCode::NOT_FOUND,
-                "{} with another club's token: {}",
-                op.key,
-                raw.text
-            );
-            raw.reply.problem(404);
-        } else {
-            // A collection, a statistic or a creation: B's own (empty) data.
-            assert_eq!(
-                raw.reply.status.as_u16(),
-                op.success,
-                "{} with another club's token: {}",
-                op.key,
-                raw.text
-            );
+            // Assert
+            if op.addresses_ours {
+                // A's game or player does not exist for B (or C).
+                assert_eq!(
+                    raw.reply.status,
+                    StatusCode::NOT_FOUND,
+                    "{} with {whose}: {}",
+                    op.key,
+                    raw.text
+                );
+                raw.reply.problem(404);
+            } else {
+                // A collection, a statistic or a creation: B's (or C's) own (empty) data.
+                assert_eq!(
+                    raw.reply.status.as_u16(),
+                    op.success,
+                    "{} with {whose}: {}",
+                    op.key,
+                    raw.text
+                );
+            }
+            assert_no_trace(op, &raw, &a);
         }
-        assert_no_trace(op, &raw, &a);
     }
 
     // B's attempts on A's game (the POSTs among them) changed nothing: same version, same log.

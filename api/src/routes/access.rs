@@ -24,7 +24,8 @@ const DEFAULT_SHARE_HOURS: i64 = 24;
 pub struct CreateToken {
     /// Who or what holds it, e.g. "Ann's phone".
     pub name: String,
-    /// `write` (everything but managing tokens) or `read` (every GET).
+    /// `admin` (everything, managing tokens included: a second organiser, revocable unlike the
+    /// club's first token), `write` (everything but managing tokens) or `read` (every GET).
     pub scope: String,
 }
 
@@ -53,7 +54,7 @@ pub struct TokenList {
     pub tokens: Vec<TokenView>,
 }
 
-/// Issues a token with scope `write` or `read` (admin only).
+/// Issues a token with scope `admin`, `write` or `read` (admin only).
 #[utoipa::path(tag = "access", security(("club_token" = [])), request_body(content = CreateToken, example = json!({"name": "Ann's phone", "scope": "write"})), responses(
     (status = 201, description = "Token created; the secret is shown once", body = TokenCreated),
     (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
@@ -68,10 +69,10 @@ pub async fn create_token(
     body: Json<CreateToken>,
 ) -> Result<HttpResponse, ApiError> {
     let name = checked_name(&body.name)?;
-    if !matches!(body.scope.as_str(), "write" | "read") {
+    if !matches!(body.scope.as_str(), "admin" | "write" | "read") {
         return Err(ApiError::invalid(
             "/scope",
-            format!("scope must be write or read, got {:?}", body.scope),
+            format!("scope must be admin, write or read, got {:?}", body.scope),
         ));
     }
     let id = uuid::Uuid::new_v4().to_string();
