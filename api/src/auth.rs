@@ -2,7 +2,10 @@
 //! issues are `tk.<token id>.<secret>` (scope `admin`, `write` or `read`) and share links
 //! `ts.<token id>.<secret>` (one game, read-only, expiring). Only the SHA-256 of a secret is
 //! stored, compared in constant time; the id in the token finds the row without searching by
-//! the secret. Every request reads the row, so a revoked token fails at once on every server.
+//! the secret. Every request reads an issued token's row, so a revoked one fails at once on
+//! every server. The club's first token is checked against its club's row, kept by each server;
+//! a new first token (`POST /v1/club/token`) makes the servers forget that row (on PostgreSQL
+//! by `NOTIFY`, as it commits).
 //!
 //! What a token may do is decided here, once, for every handler that takes a [`Club`]:
 //! a `read` token only reads (anything else → 403), a share link only reads its game's
@@ -21,7 +24,7 @@ use actix_web::HttpMessage;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::Store;
+use crate::store::{Store, first_token_revocation};
 
 /// The `access_token` query parameter of a request, moved out of its URL before anything logs
 /// it (`http::take_token_from_url`); only the two stream endpoints read it.
@@ -61,12 +64,31 @@ impl Scope {
 pub struct Club {
     pub id: String,
     pub scope: Scope,
-    /// The issued token's id (`None`: the club's first token, which cannot be revoked); an
-    /// open stream checks at every heartbeat that it still exists.
-    pub token_id: Option<String>,
+    /// Which token it is: an open stream checks at every heartbeat that it still holds.
+    pub credential: Credential,
     /// Who the token is, as a game's log shows it next to what it recorded: the issued token's
     /// name, or [`CLUB_TOKEN_NAME`].
     pub token_name: String,
+}
+
+/// Which token a request was made with, so that an open stream can tell when it stops holding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// The club's first token, by the hash it matched (a new first token replaces that hash).
+    First { hash: String },
+    /// An issued token or a share link, by its row's id.
+    Issued { id: String },
+}
+
+impl Credential {
+    /// What a revocation names ([`crate::live::Live::revoked`]): an issued token's id, or
+    /// [`first_token_revocation`] of its club for the club's first token.
+    pub fn revocation_key(&self, club: &str) -> String {
+        match self {
+            Credential::First { .. } => first_token_revocation(club),
+            Credential::Issued { id } => id.clone(),
+        }
+    }
 }
 
 /// What the log calls the club's first token (it has no name of its own).
@@ -157,7 +179,9 @@ pub async fn authenticate(state: &AppState, authorization: Option<&str>) -> Resu
                 Ok(Club {
                     id: club.id,
                     scope: Scope::Admin,
-                    token_id: None,
+                    credential: Credential::First {
+                        hash: club.token_hash,
+                    },
                     token_name: CLUB_TOKEN_NAME.to_owned(),
                 })
             } else {
@@ -189,7 +213,7 @@ pub async fn authenticate(state: &AppState, authorization: Option<&str>) -> Resu
             Ok(Club {
                 id: row.club_id,
                 scope,
-                token_id: Some(row.id),
+                credential: Credential::Issued { id: row.id },
                 token_name: row.name,
             })
         }
@@ -197,12 +221,23 @@ pub async fn authenticate(state: &AppState, authorization: Option<&str>) -> Resu
     }
 }
 
-/// Is the issued token `id` still valid (not revoked, not expired)? Open streams ask.
-pub async fn still_valid(store: &dyn Store, id: &str) -> Result<bool, ApiError> {
-    Ok(store
-        .access_token(id)
-        .await?
-        .is_some_and(|row| row.expires_at.is_none_or(|e| e > chrono::Utc::now())))
+/// Does `club`'s token still hold (an issued one not revoked nor expired, a first one not
+/// replaced)? Open streams ask.
+pub async fn still_valid(
+    store: &dyn Store,
+    club: &str,
+    credential: &Credential,
+) -> Result<bool, ApiError> {
+    Ok(match credential {
+        Credential::First { hash } => store
+            .club(club)
+            .await?
+            .is_some_and(|row| row.token_hash == *hash),
+        Credential::Issued { id } => store
+            .access_token(id)
+            .await?
+            .is_some_and(|row| row.expires_at.is_none_or(|e| e > chrono::Utc::now())),
+    })
 }
 
 /// May this token make this request? `read` reads; a share link reads its game only.
@@ -308,7 +343,9 @@ mod tests {
         Club {
             id: "c1".into(),
             scope,
-            token_id: None,
+            credential: Credential::First {
+                hash: "h".into(),
+            },
             token_name: CLUB_TOKEN_NAME.into(),
         }
     }

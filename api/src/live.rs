@@ -110,14 +110,15 @@ impl Live {
         })
     }
 
-    /// An issued token was revoked: the streams it opened end now.
+    /// A token was revoked (an issued token's id) or replaced (a club's first token, named by
+    /// [`crate::store::first_token_revocation`]): the streams it opened end now.
     pub fn revoked(&self, token: &str) {
         // Nobody listening is not an error: no stream uses an issued token.
         let _ = self.revocations.send(Arc::from(token));
     }
 
-    /// Revocations may have been missed (a lost `LISTEN` connection): every stream opened with
-    /// an issued token checks it in the database.
+    /// Revocations may have been missed (a lost `LISTEN` connection): every stream checks its
+    /// token in the database.
     pub fn recheck_tokens(&self) {
         let _ = self.revocations.send(Arc::from(RECHECK));
     }
@@ -501,8 +502,9 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
         };
         retry = Duration::from_millis(100);
         // Listening again: whatever was committed while we were not is in the log, and a
-        // token may have been revoked meanwhile.
+        // token may have been revoked or a first token replaced meanwhile.
         live.catch_up_all(store.as_ref()).await;
+        store.forget_clubs(None);
         live.recheck_tokens();
         loop {
             let received = tokio::select! {
@@ -513,7 +515,13 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
                 Ok(Some(notification))
                     if notification.channel() == crate::store::REVOCATIONS_CHANNEL =>
                 {
-                    live.revoked(notification.payload());
+                    let revoked = notification.payload();
+                    // A first token replaced: its club's row is read again before anyone
+                    // checks a token against it.
+                    if let Some(club) = crate::store::revoked_first_token(revoked) {
+                        store.forget_clubs(Some(club));
+                    }
+                    live.revoked(revoked);
                 }
                 Ok(Some(notification)) => {
                     let mut parts = notification.payload().split(' ');

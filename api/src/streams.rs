@@ -9,7 +9,7 @@ use std::time::Duration;
 use actix_web::web::Bytes;
 use tokio::sync::{broadcast, watch};
 
-use crate::auth::Club;
+use crate::auth::{Club, Credential};
 use crate::error::ApiError;
 use crate::live::{
     GameSubscription, Live, LobbySubscription, RECHECK, Ticket, frames_after, snapshot, sse,
@@ -30,7 +30,7 @@ pub struct GameStream {
     last: i64,
     heartbeat: tokio::time::Interval,
     closing: watch::Receiver<bool>,
-    /// The issued token the stream was opened with: revoked or expired, the stream ends.
+    /// The token the stream was opened with: revoked, expired or replaced, the stream ends.
     revocation: Revocation,
     _ticket: Ticket,
 }
@@ -44,7 +44,7 @@ impl GameStream {
         game: &str,
         resume: Option<i64>,
     ) -> Result<Self, ApiError> {
-        let token = club.token_id.clone();
+        let revocation = watch_revocation(live, club);
         let club = club.id.as_str();
         let ticket = live.admit(club)?;
         // Subscribe before reading: a commit after the read is then on the channel.
@@ -77,7 +77,7 @@ impl GameStream {
             last: record.version,
             heartbeat: heartbeat(live.limits.heartbeat),
             closing: live.closing(),
-            revocation: watch_revocation(live, token),
+            revocation,
             _ticket: ticket,
         })
     }
@@ -95,7 +95,7 @@ impl GameStream {
             let receiver = self.subscription.receiver.as_mut()?;
             tokio::select! {
                 _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.revocation.token()).await,
+                _ = self.heartbeat.tick() => return self.revocation.heartbeat_unless_revoked(self.store.as_ref()).await,
                 () = self.revocation.ended(self.store.as_ref()) => return None,
                 received = receiver.recv() => match received {
                     Ok(frame) if frame.version <= self.last => continue,
@@ -167,7 +167,7 @@ impl LobbyStream {
         club: &Club,
         resume: Option<i64>,
     ) -> Result<Self, ApiError> {
-        let token = club.token_id.clone();
+        let revocation = watch_revocation(live, club);
         let club = club.id.as_str();
         let ticket = live.admit(club)?;
         let subscription = live.subscribe_lobby(club);
@@ -188,7 +188,7 @@ impl LobbyStream {
             last,
             heartbeat: heartbeat(live.limits.heartbeat),
             closing: live.closing(),
-            revocation: watch_revocation(live, token),
+            revocation,
             _ticket: ticket,
         };
         // A resuming client first gets what it missed; a fresh one an immediate comment, so
@@ -234,7 +234,7 @@ impl LobbyStream {
             let receiver = self.subscription.receiver.as_mut()?;
             tokio::select! {
                 _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return heartbeat_unless_revoked(self.store.as_ref(), self.revocation.token()).await,
+                _ = self.heartbeat.tick() => return self.revocation.heartbeat_unless_revoked(self.store.as_ref()).await,
                 () = self.revocation.ended(self.store.as_ref()) => return None,
                 woken = receiver.changed() => {
                     if woken.is_err() {
@@ -257,55 +257,57 @@ impl LobbyStream {
     }
 }
 
-/// What a stream opened with `token` watches to end when it is revoked.
-fn watch_revocation(live: &Live, token: Option<String>) -> Revocation {
+/// What a stream opened by `club` watches to end when its token stops holding.
+fn watch_revocation(live: &Live, club: &Club) -> Revocation {
     Revocation {
-        watched: token.map(|token| (token, live.revocations())),
+        key: club.credential.revocation_key(&club.id),
+        club: club.id.clone(),
+        credential: club.credential.clone(),
+        revocations: live.revocations(),
     }
 }
 
-/// Ends a stream when the issued token it was opened with is revoked (the club's first token
-/// cannot be revoked: nothing to watch). An expiry is caught by the heartbeat.
+/// Ends a stream when the token it was opened with is revoked (an issued token or a share
+/// link) or replaced (the club's first token). An expiry is caught by the heartbeat.
 struct Revocation {
-    watched: Option<(String, broadcast::Receiver<Arc<str>>)>,
+    /// What a revocation of this token names ([`Credential::revocation_key`]).
+    key: String,
+    club: String,
+    credential: Credential,
+    revocations: broadcast::Receiver<Arc<str>>,
 }
 
 impl Revocation {
-    fn token(&self) -> Option<&str> {
-        self.watched.as_ref().map(|(token, _)| token.as_str())
-    }
-
-    /// Resolves when the token is revoked; never, when there is none to watch.
+    /// Resolves when the token is revoked.
     async fn ended(&mut self, store: &dyn Store) {
-        let Some((token, receiver)) = self.watched.as_mut() else {
-            return std::future::pending().await;
-        };
         loop {
-            let check = match receiver.recv().await {
-                Ok(revoked) if *revoked == **token => return,
+            let check = match self.revocations.recv().await {
+                Ok(revoked) if *revoked == *self.key => return,
                 Ok(revoked) => *revoked == *RECHECK,
                 // Revocations were dropped while this stream was busy: ask the database.
                 Err(broadcast::error::RecvError::Lagged(_)) => true,
                 Err(broadcast::error::RecvError::Closed) => return std::future::pending().await,
             };
-            if check && matches!(crate::auth::still_valid(store, token).await, Ok(false)) {
+            if check && matches!(self.still_valid(store).await, Ok(false)) {
                 return;
             }
         }
     }
-}
 
-/// A heartbeat, or the end of the stream when its token was revoked or has expired.
-async fn heartbeat_unless_revoked(store: &dyn Store, token: Option<&str>) -> Option<Bytes> {
-    if let Some(id) = token {
-        match crate::auth::still_valid(store, id).await {
+    async fn still_valid(&self, store: &dyn Store) -> Result<bool, ApiError> {
+        crate::auth::still_valid(store, &self.club, &self.credential).await
+    }
+
+    /// A heartbeat, or the end of the stream when its token was revoked or has expired.
+    async fn heartbeat_unless_revoked(&self, store: &dyn Store) -> Option<Bytes> {
+        match self.still_valid(store).await {
             Ok(true) => {}
             Ok(false) => return None,
             // The database is away: keep the stream; the next heartbeat asks again.
             Err(e) => tracing::warn!(error = %e, "a stream could not check its token"),
         }
+        Some(Bytes::from_static(HEARTBEAT))
     }
-    Some(Bytes::from_static(HEARTBEAT))
 }
 
 fn heartbeat(period: Duration) -> tokio::time::Interval {

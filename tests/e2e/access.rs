@@ -15,6 +15,7 @@ on_both_backends!(
     a_read_token_reads_everything_and_changes_nothing,
     a_write_token_plays_but_does_not_manage_tokens,
     an_issued_admin_token_manages_tokens_and_is_revoked_at_once,
+    a_new_first_token_ends_the_old_one_and_its_streams_on_every_server,
     a_revoked_token_answers_401_at_once_and_its_stream_ends,
     a_share_link_reads_its_game_only_until_revoked,
     an_expired_share_link_answers_401,
@@ -276,6 +277,78 @@ async fn a_revoked_token_answers_401_at_once_and_its_stream_ends(app: TestApp) {
             .get("/v1/games", Some(&read))
             .await
             .problem(401);
+    }
+}
+
+/// The club's first token leaked: an admin replaces it. The old one stops working everywhere
+/// and its streams end; the new one and the issued tokens work.
+async fn a_new_first_token_ends_the_old_one_and_its_streams_on_every_server(app: TestApp) {
+    // Arrange: a stream with the old first token here and, on PostgreSQL, on a second server
+    // that has checked the old token (and kept the club's row).
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let (_, admin) = issue(&app, &club, "admin").await;
+    let (_, write) = issue(&app, &club, "write").await;
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+    assert_eq!(stream.expect().await.event, "snapshot");
+    let other_server = match app.backend {
+        Backend::Postgres => Some(app.second_server().await),
+        Backend::Sqlite => None, // one SQLite file is served by one process
+    };
+    let mut elsewhere = match &other_server {
+        Some(other) => {
+            assert_eq!(other.get("/v1/games", Some(&club.token)).await.status, 200);
+            let mut lobby = EventStream::open(other, "/v1/stream", &club.token, None).await;
+            lobby.heartbeat().await;
+            Some(lobby)
+        }
+        None => None,
+    };
+
+    // Act: replaced with an issued admin token, then again with the new first token itself.
+    let replaced = send(&app, Method::POST, "/v1/club/token", &admin, None).await;
+    let new_token = replaced.body["token"].as_str().expect("token").to_owned();
+    let old_after = app.get("/v1/games", Some(&club.token)).await;
+    let new_after = app.get("/v1/games", Some(&new_token)).await;
+    let write_after = app.get("/v1/games", Some(&write)).await;
+    let with_old = send(&app, Method::POST, "/v1/club/token", &club.token, None).await;
+    let again = send(&app, Method::POST, "/v1/club/token", &new_token, None).await;
+    let by_write = send(&app, Method::POST, "/v1/club/token", &write, None).await;
+
+    // Assert
+    assert_eq!(replaced.status, 200, "{}", replaced.body);
+    assert_eq!(replaced.body["id"], club.id.as_str());
+    assert!(new_token.starts_with(&format!("tt.{}.", club.id)), "{new_token}");
+    old_after.problem(401);
+    assert_eq!(new_after.status, 200, "{}", new_after.body);
+    assert_eq!(write_after.status, 200, "the issued tokens are left as they are");
+    with_old.problem(401);
+    assert_eq!(again.status, 200, "{}", again.body);
+    let newest = again.body["token"].as_str().expect("token");
+    assert_ne!(newest, new_token);
+    app.get("/v1/games", Some(&new_token)).await.problem(401);
+    assert_eq!(app.get("/v1/games", Some(newest)).await.status, 200);
+    by_write.problem(403);
+    let at_once = Duration::from_secs(5);
+    let ended = tokio::time::timeout(at_once, stream.next()).await;
+    assert!(matches!(ended, Ok(None)), "the old first token's stream ended");
+    if let (Some(other_server), Some(lobby)) = (other_server, elsewhere.as_mut()) {
+        let ended = tokio::time::timeout(at_once, lobby.next()).await;
+        assert!(
+            matches!(ended, Ok(None)),
+            "the old first token's stream on the other server ended"
+        );
+        // The other server heard of it (NOTIFY, as it committed) before its stream ended, so
+        // it has forgotten the club's row it kept.
+        other_server
+            .get("/v1/games", Some(&club.token))
+            .await
+            .problem(401);
+        assert_eq!(
+            other_server.get("/v1/games", Some(newest)).await.status,
+            200
+        );
     }
 }
 

@@ -1,5 +1,6 @@
-//! Access: the club's tokens with scopes (`POST/GET/DELETE /v1/tokens`, admin only) and a
-//! game's share links (`POST /v1/games/{id}/shares`, `DELETE …/shares/{share_id}`).
+//! Access: the club's tokens with scopes (`POST/GET/DELETE /v1/tokens`, admin only), a new
+//! first token for the club (`POST /v1/club/token`, admin only) and a game's share links
+//! (`POST /v1/games/{id}/shares`, `DELETE …/shares/{share_id}`).
 
 use actix_web::{HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Duration, SubsecRound, Utc};
@@ -10,7 +11,7 @@ use crate::auth::{self, Admin, Club};
 use crate::error::{ApiError, Problem};
 use crate::extract::Json;
 use crate::state::AppState;
-use crate::store::AccessTokenRecord;
+use crate::store::{AccessTokenRecord, first_token_revocation};
 
 const MAX_TOKEN_NAME: usize = 100;
 /// A share link lives at most 30 days: long enough for a league night's recap, short enough
@@ -175,6 +176,39 @@ pub async fn revoke_token(
     state.live.revoked(&id);
     tracing::info!(club = %admin.0.id, token = %id, "token revoked");
     Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClubTokenReplaced {
+    /// The club's id.
+    pub id: String,
+    /// The club's new first token (scope `admin`). Shown once: only its hash is stored.
+    pub token: String,
+}
+
+/// Replaces the club's first token (the one `POST /v1/clubs` answered) with a new one, for when
+/// it was lost or seen by someone it should not have been (admin only). The old one answers
+/// 401 from the next request on and the streams it opened end, on every server; the tokens the
+/// club issued are left as they are.
+#[utoipa::path(tag = "access", security(("club_token" = [])), responses(
+    (status = 200, description = "The new first token; the old one no longer works", body = ClubTokenReplaced),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "The token does not have scope admin", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/v1/club/token")]
+pub async fn replace_club_token(
+    state: web::Data<AppState>,
+    admin: Admin,
+) -> Result<HttpResponse, ApiError> {
+    let club = admin.0.id;
+    let (token, hash) = auth::new_token(&club)?;
+    if !state.store.replace_club_token(&club, &hash).await? {
+        // Authenticated a moment ago: the club cannot have gone (no statement deletes one).
+        return Err(ApiError::Internal(format!("club {club} has no row")));
+    }
+    state.live.revoked(&first_token_revocation(&club));
+    tracing::info!(club = %club, "the club's first token was replaced");
+    Ok(HttpResponse::Ok().json(ClubTokenReplaced { id: club, token }))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

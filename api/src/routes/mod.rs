@@ -37,6 +37,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(access::create_token)
         .service(access::list_tokens)
         .service(access::revoke_token)
+        .service(access::replace_club_token)
         .service(access::create_share)
         .service(access::list_shares)
         .service(access::revoke_share)

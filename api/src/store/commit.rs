@@ -17,8 +17,8 @@ use super::{
 /// group commit's counters.
 pub(super) struct Shared {
     pub(super) cache: StateCache,
-    /// Clubs never change once created (no statement updates or deletes one), so the row a
-    /// club token is checked against is read once per server.
+    /// A club's row changes only when its first token is replaced, which every server hears
+    /// of, so the row a club token is checked against is read once per server.
     pub(super) clubs: Clubs,
     pub(super) subscribers: OnceLock<Arc<dyn Subscribers>>,
     batches: AtomicU64,
@@ -28,25 +28,58 @@ pub(super) struct Shared {
 
 /// Club rows by id, bounded: past [`Clubs::MAX`] the map starts again.
 #[derive(Default)]
-pub(super) struct Clubs(std::sync::Mutex<std::collections::HashMap<String, ClubRecord>>);
+pub(super) struct Clubs(std::sync::Mutex<KeptClubs>);
+
+#[derive(Default)]
+struct KeptClubs {
+    rows: std::collections::HashMap<String, ClubRecord>,
+    /// Raised by every forget: a row read before one may be older than what it forgot, and
+    /// is not kept ([`Clubs::ticket`]).
+    forgets: u64,
+}
+
+/// Taken before a club's row is read, to keep what was read only if nothing was forgotten
+/// meanwhile.
+pub(super) struct ClubTicket(u64);
 
 impl Clubs {
     const MAX: usize = 10_000;
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, ClubRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, KeptClubs> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(super) fn get(&self, id: &str) -> Option<ClubRecord> {
-        self.lock().get(id).cloned()
+        self.lock().rows.get(id).cloned()
     }
 
-    pub(super) fn put(&self, club: ClubRecord) {
-        let mut clubs = self.lock();
-        if clubs.len() >= Self::MAX {
-            clubs.clear();
+    pub(super) fn ticket(&self) -> ClubTicket {
+        ClubTicket(self.lock().forgets)
+    }
+
+    /// Forgets one club's row (`None`: every club's).
+    pub(super) fn forget(&self, club: Option<&str>) {
+        let mut kept = self.lock();
+        kept.forgets += 1;
+        match club {
+            Some(id) => {
+                kept.rows.remove(id);
+            }
+            None => kept.rows.clear(),
         }
-        clubs.insert(club.id.clone(), club);
+    }
+
+    /// Keeps a row read after `ticket` was taken, unless a forget came in between (the row may
+    /// then hold a first token that was replaced).
+    pub(super) fn put(&self, club: ClubRecord, ticket: ClubTicket) {
+        let mut kept = self.lock();
+        if kept.forgets != ticket.0 {
+            return;
+        }
+        if kept.rows.len() >= Self::MAX {
+            kept.rows.clear();
+        }
+        kept.rows.insert(club.id.clone(), club);
     }
 }
 
@@ -128,5 +161,43 @@ impl AfterCommit {
         for meta in &mut self.held.meta {
             meta.position = settled_position(meta.position, first);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn club(hash: &str) -> ClubRecord {
+        ClubRecord {
+            id: "c1".into(),
+            name: "Friday games".into(),
+            token_hash: hash.into(),
+        }
+    }
+
+    #[test]
+    fn a_club_row_read_before_a_forget_is_not_kept() {
+        let clubs = Clubs::default();
+        let before = clubs.ticket();
+        clubs.forget(Some("c1")); // the first token was replaced meanwhile
+
+        clubs.put(club("old"), before);
+
+        assert!(clubs.get("c1").is_none());
+    }
+
+    #[test]
+    fn a_club_row_read_after_the_last_forget_is_kept_until_the_next() {
+        let clubs = Clubs::default();
+        clubs.forget(None);
+        let after = clubs.ticket();
+
+        clubs.put(club("new"), after);
+        let kept = clubs.get("c1").map(|c| c.token_hash);
+        clubs.forget(Some("c1"));
+
+        assert_eq!(kept.as_deref(), Some("new"));
+        assert!(clubs.get("c1").is_none());
     }
 }

@@ -28,7 +28,10 @@ pub use crate::records::{
 pub use cache::{CacheCounters, StateCache};
 pub use players::{Merge, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
-pub use sql::{NOTIFY_CHANNEL, PostgresStore, REVOCATIONS_CHANNEL, SqliteStore};
+pub use sql::{
+    NOTIFY_CHANNEL, PostgresStore, REVOCATIONS_CHANNEL, SqliteStore, first_token_revocation,
+    revoked_first_token,
+};
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
     StatsFilter, StatsStore,
@@ -232,7 +235,17 @@ pub trait EventStore: Send + Sync {
         token_hash: &str,
     ) -> Result<ClubRecord, StoreError>;
 
+    /// The club's row. Each server keeps the rows it read: [`EventStore::forget_clubs`] when
+    /// another server replaced a club's first token.
     async fn club(&self, id: &str) -> Result<Option<ClubRecord>, StoreError>;
+
+    /// Replaces the club's first token with one of this hash, at once on every server (on
+    /// PostgreSQL the other servers hear of it by `NOTIFY` as it commits); false when there is
+    /// no such club.
+    async fn replace_club_token(&self, club: &str, token_hash: &str) -> Result<bool, StoreError>;
+
+    /// Forgets the kept row of this club (`None`: of every club), to read it again.
+    fn forget_clubs(&self, club: Option<&str>);
 
     async fn create_access_token(&self, token: &AccessTokenRecord) -> Result<(), StoreError>;
 

@@ -152,8 +152,20 @@ fn appended(
 /// a hint only: listeners read the committed rows themselves.
 pub const NOTIFY_CHANNEL: &str = "tabletally_commits";
 
-/// The channel a revoked token's id is sent on, so every server ends the streams it opened.
+/// The channel a revoked token's id (or a replaced first token's [`first_token_revocation`]) is
+/// sent on, so every server ends the streams it opened (and forgets the club's kept row).
 pub const REVOCATIONS_CHANNEL: &str = "tabletally_revocations";
+
+/// How a revocation names a club's first token once a new one replaced it (an issued token is
+/// named by its id, a UUID: the two never meet).
+pub fn first_token_revocation(club: &str) -> String {
+    format!("club:{club}")
+}
+
+/// The club whose first token a revocation names, if it names one.
+pub fn revoked_first_token(revocation: &str) -> Option<&str> {
+    revocation.strip_prefix("club:")
+}
 
 /// SQLite's page cache per connection, MiB (`TABLETALLY_SQLITE_CACHE_MB`): a server's, and a
 /// long pass's (export, import, migrate), whose memory then stays about 40 MB (BENCHMARKS.md).
@@ -874,6 +886,7 @@ macro_rules! sql_store {
                 if let Some(club) = self.shared.clubs.get(id) {
                     return Ok(Some(club));
                 }
+                let ticket = self.shared.clubs.ticket();
                 let row = sqlx::query("SELECT id, name, token_hash FROM clubs WHERE id = $1")
                     .bind(id)
                     .fetch_optional(&self.pool)
@@ -887,9 +900,34 @@ macro_rules! sql_store {
                 })
                 .transpose()?;
                 if let Some(club) = &club {
-                    self.shared.clubs.put(club.clone());
+                    self.shared.clubs.put(club.clone(), ticket);
                 }
                 Ok(club)
+            }
+
+            async fn replace_club_token(&self, club: &str, token_hash: &str) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin_with($begin).await?;
+                let done = sqlx::query("UPDATE clubs SET token_hash = $1 WHERE id = $2")
+                    .bind(token_hash)
+                    .bind(club)
+                    .execute(&mut *tx)
+                    .await?;
+                let replaced = done.rows_affected() > 0;
+                // Every server forgets the club's row and ends the old token's streams.
+                if replaced && !$notify.is_empty() {
+                    sqlx::query($notify)
+                        .bind(super::sql::REVOCATIONS_CHANNEL)
+                        .bind(super::first_token_revocation(club))
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await?;
+                self.shared.clubs.forget(Some(club));
+                Ok(replaced)
+            }
+
+            fn forget_clubs(&self, club: Option<&str>) {
+                self.shared.clubs.forget(club);
             }
 
             async fn create_access_token(&self, token: &AccessTokenRecord) -> Result<(), StoreError> {
