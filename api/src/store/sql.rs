@@ -546,8 +546,14 @@ macro_rules! sql_store {
                     let player_id = match &seat.player_id {
                         Some(id) if ids.contains(id) => id.clone(),
                         Some(id) => return Err(StoreError::UnknownPlayer(id.clone())),
+                        // Gone between the insert, which found the name taken, and the read: the
+                        // player was merged into another meanwhile (PostgreSQL; SQLite's writer
+                        // and merges take turns). Sent again, the creation adds the name anew.
                         None => by_key.get(&name_key(&seat.name)).cloned().ok_or_else(|| {
-                            corrupt("new player", format!("{} was added but cannot be read", seat.name))
+                            StoreError::Conflict(format!(
+                                "the player {:?} was merged into another by a concurrent request; send it again",
+                                seat.name
+                            ))
                         })?,
                     };
                     seats.push(SeatRecord { seat: i as i64 + 1, name: seat.name.clone(), player_id, color: seat.color.clone() });
