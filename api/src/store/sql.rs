@@ -390,6 +390,19 @@ macro_rules! sql_store {
                 Ok(changes)
             }
 
+            /// Tells the other servers (PostgreSQL `NOTIFY`, delivered at commit) of a revocation
+            /// ([`super::REVOCATIONS_CHANNEL`]); SQLite's one server has told its streams itself.
+            async fn announce_revocation(tx: &mut sqlx::Transaction<'static, $db>, revoked: &str) -> Result<(), StoreError> {
+                if !$notify.is_empty() {
+                    sqlx::query($notify)
+                        .bind(super::sql::REVOCATIONS_CHANNEL)
+                        .bind(revoked)
+                        .execute(&mut **tx)
+                        .await?;
+                }
+                Ok(())
+            }
+
             /// Tells the other servers (PostgreSQL `NOTIFY`, delivered at commit) that the
             /// game reached this version.
             async fn notify(w: &mut Writes<$db>, game_id: &str, version: i64) -> Result<(), StoreError> {
@@ -920,12 +933,8 @@ macro_rules! sql_store {
                     .await?;
                 let replaced = done.rows_affected() > 0;
                 // Every server forgets the club's row and ends the old token's streams.
-                if replaced && !$notify.is_empty() {
-                    sqlx::query($notify)
-                        .bind(super::sql::REVOCATIONS_CHANNEL)
-                        .bind(super::first_token_revocation(club))
-                        .execute(&mut *tx)
-                        .await?;
+                if replaced {
+                    Self::announce_revocation(&mut tx, &super::first_token_revocation(club)).await?;
                 }
                 tx.commit().await?;
                 self.shared.clubs.forget(Some(club));
@@ -1000,13 +1009,9 @@ macro_rules! sql_store {
                 .execute(&mut *tx)
                 .await?;
                 let deleted = done.rows_affected() > 0;
-                // Every server's streams opened with it end at once (delivered at commit).
-                if deleted && !$notify.is_empty() {
-                    sqlx::query($notify)
-                        .bind(super::sql::REVOCATIONS_CHANNEL)
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?;
+                // Every server's streams opened with it end at once.
+                if deleted {
+                    Self::announce_revocation(&mut tx, id).await?;
                 }
                 tx.commit().await?;
                 Ok(deleted)
