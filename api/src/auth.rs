@@ -343,9 +343,7 @@ mod tests {
         Club {
             id: "c1".into(),
             scope,
-            credential: Credential::First {
-                hash: "h".into(),
-            },
+            credential: Credential::First { hash: "h".into() },
             token_name: CLUB_TOKEN_NAME.into(),
         }
     }

@@ -170,9 +170,7 @@ async fn an_issued_admin_token_manages_tokens_and_is_revoked_at_once(app: TestAp
         None,
     )
     .await;
-    let phone_after = app
-        .get("/v1/games", phone.body["token"].as_str())
-        .await;
+    let phone_after = app.get("/v1/games", phone.body["token"].as_str()).await;
     let revoked = send(
         &app,
         Method::DELETE,
@@ -319,10 +317,16 @@ async fn a_new_first_token_ends_the_old_one_and_its_streams_on_every_server(app:
     // Assert
     assert_eq!(replaced.status, 200, "{}", replaced.body);
     assert_eq!(replaced.body["id"], club.id.as_str());
-    assert!(new_token.starts_with(&format!("tt.{}.", club.id)), "{new_token}");
+    assert!(
+        new_token.starts_with(&format!("tt.{}.", club.id)),
+        "{new_token}"
+    );
     old_after.problem(401);
     assert_eq!(new_after.status, 200, "{}", new_after.body);
-    assert_eq!(write_after.status, 200, "the issued tokens are left as they are");
+    assert_eq!(
+        write_after.status, 200,
+        "the issued tokens are left as they are"
+    );
     with_old.problem(401);
     assert_eq!(again.status, 200, "{}", again.body);
     let newest = again.body["token"].as_str().expect("token");
@@ -332,7 +336,10 @@ async fn a_new_first_token_ends_the_old_one_and_its_streams_on_every_server(app:
     by_write.problem(403);
     let at_once = Duration::from_secs(5);
     let ended = tokio::time::timeout(at_once, stream.next()).await;
-    assert!(matches!(ended, Ok(None)), "the old first token's stream ended");
+    assert!(
+        matches!(ended, Ok(None)),
+        "the old first token's stream ended"
+    );
     if let (Some(other_server), Some(lobby)) = (other_server, elsewhere.as_mut()) {
         let ended = tokio::time::timeout(at_once, lobby.next()).await;
         assert!(

@@ -25,17 +25,19 @@ pub fn frames(streams: usize, appends: usize, gap: Duration, bytes: usize) -> Re
         writer.set_nodelay(true).map_err(|e| e.to_string())?;
         let (mut reader, _) = listener.accept().map_err(|e| e.to_string())?;
         writers.push(writer);
-        readers.push(std::thread::spawn(move || -> Result<(Duration, u64), String> {
-            let mut buffer = vec![0u8; 64 * 1024];
-            let mut read = 0u64;
-            loop {
-                match reader.read(&mut buffer) {
-                    Ok(0) => return Ok((thread_cpu()?, read)),
-                    Ok(n) => read += n as u64,
-                    Err(e) => return Err(e.to_string()),
+        readers.push(std::thread::spawn(
+            move || -> Result<(Duration, u64), String> {
+                let mut buffer = vec![0u8; 64 * 1024];
+                let mut read = 0u64;
+                loop {
+                    match reader.read(&mut buffer) {
+                        Ok(0) => return Ok((thread_cpu()?, read)),
+                        Ok(n) => read += n as u64,
+                        Err(e) => return Err(e.to_string()),
+                    }
                 }
-            }
-        }));
+            },
+        ));
     }
     let frame = vec![b'x'; bytes];
     let before = thread_cpu()?;
@@ -53,7 +55,10 @@ pub fn frames(streams: usize, appends: usize, gap: Duration, bytes: usize) -> Re
     for reader in readers {
         let (cpu, read) = reader.join().map_err(|_| "a reader panicked")??;
         if read != (appends * bytes) as u64 {
-            return Err(format!("a reader got {read} bytes, not {}", appends * bytes));
+            return Err(format!(
+                "a reader got {read} bytes, not {}",
+                appends * bytes
+            ));
         }
         read_cpu += cpu;
     }

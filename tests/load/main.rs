@@ -861,7 +861,8 @@ fn main() {
     // The bare handler `tables` compares with runs on actix-web's own runtime, in its own process.
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("frames") {
-        let number = |i: usize, default: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
+        let number =
+            |i: usize, default: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
         let gap = Duration::from_micros(number(4, 200) as u64);
         if let Err(e) = frames::frames(number(2, 10), number(3, 20_000), gap, number(5, 1_500)) {
             eprintln!("error: {e}");
