@@ -113,7 +113,7 @@ impl Live {
     /// A token was revoked (an issued token's id) or replaced (a club's first token, named by
     /// [`crate::store::first_token_revocation`]): the streams it opened end now.
     pub fn revoked(&self, token: &str) {
-        // Nobody listening is not an error: no stream uses an issued token.
+        // Nobody listening is not an error: no stream was opened with that token.
         let _ = self.revocations.send(Arc::from(token));
     }
 
