@@ -44,7 +44,9 @@ pub const RESULT_RECORDED: &str = "result_recorded";
 /// 3. Mint Julep's option `last_race_ends_game` (games of versions 1–2 played `false`).
 /// 4. Mind Up! with 4–5 objectives lists round 1's again in rounds 2–3 (games of versions 1–3
 ///    could leave them out).
-pub const SCHEMA_VERSION: u32 = 4;
+/// 5. Mint Julep's `replaces` replaces the bet it names in any game (games of versions 1–4 read
+///    it only with 2 players holding two bets).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// An event as stored: its number in the game's log, its type, its data and the schema version
 /// that data was written with.

@@ -176,9 +176,20 @@ impl Oracle {
             round: self.round,
             letter,
         };
+        if let Some(named) = replaces {
+            // "`replaces`, when present, must name one of the player's active bets, and that
+            // bet is replaced … in any game, whatever the number of the player's active bets".
+            let old = *mine
+                .iter()
+                .find(|&&i| self.bets[i].horse == named)
+                .ok_or("replaces names no bet of the player")?;
+            self.bets.remove(old);
+            self.bets.push(new);
+            return Ok(());
+        }
         if mine.len() < most {
             // Round 1's compulsory bet, or (2 players) "an addition while the player has
-            // fewer than two" — in round 1 or later; `replaces` is meaningless here.
+            // fewer than two" — in round 1 or later.
             self.bets.push(new);
             return Ok(());
         }
@@ -187,16 +198,12 @@ impl Oracle {
         if self.round == 1 {
             return Err("round 1: one bet each (two with 2 players)".into());
         }
-        let old = if self.two_players() {
-            // "once a player has two, a new bet names the one it replaces (`replaces`)".
-            let named = replaces.ok_or("replaces is required")?;
-            *mine
-                .iter()
-                .find(|&&i| self.bets[i].horse == named)
-                .ok_or("replaces names no bet of the player")?
-        } else {
-            mine[0]
-        };
+        // "`replaces` is required only when the player already has two active bets".
+        if self.two_players() {
+            return Err("replaces is required".into());
+        }
+        // "Without it, a 3–4-player bet in round 2 or 3 replaces the player's one active bet".
+        let old = mine[0];
         self.bets.remove(old);
         self.bets.push(new);
         Ok(())
@@ -608,9 +615,9 @@ fn random_bet(dice: &mut Dice, table: &Table, player: usize, letters: bool) -> O
             return None;
         }
         json!(HORSES[dice.pick(&mine).horse])
-    } else if dice.one_in(4) {
-        // "meaningless otherwise": any horse, or none.
-        json!(*dice.pick(&HORSES))
+    } else if !mine.is_empty() && dice.one_in(4) {
+        // "`replaces`, when present, must name one of the player's active bets".
+        json!(HORSES[dice.pick(&mine).horse])
     } else {
         Value::Null
     };
@@ -1171,10 +1178,20 @@ fn with_two_players_holding_two_bets_a_new_bet_names_one_it_replaces() {
         "bet_placed",
         json!({"round": 2, "player": "Ann", "horse": MS, "replaces": AJ}),
     );
-    // Bo holds one: a new bet is added as his second, whatever `replaces` names.
-    table.legal(
+    // Bo holds one: naming a horse he has no bet on is refused, naming his bet replaces it,
+    // and a bet without `replaces` is added as his second.
+    table.illegal(
         "bet_placed",
         json!({"round": 2, "player": "Bo", "horse": WP, "replaces": MS}),
+    );
+    table.legal(
+        "bet_placed",
+        json!({"round": 2, "player": "Bo", "horse": WP, "replaces": NA}),
+    );
+    assert_eq!(table.oracle.bets.len(), 3);
+    table.legal(
+        "bet_placed",
+        json!({"round": 2, "player": "Bo", "horse": MS}),
     );
     assert_eq!(table.oracle.bets.len(), 4);
 }

@@ -428,14 +428,14 @@ async fn a_protected_be_careful_counts_toward_the_majority_by_default(app: TestA
     );
     assert_eq!(score["house_rules"], json!([]));
     assert_every_point_is_explained(&score);
-    // Every event is written at today's schema version (4), game_started with the option.
+    // Every event is written at today's schema version (5), game_started with the option.
     let log = app
         .get(&format!("/v1/games/{game}/events"), Some(&club.token))
         .await;
     let events = log.body["events"].as_array().unwrap();
     assert_eq!(events.len(), 4);
     assert!(
-        events.iter().all(|e| e["schema_version"] == 4),
+        events.iter().all(|e| e["schema_version"] == 5),
         "{events:?}"
     );
     assert_eq!(
@@ -561,7 +561,7 @@ async fn a_game_stored_before_protected_be_careful_keeps_its_old_score(app: Test
         .iter()
         .map(|e| &e["schema_version"])
         .collect();
-    assert_eq!(versions, [&json!(1), &json!(4), &json!(4), &json!(4)]);
+    assert_eq!(versions, [&json!(1), &json!(5), &json!(5), &json!(5)]);
 
     // And a game stored whole before the change scores the same.
     execute(

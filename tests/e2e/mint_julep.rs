@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::helpers::{
     TestApp, TestClub, assert_every_point_is_explained, event, expect_totals, player, ranks, totals,
 };
+use crate::mint_condition::execute;
 use crate::on_both_backends;
 
 /// Ann, Bo and Cy (3 players: one active bet each, backers of one horse split its points).
@@ -230,6 +231,7 @@ on_both_backends!(
     a_correction_that_flips_a_horse_twice_is_refused,
     a_correction_with_an_illegal_move_points_into_its_data,
     setup_errors_name_the_field,
+    a_two_player_bet_naming_the_only_bet_replaces_it_but_not_in_a_game_stored_before,
 );
 
 async fn a_three_player_game_splits_a_shared_horse_and_charges_late_bets(app: TestApp) {
@@ -1205,4 +1207,77 @@ fn five_players() -> Vec<Value> {
         .iter()
         .map(|n| json!({"name": n}))
         .collect()
+}
+
+/// The start order, recorded as a round's finish.
+fn start_order(round: u32) -> Value {
+    event(
+        "race_recorded",
+        json!({"round": round, "order": ["alaskan-justice", "maple-splendor", "newtons-apple", "whiskey-princess", "you-got-me"]}),
+    )
+}
+
+/// Rounds 2 and 3 of a 2-player game with one bet each: Bo's new bet on MS names his AJ bet,
+/// then every round finishes in the start order (AJ, MS, NA, WP, YGM).
+fn bo_names_his_only_bet() -> Vec<Value> {
+    vec![
+        bet(2, "Bo", "maple-splendor", Some("alaskan-justice")),
+        start_order(2),
+        round_ended(2),
+        start_order(3),
+    ]
+}
+
+async fn a_two_player_bet_naming_the_only_bet_replaces_it_but_not_in_a_game_stored_before(
+    app: TestApp,
+) {
+    // Arrange: two 2-player games through round 1 (Ann YGM, Bo AJ); the first is made to look
+    // as schema version 4 stored it (its effective options are the same as today's).
+    let club = app.new_club().await;
+    let two = json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Bo"}]});
+    let round_1 = || {
+        vec![
+            bet(1, "Ann", "you-got-me", None),
+            bet(1, "Bo", "alaskan-justice", None),
+            start_order(1),
+            round_ended(1),
+        ]
+    };
+    let stored = app.new_game(&club, two.clone()).await;
+    send(&app, &club, &stored, 1, round_1()).await;
+    execute(
+        &app,
+        "UPDATE events SET schema_version = 4 WHERE game_id = $1",
+        &[&stored],
+    )
+    .await;
+    let today = app.new_game(&club, two).await;
+    send(&app, &club, &today, 1, round_1()).await;
+
+    // Act: a server with nothing in memory records Bo's named bet and the rest in both games.
+    let app = app.second_server().await;
+    send(&app, &club, &stored, 5, bo_names_his_only_bet()).await;
+    send(&app, &club, &today, 5, bo_names_his_only_bet()).await;
+
+    // Assert: today the named bet is replaced. Ann YGM 5th: 2 + 0 = 2; Bo MS 2nd, round 2:
+    // 1 + 2 − 1 = 2.
+    let score = app.score(&club, &today).await;
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 2), ("Bo", 2)]));
+    assert_eq!(score["winners"], json!(["Ann", "Bo"]));
+    // The stored game read "replaces" as version 4 did: Bo's MS bet was added beside AJ.
+    // Bo: AJ 1st 0 + 3 = 3, MS 2 → 5.
+    let score = app.score(&club, &stored).await;
+    assert_eq!(totals(&score), expect_totals(&[("Ann", 2), ("Bo", 5)]));
+    assert_eq!(score["winners"], json!(["Bo"]));
+    assert_every_point_is_explained(&score);
+    let log = app
+        .get(&format!("/v1/games/{stored}/events"), Some(&club.token))
+        .await;
+    let versions: Vec<i64> = log.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["schema_version"].as_i64().unwrap())
+        .collect();
+    assert_eq!(versions, [4, 4, 4, 4, 4, 5, 5, 5, 5]);
 }

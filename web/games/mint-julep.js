@@ -78,13 +78,18 @@ function betsBox(game, effective, round) {
   const twoPlayers = game.players.length === 2;
   /** The active bets per player (horse ids), from the bets that count. */
   const active = new Map(game.players.map((/** @type {any} */ p) => [p.name, /** @type {string[]} */ ([])]));
+  // Games stored before schema version 5 read "replaces" only with 2 players holding two bets.
+  const oldReading = (effective.find((e) => e.type === 'game_started')?.schema_version ?? 5) < 5;
   for (const e of effective.filter((x) => x.type === 'bet_placed')) {
     const bets = active.get(e.data.player) ?? [];
-    // As the server rules: "replaces" counts only with 2 players holding two bets; with 3–4
-    // players a new bet replaces the one held, with 2 holding one it is added.
+    // As the server rules: a bet naming one of the player's bets in "replaces" replaces it;
+    // without it, with 3–4 players a new bet replaces the one held, with 2 holding one it is
+    // added (two bets on one horse: the earlier goes).
     const full = bets.length >= (twoPlayers ? 2 : 1);
-    const replaced = !full ? null : twoPlayers ? (e.data.replaces ?? bets[0]) : bets[0];
-    const kept = replaced ? bets.filter((b) => b !== replaced) : bets;
+    const named = !oldReading && bets.includes(e.data.replaces) ? e.data.replaces : null;
+    const replaced = named ?? (!full ? null : twoPlayers ? (e.data.replaces ?? bets[0]) : bets[0]);
+    const at = replaced ? bets.indexOf(replaced) : -1;
+    const kept = at >= 0 ? [...bets.slice(0, at), ...bets.slice(at + 1)] : bets;
     active.set(e.data.player, [...kept, e.data.horse]);
   }
   const bets = game.players.map((/** @type {any} */ p) => {
@@ -92,8 +97,12 @@ function betsBox(game, effective, round) {
     const horse = /** @type {HTMLSelectElement} */ (h('select', { name: 'bet', dataset: { player: p.name } },
       h('option', { value: '' }, current.length ? `keep: ${current.map(horseName).join(', ')}` : '— choose —'),
       HORSES.map(([id, name]) => h('option', { value: id }, name))));
-    const replaces = twoPlayers && current.length >= 2
-      ? /** @type {HTMLSelectElement} */ (h('select', { name: 'replaces' }, current.map((id) => h('option', { value: id }, horseName(id)))))
+    // With 2 players: holding two, a new bet names the one it replaces; holding one, the
+    // player chooses between a second bet and replacing it.
+    const replaces = twoPlayers && current.length >= 1
+      ? /** @type {HTMLSelectElement} */ (h('select', { name: 'replaces' },
+        current.length === 1 ? h('option', { value: '' }, 'nothing: a second bet') : null,
+        current.map((id) => h('option', { value: id }, horseName(id)))))
       : null;
     const wrap = h('div', { class: 'bet' },
       field(`${p.name}’s new bet`, horse, round === 1 ? 'Everyone bets in round 1.' : `A new bet replaces the old one and costs ${round - 1} point${round > 2 ? 's' : ''}.`),
@@ -110,7 +119,7 @@ function betsBox(game, effective, round) {
       for (const b of bets) {
         if (!b.horse.value) continue;
         b.wrap.dataset.pointer = `/events/${first + events.length}`;
-        events.push({ type: 'bet_placed', data: { round, player: b.player, horse: b.horse.value, replaces: b.replaces?.value ?? null } });
+        events.push({ type: 'bet_placed', data: { round, player: b.player, horse: b.horse.value, replaces: b.replaces?.value || null } });
       }
       // A refusal that names no bet (e.g. "every player must bet") lands on the bets.
       element.dataset.pointer = '/events';

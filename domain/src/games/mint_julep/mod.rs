@@ -35,6 +35,11 @@ pub struct Options {
     /// ends only with `round_ended` for round 3 — how games stored before schema version 3
     /// were recorded (see `docs/schema-versions.md`).
     pub last_race_ends_game: bool,
+    /// Games stored before schema version [`NAMED_REPLACEMENT_SINCE`] read a bet's `replaces`
+    /// only with 2 players holding two bets. Set only by the upcaster on replay: never stored,
+    /// shown or accepted at creation.
+    #[serde(skip_serializing)]
+    pub replaces_only_between_two_bets: bool,
 }
 
 impl Default for Options {
@@ -42,12 +47,17 @@ impl Default for Options {
         Self {
             split: Split::default(),
             last_race_ends_game: true,
+            replaces_only_between_two_bets: false,
         }
     }
 }
 
 /// The schema version since which round 3's `race_recorded` ends the game.
 pub const LAST_RACE_ENDS_GAME_SINCE: u32 = 3;
+
+/// The schema version from which a bet's `replaces` replaces the bet it names in any game
+/// (rules: "`replaces`, when present, must name one of the player's active bets").
+pub const NAMED_REPLACEMENT_SINCE: u32 = 5;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

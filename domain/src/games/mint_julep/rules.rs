@@ -3,7 +3,7 @@
 
 use super::events::{self, BET_PLACED, CARD_PLAYED, RACE_RECORDED, ROUND_ENDED};
 use super::state::{State, end_round, place_bet, play_card, record_race};
-use super::{LAST_RACE_ENDS_GAME_SINCE, Options};
+use super::{LAST_RACE_ENDS_GAME_SINCE, NAMED_REPLACEMENT_SINCE, Options};
 use super::{insights, scoring};
 use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
@@ -35,6 +35,13 @@ impl Ruleset for MintJulep {
             options
                 .entry("last_race_ends_game")
                 .or_insert(Value::Bool(false));
+        }
+        // Games stored before a named replacement was one in every game read `replaces` only
+        // with 2 players holding two bets.
+        if schema_version < NAMED_REPLACEMENT_SINCE {
+            options
+                .entry("replaces_only_between_two_bets")
+                .or_insert(Value::Bool(true));
         }
     }
 

@@ -151,26 +151,8 @@ pub(super) fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleErr
             ),
         ));
     }
-    let per_player = state.bets_per_player();
-    // rules: `replaces` means something only with 2 players holding two bets; otherwise it is
-    // left aside (the contract calls it "meaningless").
-    let replaced: Option<usize> = if bet.round == 1 {
-        let placed = state.bets_of(bet.player).count();
-        if placed >= per_player {
-            let each = if per_player == 2 {
-                "two bets (2 players)"
-            } else {
-                "one bet"
-            };
-            return Err(RuleError::new(
-                "/player",
-                format!(
-                    "{name} already placed {each} in round 1; a new bet replaces an active one only \
-                     from round 2 (to fix a typo, correct or retract the bet)"
-                ),
-            ));
-        }
-        None
+    let replaced = if state.options.replaces_only_between_two_bets {
+        replaced_bet_as_read_before(state, &bet, &name)?
     } else {
         replaced_bet(state, &bet, &name)?
     };
@@ -187,45 +169,126 @@ pub(super) fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleErr
     Ok(())
 }
 
-/// rules: rounds 2 and 3 — a new bet replaces the active one (the index returned), except with
-/// 2 players while the player holds fewer than two: the bet is then added as the second
-/// (`None`), paying this round's late penalty. Holding two, a new bet names the horse of the bet
-/// it replaces. Nothing limits how many new bets a player places in a round.
+/// The index of the active bet a new bet replaces, or `None` when it is added.
+///
+/// rules: "`replaces`, when present, must name one of the player's active bets, and that bet is
+/// replaced … in any game, whatever the number of the player's active bets". Without it, a
+/// round-1 bet is the player's compulsory one (or, with 2 players, their second); a 3–4-player
+/// bet in round 2 or 3 replaces the player's one active bet; a 2-player bet is added while the
+/// player holds fewer than two, and is refused once they hold two. Nothing limits how many new
+/// bets a player places in a round.
 fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<Option<usize>, RuleError> {
-    let mine: Vec<(usize, &Bet)> = state
-        .bets
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.player == bet.player)
-        .collect();
-    if mine.len() < state.bets_per_player() {
+    let mine = active_bets(state, bet.player);
+    if let Some(horse) = bet.replaces {
+        // Two bets on one horse (2 players) differ only by their penalty: the earlier goes.
+        return match mine.iter().find(|(_, b)| b.horse == horse) {
+            Some((index, _)) => Ok(Some(*index)),
+            None => Err(no_bet_to_replace(name, horse, &mine)),
+        };
+    }
+    let per_player = state.bets_per_player();
+    if mine.len() < per_player {
         return Ok(None);
     }
-    if state.bets_per_player() == 1 {
-        return Ok(mine.first().map(|(index, _)| *index));
-    }
-    let horses: Vec<&str> = mine.iter().map(|(_, b)| b.horse.name()).collect();
-    let Some(horse) = bet.replaces else {
+    if bet.round == 1 {
         return Err(RuleError::new(
-            "/replaces",
+            "/player",
             format!(
-                "with 2 players {name} holds two bets (on {}); \"replaces\" must name the horse \
-                 of the bet this one replaces",
-                list_names(&horses)
+                "{name} already placed {} in round 1; to bet on another horse instead, name the \
+                 bet it replaces in \"replaces\" (or correct or retract the bet)",
+                bets_held(per_player)
             ),
         ));
+    }
+    if per_player == 1 {
+        return Ok(mine.first().map(|(index, _)| *index));
+    }
+    Err(replaces_required(name, &mine))
+}
+
+/// How games stored before schema version [`super::NAMED_REPLACEMENT_SINCE`] read `replaces`:
+/// only with 2 players holding two bets; everywhere else it was left aside (a 2-player bet
+/// naming the player's one bet was added as the second, a 3–4-player bet replaced the active
+/// one whatever it named, a round-1 bet never replaced).
+fn replaced_bet_as_read_before(
+    state: &State,
+    bet: &BetPlaced,
+    name: &str,
+) -> Result<Option<usize>, RuleError> {
+    let mine = active_bets(state, bet.player);
+    let per_player = state.bets_per_player();
+    if bet.round == 1 {
+        if mine.len() >= per_player {
+            return Err(RuleError::new(
+                "/player",
+                format!(
+                    "{name} already placed {} in round 1; a new bet replaces an active one only \
+                     from round 2 (to fix a typo, correct or retract the bet)",
+                    bets_held(per_player)
+                ),
+            ));
+        }
+        return Ok(None);
+    }
+    if mine.len() < per_player {
+        return Ok(None);
+    }
+    if per_player == 1 {
+        return Ok(mine.first().map(|(index, _)| *index));
+    }
+    let Some(horse) = bet.replaces else {
+        return Err(replaces_required(name, &mine));
     };
     match mine.iter().find(|(_, b)| b.horse == horse) {
         Some((index, _)) => Ok(Some(*index)),
-        None => Err(RuleError::new(
-            "/replaces",
-            format!(
-                "{name} has no active bet on {} to replace; {name}'s active bets: {}",
-                horse.name(),
-                list_names(&horses)
-            ),
-        )),
+        None => Err(no_bet_to_replace(name, horse, &mine)),
     }
+}
+
+/// A player's active bets with their places in `state.bets`, oldest first.
+fn active_bets(state: &State, player: usize) -> Vec<(usize, &Bet)> {
+    state
+        .bets
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.player == player)
+        .collect()
+}
+
+fn bets_held(per_player: usize) -> &'static str {
+    if per_player == 2 {
+        "two bets (2 players)"
+    } else {
+        "one bet"
+    }
+}
+
+fn replaces_required(name: &str, mine: &[(usize, &Bet)]) -> RuleError {
+    let horses: Vec<&str> = mine.iter().map(|(_, b)| b.horse.name()).collect();
+    RuleError::new(
+        "/replaces",
+        format!(
+            "with 2 players {name} holds two bets (on {}); \"replaces\" must name the horse of \
+             the bet this one replaces",
+            list_names(&horses)
+        ),
+    )
+}
+
+fn no_bet_to_replace(name: &str, horse: Horse, mine: &[(usize, &Bet)]) -> RuleError {
+    let horses: Vec<&str> = mine.iter().map(|(_, b)| b.horse.name()).collect();
+    let held = if horses.is_empty() {
+        format!("{name} has no active bet yet (leave \"replaces\" out)")
+    } else {
+        format!("{name}'s active bets: {}", list_names(&horses))
+    };
+    RuleError::new(
+        "/replaces",
+        format!(
+            "{name} has no active bet on {} to replace; {held}",
+            horse.name()
+        ),
+    )
 }
 
 pub(super) fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleError> {

@@ -667,8 +667,8 @@ fn a_second_bet_in_round_1_is_refused() {
     assert_eq!(e.pointer, "/data/player");
     assert_eq!(
         e.rule,
-        "Ann already placed one bet in round 1; a new bet replaces an active one only from \
-         round 2 (to fix a typo, correct or retract the bet)"
+        "Ann already placed one bet in round 1; to bet on another horse instead, name the bet it \
+         replaces in \"replaces\" (or correct or retract the bet)"
     );
 }
 
@@ -683,17 +683,35 @@ fn a_third_bet_in_round_1_with_two_players_is_refused() {
     let e = refused(&log, t, data);
     assert_eq!(
         e.rule,
-        "Ann already placed two bets (2 players) in round 1; a new bet replaces an active one \
-         only from round 2 (to fix a typo, correct or retract the bet)"
+        "Ann already placed two bets (2 players) in round 1; to bet on another horse instead, \
+         name the bet it replaces in \"replaces\" (or correct or retract the bet)"
     );
 }
 
 #[test]
-fn a_round_1_bets_replaces_is_left_aside() {
-    // "replaces" is meaningless but with 2 players holding two bets.
-    let events = vec![rebet(1, "Ann", YGM, AJ), bet(1, "Bo", AJ), bet(1, "Cy", WP)];
+fn a_first_bet_naming_a_bet_to_replace_is_refused() {
+    // rules: "`replaces`, when present, must name one of the player's active bets".
+    let log = given(&THREE, json!({}), &[]);
+    let (t, data) = rebet(1, "Ann", YGM, AJ);
+    let e = refused(&log, t, data);
+    assert_eq!(e.pointer, "/data/replaces");
+    assert_eq!(
+        e.rule,
+        "Ann has no active bet on Alaskan Justice to replace; Ann has no active bet yet (leave \
+         \"replaces\" out)"
+    );
+}
+
+#[test]
+fn a_round_1_bet_naming_the_players_bet_replaces_it() {
+    let events = vec![
+        bet(1, "Ann", AJ),
+        rebet(1, "Ann", YGM, AJ),
+        bet(1, "Bo", MS),
+        bet(1, "Cy", WP),
+    ];
     let eval = now(&given(&THREE, json!({}), &events));
-    // Start order: YGM 5th, 2 + 0 = 2.
+    // Ann's AJ bet is discarded. Start order: YGM 5th, round 1: 2 + 0 = 2.
     assert_eq!(
         lines(&eval, "Ann"),
         vec![line(
@@ -722,10 +740,10 @@ fn a_later_bet_replaces_the_active_one_and_remembers_its_round() {
 }
 
 #[test]
-fn with_three_players_a_later_bet_replaces_the_active_one_whatever_replaces_names() {
+fn with_three_players_a_later_bet_naming_the_active_one_replaces_it() {
     let mut events = three_ready();
     events.push(ended(1));
-    events.push(rebet(2, "Bo", MS, NA));
+    events.push(rebet(2, "Bo", MS, AJ));
     let eval = now(&given(&THREE, json!({}), &events));
     // Bo's AJ bet is discarded. Start order: MS 2nd, 1 + 2 − 1 = 2.
     assert_eq!(
@@ -735,6 +753,20 @@ fn with_three_players_a_later_bet_replaces_the_active_one_whatever_replaces_name
             2,
             "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
         )]
+    );
+}
+
+#[test]
+fn with_three_players_a_later_bet_naming_a_horse_not_backed_is_refused() {
+    let mut events = three_ready();
+    events.push(ended(1));
+    let log = given(&THREE, json!({}), &events);
+    let (t, data) = rebet(2, "Bo", MS, NA);
+    let e = refused(&log, t, data);
+    assert_eq!(e.pointer, "/data/replaces");
+    assert_eq!(
+        e.rule,
+        "Bo has no active bet on Newton's Apple to replace; Bo's active bets: Alaskan Justice"
     );
 }
 
@@ -862,28 +894,33 @@ fn with_two_players_a_second_bet_added_in_a_later_round_pays_that_rounds_late_pe
 }
 
 #[test]
-fn with_two_players_a_later_bet_while_holding_one_is_added_whatever_replaces_names() {
-    // "replaces" is required, and means something, only once a player holds two bets.
+fn with_two_players_a_later_bet_naming_the_players_only_bet_replaces_it() {
+    // rules: a named replacement is one "whatever the number of the player's active bets".
     let mut events = two_with_one_bet_each();
     events.push(rebet(2, "Bo", MS, AJ));
     let eval = now(&given(&["Ann", "Bo"], json!({}), &events));
-    // Start order: AJ 1st, 0 + 3 = 3; MS 2nd, 1 + 2 − 1 = 2.
+    // Bo's AJ bet is discarded. Start order: MS 2nd, round 2: 1 + 2 − 1 = 2.
     assert_eq!(
         lines(&eval, "Bo"),
-        vec![
-            line(
-                "bet on Alaskan Justice (round 1)",
-                3,
-                "start bonus 0 + 1st place 3 = 3"
-            ),
-            line(
-                "bet on Maple Splendor (round 2)",
-                2,
-                "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
-            ),
-        ]
+        vec![line(
+            "bet on Maple Splendor (round 2)",
+            2,
+            "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
+        )]
     );
-    assert_eq!(total(&eval, "Bo"), 5);
+    assert_eq!(total(&eval, "Bo"), 2);
+}
+
+#[test]
+fn with_two_players_holding_one_a_bet_naming_a_horse_not_backed_is_refused() {
+    let log = given(&["Ann", "Bo"], json!({}), &two_with_one_bet_each());
+    let (t, data) = rebet(2, "Bo", MS, WP);
+    let e = refused(&log, t, data);
+    assert_eq!(e.pointer, "/data/replaces");
+    assert_eq!(
+        e.rule,
+        "Bo has no active bet on Whiskey Princess to replace; Bo's active bets: Alaskan Justice"
+    );
 }
 
 #[test]
@@ -1858,4 +1895,101 @@ fn a_game_stored_before_schema_3_still_ends_with_round_ended_after_the_last_fini
     let eval = now(&log);
     assert_eq!(eval.status, Status::Finished);
     assert_eq!(eval.scoreboard.winners, vec!["Ann"]);
+}
+
+/// A game as schema version 4 stored it: its `game_started` with the effective options of that
+/// version, and events accepted then (not checked again on the way in).
+fn stored_at_version_4(names: &[&str], events: &[(&str, Value)]) -> Vec<LogEvent> {
+    let mut log = started(names, json!({}));
+    log[0].data["options"] = json!({"split": "before_penalty", "last_race_ends_game": true});
+    log[0].schema_version = 4;
+    for (event_type, data) in events {
+        let seq = log.len() as u64 + 1;
+        log.push(LogEvent {
+            schema_version: 4,
+            ..LogEvent::new(seq, *event_type, data.clone())
+        });
+    }
+    log
+}
+
+#[test]
+fn a_game_stored_before_schema_5_keeps_a_two_player_bet_naming_the_only_bet_as_a_second() {
+    // Given Bo's round-2 bet on MS naming his only bet (AJ), stored when that added a second
+    let mut events = two_with_one_bet_each();
+    events.push(rebet(2, "Bo", MS, AJ));
+    let log = stored_at_version_4(&["Ann", "Bo"], &events);
+    // When it is replayed, then both bets still score. Start order: AJ 1st, 0 + 3 = 3;
+    // MS 2nd, round 2: 1 + 2 − 1 = 2 → 5.
+    let eval = now(&log);
+    assert_eq!(
+        lines(&eval, "Bo"),
+        vec![
+            line(
+                "bet on Alaskan Justice (round 1)",
+                3,
+                "start bonus 0 + 1st place 3 = 3"
+            ),
+            line(
+                "bet on Maple Splendor (round 2)",
+                2,
+                "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
+            ),
+        ]
+    );
+    assert_eq!(total(&eval, "Bo"), 5);
+    // And a bet appended to that game today is read the old way too: Ann names her only bet
+    // (YGM) and now holds two. YGM 5th, 2 + 0 = 2; NA 3rd, round 2: 1 + 1 − 1 = 1 → 3.
+    let (t, data) = rebet(2, "Ann", NA, YGM);
+    let eval = when(&log, t, data).unwrap();
+    assert_eq!(lines(&eval, "Ann").len(), 2);
+    assert_eq!(total(&eval, "Ann"), 3);
+}
+
+#[test]
+fn a_game_stored_before_schema_5_keeps_bets_whose_replaces_named_no_bet() {
+    // Given, as version 4 accepted them: Ann's round-1 bet naming a horse she had no bet on
+    // (left aside), and Bo's round-2 bet naming NA while he backed AJ (replaced AJ anyway)
+    let mut events = vec![rebet(1, "Ann", YGM, AJ), bet(1, "Bo", AJ), bet(1, "Cy", WP)];
+    events.push(ended(1));
+    events.push(rebet(2, "Bo", MS, NA));
+    let log = stored_at_version_4(&THREE, &events);
+    let eval = now(&log);
+    // Start order: YGM 5th, 2 + 0 = 2; Bo's MS 2nd, round 2: 1 + 2 − 1 = 2.
+    assert_eq!(
+        lines(&eval, "Ann"),
+        vec![line(
+            "bet on You Got Me (round 1)",
+            2,
+            "start bonus 2 + 5th place 0 = 2"
+        )]
+    );
+    assert_eq!(
+        lines(&eval, "Bo"),
+        vec![line(
+            "bet on Maple Splendor (round 2)",
+            2,
+            "start bonus 1 + 2nd place 2 − late penalty 1 = 2"
+        )]
+    );
+}
+
+#[test]
+fn a_new_game_cannot_set_the_old_reading_of_replaces() {
+    let entries: Vec<PlayerEntry> = THREE
+        .iter()
+        .map(|n| PlayerEntry {
+            name: (*n).into(),
+            color: None,
+        })
+        .collect();
+    let e = Game::MintJulep
+        .start(&entries, &json!({"replaces_only_between_two_bets": true}))
+        .unwrap_err();
+    assert_eq!(e.pointer, "/options/replaces_only_between_two_bets");
+    assert_eq!(
+        e.rule,
+        "unknown option \"replaces_only_between_two_bets\"; this game's options are: \
+         last_race_ends_game, split"
+    );
 }
