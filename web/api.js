@@ -113,6 +113,30 @@ export const createShare = (id, hours) =>
 export const qrCodeUrl = (text) => `/pad/qr.svg?text=${encodeURIComponent(text)}`;
 
 /**
+ * A token for one phone (`POST /v1/tokens`, admin only): the log then names who recorded what.
+ * @param {string} name @param {'write' | 'read'} scope
+ */
+export const createToken = (name, scope) => call('POST', '/v1/tokens', { body: { name, scope } });
+
+/**
+ * The addresses to build links for other phones on, best first: the server's public address
+ * when it has one (`TABLETALLY_PUBLIC_URL`); on a page opened on this computer (127.0.0.1,
+ * localhost), the computer's LAN addresses; else the page's own. `localOnly`: the only address
+ * is one that no other phone can open.
+ * @returns {Promise<{bases: string[], localOnly: boolean}>}
+ */
+export async function linkBases() {
+  /** @type {{public_url: string | null, lan: string[]}} */
+  let links = { public_url: null, lan: [] };
+  try { links = await call('GET', '/pad/links.json'); } catch { /* the page's own address */ }
+  if (links.public_url) return { bases: [links.public_url], localOnly: false };
+  const host = window.location.hostname;
+  const loopback = host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+  if (loopback && links.lan.length) return { bases: links.lan, localOnly: false };
+  return { bases: [window.location.origin], localOnly: loopback };
+}
+
+/**
  * Follows a game live (`GET /v1/games/{id}/stream`, server-sent events). EventSource cannot send
  * headers, so the token goes as `?access_token=`. `onUnavailable` fires when the stream cannot be
  * opened at all (e.g. a server without the endpoint answers 404), so the caller can poll instead.

@@ -1,5 +1,5 @@
 // Entry point: reads the hash route, keeps the token in use, and mounts one view at a time.
-// Routes: #/ games · #/new · #/game/<id> · #/share/<id>/<token> · #/player/<id> · #/leaderboard · #/club
+// Routes: #/ games · #/new · #/game/<id> · #/share/<id>/<token> · #/join/<token> · #/player/<id> · #/leaderboard · #/club
 import { useToken } from './api.js';
 import { getState, subscribe, update } from './state.js';
 import { replace, showNotice } from './ui.js';
@@ -19,6 +19,7 @@ function parseRoute() {
   switch (name) {
     case 'game': return { name: 'game', params: { id: a } };
     case 'share': return { name: 'share', params: { id: a, token: b } };
+    case 'join': return { name: 'join', params: { token: a } };
     case 'player': return { name: 'player', params: { id: a } };
     case 'new': case 'leaderboard': case 'club': return { name, params: {} };
     default: return { name: 'home', params: {} };
@@ -41,7 +42,8 @@ function mount() {
   showNotice(null);
   replace(view);
   const needsClub = !state.share && !state.token;
-  if (needsClub || route.name === 'club') unmount = club.mount(view);
+  if (route.name === 'join') unmount = club.mountJoin(view, route.params.token ?? '');
+  else if (needsClub || route.name === 'club') unmount = club.mount(view);
   else if (route.name === 'new') unmount = newGame.mount(view);
   else if (route.name === 'game' || route.name === 'share') unmount = game.mount(view, route.params.id);
   else if (route.name === 'player') unmount = history.mountPlayer(view, route.params.id);

@@ -164,3 +164,65 @@ export function showNotice(text) {
   notice.hidden = !text;
   notice.textContent = text ?? '';
 }
+
+/**
+ * A "Copy" button for `text()` that says whether it worked. The Clipboard API exists only in
+ * secure contexts (not on http://192.168.…), so it falls back to copying a selected text field.
+ * @param {() => string} text @param {string} label
+ */
+export function copyButton(text, label) {
+  const status = h('span', { class: 'copy-status', role: 'status' });
+  const copy = async () => {
+    const value = text();
+    let copied = false;
+    if (navigator.clipboard && window.isSecureContext) {
+      copied = await navigator.clipboard.writeText(value).then(() => true, () => false);
+    }
+    if (!copied) copied = copyBySelection(value);
+    status.textContent = copied ? 'Copied' : 'Could not copy: select it and copy it by hand';
+  };
+  return h('span', { class: 'copy' }, h('button', { type: 'button', onclick: copy }, label), status);
+}
+
+/** The copy of plain-http pages: a selected, off-screen text field. @param {string} value */
+function copyBySelection(value) {
+  const area = /** @type {HTMLTextAreaElement} */ (h('textarea', { readonly: true, class: 'offscreen' }));
+  area.value = value;
+  document.body.append(area);
+  area.select();
+  let copied = false;
+  try { copied = document.execCommand('copy'); } catch { copied = false; }
+  area.remove();
+  return copied;
+}
+
+/**
+ * A link handed to another phone at the table: the address (a choice when the computer has
+ * several), its QR code and a copy button.
+ * @param {{bases: string[], localOnly: boolean}} where from `linkBases()`
+ * @param {string} path what follows the address, e.g. `/#/share/…`
+ * @param {{id: string, alt: string, qr: (text: string) => string}} options
+ */
+export function handOut(where, path, { id, alt, qr }) {
+  let base = where.bases[0];
+  const link = () => `${base}${path}`;
+  const anchor = /** @type {HTMLAnchorElement} */ (h('a', { class: 'share-link', id }));
+  const image = /** @type {HTMLImageElement} */ (h('img', { alt, class: 'qr', width: 200, height: 200 }));
+  const show = () => {
+    anchor.href = link();
+    anchor.textContent = link();
+    image.src = qr(link());
+  };
+  show();
+  const addresses = /** @type {HTMLSelectElement} */ (h('select', { name: 'address' },
+    where.bases.map((b) => h('option', { value: b }, b))));
+  addresses.addEventListener('change', () => { base = addresses.value; show(); });
+  return h('div', { class: 'hand-out' },
+    where.bases.length > 1 ? field('This computer’s address', addresses, 'Pick the one the phones’ network reaches.') : null,
+    h('p', null, anchor),
+    image,
+    copyButton(link, 'Copy the link'),
+    where.localOnly
+      ? h('p', { class: 'help' }, 'This address opens only on this computer. For the phones at the table, start the server with TABLETALLY_ADDR=0.0.0.0:8080 (or set TABLETALLY_PUBLIC_URL) and open the pad at the computer’s network address.')
+      : null);
+}

@@ -61,6 +61,11 @@ pub struct Config {
     /// Browser origins allowed by CORS; `TABLETALLY_CORS_ORIGINS`, comma-separated (`*`: any),
     /// none by default.
     pub cors_origins: Vec<String>,
+    /// `TABLETALLY_PUBLIC_URL`: the address phones reach this server at (`https://pad.example`,
+    /// `http://192.168.1.20:8080`), used by the score pad for share links, QR codes and added
+    /// phones. None by default: the pad then offers the machine's LAN addresses when the
+    /// server listens on all interfaces, or the page's own address.
+    pub public_url: Option<String>,
 }
 
 impl Default for Config {
@@ -74,6 +79,7 @@ impl Default for Config {
             import_max_bytes: 256 * 1024 * 1024,
             streams: StreamLimits::default(),
             cors_origins: Vec::new(),
+            public_url: None,
         }
     }
 }
@@ -110,6 +116,7 @@ impl Config {
                         .collect()
                 })
                 .unwrap_or_default(),
+            public_url: var("TABLETALLY_PUBLIC_URL"),
         }
     }
 }

@@ -5,13 +5,14 @@
 //! a phone revalidates cheaply (`304`) and never runs a stale page after an upgrade, and with a
 //! Content-Security-Policy that allows nothing but this origin (no inline script or style).
 
+use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::sync::OnceLock;
 
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use qrcode::QrCode;
 use qrcode::render::svg;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
@@ -87,6 +88,74 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         );
     }
     cfg.route("/pad/qr.svg", web::get().to(qr_code));
+    cfg.route("/pad/links.json", web::get().to(links));
+}
+
+/// Where phones at the table can reach this server, for the links and QR codes the pad hands
+/// out: a page opened at `http://127.0.0.1:8080` must not give friends a link to 127.0.0.1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Links {
+    /// `TABLETALLY_PUBLIC_URL`, when set: the one address to use.
+    pub public_url: Option<String>,
+    /// The machine's addresses on the local network with the server's port, best first, when
+    /// the server listens on all interfaces and no public address is set.
+    pub lan: Vec<String>,
+}
+
+impl Links {
+    /// The address the operator gave: `http(s)://host[:port]` (a trailing `/` is dropped), or
+    /// `None` when it is not one.
+    pub fn public(url: &str) -> Option<Links> {
+        let url = url.trim().trim_end_matches('/');
+        let host = url
+            .strip_prefix("https://")
+            .or_else(|| url.strip_prefix("http://"))?;
+        let plain = |c: char| c.is_ascii_alphanumeric() || "-.:[]_".contains(c);
+        if host.is_empty() || !host.chars().all(plain) {
+            return None;
+        }
+        Some(Links {
+            public_url: Some(url.to_owned()),
+            lan: Vec::new(),
+        })
+    }
+
+    /// The LAN addresses to offer when the server listens on all interfaces (`0.0.0.0` or
+    /// `[::]`); none when it listens on one address, which the page then uses as it is.
+    pub fn of_listener(local: SocketAddr) -> Links {
+        let mut lan = Vec::new();
+        if local.ip().is_unspecified() {
+            let mut ips = vec![outbound_address("0.0.0.0:0", "192.0.2.1:9")];
+            if local.is_ipv6() {
+                ips.push(outbound_address("[::]:0", "[2001:db8::1]:9"));
+            }
+            for ip in ips.into_iter().flatten() {
+                lan.push(format!("http://{}", SocketAddr::new(ip, local.port())));
+            }
+        }
+        Links {
+            public_url: None,
+            lan,
+        }
+    }
+}
+
+/// The address this machine sends from towards `remote`: a UDP socket's `connect` picks the
+/// route and sends nothing. Documentation-only remotes (RFC 5737, RFC 3849) are never reached.
+fn outbound_address(bind: &str, remote: &str) -> Option<IpAddr> {
+    let socket = UdpSocket::bind(bind).ok()?;
+    socket.connect(remote).ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+/// `GET /pad/links.json`: [`Links`], for the pad's share links and added phones.
+async fn links(links: web::Data<Links>) -> HttpResponse {
+    let mut res = HttpResponse::Ok().json(links.get_ref());
+    secure(&mut res);
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    res
 }
 
 fn serve(index: usize, req: &HttpRequest) -> HttpResponse {

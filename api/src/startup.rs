@@ -37,6 +37,11 @@ pub enum StartError {
         url: String,
         source: store::StoreError,
     },
+    #[error(
+        "TABLETALLY_PUBLIC_URL {0:?} is not an address phones can open: give it as \
+         http://host[:port] or https://host[:port], with no path"
+    )]
+    PublicUrl(String),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: String,
@@ -58,13 +63,17 @@ impl Application {
             addr: config.addr.clone(),
             source,
         })?;
-        let port = listener
-            .local_addr()
-            .map_err(|source| StartError::Listen {
-                addr: config.addr.clone(),
-                source,
-            })?
-            .port();
+        let local = listener.local_addr().map_err(|source| StartError::Listen {
+            addr: config.addr.clone(),
+            source,
+        })?;
+        let port = local.port();
+        let links = match &config.public_url {
+            Some(url) => {
+                pad::Links::public(url).ok_or_else(|| StartError::PublicUrl(url.clone()))?
+            }
+            None => pad::Links::of_listener(local),
+        };
         let store: Arc<dyn Store> = Arc::from(store);
         let live = Live::new(config.streams.clone());
         store.report_commits_to(live.clone());
@@ -83,11 +92,12 @@ impl Application {
         let cors = Cors {
             origins: config.cors_origins.clone(),
         };
-        let server =
-            run(listener, state, cors, config.workers).map_err(|source| StartError::Listen {
+        let server = run(listener, state, cors, links, config.workers).map_err(|source| {
+            StartError::Listen {
                 addr: config.addr.clone(),
                 source,
-            })?;
+            }
+        })?;
         Ok(Self { port, server, live })
     }
 
@@ -149,11 +159,13 @@ fn run(
     listener: TcpListener,
     state: AppState,
     cors: Cors,
+    links: pad::Links,
     workers: Option<usize>,
 ) -> std::io::Result<Server> {
     let addr = listener.local_addr()?;
     let state = web::Data::new(state);
     let cors = web::Data::new(cors);
+    let links = web::Data::new(links);
     // Serialised once and shared: each worker holding its own copy of the document (what
     // `SwaggerUi::url` does) cost some 4 MiB a worker.
     let document = web::Bytes::from(
@@ -166,6 +178,7 @@ fn run(
             .into_utoipa_app()
             .app_data(state.clone())
             .app_data(cors.clone())
+            .app_data(links.clone())
             .app_data(
                 web::JsonConfig::default()
                     .limit(BODY_LIMIT)

@@ -16,6 +16,7 @@ mod mint_condition;
 mod mint_julep;
 mod operations;
 mod pad;
+mod pad_phones;
 mod players;
 mod portability;
 mod presets;

@@ -112,3 +112,72 @@ async fn docs_without_a_slash_redirects_to_swagger_ui(app: TestApp) {
     assert_eq!(reply.status(), 308);
     assert_eq!(reply.headers()["location"], "/docs/");
 }
+
+/// The addresses the pad hands out for links and QR codes (`GET /pad/links.json`).
+async fn links_of(
+    configure: impl FnOnce(&mut tabletally_api::config::Config),
+) -> serde_json::Value {
+    let app = crate::helpers::spawn_app_with(crate::helpers::Backend::Sqlite, configure)
+        .await
+        .expect("SQLite always runs");
+    let links = app.get("/pad/links.json", None).await;
+    assert_eq!(links.status, 200);
+    links.body
+}
+
+#[tokio::test]
+async fn a_server_on_one_address_offers_no_other_for_links() {
+    let links = links_of(|_| {}).await;
+    assert_eq!(links, serde_json::json!({"public_url": null, "lan": []}));
+}
+
+#[tokio::test]
+async fn a_public_url_is_the_one_address_for_links() {
+    let links = links_of(|c| c.public_url = Some("https://pad.example/".into())).await;
+    assert_eq!(
+        links,
+        serde_json::json!({"public_url": "https://pad.example", "lan": []})
+    );
+}
+
+#[tokio::test]
+async fn a_server_on_all_interfaces_offers_its_lan_addresses_with_its_port() {
+    let app = crate::helpers::spawn_app_with(crate::helpers::Backend::Sqlite, |c| {
+        c.addr = "0.0.0.0:0".into()
+    })
+    .await
+    .expect("SQLite always runs");
+    let port = app.address.rsplit(':').next().unwrap().to_owned();
+    let links = app.get("/pad/links.json", None).await;
+    // This machine's address towards its default route (what a phone on its network reaches).
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").unwrap();
+    socket.connect("192.0.2.1:9").unwrap();
+    let ip = socket.local_addr().unwrap().ip();
+    assert_eq!(
+        links.body,
+        serde_json::json!({"public_url": null, "lan": [format!("http://{ip}:{port}")]})
+    );
+}
+
+#[tokio::test]
+async fn a_public_url_that_is_no_web_address_stops_the_server_with_the_reason() {
+    let file = std::env::temp_dir().join(format!("tabletally-test-{}.db", uuid::Uuid::new_v4()));
+    let config = tabletally_api::config::Config {
+        addr: "127.0.0.1:0".into(),
+        database_url: format!("sqlite://{}", file.display()),
+        public_url: Some("pad.example/game".into()),
+        ..Default::default()
+    };
+    let error = match tabletally_api::startup::Application::build(&config).await {
+        Ok(_) => panic!("the server started with a public URL without a scheme"),
+        Err(e) => e.to_string(),
+    };
+    for suffix in ["", "-wal", "-shm", ".server-lock"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+    }
+    assert_eq!(
+        error,
+        "TABLETALLY_PUBLIC_URL \"pad.example/game\" is not an address phones can open: give it \
+         as http://host[:port] or https://host[:port], with no path"
+    );
+}

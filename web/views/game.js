@@ -1,11 +1,11 @@
 // One game: the entry form for the next step, the scoreboard and the log; corrections,
 // take-backs, abandon/resume, and the share link. Live updates feed the state; this view
 // renders from it (the entry form only when the step changes, so typing is never lost).
-import { appendEvents, createShare, qrCodeUrl, ApiError } from '../api.js';
+import { appendEvents, createShare, linkBases, qrCodeUrl, ApiError } from '../api.js';
 import { gameById } from '../games/index.js';
 import { follow, reload } from '../live.js';
 import { effectiveEvents, getState, subscribe, update } from '../state.js';
-import { h, replace, showProblem, clearErrors, newId, field, Incomplete } from '../ui.js';
+import { h, replace, showProblem, clearErrors, newId, field, handOut, Incomplete } from '../ui.js';
 import * as scoreboard from './scoreboard.js';
 import * as log from './log.js';
 
@@ -169,19 +169,17 @@ export function mount(root, id) {
     if (readOnly() || !game) { replace(tools); return; }
     const shareBox = h('div', { class: 'share-box' });
     const hours = /** @type {HTMLSelectElement} */ (h('select', null, [[4, '4 hours'], [24, '1 day'], [168, '1 week']].map(([v, l]) => h('option', { value: v, selected: v === 24 }, l))));
-    const shareForm = h('form', { class: 'inline' }, field('Link valid for', hours),
+    const shareForm = h('form', { class: 'inline', id: 'share-form' }, field('Link valid for', hours),
       h('button', { type: 'submit' }, 'Share a read-only link'));
     shareForm.addEventListener('submit', async (e) => {
       e.preventDefault();
       clearErrors(shareForm);
       try {
-        const share = await createShare(id, Number(hours.value));
-        const link = `${window.location.origin}/#/share/${encodeURIComponent(id)}/${encodeURIComponent(share.token)}`;
+        const [share, where] = await Promise.all([createShare(id, Number(hours.value)), linkBases()]);
+        const path = `/#/share/${encodeURIComponent(id)}/${encodeURIComponent(share.token)}`;
         replace(shareBox,
           h('p', null, 'Anyone with this link can follow the game (read-only) until ', new Date(share.expires_at).toLocaleString(), '.'),
-          h('p', null, h('a', { href: link, class: 'share-link', id: 'share-link' }, link)),
-          h('img', { src: qrCodeUrl(link), alt: 'QR code of the share link', class: 'qr', width: 200, height: 200 }),
-          navigator.clipboard ? h('button', { type: 'button', onclick: () => navigator.clipboard.writeText(link) }, 'Copy the link') : null);
+          handOut(where, path, { id: 'share-link', alt: 'QR code of the share link', qr: qrCodeUrl }));
       } catch (err) {
         const problem = err instanceof ApiError ? err.problem : { detail: String(err) };
         showProblem(shareForm, err instanceof ApiError && err.status === 404
