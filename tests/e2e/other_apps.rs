@@ -158,7 +158,11 @@ async fn games(app: &TestApp, club: &TestClub) -> Vec<(String, Vec<Value>, Vec<(
             .map(|p| json!([p["seat"], p["name"], p["color"]]))
             .collect();
         let score = app.score(club, game["id"].as_str().unwrap()).await;
-        games.push((game["game"].as_str().unwrap().to_owned(), seats, totals(&score)));
+        games.push((
+            game["game"].as_str().unwrap().to_owned(),
+            seats,
+            totals(&score),
+        ));
     }
     games
 }
@@ -240,9 +244,7 @@ async fn a_file_exported_from_one_club_is_copied_into_another_with_new_ids(app: 
     }
 }
 
-async fn a_game_copied_from_our_own_file_and_from_another_apps_file_is_copied_once(
-    app: TestApp,
-) {
+async fn a_game_copied_from_our_own_file_and_from_another_apps_file_is_copied_once(app: TestApp) {
     let (club, _) = club_with_two_games(&app).await;
     let other = app.new_club().await;
     let (status, _, ndjson) = app.get_text("/v1/export", &club.token).await;
@@ -474,8 +476,15 @@ async fn the_bg_stats_export_has_every_field_bg_stats_writes_with_its_type(app: 
         .unwrap()
         .iter()
         .map(|s| {
-            json!([s["seatOrder"], names[&s["playerRefId"].as_i64().unwrap()], s["role"],
-                   s["score"], s["rank"], s["winner"], s["newPlayer"]])
+            json!([
+                s["seatOrder"],
+                names[&s["playerRefId"].as_i64().unwrap()],
+                s["role"],
+                s["score"],
+                s["rank"],
+                s["winner"],
+                s["newPlayer"]
+            ])
         })
         .collect();
     assert_eq!(
@@ -537,8 +546,7 @@ async fn the_boardgamegeek_export_has_every_attribute_boardgamegeek_writes(app: 
         let (their, ours) = (&elements(&theirs, element)[0], &elements(&file, element)[0]);
         for (key, value) in their {
             // Whose plays they are: a BoardGameGeek user's, not a club's.
-            if element == "plays" && ["username", "userid", "termsofuse"].contains(&key.as_str())
-            {
+            if element == "plays" && ["username", "userid", "termsofuse"].contains(&key.as_str()) {
                 continue;
             }
             let our = ours

@@ -20,9 +20,7 @@ use tabletally_domain::log::{GAME_STARTED, RESULT_RECORDED};
 use tabletally_domain::ruleset::Variant;
 use tabletally_domain::setup::PlayerEntry;
 
-use super::{
-    EXPORT_PAGE, FORMAT, GameIds, ImportFailure, ImportReport, derived_id, import_line,
-};
+use super::{EXPORT_PAGE, FORMAT, GameIds, ImportFailure, ImportReport, derived_id, import_line};
 use crate::records::to_log_event;
 use crate::store::{Store, StoreError};
 
@@ -56,10 +54,13 @@ struct Seat {
     color: Option<String>,
 }
 
+/// A seat and the number the file gives its place, if any.
+type NumberedSeat = (Option<i64>, Seat);
+
 /// The seats in the order the file lists them, unless it numbers every seat with a different
 /// number from 1 up: then in that order (BG Stats' `seatOrder`, BoardGameGeek's
 /// `startposition`; both may be left empty or 0).
-fn in_seat_order(mut seats: Vec<(Option<i64>, Seat)>) -> Vec<Seat> {
+fn in_seat_order(mut seats: Vec<NumberedSeat>) -> Vec<Seat> {
     let numbers: BTreeSet<i64> = seats.iter().filter_map(|(n, _)| *n).collect();
     if numbers.len() == seats.len() && numbers.iter().all(|n| *n > 0) {
         seats.sort_by_key(|(n, _)| *n);
@@ -665,7 +666,10 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
         let at = *game_refs.entry(game_ref_id).or_insert_with(|| {
             let (game, variant) = play.kind;
             let (min_players, max_players) = player_counts(play.kind);
-            let key = variant.map_or_else(|| game.id().to_owned(), |v| format!("{}/{}", game.id(), v.id));
+            let key = variant.map_or_else(
+                || game.id().to_owned(),
+                |v| format!("{}/{}", game.id(), v.id),
+            );
             export.games.push(BgStatsGame {
                 uuid: derived_id("tabletally", &format!("bgstats game {key}")),
                 id: game_ref_id,
@@ -697,17 +701,19 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
         let mut scores = Vec::with_capacity(play.seats.len());
         for (seat, new_player) in play.seats.iter().zip(new) {
             let next = export.players.len();
-            let at = *player_refs.entry(seat.player_id.clone()).or_insert_with(|| {
-                export.players.push(BgStatsPlayer {
-                    uuid: derived_id(club, &format!("bgstats player {}", seat.player_id)),
-                    id: next as i64 + 1,
-                    name: String::new(),
-                    is_anonymous: false,
-                    modification_date: String::new(),
-                    bgg_username: String::new(),
+            let at = *player_refs
+                .entry(seat.player_id.clone())
+                .or_insert_with(|| {
+                    export.players.push(BgStatsPlayer {
+                        uuid: derived_id(club, &format!("bgstats player {}", seat.player_id)),
+                        id: next as i64 + 1,
+                        name: String::new(),
+                        is_anonymous: false,
+                        modification_date: String::new(),
+                        bgg_username: String::new(),
+                    });
+                    next
                 });
-                next
-            });
             // The name and date of the player's latest play.
             let player = &mut export.players[at];
             player.name = seat.name.clone();
@@ -861,7 +867,7 @@ pub async fn import_bgg(
         })
         .map_err(|detail| format!("not a BoardGameGeek plays file: {detail}"))?;
     // Each play with its seats as `startposition` numbers them.
-    let mut plays: Vec<(Play, Vec<(Option<i64>, Seat)>)> = Vec::new();
+    let mut plays: Vec<(Play, Vec<NumberedSeat>)> = Vec::new();
     let mut incomplete = false;
     for (name, attributes) in elements {
         let get = |key: &str| attributes.get(key).cloned().unwrap_or_default();
