@@ -671,6 +671,7 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
                 |v| format!("{}/{}", game.id(), v.id),
             );
             export.games.push(BgStatsGame {
+                // From the kind alone: two clubs' files name one game in BG Stats.
                 uuid: derived_id("tabletally", &format!("bgstats game {key}")),
                 id: game_ref_id,
                 name: kind_title(play.kind),
@@ -1017,6 +1018,31 @@ mod tests {
         assert_ne!(id, derived_id("club-a", "bgg:16980940"));
         assert_ne!(id, derived_id("club-b", "bgg:16980939"));
         assert_eq!(uuid::Uuid::parse_str(&id).unwrap().get_version_num(), 8);
+    }
+
+    #[test]
+    fn seats_go_by_the_files_numbers_only_when_every_seat_has_its_own() {
+        let seat = |name: &str| Seat {
+            name: name.into(),
+            score: None,
+            winner: false,
+            color: None,
+        };
+        let order = |numbers: [Option<i64>; 3]| -> Vec<String> {
+            let seats = numbers
+                .into_iter()
+                .zip(["Ann", "Bo", "Cy"].map(seat))
+                .collect();
+            in_seat_order(seats).into_iter().map(|s| s.name).collect()
+        };
+
+        assert_eq!(order([Some(2), Some(3), Some(1)]), ["Cy", "Ann", "Bo"]);
+        // BG Stats' 0 is "not set"; BoardGameGeek may leave a position empty or repeat one.
+        assert_eq!(order([Some(0), Some(0), Some(0)]), ["Ann", "Bo", "Cy"]);
+        assert_eq!(order([Some(2), None, Some(1)]), ["Ann", "Bo", "Cy"]);
+        assert_eq!(order([Some(1), Some(1), Some(2)]), ["Ann", "Bo", "Cy"]);
+        assert_eq!(colour(Some("  ")), None);
+        assert_eq!(colour(Some(" Red ")), Some("Red".into()));
     }
 
     #[test]
