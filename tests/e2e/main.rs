@@ -15,6 +15,7 @@ mod mind_up;
 mod mint_condition;
 mod mint_julep;
 mod operations;
+mod other_apps;
 mod pad;
 mod pad_phones;
 mod players;

@@ -116,7 +116,8 @@ pub struct ImportReport {
 
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ImportFailure {
-    /// 1-based line number in the file.
+    /// Counted from 1: the line of an NDJSON file; from BG Stats the play's place in `plays`
+    /// (1 is `plays[0]`); from BoardGameGeek the `<play>` element's place in the file.
     pub line: u64,
     /// The game's id, when the line names one.
     pub game_id: Option<String>,

@@ -10,7 +10,7 @@
 //! name within the club. Our exports carry our finished games the same way, with our game id in
 //! the play, so a file taken out and brought back in changes nothing either.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ use tabletally_domain::log::{GAME_STARTED, RESULT_RECORDED};
 use tabletally_domain::ruleset::Variant;
 use tabletally_domain::setup::PlayerEntry;
 
-use super::{EXPORT_PAGE, FORMAT, ImportFailure, ImportReport, derived_id, import_line};
+use super::{EXPORT_PAGE, FORMAT, GameIds, ImportFailure, ImportReport, derived_id, import_line};
 use crate::records::to_log_event;
 use crate::store::{Store, StoreError};
 
@@ -39,9 +39,40 @@ struct Play {
     our_id: Option<String>,
     game_name: String,
     played_at: DateTime<Utc>,
-    /// `(name, score, winner)` in seat order.
-    players: Vec<(String, Option<i64>, bool)>,
+    /// In seat order.
+    seats: Vec<Seat>,
     source: &'static str,
+}
+
+/// A player's place at a play as another app knows it.
+#[derive(Debug, Clone)]
+struct Seat {
+    name: String,
+    /// `None` when the file has no whole number for it.
+    score: Option<i64>,
+    winner: bool,
+    color: Option<String>,
+}
+
+/// A seat and the number the file gives its place, if any.
+type NumberedSeat = (Option<i64>, Seat);
+
+/// The seats in the order the file lists them, unless it numbers every seat with a different
+/// number from 1 up: then in that order (BG Stats' `seatOrder`, BoardGameGeek's
+/// `startposition`; both may be left empty or 0).
+fn in_seat_order(mut seats: Vec<NumberedSeat>) -> Vec<Seat> {
+    let numbers: BTreeSet<i64> = seats.iter().filter_map(|(n, _)| *n).collect();
+    if numbers.len() == seats.len() && numbers.iter().all(|n| *n > 0) {
+        seats.sort_by_key(|(n, _)| *n);
+    }
+    seats.into_iter().map(|(_, seat)| seat).collect()
+}
+
+/// A colour as the file writes it; the apps write an empty one for none.
+fn colour(text: Option<&str>) -> Option<String> {
+    text.map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned)
 }
 
 /// A game, and the variant it plays if one is counted apart.
@@ -73,8 +104,28 @@ fn game_named(name: &str) -> Option<Kind> {
     kinds().find(|kind| key(&kind_title(*kind)) == key(name))
 }
 
-/// Imports the plays, counting what happened in `report`; `line` is the play's place in the file.
-async fn import_plays(store: &dyn Store, club: &str, plays: Vec<Play>, report: &mut ImportReport) {
+/// The id a play's game gets in the club.
+fn game_id(club: &str, play: &Play, ids: GameIds) -> String {
+    match (&play.our_id, ids) {
+        (Some(id), GameIds::Kept) => id.clone(),
+        // A copy of one of our games gets the id `POST /v1/import?new_ids=true` gives it, so
+        // a club that copies the same game both ways has it once.
+        (Some(id), GameIds::New) => derived_id(club, &format!("{OUR_ID}{id}")),
+        // Another app's play: its id is made from this club already.
+        (None, _) => derived_id(club, &play.source_id),
+    }
+}
+
+/// Imports the plays, counting what happened in `report`. `line` is the play's place in the
+/// file, from 1; `route` names the import a refusal advises to send the file to again.
+async fn import_plays(
+    store: &dyn Store,
+    club: &str,
+    plays: Vec<Play>,
+    report: &mut ImportReport,
+    ids: GameIds,
+    route: &str,
+) {
     let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
     for (i, play) in plays.into_iter().enumerate() {
         let number = i as u64 + 1;
@@ -82,15 +133,32 @@ async fn import_plays(store: &dyn Store, club: &str, plays: Vec<Play>, report: &
             *skipped.entry(play.game_name).or_default() += 1;
             continue;
         };
+        let id = game_id(club, &play, ids);
         // One of our own games come back: its play is a summary of the stored log, so the
-        // game's id alone says it is present.
-        if let Some(id) = &play.our_id
-            && matches!(store.game(club, id).await, Ok(Some(_)))
-        {
-            report.already_present += 1;
-            continue;
+        // game's id alone says it is present. In another club it is a copy to make.
+        if play.our_id.is_some() {
+            match store.club_of_game(&id).await {
+                Ok(Some(owner)) if owner == club => {
+                    report.already_present += 1;
+                    continue;
+                }
+                Ok(Some(_)) => {
+                    report.failed.push(ImportFailure {
+                        line: number,
+                        game_id: Some(id.clone()),
+                        status: 409,
+                        detail: format!(
+                            "game id {id} cannot be used here; to import a copy under new ids, \
+                             send the file to POST {route}?new_ids=true"
+                        ),
+                    });
+                    continue;
+                }
+                // Not stored yet; a store that cannot answer fails again as the game is stored.
+                _ => {}
+            }
         }
-        match as_line(club, (kind, variant), &play) {
+        match as_line(&id, (kind, variant), &play) {
             Ok(line) => import_line(store, club, number, &line, report).await,
             Err(detail) => report.failed.push(ImportFailure {
                 line: number,
@@ -106,14 +174,14 @@ async fn import_plays(store: &dyn Store, club: &str, plays: Vec<Play>, report: &
         .collect();
 }
 
-/// The play as a line of our own export: `game_started` and `result_recorded`.
-fn as_line(club: &str, (kind, variant): Kind, play: &Play) -> Result<String, String> {
+/// The play as a line of our own export, game `id`: `game_started` and `result_recorded`.
+fn as_line(id: &str, (kind, variant): Kind, play: &Play) -> Result<String, String> {
     let entries: Vec<PlayerEntry> = play
-        .players
+        .seats
         .iter()
-        .map(|(name, ..)| PlayerEntry {
-            name: name.clone(),
-            color: None,
+        .map(|seat| PlayerEntry {
+            name: seat.name.clone(),
+            color: seat.color.clone(),
         })
         .collect();
     // Typed-in totals play no rule: the options a table must otherwise give take their
@@ -131,35 +199,33 @@ fn as_line(club: &str, (kind, variant): Kind, play: &Play) -> Result<String, Str
         .start(&entries, &Value::Object(options))
         .map_err(|e| e.rule)?;
     let mut totals = serde_json::Map::new();
-    for (name, score, _) in &play.players {
-        let score = score.ok_or_else(|| format!("{name} has no whole-number score"))?;
-        totals.insert(name.clone(), json!(score));
+    for seat in &play.seats {
+        let score = seat
+            .score
+            .ok_or_else(|| format!("{} has no whole-number score", seat.name))?;
+        totals.insert(seat.name.clone(), json!(score));
     }
     let mut winners: Vec<&str> = play
-        .players
+        .seats
         .iter()
-        .filter(|p| p.2)
-        .map(|p| p.0.as_str())
+        .filter(|s| s.winner)
+        .map(|s| s.name.as_str())
         .collect();
     if winners.is_empty() {
         // Not marked: the best score wins, in the game's own direction.
         let lower = kind.lower_wins(variant);
         let best = play
-            .players
+            .seats
             .iter()
-            .filter_map(|p| p.1)
+            .filter_map(|s| s.score)
             .reduce(|a, b| if (b < a) == lower { b } else { a });
         winners = play
-            .players
+            .seats
             .iter()
-            .filter(|p| p.1 == best)
-            .map(|p| p.0.as_str())
+            .filter(|s| s.score == best)
+            .map(|s| s.name.as_str())
             .collect();
     }
-    let id = play
-        .our_id
-        .clone()
-        .unwrap_or_else(|| derived_id(club, &play.source_id));
     let line = json!({
         "format": FORMAT,
         "game": {"id": id, "game": kind.id(), "started_at": play.played_at},
@@ -167,7 +233,7 @@ fn as_line(club: &str, (kind, variant): Kind, play: &Play) -> Result<String, Str
             {"seq": 1, "id": id, "type": GAME_STARTED, "recorded_at": play.played_at,
              "data": {"game": kind.id(), "players": setup.players, "options": setup.options,
                       "started_at": play.played_at}},
-            {"seq": 2, "id": derived_id(&id, "result_recorded"),
+            {"seq": 2, "id": derived_id(id, "result_recorded"),
              "type": RESULT_RECORDED, "recorded_at": play.played_at,
              "data": {"totals": totals, "winners": winners, "source": play.source}},
         ]
@@ -175,7 +241,35 @@ fn as_line(club: &str, (kind, variant): Kind, play: &Play) -> Result<String, Str
     Ok(line.to_string())
 }
 
-/// Our finished games as plays, oldest first: `(game id, game, start, [(name, total, winner)])`.
+/// One of our finished games as a play.
+struct OurPlay {
+    id: String,
+    kind: Kind,
+    started_at: DateTime<Utc>,
+    /// When its first event was recorded (the play was entered) and its last (last changed).
+    entered_at: DateTime<Utc>,
+    changed_at: DateTime<Utc>,
+    /// In seat order.
+    seats: Vec<OurSeat>,
+}
+
+struct OurSeat {
+    seat: u32,
+    name: String,
+    player_id: String,
+    color: Option<String>,
+    total: i64,
+    rank: u32,
+}
+
+impl OurPlay {
+    /// Whole minutes from the first event to the last (0 for a result typed in at once).
+    fn minutes(&self) -> i64 {
+        (self.changed_at - self.entered_at).num_minutes().max(0)
+    }
+}
+
+/// Our finished games as plays, oldest first.
 async fn finished_plays(store: &dyn Store, club: &str) -> Result<Vec<OurPlay>, StoreError> {
     let mut plays = Vec::new();
     let mut after: Option<String> = None;
@@ -186,29 +280,47 @@ async fn finished_plays(store: &dyn Store, club: &str) -> Result<Vec<OurPlay>, S
         let Some(last) = ids.last() else { break };
         after = Some(last.clone());
         for id in ids {
-            let Some((game, log)) = store.events(club, &id).await? else {
+            let Some((game, stored)) = store.events(club, &id).await? else {
                 continue;
             };
             let Some(kind) = Game::from_id(&game.game) else {
                 continue;
             };
-            let log: Vec<_> = log.iter().map(to_log_event).collect();
+            let (Some(first), Some(latest)) = (stored.first(), stored.last()) else {
+                continue;
+            };
+            let (entered_at, changed_at) = (first.recorded_at, latest.recorded_at);
+            let log: Vec<_> = stored.iter().map(to_log_event).collect();
             let evaluation = kind
                 .evaluate(&log)
                 .map_err(|e| StoreError::Corrupt(format!("game {id}: {e}")))?;
             if evaluation.status != tabletally_domain::Status::Finished {
                 continue;
             }
-            let mut players: Vec<_> = evaluation.scoreboard.players;
-            players.sort_by_key(|p| p.seat);
+            let mut seats: Vec<OurSeat> = evaluation
+                .scoreboard
+                .players
+                .into_iter()
+                .map(|p| {
+                    let record = game.players.iter().find(|s| s.seat == i64::from(p.seat));
+                    OurSeat {
+                        seat: p.seat,
+                        player_id: record.map(|s| s.player_id.clone()).unwrap_or_default(),
+                        color: record.and_then(|s| s.color.clone()),
+                        name: p.name,
+                        total: p.total,
+                        rank: p.rank,
+                    }
+                })
+                .collect();
+            seats.sort_by_key(|s| s.seat);
             plays.push(OurPlay {
                 id,
                 kind: (kind, kind.variant(&game.options)),
                 started_at: game.started_at,
-                players: players
-                    .into_iter()
-                    .map(|p| (p.name, p.total, p.rank == 1))
-                    .collect(),
+                entered_at,
+                changed_at,
+                seats,
             });
         }
     }
@@ -216,67 +328,85 @@ async fn finished_plays(store: &dyn Store, club: &str) -> Result<Vec<OurPlay>, S
     Ok(plays)
 }
 
-struct OurPlay {
-    id: String,
-    kind: Kind,
-    started_at: DateTime<Utc>,
-    players: Vec<(String, i64, bool)>,
+/// For each play, whether each seat plays that kind for the first time in the file (both apps
+/// mark a player new to the game). `plays` are oldest first.
+fn first_plays(plays: &[OurPlay]) -> Vec<Vec<bool>> {
+    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+    plays
+        .iter()
+        .map(|play| {
+            play.seats
+                .iter()
+                .map(|s| seen.insert((kind_title(play.kind), s.player_id.clone())))
+                .collect()
+        })
+        .collect()
 }
+
+/// The marker our exports put in a play (BG Stats: its comments; BoardGameGeek: its location)
+/// so its game id comes back on import.
+const OUR_ID: &str = "tabletally:";
 
 // ---------------------------------------------------------------------------------------------
 // BG Stats
 
 /// The parts of a BG Stats export we read (it holds much more: locations, expansions …).
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct BgStats {
+struct BgStatsFile {
     #[serde(default)]
-    games: Vec<BgStatsGame>,
+    games: Vec<BgStatsGameIn>,
     #[serde(default)]
-    players: Vec<BgStatsPlayer>,
+    players: Vec<BgStatsPlayerIn>,
     #[serde(default)]
-    plays: Vec<BgStatsPlay>,
+    plays: Vec<BgStatsPlayIn>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct BgStatsGame {
+struct BgStatsGameIn {
     id: i64,
     name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     bgg_name: Option<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct BgStatsPlayer {
+struct BgStatsPlayerIn {
     id: i64,
     name: String,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct BgStatsPlay {
+struct BgStatsPlayIn {
     #[serde(default)]
     uuid: Option<String>,
     play_date: String,
     game_ref_id: i64,
     #[serde(default)]
-    player_scores: Vec<BgStatsScore>,
+    player_scores: Vec<BgStatsScoreIn>,
     /// Our export writes `tabletally:<game id>` here, so the game comes back as itself.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     comments: Option<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct BgStatsScore {
+struct BgStatsScoreIn {
     player_ref_id: i64,
-    /// BG Stats writes scores as text ("31"); absent when not recorded.
+    /// BG Stats writes scores as text ("31"); absent or null when not recorded.
     #[serde(default)]
     score: Option<Value>,
     #[serde(default)]
     winner: bool,
+    /// The player's colour (or role, or faction) as typed in.
+    #[serde(default)]
+    role: Option<String>,
+    /// 1, 2, 3 … around the table; 0 when not set.
+    #[serde(default)]
+    seat_order: Option<i64>,
 }
 
 /// BG Stats dates are local times `2024-01-05 19:30:00` (or a date alone); read as UTC.
@@ -291,6 +421,11 @@ fn bgstats_date(text: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.and_utc())
 }
 
+/// A time as BG Stats writes it (our times are UTC).
+fn bgstats_time(time: DateTime<Utc>) -> String {
+    time.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
 fn whole_number(value: Option<&Value>) -> Option<i64> {
     match value? {
         Value::Number(n) => n.as_i64(),
@@ -299,12 +434,16 @@ fn whole_number(value: Option<&Value>) -> Option<i64> {
     }
 }
 
-/// Imports a BG Stats export: its plays of our games become typed-in games.
-/// `Err` when the file is not a BG Stats export at all (nothing was imported).
+/// The route that imports BG Stats files (named in a refusal's advice).
+const BGSTATS_ROUTE: &str = "/v1/import/bgstats";
+
+/// Imports a BG Stats export: its plays of our games become typed-in games. `ids` as for our
+/// own files. `Err` when the file is not a BG Stats export at all (nothing was imported).
 pub async fn import_bgstats(
     store: &dyn Store,
     club: &str,
     file: &[u8],
+    ids: GameIds,
 ) -> Result<ImportReport, String> {
     let mut report = ImportReport::default();
     let value: Value =
@@ -314,9 +453,9 @@ pub async fn import_bgstats(
             "not a BG Stats export: it must be a JSON object with games, players and plays".into(),
         );
     }
-    let export: BgStats =
+    let export: BgStatsFile =
         serde_json::from_value(value).map_err(|e| format!("not a BG Stats export: {e}"))?;
-    let games: BTreeMap<i64, &BgStatsGame> = export.games.iter().map(|g| (g.id, g)).collect();
+    let games: BTreeMap<i64, &BgStatsGameIn> = export.games.iter().map(|g| (g.id, g)).collect();
     let players: BTreeMap<i64, &str> = export
         .players
         .iter()
@@ -343,6 +482,23 @@ pub async fn import_bgstats(
                     .clone()
             },
         );
+        let seats = play
+            .player_scores
+            .iter()
+            .map(|s| {
+                let name = players.get(&s.player_ref_id).map_or_else(
+                    || format!("player #{}", s.player_ref_id),
+                    |n| (*n).to_owned(),
+                );
+                let seat = Seat {
+                    name,
+                    score: whole_number(s.score.as_ref()),
+                    winner: s.winner,
+                    color: colour(s.role.as_deref()),
+                };
+                (s.seat_order, seat)
+            })
+            .collect();
         plays.push(Play {
             our_id: play
                 .comments
@@ -351,64 +507,247 @@ pub async fn import_bgstats(
                 .map(str::to_owned),
             game_name,
             played_at: bgstats_date(&play.play_date).unwrap_or_default(),
-            players: play
-                .player_scores
-                .iter()
-                .map(|s| {
-                    let name = players.get(&s.player_ref_id).map_or_else(
-                        || format!("player #{}", s.player_ref_id),
-                        |n| (*n).to_owned(),
-                    );
-                    (name, whole_number(s.score.as_ref()), s.winner)
-                })
-                .collect(),
+            seats: in_seat_order(seats),
             source: "BG Stats",
             source_id,
         });
     }
-    import_plays(store, club, plays, &mut report).await;
+    import_plays(store, club, plays, &mut report, ids, BGSTATS_ROUTE).await;
     Ok(report)
 }
 
-/// Our finished games as a BG Stats export (games, players and plays).
-pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStats, StoreError> {
-    let plays = finished_plays(store, club).await?;
-    let mut player_ids: BTreeMap<String, i64> = BTreeMap::new();
-    let mut export = BgStats {
-        games: kinds()
-            .enumerate()
-            .map(|(i, kind)| BgStatsGame {
-                id: i as i64 + 1,
-                name: kind_title(kind),
-                bgg_name: None,
+/// A BG Stats export as the app writes one: its own file's fields, each with the type the app
+/// gives it; what we do not know is empty or 0, as the app leaves it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BgStatsExport {
+    about: String,
+    players: Vec<BgStatsPlayer>,
+    locations: Vec<BgStatsLocation>,
+    games: Vec<BgStatsGame>,
+    plays: Vec<BgStatsPlay>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BgStatsPlayer {
+    uuid: String,
+    id: i64,
+    name: String,
+    is_anonymous: bool,
+    modification_date: String,
+    bgg_username: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BgStatsLocation {
+    uuid: String,
+    id: i64,
+    name: String,
+    modification_date: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BgStatsGame {
+    uuid: String,
+    id: i64,
+    name: String,
+    modification_date: String,
+    cooperative: bool,
+    /// BG Stats' own way to say which way a game is won: false for Mint Condition's damage.
+    highest_wins: bool,
+    no_points: bool,
+    uses_teams: bool,
+    url_thumb: String,
+    url_image: String,
+    bgg_name: String,
+    bgg_year: i64,
+    bgg_id: i64,
+    designers: String,
+    is_base_game: i64,
+    is_expansion: i64,
+    rating: i64,
+    min_player_count: i64,
+    max_player_count: i64,
+    min_play_time: i64,
+    max_play_time: i64,
+    min_age: i64,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BgStatsPlay {
+    uuid: String,
+    modification_date: String,
+    entry_date: String,
+    play_date: String,
+    uses_teams: bool,
+    duration_min: i64,
+    ignored: bool,
+    manual_winner: bool,
+    rounds: i64,
+    location_ref_id: i64,
+    game_ref_id: i64,
+    board: String,
+    rating: i64,
+    scoring_setting: i64,
+    player_scores: Vec<BgStatsScore>,
+    /// `tabletally:<game id>`, so the game comes back as itself.
+    comments: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BgStatsScore {
+    score: String,
+    winner: bool,
+    new_player: bool,
+    start_player: bool,
+    player_ref_id: i64,
+    /// The seat's colour, or empty.
+    role: String,
+    rank: i64,
+    seat_order: i64,
+}
+
+/// The fewest and most players a kind seats, as its own seating rule says.
+fn player_counts((game, _): Kind) -> (i64, i64) {
+    let seats = |n: usize| {
+        let entries: Vec<PlayerEntry> = (1..=n)
+            .map(|i| PlayerEntry {
+                name: format!("P{i}"),
+                color: None,
             })
-            .collect(),
+            .collect();
+        game.seat(&entries).is_ok()
+    };
+    let counts: Vec<i64> = (1..=12).filter(|n| seats(*n)).map(|n| n as i64).collect();
+    (
+        counts.first().copied().unwrap_or(0),
+        counts.last().copied().unwrap_or(0),
+    )
+}
+
+/// Our finished games as a BG Stats export: the kinds played, the club's players, the club as
+/// the one location, and the plays. Every uuid is made from what it names, so exporting twice
+/// gives the same file: a game's from the kind (the same in every club's file), a player's
+/// from the club and the player's id, a play's is our game id.
+pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExport, StoreError> {
+    let club_name = store
+        .club(club)
+        .await?
+        .map_or_else(|| club.to_owned(), |c| c.name);
+    let plays = finished_plays(store, club).await?;
+    let new = first_plays(&plays);
+    let latest = plays.iter().map(|p| p.changed_at).max().unwrap_or_default();
+    let mut export = BgStatsExport {
+        about: format!(
+            "The finished games of {club_name}, from tabletally, in the shape of a BG Stats export"
+        ),
         players: Vec::new(),
+        locations: vec![BgStatsLocation {
+            uuid: derived_id(club, "bgstats location"),
+            id: 1,
+            name: club_name,
+            modification_date: bgstats_time(latest),
+        }],
+        games: Vec::new(),
         plays: Vec::with_capacity(plays.len()),
     };
-    for play in plays {
-        let mut scores = Vec::with_capacity(play.players.len());
-        for (name, total, winner) in play.players {
-            let next = player_ids.len() as i64 + 1;
-            let id = *player_ids.entry(name.clone()).or_insert_with(|| {
-                export.players.push(BgStatsPlayer {
-                    id: next,
-                    name: name.clone(),
-                });
-                next
+    // A kind's id is its place among all kinds: the same in every file.
+    let game_ref = |kind: Kind| kinds().position(|k| k == kind).unwrap_or(0) as i64 + 1;
+    let mut player_refs: BTreeMap<String, usize> = BTreeMap::new();
+    let mut game_refs: BTreeMap<i64, usize> = BTreeMap::new();
+    for (play, new) in plays.iter().zip(new) {
+        let changed = bgstats_time(play.changed_at);
+        let game_ref_id = game_ref(play.kind);
+        let at = *game_refs.entry(game_ref_id).or_insert_with(|| {
+            let (game, variant) = play.kind;
+            let (min_players, max_players) = player_counts(play.kind);
+            let key = variant.map_or_else(
+                || game.id().to_owned(),
+                |v| format!("{}/{}", game.id(), v.id),
+            );
+            export.games.push(BgStatsGame {
+                // From the kind alone: two clubs' files name one game in BG Stats.
+                uuid: derived_id("tabletally", &format!("bgstats game {key}")),
+                id: game_ref_id,
+                name: kind_title(play.kind),
+                modification_date: String::new(),
+                cooperative: false,
+                highest_wins: !game.lower_wins(variant),
+                no_points: false,
+                uses_teams: false,
+                url_thumb: String::new(),
+                url_image: String::new(),
+                bgg_name: String::new(),
+                bgg_year: 0,
+                bgg_id: 0,
+                designers: String::new(),
+                is_base_game: 1,
+                is_expansion: 0,
+                rating: 0,
+                min_player_count: min_players,
+                max_player_count: max_players,
+                min_play_time: 0,
+                max_play_time: 0,
+                min_age: 0,
             });
+            export.games.len() - 1
+        });
+        // Plays are oldest first: the last play's date is the game's last change.
+        export.games[at].modification_date = changed.clone();
+        let mut scores = Vec::with_capacity(play.seats.len());
+        for (seat, new_player) in play.seats.iter().zip(new) {
+            let next = export.players.len();
+            let at = *player_refs
+                .entry(seat.player_id.clone())
+                .or_insert_with(|| {
+                    export.players.push(BgStatsPlayer {
+                        uuid: derived_id(club, &format!("bgstats player {}", seat.player_id)),
+                        id: next as i64 + 1,
+                        name: String::new(),
+                        is_anonymous: false,
+                        modification_date: String::new(),
+                        bgg_username: String::new(),
+                    });
+                    next
+                });
+            // The name and date of the player's latest play.
+            let player = &mut export.players[at];
+            player.name = seat.name.clone();
+            player.modification_date = changed.clone();
             scores.push(BgStatsScore {
-                player_ref_id: id,
-                score: Some(json!(total.to_string())),
-                winner,
+                score: seat.total.to_string(),
+                winner: seat.rank == 1,
+                new_player,
+                // Who began is not kept apart from the seats.
+                start_player: false,
+                player_ref_id: player.id,
+                role: seat.color.clone().unwrap_or_default(),
+                rank: i64::from(seat.rank),
+                seat_order: i64::from(seat.seat),
             });
         }
         export.plays.push(BgStatsPlay {
-            comments: Some(format!("{OUR_ID}{}", play.id)),
-            uuid: Some(play.id),
-            play_date: play.started_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-            game_ref_id: kinds().position(|kind| kind == play.kind).unwrap_or(0) as i64 + 1,
+            uuid: play.id.clone(),
+            modification_date: changed,
+            entry_date: bgstats_time(play.entered_at),
+            play_date: bgstats_time(play.started_at),
+            uses_teams: false,
+            duration_min: play.minutes(),
+            ignored: false,
+            manual_winner: false,
+            rounds: 0,
+            location_ref_id: 1,
+            game_ref_id,
+            board: String::new(),
+            rating: 0,
+            scoring_setting: 0,
             player_scores: scores,
+            comments: format!("{OUR_ID}{}", play.id),
         });
     }
     Ok(export)
@@ -504,16 +843,16 @@ fn xml_escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The marker our exports put in a play (BG Stats: its comments; BoardGameGeek: its location)
-/// so its game id comes back on import.
-const OUR_ID: &str = "tabletally:";
+/// The route that imports BoardGameGeek files (named in a refusal's advice).
+const BGG_ROUTE: &str = "/v1/import/bgg";
 
-/// Imports a BoardGameGeek plays file: its plays of our games become typed-in games.
-/// `Err` when the file is not a plays file at all (nothing was imported).
+/// Imports a BoardGameGeek plays file: its plays of our games become typed-in games. `ids` as
+/// for our own files. `Err` when the file is not a plays file at all (nothing was imported).
 pub async fn import_bgg(
     store: &dyn Store,
     club: &str,
     file: &[u8],
+    ids: GameIds,
 ) -> Result<ImportReport, String> {
     let mut report = ImportReport::default();
     let elements = std::str::from_utf8(file)
@@ -528,7 +867,8 @@ pub async fn import_bgg(
             }
         })
         .map_err(|detail| format!("not a BoardGameGeek plays file: {detail}"))?;
-    let mut plays: Vec<Play> = Vec::new();
+    // Each play with its seats as `startposition` numbers them.
+    let mut plays: Vec<(Play, Vec<NumberedSeat>)> = Vec::new();
     let mut incomplete = false;
     for (name, attributes) in elements {
         let get = |key: &str| attributes.get(key).cloned().unwrap_or_default();
@@ -536,8 +876,13 @@ pub async fn import_bgg(
             "play" => {
                 incomplete = get("incomplete") == "1";
                 let location = get("location");
-                plays.push(Play {
-                    source_id: format!("bgg:{}", get("id")),
+                // A play BoardGameGeek has not numbered (id 0 in our own files) by its place.
+                let source_id = match get("id").trim() {
+                    "" | "0" => format!("bgg:play-{}", plays.len() + 1),
+                    id => format!("bgg:{id}"),
+                };
+                let play = Play {
+                    source_id,
                     our_id: location.strip_prefix(OUR_ID).map(str::to_owned),
                     game_name: String::new(),
                     played_at: NaiveDate::parse_from_str(&get("date"), "%Y-%m-%d")
@@ -545,12 +890,13 @@ pub async fn import_bgg(
                         .and_then(|d| d.and_hms_opt(0, 0, 0))
                         .map(|t| t.and_utc())
                         .unwrap_or_default(),
-                    players: Vec::new(),
+                    seats: Vec::new(),
                     source: "BoardGameGeek",
-                });
+                };
+                plays.push((play, Vec::new()));
             }
             "item" => {
-                if let Some(play) = plays.last_mut() {
+                if let Some((play, _)) = plays.last_mut() {
                     play.game_name = get("name");
                     // A play marked incomplete has no final scores: it is counted as skipped.
                     if incomplete {
@@ -559,43 +905,60 @@ pub async fn import_bgg(
                 }
             }
             "player" => {
-                if let Some(play) = plays.last_mut() {
-                    let score = get("score").trim().parse().ok();
-                    play.players.push((get("name"), score, get("win") == "1"));
+                if let Some((_, seats)) = plays.last_mut() {
+                    let seat = Seat {
+                        name: get("name"),
+                        score: get("score").trim().parse().ok(),
+                        winner: get("win") == "1",
+                        color: colour(attributes.get("color").map(String::as_str)),
+                    };
+                    seats.push((get("startposition").trim().parse().ok(), seat));
                 }
             }
             _ => {}
         }
     }
-    import_plays(store, club, plays, &mut report).await;
+    let plays = plays
+        .into_iter()
+        .map(|(play, seats)| Play {
+            seats: in_seat_order(seats),
+            ..play
+        })
+        .collect();
+    import_plays(store, club, plays, &mut report, ids, BGG_ROUTE).await;
     Ok(report)
 }
 
-/// Our finished games as a BoardGameGeek plays file. BoardGameGeek's ids of our games are not
-/// ours to know, so `objectid` is 0 and the name says which game it is; the play's location
-/// holds our game id.
+/// Our finished games as a BoardGameGeek plays file, with the attributes its XML API 2 writes.
+/// BoardGameGeek's ids (of plays, games, users) are not ours to know, so they are 0 and the
+/// item's name says which game it is; the play's location holds our game id.
 pub async fn export_bgg(store: &dyn Store, club: &str) -> Result<String, StoreError> {
     let plays = finished_plays(store, club).await?;
+    let new = first_plays(&plays);
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<plays total=\"{}\" page=\"1\">\n",
         plays.len()
     );
-    for play in plays {
+    for (play, new) in plays.iter().zip(new) {
         xml.push_str(&format!(
-            "  <play id=\"0\" date=\"{}\" quantity=\"1\" length=\"0\" incomplete=\"0\" nowinstats=\"0\" location=\"{OUR_ID}{}\">\n",
+            "  <play id=\"0\" date=\"{}\" quantity=\"1\" length=\"{}\" incomplete=\"0\" nowinstats=\"0\" location=\"{OUR_ID}{}\">\n",
             play.started_at.format("%Y-%m-%d"),
+            play.minutes(),
             play.id
         ));
         xml.push_str(&format!(
             "    <item name=\"{}\" objecttype=\"thing\" objectid=\"0\"><subtypes><subtype value=\"boardgame\"/></subtypes></item>\n    <players>\n",
             xml_escape(&kind_title(play.kind))
         ));
-        for (seat, (name, total, winner)) in play.players.iter().enumerate() {
+        for (seat, new) in play.seats.iter().zip(new) {
             xml.push_str(&format!(
-                "      <player username=\"\" userid=\"0\" name=\"{}\" startposition=\"{}\" color=\"\" score=\"{total}\" new=\"0\" rating=\"0\" win=\"{}\"/>\n",
-                xml_escape(name),
-                seat + 1,
-                u8::from(*winner)
+                "      <player username=\"\" userid=\"0\" name=\"{}\" startposition=\"{}\" color=\"{}\" score=\"{}\" new=\"{}\" rating=\"0\" win=\"{}\"/>\n",
+                xml_escape(&seat.name),
+                seat.seat,
+                xml_escape(seat.color.as_deref().unwrap_or_default()),
+                seat.total,
+                u8::from(new),
+                u8::from(seat.rank == 1)
             ));
         }
         xml.push_str("    </players>\n  </play>\n");
@@ -655,6 +1018,31 @@ mod tests {
         assert_ne!(id, derived_id("club-a", "bgg:16980940"));
         assert_ne!(id, derived_id("club-b", "bgg:16980939"));
         assert_eq!(uuid::Uuid::parse_str(&id).unwrap().get_version_num(), 8);
+    }
+
+    #[test]
+    fn seats_go_by_the_files_numbers_only_when_every_seat_has_its_own() {
+        let seat = |name: &str| Seat {
+            name: name.into(),
+            score: None,
+            winner: false,
+            color: None,
+        };
+        let order = |numbers: [Option<i64>; 3]| -> Vec<String> {
+            let seats = numbers
+                .into_iter()
+                .zip(["Ann", "Bo", "Cy"].map(seat))
+                .collect();
+            in_seat_order(seats).into_iter().map(|s| s.name).collect()
+        };
+
+        assert_eq!(order([Some(2), Some(3), Some(1)]), ["Cy", "Ann", "Bo"]);
+        // BG Stats' 0 is "not set"; BoardGameGeek may leave a position empty or repeat one.
+        assert_eq!(order([Some(0), Some(0), Some(0)]), ["Ann", "Bo", "Cy"]);
+        assert_eq!(order([Some(2), None, Some(1)]), ["Ann", "Bo", "Cy"]);
+        assert_eq!(order([Some(1), Some(1), Some(2)]), ["Ann", "Bo", "Cy"]);
+        assert_eq!(colour(Some("  ")), None);
+        assert_eq!(colour(Some(" Red ")), Some("Red".into()));
     }
 
     #[test]

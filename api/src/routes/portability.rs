@@ -36,6 +36,16 @@ pub struct ImportQuery {
     pub new_ids: Option<bool>,
 }
 
+impl ImportQuery {
+    fn ids(&self) -> GameIds {
+        if self.new_ids.unwrap_or(false) {
+            GameIds::New
+        } else {
+            GameIds::Kept
+        }
+    }
+}
+
 /// Imports an export (`tabletally.game/1` NDJSON). Each game is checked by the rules as if its
 /// events were appended and stored whole or not at all, with its ids: a game already present
 /// is left as it is, so importing a file twice changes nothing. A broken line is reported with
@@ -123,13 +133,15 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
 }
 
 /// Imports a BG Stats JSON export: each play of one of our four games (matched by name)
-/// becomes a finished game whose totals were typed in (`result_recorded`); players are matched
-/// by name; plays of other games are counted as skipped. Importing the same file twice changes
-/// nothing.
-#[utoipa::path(tag = "portability", security(("club_token" = [])),
+/// becomes a finished game whose totals were typed in (`result_recorded`), its players seated
+/// by `seatOrder` with their colours (`role`); players are matched by name; plays of other
+/// games are counted as skipped. Importing the same file twice changes nothing. A file
+/// exported from another club of this server holds that club's game ids: import it with
+/// `new_ids=true`.
+#[utoipa::path(tag = "portability", security(("club_token" = [])), params(ImportQuery),
     request_body(content = Object, content_type = "application/json", description = "A BG Stats export (games, players, plays with playerScores)"),
     responses(
-    (status = 200, description = "What was imported, play by play (`line` is the play's place in `plays`)", body = ImportReport),
+    (status = 200, description = "What was imported, play by play: `line` is the play's place in `plays`, counted from 1 (`line` 1 is `plays[0]`)", body = ImportReport),
     (status = 400, description = "The file is not a BG Stats export", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
@@ -138,22 +150,25 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
 pub async fn import_bgstats(
     state: web::Data<AppState>,
     club: Club,
+    query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let file = whole_body(body, state.import_max_bytes).await?;
-    let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file)
+    let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file, query.ids())
         .await
         .map_err(ApiError::BadRequest)?;
     Ok(HttpResponse::Ok().json(report))
 }
 
 /// Imports a BoardGameGeek plays XML file (as its XML API 2 `plays` serves it; this server does
-/// not call BoardGameGeek): plays of our games become typed-in games, the others are skipped.
-#[utoipa::path(tag = "portability", security(("club_token" = [])),
+/// not call BoardGameGeek): plays of our games become typed-in games, their players seated by
+/// `startposition` with their colours (`color`); the others are skipped. A file exported from
+/// another club of this server holds that club's game ids: import it with `new_ids=true`.
+#[utoipa::path(tag = "portability", security(("club_token" = [])), params(ImportQuery),
     request_body(content = String, content_type = "application/xml", description = "A BoardGameGeek plays file",
         example = json!("<?xml version=\"1.0\" encoding=\"utf-8\"?><plays total=\"0\" page=\"1\"></plays>")),
     responses(
-    (status = 200, description = "What was imported, play by play (`line` is the play's place in the file)", body = ImportReport),
+    (status = 200, description = "What was imported, play by play: `line` is the `<play>` element's place in the file, counted from 1 (its `id` attribute is BoardGameGeek's and may be missing or 0; the `detail` of a play that breaks a rule names it)", body = ImportReport),
     (status = 400, description = "The file is not a BoardGameGeek plays file", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
@@ -162,10 +177,11 @@ pub async fn import_bgstats(
 pub async fn import_bgg(
     state: web::Data<AppState>,
     club: Club,
+    query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let file = whole_body(body, state.import_max_bytes).await?;
-    let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file)
+    let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file, query.ids())
         .await
         .map_err(ApiError::BadRequest)?;
     Ok(HttpResponse::Ok().json(report))
