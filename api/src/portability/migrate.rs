@@ -5,10 +5,7 @@ use std::sync::Arc;
 
 use tabletally_domain::Game;
 
-use super::{EXPORT_PAGE, ImportReport, export, import_line};
-
-/// How an export's game lines begin (it writes `format` first).
-const GAME_LINE: &[u8] = concat!("{\"format\":\"", "tabletally.game/1", "\"").as_bytes();
+use super::{EXPORT_PAGE, ImportReport, export, import_line, is_game_line};
 use crate::records::to_log_event;
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -129,7 +126,7 @@ pub async fn migrate(source: Arc<dyn Store>, target: &dyn Store) -> Result<Migra
                     detail: failure.detail,
                 });
             }
-            if line.starts_with(GAME_LINE) {
+            if is_game_line(&line) {
                 progress.tick();
             }
         }

@@ -45,6 +45,13 @@ pub use migrate::{MigrateError, Migrated, Progress, migrate};
 /// The format of one exported game (one NDJSON line).
 pub const FORMAT: &str = "tabletally.game/1";
 
+/// Whether a line of our own export is a game (its players and presets come first): what a
+/// long export or import counts as its progress.
+pub fn is_game_line(line: &[u8]) -> bool {
+    // An export writes `format` first, without spaces.
+    line.starts_with(concat!("{\"format\":\"", "tabletally.game/1", "\"").as_bytes())
+}
+
 /// Games read per page while exporting: memory stays flat whatever the club's size.
 pub(crate) const EXPORT_PAGE: i64 = 100;
 
@@ -683,4 +690,19 @@ fn read_started(data: &Value) -> Result<Started, String> {
         options: data.map_get("options"),
         started_at: data.optional_time("started_at", "when the table played")?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_line_of_an_export_is_known_by_its_start() {
+        assert!(is_game_line(
+            format!("{{\"format\":\"{FORMAT}\",\"game\":{{}}}}").as_bytes()
+        ));
+        assert!(!is_game_line(
+            format!("{{\"format\":\"{PLAYER_FORMAT}\",\"player\":{{}}}}").as_bytes()
+        ));
+    }
 }
