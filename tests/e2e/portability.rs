@@ -366,10 +366,22 @@ async fn a_game_id_of_another_club_is_a_conflict(app: TestApp) {
 }
 
 async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: TestApp) {
-    // Given the statistics history (two clubs, ten games) and a Mind Up! game, with Di renamed
-    // Diane and a table preset.
+    // Given the statistics history (two clubs, ten games) and a Mind Up! game, a game of Bo
+    // and Dee (Di's typo) with Dee merged into Di, then Di renamed Diane, and a table preset.
     let history = crate::statistics::seed(&app).await;
     crate::mind_up::play_by_turns(&app, &history.club).await;
+    let typo = crate::statistics::mint_condition(
+        &app,
+        &history.club,
+        "2026-08-01",
+        ("Dee", "Bo"),
+        crate::statistics::g1_rounds(),
+        3,
+    )
+    .await;
+    let dee = crate::statistics::seat_ids(&app, &history.club, &typo).await[0]
+        .1
+        .clone();
     let players = app
         .get("/v1/players?search=di", Some(&history.club.token))
         .await;
@@ -377,6 +389,14 @@ async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: Test
         .as_str()
         .unwrap()
         .to_owned();
+    let merged = app
+        .post(
+            &format!("/v1/players/{dee}/merge"),
+            Some(&history.club.token),
+            &json!({"into": di}),
+        )
+        .await;
+    assert_eq!(merged.status, 200, "{}", merged.body);
     let renamed = app
         .patch(
             &format!("/v1/players/{di}"),
@@ -406,7 +426,7 @@ async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: Test
     let copy: std::sync::Arc<dyn tabletally_api::store::Store> =
         connect(target.database_url.clone()).await;
 
-    // When every club is migrated, then its own check passed: 11 games, and per club the
+    // When every club is migrated, then its own check passed: 12 games, and per club the
     // leaderboard and game statistics of every game and variant (2 × 6 filters) and each
     // player's results (Ann, Bo, Cy, Di; Ann and Bob in the other club).
     let migrated = tabletally_api::portability::migrate(source.clone(), copy.as_ref())
@@ -414,7 +434,7 @@ async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: Test
         .expect("the migration checks out");
     assert_eq!(
         (migrated.clubs, migrated.games, migrated.statistics),
-        (2, 11, 2 * 6 * 2 + 4 + 2)
+        (2, 12, 2 * 6 * 2 + 4 + 2)
     );
     // The club's token works on the copy (its hash moved), and the answers are the same.
     for path in [
