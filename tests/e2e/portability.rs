@@ -29,6 +29,7 @@ on_both_backends!(
     a_file_of_games_alone_still_imports_with_players_matched_by_name,
     a_copy_under_new_ids_keeps_a_merged_player_one_player,
     a_line_that_is_not_what_a_line_must_be_is_named_in_words,
+    a_name_the_club_already_has_keeps_the_clubs_player_and_preset,
 );
 
 /// The other database when PostgreSQL is configured, else a second server on the same kind.
@@ -1372,4 +1373,57 @@ async fn a_line_that_is_not_what_a_line_must_be_is_named_in_words(app: TestApp) 
     );
     let players = app.get("/v1/players", Some(&club.token)).await;
     assert_eq!(players.body["players"], json!([]));
+}
+
+async fn a_name_the_club_already_has_keeps_the_clubs_player_and_preset(app: TestApp) {
+    // Given the club with a merge, a rename and a preset, and a club on another server that
+    // already has an Ann (at a game with Zed) and a Mint Condition preset called "friday".
+    let moving = club_with_a_merge_a_rename_and_a_preset(&app).await;
+    let file = export(&app, &moving.club).await;
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    let game = target
+        .new_game(
+            &copy,
+            json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Zed"}]}),
+        )
+        .await;
+    let their_ann = target
+        .get(&format!("/v1/games/{game}"), Some(&copy.token))
+        .await
+        .body["players"][0]["player_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let friday = target
+        .post(
+            "/v1/presets",
+            Some(&copy.token),
+            &json!({"name": "friday", "game": "mint-condition"}),
+        )
+        .await;
+    assert_eq!(friday.status, 201, "{}", friday.body);
+
+    // When the file is imported there.
+    let report = import(&target, &copy, &file).await;
+
+    // Then the club's Ann and preset stand, the file's are named as conflicts, and the games
+    // still import: Ann's seat goes to the club's Ann by name.
+    let conflict = |line: u64, detail: String| json!({"line": line, "game_id": null, "status": 409, "detail": detail});
+    assert_eq!(
+        report,
+        json!({"imported": 3, "already_present": 0, "failed": [
+            conflict(1, format!("the club already has a player called \"Ann\" (player \
+                {their_ann}), so player {} was not added; their games seat the club's \"Ann\"",
+                moving.ann)),
+            conflict(4, format!("the club already has a Mint Condition preset called \
+                \"friday\" (preset {}), so preset {} was not added",
+                friday.body["id"].as_str().unwrap(), moving.preset["id"].as_str().unwrap())),
+        ], "players": {"imported": 2, "already_present": 0}})
+    );
+    let g1 = &moving.games[0];
+    let seats = target
+        .get(&format!("/v1/games/{g1}"), Some(&copy.token))
+        .await;
+    assert_eq!(seats.body["players"][0]["player_id"], json!(their_ann));
 }
