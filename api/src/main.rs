@@ -4,7 +4,8 @@
 //! - `tabletally` — serve.
 //! - `tabletally openapi` — print the OpenAPI document.
 //! - `tabletally rebuild-stats` — rebuild the statistics read models from the event log.
-//! - `tabletally export --club <id> > club.ndjson` — a club's history (`tabletally.game/1`).
+//! - `tabletally export --club <id> > club.ndjson` — a club's players, presets and history
+//!   (`tabletally.player/1`, `tabletally.preset/1`, `tabletally.game/1`).
 //! - `tabletally import --club <id> < club.ndjson` — the same back in (prints the report).
 //! - `tabletally migrate --from sqlite://… --to postgres://…` — copies every club into an empty
 //!   database, then checks every game's score and every statistic answers the same on both.
@@ -112,7 +113,9 @@ async fn export(config: &Config, club: &str) -> std::io::Result<()> {
     let mut lines = std::pin::pin!(tabletally_api::portability::export(store, club.to_owned()));
     while let Some(line) = lines.try_next().await.map_err(std::io::Error::other)? {
         out.write_all(&line)?;
-        progress.tick();
+        if tabletally_api::portability::is_game_line(&line) {
+            progress.tick();
+        }
     }
     out.flush()?;
     progress.finish();
@@ -156,7 +159,7 @@ async fn import(config: &Config, club: &str) -> std::io::Result<()> {
         Ok(())
     } else {
         Err(std::io::Error::other(format!(
-            "{} game(s) were not imported",
+            "{} line(s) were not imported",
             report.failed.len()
         )))
     }

@@ -25,6 +25,11 @@ on_both_backends!(
     an_incomplete_boardgamegeek_play_is_skipped,
     who_recorded_an_event_is_kept_on_import_and_may_be_left_out,
     the_export_lists_games_in_the_order_they_were_played,
+    a_club_moves_whole_with_its_players_merges_renames_and_presets,
+    a_file_of_games_alone_still_imports_with_players_matched_by_name,
+    a_copy_under_new_ids_keeps_a_merged_player_one_player,
+    a_line_that_is_not_what_a_line_must_be_is_named_in_words,
+    a_name_the_club_already_has_keeps_the_clubs_player_and_preset,
 );
 
 /// The other database when PostgreSQL is configured, else a second server on the same kind.
@@ -63,6 +68,14 @@ async fn export(app: &TestApp, club: &TestClub) -> String {
     assert_eq!(status, 200, "{text}");
     assert_eq!(content_type, "application/x-ndjson");
     text
+}
+
+/// The game lines of an export (after its players and presets): a file as exports were
+/// before they carried the club's players.
+fn game_lines(file: &str) -> Vec<&str> {
+    file.lines()
+        .filter(|l| l.starts_with(r#"{"format":"tabletally.game/1""#))
+        .collect()
 }
 
 async fn import(app: &TestApp, club: &TestClub, file: &str) -> Value {
@@ -115,9 +128,19 @@ async fn an_exported_club_imported_on_the_other_database_answers_the_same(app: T
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect();
-    // 6 finished + 3 others from the history, Mind Up!, Vintage, the typed-in game.
-    assert_eq!(lines.len(), 12);
-    assert!(lines.iter().all(|l| l["format"] == "tabletally.game/1"));
+    // The club's players first, then its 12 games: 6 finished + 3 others from the history,
+    // Mind Up!, Vintage, the typed-in game.
+    let players = app.get("/v1/players", Some(&club.token)).await.body["players"]
+        .as_array()
+        .unwrap()
+        .len();
+    let formats: Vec<&str> = lines
+        .iter()
+        .map(|l| l["format"].as_str().unwrap())
+        .collect();
+    let mut expected = vec!["tabletally.player/1"; players];
+    expected.extend(["tabletally.game/1"; 12]);
+    assert_eq!(formats, expected);
 
     // When it is imported into a new club on the other database, twice.
     let target = other_server(&app).await;
@@ -128,13 +151,15 @@ async fn an_exported_club_imported_on_the_other_database_answers_the_same(app: T
     // Then every game is there once, and answers the same.
     assert_eq!(
         first,
-        json!({"imported": 12, "already_present": 0, "failed": []})
+        json!({"imported": 12, "already_present": 0, "failed": [],
+               "players": {"imported": players, "already_present": 0}})
     );
     assert_eq!(
         second,
-        json!({"imported": 0, "already_present": 12, "failed": []})
+        json!({"imported": 0, "already_present": 12, "failed": [],
+               "players": {"imported": 0, "already_present": players}})
     );
-    for line in &lines {
+    for line in &lines[players..] {
         let id = line["game"]["id"].as_str().unwrap();
         for path in [
             format!("/v1/games/{id}"),
@@ -174,7 +199,7 @@ async fn a_broken_line_is_named_and_the_other_games_still_import(app: TestApp) {
     let typed_in = typed_in_game(&app, &club).await;
     let history = crate::mind_up::play_by_turns(&app, &club).await;
     let file = export(&app, &club).await;
-    let mut lines: Vec<String> = file.lines().map(str::to_owned).collect();
+    let mut lines: Vec<String> = game_lines(&file).into_iter().map(str::to_owned).collect();
     assert_eq!(lines.len(), 2);
     // Line 1 (games in the order they were played: the typed-in one first) gets a second winner
     // nobody played as; a third line is not JSON.
@@ -280,11 +305,26 @@ async fn a_game_id_of_another_club_is_a_conflict(app: TestApp) {
     let other = app.new_club().await;
     let report = import(&app, &other, &file).await;
 
+    // Its players' ids are the first club's too (Ann's and Bo's lines come first).
+    let seats = app
+        .get(&format!("/v1/games/{game}"), Some(&club.token))
+        .await;
+    let (ann, bo) = (
+        seats.body["players"][0]["player_id"].as_str().unwrap(),
+        seats.body["players"][1]["player_id"].as_str().unwrap(),
+    );
+    let taken = |id: &str, what: &str| {
+        format!(
+            "{what} id {id} cannot be used here; to import a copy under new ids, send the file \
+             to POST /v1/import?new_ids=true"
+        )
+    };
     assert_eq!(
         report,
-        json!({"imported": 0, "already_present": 0, "failed": [{"line": 1, "game_id": game,
-            "status": 409, "detail": format!("game id {game} cannot be used here; to import a \
-                copy under new ids, send the file to POST /v1/import?new_ids=true")}]})
+        json!({"imported": 0, "already_present": 0, "failed": [
+            {"line": 1, "game_id": null, "status": 409, "detail": taken(ann, "player")},
+            {"line": 2, "game_id": null, "status": 409, "detail": taken(bo, "player")},
+            {"line": 3, "game_id": game, "status": 409, "detail": taken(&game, "game")}]})
     );
     // With new ids the other club gets a copy, once however often it is sent; the first club's
     // game is untouched.
@@ -302,11 +342,13 @@ async fn a_game_id_of_another_club_is_a_conflict(app: TestApp) {
     let again = copy(&app, file).await;
     assert_eq!(
         first,
-        json!({"imported": 1, "already_present": 0, "failed": []})
+        json!({"imported": 1, "already_present": 0, "failed": [],
+               "players": {"imported": 2, "already_present": 0}})
     );
     assert_eq!(
         again,
-        json!({"imported": 0, "already_present": 1, "failed": []})
+        json!({"imported": 0, "already_present": 1, "failed": [],
+               "players": {"imported": 0, "already_present": 2}})
     );
     let copied = app.get("/v1/games", Some(&other.token)).await;
     let copied_id = copied.body["games"][0]["id"].as_str().unwrap().to_owned();
@@ -325,9 +367,53 @@ async fn a_game_id_of_another_club_is_a_conflict(app: TestApp) {
 }
 
 async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: TestApp) {
-    // Given the statistics history (two clubs, ten games) and a Mind Up! game.
+    // Given the statistics history (two clubs, ten games) and a Mind Up! game, a game of Bo
+    // and Dee (Di's typo) with Dee merged into Di, then Di renamed Diane, and a table preset.
     let history = crate::statistics::seed(&app).await;
     crate::mind_up::play_by_turns(&app, &history.club).await;
+    let typo = crate::statistics::mint_condition(
+        &app,
+        &history.club,
+        "2026-08-01",
+        ("Dee", "Bo"),
+        crate::statistics::g1_rounds(),
+        3,
+    )
+    .await;
+    let dee = crate::statistics::seat_ids(&app, &history.club, &typo).await[0]
+        .1
+        .clone();
+    let players = app
+        .get("/v1/players?search=di", Some(&history.club.token))
+        .await;
+    let di = players.body["players"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let merged = app
+        .post(
+            &format!("/v1/players/{dee}/merge"),
+            Some(&history.club.token),
+            &json!({"into": di}),
+        )
+        .await;
+    assert_eq!(merged.status, 200, "{}", merged.body);
+    let renamed = app
+        .patch(
+            &format!("/v1/players/{di}"),
+            Some(&history.club.token),
+            &json!({"name": "Diane"}),
+        )
+        .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+    let preset = app
+        .post(
+            "/v1/presets",
+            Some(&history.club.token),
+            &json!({"name": "Friday", "game": "mint-condition", "options": {"lucky": true}}),
+        )
+        .await;
+    assert_eq!(preset.status, 201, "{}", preset.body);
     let target = other_server(&app).await;
     let connect = |url: String| async move {
         std::sync::Arc::from(
@@ -341,7 +427,7 @@ async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: Test
     let copy: std::sync::Arc<dyn tabletally_api::store::Store> =
         connect(target.database_url.clone()).await;
 
-    // When every club is migrated, then its own check passed: 11 games, and per club the
+    // When every club is migrated, then its own check passed: 12 games, and per club the
     // leaderboard and game statistics of every game and variant (2 × 6 filters) and each
     // player's results (Ann, Bo, Cy, Di; Ann and Bob in the other club).
     let migrated = tabletally_api::portability::migrate(source.clone(), copy.as_ref())
@@ -349,13 +435,14 @@ async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: Test
         .expect("the migration checks out");
     assert_eq!(
         (migrated.clubs, migrated.games, migrated.statistics),
-        (2, 11, 2 * 6 * 2 + 4 + 2)
+        (2, 12, 2 * 6 * 2 + 4 + 2)
     );
     // The club's token works on the copy (its hash moved), and the answers are the same.
     for path in [
         "/v1/stats/leaderboard",
         "/v1/stats/games/mint-condition",
         "/v1/players",
+        "/v1/presets",
     ] {
         let before = app.get(path, Some(&history.club.token)).await;
         let after = target.get(path, Some(&history.club.token)).await;
@@ -643,7 +730,7 @@ async fn who_recorded_an_event_is_kept_on_import_and_may_be_left_out(app: TestAp
     // Given a game whose round the file no longer says who recorded (an older export).
     let club = app.new_club().await;
     let game = typed_in_game(&app, &club).await;
-    let mut line: Value = serde_json::from_str(export(&app, &club).await.trim()).unwrap();
+    let mut line: Value = serde_json::from_str(game_lines(&export(&app, &club).await)[0]).unwrap();
     assert_eq!(line["events"][1]["recorded_by"], "club token");
     line["events"][1]
         .as_object_mut()
@@ -676,8 +763,8 @@ async fn the_export_lists_games_in_the_order_they_were_played(app: TestApp) {
     let first = app.new_game(&club, new_game(json!({}))).await;
     let second = app.new_game(&club, new_game(json!({}))).await;
     let file = export(&app, &club).await;
-    let ids: Vec<String> = file
-        .lines()
+    let ids: Vec<String> = game_lines(&file)
+        .into_iter()
         .map(|l| {
             serde_json::from_str::<Value>(l).unwrap()["game"]["id"]
                 .as_str()
@@ -693,8 +780,8 @@ async fn the_export_lists_games_in_the_order_they_were_played(app: TestApp) {
     } else {
         (&second, &first)
     };
-    let lines: Vec<String> = file
-        .lines()
+    let lines: Vec<String> = game_lines(&file)
+        .into_iter()
         .map(|line| {
             let mut game: Value = serde_json::from_str(line).unwrap();
             let started: chrono::DateTime<chrono::Utc> = game["game"]["started_at"]
@@ -724,8 +811,8 @@ async fn the_export_lists_games_in_the_order_they_were_played(app: TestApp) {
     let exported = export(&target, &copy).await;
 
     // Assert: the game that started first comes first, whatever its id.
-    let order: Vec<Value> = exported
-        .lines()
+    let order: Vec<Value> = game_lines(&exported)
+        .into_iter()
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["game"]["id"].clone())
         .collect();
     assert_eq!(order, vec![json!(larger), json!(smaller)]);
@@ -744,8 +831,7 @@ async fn the_export_lists_games_in_the_order_they_were_played(app: TestApp) {
 async fn imported_players_are_seated_as_a_new_game_seats_them(app: TestApp) {
     let club = app.new_club().await;
     typed_in_game(&app, &club).await;
-    let line: Value =
-        serde_json::from_str(export(&app, &club).await.lines().next().unwrap()).unwrap();
+    let line: Value = serde_json::from_str(game_lines(&export(&app, &club).await)[0]).unwrap();
     let target = other_server(&app).await;
     let copy = target.new_club().await;
     type Break = fn(&mut Value);
@@ -798,15 +884,15 @@ async fn another_copy_of_a_stored_game_is_a_conflict_not_present(app: TestApp) {
             json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
         )
         .await;
-    let line = export(&app, &club).await;
-    let mut longer: Value = serde_json::from_str(line.trim()).unwrap();
+    let file = export(&app, &club).await;
+    let mut longer: Value = serde_json::from_str(game_lines(&file)[0]).unwrap();
     longer["events"].as_array_mut().unwrap().push(json!({
         "seq": 2, "id": "5f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", "type": "result_recorded",
         "recorded_at": "2026-12-01T20:00:00Z",
         "data": {"totals": {"Ann": 9, "Bo": 4}, "winners": ["Ann"], "source": "typed in"}}));
 
     let other = import(&app, &club, &format!("{longer}\n")).await;
-    let same = import(&app, &club, &line).await;
+    let same = import(&app, &club, &file).await;
 
     assert_eq!(other["imported"], 0, "{other}");
     assert_eq!(other["already_present"], 0, "{other}");
@@ -818,7 +904,8 @@ async fn another_copy_of_a_stored_game_is_a_conflict_not_present(app: TestApp) {
     );
     assert_eq!(
         same,
-        json!({"imported": 0, "already_present": 1, "failed": []})
+        json!({"imported": 0, "already_present": 1, "failed": [],
+               "players": {"imported": 0, "already_present": 2}})
     );
     let stored = app
         .get(&format!("/v1/games/{game}"), Some(&club.token))
@@ -878,4 +965,465 @@ async fn an_incomplete_boardgamegeek_play_is_skipped(app: TestApp) {
         json!({"imported": 0, "already_present": 0, "failed": [],
                "skipped": [{"game": "Mint Julep (incomplete)", "plays": 1}]})
     );
+}
+
+/// A club with a merge, a rename and a preset (Mint Condition, lowest damage wins):
+///
+/// | game | started    | seats      | totals | result           |
+/// |------|------------|------------|--------|------------------|
+/// | G1   | 2026-01-10 | Ann, Bo    | 6, 14  | Ann wins         |
+/// | G2   | 2026-02-14 | Anne, Bo   | 2, 7   | Anne wins (typo) |
+/// | G3   | 2026-03-07 | Bo, Cy     | 10, 10 | shared win       |
+///
+/// then Anne merged into Ann (2 games, 2 wins), Cy renamed Cyril, and a "Friday" preset.
+struct Moving {
+    club: TestClub,
+    ann: String,
+    anne: String,
+    bo: String,
+    cy: String,
+    preset: Value,
+    games: [String; 3],
+}
+
+async fn club_with_a_merge_a_rename_and_a_preset(app: &TestApp) -> Moving {
+    use crate::statistics::{g1_rounds, g2_rounds, g4_rounds, mint_condition, seat_ids};
+    let club = app.new_club().await;
+    let g1 = mint_condition(app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    let g2 = mint_condition(app, &club, "2026-02-14", ("Anne", "Bo"), g4_rounds(), 3).await;
+    let g3 = mint_condition(app, &club, "2026-03-07", ("Bo", "Cy"), g2_rounds(), 3).await;
+    let (g1_seats, g2_seats, g3_seats) = (
+        seat_ids(app, &club, &g1).await,
+        seat_ids(app, &club, &g2).await,
+        seat_ids(app, &club, &g3).await,
+    );
+    let (ann, bo) = (g1_seats[0].1.clone(), g1_seats[1].1.clone());
+    let (anne, cy) = (g2_seats[0].1.clone(), g3_seats[1].1.clone());
+    let merged = app
+        .post(
+            &format!("/v1/players/{anne}/merge"),
+            Some(&club.token),
+            &json!({"into": ann}),
+        )
+        .await;
+    assert_eq!(merged.status, 200, "{}", merged.body);
+    let renamed = app
+        .patch(
+            &format!("/v1/players/{cy}"),
+            Some(&club.token),
+            &json!({"name": "Cyril"}),
+        )
+        .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+    let preset = app
+        .post(
+            "/v1/presets",
+            Some(&club.token),
+            &json!({"name": "Friday", "game": "mint-condition", "options": {"lucky": true}}),
+        )
+        .await;
+    assert_eq!(preset.status, 201, "{}", preset.body);
+    Moving {
+        club,
+        ann,
+        anne,
+        bo,
+        cy,
+        preset: preset.body,
+        games: [g1, g2, g3],
+    }
+}
+
+/// `(id, name, games_played)` of the club's players, by name.
+async fn roster(app: &TestApp, club: &TestClub) -> Vec<(String, String, i64)> {
+    let players = app.get("/v1/players", Some(&club.token)).await;
+    assert_eq!(players.status, 200, "{}", players.body);
+    players.body["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["id"].as_str().unwrap().to_owned(),
+                p["name"].as_str().unwrap().to_owned(),
+                p["games_played"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A value without the keys named.
+fn without(mut value: Value, keys: &[&str]) -> Value {
+    fn strip(value: &mut Value, keys: &[&str]) {
+        match value {
+            Value::Object(map) => {
+                keys.iter().for_each(|k| {
+                    map.remove(*k);
+                });
+                map.values_mut().for_each(|v| strip(v, keys));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| strip(v, keys)),
+            _ => {}
+        }
+    }
+    strip(&mut value, keys);
+    value
+}
+
+async fn a_club_moves_whole_with_its_players_merges_renames_and_presets(app: TestApp) {
+    // Given a club with a merge, a rename and a preset.
+    let moving = club_with_a_merge_a_rename_and_a_preset(&app).await;
+    let club = &moving.club;
+    let file = export(&app, club).await;
+    let lines: Vec<Value> = file
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    // Its players by name, each with the other names their games seat them under, then the
+    // preset, then the three games.
+    assert_eq!(lines.len(), 3 + 1 + 3, "{file}");
+    let players: Vec<Value> = lines[..3]
+        .iter()
+        .map(|l| without(l.clone(), &["created_at"]))
+        .collect();
+    assert_eq!(
+        players,
+        [
+            json!({"format": "tabletally.player/1",
+                   "player": {"id": moving.ann, "name": "Ann", "former_names": ["Anne"]}}),
+            json!({"format": "tabletally.player/1",
+                   "player": {"id": moving.bo, "name": "Bo", "former_names": []}}),
+            json!({"format": "tabletally.player/1",
+                   "player": {"id": moving.cy, "name": "Cyril", "former_names": ["Cy"]}}),
+        ]
+    );
+    assert_eq!(
+        lines[3],
+        json!({"format": "tabletally.preset/1", "preset": moving.preset})
+    );
+    assert!(
+        lines[4..]
+            .iter()
+            .all(|l| l["format"] == "tabletally.game/1")
+    );
+
+    // When it is imported into an empty club on a fresh server (the other database when
+    // PostgreSQL is configured), twice.
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    let first = import(&target, &copy, &file).await;
+    let second = import(&target, &copy, &file).await;
+
+    // Then the club is back as it was: the same players (ids, current names, games played),
+    // the preset, and every answer the same, once.
+    assert_eq!(
+        first,
+        json!({"imported": 3, "already_present": 0, "failed": [],
+               "players": {"imported": 3, "already_present": 0},
+               "presets": {"imported": 1, "already_present": 0}})
+    );
+    assert_eq!(
+        second,
+        json!({"imported": 0, "already_present": 3, "failed": [],
+               "players": {"imported": 0, "already_present": 3},
+               "presets": {"imported": 0, "already_present": 1}})
+    );
+    assert_eq!(
+        roster(&target, &copy).await,
+        [
+            (moving.ann.clone(), "Ann".into(), 2),
+            (moving.bo.clone(), "Bo".into(), 3),
+            (moving.cy.clone(), "Cyril".into(), 1),
+        ]
+    );
+    let mut paths = vec![
+        "/v1/players".to_owned(),
+        "/v1/presets".to_owned(),
+        "/v1/stats/leaderboard".to_owned(),
+        "/v1/stats/games/mint-condition".to_owned(),
+        "/v1/stats/head-to-head?players=Ann,Bo".to_owned(),
+    ];
+    for id in [&moving.ann, &moving.bo, &moving.cy] {
+        paths.push(format!("/v1/players/{id}"));
+        paths.push(format!("/v1/players/{id}/stats"));
+        paths.push(format!("/v1/players/{id}/games"));
+    }
+    for id in &moving.games {
+        paths.push(format!("/v1/games/{id}/score"));
+    }
+    for path in &paths {
+        let before = app.get(path, Some(&club.token)).await;
+        let after = target.get(path, Some(&copy.token)).await;
+        assert_eq!(after.status, 200, "{path}: {}", after.body);
+        assert_eq!(after.body, before.body, "{path}");
+    }
+    // Every game's summary (but for when it was stored) and its events (but for their places
+    // in the server's global order) are the same, the merged-away Anne's id in G2's
+    // game_started included, while the seat is Ann's.
+    for id in &moving.games {
+        let summary = format!("/v1/games/{id}");
+        let before = app.get(&summary, Some(&club.token)).await;
+        let after = target.get(&summary, Some(&copy.token)).await;
+        assert_eq!(
+            without(after.body, &["updated_at"]),
+            without(before.body, &["updated_at"]),
+            "{summary}"
+        );
+        let events = format!("/v1/games/{id}/events");
+        let before = app.get(&events, Some(&club.token)).await;
+        let after = target.get(&events, Some(&copy.token)).await;
+        assert_eq!(
+            without(after.body, &["position"]),
+            without(before.body, &["position"]),
+            "{events}"
+        );
+    }
+    let g2 = &moving.games[1];
+    let started = target
+        .get(&format!("/v1/games/{g2}/events"), Some(&copy.token))
+        .await;
+    assert_eq!(
+        started.body["events"][0]["data"]["players"][0]["player_id"],
+        json!(moving.anne)
+    );
+    let seats = target
+        .get(&format!("/v1/games/{g2}"), Some(&copy.token))
+        .await;
+    assert_eq!(
+        seats.body["players"][0],
+        json!({"name": "Anne", "player_id": moving.ann, "seat": 1, "color": null})
+    );
+    // The copy exports the same file, but for when its games were stored.
+    let again = export(&target, &copy).await;
+    let same = |file: &str| -> Vec<Value> {
+        file.lines()
+            .map(|l| {
+                without(
+                    serde_json::from_str(l).unwrap(),
+                    &["updated_at", "position"],
+                )
+            })
+            .collect()
+    };
+    assert_eq!(same(&again), same(&file));
+    assert_eq!(
+        again.lines().take(4).collect::<Vec<_>>(),
+        file.lines().take(4).collect::<Vec<_>>()
+    );
+
+    // And a player renamed on the copy since keeps the club's name when the file comes again.
+    let renamed = target
+        .patch(
+            &format!("/v1/players/{}", moving.bo),
+            Some(&copy.token),
+            &json!({"name": "Bob"}),
+        )
+        .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+    let third = import(&target, &copy, &file).await;
+    assert_eq!(
+        third,
+        json!({"imported": 0, "already_present": 3, "failed": [{"line": 2, "game_id": null,
+                "status": 409, "detail": format!("the club's player {} is called \"Bob\", the \
+                file calls them \"Bo\"; the club's name stands (rename the player to change it)",
+                moving.bo)}],
+               "players": {"imported": 0, "already_present": 2},
+               "presets": {"imported": 0, "already_present": 1}})
+    );
+}
+
+async fn a_file_of_games_alone_still_imports_with_players_matched_by_name(app: TestApp) {
+    // Given the games of the club with a merge and a rename, as exports wrote them before
+    // they carried players.
+    let moving = club_with_a_merge_a_rename_and_a_preset(&app).await;
+    let file = game_lines(&export(&app, &moving.club).await).join("\n") + "\n";
+
+    // When it is imported into an empty club on a fresh server.
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    let report = import(&target, &copy, &file).await;
+
+    // Then it imports as such files always did: each seat's name is a player of the club (new
+    // ids, no presets), and game_started names them.
+    assert_eq!(
+        report,
+        json!({"imported": 3, "already_present": 0, "failed": []})
+    );
+    let players = roster(&target, &copy).await;
+    let listed: Vec<(&str, i64)> = players.iter().map(|(_, n, g)| (n.as_str(), *g)).collect();
+    assert_eq!(listed, [("Ann", 1), ("Anne", 1), ("Bo", 3), ("Cy", 1)]);
+    let source_ids = [&moving.ann, &moving.anne, &moving.bo, &moving.cy];
+    assert!(players.iter().all(|(id, _, _)| !source_ids.contains(&id)));
+    let g2 = &moving.games[1];
+    let started = target
+        .get(&format!("/v1/games/{g2}/events"), Some(&copy.token))
+        .await;
+    assert_eq!(
+        started.body["events"][0]["data"]["players"][0]["player_id"],
+        json!(players[1].0)
+    );
+    let presets = target.get("/v1/presets", Some(&copy.token)).await;
+    assert_eq!(presets.body, json!({"presets": []}));
+}
+
+async fn a_copy_under_new_ids_keeps_a_merged_player_one_player(app: TestApp) {
+    // Given the club with a merge, a rename and a preset, and another club on the same server.
+    let moving = club_with_a_merge_a_rename_and_a_preset(&app).await;
+    let file = export(&app, &moving.club).await;
+    let other = app.new_club().await;
+    let copy = |file: String| {
+        let reply = app
+            .client
+            .post(app.url("/v1/import?new_ids=true"))
+            .bearer_auth(&other.token)
+            .header("content-type", "application/x-ndjson")
+            .body(file)
+            .send();
+        async move { reply.await.unwrap().json::<Value>().await.unwrap() }
+    };
+
+    // When the other club imports a copy under new ids, twice.
+    let first = copy(file.clone()).await;
+    let again = copy(file).await;
+
+    // Then it has the club's players under ids of its own, Ann with both her games, and the
+    // copy's game_started names the copy's players.
+    assert_eq!(
+        first,
+        json!({"imported": 3, "already_present": 0, "failed": [],
+               "players": {"imported": 3, "already_present": 0},
+               "presets": {"imported": 1, "already_present": 0}})
+    );
+    assert_eq!(
+        again,
+        json!({"imported": 0, "already_present": 3, "failed": [],
+               "players": {"imported": 0, "already_present": 3},
+               "presets": {"imported": 0, "already_present": 1}})
+    );
+    let players = roster(&app, &other).await;
+    let listed: Vec<(&str, i64)> = players.iter().map(|(_, n, g)| (n.as_str(), *g)).collect();
+    assert_eq!(listed, [("Ann", 2), ("Bo", 3), ("Cyril", 1)]);
+    assert!(
+        players
+            .iter()
+            .all(|(id, _, _)| ![&moving.ann, &moving.bo, &moving.cy].contains(&id))
+    );
+    let games = app.get("/v1/games", Some(&other.token)).await;
+    let copied_g2 = games.body["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["players"][0]["name"] == "Anne")
+        .expect("the copy of G2")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let started = app
+        .get(&format!("/v1/games/{copied_g2}/events"), Some(&other.token))
+        .await;
+    assert_eq!(
+        started.body["events"][0]["data"]["players"][0]["player_id"],
+        json!(players[0].0)
+    );
+    let presets = app.get("/v1/presets", Some(&other.token)).await;
+    assert_eq!(presets.body["presets"][0]["name"], "Friday");
+    assert_ne!(presets.body["presets"][0]["id"], moving.preset["id"]);
+}
+
+async fn a_line_that_is_not_what_a_line_must_be_is_named_in_words(app: TestApp) {
+    let club = app.new_club().await;
+    let game = "0b6c3f0e-5d7e-4f3b-9a51-3c2d1e0f9a8b";
+    let file = [
+        "3".to_owned(),
+        "nonsense".to_owned(),
+        r#"{"format": "tabletally.game/2", "game": {}, "events": []}"#.to_owned(),
+        format!(r#"{{"format": "tabletally.game/1", "game": {{"id": "{game}", "game": "mint-julep"}}}}"#),
+        r#"{"format": "tabletally.game/1", "game": 3, "events": []}"#.to_owned(),
+        r#"{"format": "tabletally.player/1", "player": {"id": "5f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", "name": "Ann"}}"#.to_owned(),
+        r#"{"game": {}}"#.to_owned(),
+        String::new(),
+        r#"{"format": "tabletally.game/1", "game": {"id": "x", "game": "vintage"}, "events": [{"seq": 1}]}"#.to_owned(),
+    ]
+    .join("\n");
+
+    let report = import(&app, &club, &file).await;
+
+    let kinds = r#""tabletally.player/1", "tabletally.preset/1" or "tabletally.game/1""#;
+    let failure = |line: u64, game_id: Option<&str>, detail: String| json!({"line": line, "game_id": game_id, "status": 400, "detail": detail});
+    assert_eq!(
+        report,
+        json!({"imported": 0, "already_present": 0, "failed": [
+            failure(1, None, format!(
+                r#"each line must be one JSON object whose "format" is {kinds}, not the number 3"#)),
+            failure(2, None, format!(
+                r#"the line is not JSON (it goes wrong at column 2): each line must be one JSON object whose "format" is {kinds}"#)),
+            failure(3, None, format!(
+                r#"unknown format "tabletally.game/2": a line's "format" is {kinds} (a file from a newer tabletally needs a newer server)"#)),
+            failure(4, Some(game),
+                r#"the line has no "events": it must be the game's stored events in order, a list of objects with "seq", "id", "type", "data" and "recorded_at""#.into()),
+            failure(5, None,
+                r#"the line's "game" must be the game's summary, an object with its "id" and "game", not the number 3"#.into()),
+            failure(6, None,
+                r#"the player has no "created_at": it must be when the club first seated them, a time such as "2026-12-01T20:00:00Z""#.into()),
+            failure(7, None, format!(
+                r#"the line has no "format": it must be {kinds}, the kind of line"#)),
+            failure(9, Some("x"),
+                r#"event 1 has no "id": it must be the event's id"#.into()),
+        ]})
+    );
+    let players = app.get("/v1/players", Some(&club.token)).await;
+    assert_eq!(players.body["players"], json!([]));
+}
+
+async fn a_name_the_club_already_has_keeps_the_clubs_player_and_preset(app: TestApp) {
+    // Given the club with a merge, a rename and a preset, and a club on another server that
+    // already has an Ann (at a game with Zed) and a Mint Condition preset called "friday".
+    let moving = club_with_a_merge_a_rename_and_a_preset(&app).await;
+    let file = export(&app, &moving.club).await;
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    let game = target
+        .new_game(
+            &copy,
+            json!({"game": "mint-julep", "players": [{"name": "Ann"}, {"name": "Zed"}]}),
+        )
+        .await;
+    let their_ann = target
+        .get(&format!("/v1/games/{game}"), Some(&copy.token))
+        .await
+        .body["players"][0]["player_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let friday = target
+        .post(
+            "/v1/presets",
+            Some(&copy.token),
+            &json!({"name": "friday", "game": "mint-condition"}),
+        )
+        .await;
+    assert_eq!(friday.status, 201, "{}", friday.body);
+
+    // When the file is imported there.
+    let report = import(&target, &copy, &file).await;
+
+    // Then the club's Ann and preset stand, the file's are named as conflicts, and the games
+    // still import: Ann's seat goes to the club's Ann by name.
+    let conflict = |line: u64, detail: String| json!({"line": line, "game_id": null, "status": 409, "detail": detail});
+    assert_eq!(
+        report,
+        json!({"imported": 3, "already_present": 0, "failed": [
+            conflict(1, format!("the club already has a player called \"Ann\" (player \
+                {their_ann}), so player {} was not added; their games seat the club's \"Ann\"",
+                moving.ann)),
+            conflict(4, format!("the club already has a Mint Condition preset called \
+                \"friday\" (preset {}), so preset {} was not added",
+                friday.body["id"].as_str().unwrap(), moving.preset["id"].as_str().unwrap())),
+        ], "players": {"imported": 2, "already_present": 0}})
+    );
+    let g1 = &moving.games[0];
+    let seats = target
+        .get(&format!("/v1/games/{g1}"), Some(&copy.token))
+        .await;
+    assert_eq!(seats.body["players"][0]["player_id"], json!(their_ann));
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tabletally_domain::Game;
 
-use super::{EXPORT_PAGE, ImportReport, export, import_line};
+use super::{EXPORT_PAGE, ImportReport, export, import_line, is_game_line};
 use crate::records::to_log_event;
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -63,9 +63,15 @@ impl Progress {
 pub enum MigrateError {
     #[error("the target database already holds {0} club(s); migrate into an empty database")]
     TargetNotEmpty(usize),
-    #[error("game {game} of club {club} could not be copied: {detail}")]
+    #[error(
+        "line {line} of club {club}'s export{} could not be copied: {detail}",
+        if .game.is_empty() { String::new() } else { format!(" (game {})", .game) }
+    )]
     Copy {
         club: String,
+        /// The line of the club's export (its players and presets come first).
+        line: u64,
+        /// Empty when the line is a player or a preset.
         game: String,
         detail: String,
     },
@@ -84,9 +90,10 @@ pub struct Migrated {
     pub statistics: u64,
 }
 
-/// Copies every club — its token hashes (the club's and its scoped tokens'), players with their
-/// ids, every game through the import path, and its presets — from `source` into the empty `target`, then checks that every game and every
-/// statistic answers the same on both.
+/// Copies every club — its token hashes (the club's and its scoped tokens'), and through the
+/// export and import path its players with their ids, its presets and every game — from
+/// `source` into the empty `target`, then checks that every game and every statistic answers
+/// the same on both.
 pub async fn migrate(source: Arc<dyn Store>, target: &dyn Store) -> Result<Migrated, MigrateError> {
     let already = target.clubs().await?.len();
     if already > 0 {
@@ -95,42 +102,38 @@ pub async fn migrate(source: Arc<dyn Store>, target: &dyn Store) -> Result<Migra
     let clubs = source.clubs().await?;
     let mut progress = Progress::new("copied");
     for club in &clubs {
-        target.copy_club(club).await?;
+        // The club's row; its players come with the export's lines, as in any move.
+        target
+            .copy_club(&crate::store::ClubCopy {
+                players: Vec::new(),
+                ..club.clone()
+            })
+            .await?;
         let mut lines = std::pin::pin!(export(source.clone(), club.id.clone()));
         // One report for the club's games, as an import keeps: it counts the games copied, and
         // a long copy refreshes PostgreSQL's planner statistics at the same counts.
         let mut report = ImportReport::default();
+        let mut number = 0;
         while let Some(line) = futures_util::TryStreamExt::try_next(&mut lines).await? {
+            number += 1;
             let text = String::from_utf8_lossy(&line);
-            import_line(
-                target,
-                &club.id,
-                progress.done + 1,
-                text.trim_end(),
-                &mut report,
-            )
-            .await;
+            import_line(target, &club.id, number, text.trim_end(), &mut report).await;
             if let Some(failure) = report.failed.pop() {
                 return Err(MigrateError::Copy {
                     club: club.id.clone(),
+                    line: failure.line,
                     game: failure.game_id.unwrap_or_default(),
                     detail: failure.detail,
                 });
             }
-            progress.tick();
+            if is_game_line(&line) {
+                progress.tick();
+            }
         }
         // Scoped tokens keep working on the copy (their hashes move); share links are short-lived
-        // and name one game on one server, so they are made anew. Presets move as they are.
+        // and name one game on one server, so they are made anew.
         for token in source.access_tokens(&club.id).await? {
             target.create_access_token(&token).await?;
-        }
-        for preset in source.presets(&club.id, None).await? {
-            if target.create_preset(&club.id, &preset).await?.is_err() {
-                return Err(MigrateError::Differs(format!(
-                    "preset {} of club {} is already there",
-                    preset.name, club.id
-                )));
-            }
         }
     }
     progress.finish();

@@ -1,8 +1,14 @@
-//! A club's history in and out, as `tabletally.game/1` NDJSON: one game a line, its summary and
-//! every stored event (retracted and corrected ones included) with its seq, id, type, data,
-//! schema version and time. The event log is the source of truth, so a game moves whole: an
+//! A club's history in and out, as NDJSON: first the club's players (`tabletally.player/1`:
+//! id, current name, the other names their games seat them under) and table presets
+//! (`tabletally.preset/1`), then one game a line (`tabletally.game/1`: its summary and every
+//! stored event, retracted and corrected ones included, with its seq, id, type, data, schema
+//! version and time). The event log is the source of truth, so a game moves whole: an
 //! imported game is checked by the rules as if its events were appended, and stored with its
-//! ids, so a second import of the same file changes nothing.
+//! ids, so a second import of the same file changes nothing. Players and presets keep their ids
+//! too, and a game's seats go back to the players its summary names, so a club comes back as
+//! it was: merged players stay one, renamed ones keep their current name, and every
+//! `game_started` reads as it did. A file of games alone (older exports) still imports, its
+//! players matched by name.
 //!
 //! Used by `GET /v1/export`, `POST /v1/import` and the `tabletally export|import` commands;
 //! `migrate` copies a whole database this way, and `other_apps` brings history from BG Stats
@@ -12,8 +18,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use futures_util::Stream;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use tabletally_domain::log::{GAME_STARTED, LogEvent, NewEvent, SCHEMA_VERSION};
 use tabletally_domain::setup::PlayerEntry;
@@ -22,18 +28,29 @@ use utoipa::ToSchema;
 
 use crate::append::game_result;
 use crate::config::MAX_EVENTS_PER_GAME;
-use crate::extract::json_with_unique_keys;
 use crate::records::to_log_event;
 use crate::store::{ImportOutcome, ImportedGame, NewGame, NewSeat, Store, StoreError, StoredEvent};
 use crate::views::{GameSummary, event_views};
 
+mod club;
 mod migrate;
 pub mod other_apps;
+mod shape;
+
+pub use club::{PLAYER_FORMAT, PRESET_FORMAT};
+use shape::Fields;
 
 pub use migrate::{MigrateError, Migrated, Progress, migrate};
 
 /// The format of one exported game (one NDJSON line).
 pub const FORMAT: &str = "tabletally.game/1";
+
+/// Whether a line of our own export is a game (its players and presets come first): what a
+/// long export or import counts as its progress.
+pub fn is_game_line(line: &[u8]) -> bool {
+    // An export writes `format` first, without spaces.
+    line.starts_with(concat!("{\"format\":\"", "tabletally.game/1", "\"").as_bytes())
+}
 
 /// Games read per page while exporting: memory stays flat whatever the club's size.
 pub(crate) const EXPORT_PAGE: i64 = 100;
@@ -46,9 +63,24 @@ struct ExportLine {
     events: Vec<crate::views::EventView>,
 }
 
-/// The club's games, one NDJSON line each (with its newline), in the order they were played, read a page
-/// at a time.
+/// The club's players and presets, then its games in the order they were played (read a page
+/// at a time), one NDJSON line each (with its newline).
 pub fn export(
+    store: Arc<dyn Store>,
+    club: String,
+) -> impl Stream<Item = Result<Vec<u8>, StoreError>> + 'static {
+    use futures_util::{StreamExt, TryStreamExt};
+    let club_lines = {
+        let (store, club) = (store.clone(), club.clone());
+        futures_util::stream::once(async move { club::lines(store.as_ref(), &club).await })
+            .map_ok(|lines| futures_util::stream::iter(lines.into_iter().map(Ok)))
+            .try_flatten()
+    };
+    club_lines.chain(games(store, club))
+}
+
+/// The club's games, one NDJSON line each, in the order they were played.
+fn games(
     store: Arc<dyn Store>,
     club: String,
 ) -> impl Stream<Item = Result<Vec<u8>, StoreError>> + 'static {
@@ -100,7 +132,9 @@ pub fn export(
     "imported": 41, "already_present": 2,
     "failed": [{"line": 7, "game_id": "0b6c3f0e-5d7e-4f3b-9a51-3c2d1e0f9a8b", "status": 422,
                 "detail": "event 3 (round_collected) breaks a rule: unknown card \"fine-whine\" (at /collections/Bo/2)"}],
-    "skipped": [{"game": "Coloretto", "plays": 12}]
+    "skipped": [{"game": "Coloretto", "plays": 12}],
+    "players": {"imported": 5, "already_present": 0},
+    "presets": {"imported": 1, "already_present": 0}
 }))]
 pub struct ImportReport {
     /// Games stored.
@@ -112,6 +146,27 @@ pub struct ImportReport {
     /// From other apps: plays of games tabletally does not keep, counted by game.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<other_apps::Skipped>,
+    /// Players from `tabletally.player/1` lines (absent when none was stored or present).
+    #[serde(skip_serializing_if = "Counted::is_empty")]
+    pub players: Counted,
+    /// Table presets from `tabletally.preset/1` lines (absent when none was stored or present).
+    #[serde(skip_serializing_if = "Counted::is_empty")]
+    pub presets: Counted,
+}
+
+/// Players or presets of an import.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Counted {
+    /// Stored.
+    pub imported: u64,
+    /// This club already has it, as the file has it: nothing was changed.
+    pub already_present: u64,
+}
+
+impl Counted {
+    fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -119,7 +174,8 @@ pub struct ImportFailure {
     /// Counted from 1: the line of an NDJSON file; from BG Stats the play's place in `plays`
     /// (1 is `plays[0]`); from BoardGameGeek the `<play>` element's place in the file.
     pub line: u64,
-    /// The game's id, when the line names one.
+    /// The game's id, when the line is a game that names one (a player or preset line names
+    /// its id in `detail`).
     pub game_id: Option<String>,
     /// The status the same request would get on its own: 400 unreadable, 409 conflict,
     /// 422 breaks a rule.
@@ -128,52 +184,46 @@ pub struct ImportFailure {
 }
 
 /// The summary of an imported game; status and version come from its events.
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct ImportSummary {
     id: String,
     game: String,
-    #[serde(default)]
     started_at: Option<DateTime<Utc>>,
+    /// The club player each seat names, by seat (1-based): where an import seats them when the
+    /// club has that player.
+    seated: Vec<Option<String>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct ImportEvent {
     seq: i64,
     id: String,
-    #[serde(rename = "type")]
     event_type: String,
     data: Value,
     recorded_at: DateTime<Utc>,
     /// Who recorded it; absent or null in files from before it was kept.
-    #[serde(default)]
     recorded_by: Option<String>,
     /// Absent: written by today's schema.
-    #[serde(default)]
     schema_version: Option<i64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct ImportLine {
-    format: String,
     game: ImportSummary,
     events: Vec<ImportEvent>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct StartedSeat {
     name: String,
-    #[serde(default)]
     seat: Option<i64>,
-    #[serde(default)]
     color: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct Started {
     players: Vec<StartedSeat>,
-    #[serde(default)]
     options: Value,
-    #[serde(default)]
     started_at: Option<DateTime<Utc>>,
 }
 
@@ -220,22 +270,53 @@ pub async fn import_line_as(
     report: &mut ImportReport,
     ids: GameIds,
 ) {
-    let mut fail = |game_id: Option<String>, status: u16, detail: String| {
+    // As a request body is read: a key named twice in one object is refused, not half-read.
+    let outcome = match shape::object(line) {
+        Ok(object) => match Fields::new(&object, "the line")
+            .text("format", &format!("{}, the kind of line", shape::KINDS))
+        {
+            Ok(PLAYER_FORMAT) => club::import_player(store, club, &object, report, ids).await,
+            Ok(PRESET_FORMAT) => club::import_preset(store, club, &object, report, ids).await,
+            Ok(FORMAT) => import_game(store, club, &object, report, ids).await,
+            Ok(other) => Err((
+                None,
+                400,
+                format!(
+                    "unknown format {other:?}: a line's \"format\" is {} (a file from a newer \
+                     tabletally needs a newer server)",
+                    shape::KINDS
+                ),
+            )),
+            Err(detail) => Err((None, 400, detail)),
+        },
+        Err(detail) => Err((None, 400, detail)),
+    };
+    if let Err((game_id, status, detail)) = outcome {
         report.failed.push(ImportFailure {
             line: line_number,
             game_id,
             status,
             detail,
         });
-    };
-    let (mut game, evaluation) = match check_line(line) {
-        Ok(checked) => checked,
-        Err((game_id, status, detail)) => return fail(game_id, status, detail),
-    };
+    }
+}
+
+/// Imports a `tabletally.game/1` line.
+async fn import_game(
+    store: &dyn Store,
+    club: &str,
+    line: &Map<String, Value>,
+    report: &mut ImportReport,
+    ids: GameIds,
+) -> Result<(), LineError> {
+    let (mut game, evaluation, seated) = check_line(line)?;
     if ids == GameIds::New {
         game.game.id = derived_id(club, &format!("tabletally:{}", game.game.id));
     }
     let id = game.game.id.clone();
+    seat_by_id(store, club, &mut game, &seated, ids)
+        .await
+        .map_err(|e| stored_failure(&id, e))?;
     let result = |record: &_| game_result(record, &evaluation);
     match store.import_game(club, &game, &result).await {
         Ok(ImportOutcome::Imported) => {
@@ -248,55 +329,98 @@ pub async fn import_line_as(
                     tracing::warn!(error = %e, "the planner's statistics could not be refreshed");
                 }
             }
+            Ok(())
         }
-        Ok(ImportOutcome::AlreadyPresent) => report.already_present += 1,
-        Err(StoreError::Conflict(detail)) => fail(Some(id), 409, detail),
-        Err(e) => {
+        Ok(ImportOutcome::AlreadyPresent) => {
+            report.already_present += 1;
+            Ok(())
+        }
+        Err(e) => Err(stored_failure(&id, e)),
+    }
+}
+
+/// Why a checked game was not stored, as its line's failure.
+fn stored_failure(id: &str, e: StoreError) -> LineError {
+    match e {
+        StoreError::Conflict(detail) => (Some(id.to_owned()), 409, detail),
+        StoreError::UnknownPlayer(player) => (
+            Some(id.to_owned()),
+            409,
+            format!(
+                "player {player} was merged into another while the game was imported; import the \
+                 file again"
+            ),
+        ),
+        e => {
             tracing::error!(error = %e, game = %id, "import failed");
-            fail(
-                Some(id),
+            (
+                Some(id.to_owned()),
                 500,
                 "the game could not be stored; see the server log".into(),
-            );
+            )
         }
     }
 }
 
+/// Seats each player the game's summary names by id when the club has that player (the file's
+/// players came first), so a merged player's games stay theirs and a renamed one's too;
+/// the others are matched by name, as files of games alone always were. With new ids, the
+/// copy's `game_started` names the copy's players.
+async fn seat_by_id(
+    store: &dyn Store,
+    club: &str,
+    game: &mut ImportedGame,
+    seated: &[Option<String>],
+    ids: GameIds,
+) -> Result<(), StoreError> {
+    let wanted: Vec<String> = seated
+        .iter()
+        .flatten()
+        .map(|id| club::player_id(club, id, ids))
+        .collect();
+    let known: std::collections::HashSet<String> = if wanted.is_empty() {
+        Default::default()
+    } else {
+        store
+            .players_by_id(club, &wanted)
+            .await?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
+    };
+    for (seat, id) in game.game.players.iter_mut().zip(seated) {
+        seat.player_id = id
+            .as_ref()
+            .map(|id| club::player_id(club, id, ids))
+            .filter(|id| known.contains(id));
+    }
+    if ids == GameIds::New
+        && let Some(Value::Array(players)) = game.events[0].data.get_mut("players")
+    {
+        for player in players.iter_mut().filter_map(Value::as_object_mut) {
+            player.remove("player_id");
+        }
+    }
+    Ok(())
+}
+
 type LineError = (Option<String>, u16, String);
 
-/// Reads and checks one exported game: the format, its numbering, and every event by the
-/// rules as if appended in order.
-fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
-    // As a request body is read: a key named twice in one object is refused, not half-read.
-    let parsed: ImportLine = json_with_unique_keys(line)
-        .and_then(|value| {
-            // serde would name its own struct; say what a line is instead.
-            if value.is_object() {
-                serde_json::from_value(value)
-            } else {
-                Err(serde::de::Error::custom(
-                    "a line must be one JSON object {\"format\", \"game\", \"events\"}",
-                ))
-            }
-        })
-        .map_err(|e| {
-            (
-                serde_json::from_str::<Value>(line)
-                    .ok()
-                    .and_then(|v| v["game"]["id"].as_str().map(str::to_owned)),
-                400,
-                format!("not a {FORMAT} game: {e}"),
-            )
-        })?;
+/// Reads and checks one exported game: its fields, its numbering, and every event by the
+/// rules as if appended in order; with the club player its summary names at each seat.
+#[allow(clippy::type_complexity)]
+fn check_line(
+    line: &Map<String, Value>,
+) -> Result<(ImportedGame, Evaluation, Vec<Option<String>>), LineError> {
+    let game_id = line
+        .get("game")
+        .and_then(|g| g.get("id"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut parsed = read_game(line).map_err(|detail| (game_id, 400, detail))?;
+    let named_seats = std::mem::take(&mut parsed.game.seated);
     let id = parsed.game.id.clone();
     let unprocessable = |detail: String| (Some(id.clone()), 422, detail);
-    if parsed.format != FORMAT {
-        return Err((
-            Some(id.clone()),
-            400,
-            format!("format must be {FORMAT:?}, not {:?}", parsed.format),
-        ));
-    }
     if uuid::Uuid::parse_str(&id).is_err() {
         return Err(unprocessable(format!("game id {id:?} is not a UUID")));
     }
@@ -340,8 +464,8 @@ fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
     else {
         return Err(unprocessable("event 1 must be game_started".into()));
     };
-    let started: Started = serde_json::from_value(first.data.clone())
-        .map_err(|e| unprocessable(format!("event 1 (game_started): {e}")))?;
+    let started = read_started(&first.data)
+        .map_err(|detail| unprocessable(format!("event 1 (game_started): {detail}")))?;
     // Its players as a new game seats them (count, names, colours), each at its own seat.
     let entries: Vec<PlayerEntry> = started
         .players
@@ -437,5 +561,149 @@ fn check_line(line: &str) -> Result<(ImportedGame, Evaluation), LineError> {
             events: stored,
         },
         evaluation,
+        named_seats,
     ))
+}
+
+/// A `tabletally.game/1` line's fields, or the first that is not what it must be.
+fn read_game(line: &Map<String, Value>) -> Result<ImportLine, String> {
+    let line = Fields::new(line, "the line");
+    let summary = line.object(
+        "game",
+        "the game's summary, an object with its \"id\" and \"game\"",
+        "the game's summary",
+    )?;
+    let events = line.list(
+        "events",
+        "the game's stored events in order, a list of objects with \"seq\", \"id\", \"type\", \
+         \"data\" and \"recorded_at\"",
+    )?;
+    let mut seated = Vec::new();
+    for (i, seat) in summary
+        .optional_list(
+            "players",
+            "its seats, a list of objects with \"seat\" and \"player_id\"",
+        )?
+        .iter()
+        .enumerate()
+    {
+        let Value::Object(seat) = seat else {
+            return Err(format!(
+                "the game's summary's seat {} must be an object with \"seat\" and \"player_id\", not {}",
+                i + 1,
+                shape::describe(seat)
+            ));
+        };
+        let seat = Fields::new(seat, format!("the game's summary's seat {}", i + 1));
+        let number = seat.optional_integer("seat", "its number (1, 2, 3 …)")?;
+        let player = seat.optional_text("player_id", "the club player sitting there (an id)")?;
+        // Seats outside 1 … 12 name nobody the game seats.
+        let Some(index) = number
+            .unwrap_or(i as i64 + 1)
+            .checked_sub(1)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n < 12)
+        else {
+            continue;
+        };
+        if seated.len() <= index {
+            seated.resize(index + 1, None);
+        }
+        seated[index] = player.map(str::to_owned);
+    }
+    let game = ImportSummary {
+        id: summary.text("id", "the game's id (a UUID)")?.to_owned(),
+        game: summary
+            .text("game", "the game's kind, such as \"mint-condition\"")?
+            .to_owned(),
+        started_at: summary.optional_time("started_at", "when the table played")?,
+        seated,
+    };
+    let mut read = Vec::with_capacity(events.len().min(MAX_EVENTS_PER_GAME + 1));
+    for (i, event) in events.iter().enumerate() {
+        let whose = format!("event {}", i + 1);
+        let Value::Object(event) = event else {
+            return Err(format!(
+                "{whose} must be an object with \"seq\", \"id\", \"type\", \"data\" and \
+                 \"recorded_at\", not {}",
+                shape::describe(event)
+            ));
+        };
+        let event = Fields::new(event, whose);
+        read.push(ImportEvent {
+            seq: event.integer("seq", "its number in the log (1, 2, 3 …)")?,
+            id: event.text("id", "the event's id")?.to_owned(),
+            event_type: event
+                .text("type", "the event's type, such as \"round_collected\"")?
+                .to_owned(),
+            data: event.map_get("data"),
+            recorded_at: event.time("recorded_at", "when it was recorded")?,
+            recorded_by: event
+                .optional_text("recorded_by", "the name of the token that recorded it")?
+                .map(str::to_owned),
+            schema_version: event.optional_integer(
+                "schema_version",
+                "the schema version its data was written in",
+            )?,
+        });
+    }
+    Ok(ImportLine { game, events: read })
+}
+
+/// Event 1's data: the seats, options and start, or the first field that is not what it must be.
+fn read_started(data: &Value) -> Result<Started, String> {
+    let Value::Object(data) = data else {
+        return Err(format!(
+            "its data must be an object, not {}",
+            shape::describe(data)
+        ));
+    };
+    let data = Fields::new(data, "its data");
+    let mut players = Vec::new();
+    for (i, player) in data
+        .list(
+            "players",
+            "the players in seat order, a list of objects with a \"name\"",
+        )?
+        .iter()
+        .enumerate()
+    {
+        let Value::Object(player) = player else {
+            return Err(format!(
+                "its player {} must be an object with a \"name\", not {}",
+                i + 1,
+                shape::describe(player)
+            ));
+        };
+        let player = Fields::new(player, format!("its player {}", i + 1));
+        players.push(StartedSeat {
+            name: player
+                .text("name", "the name the game's events use")?
+                .to_owned(),
+            seat: player.optional_integer("seat", "their seat (1, 2, 3 …)")?,
+            color: player
+                .optional_text("color", "their colour")?
+                .map(str::to_owned),
+        });
+    }
+    Ok(Started {
+        players,
+        options: data.map_get("options"),
+        started_at: data.optional_time("started_at", "when the table played")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_line_of_an_export_is_known_by_its_start() {
+        assert!(is_game_line(
+            format!("{{\"format\":\"{FORMAT}\",\"game\":{{}}}}").as_bytes()
+        ));
+        assert!(!is_game_line(
+            format!("{{\"format\":\"{PLAYER_FORMAT}\",\"player\":{{}}}}").as_bytes()
+        ));
+    }
 }

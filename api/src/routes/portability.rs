@@ -12,10 +12,11 @@ use crate::extract::Query;
 use crate::portability::{self, GameIds, ImportReport, other_apps};
 use crate::state::AppState;
 
-/// The club's whole history: one game a line (`tabletally.game/1`), every stored event
-/// included, streamed as it is read.
+/// The club's whole history, streamed as it is read: first its players
+/// (`tabletally.player/1`) and table presets (`tabletally.preset/1`), then one game a line
+/// (`tabletally.game/1`), every stored event included. Tokens and share links stay behind.
 #[utoipa::path(tag = "portability", security(("club_token" = [])), responses(
-    (status = 200, description = "One JSON object per line: {\"format\": \"tabletally.game/1\", \"game\": <game summary>, \"events\": [<every stored event>]}", content_type = "application/x-ndjson", body = String),
+    (status = 200, description = "One JSON object per line, each with its \"format\": {\"format\": \"tabletally.player/1\", \"player\": {\"id\", \"name\", \"former_names\": [<the other names their games seat them under>], \"created_at\"}} for each player, {\"format\": \"tabletally.preset/1\", \"preset\": {\"id\", \"name\", \"game\", \"options\", \"created_at\"}} for each preset, then {\"format\": \"tabletally.game/1\", \"game\": <game summary>, \"events\": [<every stored event>]} for each game, in the order they were played", content_type = "application/x-ndjson", body = String),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
 ))]
 #[get("/v1/export")]
@@ -30,9 +31,9 @@ pub async fn export(state: web::Data<AppState>, club: Club) -> HttpResponse {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct ImportQuery {
-    /// `true`: give each game a new id, made from this club and the file's id — to copy another
-    /// club's games on the same server (a game id belongs to one club). Importing the copy
-    /// twice still changes nothing. Default `false`: the file's ids are kept.
+    /// `true`: give each game, player and preset a new id, made from this club and the file's
+    /// id — to copy another club's history on the same server (an id belongs to one club).
+    /// Importing the copy twice still changes nothing. Default `false`: the file's ids are kept.
     pub new_ids: Option<bool>,
 }
 
@@ -46,12 +47,15 @@ impl ImportQuery {
     }
 }
 
-/// Imports an export (`tabletally.game/1` NDJSON). Each game is checked by the rules as if its
-/// events were appended and stored whole or not at all, with its ids: a game already present
-/// is left as it is, so importing a file twice changes nothing. A broken line is reported with
-/// its number and the others still import. Players are matched by name within the club.
+/// Imports an export (NDJSON: players, presets, games). Players and presets keep their ids;
+/// each game is checked by the rules as if its events were appended and stored whole or not
+/// at all, with its ids, its seats going to the players its summary names (merged and renamed
+/// players included) when the club has them, else matched by name (files of games alone).
+/// Whatever is already present is left as it is, so importing a file twice changes nothing.
+/// A broken line is reported with its number and, in words, what the line must be; the others
+/// still import.
 #[utoipa::path(tag = "portability", security(("club_token" = [])), params(ImportQuery),
-    request_body(content = String, content_type = "application/x-ndjson", description = "One exported game per line"),
+    request_body(content = String, content_type = "application/x-ndjson", description = "One exported player, preset or game per line (`tabletally.player/1`, `tabletally.preset/1`, `tabletally.game/1`)"),
     responses(
     (status = 200, description = "What was imported, line by line", body = ImportReport),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),

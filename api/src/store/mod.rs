@@ -26,7 +26,7 @@ pub use crate::records::{
     EventMeta, GameRecord, GameResult, HeldGame, NewEvent, PlayerResult, SeatRecord, StoredEvent,
 };
 pub use cache::{CacheCounters, StateCache};
-pub use players::{Merge, PlayerStore, Rename};
+pub use players::{ClubPlayer, Merge, PlayerImport, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
 pub use sql::{
     NOTIFY_CHANNEL, PostgresStore, REVOCATIONS_CHANNEL, SqliteStore, first_token_revocation,
@@ -166,7 +166,8 @@ pub struct GameFilter {
 /// A whole game from an export, checked by the rules, to store as it was.
 #[derive(Debug, Clone)]
 pub struct ImportedGame {
-    /// Its id, kind, options and start; players are matched by name within the club.
+    /// Its id, kind, options and start; a seat is the club's player it names by id, else the
+    /// one of its name.
     pub game: NewGame,
     /// What its log amounts to.
     pub status: tabletally_domain::Status,
@@ -325,7 +326,8 @@ pub trait EventStore: Send + Sync {
         limit: i64,
     ) -> Result<Vec<String>, StoreError>;
 
-    /// Stores an exported game whole, in one transaction: its players (by name), row, seats,
+    /// Stores an exported game whole, in one transaction: its players (by id where a seat gives
+    /// one, else by name; seats matched by name get their id in `game_started`), row, seats,
     /// every event as it was, and its statistics when `result` says it is finished. A game id
     /// already in this club changes nothing; one of another club is a conflict.
     async fn import_game(

@@ -7,6 +7,7 @@
 //! `game_started` keeps the player id it was written with; the seats say who sat there now.
 
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use sqlx::Row;
 use tabletally_domain::setup::name_key;
 
@@ -39,6 +40,30 @@ pub enum Merge {
     SatTogether(Vec<String>),
 }
 
+/// A club player as an export carries them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClubPlayer {
+    pub id: String,
+    /// The current name.
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+    /// The other names their games seat them under (names before a rename, the names of
+    /// players merged into them), by name: the seats keep the names the events use, so this is
+    /// read from the games, not stored apart.
+    pub former_names: Vec<String>,
+}
+
+/// How a player from an export went into a club.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlayerImport {
+    Imported,
+    /// The club has this player, under the same name since the same time: nothing changed.
+    AlreadyPresent,
+    /// Not added, and why in words (the id is another player's or another club's, or the name
+    /// is another player's).
+    Conflict(String),
+}
+
 #[async_trait]
 pub trait PlayerStore: Send + Sync {
     /// Renames a club player; the name is already checked.
@@ -47,6 +72,17 @@ pub trait PlayerStore: Send + Sync {
     /// Moves every seat of player `from` to player `into`, recomputes `into`'s leaderboard sums
     /// and runs and removes `from`, in one transaction.
     async fn merge_players(&self, club: &str, from: &str, into: &str) -> Result<Merge, StoreError>;
+
+    /// Every player of the club by name, with the other names their games seat them under.
+    async fn club_players(&self, club: &str) -> Result<Vec<ClubPlayer>, StoreError>;
+
+    /// Adds a player with their id, name and creation time (`former_names` comes back with their
+    /// games); one already there as it is changes nothing.
+    async fn import_player(
+        &self,
+        club: &str,
+        player: &ClubPlayer,
+    ) -> Result<PlayerImport, StoreError>;
 }
 
 /// A player's leaderboard sums from their finished seats, every game and variant.
@@ -172,6 +208,112 @@ macro_rules! players_store {
                     .await?;
                 tx.commit().await?;
                 Ok(Merge::Merged)
+            }
+
+            async fn club_players(&self, club: &str) -> Result<Vec<ClubPlayer>, StoreError> {
+                let rows = sqlx::query("SELECT id, name, created_at FROM players WHERE club_id = $1 ORDER BY name_key, id")
+                    .bind(club)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut players = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    players.push(ClubPlayer {
+                        id: row.try_get("id")?,
+                        name: row.try_get("name")?,
+                        created_at: row.try_get("created_at")?,
+                        former_names: Vec::new(),
+                    });
+                }
+                // Each seat name once per player (the seats' index on player_id serves it).
+                let seats = sqlx::query(
+                    "SELECT DISTINCT gp.player_id, gp.name FROM game_players gp \
+                     JOIN players p ON p.id = gp.player_id WHERE p.club_id = $1 ORDER BY gp.player_id, gp.name",
+                )
+                .bind(club)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut known: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+                for seat in &seats {
+                    known.entry(seat.try_get("player_id")?).or_default().push(seat.try_get("name")?);
+                }
+                for player in &mut players {
+                    let key = name_key(&player.name);
+                    player.former_names = known
+                        .remove(&player.id)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|name| name_key(name) != key)
+                        .collect();
+                }
+                Ok(players)
+            }
+
+            async fn import_player(&self, club: &str, player: &ClubPlayer) -> Result<PlayerImport, StoreError> {
+                let key = name_key(&player.name);
+                let mut tx = self.pool.begin_with($begin).await?;
+                let same_id = sqlx::query("SELECT club_id, name, created_at FROM players WHERE id = $1")
+                    .bind(&player.id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if let Some(row) = same_id {
+                    let owner: String = row.try_get("club_id")?;
+                    let name: String = row.try_get("name")?;
+                    let created_at: DateTime<Utc> = row.try_get("created_at")?;
+                    return Ok(if owner != club {
+                        PlayerImport::Conflict(format!(
+                            "player id {} cannot be used here; to import a copy under new ids, send the \
+                             file to POST /v1/import?new_ids=true",
+                            player.id
+                        ))
+                    } else if name != player.name {
+                        PlayerImport::Conflict(format!(
+                            "the club's player {} is called {name:?}, the file calls them {:?}; the \
+                             club's name stands (rename the player to change it)",
+                            player.id, player.name
+                        ))
+                    } else if created_at != player.created_at {
+                        PlayerImport::Conflict(format!(
+                            "the club's player {} ({name:?}) was added at {}, the file says {}; the \
+                             club's player stands",
+                            player.id,
+                            created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                            player.created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+                        ))
+                    } else {
+                        PlayerImport::AlreadyPresent
+                    });
+                }
+                let taken = sqlx::query("SELECT id, name FROM players WHERE club_id = $1 AND name_key = $2")
+                    .bind(club)
+                    .bind(&key)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if let Some(row) = taken {
+                    let (id, name): (String, String) = (row.try_get("id")?, row.try_get("name")?);
+                    return Ok(PlayerImport::Conflict(format!(
+                        "the club already has a player called {name:?} (player {id}), so player {} \
+                         was not added; their games seat the club's {name:?}",
+                        player.id
+                    )));
+                }
+                sqlx::query("INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5)")
+                    .bind(&player.id)
+                    .bind(club)
+                    .bind(&player.name)
+                    .bind(&key)
+                    .bind(player.created_at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| match &e {
+                        // A game created meanwhile seated a new player of this name (PostgreSQL).
+                        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(format!(
+                            "another request added a player called {:?} at the same time; import the file again",
+                            player.name
+                        )),
+                        _ => StoreError::Database(e),
+                    })?;
+                tx.commit().await?;
+                Ok(PlayerImport::Imported)
             }
         }
     };

@@ -1228,6 +1228,16 @@ macro_rules! sql_store {
                 }
                 let now = now();
                 let seats = Self::seat_players(&mut w, club, &game.game.players, now).await?;
+                // A seat given by id and another by a name may be one player: one seat each.
+                if let Some((a, b)) = seats.iter().enumerate().find_map(|(i, a)| {
+                    seats[i + 1..].iter().find(|b| b.player_id == a.player_id).map(|b| (a, b))
+                }) {
+                    return Err(StoreError::Conflict(format!(
+                        "seats {} ({:?}) and {} ({:?}) are both the club's player {}: a game cannot seat one \
+                         player twice",
+                        a.seat, a.name, b.seat, b.name, a.player_id
+                    )));
+                }
                 let version = game.events.len() as i64;
                 Self::insert_game(&mut w, club, &game.game, game.status.as_str(), version, &seats, now).await?;
                 let record = GameRecord {
@@ -1251,10 +1261,13 @@ macro_rules! sql_store {
                 for (i, event) in game.events.iter().enumerate() {
                     let mut event = event.clone();
                     if event.seq == 1 {
-                        // The seats' player ids are this club's, matched by name.
+                        // A seat matched by name gets this club's player id; a seat given by id
+                        // keeps the id its log was written with (a merged-away player's, too).
                         if let Some(Value::Array(players)) = event.data.get_mut("players") {
-                            for (player, seat) in players.iter_mut().zip(&record.players) {
-                                player["player_id"] = json!(seat.player_id);
+                            for ((player, seat), given) in players.iter_mut().zip(&record.players).zip(&game.game.players) {
+                                if given.player_id.is_none() || player.get("player_id").is_none_or(Value::is_null) {
+                                    player["player_id"] = json!(seat.player_id);
+                                }
                             }
                         }
                     }

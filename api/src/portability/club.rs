@@ -1,0 +1,283 @@
+//! The club's players and presets as lines of an export (`tabletally.player/1`,
+//! `tabletally.preset/1`), written before the games so that an import knows every player a
+//! game seats by id before it reads the game.
+
+use chrono::{DateTime, SubsecRound, Utc};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tabletally_domain::Game;
+use tabletally_domain::setup::PlayerName;
+
+use super::shape::Fields;
+use super::{GameIds, ImportReport, LineError, derived_id};
+use crate::store::{ClubPlayer, PlayerImport, PresetRecord, Store, StoreError};
+
+/// The format of one exported player.
+pub const PLAYER_FORMAT: &str = "tabletally.player/1";
+
+/// The format of one exported table preset.
+pub const PRESET_FORMAT: &str = "tabletally.preset/1";
+
+#[derive(Debug, Serialize)]
+struct PlayerLine<'a> {
+    format: &'static str,
+    player: PlayerOut<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct PlayerOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    /// The other names their games seat them under (renamed, merged).
+    former_names: &'a [String],
+    created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize)]
+struct PresetLine<'a> {
+    format: &'static str,
+    preset: PresetOut<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct PresetOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    game: &'a str,
+    options: &'a Value,
+    created_at: DateTime<Utc>,
+}
+
+fn ndjson(line: &impl Serialize, what: &str) -> Result<Vec<u8>, StoreError> {
+    let mut bytes =
+        serde_json::to_vec(line).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// The club's players by name, then its presets by game and name, one NDJSON line each.
+pub(super) async fn lines(store: &dyn Store, club: &str) -> Result<Vec<Vec<u8>>, StoreError> {
+    let mut lines = Vec::new();
+    for player in store.club_players(club).await? {
+        let line = PlayerLine {
+            format: PLAYER_FORMAT,
+            player: PlayerOut {
+                id: &player.id,
+                name: &player.name,
+                former_names: &player.former_names,
+                created_at: player.created_at,
+            },
+        };
+        lines.push(ndjson(&line, &format!("player {}", player.id))?);
+    }
+    for preset in store.presets(club, None).await? {
+        let line = PresetLine {
+            format: PRESET_FORMAT,
+            preset: PresetOut {
+                id: &preset.id,
+                name: &preset.name,
+                game: &preset.game,
+                options: &preset.options,
+                created_at: preset.created_at,
+            },
+        };
+        lines.push(ndjson(&line, &format!("preset {}", preset.id))?);
+    }
+    Ok(lines)
+}
+
+/// A player's id as `ids` says: the file's, or one made from the club and it.
+pub(super) fn player_id(club: &str, id: &str, ids: GameIds) -> String {
+    match ids {
+        GameIds::Kept => id.to_owned(),
+        GameIds::New => derived_id(club, &format!("tabletally player:{id}")),
+    }
+}
+
+fn unprocessable(detail: String) -> LineError {
+    (None, 422, detail)
+}
+
+fn unreadable(detail: String) -> LineError {
+    (None, 400, detail)
+}
+
+fn uuid(id: &str, what: &str) -> Result<(), LineError> {
+    uuid::Uuid::parse_str(id)
+        .map(drop)
+        .map_err(|_| unprocessable(format!("{what} id {id:?} is not a UUID")))
+}
+
+/// Imports a `tabletally.player/1` line: the player with their id (or one made from it).
+pub(super) async fn import_player(
+    store: &dyn Store,
+    club: &str,
+    line: &Map<String, Value>,
+    report: &mut ImportReport,
+    ids: GameIds,
+) -> Result<(), LineError> {
+    let line = Fields::new(line, "the line");
+    let player = line
+        .object(
+            "player",
+            "the player, an object with their \"id\", \"name\" and \"created_at\"",
+            "the player",
+        )
+        .map_err(unreadable)?;
+    let read = || -> Result<ClubPlayer, String> {
+        let mut former_names = Vec::new();
+        for name in
+            player.optional_list("former_names", "a list of the other names their games use")?
+        {
+            match name {
+                Value::String(name) => former_names.push(name.clone()),
+                other => {
+                    return Err(format!(
+                        "the player's \"former_names\" must list names (texts), not {}",
+                        super::shape::describe(other)
+                    ));
+                }
+            }
+        }
+        Ok(ClubPlayer {
+            id: player.text("id", "the player's id (a UUID)")?.to_owned(),
+            name: player.text("name", "the player's current name")?.to_owned(),
+            created_at: player
+                .time("created_at", "when the club first seated them")?
+                .trunc_subsecs(6),
+            former_names,
+        })
+    };
+    let mut player = read().map_err(unreadable)?;
+    uuid(&player.id, "player")?;
+    let name = PlayerName::parse(&player.name)
+        .map_err(|rule| unprocessable(format!("player {}: {rule}", player.id)))?;
+    player.name = name.as_str().to_owned();
+    player.id = player_id(club, &player.id, ids);
+    match store.import_player(club, &player).await {
+        Ok(PlayerImport::Imported) => report.players.imported += 1,
+        Ok(PlayerImport::AlreadyPresent) => report.players.already_present += 1,
+        Ok(PlayerImport::Conflict(detail)) | Err(StoreError::Conflict(detail)) => {
+            return Err((None, 409, detail));
+        }
+        Err(e) => {
+            tracing::error!(error = %e, player = %player.id, "import failed");
+            return Err((
+                None,
+                500,
+                "the player could not be stored; see the server log".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Imports a `tabletally.preset/1` line: the preset with its id (or one made from it), checked
+/// as `POST /v1/presets` checks one.
+pub(super) async fn import_preset(
+    store: &dyn Store,
+    club: &str,
+    line: &Map<String, Value>,
+    report: &mut ImportReport,
+    ids: GameIds,
+) -> Result<(), LineError> {
+    let line = Fields::new(line, "the line");
+    let preset = line
+        .object(
+            "preset",
+            "the preset, an object with its \"id\", \"name\", \"game\", \"options\" and \"created_at\"",
+            "the preset",
+        )
+        .map_err(unreadable)?;
+    let read = || -> Result<PresetRecord, String> {
+        Ok(PresetRecord {
+            id: preset.text("id", "the preset's id (a UUID)")?.to_owned(),
+            game: preset
+                .text("game", "the game it is for, such as \"vintage\"")?
+                .to_owned(),
+            name: preset.text("name", "how the table calls it")?.to_owned(),
+            options: preset
+                .object_value("options", "the game's options it keeps, an object")?
+                .clone(),
+            created_at: preset
+                .time("created_at", "when it was saved")?
+                .trunc_subsecs(6),
+        })
+    };
+    let mut record = read().map_err(unreadable)?;
+    uuid(&record.id, "preset")?;
+    let name = PlayerName::parse(&record.name).map_err(|rule| {
+        unprocessable(format!(
+            "preset {}: {}",
+            record.id,
+            rule.replace("player name", "preset name")
+        ))
+    })?;
+    record.name = name.as_str().to_owned();
+    let kind = Game::from_id(&record.game).ok_or_else(|| {
+        unprocessable(format!(
+            "preset {}: unknown game {:?}; games are {}",
+            record.id,
+            record.game,
+            tabletally_domain::games::known_ids()
+        ))
+    })?;
+    kind.check_options(&record.options).map_err(|e| {
+        unprocessable(format!(
+            "preset {} ({:?}): {} (at /preset{})",
+            record.id, record.name, e.rule, e.pointer
+        ))
+    })?;
+    let file_id = record.id.clone();
+    record.id = match ids {
+        GameIds::Kept => file_id.clone(),
+        GameIds::New => derived_id(club, &format!("tabletally preset:{file_id}")),
+    };
+    match store.create_preset(club, &record).await {
+        Ok(Ok(())) => report.presets.imported += 1,
+        Ok(Err(existing)) if existing == record => report.presets.already_present += 1,
+        Ok(Err(existing)) => {
+            return Err((
+                None,
+                409,
+                if existing.id == record.id {
+                    format!(
+                        "the club's preset {} ({:?}) has other options or another creation time \
+                         than the file's; the club's preset stands",
+                        existing.id, existing.name
+                    )
+                } else {
+                    format!(
+                        "the club already has a {} preset called {:?} (preset {}), so preset {} \
+                         was not added",
+                        kind.title(),
+                        existing.name,
+                        existing.id,
+                        file_id
+                    )
+                },
+            ));
+        }
+        // The id is already another preset's, of this club or another.
+        Err(StoreError::Database(sqlx::Error::Database(db))) if db.is_unique_violation() => {
+            return Err((
+                None,
+                409,
+                format!(
+                    "preset id {file_id} cannot be used here; to import a copy under new ids, send \
+                     the file to POST /v1/import?new_ids=true"
+                ),
+            ));
+        }
+        Err(StoreError::Conflict(detail)) => return Err((None, 409, detail)),
+        Err(e) => {
+            tracing::error!(error = %e, preset = %record.id, "import failed");
+            return Err((
+                None,
+                500,
+                "the preset could not be stored; see the server log".into(),
+            ));
+        }
+    }
+    Ok(())
+}
