@@ -17,6 +17,7 @@ mod mint_julep;
 mod operations;
 mod pad;
 mod pad_phones;
+mod pad_table;
 mod players;
 mod portability;
 mod presets;

@@ -32,6 +32,8 @@ export default {
   ],
   colours: [],
   needsColours: () => false,
+  /** Nothing more to show under the game's heading. @param {any} _game @returns {HTMLElement | null} */
+  describe: (_game) => null,
   correctable: ['rows_recorded', 'cards_played', 'last_cards_placed'],
 
   /** @param {any} _game @param {any[]} effective */
