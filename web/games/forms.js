@@ -59,6 +59,7 @@ export function inPlayersWords(problem, rules) {
     .replace(/set option (\w+) to (true|false)\b/g, (all, key, on) =>
       (label(key) ? `${on === 'true' ? 'switch on' : 'switch off'} “${label(key)}”` : all))
     .replace(/\boption (\w+)/g, (all, key) => (label(key) ? `“${label(key)}”` : all))
-    .replace(/a card's (\w+) is non-empty text/g, (_all, key) => `a card's ${rules.words?.[key] ?? key} must be filled in`);
+    .replace(/a card's (\w+) is non-empty text/g, (_all, key) => `a card's ${rules.words?.[key] ?? key} must be filled in`)
+    .replace(/prize "[^"]*" needs the (\w+) it counts, e\.g\. "[^"]*"/g, (_all, key) => `this prize needs the ${rules.words?.[key] ?? key} it counts: fill in “of”`);
   return { ...problem, detail };
 }

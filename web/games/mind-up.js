@@ -104,7 +104,8 @@ function rowsForm({ game, initial }, now) {
     const given = initial?.rows?.[p.name] ?? [];
     const base = `/events/${rowsEvent}/data/rows/${esc(p.name)}`;
     const inputs = Array.from({ length: COLUMNS }, (_, i) => /** @type {HTMLInputElement} */ (h('input', {
-      id: uid('col'), inputmode: 'numeric', autocomplete: 'off', 'aria-label': `${p.name}, column ${i + 1}`,
+      // At 320 px the five columns wrap: the hint says which one each box is.
+      id: uid('col'), inputmode: 'numeric', autocomplete: 'off', 'aria-label': `${p.name}, column ${i + 1}`, placeholder: `column ${i + 1}`,
       value: (given[i] ?? []).join(' '), dataset: { column: i + 1, pointer: `${base}/${i}` },
     })));
     rowInputs.set(p.name, inputs);
