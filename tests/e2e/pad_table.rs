@@ -217,8 +217,10 @@ async fn a_four_player_mint_condition_round_takes_33_taps_and_less_than_a_screen
     // The next round's form starts at the top of the screen, its first field focused.
     b.wait_text("#entry h3", |t| t.starts_with("Round 2")).await;
     let placed = b
-        .js("return [Math.round(document.querySelector('.entry-box').getBoundingClientRect().top),
-                     document.activeElement.matches('.player-tab[data-player=\"Ann\"]')];")
+        .js(
+            "return [Math.round(document.querySelector('.entry-box').getBoundingClientRect().top),
+                     document.activeElement.matches('.player-tab[data-player=\"Ann\"]')];",
+        )
         .await;
     assert!(
         placed[0].as_i64().unwrap().abs() <= 1,
@@ -305,10 +307,20 @@ async fn assert_refusal_spans(b: &Browser, row: &str) {
         ))
         .await;
     let (note, width) = (sizes[0].as_f64().unwrap(), sizes[1].as_f64().unwrap());
-    assert!(note >= width * 0.9, "the refusal is as wide as {row}: {sizes}");
-    assert_eq!(sizes[2], json!(true), "the refusal stays inside {row}: {sizes}");
+    assert!(
+        note >= width * 0.9,
+        "the refusal is as wide as {row}: {sizes}"
+    );
+    assert_eq!(
+        sizes[2],
+        json!(true),
+        "the refusal stays inside {row}: {sizes}"
+    );
     // One word a line (the old squeeze) was some twenty lines.
-    assert!(sizes[3].as_f64().unwrap() < 160.0, "a few lines at most: {sizes}");
+    assert!(
+        sizes[3].as_f64().unwrap() < 160.0,
+        "a few lines at most: {sizes}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -337,7 +349,9 @@ async fn the_new_game_form_goes_to_the_next_name_on_enter_and_fits_320_px_with_l
         .await;
     assert_fits(&b, 320).await;
     // Enter ("Go") in a name moves on to the next name; it never starts the game.
-    let first = b.find(".players li:nth-child(1) input[name=\"player\"]").await;
+    let first = b
+        .find(".players li:nth-child(1) input[name=\"player\"]")
+        .await;
     first.send_keys("Evangeline-Maude\u{E007}").await.unwrap();
     let focused = b
         .js("return [document.activeElement === document.querySelector('.players li:nth-child(2) input[name=\"player\"]'), location.hash];")
@@ -356,7 +370,8 @@ async fn the_new_game_form_goes_to_the_next_name_on_enter_and_fits_320_px_with_l
     b.find(".players li:nth-child(3) .field-error").await;
     assert_refusal_spans(&b, ".players li:nth-child(3)").await;
     assert_fits(&b, 320).await;
-    b.screenshot("34-320px-lucky-players", Some(".players")).await;
+    b.screenshot("34-320px-lucky-players", Some(".players"))
+        .await;
     b.close().await;
 }
 
@@ -372,15 +387,19 @@ async fn a_vintage_prize_is_typed_without_a_prefill_and_the_game_page_lists_the_
     let prize = ".prizes li:nth-child(3)";
     // The new prize's hint follows its attribute, and its points start empty: "3" is 3.
     assert_eq!(
-        b.js(&format!("return document.querySelector('{prize} input[name=\"value\"]').placeholder;"))
-            .await,
+        b.js(&format!(
+            "return document.querySelector('{prize} input[name=\"value\"]').placeholder;"
+        ))
+        .await,
         json!("e.g. blue")
     );
     b.select(&format!("{prize} select[name=\"attribute\"]"), "type")
         .await;
     assert_eq!(
-        b.js(&format!("return document.querySelector('{prize} input[name=\"value\"]').placeholder;"))
-            .await,
+        b.js(&format!(
+            "return document.querySelector('{prize} input[name=\"value\"]').placeholder;"
+        ))
+        .await,
         json!("e.g. lamp")
     );
     b.find(&format!("{prize} input[name=\"points\"]"))
@@ -389,8 +408,10 @@ async fn a_vintage_prize_is_typed_without_a_prefill_and_the_game_page_lists_the_
         .await
         .unwrap();
     assert_eq!(
-        b.js(&format!("return document.querySelector('{prize} input[name=\"points\"]').value;"))
-            .await,
+        b.js(&format!(
+            "return document.querySelector('{prize} input[name=\"points\"]').value;"
+        ))
+        .await,
         json!("3")
     );
     // A prefilled number is replaced by what is typed, not appended to.
@@ -400,8 +421,10 @@ async fn a_vintage_prize_is_typed_without_a_prefill_and_the_game_page_lists_the_
         .await
         .unwrap();
     assert_eq!(
-        b.js("return document.querySelector('.prizes li:nth-child(1) input[name=\"points\"]').value;")
-            .await,
+        b.js(
+            "return document.querySelector('.prizes li:nth-child(1) input[name=\"points\"]').value;"
+        )
+        .await,
         json!("5")
     );
     for (i, name) in ["Ann", "Bo", "Cy"].iter().enumerate() {
@@ -442,7 +465,9 @@ async fn a_vintage_prize_is_typed_without_a_prefill_and_the_game_page_lists_the_
         .as_str()
         .unwrap()
         .to_owned();
-    let stored = app.get(&format!("/v1/games/{game}"), Some(&club.token)).await;
+    let stored = app
+        .get(&format!("/v1/games/{game}"), Some(&club.token))
+        .await;
     assert_eq!(stored.body["options"]["prizes"][2]["points"], 3);
     assert_eq!(stored.body["options"]["prizes"][0]["points"], 5);
     b.screenshot("36-vintage-prizes-on-the-game-page", None)
@@ -469,7 +494,10 @@ async fn a_correction_without_a_reason_is_saved_as_corrected_on_the_pad() {
         "round_collected",
         json!({"round": 1, "collections": {"Ann": ["fine-wine"], "Bo": ["legacy-edition"]}}),
     );
-    assert_eq!(app.append(&club, &game, Some(1), vec![round]).await.status, 201);
+    assert_eq!(
+        app.append(&club, &game, Some(1), vec![round]).await.status,
+        201
+    );
     open_club(&app, &b, &club, &format!("#/game/{game}")).await;
     b.click(".log li[data-seq=\"2\"] button.correct").await;
     b.find("#correction").await;
@@ -478,7 +506,8 @@ async fn a_correction_without_a_reason_is_saved_as_corrected_on_the_pad() {
         .await;
     assert_eq!(reason, json!(["", false]), "nothing that looks filled in");
     // Ann's Fine Wine was a second one: 4 + 5 = 9.
-    b.click("#correction .player-tab[data-player=\"Ann\"]").await;
+    b.click("#correction .player-tab[data-player=\"Ann\"]")
+        .await;
     b.fill(
         "#correction fieldset[data-player=\"Ann\"] input[data-card=\"fine-wine\"]",
         "2",
@@ -487,7 +516,10 @@ async fn a_correction_without_a_reason_is_saved_as_corrected_on_the_pad() {
     b.click("#correction button[type=\"submit\"]").await;
     wait_for_seq(&b, 3).await;
     let head = b.text(".log li[data-seq=\"3\"] .event-head").await;
-    assert!(head.ends_with("corrects #2 — corrected on the pad"), "{head}");
+    assert!(
+        head.ends_with("corrects #2 — corrected on the pad"),
+        "{head}"
+    );
     assert_eq!(page_totals(&b).await, expect(&[("Ann", 9), ("Bo", 9)]));
     b.close().await;
 }
@@ -526,18 +558,17 @@ async fn after_a_mind_up_turn_the_next_turns_first_card_has_the_focus_and_column
         "1 2 3 4",
     )
     .await;
-    b.fill(
-        "#entry input[name=\"columns\"]",
-        "1 3 4 2 5",
-    )
-    .await;
+    b.fill("#entry input[name=\"columns\"]", "1 3 4 2 5").await;
     b.fill("#entry input[name=\"prizes\"]", "11 22 44 53").await;
     b.click("#entry button[type=\"submit\"]").await;
     b.find("#entry .rows-grid .field-error").await;
     assert_refusal_spans(&b, "#entry fieldset[data-player=\"Ann\"] .rows-grid").await;
     assert_fits(&b, 320).await;
-    b.screenshot("37-320px-mind-up-columns", Some("#entry fieldset[data-player=\"Ann\"]"))
-        .await;
+    b.screenshot(
+        "37-320px-mind-up-columns",
+        Some("#entry fieldset[data-player=\"Ann\"]"),
+    )
+    .await;
 
     // Turn by turn: round 1's table and turn 1 over the API, turn 2 on the page.
     let turns = app
@@ -552,11 +583,14 @@ async fn after_a_mind_up_turn_the_next_turns_first_card_has_the_focus_and_column
         json!({"round": 1, "cards": {"Ann": 46, "Bo": 25, "Cy": 13, "Di": 1}}),
     );
     assert_eq!(
-        app.append(&club, &turns, Some(1), vec![started, turn_1]).await.status,
+        app.append(&club, &turns, Some(1), vec![started, turn_1])
+            .await
+            .status,
         201
     );
     open_club(&app, &b, &club, &format!("#/game/{turns}")).await;
-    b.wait_text("#entry h3", |t| t.contains("turn 2 of 6")).await;
+    b.wait_text("#entry h3", |t| t.contains("turn 2 of 6"))
+        .await;
     for (player, card) in [("Ann", "40"), ("Bo", "30"), ("Cy", "20"), ("Di", "10")] {
         b.fill(
             &format!("#entry input[name=\"card\"][data-player=\"{player}\"]"),
@@ -566,7 +600,8 @@ async fn after_a_mind_up_turn_the_next_turns_first_card_has_the_focus_and_column
     }
     b.click("#entry button[type=\"submit\"]").await;
     wait_for_seq(&b, 4).await;
-    b.wait_text("#entry h3", |t| t.contains("turn 3 of 6")).await;
+    b.wait_text("#entry h3", |t| t.contains("turn 3 of 6"))
+        .await;
     let placed = b
         .js("return [Math.round(document.querySelector('.entry-box').getBoundingClientRect().top),
                      document.activeElement.matches('#entry input[name=\"card\"][data-player=\"Ann\"]')];")
@@ -603,26 +638,45 @@ async fn mint_julep_starts_from_the_last_finish_and_the_last_player_and_names_a_
         .await;
     assert_eq!(
         at_cy,
-        json!(["true", "In round 1 every player places a bet: choose Cy’s horse."])
+        json!([
+            "true",
+            "In round 1 every player places a bet: choose Cy’s horse."
+        ])
     );
     assert_eq!(app.version(&club, &fresh).await, 1, "nothing stored");
-    b.screenshot("39-mint-julep-missing-bet", Some("select[data-player=\"Cy\"]"))
-        .await;
+    b.screenshot(
+        "39-mint-julep-missing-bet",
+        Some("select[data-player=\"Cy\"]"),
+    )
+    .await;
 
     // Round 1 recorded by its finish: round 2's finish starts from it.
-    let finish = json!(["maple-splendor", "alaskan-justice", "you-got-me", "whiskey-princess", "newtons-apple"]);
-    let mut round_1: Vec<serde_json::Value> = [("Ann", "you-got-me"), ("Bo", "maple-splendor"), ("Cy", "whiskey-princess")]
-        .iter()
-        .map(|(p, horse)| {
-            event(
-                "bet_placed",
-                json!({"round": 1, "player": p, "horse": horse, "replaces": null}),
-            )
-        })
-        .collect();
+    let finish = json!([
+        "maple-splendor",
+        "alaskan-justice",
+        "you-got-me",
+        "whiskey-princess",
+        "newtons-apple"
+    ]);
+    let mut round_1: Vec<serde_json::Value> = [
+        ("Ann", "you-got-me"),
+        ("Bo", "maple-splendor"),
+        ("Cy", "whiskey-princess"),
+    ]
+    .iter()
+    .map(|(p, horse)| {
+        event(
+            "bet_placed",
+            json!({"round": 1, "player": p, "horse": horse, "replaces": null}),
+        )
+    })
+    .collect();
     round_1.push(event("race_recorded", json!({"round": 1, "order": finish})));
     round_1.push(event("round_ended", json!({"round": 1})));
-    assert_eq!(app.append(&club, &fresh, Some(1), round_1).await.status, 201);
+    assert_eq!(
+        app.append(&club, &fresh, Some(1), round_1).await.status,
+        201
+    );
     b.client.refresh().await.expect("reload");
     b.wait_text("#entry h3", |t| t == "Round 2").await;
     let shown = b
@@ -634,15 +688,19 @@ async fn mint_julep_starts_from_the_last_finish_and_the_last_player_and_names_a_
     let cards = app
         .new_game(&club, json!({"game": "mint-julep", "players": players}))
         .await;
-    let mut events: Vec<serde_json::Value> = [("Ann", "you-got-me"), ("Bo", "maple-splendor"), ("Cy", "whiskey-princess")]
-        .iter()
-        .map(|(p, horse)| {
-            event(
-                "bet_placed",
-                json!({"round": 1, "player": p, "horse": horse, "replaces": null}),
-            )
-        })
-        .collect();
+    let mut events: Vec<serde_json::Value> = [
+        ("Ann", "you-got-me"),
+        ("Bo", "maple-splendor"),
+        ("Cy", "whiskey-princess"),
+    ]
+    .iter()
+    .map(|(p, horse)| {
+        event(
+            "bet_placed",
+            json!({"round": 1, "player": p, "horse": horse, "replaces": null}),
+        )
+    })
+    .collect();
     events.push(event(
         "card_played",
         json!({"round": 1, "player": "Bo", "moves": [{"horse": "you-got-me", "direction": "forward", "kind": "named"}], "mint_julep": null}),
@@ -681,7 +739,8 @@ async fn finished_game(app: &TestApp, club: &TestClub, a: (&str, &str), b: (&str
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_history_shows_winners_keeps_its_filters_in_the_address_and_ranks_by_the_figure_shown() {
+async fn the_history_shows_winners_keeps_its_filters_in_the_address_and_ranks_by_the_figure_shown()
+{
     let Some((app, b)) = setup().await else {
         return;
     };
@@ -716,7 +775,8 @@ async fn the_history_shows_winners_keeps_its_filters_in_the_address_and_ranks_by
     b.screenshot("40-games-with-winners", None).await;
     // A filter changed is a new address; the back button goes back to the one before.
     b.select("select[name=\"status\"]", "in_progress").await;
-    b.wait_text("ul.games", |t| t.contains("No games yet")).await;
+    b.wait_text("ul.games", |t| t.contains("No games yet"))
+        .await;
     assert_eq!(
         b.js("return location.hash;").await,
         json!("#/?game=mint-condition&status=in_progress")
@@ -731,15 +791,27 @@ async fn the_history_shows_winners_keeps_its_filters_in_the_address_and_ranks_by
     );
 
     // The leaderboard ranks by the figure it shows, chosen in the address.
-    open_club(&app, &b, &club, "#/leaderboard?game=mint-condition&sort=average_score").await;
-    b.wait_text("table.leaderboard caption", |t| t == "Ranked by average score")
-        .await;
+    open_club(
+        &app,
+        &b,
+        &club,
+        "#/leaderboard?game=mint-condition&sort=average_score",
+    )
+    .await;
+    b.wait_text("table.leaderboard caption", |t| {
+        t == "Ranked by average score"
+    })
+    .await;
     let board = b
         .js("return [...document.querySelectorAll('table.leaderboard tbody tr')].map(r => [r.dataset.player, r.cells[0].textContent, r.querySelector('.ranked').textContent]);")
         .await;
     assert_eq!(
         board,
-        json!([["Ann", "1", "21.0"], ["Bo", "2", "24.0"], ["Cy", "2", "24.0"]])
+        json!([
+            ["Ann", "1", "21.0"],
+            ["Bo", "2", "24.0"],
+            ["Cy", "2", "24.0"]
+        ])
     );
     b.screenshot("41-leaderboard-by-average", None).await;
     b.select("select[name=\"sort\"]", "wins").await;
