@@ -1,5 +1,5 @@
 // Entry point: reads the hash route, keeps the token in use, and mounts one view at a time.
-// Routes: #/ games · #/new · #/game/<id> · #/share/<id>/<token> · #/join/<token> · #/player/<id> · #/leaderboard · #/club
+// Routes: #/ games (#/?game=…&status=…&player=…) · #/new · #/game/<id> · #/share/<id>/<token> · #/join/<token> · #/player/<id> · #/leaderboard(?game=…&sort=…) · #/club
 import { useToken } from './api.js';
 import { getState, subscribe, update } from './state.js';
 import { replace, showNotice } from './ui.js';
@@ -14,7 +14,9 @@ const view = /** @type {HTMLElement} */ (document.getElementById('view'));
 let unmount = null;
 
 function parseRoute() {
-  const parts = window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  // A list's filters follow a `?` (#/?game=vintage, #/leaderboard?sort=wins): see history.js.
+  const path = window.location.hash.replace(/^#\/?/, '').split('?')[0];
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const [name = 'home', a, b] = parts;
   switch (name) {
     case 'game': return { name: 'game', params: { id: a } };
@@ -56,6 +58,13 @@ subscribe((state, changed) => {
   if (changed.has('token') && !state.share) {
     useToken(state.token);
   }
+});
+
+// A number field that already holds a value (a prize's 4 points, a card's value 0) is selected
+// when it gets the focus: typing replaces it instead of appending to it ("3" giving "43").
+document.addEventListener('focusin', (e) => {
+  const el = e.target;
+  if (el instanceof HTMLInputElement && el.type === 'number' && el.value !== '') el.select();
 });
 
 window.addEventListener('hashchange', mount);

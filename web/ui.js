@@ -70,10 +70,13 @@ export function field(labelText, control, help) {
 
 /**
  * A number stepper: − [n] +, with a label. Returns the wrapper; `.input` is the number input.
- * @param {string} labelText
- * @param {{min?: number, max?: number, value?: number, onchange?: () => void, dataset?: Record<string, string>}} [options]
+ * @param {string} shownText
+ * `note`: a line under the label (say what the deck still holds); `onplus`: after a "+" tap;
+ * `lead`: words of the label read out but not shown (a row under its card shows only "protected").
+ * @param {{min?: number, max?: number, value?: number, onchange?: () => void, onplus?: () => void, dataset?: Record<string, string>, note?: HTMLElement | null, lead?: string}} [options]
  */
-export function stepper(labelText, { min = 0, max = 99, value = 0, onchange, dataset } = {}) {
+export function stepper(shownText, { min = 0, max = 99, value = 0, onchange, onplus, dataset, note = null, lead = '' } = {}) {
+  const labelText = `${lead}${shownText}`;
   const id = uid('s');
   const input = /** @type {HTMLInputElement} */ (h('input', {
     id, type: 'number', inputmode: 'numeric', min, max, value, class: 'stepper-value', dataset,
@@ -85,10 +88,10 @@ export function stepper(labelText, { min = 0, max = 99, value = 0, onchange, dat
   };
   if (onchange) input.addEventListener('input', onchange);
   const wrap = h('div', { class: 'stepper' },
-    h('label', { for: id }, labelText),
+    h('span', { class: 'stepper-label' }, h('label', { for: id }, lead ? h('span', { class: 'visually-hidden' }, lead) : null, shownText), note),
     h('button', { type: 'button', class: 'step', 'aria-label': `one less ${labelText}`, onclick: () => bump(-1) }, '−'),
     input,
-    h('button', { type: 'button', class: 'step', 'aria-label': `one more ${labelText}`, onclick: () => bump(1) }, '+'));
+    h('button', { type: 'button', class: 'step', 'aria-label': `one more ${labelText}`, onclick: () => { bump(1); onplus?.(); } }, '+'));
   return Object.assign(wrap, { input });
 }
 
@@ -130,6 +133,8 @@ export function showProblem(root, problem) {
   const note = h('p', { class: 'field-error', role: 'alert' }, message);
   if (target) {
     target.setAttribute('aria-invalid', 'true');
+    // A form showing one part at a time (a player's tab) opens the part the refusal is about.
+    target.dispatchEvent(new CustomEvent('problem', { bubbles: true }));
     // Under a group's legend, after a single control, else at the end of the field.
     const legend = target.querySelector(':scope > legend');
     if (legend) legend.after(note);

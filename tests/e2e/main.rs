@@ -18,6 +18,7 @@ mod operations;
 mod other_apps;
 mod pad;
 mod pad_phones;
+mod pad_table;
 mod players;
 mod portability;
 mod presets;

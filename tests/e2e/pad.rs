@@ -110,8 +110,11 @@ async fn wait_for_seq(b: &Browser, seq: i64) {
     b.find(&format!(".log li[data-seq=\"{seq}\"]")).await;
 }
 
-/// One player's Mint Condition round entered with the steppers' number fields.
+/// One player's Mint Condition round entered with the steppers' number fields (on the
+/// player's tab: the form shows one player's cards at a time).
 async fn enter_cards(b: &Browser, player: &str, cards: &[(&str, i64)]) {
+    b.click(&format!(".player-tab[data-player=\"{player}\"]"))
+        .await;
     for (card, n) in cards {
         b.fill(
             &format!("fieldset[data-player=\"{player}\"] input[data-card=\"{card}\"]"),
@@ -199,7 +202,13 @@ async fn a_club_plays_a_whole_mint_condition_game_and_fixes_a_round_one_typo_in_
     )
     .await;
     assert_fits_the_phone(&b).await;
-    let count = b.text("fieldset[data-player=\"Ann\"] .count").await;
+    // Ann's tab is behind Bo's now: her count is read from the page, and on her tab.
+    let count = b
+        .js("return document.querySelector('fieldset[data-player=\"Ann\"] .count').textContent;")
+        .await;
+    let count = count.as_str().unwrap();
+    let tab = b.text(".player-tab[data-player=\"Ann\"] .tab-count").await;
+    assert_eq!(tab, "7/7");
     assert!(count.starts_with("7 of 7 cards"), "{count}");
     b.screenshot("03-round-1-entry", Some("fieldset[data-player=\"Bo\"]"))
         .await;
@@ -343,8 +352,16 @@ async fn a_refused_round_shows_the_rules_words_next_to_the_player_it_names() {
             .starts_with("/events/0/data/collections/Bo"),
         "{problem}"
     );
+    // The refusal opens Bo's tab and names the option by the page's own label.
     let shown = b.text("fieldset[data-player=\"Bo\"] .field-error").await;
-    assert_eq!(shown, detail);
+    assert_eq!(
+        shown,
+        detail.replace(
+            "set option strict_counts to false",
+            "switch off “Check card counts”"
+        )
+    );
+    assert!(shown.contains("Bo collected 6 cards"), "{shown}");
     assert!(
         b.js(
             "return document.querySelector('fieldset[data-player=\"Ann\"] .field-error') === null;"

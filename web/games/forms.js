@@ -42,3 +42,24 @@ export function choiceOfWays(ways, chosen, open, onWay) {
     : null;
   return { element: h('div', null, switcher, body), events: () => current.events() };
 }
+
+/**
+ * A refusal in the players' words: the server names option keys and event fields
+ * ("set option strict_counts to false", "a card's type is non-empty text"); the page shows its
+ * own labels for them ("switch off “Check card counts”", "a card's object must be filled in").
+ * The server's words stay as they are for API clients.
+ * @template {{detail?: string}} P
+ * @param {P} problem @param {{options: any[], words?: Record<string, string>} | undefined} rules
+ * @returns {P}
+ */
+export function inPlayersWords(problem, rules) {
+  if (!problem.detail || !rules) return problem;
+  const label = (/** @type {string} */ key) => rules.options.find((o) => o.key === key)?.label;
+  const detail = problem.detail
+    .replace(/set option (\w+) to (true|false)\b/g, (all, key, on) =>
+      (label(key) ? `${on === 'true' ? 'switch on' : 'switch off'} “${label(key)}”` : all))
+    .replace(/\boption (\w+)/g, (all, key) => (label(key) ? `“${label(key)}”` : all))
+    .replace(/a card's (\w+) is non-empty text/g, (_all, key) => `a card's ${rules.words?.[key] ?? key} must be filled in`)
+    .replace(/prize "[^"]*" needs the (\w+) it counts, e\.g\. "[^"]*"/g, (_all, key) => `this prize needs the ${rules.words?.[key] ?? key} it counts: fill in “of”`);
+  return { ...problem, detail };
+}

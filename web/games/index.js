@@ -2,7 +2,8 @@
 //   id, name, players {min, max}, goal, options [{key, label, kind, default, choices?, help}],
 //   needsColours(options), progress(game, effective, details) → {step, done},
 //   form({game, effective, details, way, onWay, initial?}) → {element, events(): [{type, data}]},
-//   correctable: event types whose correction reuses the form with `initial` set.
+//   correctable: event types whose correction reuses the form with `initial` set,
+//   describe(game) → what the game page shows under its heading (Vintage's prizes) or null.
 // `details` is the score's `details` (the table as the server worked it out: a Mind Up! turn's
 // takes, the Mint Julep field, the Vintage showcases); `way` is how the table chose to record
 // (end of round or turn by turn), `onWay` keeps a new choice. events() throws `Incomplete` for

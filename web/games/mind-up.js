@@ -32,6 +32,8 @@ export default {
   ],
   colours: [],
   needsColours: () => false,
+  /** Nothing more to show under the game's heading. @param {any} _game @returns {HTMLElement | null} */
+  describe: (_game) => null,
   correctable: ['rows_recorded', 'cards_played', 'last_cards_placed'],
 
   /** @param {any} _game @param {any[]} effective */
@@ -102,7 +104,8 @@ function rowsForm({ game, initial }, now) {
     const given = initial?.rows?.[p.name] ?? [];
     const base = `/events/${rowsEvent}/data/rows/${esc(p.name)}`;
     const inputs = Array.from({ length: COLUMNS }, (_, i) => /** @type {HTMLInputElement} */ (h('input', {
-      id: uid('col'), inputmode: 'numeric', autocomplete: 'off', 'aria-label': `${p.name}, column ${i + 1}`,
+      // At 320 px the five columns wrap: the hint says which one each box is.
+      id: uid('col'), inputmode: 'numeric', autocomplete: 'off', 'aria-label': `${p.name}, column ${i + 1}`, placeholder: `column ${i + 1}`,
       value: (given[i] ?? []).join(' '), dataset: { column: i + 1, pointer: `${base}/${i}` },
     })));
     rowInputs.set(p.name, inputs);

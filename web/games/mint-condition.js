@@ -1,6 +1,6 @@
 // Mint Condition: per player, steppers for each card kind collected this round, with the
 // count each player needs and what the deck still allows. One `round_collected` per round.
-import { h, field, stepper } from '../ui.js';
+import { h, field, stepper, uid } from '../ui.js';
 import { esc } from './forms.js';
 
 /** Card kinds in the rulebook's order; `copies` null where the count is not published. */
@@ -55,6 +55,8 @@ export default {
   colours: ['red', 'blue', 'green', 'yellow', 'purple'],
   /** @param {any} options */
   needsColours: (options) => Boolean(options.lucky),
+  /** Nothing more to show under the game's heading. @param {any} _game @returns {HTMLElement | null} */
+  describe: (_game) => null,
   correctable: ['round_collected'],
 
   /** @param {any} game @param {any[]} effective */
@@ -83,7 +85,7 @@ export default {
       }
     }
 
-    /** @type {Map<string, {counts: Map<string, any>, protectedCounts: Map<string, any>, lucky: any, status: HTMLElement, fieldset: HTMLElement}>} */
+    /** @type {Map<string, {counts: Map<string, any>, protectedCounts: Map<string, any>, lucky: any, status: HTMLElement, fieldset: HTMLElement, tab: HTMLElement}>} */
     const byPlayer = new Map();
     /** @type {HTMLElement | null} */
     let root = null;
@@ -94,6 +96,8 @@ export default {
         const left = need - total;
         p.status.textContent = `${total} of ${need} cards${left > 0 ? ` — ${left} to go` : left < 0 ? ` — ${-left} too many` : ' ✓'}`;
         p.status.className = left === 0 ? 'count ok' : 'count';
+        /** @type {HTMLElement} */ (p.tab.querySelector('.tab-count')).textContent = `${total}/${need}`;
+        p.tab.classList.toggle('done', left === 0);
         const sleeves = Number(p.counts.get('sleeve-me-up').input.value || 0);
         for (const [, s] of p.protectedCounts) s.hidden = sleeves === 0;
       }
@@ -108,6 +112,29 @@ export default {
       }
     };
 
+    // One player's cards at a time (a tab per player, in seat order): a 4-player round fits
+    // about one screen. The 'need'-th card tapped in moves on to the next player still short.
+    /** @param {string} name @param {{scroll?: boolean}} [how] */
+    const show = (name, { scroll = false } = {}) => {
+      for (const [n, p] of byPlayer) {
+        p.fieldset.hidden = n !== name;
+        p.tab.setAttribute('aria-selected', String(n === name));
+        p.tab.tabIndex = n === name ? 0 : -1;
+      }
+      if (scroll) tabs.scrollIntoView({ block: 'start' });
+    };
+    const totalOf = (/** @type {string} */ name) => {
+      const p = byPlayer.get(name);
+      return p ? kinds.reduce((n, c) => n + Number(p.counts.get(c.id).input.value || 0), 0) : 0;
+    };
+    const moveOn = (/** @type {string} */ name) => {
+      if (totalOf(name) !== need) return;
+      const seat = players.findIndex((/** @type {any} */ p) => p.name === name);
+      const next = [...players.slice(seat + 1), ...players.slice(0, seat)].find((/** @type {any} */ p) => totalOf(p.name) < need);
+      if (next) show(next.name, { scroll: true });
+    };
+
+    const tabs = h('div', { class: 'player-tabs', role: 'tablist', 'aria-label': 'Whose cards' });
     const fieldsets = players.map((/** @type {any} */ player) => {
       const given = initial?.collections?.[player.name] ?? [];
       const count = (/** @type {string} */ kind, /** @type {(c: any) => boolean} */ pred = () => true) =>
@@ -115,17 +142,20 @@ export default {
       const counts = new Map();
       const protectedCounts = new Map();
       const rows = kinds.map((c) => {
-        const s = stepper(c.name, { value: count(c.id), max: c.copies ?? 30, onchange: refresh, dataset: { card: c.id } });
+        const s = stepper(c.name, {
+          value: count(c.id), max: c.copies ?? 30, onchange: refresh, dataset: { card: c.id },
+          note: c.copies !== null ? h('small', { class: 'deck', dataset: { deck: c.id } }) : null,
+          onplus: () => moveOn(player.name),
+        });
         counts.set(c.id, s);
-        const prot = stepper(`${c.name} protected`, {
+        // Under its card: "protected" is enough to see, the card's name is read out.
+        const prot = stepper('protected', { lead: `${c.name} `,
           value: count(c.id, (x) => typeof x === 'object' && x.protected), max: 30, onchange: refresh,
         });
         prot.classList.add('protected');
         prot.hidden = true;
         if (c.id !== 'sleeve-me-up') protectedCounts.set(c.id, prot);
-        const row = h('li', { class: 'card-row' }, s, c.copies !== null ? h('small', { class: 'deck', dataset: { deck: c.id } }) : null,
-          c.id !== 'sleeve-me-up' ? prot : null);
-        return row;
+        return h('li', { class: 'card-row' }, s, c.id !== 'sleeve-me-up' ? prot : null);
       });
       const lucky = options.lucky
         ? stepper(`${player.name}’s Lucky symbols (${player.color ?? 'colour'} or rainbow)`, {
@@ -133,20 +163,28 @@ export default {
         })
         : null;
       const status = h('p', { class: 'count', 'aria-live': 'polite' });
-      const fieldset = h('fieldset', { class: 'player-entry', dataset: { pointer: `/events/0/data/collections/${esc(player.name)}`, player: player.name } },
+      const panelId = uid('cards');
+      const tab = h('button', { type: 'button', role: 'tab', class: 'player-tab', 'aria-controls': panelId, dataset: { player: player.name }, onclick: () => show(player.name) },
+        h('span', { class: 'tab-name' }, player.name), h('span', { class: 'tab-count' }));
+      tabs.append(tab);
+      const fieldset = h('fieldset', { class: 'player-entry', id: panelId, role: 'tabpanel', dataset: { pointer: `/events/0/data/collections/${esc(player.name)}`, player: player.name } },
         h('legend', null, player.name, player.color ? h('span', { class: `swatch swatch-${player.color}` }, ` ${player.color}`) : null),
         status,
         h('ul', { class: 'cards' }, rows),
         lucky);
-      byPlayer.set(player.name, { counts, protectedCounts, lucky, status, fieldset });
+      // A refusal about this player's cards opens this player's tab.
+      fieldset.addEventListener('problem', () => show(player.name));
+      byPlayer.set(player.name, { counts, protectedCounts, lucky, status, fieldset, tab });
       return fieldset;
     });
 
     const element = root = h('div', { class: 'entry mint-condition', dataset: { pointer: '/events/0/data/round' } },
       h('h3', null, `Round ${round}: cards collected`),
       h('p', { class: 'help' }, `Each player collects ${need} cards this round.`),
+      tabs,
       fieldsets);
     refresh();
+    show(players[0].name);
 
     return {
       element,

@@ -47,6 +47,8 @@ export default {
   ],
   colours: [],
   needsColours: () => false,
+  /** Nothing more to show under the game's heading. @param {any} _game @returns {HTMLElement | null} */
+  describe: (_game) => null,
   correctable: ['race_recorded'],
 
   /** @param {any} game @param {any[]} effective */
@@ -117,6 +119,11 @@ function betsBox(game, effective, round) {
       /** @type {{type: string, data: any}[]} */
       const events = [];
       for (const b of bets) {
+        if (!b.horse.value && round === 1 && !(active.get(b.player) ?? []).length) {
+          // The rules' "everyone bets in round 1", said at the select of the player without one.
+          b.horse.dataset.pointer = `/bets/${b.player}`;
+          throw new Incomplete(`In round 1 every player places a bet: choose ${b.player}’s horse.`, b.horse.dataset.pointer);
+        }
         if (!b.horse.value) continue;
         b.wrap.dataset.pointer = `/events/${first + events.length}`;
         events.push({ type: 'bet_placed', data: { round, player: b.player, horse: b.horse.value, replaces: b.replaces?.value || null } });
@@ -137,7 +144,9 @@ function finishForm({ game, effective, initial }) {
   const bets = initial ? null : betsBox(game, effective, round);
 
   /** The finish, 1st first; reordered with ↑/↓ (a thumb-sized list instead of dragging). */
-  const order = initial?.order ? [...initial.order] : HORSES.map(([id]) => id);
+  // The last finish is the likeliest start: a few taps move the horses that changed places.
+  const previous = effective.filter((e) => e.type === 'race_recorded' && e.data.round < round).at(-1)?.data.order;
+  const order = initial?.order ? [...initial.order] : previous?.length === HORSES.length ? [...previous] : HORSES.map(([id]) => id);
   const list = h('ol', { class: 'race' });
   const renderRace = () => {
     list.replaceChildren(...order.map((id, i) => h('li', { dataset: { horse: id } },
@@ -176,9 +185,9 @@ function cardForm({ game, effective, details }, now) {
   const { round } = now;
   const bets = now.cardsThisRound === 0 ? betsBox(game, effective, round) : null;
   const names = game.players.map((/** @type {any} */ p) => p.name);
-  // The next card is most often the next seat's.
-  const lastCard = effective.filter((e) => e.type === 'card_played' && e.data.round === round).at(-1);
-  const next = lastCard ? names[(names.indexOf(lastCard.data.player) + 1) % names.length] : names[0];
+  // "Played by" remembers the last card's player: the phone is often in that player's hand.
+  const lastCard = effective.filter((e) => e.type === 'card_played').at(-1);
+  const next = lastCard && names.includes(lastCard.data.player) ? lastCard.data.player : names[0];
 
   const player = /** @type {HTMLSelectElement} */ (h('select', { name: 'player' }, names.map((n) => h('option', { value: n, selected: n === next }, n))));
   const playerField = field('Played by', player);

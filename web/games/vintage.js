@@ -9,29 +9,38 @@ import { choiceOfWays, esc } from './forms.js';
 const PERIODS = ['50s', '60s', '70s'];
 const ATTRIBUTES = [['colour', 'colour'], ['type', 'type of object'], ['period', 'period']];
 const TURN_EVENTS = ['showcases_dealt', 'turn_taken', 'final_banked'];
+/** What a prize's value looks like, per attribute (the field's hint). */
+const EXAMPLES = /** @type {Record<string, string>} */ ({ colour: 'blue', type: 'lamp', period: '60s' });
 
 /** The prizes editor of the new-game form: rows of attribute, value and points. */
 function prizesEditor() {
   const list = h('ol', { class: 'prizes' });
   const add = (/** @type {{attribute?: string, value?: string, points?: number}} */ p = {}) => {
     const attribute = /** @type {HTMLSelectElement} */ (h('select', { name: 'attribute' }, ATTRIBUTES.map(([v, l]) => h('option', { value: v, selected: v === p.attribute }, l))));
-    const value = /** @type {HTMLInputElement} */ (h('input', { name: 'value', value: p.value ?? '', autocomplete: 'off', placeholder: 'blue' }));
-    const points = /** @type {HTMLInputElement} */ (h('input', { name: 'points', type: 'number', inputmode: 'numeric', min: 0, value: p.points ?? 3 }));
+    const value = /** @type {HTMLInputElement} */ (h('input', { name: 'value', value: p.value ?? '', autocomplete: 'off' }));
+    // A new prize starts empty: a prefilled number would take the digits typed after it.
+    const points = /** @type {HTMLInputElement} */ (h('input', { name: 'points', type: 'number', inputmode: 'numeric', min: 0, value: p.points ?? '' }));
+    // The hint follows the attribute (a colour, an object, a period), marked as an example.
+    const hint = () => { value.placeholder = `e.g. ${EXAMPLES[attribute.value] ?? ''}`; };
+    attribute.addEventListener('change', hint);
+    hint();
     const li = h('li', { class: 'prize', dataset: { pointer: `/options/prizes/${list.children.length}` } },
       field('Most cards with', attribute), field('of', value), field('Points', points),
       h('button', { type: 'button', class: 'small', 'aria-label': 'remove this prize', onclick: () => li.remove() }, '✕'));
     list.append(li);
+    return li;
   };
   add({ attribute: 'colour', value: 'blue', points: 4 });
   add({ attribute: 'period', value: '60s', points: 3 });
-  const element = h('div', null, list, h('button', { type: 'button', onclick: () => add() }, 'Add a prize'));
+  const element = h('div', null, list, h('button', { type: 'button', class: 'add-prize', onclick: () => add()?.querySelector('input')?.focus() }, 'Add a prize'));
   return {
     element,
     read: () => [...list.querySelectorAll('li')].map((li) => {
       const get = (/** @type {string} */ n) => /** @type {HTMLInputElement} */ (li.querySelector(`[name="${n}"]`)).value.trim();
       const value = get('value');
       const attribute = get('attribute');
-      return { id: `${attribute}-${value}`.toLowerCase().replace(/[^a-z0-9]+/g, '-'), name: `Most ${value} objects`, attribute, value, points: Number(get('points')) };
+      // Left empty, the server's refusal names the prize's points.
+      return { id: `${attribute}-${value}`.toLowerCase().replace(/[^a-z0-9]+/g, '-'), name: `Most ${value} objects`, attribute, value, points: get('points') === '' ? null : Number(get('points')) };
     }),
   };
 }
@@ -96,6 +105,17 @@ export default {
   colours: [],
   needsColours: () => false,
   correctable: ['collections_recorded'],
+  /** The page's names for the card's fields the server's refusals name. */
+  words: { type: 'object', colour: 'colour', period: 'period', value: 'value' },
+
+  /** The prizes in play, under the game's heading. @param {any} game */
+  describe(game) {
+    const prizes = game.options?.prizes ?? [];
+    if (!prizes.length) return null;
+    return h('div', { class: 'prizes-in-play' }, h('h2', null, 'Prizes'),
+      h('ul', null, prizes.map((/** @type {any} */ p) => h('li', { dataset: { prize: p.id } },
+        `${p.name} (${p.attribute === 'type' ? 'object' : p.attribute}: ${p.value}) `, h('strong', null, `${p.points} points`)))));
+  },
 
   /** @param {any} _game @param {any[]} effective @param {any} [details] */
   progress(_game, effective, details) {

@@ -66,7 +66,8 @@ export function mount(root) {
       h('button', { type: 'button', onclick: () => { update({ token: null, clubName: null }); window.location.hash = '#/club'; window.location.reload(); } }, 'Forget the club on this browser'))
     : null;
 
-  root.append(h('h1', null, 'Your club'), current, state.token ? addPhoneForm() : null, createForm, pasteForm);
+  // Element.append would print a null as "null": the helper skips it.
+  replace(root, h('h1', null, 'Your club'), current, state.token ? addPhoneForm() : null, createForm, pasteForm);
   return () => {};
 }
 

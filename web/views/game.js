@@ -3,6 +3,7 @@
 // renders from it (the entry form only when the step changes, so typing is never lost).
 import { appendEvents, createShare, linkBases, qrCodeUrl, ApiError } from '../api.js';
 import { gameById } from '../games/index.js';
+import { inPlayersWords } from '../games/forms.js';
 import { follow, reload } from '../live.js';
 import { effectiveEvents, getState, subscribe, update } from '../state.js';
 import { h, replace, showProblem, clearErrors, newId, field, handOut, Incomplete } from '../ui.js';
@@ -23,6 +24,8 @@ export function mount(root, id) {
   let formKey = '';
   /** @type {{element: HTMLElement, events: () => any[]} | null} */
   let form = null;
+  /** Set by this phone's Record: the next step's form comes to the top, its first field focused. */
+  let recorded = false;
 
   const readOnly = () => Boolean(getState().share);
 
@@ -40,7 +43,7 @@ export function mount(root, id) {
         await reload(id);
         showProblem(where, { detail: 'Someone else recorded something first; the page now shows it. Check and send again.' });
       } else {
-        showProblem(where, err instanceof ApiError ? err.problem : { detail: String(err) });
+        showProblem(where, err instanceof ApiError ? inPlayersWords(err.problem, gameById(getState().game?.game ?? '')) : { detail: String(err) });
       }
     }
   };
@@ -83,9 +86,20 @@ export function mount(root, id) {
     formEl.addEventListener('submit', (e) => {
       e.preventDefault();
       const events = form ? eventsOf(formEl, form.events) : null;
-      if (events) send(formEl, events);
+      if (!events) return;
+      // Set before sending: the live stream may bring the new step before the answer does.
+      recorded = true;
+      send(formEl, events).finally(() => { recorded = false; });
     });
     replace(entry, h('h2', null, progress?.step ?? 'Record'), formEl);
+    if (recorded) {
+      recorded = false;
+      entry.scrollIntoView({ block: 'start' });
+      // Its first field, past the choice of ways (a way already chosen stays chosen).
+      const first = [...formEl.querySelectorAll('input, select, textarea, button')]
+        .find((el) => !el.closest('fieldset.ways') && !el.closest('[hidden]'));
+      /** @type {HTMLElement | undefined} */ (first)?.focus({ preventScroll: true });
+    }
   };
 
   const startCorrection = (/** @type {any} */ event) => {
@@ -94,8 +108,9 @@ export function mount(root, id) {
     const ctx = context();
     const effective = ctx.effective;
     const current = effective.find((e) => e.seq === event.seq)?.data ?? event.data;
-    const reason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', required: true, placeholder: 'typo', maxlength: 200 }));
-    const reasonField = field('Reason', reason);
+    // Optional: left empty, the log says "corrected on the pad" (no placeholder that looks filled in).
+    const reason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', maxlength: 200 }));
+    const reasonField = field('Reason (optional)', reason);
     reasonField.dataset.pointer = '/events/0/data/reason';
     let correction;
     let body;
@@ -129,7 +144,7 @@ export function mount(root, id) {
         return;
       }
       nest();
-      send(formEl, [{ type: 'correct', data: { seq: event.seq, data, reason: reason.value.trim() } }], () => { formKey = ''; });
+      send(formEl, [{ type: 'correct', data: { seq: event.seq, data, reason: reason.value.trim() || 'corrected on the pad' } }], () => { formKey = ''; });
     });
     formKey = 'correcting';
     replace(entry, formEl);
@@ -145,7 +160,8 @@ export function mount(root, id) {
       h('p', { class: 'meta' }, h('span', { class: `status status-${game.status}` }, game.status.replace('_', ' ')), ' · ',
         game.players.map((/** @type {any} */ p) => p.name).join(', '),
         live === 'live' ? h('span', { class: 'live-dot', title: 'live' }, ' ● live') : null,
-        share ? h('span', { class: 'readonly' }, ' · read-only link') : null));
+        share ? h('span', { class: 'readonly' }, ' · read-only link') : null),
+      rules?.describe(game) ?? null);
     renderEntry();
     replace(board, h('h2', null, 'Scoreboard'), scoreboard.render(score));
     replace(logBox, h('h2', null, 'Log'), log.render(events, {

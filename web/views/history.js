@@ -1,11 +1,24 @@
 // History: the club's games (with filters), a player's page and the leaderboard, with small
 // SVG charts.
-import { listGames, listPlayers, getPlayerStats, getPlayerGames, getLeaderboard, ApiError } from '../api.js';
+import { listGames, listPlayers, getPlayerStats, getPlayerGames, getLeaderboard, getScore, ApiError } from '../api.js';
 import { barChart, lineChart } from '../charts.js';
 import { GAMES, gameById } from '../games/index.js';
 import { h, field, replace, when } from '../ui.js';
 
 const gameName = (/** @type {string} */ id) => gameById(id)?.name ?? id;
+
+/** The filters in the address after `?` (so the back button and a shared link keep them). */
+const filtersInAddress = () => new URLSearchParams(window.location.hash.split('?')[1] ?? '');
+
+/**
+ * Puts the filters in the address as a new history entry (no reload: the view already shows them).
+ * @param {string} route e.g. `#/` @param {Record<string, string>} values
+ */
+function keepFilters(route, values) {
+  const query = new URLSearchParams(Object.entries(values).filter(([, v]) => v)).toString();
+  const hash = query ? `${route}?${query}` : route;
+  if (hash !== window.location.hash) window.history.pushState(null, '', hash);
+}
 
 /** @param {unknown} err */
 const failure = (err) => h('p', { class: 'field-error', role: 'alert' }, err instanceof ApiError ? err.message : String(err));
@@ -19,32 +32,58 @@ export function mountGames(root) {
   let cursor = null;
   const more = h('button', { type: 'button', hidden: true }, 'Older games');
 
+  const wanted = filtersInAddress();
+  game.value = wanted.get('game') ?? '';
+  status.value = wanted.get('status') ?? '';
+
   const load = async (/** @type {boolean} */ append) => {
     try {
       const page = await listGames({ game: game.value, status: status.value, player: player.value, limit: 20, cursor: append ? cursor : undefined });
       cursor = page.next_cursor;
       more.hidden = !cursor;
-      const items = page.games.map((/** @type {any} */ g) => h('li', null,
-        h('a', { href: `#/game/${g.id}` }, h('strong', null, gameName(g.game)), ' — ', g.players.map((/** @type {any} */ p) => p.name).join(', ')),
-        h('small', null, ` ${g.status.replace('_', ' ')} · ${when(g.started_at)}`)));
+      const items = page.games.map((/** @type {any} */ g) => {
+        const result = h('span', { class: 'result' });
+        // Each game's winners (or leaders) and totals, from its scoreboard.
+        if (g.status !== 'abandoned') {
+          getScore(g.id).then((score) => replace(result, resultLine(score))).catch(() => {});
+        }
+        return h('li', { dataset: { game: g.id } },
+          h('a', { href: `#/game/${g.id}` }, h('strong', null, gameName(g.game)), ' — ', g.players.map((/** @type {any} */ p) => p.name).join(', ')),
+          h('small', null, ` ${g.status.replace('_', ' ')} · ${when(g.started_at)}`), result);
+      });
       if (append) list.append(...items);
       else replace(list, items.length ? items : h('li', null, 'No games yet. ', h('a', { href: '#/new' }, 'Start one.')));
     } catch (err) {
       replace(list, failure(err));
     }
   };
-  listPlayers().then((page) => player.append(...page.players.map((/** @type {any} */ p) => h('option', { value: p.id }, p.name)))).catch(() => {});
+  listPlayers().then((page) => {
+    player.append(...page.players.map((/** @type {any} */ p) => h('option', { value: p.id }, p.name)));
+    const who = wanted.get('player');
+    if (who && player.value !== who) { player.value = who; load(false); }
+  }).catch(() => {});
   const filters = h('form', { class: 'filters' }, field('Game', game), field('Status', status), field('Player', player));
-  filters.addEventListener('change', () => load(false));
+  filters.addEventListener('change', () => {
+    keepFilters('#/', { game: game.value, status: status.value, player: player.value });
+    load(false);
+  });
   more.addEventListener('click', () => load(true));
 
   const players = h('ul', { class: 'chips' });
   listPlayers().then((page) => replace(players, page.players.map((/** @type {any} */ p) => h('li', null, h('a', { href: `#/player/${p.id}` }, p.name))))).catch(() => {});
 
-  root.append(h('h1', null, 'Games'), h('a', { class: 'button primary', href: '#/new' }, 'New game'), filters, list, more,
+  replace(root, h('h1', null, 'Games'), h('a', { class: 'button primary', href: '#/new' }, 'New game'), filters, list, more,
     h('h2', null, 'Players'), players);
   load(false);
   return () => {};
+}
+
+/** "Winner: Bo · Bo 37 · Ann 40" (or the leaders while the game goes on). @param {any} score */
+function resultLine(score) {
+  const first = score.final ? score.winners : score.leaders;
+  const who = first.length ? `${score.final ? 'Winner' : 'Leading'}${first.length > 1 && score.final ? 's' : ''}: ${first.join(', ')}` : 'No points yet';
+  return h('span', null, h('strong', null, who), ' · ',
+    score.players.map((/** @type {any} */ p) => `${p.name} ${p.total}`).join(' · '));
 }
 
 /** A player's page: wins, win rate, streaks, per-game figures, score over time. @param {HTMLElement} root @param {string} id */
@@ -82,28 +121,53 @@ export function mountPlayer(root, id) {
   return () => {};
 }
 
-/** The leaderboard, per game or over all games. @param {HTMLElement} root */
+/** What a leaderboard can rank by: the figure's column and how it is shown. */
+const SORTS = /** @type {const} */ ([
+  ['win_rate', 'Win rate'],
+  ['wins', 'Wins'],
+  ['average_score', 'Average score'],
+]);
+
+/** The leaderboard, per game or over all games, ranked by the figure it shows. @param {HTMLElement} root */
 export function mountLeaderboard(root) {
   const game = /** @type {HTMLSelectElement} */ (h('select', { name: 'game' }, h('option', { value: '' }, 'All games'), GAMES.map((g) => h('option', { value: g.id }, g.name))));
+  const sort = /** @type {HTMLSelectElement} */ (h('select', { name: 'sort' }, SORTS.map(([v, l]) => h('option', { value: v }, l))));
+  const wanted = filtersInAddress();
+  game.value = wanted.get('game') ?? '';
+  sort.value = wanted.get('sort') ?? 'win_rate';
   const box = h('div');
   const load = async () => {
+    // An average needs one game: over all games it would mix lowest-wins and highest-wins totals.
+    const average = /** @type {HTMLOptionElement} */ (sort.querySelector('option[value="average_score"]'));
+    average.disabled = !game.value;
+    if (!game.value && sort.value === 'average_score') sort.value = 'win_rate';
+    const by = /** @type {'win_rate' | 'wins' | 'average_score'} */ (sort.value);
     try {
-      const board = await getLeaderboard({ game: game.value || undefined });
+      const board = await getLeaderboard({ game: game.value || undefined, sort: by });
+      /** The figure the board ranks by, as shown. @param {any} p */
+      const shown = (p) => (by === 'wins' ? String(p.wins) : by === 'average_score' ? (p.average_score ?? 0).toFixed(1) : `${Math.round(p.win_rate * 100)}%`);
+      const heads = [['rank', '#'], ['player', 'Player'], ['games', 'Games'], ['wins', 'Wins'], ['win_rate', 'Win rate'], ['average_score', 'Avg score']];
       replace(box,
-        board.players.length ? barChart(board.players.slice(0, 8).map((/** @type {any} */ p) => ({ label: p.name, value: p.win_rate })), 'Win rate') : null,
+        board.players.length && by !== 'average_score'
+          ? barChart(board.players.slice(0, 8).map((/** @type {any} */ p) => ({ label: p.name, value: by === 'wins' ? p.wins : p.win_rate, text: shown(p) })), `Ranked by ${by === 'wins' ? 'wins' : 'win rate'}`, by === 'wins' ? Math.max(1, ...board.players.map((/** @type {any} */ p) => p.wins)) : 1)
+          : null,
         h('table', { class: 'leaderboard' },
-          h('thead', null, h('tr', null, ['#', 'Player', 'Games', 'Wins', 'Win rate', 'Avg score'].map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', null, board.players.map((/** @type {any} */ p) => h('tr', null,
+          h('caption', null, `Ranked by ${SORTS.find(([v]) => v === by)?.[1].toLowerCase()}`),
+          h('thead', null, h('tr', null, heads.map(([key, t]) => h('th', { scope: 'col', class: key === by ? 'ranked' : null, 'aria-sort': key === by ? 'descending' : null }, t)))),
+          h('tbody', null, board.players.map((/** @type {any} */ p) => h('tr', { dataset: { player: p.name } },
             h('td', null, p.rank), h('th', { scope: 'row' }, h('a', { href: `#/player/${p.player_id}` }, p.name)),
-            h('td', null, p.games_played), h('td', null, p.wins), h('td', null, `${Math.round(p.win_rate * 100)}%`),
-            // Over all games there is no average: it would mix lowest-wins and highest-wins totals.
-            h('td', null, p.average_score == null ? '–' : p.average_score.toFixed(1)))))));
+            h('td', null, p.games_played), h('td', { class: by === 'wins' ? 'ranked' : null }, p.wins),
+            h('td', { class: by === 'win_rate' ? 'ranked' : null }, `${Math.round(p.win_rate * 100)}%`),
+            h('td', { class: by === 'average_score' ? 'ranked' : null }, p.average_score == null ? '–' : p.average_score.toFixed(1)))))));
     } catch (err) {
       replace(box, failure(err));
     }
   };
-  game.addEventListener('change', load);
-  root.append(h('h1', null, 'Leaderboard'), h('form', { class: 'filters' }, field('Game', game)), box);
+  const filters = h('form', { class: 'filters' }, field('Game', game), field('Rank by', sort));
+  filters.addEventListener('change', () => {
+    load().then(() => keepFilters('#/leaderboard', { game: game.value, sort: sort.value === 'win_rate' ? '' : sort.value }));
+  });
+  replace(root, h('h1', null, 'Leaderboard'), filters, box);
   load();
   return () => {};
 }

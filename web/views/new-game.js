@@ -2,6 +2,7 @@
 // options as toggles and fields with the rules' defaults, each house-rule point in one line.
 import { createGame, listPlayers, ApiError } from '../api.js';
 import { GAMES, gameById } from '../games/index.js';
+import { inPlayersWords } from '../games/forms.js';
 import { h, field, uid, showProblem, clearErrors, newId } from '../ui.js';
 
 /** @param {HTMLElement} root */
@@ -26,6 +27,14 @@ export function mount(root) {
     const index = playersList.children.length;
     const input = /** @type {HTMLInputElement} */ (h('input', { name: 'player', list: datalistId, value, autocomplete: 'off', autocapitalize: 'words', maxlength: 60 }));
     const colour = /** @type {HTMLSelectElement} */ (h('select', { name: 'colour', class: 'colour' }));
+    // Enter ("Go" on a phone's keyboard) moves on to the next player, never starts the game.
+    input.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      e.preventDefault();
+      const names = [...playersList.querySelectorAll('input[name="player"]')];
+      const next = names[names.indexOf(input) + 1] ?? form.querySelector('button.add-player');
+      /** @type {HTMLElement | null} */ (next)?.focus();
+    });
     const remove = h('button', { type: 'button', class: 'small', 'aria-label': 'remove this player', onclick: () => { item.remove(); renumber(); } }, '✕');
     const item = h('li', { class: 'player-row', dataset: { pointer: `/players/${index}` } },
       field(`Player ${index + 1}`, input), field('Colour', colour), remove);
@@ -117,7 +126,7 @@ export function mount(root) {
       const created = await createGame({ id: newId(), game: game.id, players, options });
       window.location.hash = `#/game/${created.id}`;
     } catch (err) {
-      showProblem(form, err instanceof ApiError ? err.problem : { detail: String(err) });
+      showProblem(form, err instanceof ApiError ? inPlayersWords(err.problem, game) : { detail: String(err) });
     }
   });
 

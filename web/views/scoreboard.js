@@ -5,18 +5,21 @@ import { h } from '../ui.js';
 export function render(score) {
   if (!score) return h('p', null, 'Loading the score…');
   const winners = new Set(score.winners ?? []);
+  // While the game goes on the server names its leaders (winners is empty until the end).
+  const leaders = new Set(score.final ? [] : score.leaders ?? []);
+  const starred = score.final ? winners : leaders;
   const direction = score.lower_wins ? 'lowest total wins' : 'highest total wins';
   const heading = score.status === 'abandoned'
     ? 'Abandoned: no winner'
     : score.final
       ? `Winner${winners.size > 1 ? 's' : ''}: ${[...winners].join(', ') || '—'}`
-      : winners.size ? `Leading: ${[...winners].join(', ')}` : 'No points yet';
+      : leaders.size ? `Leading: ${[...leaders].join(', ')}` : 'No points yet';
 
   const totals = h('table', { class: 'totals' },
     h('caption', null, `${heading} (${direction})`),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Rank'), h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col', class: 'num' }, 'Total'))),
-    h('tbody', null, score.players.map((p) => h('tr', { class: winners.has(p.name) ? 'winner' : null, dataset: { player: p.name } },
-      h('td', null, p.rank), h('th', { scope: 'row' }, p.name, winners.has(p.name) ? h('span', { class: 'crown', 'aria-label': score.final ? 'winner' : 'leading' }, ' ★') : null),
+    h('tbody', null, score.players.map((p) => h('tr', { class: starred.has(p.name) ? 'winner' : null, dataset: { player: p.name } },
+      h('td', null, p.rank), h('th', { scope: 'row' }, p.name, starred.has(p.name) ? h('span', { class: 'crown', 'aria-label': score.final ? 'winner' : 'leading' }, ' ★') : null),
       h('td', { class: 'num total' }, p.total)))));
 
   const details = score.players.map((p) => h('details', { class: 'breakdown', dataset: { player: p.name } },
