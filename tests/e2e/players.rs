@@ -208,15 +208,18 @@ async fn players_who_sat_at_the_same_game_are_not_merged(app: TestApp) {
     let c = seed(&app).await;
     // When Bo is merged into Ann
     let reply = c.merge(&app, &c.bo, &c.ann).await;
-    // Then 409 names the game, and nothing moved
+    // Then 409 names the game by its id, says why in words, and nothing moved
     let problem = reply.problem(409);
+    assert_eq!(problem["type"], "/problems/players-sat-together");
+    assert_eq!(
+        problem["title"],
+        "Players who sat at the same game cannot be merged"
+    );
+    assert_eq!(problem["game_ids"], json!([c.g[0]]));
     assert_eq!(
         problem["detail"],
-        format!(
-            "both players sat at game {}: a game cannot seat one player twice, so they are not \
-             merged — they are two people, or that game's seats are wrong",
-            c.g[0]
-        )
+        "both players sat at a game together, and a game cannot seat one person twice, so they \
+         are not merged — they are two people, or a game's seats are wrong"
     );
     assert_eq!(
         listed(&c.get(&app, "/v1/players").await),
@@ -315,14 +318,14 @@ async fn a_rename_onto_another_players_name_is_a_conflict_naming_them(app: TestA
         .rename(&app, "00000000-0000-4000-8000-000000000000", "Zed")
         .await;
 
+    let taken = onto_ann.problem(409);
+    assert_eq!(taken["type"], "/problems/name-taken");
+    assert_eq!(taken["title"], "The name is already taken");
+    assert_eq!(taken["player_id"], c.ann.as_str());
     assert_eq!(
-        onto_ann.problem(409)["detail"],
-        format!(
-            "the club already has a player called \"Ann\" (player {}); names match ignoring \
-             case, so two players cannot share one — if they are the same person, merge them \
-             with POST /v1/players/{}/merge {{\"into\": \"{}\"}}",
-            c.ann, c.anne, c.ann
-        )
+        taken["detail"],
+        "the club already has a player called \"Ann\", and names match ignoring case — if \
+         they are the same person, merge them instead"
     );
     let problem = empty.problem(422);
     assert_eq!(problem["pointer"], "/name");

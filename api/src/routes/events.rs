@@ -92,6 +92,7 @@ pub struct AppendResult {
         (status = 200, description = "A retry: every event was already stored with the same content", body = AppendResult),
         (status = 400, description = "Malformed JSON or If-Match", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Stale expected_version (current_version in the body) or an event id reused", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),

@@ -90,6 +90,7 @@ pub struct PlayerInput {
     (status = 200, description = "A game with this id already exists with the same content", body = GameSummary),
     (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 409, description = "The id is taken by a different game", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
     (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
@@ -168,10 +169,9 @@ pub async fn create_game(
             Some(existing) if same_game(&existing, &new_game) => {
                 Ok(HttpResponse::Ok().json(GameSummary::from(existing)))
             }
-            _ => Err(ApiError::Conflict {
-                detail: format!("game id {id} is already used for a different game"),
-                current_version: None,
-            }),
+            _ => Err(ApiError::IdTaken(format!(
+                "game id {id} is already used for a different game"
+            ))),
         },
     }
 }

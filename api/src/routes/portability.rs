@@ -45,6 +45,7 @@ pub struct ImportQuery {
     responses(
     (status = 200, description = "What was imported, line by line", body = ImportReport),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/import")]
@@ -132,6 +133,7 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
     (status = 200, description = "What was imported, play by play (`line` is the play's place in `plays`)", body = ImportReport),
     (status = 400, description = "The file is not a BG Stats export", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/import/bgstats")]
@@ -156,6 +158,7 @@ pub async fn import_bgstats(
     (status = 200, description = "What was imported, play by play (`line` is the play's place in the file)", body = ImportReport),
     (status = 400, description = "The file is not a BoardGameGeek plays file", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/import/bgg")]
