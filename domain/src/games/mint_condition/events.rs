@@ -292,10 +292,7 @@ fn check_deck_limits(
             .filter(|(_, n)| *n > left)
             .max_by_key(|(_, n)| *n)
             .map(|(p, _)| pointer(["collections", p.name.as_str()]));
-        let this_round: Vec<String> = now
-            .iter()
-            .map(|(p, n)| format!("{} {n}", p.name))
-            .collect();
+        let this_round: Vec<String> = now.iter().map(|(p, n)| format!("{} {n}", p.name)).collect();
         let mut whose = Vec::new();
         if !this_round.is_empty() {
             whose.push(format!("{} in this round", this_round.join(", ")));
