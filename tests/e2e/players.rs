@@ -109,7 +109,94 @@ on_both_backends!(
     head_to_head_takes_names_or_ids,
     a_game_in_progress_when_its_player_is_merged_finishes_for_the_merged_player,
     a_game_created_while_its_player_is_merged_is_created_or_refused_never_a_500,
+    a_merge_sent_again_after_its_answer_was_lost_is_answered_as_done,
+    a_games_etag_changes_when_one_of_its_players_is_merged,
 );
+
+async fn a_merge_sent_again_after_its_answer_was_lost_is_answered_as_done(app: TestApp) {
+    // Given Anne merged into Ann (the answer was lost on the way)
+    let c = seed(&app).await;
+    let first = c.merge(&app, &c.anne, &c.ann).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+
+    // When the phone sends the same merge again, and then Anne into Bo
+    let again = c.merge(&app, &c.anne, &c.ann).await;
+    let elsewhere = c.merge(&app, &c.anne, &c.bo).await;
+
+    // Then the retry is answered as the merge was: Ann with G1 and G2, 2 played
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.body, first.body);
+    assert_eq!(
+        again.body,
+        json!({"id": c.ann, "name": "Ann", "games_played": 2, "last_played": at("2026-02-14")})
+    );
+    // Anne is gone: any other merge of hers finds nobody
+    elsewhere.problem(404);
+    assert_eq!(
+        listed(&c.get(&app, "/v1/players").await),
+        vec![(s("Ann"), 2), (s("Bo"), 3), (s("Cy"), 1)]
+    );
+}
+
+async fn a_games_etag_changes_when_one_of_its_players_is_merged(app: TestApp) {
+    // Given G2 (Anne, Bo) read with its tag
+    let c = seed(&app).await;
+    let path = format!("/v1/games/{}", c.g[1]);
+    let before = app.get(&path, Some(&c.club.token)).await;
+    let tag = before.headers["etag"].to_str().unwrap().to_owned();
+    assert!(tag.starts_with("\"4-"), "{tag}");
+    assert_eq!(before.body["players"][0]["player_id"], json!(c.anne));
+    let unchanged = app
+        .client
+        .get(app.url(&path))
+        .bearer_auth(&c.club.token)
+        .header("if-none-match", &tag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unchanged.status(), 304);
+
+    // When Anne is merged into Ann: G2's log (version 4) does not change, its seat does
+    assert_eq!(c.merge(&app, &c.anne, &c.ann).await.status, 200);
+    let after = app
+        .client
+        .get(app.url(&path))
+        .bearer_auth(&c.club.token)
+        .header("if-none-match", &tag)
+        .send()
+        .await
+        .unwrap();
+
+    // Then the old tag no longer matches: 200 with the new player_id and a new tag
+    assert_eq!(after.status(), 200);
+    let new_tag = after.headers()["etag"].to_str().unwrap().to_owned();
+    assert_ne!(new_tag, tag);
+    assert!(new_tag.starts_with("\"4-"), "{new_tag}");
+    let body: Value = after.json().await.unwrap();
+    assert_eq!(body["version"], 4);
+    assert_eq!(body["players"][0]["player_id"], json!(c.ann));
+    // And the tag still serves as If-Match on an append: its version (4) is what counts.
+    let retract = app
+        .client
+        .post(app.url(&format!("{path}/events")))
+        .bearer_auth(&c.club.token)
+        .header("If-Match", &new_tag)
+        .json(&json!({"events": [{"type": "retract", "data": {"seq": 4, "reason": "round 3 again"}}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(retract.status(), 201);
+    let stale = app
+        .client
+        .post(app.url(&format!("{path}/events")))
+        .bearer_auth(&c.club.token)
+        .header("If-Match", &new_tag)
+        .json(&json!({"events": [{"type": "retract", "data": {"seq": 3, "reason": "round 2 again"}}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stale.status(), 409);
+}
 
 async fn a_merged_typo_adds_its_games_to_the_player_and_the_log_keeps_its_name(app: TestApp) {
     // Given G1 (Ann 6, wins), G2 (the typo Anne 2, wins) and G3 (Bo 10, Cy 10, shared)

@@ -129,7 +129,9 @@ pub async fn merge_player(
         ));
     }
     match state.store.merge_players(&club.id, &from, &into).await? {
-        Merge::Merged => {}
+        // A merge sent again after its answer was lost is answered as the first one was.
+        Merge::Merged => tracing::info!(player = %from, into = %into, "player merged"),
+        Merge::AlreadyMerged => {}
         Merge::NotFound => return Err(not_found()),
         Merge::IntoNotFound => {
             return Err(ApiError::invalid(
@@ -154,7 +156,6 @@ pub async fn merge_player(
             });
         }
     }
-    tracing::info!(player = %from, into = %into, "player merged");
     let player = state
         .store
         .player(&club.id, &into)
