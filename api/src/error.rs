@@ -159,10 +159,9 @@ impl ApiError {
             ApiError::Unauthorized => ("unauthorized", "Authentication required"),
             ApiError::NotFound(_) => ("not-found", "Not found"),
             ApiError::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
-            ApiError::StaleVersion { .. } => (
-                "stale-version",
-                "Someone else recorded this game meanwhile",
-            ),
+            ApiError::StaleVersion { .. } => {
+                ("stale-version", "Someone else recorded this game meanwhile")
+            }
             ApiError::IdTaken(_) => ("id-taken", "The id is already used for something else"),
             ApiError::NameTaken { .. } => ("name-taken", "The name is already taken"),
             ApiError::SatTogether { .. } => (
@@ -174,7 +173,9 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => {
                 ("unsupported-media-type", "Unsupported media type")
             }
-            ApiError::RuleViolation { .. } => ("rule-violation", "An event breaks a rule of the game"),
+            ApiError::RuleViolation { .. } => {
+                ("rule-violation", "An event breaks a rule of the game")
+            }
             ApiError::Unprocessable { .. } => ("invalid-request", "The request is invalid"),
             ApiError::TooManyRequests(_) => ("too-many-requests", "Too many requests"),
             ApiError::TooManyStreams(_) => ("too-many-streams", "Too many open streams"),

@@ -135,7 +135,10 @@ mod tests {
                 );
             }
         }
-        assert!(guarded >= 15, "only {guarded} guarded operations were found");
+        assert!(
+            guarded >= 15,
+            "only {guarded} guarded operations were found"
+        );
     }
 
     /// Found by generating a client: a `$ref` to a schema the document did not hold.

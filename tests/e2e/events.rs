@@ -65,7 +65,10 @@ async fn a_stale_expected_version_is_a_conflict_naming_the_current_version(app: 
     let problem = reply.problem(409);
     assert_eq!(problem["current_version"], 2);
     assert_eq!(problem["type"], "/problems/stale-version");
-    assert_eq!(problem["title"], "Someone else recorded this game meanwhile");
+    assert_eq!(
+        problem["title"],
+        "Someone else recorded this game meanwhile"
+    );
     // A sentence a phone can show as it is.
     assert_eq!(
         problem["detail"],
@@ -171,7 +174,10 @@ async fn an_event_id_reused_with_other_content_is_a_conflict(app: TestApp) {
 
     let problem = reply.problem(409);
     assert_eq!(problem["type"], "/problems/id-taken");
-    assert_eq!(problem["title"], "The id is already used for something else");
+    assert_eq!(
+        problem["title"],
+        "The id is already used for something else"
+    );
 }
 
 async fn a_rule_violation_names_the_event_and_the_field(app: TestApp) {
@@ -211,7 +217,10 @@ async fn an_event_id_that_is_not_a_uuid_is_an_invalid_request_not_a_broken_rule(
     assert_eq!(problem["title"], "The request is invalid");
     assert_eq!(problem["event_index"], 0);
     assert_eq!(problem["pointer"], "/events/0/id");
-    assert_eq!(problem["detail"], "event id must be a UUID, got \"round-1\"");
+    assert_eq!(
+        problem["detail"],
+        "event id must be a UUID, got \"round-1\""
+    );
     assert_eq!(app.version(&club, &game).await, 1);
 }
 
