@@ -367,10 +367,9 @@ async fn a_refusal_before_the_body_is_read_keeps_the_connection_open(app: TestAp
             body.len()
         ),
         // A body that is not JSON: 415.
-        format!(
-            "POST /v1/clubs HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n\
-             Content-Length: 6\r\n\r\nname=x"
-        ),
+        "POST /v1/clubs HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n\
+         Content-Length: 6\r\n\r\nname=x"
+            .to_owned(),
     ];
 
     let answers = tokio::task::spawn_blocking(move || {
