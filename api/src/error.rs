@@ -36,6 +36,15 @@ pub struct Problem {
     /// The game's current version, on a version conflict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_version: Option<i64>,
+    /// The player who already has the name, on a rename to a taken name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player_id: Option<String>,
+    /// The preset that already has the name, on a preset name taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset_id: Option<String>,
+    /// The games both players sat at, on a merge refused for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_ids: Option<Vec<String>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -60,24 +69,49 @@ pub enum ApiError {
     /// 405: the path exists but not with this method; `allow` lists the methods it takes.
     #[error("{method} is not allowed here; this path takes {allow}")]
     MethodNotAllowed { method: String, allow: String },
-    /// 409: the request conflicts with the stored state.
+    /// 409: the game moved on since the client's `expected_version`; `current_version` says
+    /// where it is now.
+    #[error("someone else recorded this game meanwhile — reload to see it")]
+    StaleVersion { current_version: i64 },
+    /// 409: an id the client chose (a game's, an event's) is already used for something else.
+    #[error("{0}")]
+    IdTaken(String),
+    /// 409: another player or preset of the club has the name; its id is in the body.
     #[error("{detail}")]
-    Conflict {
+    NameTaken {
         detail: String,
-        current_version: Option<i64>,
+        player_id: Option<String>,
+        preset_id: Option<String>,
     },
+    /// 409: two players who sat at the same game are not merged; `game_ids` names the games.
+    #[error("{detail}")]
+    SatTogether {
+        detail: String,
+        game_ids: Vec<String>,
+    },
+    /// 409: a concurrent request changed the same data; sending the request again settles it.
+    #[error("{0}")]
+    Conflict(String),
     /// 413: the body is larger than the server accepts.
     #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
     /// 415: the body is not JSON.
     #[error("{0}")]
     UnsupportedMediaType(String),
-    /// 422: the request is well-formed but breaks a rule; `pointer` names the field.
+    /// 422: the request is well-formed but invalid (a field's value, an option, an id that is
+    /// not a UUID); `pointer` names the field, `event_index` the event when it is one's.
     #[error("{detail}")]
     Unprocessable {
         detail: String,
         pointer: Option<String>,
         event_index: Option<usize>,
+    },
+    /// 422: an event breaks a rule of the game or of the log.
+    #[error("{detail}")]
+    RuleViolation {
+        detail: String,
+        pointer: String,
+        event_index: usize,
     },
     /// 429: too many requests from this client; retry after the given seconds.
     #[error("too many clubs created from this address; retry in {0} seconds")]
@@ -125,15 +159,23 @@ impl ApiError {
             ApiError::Unauthorized => ("unauthorized", "Authentication required"),
             ApiError::NotFound(_) => ("not-found", "Not found"),
             ApiError::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
-            ApiError::Conflict { .. } => ("conflict", "The request conflicts with the stored game"),
+            ApiError::StaleVersion { .. } => {
+                ("stale-version", "Someone else recorded this game meanwhile")
+            }
+            ApiError::IdTaken(_) => ("id-taken", "The id is already used for something else"),
+            ApiError::NameTaken { .. } => ("name-taken", "The name is already taken"),
+            ApiError::SatTogether { .. } => (
+                "players-sat-together",
+                "Players who sat at the same game cannot be merged",
+            ),
+            ApiError::Conflict(_) => ("conflict", "A concurrent request changed the same data"),
             ApiError::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
             ApiError::UnsupportedMediaType(_) => {
                 ("unsupported-media-type", "Unsupported media type")
             }
-            ApiError::Unprocessable {
-                event_index: Some(_),
-                ..
-            } => ("rule-violation", "An event breaks a rule of the game"),
+            ApiError::RuleViolation { .. } => {
+                ("rule-violation", "An event breaks a rule of the game")
+            }
             ApiError::Unprocessable { .. } => ("invalid-request", "The request is invalid"),
             ApiError::TooManyRequests(_) => ("too-many-requests", "Too many requests"),
             ApiError::TooManyStreams(_) => ("too-many-streams", "Too many open streams"),
@@ -153,30 +195,57 @@ impl ApiError {
             }
             other => other.to_string(),
         };
-        let (pointer, event_index, current_version, parameter) = match self {
-            ApiError::Unprocessable {
-                pointer,
-                event_index,
-                ..
-            } => (pointer.clone(), *event_index, None, None),
-            ApiError::Unreadable {
-                pointer, parameter, ..
-            } => (pointer.clone(), None, None, parameter.clone()),
-            ApiError::Conflict {
-                current_version, ..
-            } => (None, None, *current_version, None),
-            _ => (None, None, None, None),
-        };
-        Problem {
+        let mut problem = Problem {
             problem_type: format!("/problems/{slug}"),
             title: title.to_owned(),
             status: self.status_code().as_u16(),
             detail,
-            event_index,
-            pointer,
-            parameter,
-            current_version,
+            event_index: None,
+            pointer: None,
+            parameter: None,
+            current_version: None,
+            player_id: None,
+            preset_id: None,
+            game_ids: None,
+        };
+        match self {
+            ApiError::Unprocessable {
+                pointer,
+                event_index,
+                ..
+            } => {
+                problem.pointer.clone_from(pointer);
+                problem.event_index = *event_index;
+            }
+            ApiError::RuleViolation {
+                pointer,
+                event_index,
+                ..
+            } => {
+                problem.pointer = Some(pointer.clone());
+                problem.event_index = Some(*event_index);
+            }
+            ApiError::Unreadable {
+                pointer, parameter, ..
+            } => {
+                problem.pointer.clone_from(pointer);
+                problem.parameter.clone_from(parameter);
+            }
+            ApiError::StaleVersion { current_version } => {
+                problem.current_version = Some(*current_version);
+            }
+            ApiError::NameTaken {
+                player_id,
+                preset_id,
+                ..
+            } => {
+                problem.player_id.clone_from(player_id);
+                problem.preset_id.clone_from(preset_id);
+            }
+            ApiError::SatTogether { game_ids, .. } => problem.game_ids = Some(game_ids.clone()),
+            _ => {}
         }
+        problem
     }
 }
 
@@ -187,10 +256,16 @@ impl ResponseError for ApiError {
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::StaleVersion { .. }
+            | ApiError::IdTaken(_)
+            | ApiError::NameTaken { .. }
+            | ApiError::SatTogether { .. }
+            | ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Unprocessable { .. } | ApiError::RuleViolation { .. } => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             ApiError::TooManyRequests(_) | ApiError::TooManyStreams(_) => {
                 StatusCode::TOO_MANY_REQUESTS
             }
@@ -235,10 +310,7 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound => ApiError::NotFound("no such game in this club".into()),
             StoreError::Refused(refused) => refused.into(),
-            StoreError::Conflict(detail) => ApiError::Conflict {
-                detail,
-                current_version: None,
-            },
+            StoreError::Conflict(detail) => ApiError::Conflict(detail),
             StoreError::UnknownPlayer(id) => ApiError::invalid(
                 "/players",
                 format!("player_id {id} is not one of this club's players"),
@@ -249,20 +321,16 @@ impl From<StoreError> for ApiError {
                 sqlx::Error::Database(ref db)
                     if matches!(db.code().as_deref(), Some("40001" | "40P01")) =>
                 {
-                    ApiError::Conflict {
-                        detail: "a concurrent request changed the same data; retry".into(),
-                        current_version: None,
-                    }
+                    ApiError::Conflict("a concurrent request changed the same data; retry".into())
                 }
                 // A row this request refers to went away meanwhile: a player merged into another
                 // while a game seating them was created (PostgreSQL checks at the statement).
                 sqlx::Error::Database(ref db) if db.is_foreign_key_violation() => {
-                    ApiError::Conflict {
-                        detail: "a player of this request was merged or removed by a concurrent \
-                             request; send it again"
+                    ApiError::Conflict(
+                        "a player of this request was merged or removed by a concurrent request; \
+                         send it again"
                             .into(),
-                        current_version: None,
-                    }
+                    )
                 }
                 sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => {
                     tracing::error!(error = %e, "database unreachable");
@@ -277,14 +345,12 @@ impl From<StoreError> for ApiError {
 impl From<Refused> for ApiError {
     fn from(refused: Refused) -> Self {
         match refused {
-            Refused::StaleVersion { current, .. } => ApiError::Conflict {
-                detail: refused.to_string(),
-                current_version: Some(current),
+            Refused::StaleVersion { current, .. } => ApiError::StaleVersion {
+                current_version: current,
             },
-            Refused::IdReused { .. } | Refused::PartlyStored { .. } => ApiError::Conflict {
-                detail: refused.to_string(),
-                current_version: None,
-            },
+            Refused::IdReused { .. } | Refused::PartlyStored { .. } => {
+                ApiError::IdTaken(refused.to_string())
+            }
             Refused::GameTooLong { .. } => ApiError::Unprocessable {
                 detail: refused.to_string(),
                 pointer: Some("/events".into()),
@@ -295,12 +361,9 @@ impl From<Refused> for ApiError {
                 pointer: Some(format!("/events/{index}/id")),
                 event_index: Some(index),
             },
-            Refused::Rule(rejection) => ApiError::Unprocessable {
-                pointer: Some(format!(
-                    "/events/{}{}",
-                    rejection.event_index, rejection.pointer
-                )),
-                event_index: Some(rejection.event_index),
+            Refused::Rule(rejection) => ApiError::RuleViolation {
+                pointer: format!("/events/{}{}", rejection.event_index, rejection.pointer),
+                event_index: rejection.event_index,
                 detail: rejection.rule,
             },
             Refused::Broken(detail) => ApiError::Internal(detail),

@@ -2,10 +2,12 @@
 //! clients on other origins, `HEAD` answered as `GET` without the body, and `405` with `Allow`
 //! for a known path with the wrong method.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, Uri};
 use actix_web::middleware::Next;
@@ -139,6 +141,51 @@ pub async fn catch_panics<B: MessageBody>(
             let why = crate::telemetry::panic_message(panic.as_ref());
             Err(crate::error::ApiError::Internal(format!("a handler panicked: {why}")).into())
         }
+    }
+}
+
+/// A request body the answer did not need — refused before it was read (a bad id in the path, a
+/// body that is not JSON, a missing token) — is read to its end before the answer goes out, so
+/// that the connection stays open for the next request: HTTP/1.1 closes it otherwise, not
+/// knowing where the next request would begin. Only bodies of a stated length within the body
+/// limit; a larger one is refused with 413 and the connection closed, as before.
+pub async fn read_unread_body(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    use futures_util::StreamExt;
+
+    let length = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if !length.is_some_and(|length| (1..=crate::config::BODY_LIMIT).contains(&length)) {
+        return next.call(req).await;
+    }
+    let body = Rc::new(RefCell::new(req.take_payload()));
+    req.set_payload(Payload::Stream {
+        payload: Box::pin(SharedBody(Rc::clone(&body))),
+    });
+    let res = next.call(req).await;
+    // What the handler read is gone; the rest is read and dropped.
+    while let Some(Ok(_)) = std::future::poll_fn(|cx| body.borrow_mut().poll_next_unpin(cx)).await {
+    }
+    res
+}
+
+/// The request body, read by the handler and, afterwards, by [`read_unread_body`].
+struct SharedBody(Rc<RefCell<Payload>>);
+
+impl futures_util::Stream for SharedBody {
+    type Item = Result<web::Bytes, actix_web::error::PayloadError>;
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use futures_util::StreamExt;
+        self.0.borrow_mut().poll_next_unpin(cx)
     }
 }
 

@@ -107,6 +107,40 @@ mod tests {
         }
     }
 
+    /// Found by generating a client: a 403 the document did not list came back as "no answer".
+    /// A read token is refused everything but reading, and only admin tokens manage tokens.
+    #[test]
+    fn every_operation_a_tokens_scope_can_refuse_lists_403() {
+        let doc = document();
+        let mut guarded = 0;
+        for (path, item) in &doc.paths.paths {
+            for (method, op) in [
+                ("get", &item.get),
+                ("post", &item.post),
+                ("patch", &item.patch),
+                ("put", &item.put),
+                ("delete", &item.delete),
+            ] {
+                let Some(op) = op else { continue };
+                let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
+                let writes = method != "get";
+                let admin_only = path.starts_with("/v1/tokens") || path == "/v1/club/token";
+                if !(secured && (writes || admin_only)) {
+                    continue;
+                }
+                guarded += 1;
+                assert!(
+                    op.responses.responses.contains_key("403"),
+                    "{method} {path} does not list 403"
+                );
+            }
+        }
+        assert!(
+            guarded >= 15,
+            "only {guarded} guarded operations were found"
+        );
+    }
+
     /// Found by generating a client: a `$ref` to a schema the document did not hold.
     #[test]
     fn every_reference_of_the_document_resolves() {

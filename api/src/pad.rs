@@ -211,12 +211,13 @@ const QR_MAX_CHARS: usize = 1000;
 /// no network. The link never leaves this server (`Referrer-Policy: no-referrer`, `no-store`).
 async fn qr_code(query: web::Query<QrQuery>) -> Result<HttpResponse, ApiError> {
     if query.text.is_empty() || query.text.chars().count() > QR_MAX_CHARS {
-        return Err(ApiError::BadRequest(format!(
-            "text must have 1 to {QR_MAX_CHARS} characters"
-        )));
+        return Err(ApiError::bad_parameter(
+            "text",
+            format!("text must have 1 to {QR_MAX_CHARS} characters"),
+        ));
     }
     let code = QrCode::new(query.text.as_bytes())
-        .map_err(|e| ApiError::BadRequest(format!("cannot encode this text: {e}")))?;
+        .map_err(|e| ApiError::bad_parameter("text", format!("cannot encode this text: {e}")))?;
     let image = code
         .render::<svg::Color>()
         .min_dimensions(200, 200)

@@ -209,6 +209,7 @@ fn run(
         .default_service(web::to(no_route))
         // Innermost: a handler's panic becomes a 500 the other layers see like any answer.
         .wrap(middleware::from_fn(http::catch_panics))
+        .wrap(middleware::from_fn(http::read_unread_body))
         .wrap(middleware::from_fn(request_id_header))
         .wrap(middleware::from_fn(record_metrics))
         .wrap(middleware::from_fn(http::cors))

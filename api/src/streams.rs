@@ -55,18 +55,19 @@ impl GameStream {
             .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
         let mut pending = VecDeque::new();
         match resume {
-            Some(v) if !(0..=record.version).contains(&v) => {
-                return Err(ApiError::Unprocessable {
-                    detail: format!(
-                        "Last-Event-ID must be a version from 0 to {} (the game's version), got {v}",
-                        record.version
-                    ),
-                    pointer: None,
-                    event_index: None,
-                });
+            Some(v) if v < 0 => {
+                return Err(ApiError::bad_parameter(
+                    "Last-Event-ID",
+                    format!("Last-Event-ID must be a game version (0 or more), got {v}"),
+                ));
             }
-            Some(v) => pending.extend(frames_after(&record, &log, v)?.into_iter().map(|f| f.sse)),
-            None => pending.push_back(snapshot(&record, &log)?),
+            Some(v) if v <= record.version => {
+                pending.extend(frames_after(&record, &log, v)?.into_iter().map(|f| f.sse));
+            }
+            // Ahead of the game (a club restored from an older copy, a phone that was ahead):
+            // what the client holds is not this log's, so it starts again from a snapshot. An
+            // error would make a browser's EventSource stop reconnecting for good.
+            Some(_) | None => pending.push_back(snapshot(&record, &log)?),
         }
         Ok(Self {
             store,
@@ -173,9 +174,10 @@ impl LobbyStream {
         let subscription = live.subscribe_lobby(club);
         let last = match resume {
             Some(position) if position < 0 => {
-                return Err(ApiError::BadRequest(format!(
-                    "Last-Event-ID must be a position (0 or more), got {position}"
-                )));
+                return Err(ApiError::bad_parameter(
+                    "Last-Event-ID",
+                    format!("Last-Event-ID must be a position (0 or more), got {position}"),
+                ));
             }
             Some(position) => position,
             None => store.head_position(club).await?,

@@ -687,7 +687,8 @@ impl<R: Ruleset> Replay<R> {
             scoreboard: by_status(
                 scoreboard,
                 status,
-                self.last_game_event.is_some() || self.recorded.is_some(),
+                (self.last_game_event.is_some() && R::anything_scored(&self.state))
+                    || self.recorded.is_some(),
             ),
             facts,
         }
@@ -695,12 +696,12 @@ impl<R: Ruleset> Replay<R> {
 }
 
 /// Only a finished game has winners (API.md, Scores): while it is in progress the players
-/// ranked first are its `leaders` (nobody before the first game event), and an abandoned game
+/// ranked first are its `leaders` (nobody before the first scored round or move), and an abandoned game
 /// names neither. The ranks and totals stay as played.
-fn by_status(mut board: Scoreboard, status: Status, has_game_events: bool) -> Scoreboard {
+fn by_status(mut board: Scoreboard, status: Status, scored: bool) -> Scoreboard {
     match status {
         Status::Finished => board.leaders.clear(),
-        Status::InProgress if has_game_events => {
+        Status::InProgress if scored => {
             board.leaders = std::mem::take(&mut board.winners);
         }
         Status::InProgress | Status::Abandoned => {

@@ -54,6 +54,12 @@ pub trait Ruleset {
         false
     }
 
+    /// True once a round or a move has been scored: before, nobody leads. A setup event (Mind
+    /// Up!'s `round_started`, Vintage's `showcases_dealt`) scores nothing; most games have none.
+    fn anything_scored(_state: &Self::State) -> bool {
+        true
+    }
+
     /// The scoreboard of the state, finished or not.
     fn score(state: &Self::State) -> Scoreboard;
 

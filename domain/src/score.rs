@@ -16,7 +16,7 @@ pub struct Scoreboard {
     /// Empty while the game is in progress and when it was abandoned (see [`crate::log`]).
     pub winners: Vec<String>,
     /// While the game is in progress: everyone ranked first so far (empty before the first
-    /// game event, and once the game is finished or abandoned).
+    /// scored round or move, and once the game is finished or abandoned).
     pub leaders: Vec<String>,
     /// How a tie for first place was settled, or `None` when there was no tie for first.
     pub tiebreak: Option<Tiebreak>,

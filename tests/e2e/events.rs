@@ -23,6 +23,7 @@ fn round(n: u32) -> serde_json::Value {
 
 on_both_backends!(
     a_stale_expected_version_is_a_conflict_naming_the_current_version,
+    an_event_id_that_is_not_a_uuid_is_an_invalid_request_not_a_broken_rule,
     reads_made_while_appends_commit_agree_with_their_version,
     if_match_works_like_expected_version,
     of_two_concurrent_appends_at_one_version_exactly_one_succeeds,
@@ -63,6 +64,16 @@ async fn a_stale_expected_version_is_a_conflict_naming_the_current_version(app: 
 
     let problem = reply.problem(409);
     assert_eq!(problem["current_version"], 2);
+    assert_eq!(problem["type"], "/problems/stale-version");
+    assert_eq!(
+        problem["title"],
+        "Someone else recorded this game meanwhile"
+    );
+    // A sentence a phone can show as it is.
+    assert_eq!(
+        problem["detail"],
+        "someone else recorded this game meanwhile — reload to see it"
+    );
     let log = app
         .get(&format!("/v1/games/{game}/events"), Some(&club.token))
         .await;
@@ -161,7 +172,12 @@ async fn an_event_id_reused_with_other_content_is_a_conflict(app: TestApp) {
 
     let reply = app.append(&club, &game, None, vec![other]).await;
 
-    reply.problem(409);
+    let problem = reply.problem(409);
+    assert_eq!(problem["type"], "/problems/id-taken");
+    assert_eq!(
+        problem["title"],
+        "The id is already used for something else"
+    );
 }
 
 async fn a_rule_violation_names_the_event_and_the_field(app: TestApp) {
@@ -175,6 +191,8 @@ async fn a_rule_violation_names_the_event_and_the_field(app: TestApp) {
         .await;
 
     let problem = reply.problem(422);
+    assert_eq!(problem["type"], "/problems/rule-violation");
+    assert_eq!(problem["title"], "An event breaks a rule of the game");
     assert_eq!(problem["event_index"], 0);
     assert_eq!(problem["pointer"], "/events/0/data/collections/Bo/2");
     assert!(
@@ -184,6 +202,26 @@ async fn a_rule_violation_names_the_event_and_the_field(app: TestApp) {
             .starts_with("unknown card \"fine-whine\""),
         "{problem}"
     );
+}
+
+async fn an_event_id_that_is_not_a_uuid_is_an_invalid_request_not_a_broken_rule(app: TestApp) {
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let mut sent = event("round_collected", round(1));
+    sent["id"] = json!("round-1");
+
+    let reply = app.append(&club, &game, Some(1), vec![sent]).await;
+
+    let problem = reply.problem(422);
+    assert_eq!(problem["type"], "/problems/invalid-request");
+    assert_eq!(problem["title"], "The request is invalid");
+    assert_eq!(problem["event_index"], 0);
+    assert_eq!(problem["pointer"], "/events/0/id");
+    assert_eq!(
+        problem["detail"],
+        "event id must be a UUID, got \"round-1\""
+    );
+    assert_eq!(app.version(&club, &game).await, 1);
 }
 
 async fn a_batch_with_one_bad_event_of_three_stores_nothing(app: TestApp) {

@@ -109,7 +109,94 @@ on_both_backends!(
     head_to_head_takes_names_or_ids,
     a_game_in_progress_when_its_player_is_merged_finishes_for_the_merged_player,
     a_game_created_while_its_player_is_merged_is_created_or_refused_never_a_500,
+    a_merge_sent_again_after_its_answer_was_lost_is_answered_as_done,
+    a_games_etag_changes_when_one_of_its_players_is_merged,
 );
+
+async fn a_merge_sent_again_after_its_answer_was_lost_is_answered_as_done(app: TestApp) {
+    // Given Anne merged into Ann (the answer was lost on the way)
+    let c = seed(&app).await;
+    let first = c.merge(&app, &c.anne, &c.ann).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+
+    // When the phone sends the same merge again, and then Anne into Bo
+    let again = c.merge(&app, &c.anne, &c.ann).await;
+    let elsewhere = c.merge(&app, &c.anne, &c.bo).await;
+
+    // Then the retry is answered as the merge was: Ann with G1 and G2, 2 played
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.body, first.body);
+    assert_eq!(
+        again.body,
+        json!({"id": c.ann, "name": "Ann", "games_played": 2, "last_played": at("2026-02-14")})
+    );
+    // Anne is gone: any other merge of hers finds nobody
+    elsewhere.problem(404);
+    assert_eq!(
+        listed(&c.get(&app, "/v1/players").await),
+        vec![(s("Ann"), 2), (s("Bo"), 3), (s("Cy"), 1)]
+    );
+}
+
+async fn a_games_etag_changes_when_one_of_its_players_is_merged(app: TestApp) {
+    // Given G2 (Anne, Bo) read with its tag
+    let c = seed(&app).await;
+    let path = format!("/v1/games/{}", c.g[1]);
+    let before = app.get(&path, Some(&c.club.token)).await;
+    let tag = before.headers["etag"].to_str().unwrap().to_owned();
+    assert!(tag.starts_with("\"4-"), "{tag}");
+    assert_eq!(before.body["players"][0]["player_id"], json!(c.anne));
+    let unchanged = app
+        .client
+        .get(app.url(&path))
+        .bearer_auth(&c.club.token)
+        .header("if-none-match", &tag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unchanged.status(), 304);
+
+    // When Anne is merged into Ann: G2's log (version 4) does not change, its seat does
+    assert_eq!(c.merge(&app, &c.anne, &c.ann).await.status, 200);
+    let after = app
+        .client
+        .get(app.url(&path))
+        .bearer_auth(&c.club.token)
+        .header("if-none-match", &tag)
+        .send()
+        .await
+        .unwrap();
+
+    // Then the old tag no longer matches: 200 with the new player_id and a new tag
+    assert_eq!(after.status(), 200);
+    let new_tag = after.headers()["etag"].to_str().unwrap().to_owned();
+    assert_ne!(new_tag, tag);
+    assert!(new_tag.starts_with("\"4-"), "{new_tag}");
+    let body: Value = after.json().await.unwrap();
+    assert_eq!(body["version"], 4);
+    assert_eq!(body["players"][0]["player_id"], json!(c.ann));
+    // And the tag still serves as If-Match on an append: its version (4) is what counts.
+    let retract = app
+        .client
+        .post(app.url(&format!("{path}/events")))
+        .bearer_auth(&c.club.token)
+        .header("If-Match", &new_tag)
+        .json(&json!({"events": [{"type": "retract", "data": {"seq": 4, "reason": "round 3 again"}}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(retract.status(), 201);
+    let stale = app
+        .client
+        .post(app.url(&format!("{path}/events")))
+        .bearer_auth(&c.club.token)
+        .header("If-Match", &new_tag)
+        .json(&json!({"events": [{"type": "retract", "data": {"seq": 3, "reason": "round 2 again"}}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stale.status(), 409);
+}
 
 async fn a_merged_typo_adds_its_games_to_the_player_and_the_log_keeps_its_name(app: TestApp) {
     // Given G1 (Ann 6, wins), G2 (the typo Anne 2, wins) and G3 (Bo 10, Cy 10, shared)
@@ -208,15 +295,18 @@ async fn players_who_sat_at_the_same_game_are_not_merged(app: TestApp) {
     let c = seed(&app).await;
     // When Bo is merged into Ann
     let reply = c.merge(&app, &c.bo, &c.ann).await;
-    // Then 409 names the game, and nothing moved
+    // Then 409 names the game by its id, says why in words, and nothing moved
     let problem = reply.problem(409);
+    assert_eq!(problem["type"], "/problems/players-sat-together");
+    assert_eq!(
+        problem["title"],
+        "Players who sat at the same game cannot be merged"
+    );
+    assert_eq!(problem["game_ids"], json!([c.g[0]]));
     assert_eq!(
         problem["detail"],
-        format!(
-            "both players sat at game {}: a game cannot seat one player twice, so they are not \
-             merged — they are two people, or that game's seats are wrong",
-            c.g[0]
-        )
+        "both players sat at a game together, and a game cannot seat one person twice, so they \
+         are not merged — they are two people, or a game's seats are wrong"
     );
     assert_eq!(
         listed(&c.get(&app, "/v1/players").await),
@@ -315,14 +405,14 @@ async fn a_rename_onto_another_players_name_is_a_conflict_naming_them(app: TestA
         .rename(&app, "00000000-0000-4000-8000-000000000000", "Zed")
         .await;
 
+    let taken = onto_ann.problem(409);
+    assert_eq!(taken["type"], "/problems/name-taken");
+    assert_eq!(taken["title"], "The name is already taken");
+    assert_eq!(taken["player_id"], c.ann.as_str());
     assert_eq!(
-        onto_ann.problem(409)["detail"],
-        format!(
-            "the club already has a player called \"Ann\" (player {}); names match ignoring \
-             case, so two players cannot share one — if they are the same person, merge them \
-             with POST /v1/players/{}/merge {{\"into\": \"{}\"}}",
-            c.ann, c.anne, c.ann
-        )
+        taken["detail"],
+        "the club already has a player called \"Ann\", and names match ignoring case — if \
+         they are the same person, merge them instead"
     );
     let problem = empty.problem(422);
     assert_eq!(problem["pointer"], "/name");

@@ -22,6 +22,7 @@ on_both_backends!(
     a_client_that_never_finishes_its_request_is_timed_out,
     an_id_that_is_not_a_uuid_is_a_bad_request,
     text_with_a_nul_character_is_a_bad_request_not_a_server_error,
+    a_refusal_before_the_body_is_read_keeps_the_connection_open,
 );
 
 async fn malformed_json_is_a_bad_request(app: TestApp) {
@@ -316,4 +317,76 @@ async fn text_with_a_nul_character_is_a_bad_request_not_a_server_error(app: Test
         )
         .await;
     assert_eq!(reply.problem(422)["pointer"], "/players/0/color");
+}
+
+/// Sends `first` and then a `GET /healthz` on one connection: `(first's answer head, whether the
+/// second was answered on the same connection)`.
+fn two_requests_on_one_connection(address: &str, first: &str) -> (String, bool) {
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(first.as_bytes()).unwrap();
+    let head = read_answer(&mut stream);
+    let second = stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    let answered = second.is_ok() && read_answer(&mut stream).starts_with("http/1.1 200");
+    (head, answered)
+}
+
+/// One answer's head and its body of a stated length.
+fn read_answer(stream: &mut std::net::TcpStream) -> String {
+    let mut bytes = Vec::new();
+    let mut byte = [0u8; 1];
+    while !bytes.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => bytes.push(byte[0]),
+            _ => return String::from_utf8_lossy(&bytes).into_owned(),
+        }
+    }
+    let head = String::from_utf8_lossy(&bytes).to_lowercase();
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = vec![0u8; length];
+    let _ = stream.read_exact(&mut body);
+    head
+}
+
+async fn a_refusal_before_the_body_is_read_keeps_the_connection_open(app: TestApp) {
+    let club = app.new_club().await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let body = r#"{"events": [{"type": "abandon", "data": {"reason": "x"}}]}"#;
+    let requests = [
+        // A bad id in the path: 400 before the body is read.
+        format!(
+            "POST /v1/games/not-a-uuid/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            club.token,
+            body.len()
+        ),
+        // A body that is not JSON: 415.
+        "POST /v1/clubs HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n\
+         Content-Length: 6\r\n\r\nname=x"
+            .to_owned(),
+    ];
+
+    let answers = tokio::task::spawn_blocking(move || {
+        requests
+            .iter()
+            .map(|r| two_requests_on_one_connection(&address, r))
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+
+    for ((head, answered), status) in answers.iter().zip(["400", "415"]) {
+        assert!(head.starts_with(&format!("http/1.1 {status}")), "{head}");
+        assert!(!head.contains("connection: close"), "{head}");
+        assert!(
+            answered,
+            "the next request is answered on the same connection"
+        );
+    }
 }

@@ -287,7 +287,7 @@ async fn an_if_match_that_is_not_a_version_is_named(app: TestApp) {
     assert_eq!(
         words(&problem),
         (
-            "If-Match must be a game version such as \"3\", got \"latest\"",
+            "If-Match must be a game version such as \"3\", or the game's ETag, got \"latest\"",
             &Value::Null,
             &json!("If-Match")
         )

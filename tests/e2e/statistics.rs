@@ -867,14 +867,14 @@ async fn mint_julep_game_stats_give_win_rates_per_horse_and_the_cost_of_late_bet
             }
         })
     );
-    // A game nobody finished: no plays, no records.
+    // A game nobody finished: no plays, no records, no average (0 would read as a score).
     assert_eq!(
         (
             &vintage["plays"],
             &vintage["record_best"],
             &vintage["average_score"]
         ),
-        (&json!(0), &Value::Null, &json!(0.0))
+        (&json!(0), &Value::Null, &Value::Null)
     );
 }
 
@@ -1112,7 +1112,48 @@ async fn bad_query_values_are_answered_400(app: TestApp) {
     for path in &bad {
         let reply = app.get(path, token).await;
         assert_eq!(reply.status, 400, "{path}: {}", reply.body);
-        reply.problem(400);
+        // Every one names the query parameter it could not use.
+        assert!(
+            reply.problem(400)["parameter"].is_string(),
+            "{path}: {}",
+            reply.body
+        );
+    }
+    // The parameter named, and what it must be, for the ones a handler checks itself.
+    for (path, parameter, detail) in [
+        (
+            "/v1/stats/leaderboard?min_games=-1".to_owned(),
+            "min_games",
+            "\"min_games\" must be a whole number, 0 or more; got -1".to_owned(),
+        ),
+        (
+            "/v1/stats/leaderboard?variant=heavily-used".to_owned(),
+            "variant",
+            "variant needs a game: variants belong to one game (e.g. \
+             game=mint-condition&variant=heavily-used)"
+                .to_owned(),
+        ),
+        (
+            "/v1/stats/head-to-head?players=Ann".to_owned(),
+            "players",
+            "players must be two players (names or ids) separated by a comma, like players=Ann,Bo"
+                .to_owned(),
+        ),
+        (
+            format!("/v1/stats/head-to-head?players=Ann,{a}"),
+            "players",
+            "players must be two different players; \"Ann\" and \"".to_owned()
+                + a
+                + "\" are both Ann",
+        ),
+    ] {
+        let reply = app.get(&path, token).await;
+        let problem = reply.problem(400);
+        assert_eq!(
+            (&problem["parameter"], &problem["detail"]),
+            (&json!(parameter), &json!(detail)),
+            "{path}"
+        );
     }
     // An unknown game in the path is a resource that does not exist.
     app.get("/v1/stats/games/chess", token).await.problem(404);

@@ -59,7 +59,7 @@ pub struct AppendResult {
 /// Appends events to a game's log.
 #[utoipa::path(tag = "events", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"),
-           ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^((W/)?"?[0-9]+"?|\*)$"#, description = "The expected version, e.g. \"3\" (instead of expected_version); `*` checks nothing")),
+           ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^((W/)?"?[0-9]+(-[0-9a-fA-F]+)?"?|\*)$"#, description = "The expected version, e.g. \"3\" (instead of expected_version), or the game's ETag (its version counts); `*` checks nothing")),
     request_body(content = AppendEvents, examples(
         ("mint-condition 1" = (summary = "Mint Condition 1: round 1 (expected_version 1)", value = json!(examples::mint_condition(1)))),
         ("mint-condition 2" = (summary = "Mint Condition 2: round 2", value = json!(examples::mint_condition(2)))),
@@ -92,6 +92,7 @@ pub struct AppendResult {
         (status = 200, description = "A retry: every event was already stored with the same content", body = AppendResult),
         (status = 400, description = "Malformed JSON or If-Match", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Stale expected_version (current_version in the body) or an event id reused", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
@@ -193,10 +194,21 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
         return Ok(None);
     }
     let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
-    text.parse::<i64>().map(Some).map_err(|_| {
+    // A game's ETag (`"3-9f2c51d0a4b7e816"`) works too: an append checks the version only.
+    let version = match text.split_once('-') {
+        Some((version, fingerprint))
+            if !fingerprint.is_empty() && fingerprint.chars().all(|c| c.is_ascii_hexdigit()) =>
+        {
+            version
+        }
+        _ => text,
+    };
+    version.parse::<i64>().map(Some).map_err(|_| {
         ApiError::bad_parameter(
             "If-Match",
-            format!("If-Match must be a game version such as \"3\", got {text:?}"),
+            format!(
+                "If-Match must be a game version such as \"3\", or the game's ETag, got {text:?}"
+            ),
         )
     })
 }

@@ -9,7 +9,7 @@ use tabletally_domain::Game;
 use tabletally_domain::setup::PlayerEntry;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{cursor, game_etag, not_modified, not_modified_response};
+use super::{cursor, not_modified, not_modified_response, summary_etag};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::examples;
@@ -90,6 +90,7 @@ pub struct PlayerInput {
     (status = 200, description = "A game with this id already exists with the same content", body = GameSummary),
     (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 409, description = "The id is taken by a different game", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
     (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
@@ -168,10 +169,9 @@ pub async fn create_game(
             Some(existing) if same_game(&existing, &new_game) => {
                 Ok(HttpResponse::Ok().json(GameSummary::from(existing)))
             }
-            _ => Err(ApiError::Conflict {
-                detail: format!("game id {id} is already used for a different game"),
-                current_version: None,
-            }),
+            _ => Err(ApiError::IdTaken(format!(
+                "game id {id} is already used for a different game"
+            ))),
         },
     }
 }
@@ -268,7 +268,7 @@ async fn resolve_players(
 
 /// A game's summary.
 #[utoipa::path(tag = "games", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id")), responses(
-    (status = 200, description = "The game", body = GameSummary, headers(("ETag" = String, description = "The game's version; send it back in If-None-Match"))),
+    (status = 200, description = "The game", body = GameSummary, headers(("ETag" = String, description = "The game's version and a fingerprint of this body (it changes when a seated player is merged into another), e.g. \"3-9f2c51d0a4b7e816\"; send it back in If-None-Match, or in If-Match on an append"))),
     (status = 304, description = "Not modified since the If-None-Match tag"),
     (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
@@ -287,13 +287,17 @@ pub async fn get_game(
         .game(&club.id, &id)
         .await?
         .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
-    let etag = game_etag(game.version, None);
+    let version = game.version;
+    let body = serde_json::to_vec(&GameSummary::from(game))
+        .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
+    let etag = summary_etag(version, &body);
     if not_modified(&request, &etag) {
         return Ok(not_modified_response(&etag));
     }
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, etag))
-        .json(GameSummary::from(game)))
+        .content_type(header::ContentType::json())
+        .body(body))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -33,7 +33,10 @@ fn resume_from(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, Ap
         Some(value) => {
             let text = value.to_str().unwrap_or_default().trim();
             text.parse::<i64>().map(Some).map_err(|_| {
-                ApiError::BadRequest(format!("Last-Event-ID must be a number, got {text:?}"))
+                ApiError::bad_parameter(
+                    "Last-Event-ID",
+                    format!("Last-Event-ID must be a number, got {text:?}"),
+                )
             })
         }
         None => Ok(query.last_event_id),
@@ -54,17 +57,17 @@ fn event_stream(
 /// A game's live stream: `snapshot` (game summary and scoreboard), then one `appended` per
 /// accepted append (its stored events and the new scoreboard); every SSE `id:` is the game's
 /// version after it. With `Last-Event-ID: <v>` the stream starts with every append after `v`
-/// instead of the snapshot. A comment line every 10 s keeps it open.
+/// instead of the snapshot (a `v` beyond the game's version gets the snapshot: the client's
+/// copy is not this log's). A comment line every 10 s keeps it open.
 #[utoipa::path(tag = "live", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"),
-           ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this version"),
+           ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this version; beyond the game's version, the stream starts again with a snapshot"),
            StreamQuery),
     responses(
         (status = 200, description = "text/event-stream: `snapshot` (SnapshotData), then `appended` (AppendedData) events", content_type = "text/event-stream", body = String),
         (status = 400, description = "A bad Last-Event-ID", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Last-Event-ID beyond the game's version", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "The club holds as many open streams as it may", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The server holds as many open streams as it serves", body = Problem, content_type = "application/problem+json"),
     ))]

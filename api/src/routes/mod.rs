@@ -58,13 +58,28 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(portability::export_bgg);
 }
 
-/// A game's entity tag: its version, which every append raises (and `at` for a past score,
-/// which never changes). API.md, Conditional requests.
+/// A score's entity tag: the game's version, which every append raises (and `at` for a past
+/// score, which never changes); a score shows names, not player ids, so a merge leaves it.
 pub fn game_etag(version: i64, at: Option<i64>) -> String {
     match at {
         Some(at) => format!("\"{version}-at-{at}\""),
         None => format!("\"{version}\""),
     }
+}
+
+/// A game summary's entity tag: the game's version and a fingerprint of the body, which also
+/// changes without an append when one of its players is merged into another (a seat's
+/// `player_id`). Writes compare only the version before the `-` (`If-Match`).
+pub fn summary_etag(version: i64, body: &[u8]) -> String {
+    format!("\"{version}-{:016x}\"", fnv1a(body))
+}
+
+/// FNV-1a (64 bits): the same bytes give the same tag on every server and every build, which
+/// the standard library's hasher does not promise.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// True when the request's `If-None-Match` names `etag` (or `*`): answer `304`.

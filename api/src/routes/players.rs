@@ -37,6 +37,7 @@ pub struct RenamePlayer {
     (status = 200, description = "The renamed player", body = PlayerSummary),
     (status = 400, description = "The id is not a UUID, or malformed JSON", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
     (status = 409, description = "Another player of the club has this name", body = Problem, content_type = "application/problem+json"),
     (status = 422, description = "The name is empty, too long or not printable", body = Problem, content_type = "application/problem+json"),
@@ -61,13 +62,13 @@ pub async fn rename_player(
             id: other,
             name: taken,
         } => {
-            return Err(ApiError::Conflict {
+            return Err(ApiError::NameTaken {
                 detail: format!(
-                    "the club already has a player called {taken:?} (player {other}); names match \
-                     ignoring case, so two players cannot share one — if they are the same person, \
-                     merge them with POST /v1/players/{id}/merge {{\"into\": \"{other}\"}}"
+                    "the club already has a player called {taken:?}, and names match ignoring \
+                     case — if they are the same person, merge them instead"
                 ),
-                current_version: None,
+                player_id: Some(other),
+                preset_id: None,
             });
         }
     }
@@ -97,6 +98,7 @@ pub struct MergePlayer {
     (status = 200, description = "The player merged into, with the statistics of both", body = PlayerSummary),
     (status = 400, description = "The id is not a UUID, or malformed JSON", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
     (status = 409, description = "Both players sat at the same game", body = Problem, content_type = "application/problem+json"),
     (status = 422, description = "`into` is not another player of this club", body = Problem, content_type = "application/problem+json"),
@@ -127,7 +129,9 @@ pub async fn merge_player(
         ));
     }
     match state.store.merge_players(&club.id, &from, &into).await? {
-        Merge::Merged => {}
+        // A merge sent again after its answer was lost is answered as the first one was.
+        Merge::Merged => tracing::info!(player = %from, into = %into, "player merged"),
+        Merge::AlreadyMerged => {}
         Merge::NotFound => return Err(not_found()),
         Merge::IntoNotFound => {
             return Err(ApiError::invalid(
@@ -139,17 +143,19 @@ pub async fn merge_player(
             ));
         }
         Merge::SatTogether(games) => {
-            return Err(ApiError::Conflict {
+            let at = match games.len() {
+                1 => "a game".to_owned(),
+                n => format!("{n} games"),
+            };
+            return Err(ApiError::SatTogether {
                 detail: format!(
-                    "both players sat at game {}: a game cannot seat one player twice, so they \
-                     are not merged — they are two people, or that game's seats are wrong",
-                    games.join(", game ")
+                    "both players sat at {at} together, and a game cannot seat one person twice, \
+                     so they are not merged — they are two people, or a game's seats are wrong"
                 ),
-                current_version: None,
+                game_ids: games,
             });
         }
     }
-    tracing::info!(player = %from, into = %into, "player merged");
     let player = state
         .store
         .player(&club.id, &into)

@@ -59,6 +59,7 @@ impl ImportQuery {
     responses(
     (status = 200, description = "What was imported, line by line", body = ImportReport),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/import")]
@@ -148,6 +149,7 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
     (status = 200, description = "What was imported, play by play: `line` is the play's place in `plays`, counted from 1 (`line` 1 is `plays[0]`)", body = ImportReport),
     (status = 400, description = "The file is not a BG Stats export", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/import/bgstats")]
@@ -175,6 +177,7 @@ pub async fn import_bgstats(
     (status = 200, description = "What was imported, play by play: `line` is the `<play>` element's place in the file, counted from 1 (its `id` attribute is BoardGameGeek's and may be missing or 0; the `detail` of a play that breaks a rule names it)", body = ImportReport),
     (status = 400, description = "The file is not a BoardGameGeek plays file", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/import/bgg")]

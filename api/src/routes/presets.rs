@@ -94,6 +94,7 @@ fn known_game(id: &str, pointer: &str) -> Result<Game, ApiError> {
     (status = 201, description = "Preset saved", body = PresetView, headers(("Location" = String, description = "The preset's URL"))),
     (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 409, description = "The club has a preset of this name for the game", body = Problem, content_type = "application/problem+json"),
     (status = 422, description = "Unknown game, a bad name or a bad option", body = Problem, content_type = "application/problem+json"),
 ))]
@@ -127,15 +128,15 @@ pub async fn create_preset(
         created_at: Utc::now().trunc_subsecs(6),
     };
     if let Err(existing) = state.store.create_preset(&club.id, &preset).await? {
-        return Err(ApiError::Conflict {
+        return Err(ApiError::NameTaken {
             detail: format!(
-                "the club already has a {} preset called {:?} (preset {}); delete it first or \
-                 choose another name",
+                "the club already has a {} preset called {:?}; delete it first or choose another \
+                 name",
                 kind.title(),
                 existing.name,
-                existing.id
             ),
-            current_version: None,
+            player_id: None,
+            preset_id: Some(existing.id),
         });
     }
     Ok(HttpResponse::Created()
@@ -179,6 +180,7 @@ pub async fn list_presets(
     (status = 204, description = "Deleted"),
     (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 404, description = "No such preset in this club", body = Problem, content_type = "application/problem+json"),
 ))]
 #[delete("/v1/presets/{id}")]

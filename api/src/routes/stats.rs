@@ -54,8 +54,9 @@ fn select_variant(
 ) -> Result<Option<String>, ApiError> {
     let Some(game) = game.and_then(Game::from_id) else {
         return match variant {
-            Some(_) => Err(ApiError::BadRequest(
-                "variant needs a game: variants belong to one game (e.g. game=mint-condition&variant=heavily-used)".into(),
+            Some(_) => Err(ApiError::bad_parameter(
+                "variant",
+                "variant needs a game: variants belong to one game (e.g. game=mint-condition&variant=heavily-used)",
             )),
             None => Ok(None),
         };
@@ -64,17 +65,20 @@ fn select_variant(
         None => Ok(published_by_default.then(String::new)),
         Some(id) => match game.variant_by_id(id) {
             Some(v) => Ok(Some(v.id.to_owned())),
-            None => Err(ApiError::BadRequest(match game.variants() {
-                [] => format!(
-                    "{} has no variants counted apart; leave out variant",
-                    game.title()
-                ),
-                known => format!(
-                    "unknown variant {id:?} of {}; its variants are {}",
-                    game.title(),
-                    known.iter().map(|v| v.id).collect::<Vec<_>>().join(", ")
-                ),
-            })),
+            None => Err(ApiError::bad_parameter(
+                "variant",
+                match game.variants() {
+                    [] => format!(
+                        "{} has no variants counted apart; leave out variant",
+                        game.title()
+                    ),
+                    known => format!(
+                        "unknown variant {id:?} of {}; its variants are {}",
+                        game.title(),
+                        known.iter().map(|v| v.id).collect::<Vec<_>>().join(", ")
+                    ),
+                },
+            )),
         },
     }
 }
@@ -138,8 +142,9 @@ pub async fn list_players(
 ) -> Result<HttpResponse, ApiError> {
     let limit = page_limit(query.limit)?;
     if query.search.as_deref().is_some_and(|v| v.contains('\0')) {
-        return Err(ApiError::BadRequest(
-            "search cannot contain a NUL character".into(),
+        return Err(ApiError::bad_parameter(
+            "search",
+            "search cannot contain a NUL character",
         ));
     }
     let after = query
@@ -399,7 +404,10 @@ pub async fn leaderboard(
     let limit = page_limit(query.limit)?;
     let min_games = query.min_games.unwrap_or(1);
     if min_games < 0 {
-        return Err(ApiError::BadRequest("min_games cannot be negative".into()));
+        return Err(ApiError::bad_parameter(
+            "min_games",
+            format!("\"min_games\" must be a whole number, 0 or more; got {min_games}"),
+        ));
     }
     let filter = StatsFilter {
         variant: select_variant(query.game.as_deref(), query.variant.as_deref(), true)?,
@@ -468,9 +476,9 @@ async fn player_by_name_or_id(
     given: &str,
 ) -> Result<PlayerRow, ApiError> {
     if given.is_empty() || given.contains('\0') {
-        return Err(ApiError::BadRequest(
-            "players must be two players (names or ids) separated by a comma, like players=Ann,Bo"
-                .into(),
+        return Err(ApiError::bad_parameter(
+            "players",
+            "players must be two players (names or ids) separated by a comma, like players=Ann,Bo",
         ));
     }
     match uuid::Uuid::parse_str(given) {
@@ -507,18 +515,21 @@ pub async fn head_to_head(
     check_game(query.game.as_deref())?;
     let given: Vec<&str> = query.players.split(',').map(str::trim).collect();
     let [a, b] = given[..] else {
-        return Err(ApiError::BadRequest(
-            "players must be two players (names or ids) separated by a comma, like players=Ann,Bo"
-                .into(),
+        return Err(ApiError::bad_parameter(
+            "players",
+            "players must be two players (names or ids) separated by a comma, like players=Ann,Bo",
         ));
     };
     let first = player_by_name_or_id(&state, &club, a).await?;
     let second = player_by_name_or_id(&state, &club, b).await?;
     if first.id == second.id {
-        return Err(ApiError::BadRequest(format!(
-            "players must be two different players; {a:?} and {b:?} are both {}",
-            first.name
-        )));
+        return Err(ApiError::bad_parameter(
+            "players",
+            format!(
+                "players must be two different players; {a:?} and {b:?} are both {}",
+                first.name
+            ),
+        ));
     }
     let (a, b) = (first.id.as_str(), second.id.as_str());
     let filter = StatsFilter {
@@ -594,8 +605,8 @@ pub struct GameStats {
     pub variant: Option<String>,
     /// Finished games.
     pub plays: i64,
-    /// Average total per player and game.
-    pub average_score: f64,
+    /// Average total per player and game; null when no game counts (nothing to average).
+    pub average_score: Option<f64>,
     /// True when the lowest total wins these games (as their scoreboards said).
     pub lower_is_better: bool,
     /// The best total ever (the lowest where the lowest wins).
@@ -657,11 +668,8 @@ pub async fn game_stats(
     };
     Ok(HttpResponse::Ok().json(GameStats {
         insights: statistics::game_insights(kind, &rows),
-        average_score: round3(if rows.results == 0 {
-            0.0
-        } else {
-            rows.total_sum as f64 / rows.results as f64
-        }),
+        average_score: (rows.results > 0)
+            .then(|| round3(rows.total_sum as f64 / rows.results as f64)),
         game,
         variant,
         plays: rows.plays,

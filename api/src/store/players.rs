@@ -32,6 +32,8 @@ pub enum Rename {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Merge {
     Merged,
+    /// The player was already merged into this one: a merge sent again (its answer was lost).
+    AlreadyMerged,
     /// The player to merge is not in this club.
     NotFound,
     /// The player to merge into is not in this club.
@@ -168,7 +170,15 @@ macro_rules! players_store {
                 .await?;
                 let found: Vec<String> = rows.iter().map(|r| r.try_get("id")).collect::<Result<_, _>>()?;
                 if !found.iter().any(|id| id == from) {
-                    return Ok(Merge::NotFound);
+                    let merged_into: Option<String> = sqlx::query_scalar(
+                        "SELECT into_id FROM player_merges WHERE club_id = $1 AND from_id = $2",
+                    )
+                    .bind(club)
+                    .bind(from)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                    let again = merged_into.as_deref() == Some(into) && found.iter().any(|id| id == into);
+                    return Ok(if again { Merge::AlreadyMerged } else { Merge::NotFound });
                 }
                 if !found.iter().any(|id| id == into) {
                     return Ok(Merge::IntoNotFound);
@@ -204,6 +214,13 @@ macro_rules! players_store {
                 sqlx::query("DELETE FROM players WHERE club_id = $1 AND id = $2")
                     .bind(club)
                     .bind(from)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("INSERT INTO player_merges (from_id, club_id, into_id, merged_at) VALUES ($1, $2, $3, $4)")
+                    .bind(from)
+                    .bind(club)
+                    .bind(into)
+                    .bind(chrono::Utc::now())
                     .execute(&mut *tx)
                     .await?;
                 tx.commit().await?;

@@ -96,6 +96,13 @@ impl Ruleset for MindUp {
         state.rounds.len() == ROUNDS as usize && state.rounds.iter().all(|r| r.over)
     }
 
+    fn anything_scored(state: &State) -> bool {
+        state
+            .rounds
+            .iter()
+            .any(|r| !r.turns.is_empty() || r.rows_recorded || r.over)
+    }
+
     fn score(state: &State) -> Scoreboard {
         scoring::score(state)
     }

@@ -2061,3 +2061,21 @@ fn a_game_in_progress_gives_no_facts() {
     let log = with(&game(json!({})), &rows_round(1, rows_1()));
     assert_eq!(evaluate::<MindUp>(&log).unwrap().facts, vec![]);
 }
+
+#[test]
+fn nobody_leads_after_only_the_round_is_started_and_the_first_turn_names_the_leader() {
+    // Given a game whose round 1 is started: the hands are dealt, nobody has played
+    let started = with(&game(json!({})), &[("round_started", start_1(json!({})))]);
+    // When the first turn is played: Ann's 1 takes 23, Bo's 9 takes 40, Cy's 20 takes 45, each
+    // in column 1 (score card 3): Ann 3 + 1 bubble = 4, Bo 3 + 1 = 4, Cy 3 + 2 = 5
+    let one_turn = round_1_after(json!({}), start_1(json!({})), 1);
+    // Then nobody leads before it, and Cy alone after it
+    let before = board(&started);
+    assert!(before.leaders.is_empty(), "{:?}", before.leaders);
+    assert!(before.winners.is_empty());
+    assert_eq!(
+        totals(&board(&one_turn)),
+        vec![("Ann".into(), 4), ("Bo".into(), 4), ("Cy".into(), 5)]
+    );
+    assert_eq!(board(&one_turn).leaders, vec!["Cy"]);
+}

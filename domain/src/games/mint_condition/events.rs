@@ -265,49 +265,59 @@ fn check_deck_limits(
     earlier: &[RoundCollected],
     players: &[Player],
 ) -> Result<(), RuleError> {
-    let all = earlier
-        .iter()
-        .flat_map(|r| r.collections.iter())
-        .chain(round.iter())
-        .flatten();
-    let mut counts = [0u32; Kind::ALL.len()];
-    for card in all {
-        counts[card.kind as usize] += 1;
-    }
-    let count = |kind: Kind| counts[kind as usize];
-    // Point at the first player of this round holding the kind.
-    let holder = |kinds: &[Kind]| {
-        players
+    let of_kinds = |cards: &[Card], kinds: &[Kind]| {
+        cards.iter().filter(|c| kinds.contains(&c.kind)).count() as u32
+    };
+    let over_the_box = |kinds: &[Kind], copies: u32, what: &str, box_has: &str| {
+        let before: u32 = earlier
+            .iter()
+            .flat_map(|r| r.collections.iter())
+            .map(|cards| of_kinds(cards, kinds))
+            .sum();
+        let now: Vec<(&Player, u32)> = players
             .iter()
             .zip(round)
-            .find(|(_, cards)| cards.iter().any(|c| kinds.contains(&c.kind)))
-            .map_or("/collections".to_owned(), |(p, _)| {
-                pointer(["collections", p.name.as_str()])
-            })
+            .map(|(p, cards)| (p, of_kinds(cards, kinds)))
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        let total = before + now.iter().map(|(_, n)| n).sum::<u32>();
+        if total <= copies {
+            return Ok(());
+        }
+        // The player whose count alone is more than the box has left made the round
+        // impossible; when no single count does, the round as a whole did.
+        let left = copies.saturating_sub(before);
+        let culprit = now
+            .iter()
+            .filter(|(_, n)| *n > left)
+            .max_by_key(|(_, n)| *n)
+            .map(|(p, _)| pointer(["collections", p.name.as_str()]));
+        let this_round: Vec<String> = now.iter().map(|(p, n)| format!("{} {n}", p.name)).collect();
+        let mut whose = Vec::new();
+        if !this_round.is_empty() {
+            whose.push(format!("{} in this round", this_round.join(", ")));
+        }
+        if before > 0 {
+            whose.push(format!("{before} in earlier rounds"));
+        }
+        let whose = whose.join(", ");
+        Err(RuleError::new(
+            culprit.unwrap_or_else(|| "/collections".to_owned()),
+            format!(
+                "this makes {total} {what} cards collected in the game ({whose}), \
+                 but the box has only {copies}{box_has}"
+            ),
+        ))
     };
     for kind in Kind::ALL {
-        if let Some(copies) = kind.copies()
-            && count(kind) > copies
-        {
-            return Err(RuleError::new(
-                holder(&[kind]),
-                format!(
-                    "this makes {} {} cards collected in the game, but the box has only {copies}",
-                    count(kind),
-                    kind.name()
-                ),
-            ));
+        if let Some(copies) = kind.copies() {
+            over_the_box(&[kind], copies, kind.name(), "")?;
         }
     }
-    let shared = count(Kind::SnackFingers) + count(Kind::SleeveMeUp);
-    if shared > SNACK_AND_SLEEVE_COPIES {
-        return Err(RuleError::new(
-            holder(&[Kind::SnackFingers, Kind::SleeveMeUp]),
-            format!(
-                "this makes {shared} Snack Fingers and Sleeve Me Up! cards collected in the game, \
-                 but the box has only {SNACK_AND_SLEEVE_COPIES} of the two together"
-            ),
-        ));
-    }
-    Ok(())
+    over_the_box(
+        &[Kind::SnackFingers, Kind::SleeveMeUp],
+        SNACK_AND_SLEEVE_COPIES,
+        "Snack Fingers and Sleeve Me Up!",
+        " of the two together",
+    )
 }

@@ -1407,11 +1407,12 @@ fn more_copies_across_the_game_than_the_box_holds_are_refused() {
         2,
         json!({"Ann": ["be-careful"], "Bo": ["fine-wine", "memories", "fine-wine", "fine-wine"]}),
     ));
-    // Assert: the first player of this round holding the kind is named
+    // Assert: 6 - 4 = 2 were left, and Bo's 3 alone are more
     assert_eq!(err.pointer, "/collections/Bo");
     assert_eq!(
         err.rule,
-        "this makes 7 Fine Wine cards collected in the game, but the box has only 6"
+        "this makes 7 Fine Wine cards collected in the game (Bo 3 in this round, \
+         4 in earlier rounds), but the box has only 6"
     );
     assert_eq!(
         state.rounds.len(),
@@ -1441,8 +1442,8 @@ fn snack_fingers_and_sleeve_me_up_share_15_copies() {
     assert_eq!(err.pointer, "/collections/Bo");
     assert_eq!(
         err.rule,
-        "this makes 16 Snack Fingers and Sleeve Me Up! cards collected in the game, \
-         but the box has only 15 of the two together"
+        "this makes 16 Snack Fingers and Sleeve Me Up! cards collected in the game \
+         (Bo 1 in this round, 15 in earlier rounds), but the box has only 15 of the two together"
     );
 }
 
@@ -1455,11 +1456,41 @@ fn at_most_5_smoking_kills_exist() {
         1,
         json!({"Ann": hand(&[cards(3, "smoking-kills")]), "Bo": hand(&[cards(3, "smoking-kills")])}),
     ));
-    assert_eq!(err.pointer, "/collections/Ann");
+    // Neither 3 alone is more than the 5 the box holds: the round as a whole went over.
+    assert_eq!(err.pointer, "/collections");
     assert_eq!(
         err.rule,
-        "this makes 6 Smoking Kills cards collected in the game, but the box has only 5"
+        "this makes 6 Smoking Kills cards collected in the game (Ann 3, Bo 3 in this round), \
+         but the box has only 5"
     );
+}
+
+#[test]
+fn the_box_limit_points_at_the_player_whose_count_alone_is_more_than_is_left() {
+    // Arrange: 6 Legacy Edition exist; Anne and Bo collected 1 each in round 1, so 4 are left
+    let mut state = given_rounds(
+        &seated(&["Anne", "Bo", "Cy"]),
+        loose(json!({})),
+        &[json!({"Anne": ["legacy-edition"], "Bo": ["legacy-edition"], "Cy": []})],
+    );
+    // Act: Anne 1 and Cy 5 → 2 + 1 + 5 = 8
+    let err = error(collect(
+        &mut state,
+        2,
+        json!({
+            "Anne": ["legacy-edition"],
+            "Bo": [],
+            "Cy": hand(&[cards(5, "legacy-edition")]),
+        }),
+    ));
+    // Assert: Cy's 5 alone are more than the 4 left; Anne's 1 is not
+    assert_eq!(err.pointer, "/collections/Cy");
+    assert_eq!(
+        err.rule,
+        "this makes 8 Legacy Edition cards collected in the game (Anne 1, Cy 5 in this round, \
+         2 in earlier rounds), but the box has only 6"
+    );
+    assert_eq!(state.rounds.len(), 1, "nothing of the round is kept");
 }
 
 #[test]

@@ -174,6 +174,14 @@ impl Ruleset for Vintage {
         }
     }
 
+    fn anything_scored(state: &State) -> bool {
+        match &state.record {
+            Record::Waiting => false,
+            Record::TurnByTurn(table) => !table.turns.is_empty() || table.final_banked,
+            Record::EndOnly(_) => true,
+        }
+    }
+
     fn score(state: &State) -> Scoreboard {
         scoring::score(state)
     }

@@ -2039,3 +2039,25 @@ fn a_deck_is_numbered_1_to_63() {
         )
     );
 }
+
+#[test]
+fn nobody_leads_after_only_the_deal_and_the_first_turn_names_the_leader() {
+    // Given the deal: every showcase is out, nobody has banked a card
+    let (mut log, mut sim) = three_player_game();
+    let dealt = evaluate(&log);
+    // When Ann takes turn 1 (she banks c1, worth 1)
+    play_three_player_turns(&mut log, &mut sim, 1, 1);
+    let one_turn = evaluate(&log);
+    // Then nobody leads after the deal, and Ann after her turn
+    assert_eq!(dealt.status, Status::InProgress);
+    assert!(
+        dealt.scoreboard.leaders.is_empty(),
+        "{:?}",
+        dealt.scoreboard.leaders
+    );
+    assert_eq!(
+        totals(&one_turn),
+        vec![("Ann".into(), 1), ("Bo".into(), 0), ("Cy".into(), 0)]
+    );
+    assert_eq!(one_turn.scoreboard.leaders, vec!["Ann"]);
+}
