@@ -526,7 +526,8 @@ fn a_correction_that_makes_a_later_round_break_the_deck_limit_is_refused() {
     assert_eq!(
         rejection.rule,
         "after this correction, event 4 (round_collected) would break a rule: \
-         this makes 7 Legacy Edition cards collected in the game, but the box has only 6"
+         this makes 7 Legacy Edition cards collected in the game (Ann 1 in this round, 6 in \
+         earlier rounds), but the box has only 6"
     );
 }
 

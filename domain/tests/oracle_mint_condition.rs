@@ -778,10 +778,12 @@ fn illegal_variants(
         swapped = need;
     }
     if swapped == need {
+        // Refused at the player whose count alone is more than the box has left, else at the
+        // round's collections (docs/mint-condition.md): both under /data/collections.
         out.push((
             "more copies than the box holds",
             wrong,
-            "/data/collections/".into(),
+            "/data/collections".into(),
         ));
     }
     out
