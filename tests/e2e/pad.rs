@@ -58,6 +58,37 @@ async fn the_page_is_served_with_caching_and_a_strict_content_security_policy(ap
     assert_eq!(qr.headers()["content-type"], "image/svg+xml");
     assert!(qr.text().await.unwrap().contains("<svg"));
 
+    // The service worker is served from the root, so its scope is the whole page, and the CSP
+    // names it; the manifest has its own type. Both keep the ETag and no-cache of every asset.
+    assert!(csp.contains("worker-src 'self'"), "{csp}");
+    assert!(csp.contains("manifest-src 'self'"), "{csp}");
+    let worker = app.client.get(app.url("/sw.js")).send().await.unwrap();
+    assert_eq!(worker.status(), 200);
+    assert_eq!(
+        worker.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    assert_eq!(worker.headers()["cache-control"], "no-cache");
+    assert!(worker.headers().contains_key("etag"));
+    assert!(
+        worker.text().await.unwrap().contains("'/pad/outbox.js'"),
+        "the worker keeps the page's modules"
+    );
+    let manifest = app
+        .client
+        .get(app.url("/pad/manifest.webmanifest"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(manifest.status(), 200);
+    assert_eq!(
+        manifest.headers()["content-type"],
+        "application/manifest+json"
+    );
+    let manifest: serde_json::Value = manifest.json().await.unwrap();
+    assert_eq!(manifest["start_url"], "/");
+    assert!(body.contains("pad/manifest.webmanifest"), "{body}");
+
     // The API keeps its own answers: an unknown path is still problem+json.
     let unknown = app.get("/nothing-here", None).await;
     unknown.problem(404);
@@ -1814,7 +1845,8 @@ async fn rounds_recorded_while_the_server_is_down_wait_on_the_phone_and_are_stor
         "{waiting}"
     );
     assert_eq!(page_totals(&b).await, expect(&[("Ann", 22), ("Bo", 11)]));
-    b.screenshot("32-waiting-to-be-sent", None).await;
+    b.screenshot("32-waiting-to-be-sent", Some("header.game-head"))
+        .await;
     assert_fits_the_phone(&b).await;
 
     // Opened again while the server is still away: the page comes from the phone, the rounds

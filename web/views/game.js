@@ -53,6 +53,9 @@ export function mount(root, id) {
   let builtAt = 0;
   /** Whether someone touched the form: then it is never rebuilt behind their back. */
   let touched = false;
+  /** The ids of the events the form on screen sent: once the log holds them, the next step's form is built. */
+  /** @type {string[]} */
+  let submitted = [];
   /** Another phone's entry shown next to the form: `refused` once the server said 409 to ours. */
   /** @type {{refused: boolean} | null} */
   let formConflict = null;
@@ -133,18 +136,20 @@ export function mount(root, id) {
     clearErrors(where);
     const withIds = events.map((e) => ({ id: newId(), ...e }));
     for (const e of withIds) mine.add(e.id);
+    submitted = withIds.map((e) => e.id);
     const kept = await outbox.keep({ gameId: id, baseVersion: builtAt, events: withIds, label: stepLabel, queuedAt: new Date().toISOString() });
     const outcome = await resend();
     if (outcome.status === 'sent') {
       showNotice(null);
       await reload(id).catch(() => {});
-      nextStep();
+      // The live stream may have brought the next step's form already (perhaps being filled in).
+      if (formEl === where) nextStep();
       return;
     }
     if (outcome.entry.key !== kept.key || outcome.status === 'unreachable') {
       // Not sent yet: it waits on the phone, and the table goes on with the next step.
       if (outcome.status === 'unreachable') showNotice('The server cannot be reached: what you record is kept on this phone and sent as soon as it answers.');
-      nextStep();
+      if (formEl === where) nextStep();
       return;
     }
     // Refused or beaten by another phone: the form still holds it, the outbox need not.
@@ -219,7 +224,8 @@ export function mount(root, id) {
     const key = `${game.status}:${events.length}:${waiting.length}:${readOnly()}`;
     if ((key === formKey || formKey === 'correcting') && !force) return;
     formKey = key;
-    if (form && formEl && touched && !readOnly()) {
+    const sent = submitted.length > 0 && submitted.every((i) => events.some((e) => e.id === i));
+    if (form && formEl && touched && !sent && !readOnly()) {
       // Someone is filling this form in: keep it, and show what other phones recorded meanwhile.
       if (!formConflict && othersAfter(seenVersion).length > 0) formConflict = { refused: false };
       if (formConflict) replace(entry, h('h2', null, stepLabel), formConflictPanel(), formEl);
@@ -241,6 +247,7 @@ export function mount(root, id) {
     seenVersion = game.version;
     builtAt = game.version + waitingEvents(waiting);
     touched = false;
+    submitted = [];
     const el = h('form', { class: 'entry-form', id: 'entry' }, built.element,
       h('button', { type: 'submit', class: 'primary' }, 'Record'));
     const touch = (/** @type {Event} */ e) => {
@@ -417,8 +424,7 @@ export function mount(root, id) {
     if (changed.has('game') || changed.has('score') || changed.has('events') || changed.has('live') || changed.has('waiting')) render();
   });
   const showUnreachable = () => replace(header, h('h1', null, 'Can’t reach the server'),
-    h('p', { class: 'meta' }, h('span', { class: 'live-state offline' }, 'can’t reach the server'),
-      ' · the page keeps trying and shows the game as soon as the server answers.'));
+    h('p', { class: 'meta' }, 'The page keeps trying, and shows the game as soon as the server answers.'));
   reload(id).catch((err) => {
     if (getState().game) return;
     if (unreachable(err)) showUnreachable();
