@@ -190,6 +190,10 @@ mod tests {
             .map(|a| a.path)
             .filter(|path| *path != "/sw.js" && !worker.contains(&format!("'{path}'")))
             .collect();
-        assert_eq!(missing, Vec::<&str>::new(), "add them to SHELL in web/sw.js");
+        assert_eq!(
+            missing,
+            Vec::<&str>::new(),
+            "add them to SHELL in web/sw.js"
+        );
     }
 }

@@ -1694,7 +1694,7 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
     let theirs = anns.text("#conflict .theirs").await;
     assert!(theirs.contains("#2 round 1"), "{theirs}");
     assert!(
-        theirs.contains("Ann: be-careful ×1, animal-kingdom ×3, fine-wine ×1, legacy-edition ×1, memories ×1 (7 cards)"),
+        theirs.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, legacy-edition ×1, memories ×1 (7 cards)"),
         "{theirs}"
     );
     assert!(theirs.contains("by Bo's phone"), "{theirs}");
@@ -1704,7 +1704,7 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
     .await;
     let mine = anns.text("#conflict .mine").await;
     assert!(
-        mine.contains("Ann: be-careful ×1, animal-kingdom ×3, fine-wine ×1, memories ×2 (7 cards)"),
+        mine.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, memories ×2 (7 cards)"),
         "{mine}"
     );
     assert_eq!(shown_count(&anns, "Ann", "memories").await, "2");
@@ -1753,7 +1753,8 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
 
     // Round 2: Ann's phone is half way through when Bo's phone records the round. Her entry
     // stays; the page says whose round arrived.
-    bos.wait_text(".entry-box h2", |t| t == "Round 2 of 3").await;
+    bos.wait_text(".entry-box h2", |t| t == "Round 2 of 3")
+        .await;
     enter_cards(&anns, "Ann", &[("autographed", 2), ("heavy-rotation", 1)]).await;
     enter_round_two(&bos).await;
     bos.click("#entry button[type=\"submit\"]").await;
@@ -1772,7 +1773,8 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
 
     // The table keeps Bo's round 2: nothing more is stored, Ann's phone goes on to round 3.
     anns.click("#conflict button.keep-theirs").await;
-    anns.wait_text(".entry-box h2", |t| t == "Round 3 of 3").await;
+    anns.wait_text(".entry-box h2", |t| t == "Round 3 of 3")
+        .await;
     assert_eq!(shown_count(&anns, "Ann", "autographed").await, "0");
     let log = stored_events(&app, &club, &game).await;
     assert_eq!(log.len(), 4);
@@ -1788,8 +1790,7 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rounds_recorded_while_the_server_is_down_wait_on_the_phone_and_are_stored_once_in_order()
-{
+async fn rounds_recorded_while_the_server_is_down_wait_on_the_phone_and_are_stored_once_in_order() {
     let Some((mut app, b)) = setup().await else {
         return;
     };
@@ -1905,5 +1906,106 @@ async fn rounds_recorded_while_the_server_is_down_wait_on_the_phone_and_are_stor
         totals(&app.score(&club, &game).await),
         expect(&[("Ann", 40), ("Bo", 37)])
     );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_sent_after_an_outage_that_another_phone_beat_shows_both_and_becomes_a_correction()
+{
+    let Some((mut app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let anns_token = phone_token(&app, &club, "Ann's phone").await;
+    let bos_token = phone_token(&app, &club, "Bo's phone").await;
+    open_club(&app, &b, &anns_token, &format!("#/game/{game}")).await;
+    b.wait_text("header.game-head .meta", |t| t.contains("● live"))
+        .await;
+
+    // Ann's phone loses the server and records round 1 (two Memories): it waits on the phone.
+    app.stop_server().await;
+    b.wait_text("header.game-head .meta", |t| t.contains("reconnecting…"))
+        .await;
+    enter_round_one(&b).await;
+    enter_cards(&b, "Ann", &[("legacy-edition", 0), ("memories", 2)]).await;
+    b.click("#entry button[type=\"submit\"]").await;
+    b.wait_text("#waiting .waiting-count", |t| {
+        t == "1 round waiting to be sent"
+    })
+    .await;
+
+    // Meanwhile Bo's phone, which still reaches the database through another server, records
+    // round 1 its way (one Memories, one Legacy Edition).
+    let other = app.second_server().await;
+    let beaten = other
+        .append(&bos_token, &game, Some(1), vec![mint_condition_round(1)])
+        .await;
+    assert_eq!(beaten.status, 201, "{}", beaten.body);
+
+    // The server is back: Ann's round goes out, is refused as late (409), and the page shows
+    // both instead of dropping hers.
+    app.start_server_again().await;
+    let headline = b
+        .wait_text("#waiting #conflict h3", |t| t.contains("Bo's phone"))
+        .await;
+    assert_eq!(
+        headline,
+        "Bo's phone recorded round 1 — your entry is kept on this phone."
+    );
+    let mine = b.text("#waiting #conflict .mine").await;
+    assert!(
+        mine.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, memories ×2 (7 cards)"),
+        "{mine}"
+    );
+    assert_eq!(app.version(&club, &game).await, 2);
+    b.screenshot("34-conflict-after-an-outage", Some("#waiting"))
+        .await;
+
+    // Ann's phone was right: hers corrects Bo's, and nothing waits any more.
+    b.click("#waiting #conflict button.correct-mine").await;
+    wait_for_seq(&b, 3).await;
+    for _ in 0..100 {
+        if b.js("return document.getElementById('waiting') === null;")
+            .await
+            .as_bool()
+            .unwrap()
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        b.js("return document.getElementById('waiting') === null;")
+            .await,
+        json!(true)
+    );
+    let log = stored_events(&app, &club, &game).await;
+    assert_eq!(log.len(), 3);
+    assert_eq!(log[2]["type"], "correct");
+    assert_eq!(log[2]["data"]["seq"], 2);
+    assert_eq!(log[2]["recorded_by"], "Ann's phone");
+    assert_eq!(
+        log[2]["data"]["data"]["collections"]["Ann"],
+        json!([
+            "be-careful",
+            "animal-kingdom",
+            "animal-kingdom",
+            "animal-kingdom",
+            "fine-wine",
+            "memories",
+            "memories"
+        ])
+    );
+    // Ann's round 1 with two Memories: 3 + 6 + 2 + 7 = 18; Bo's 11.
+    let expected = expect(&[("Ann", 18), ("Bo", 11)]);
+    assert_eq!(totals(&app.score(&club, &game).await), expected);
+    b.wait_text(".entry-box h2", |t| t == "Round 2 of 3").await;
+    assert_eq!(page_totals(&b).await, expected);
     b.close().await;
 }

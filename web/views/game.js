@@ -301,7 +301,7 @@ export function mount(root, id) {
     replace(waitingBox, h('div', { class: 'waiting card', id: 'waiting' },
       h('p', { class: 'waiting-count' }, `${waitingCount(waiting)} waiting to be sent`),
       h('p', { class: 'help' }, sendingNow ? 'Sending…'
-        : blocked ? 'Kept on this phone. The first one needs a decision before the others go.'
+        : blocked ? (waiting.length > 1 ? 'Kept on this phone. The one with two entries below needs a decision before the rest are sent.' : 'Kept on this phone until the table decides below.')
           : 'Kept on this phone and sent as soon as the server answers. The scoreboard counts only what the server confirmed.'),
       h('ol', { class: 'waiting-list' }, items),
       panel));

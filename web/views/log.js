@@ -29,7 +29,8 @@ export function contents(data) {
       if (!Array.isArray(cards)) return `${player}: ${JSON.stringify(cards)}`;
       const counts = new Map();
       for (const card of cards) counts.set(cardName(card), (counts.get(cardName(card)) ?? 0) + 1);
-      const list = [...counts].map(([card, n]) => `${card} ×${n}`).join(', ');
+      // In name order, so that two phones' entries read alike side by side.
+      const list = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([card, n]) => `${card} ×${n}`).join(', ');
       return `${player}: ${list || 'nothing'} (${cards.length} cards)`;
     });
   }
