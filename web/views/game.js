@@ -87,8 +87,13 @@ export function mount(root, id) {
     }
   };
 
-  /** Offers the waiting entries to the server again; reads the game when some went through. */
+  /**
+   * Offers the waiting entries to the server again; reads the game when some went through.
+   * A read-only link sends nothing (its token may not record): `null`.
+   * @returns {Promise<import('../outbox.js').Outcome | null>}
+   */
   const resend = async () => {
+    if (readOnly()) return null;
     const before = getState().waiting.length;
     const outcome = await outbox.send(id);
     if (outcome.status !== 'unreachable' && getState().waiting.length < before) await reload(id).catch(() => {});
@@ -139,6 +144,7 @@ export function mount(root, id) {
     submitted = withIds.map((e) => e.id);
     const kept = await outbox.keep({ gameId: id, baseVersion: builtAt, events: withIds, label: stepLabel, queuedAt: new Date().toISOString() });
     const outcome = await resend();
+    if (!outcome) return;
     if (outcome.status === 'sent') {
       showNotice(null);
       await reload(id).catch(() => {});
