@@ -1683,7 +1683,13 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
     wait_for_seq(&bos, 2).await;
     anns.click("#entry button[type=\"submit\"]").await;
 
-    // Ann's phone keeps its counts and shows Bo's entry next to its own.
+    // Ann's phone keeps its counts and shows Bo's entry next to its own. (The panel may first
+    // show Bo's round arriving over the live stream, then the server's 409: wait for the latter;
+    // it is drawn again as the state changes, so every read waits.)
+    anns.wait_text("#conflict .mine .when", |t| {
+        t == "not stored: theirs came first"
+    })
+    .await;
     let headline = anns
         .wait_text("#conflict h3", |t| t.contains("Bo's phone"))
         .await;
@@ -1691,18 +1697,14 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
         headline,
         "Bo's phone recorded round 1 — your entry is kept below."
     );
-    let theirs = anns.text("#conflict .theirs").await;
+    let theirs = anns.wait_text("#conflict .theirs", |_| true).await;
     assert!(theirs.contains("#2 round 1"), "{theirs}");
     assert!(
         theirs.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, legacy-edition ×1, memories ×1 (7 cards)"),
         "{theirs}"
     );
     assert!(theirs.contains("by Bo's phone"), "{theirs}");
-    anns.wait_text("#conflict .mine .when", |t| {
-        t == "not stored: theirs came first"
-    })
-    .await;
-    let mine = anns.text("#conflict .mine").await;
+    let mine = anns.wait_text("#conflict .mine", |_| true).await;
     assert!(
         mine.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, memories ×2 (7 cards)"),
         "{mine}"
@@ -1768,7 +1770,8 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
     );
     assert_eq!(shown_count(&anns, "Ann", "autographed").await, "2");
     assert_eq!(shown_count(&anns, "Ann", "heavy-rotation").await, "1");
-    assert_eq!(anns.text("#conflict .mine .when").await, "not sent yet");
+    anns.wait_text("#conflict .mine .when", |t| t == "not sent yet")
+        .await;
     anns.screenshot("31-kept-below", Some("#conflict")).await;
 
     // The table keeps Bo's round 2: nothing more is stored, Ann's phone goes on to round 3.
@@ -1840,7 +1843,7 @@ async fn rounds_recorded_while_the_server_is_down_wait_on_the_phone_and_are_stor
         t == "2 rounds waiting to be sent"
     })
     .await;
-    let waiting = b.text("#waiting .waiting-list").await;
+    let waiting = b.wait_text("#waiting .waiting-list", |_| true).await;
     assert!(
         waiting.contains("Round 2 of 3") && waiting.contains("Round 3 of 3"),
         "{waiting}"
@@ -1958,7 +1961,7 @@ async fn a_round_sent_after_an_outage_that_another_phone_beat_shows_both_and_bec
         headline,
         "Bo's phone recorded round 1 — your entry is kept on this phone."
     );
-    let mine = b.text("#waiting #conflict .mine").await;
+    let mine = b.wait_text("#waiting #conflict .mine", |_| true).await;
     assert!(
         mine.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, memories ×2 (7 cards)"),
         "{mine}"

@@ -273,9 +273,14 @@ export function mount(root, id) {
     replace(entry, h('h2', null, stepLabel), el);
   };
 
+  /** What the waiting box was last drawn from: drawn again only when it changes (a tap is never lost). */
+  let waitingKey = '';
   /** The entries waiting on this phone, and the choice for one another phone beat. */
   const renderWaiting = () => {
-    const { waiting, live } = getState();
+    const { waiting, live, events } = getState();
+    const key = JSON.stringify([waiting.map((w) => [w.key, w.baseVersion, Boolean(w.conflict), Boolean(w.refused)]), events.length, live, readOnly()]);
+    if (key === waitingKey) return;
+    waitingKey = key;
     if (!waiting.length || readOnly()) { replace(waitingBox); return; }
     const blocked = waiting.find((w) => w.conflict || w.refused);
     const items = waiting.map((w) => h('li', { class: w.refused ? 'waiting-entry refused' : 'waiting-entry', dataset: { key: w.key } },
