@@ -18,6 +18,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Whether a failed request never reached the server (no connection, no answer in time, or a proxy saying so). @param {unknown} err */
+export function unreachable(err) {
+  return err instanceof ApiError && (err.status === 0 || err.status === 502 || err.status === 503 || err.status === 504);
+}
+
 /** @type {string | null} */
 let token = null;
 
@@ -26,12 +31,15 @@ export function useToken(t) {
   token = t;
 }
 
+/** How long a request may wait for an answer before the page treats the server as unreachable. */
+const ANSWER_MS = 15000;
+
 /**
  * @param {string} method
  * @param {string} path
- * @param {{body?: any, query?: Record<string, any>}} [options]
+ * @param {{body?: any, query?: Record<string, any>, timeoutMs?: number}} [options]
  */
-async function call(method, path, { body, query } = {}) {
+async function call(method, path, { body, query, timeoutMs = ANSWER_MS } = {}) {
   const url = new URL(path, window.location.origin);
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, String(v));
@@ -42,7 +50,10 @@ async function call(method, path, { body, query } = {}) {
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response;
   try {
-    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    // A dead spot often swallows packets rather than refusing them: give up after a while, as
+    // when the server cannot be reached (a resend is harmless, the events carry their ids).
+    const signal = AbortSignal.timeout(timeoutMs);
+    response = await fetch(url, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
     throw new ApiError(0, { title: 'No connection', detail: 'The server cannot be reached. Check the connection and try again.' });
   }
@@ -61,6 +72,9 @@ export const listGames = (query) => call('GET', '/v1/games', { query });
 
 /** @param {string} id @returns {Promise<Schemas['GameSummary']>} */
 export const getGame = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}`);
+
+/** The game's summary, asked quickly: whether the server answers at all. @param {string} id @returns {Promise<Schemas['GameSummary']>} */
+export const checkGame = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}`, { timeoutMs: 5000 });
 
 /** `POST /v1/games`. @param {{game: string, players: {name?: string, player_id?: string, color?: string}[], options?: any, id?: string}} body @returns {Promise<Schemas['GameSummary']>} */
 export const createGame = (body) => call('POST', '/v1/games', { body });
@@ -138,13 +152,15 @@ export async function linkBases() {
 
 /**
  * Follows a game live (`GET /v1/games/{id}/stream`, server-sent events). EventSource cannot send
- * headers, so the token goes as `?access_token=`. `onUnavailable` fires when the stream cannot be
- * opened at all (e.g. a server without the endpoint answers 404), so the caller can poll instead.
+ * headers, so the token goes as `?access_token=`. `onError` fires once when the stream breaks or
+ * cannot be opened (`opened` says whether it ever was); the caller decides whether to reopen it
+ * or to poll. The browser's own reconnection is not used: the caller reopens with a fresh
+ * snapshot, which also tells it the server is back.
  * @param {string} id
- * @param {{onSnapshot: (d: any) => void, onAppended: (d: any) => void, onUnavailable: () => void}} handlers
+ * @param {{onOpen: () => void, onSnapshot: (d: any) => void, onAppended: (d: any) => void, onError: (opened: boolean) => void}} handlers
  * @returns {() => void} closes the stream
  */
-export function followGame(id, { onSnapshot, onAppended, onUnavailable }) {
+export function followGame(id, { onOpen, onSnapshot, onAppended, onError }) {
   const url = new URL(`/v1/games/${encodeURIComponent(id)}/stream`, window.location.origin);
   if (token) url.searchParams.set('access_token', token);
   let opened = false;
@@ -152,19 +168,15 @@ export function followGame(id, { onSnapshot, onAppended, onUnavailable }) {
   try {
     source = new EventSource(url);
   } catch {
-    onUnavailable();
+    onError(false);
     return () => {};
   }
-  source.addEventListener('open', () => { opened = true; });
+  source.addEventListener('open', () => { opened = true; onOpen(); });
   source.addEventListener('snapshot', (e) => onSnapshot(JSON.parse(/** @type {MessageEvent} */ (e).data)));
   source.addEventListener('appended', (e) => onAppended(JSON.parse(/** @type {MessageEvent} */ (e).data)));
   source.addEventListener('error', () => {
-    // A stream that never opened (404, 401, not an event stream) is closed by the browser for
-    // good; one that was open reconnects by itself with Last-Event-ID.
-    if (source.readyState === EventSource.CLOSED || !opened) {
-      source.close();
-      onUnavailable();
-    }
+    source.close();
+    onError(opened);
   });
   return () => source.close();
 }

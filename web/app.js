@@ -1,6 +1,7 @@
 // Entry point: reads the hash route, keeps the token in use, and mounts one view at a time.
 // Routes: #/ games (#/?game=…&status=…&player=…) · #/new · #/game/<id> · #/share/<id>/<token> · #/join/<token> · #/player/<id> · #/leaderboard(?game=…&sort=…) · #/club
 import { useToken } from './api.js';
+import { sendAll } from './outbox.js';
 import { getState, subscribe, update } from './state.js';
 import { replace, showNotice } from './ui.js';
 import * as club from './views/club.js';
@@ -69,3 +70,17 @@ document.addEventListener('focusin', (e) => {
 
 window.addEventListener('hashchange', mount);
 mount();
+
+// What the table recorded while the server was away is sent when it answers again, whichever
+// game is open (the open game's view also sends its own at once).
+const RESEND_ALL_MS = 10000;
+const resendAll = () => { if (!getState().share && getState().token) sendAll().catch(() => {}); };
+resendAll();
+setInterval(resendAll, RESEND_ALL_MS);
+window.addEventListener('online', resendAll);
+
+// The page stays available without the server where the browser allows a service worker (a
+// secure context: https, or this computer's own address); the entries wait on the phone anyway.
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register('/sw.js').catch(() => {});
+}

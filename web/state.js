@@ -12,8 +12,9 @@ const CLUB_KEY = 'tabletally.club';
  *   share: {gameId: string, token: string} | null,
  *   route: {name: string, params: Record<string, string>},
  *   game: Schemas['GameSummary'] | null, score: Schemas['ScoreView'] | null, events: StoredEvent[],
- *   live: 'off' | 'connecting' | 'live' | 'polling',
+ *   live: 'off' | 'connecting' | 'live' | 'reconnecting' | 'offline' | 'polling',
  *   way: string | null,
+ *   waiting: import('./outbox.js').Entry[],
  * }} State
  */
 
@@ -29,6 +30,8 @@ const state = {
   live: 'off',
   // How the table records the open game (e.g. 'rows' or 'turns'), once someone chose.
   way: null,
+  // The open game's entries kept on this phone until the server confirms them (outbox.js).
+  waiting: [],
 };
 
 /** @type {Set<(s: State, changed: Set<string>) => void>} */

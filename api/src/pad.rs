@@ -4,6 +4,10 @@
 //! Every asset is answered with an `ETag` (a hash of its bytes) and `Cache-Control: no-cache`, so
 //! a phone revalidates cheaply (`304`) and never runs a stale page after an upgrade, and with a
 //! Content-Security-Policy that allows nothing but this origin (no inline script or style).
+//!
+//! `/sw.js`, the service worker that keeps the page available offline, is served from the root
+//! so that its scope is the whole page (no `Service-Worker-Allowed` needed); it caches only these
+//! assets, never the API.
 
 use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::sync::OnceLock;
@@ -17,10 +21,12 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
-/// Only this origin: scripts, styles, images, `fetch` and `EventSource`.
+/// Only this origin: scripts, styles, images, `fetch` and `EventSource`, the service worker and
+/// the web app manifest.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
-     style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; object-src 'none'; \
-     base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+     style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; worker-src 'self'; \
+     manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
+     frame-ancestors 'none'";
 
 /// One compiled-in file: the path it is served at, its type and its bytes.
 struct Asset {
@@ -39,16 +45,24 @@ const JS: &str = "text/javascript; charset=utf-8";
 
 static ASSETS: &[Asset] = assets![
     ("/", "index.html", "text/html; charset=utf-8"),
+    ("/sw.js", "sw.js", JS),
+    (
+        "/pad/manifest.webmanifest",
+        "manifest.webmanifest",
+        "application/manifest+json"
+    ),
     ("/pad/style.css", "style.css", "text/css; charset=utf-8"),
     ("/pad/app.js", "app.js", JS),
     ("/pad/api.js", "api.js", JS),
     ("/pad/state.js", "state.js", JS),
     ("/pad/ui.js", "ui.js", JS),
     ("/pad/live.js", "live.js", JS),
+    ("/pad/outbox.js", "outbox.js", JS),
     ("/pad/charts.js", "charts.js", JS),
     ("/pad/views/club.js", "views/club.js", JS),
     ("/pad/views/new-game.js", "views/new-game.js", JS),
     ("/pad/views/game.js", "views/game.js", JS),
+    ("/pad/views/conflict.js", "views/conflict.js", JS),
     ("/pad/views/scoreboard.js", "views/scoreboard.js", JS),
     ("/pad/views/log.js", "views/log.js", JS),
     ("/pad/views/history.js", "views/history.js", JS),
@@ -228,4 +242,28 @@ async fn qr_code(query: web::Query<QrQuery>) -> Result<HttpResponse, ApiError> {
     res.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ASSETS;
+
+    #[test]
+    fn the_service_worker_keeps_every_asset_of_the_page_but_itself() {
+        let worker = ASSETS
+            .iter()
+            .find(|a| a.path == "/sw.js")
+            .expect("the service worker is served");
+        let worker = std::str::from_utf8(worker.bytes).expect("a script");
+        let missing: Vec<&str> = ASSETS
+            .iter()
+            .map(|a| a.path)
+            .filter(|path| *path != "/sw.js" && !worker.contains(&format!("'{path}'")))
+            .collect();
+        assert_eq!(
+            missing,
+            Vec::<&str>::new(),
+            "add them to SHELL in web/sw.js"
+        );
+    }
 }

@@ -3,7 +3,7 @@
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use actix_web::dev::Server;
+use actix_web::dev::{Server, ServerHandle};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::{self, Compat};
@@ -105,21 +105,43 @@ impl Application {
         self.port
     }
 
+    /// What stops this server as a shutdown signal does, from elsewhere (a test that takes the
+    /// server away from the phones and brings it back).
+    pub fn stopper(&self) -> Stopper {
+        Stopper {
+            server: self.server.handle(),
+            live: self.live.clone(),
+        }
+    }
+
     /// Serves until SIGINT/SIGTERM, then ends the live streams and finishes the requests in
     /// flight.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let handle = self.server.handle();
-        let live = self.live.clone();
-        // actix's own signal handling would wait for the streams, which never end by themselves.
-        let stopper = tokio::spawn(async move {
+        let stopper = self.stopper();
+        let on_signal = tokio::spawn(async move {
             stop_signal().await;
             tracing::info!("stopping: closing the live streams, finishing requests");
-            live.close_all();
-            handle.stop(true).await;
+            stopper.stop().await;
         });
         let served = self.server.await;
-        stopper.abort();
+        on_signal.abort();
         served
+    }
+}
+
+/// Stops a running [`Application`].
+#[derive(Clone)]
+pub struct Stopper {
+    server: ServerHandle,
+    live: Arc<Live>,
+}
+
+impl Stopper {
+    /// Ends the live streams (actix would wait for them: they never end by themselves), finishes
+    /// the requests in flight and closes the listener.
+    pub async fn stop(&self) {
+        self.live.close_all();
+        self.server.stop(true).await;
     }
 }
 

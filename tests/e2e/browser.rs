@@ -133,8 +133,18 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no element {css}: {e}"))
     }
 
+    /// Clicks the element matching `css`; found again if the page drew it anew in between.
     pub async fn click(&self, css: &str) {
-        self.find(css).await.click().await.expect("click");
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            match self.find(css).await.click().await {
+                Ok(()) => return,
+                Err(fantoccini::error::CmdError::Standard(e))
+                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference
+                        && tokio::time::Instant::now() < deadline => {}
+                Err(e) => panic!("click {css}: {e}"),
+            }
+        }
     }
 
     /// Clears a field and types into it, as a thumb would.

@@ -8,7 +8,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::Connection;
 use tabletally_api::config::Config;
-use tabletally_api::startup::Application;
+use tabletally_api::startup::{Application, Stopper};
 
 pub const POSTGRES_URL_VAR: &str = "TABLETALLY_TEST_POSTGRES_URL";
 
@@ -85,6 +85,9 @@ pub struct TestApp {
     pub database_url: String,
     pub backend: Backend,
     pub client: reqwest::Client,
+    /// How this server was started, and what stops it (`stop_server`, `start_server_again`).
+    config: Config,
+    stopper: Stopper,
     _database: Option<Database>,
 }
 
@@ -143,21 +146,24 @@ pub async fn spawn_app_with(
         ..Config::default()
     };
     configure(&mut config);
-    let address = start(&config).await;
+    let (address, stopper) = start(&config).await;
     Some(TestApp {
         address,
         database_url,
         backend,
         client: reqwest::Client::new(),
+        config,
+        stopper,
         _database: Some(database),
     })
 }
 
-async fn start(config: &Config) -> String {
+async fn start(config: &Config) -> (String, Stopper) {
     let app = Application::build(config).await.expect("the server starts");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let stopper = app.stopper();
     tokio::spawn(app.run_until_stopped());
-    address
+    (address, stopper)
 }
 
 impl TestApp {
@@ -169,13 +175,31 @@ impl TestApp {
             workers: Some(2),
             ..Config::default()
         };
+        let (address, stopper) = start(&config).await;
         TestApp {
-            address: start(&config).await,
+            address,
             database_url: self.database_url.clone(),
             backend: self.backend,
             client: reqwest::Client::new(),
+            config,
+            stopper,
             _database: None,
         }
+    }
+
+    /// Takes the server away (its database stays), as a dead spot does for the phones: the
+    /// port refuses connections until [`TestApp::start_server_again`].
+    pub async fn stop_server(&self) {
+        self.stopper.stop().await;
+    }
+
+    /// Starts the server again on the same address and database.
+    pub async fn start_server_again(&mut self) {
+        let port = self.address.rsplit(':').next().expect("a port");
+        self.config.addr = format!("127.0.0.1:{port}");
+        let (address, stopper) = start(&self.config).await;
+        assert_eq!(address, self.address, "the same address");
+        self.stopper = stopper;
     }
 }
 

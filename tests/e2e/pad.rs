@@ -58,6 +58,37 @@ async fn the_page_is_served_with_caching_and_a_strict_content_security_policy(ap
     assert_eq!(qr.headers()["content-type"], "image/svg+xml");
     assert!(qr.text().await.unwrap().contains("<svg"));
 
+    // The service worker is served from the root, so its scope is the whole page, and the CSP
+    // names it; the manifest has its own type. Both keep the ETag and no-cache of every asset.
+    assert!(csp.contains("worker-src 'self'"), "{csp}");
+    assert!(csp.contains("manifest-src 'self'"), "{csp}");
+    let worker = app.client.get(app.url("/sw.js")).send().await.unwrap();
+    assert_eq!(worker.status(), 200);
+    assert_eq!(
+        worker.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    assert_eq!(worker.headers()["cache-control"], "no-cache");
+    assert!(worker.headers().contains_key("etag"));
+    assert!(
+        worker.text().await.unwrap().contains("'/pad/outbox.js'"),
+        "the worker keeps the page's modules"
+    );
+    let manifest = app
+        .client
+        .get(app.url("/pad/manifest.webmanifest"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(manifest.status(), 200);
+    assert_eq!(
+        manifest.headers()["content-type"],
+        "application/manifest+json"
+    );
+    let manifest: serde_json::Value = manifest.json().await.unwrap();
+    assert_eq!(manifest["start_url"], "/");
+    assert!(body.contains("pad/manifest.webmanifest"), "{body}");
+
     // The API keeps its own answers: an unknown path is still problem+json.
     let unknown = app.get("/nothing-here", None).await;
     unknown.problem(404);
@@ -1527,4 +1558,474 @@ async fn assert_fits(b: &Browser, width: i64) {
         json!([]),
         "elements wider than their box at {width} px"
     );
+}
+
+/// Round 1 as Bo's phone has it (the README's): Ann 22, Bo 11.
+async fn enter_round_one(b: &Browser) {
+    enter_cards(
+        b,
+        "Ann",
+        &[
+            ("animal-kingdom", 3),
+            ("be-careful", 1),
+            ("fine-wine", 1),
+            ("legacy-edition", 1),
+            ("memories", 1),
+        ],
+    )
+    .await;
+    enter_cards(
+        b,
+        "Bo",
+        &[
+            ("be-careful", 2),
+            ("heavy-rotation", 2),
+            ("autographed", 2),
+            ("lost-pieces", 1),
+        ],
+    )
+    .await;
+}
+
+/// Round 2 (Ann 0 + 5 + 1 + 4 = 10; Bo 3 + 7 + 6 + 4 = 20).
+async fn enter_round_two(b: &Browser) {
+    enter_cards(
+        b,
+        "Ann",
+        &[
+            ("autographed", 2),
+            ("heavy-rotation", 1),
+            ("be-careful", 2),
+            ("fine-wine", 2),
+        ],
+    )
+    .await;
+    enter_cards(
+        b,
+        "Bo",
+        &[
+            ("be-careful", 1),
+            ("memories", 2),
+            ("animal-kingdom", 3),
+            ("legacy-edition", 1),
+        ],
+    )
+    .await;
+}
+
+/// Round 3 (Ann 3 + 5 + 0 = 8; Bo 0 + 3 + 3 = 6).
+async fn enter_round_three(b: &Browser) {
+    enter_cards(
+        b,
+        "Ann",
+        &[("heavy-rotation", 3), ("memories", 3), ("be-careful", 1)],
+    )
+    .await;
+    enter_cards(
+        b,
+        "Bo",
+        &[
+            ("be-careful", 3),
+            ("snack-fingers", 2),
+            ("heavy-rotation", 2),
+        ],
+    )
+    .await;
+}
+
+/// The number in one card's stepper of a player's fieldset, as the page holds it.
+async fn shown_count(b: &Browser, player: &str, card: &str) -> String {
+    b.find(&format!(
+        "#entry fieldset[data-player=\"{player}\"] input[data-card=\"{card}\"]"
+    ))
+    .await
+    .prop("value")
+    .await
+    .expect("the stepper's value")
+    .unwrap_or_default()
+}
+
+/// A token of the club's for one phone (its name is what the log says recorded an event).
+async fn phone_token(app: &TestApp, club: &TestClub, name: &str) -> TestClub {
+    let issued = app
+        .post(
+            "/v1/tokens",
+            Some(&club.token),
+            &json!({"name": name, "scope": "write"}),
+        )
+        .await;
+    assert_eq!(issued.status, 201, "{}", issued.body);
+    TestClub {
+        id: club.id.clone(),
+        token: issued.body["token"].as_str().unwrap().to_owned(),
+    }
+}
+
+/// The game's log as the API answers it.
+async fn stored_events(app: &TestApp, club: &TestClub, game: &str) -> Vec<serde_json::Value> {
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    assert_eq!(log.status, 200, "{}", log.body);
+    log.body["events"].as_array().expect("events").clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to_the_first() {
+    let Some((app, bos)) = setup().await else {
+        return;
+    };
+    let anns = browser().await.expect("a second phone");
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let bos_token = phone_token(&app, &club, "Bo's phone").await;
+    let anns_token = phone_token(&app, &club, "Ann's phone").await;
+    open_club(&app, &bos, &bos_token, &format!("#/game/{game}")).await;
+    open_club(&app, &anns, &anns_token, &format!("#/game/{game}")).await;
+    bos.find("fieldset[data-player=\"Bo\"]").await;
+    anns.find("fieldset[data-player=\"Bo\"]").await;
+
+    // Round 1 on both phones, at version 1. Ann's phone has two Memories where Bo's has one
+    // Memories and one Legacy Edition.
+    enter_round_one(&bos).await;
+    enter_round_one(&anns).await;
+    enter_cards(&anns, "Ann", &[("legacy-edition", 0), ("memories", 2)]).await;
+    // Both press Record; Bo's phone is first.
+    bos.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(&bos, 2).await;
+    anns.click("#entry button[type=\"submit\"]").await;
+
+    // Ann's phone keeps its counts and shows Bo's entry next to its own. (The panel may first
+    // show Bo's round arriving over the live stream, then the server's 409: wait for the latter;
+    // it is drawn again as the state changes, so every read waits.)
+    anns.wait_text("#conflict .mine .when", |t| {
+        t == "not stored: theirs came first"
+    })
+    .await;
+    let headline = anns
+        .wait_text("#conflict h3", |t| t.contains("Bo's phone"))
+        .await;
+    assert_eq!(
+        headline,
+        "Bo's phone recorded round 1 — your entry is kept below."
+    );
+    let theirs = anns.wait_text("#conflict .theirs", |_| true).await;
+    assert!(theirs.contains("#2 round 1"), "{theirs}");
+    assert!(
+        theirs.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, legacy-edition ×1, memories ×1 (7 cards)"),
+        "{theirs}"
+    );
+    assert!(theirs.contains("by Bo's phone"), "{theirs}");
+    let mine = anns.wait_text("#conflict .mine", |_| true).await;
+    assert!(
+        mine.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, memories ×2 (7 cards)"),
+        "{mine}"
+    );
+    assert_eq!(shown_count(&anns, "Ann", "memories").await, "2");
+    assert_eq!(shown_count(&anns, "Ann", "legacy-edition").await, "0");
+    assert_eq!(shown_count(&anns, "Bo", "lost-pieces").await, "1");
+    anns.screenshot("30-conflict", Some("#conflict")).await;
+    assert_fits_the_phone(&anns).await;
+    // Nothing of Ann's phone was stored.
+    assert_eq!(app.version(&club, &game).await, 2);
+
+    // The table says Ann's phone was right: hers becomes a correction of Bo's round 1.
+    anns.click("#conflict button.correct-mine").await;
+    wait_for_seq(&anns, 3).await;
+    let log = stored_events(&app, &club, &game).await;
+    assert_eq!(log.len(), 3);
+    assert_eq!(log[1]["recorded_by"], "Bo's phone");
+    assert_eq!(log[1]["corrected_by"], 3);
+    assert_eq!(log[2]["type"], "correct");
+    assert_eq!(log[2]["recorded_by"], "Ann's phone");
+    assert_eq!(log[2]["data"]["seq"], 2);
+    assert_eq!(
+        log[2]["data"]["data"]["collections"]["Ann"],
+        json!([
+            "be-careful",
+            "animal-kingdom",
+            "animal-kingdom",
+            "animal-kingdom",
+            "fine-wine",
+            "memories",
+            "memories"
+        ])
+    );
+    // Ann's round 1 with two Memories: 3 + 6 + 2 + 7 = 18; Bo's 11 as before.
+    assert_eq!(
+        totals(&app.score(&club, &game).await),
+        expect(&[("Ann", 18), ("Bo", 11)])
+    );
+    anns.wait_text("#entry h2, .entry-box h2", |t| t == "Round 2 of 3")
+        .await;
+    assert!(
+        anns.js("return document.getElementById('conflict') === null;")
+            .await
+            .as_bool()
+            .unwrap()
+    );
+
+    // Round 2: Ann's phone is half way through when Bo's phone records the round. Her entry
+    // stays; the page says whose round arrived.
+    bos.wait_text(".entry-box h2", |t| t == "Round 2 of 3")
+        .await;
+    enter_cards(&anns, "Ann", &[("autographed", 2), ("heavy-rotation", 1)]).await;
+    enter_round_two(&bos).await;
+    bos.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(&bos, 4).await;
+    let headline = anns
+        .wait_text("#conflict h3", |t| t.contains("round 2"))
+        .await;
+    assert_eq!(
+        headline,
+        "Bo's phone recorded round 2 — your entry is kept below."
+    );
+    assert_eq!(shown_count(&anns, "Ann", "autographed").await, "2");
+    assert_eq!(shown_count(&anns, "Ann", "heavy-rotation").await, "1");
+    anns.wait_text("#conflict .mine .when", |t| t == "not sent yet")
+        .await;
+    anns.screenshot("31-kept-below", Some("#conflict")).await;
+
+    // The table keeps Bo's round 2: nothing more is stored, Ann's phone goes on to round 3.
+    anns.click("#conflict button.keep-theirs").await;
+    anns.wait_text(".entry-box h2", |t| t == "Round 3 of 3")
+        .await;
+    assert_eq!(shown_count(&anns, "Ann", "autographed").await, "0");
+    let log = stored_events(&app, &club, &game).await;
+    assert_eq!(log.len(), 4);
+    assert_eq!(log[3]["type"], "round_collected");
+    assert_eq!(log[3]["data"]["round"], 2);
+    assert_eq!(log[3]["recorded_by"], "Bo's phone");
+    // Ann 18 + 10 = 28, Bo 11 + 20 = 31, on the server and on both phones.
+    let expected = expect(&[("Ann", 28), ("Bo", 31)]);
+    assert_eq!(totals(&app.score(&club, &game).await), expected);
+    assert_eq!(page_totals(&anns).await, expected);
+    bos.close().await;
+    anns.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rounds_recorded_while_the_server_is_down_wait_on_the_phone_and_are_stored_once_in_order() {
+    let Some((mut app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    open_club(&app, &b, &club, &format!("#/game/{game}")).await;
+    b.find("fieldset[data-player=\"Bo\"]").await;
+    enter_round_one(&b).await;
+    b.click("#entry button[type=\"submit\"]").await;
+    wait_for_seq(&b, 2).await;
+    b.wait_text("header.game-head .meta", |t| t.contains("● live"))
+        .await;
+    // The service worker keeps the page (this is 127.0.0.1, a secure context).
+    for _ in 0..100 {
+        if b.js("return navigator.serviceWorker.controller !== null;")
+            .await
+            .as_bool()
+            .unwrap()
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+
+    // The server goes away mid-game.
+    app.stop_server().await;
+    b.wait_text("header.game-head .meta", |t| t.contains("reconnecting…"))
+        .await;
+
+    // Rounds 2 and 3 are recorded anyway: they wait on the phone, the scoreboard does not count them.
+    b.wait_text(".entry-box h2", |t| t == "Round 2 of 3").await;
+    enter_round_two(&b).await;
+    b.click("#entry button[type=\"submit\"]").await;
+    b.wait_text("#waiting .waiting-count", |t| {
+        t == "1 round waiting to be sent"
+    })
+    .await;
+    b.wait_text(".entry-box h2", |t| t == "Round 3 of 3").await;
+    enter_round_three(&b).await;
+    b.click("#entry button[type=\"submit\"]").await;
+    b.wait_text("#waiting .waiting-count", |t| {
+        t == "2 rounds waiting to be sent"
+    })
+    .await;
+    let waiting = b.wait_text("#waiting .waiting-list", |_| true).await;
+    assert!(
+        waiting.contains("Round 2 of 3") && waiting.contains("Round 3 of 3"),
+        "{waiting}"
+    );
+    assert_eq!(page_totals(&b).await, expect(&[("Ann", 22), ("Bo", 11)]));
+    b.screenshot("32-waiting-to-be-sent", Some("header.game-head"))
+        .await;
+    assert_fits_the_phone(&b).await;
+
+    // Opened again while the server is still away: the page comes from the phone, the rounds
+    // from its storage, and it says it cannot reach the server rather than "Game not found".
+    b.client.refresh().await.expect("reload");
+    b.wait_text("header.game-head h1", |t| t == "Can’t reach the server")
+        .await;
+    b.wait_text("#waiting .waiting-count", |t| {
+        t == "2 rounds waiting to be sent"
+    })
+    .await;
+    b.screenshot("33-cannot-reach-the-server", None).await;
+    b.js("window.followedSinceStart = true; return true;").await;
+
+    // The server is back: the page recovers live by itself and sends both rounds, in order.
+    app.start_server_again().await;
+    b.wait_text("header.game-head h1", |t| t == "Mint Condition")
+        .await;
+    b.wait_text("header.game-head .meta", |t| t.contains("● live"))
+        .await;
+    b.wait_text("header.game-head .status", |t| t == "finished")
+        .await;
+    assert_eq!(page_totals(&b).await, expect(&[("Ann", 40), ("Bo", 37)]));
+    assert!(
+        b.js("return document.getElementById('waiting') === null;")
+            .await
+            .as_bool()
+            .unwrap()
+    );
+    assert_eq!(
+        b.js("return window.followedSinceStart === true;").await,
+        json!(true),
+        "the page reloaded"
+    );
+    let log = stored_events(&app, &club, &game).await;
+    let rounds: Vec<(i64, &str, i64)> = log
+        .iter()
+        .map(|e| {
+            (
+                e["seq"].as_i64().unwrap(),
+                e["type"].as_str().unwrap(),
+                e["data"]["round"].as_i64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rounds,
+        vec![
+            (1, "game_started", 0),
+            (2, "round_collected", 1),
+            (3, "round_collected", 2),
+            (4, "round_collected", 3)
+        ]
+    );
+    assert_eq!(
+        totals(&app.score(&club, &game).await),
+        expect(&[("Ann", 40), ("Bo", 37)])
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_sent_after_an_outage_that_another_phone_beat_shows_both_and_becomes_a_correction()
+{
+    let Some((mut app, b)) = setup().await else {
+        return;
+    };
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    let anns_token = phone_token(&app, &club, "Ann's phone").await;
+    let bos_token = phone_token(&app, &club, "Bo's phone").await;
+    open_club(&app, &b, &anns_token, &format!("#/game/{game}")).await;
+    b.wait_text("header.game-head .meta", |t| t.contains("● live"))
+        .await;
+
+    // Ann's phone loses the server and records round 1 (two Memories): it waits on the phone.
+    app.stop_server().await;
+    b.wait_text("header.game-head .meta", |t| t.contains("reconnecting…"))
+        .await;
+    enter_round_one(&b).await;
+    enter_cards(&b, "Ann", &[("legacy-edition", 0), ("memories", 2)]).await;
+    b.click("#entry button[type=\"submit\"]").await;
+    b.wait_text("#waiting .waiting-count", |t| {
+        t == "1 round waiting to be sent"
+    })
+    .await;
+
+    // Meanwhile Bo's phone, which still reaches the database through another server, records
+    // round 1 its way (one Memories, one Legacy Edition).
+    let other = app.second_server().await;
+    let beaten = other
+        .append(&bos_token, &game, Some(1), vec![mint_condition_round(1)])
+        .await;
+    assert_eq!(beaten.status, 201, "{}", beaten.body);
+
+    // The server is back: Ann's round goes out, is refused as late (409), and the page shows
+    // both instead of dropping hers.
+    app.start_server_again().await;
+    let headline = b
+        .wait_text("#waiting #conflict h3", |t| t.contains("Bo's phone"))
+        .await;
+    assert_eq!(
+        headline,
+        "Bo's phone recorded round 1 — your entry is kept on this phone."
+    );
+    let mine = b.wait_text("#waiting #conflict .mine", |_| true).await;
+    assert!(
+        mine.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, memories ×2 (7 cards)"),
+        "{mine}"
+    );
+    assert_eq!(app.version(&club, &game).await, 2);
+    b.screenshot("34-conflict-after-an-outage", Some("#waiting"))
+        .await;
+
+    // Ann's phone was right: hers corrects Bo's, and nothing waits any more.
+    b.click("#waiting #conflict button.correct-mine").await;
+    wait_for_seq(&b, 3).await;
+    for _ in 0..100 {
+        if b.js("return document.getElementById('waiting') === null;")
+            .await
+            .as_bool()
+            .unwrap()
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        b.js("return document.getElementById('waiting') === null;")
+            .await,
+        json!(true)
+    );
+    let log = stored_events(&app, &club, &game).await;
+    assert_eq!(log.len(), 3);
+    assert_eq!(log[2]["type"], "correct");
+    assert_eq!(log[2]["data"]["seq"], 2);
+    assert_eq!(log[2]["recorded_by"], "Ann's phone");
+    assert_eq!(
+        log[2]["data"]["data"]["collections"]["Ann"],
+        json!([
+            "be-careful",
+            "animal-kingdom",
+            "animal-kingdom",
+            "animal-kingdom",
+            "fine-wine",
+            "memories",
+            "memories"
+        ])
+    );
+    // Ann's round 1 with two Memories: 3 + 6 + 2 + 7 = 18; Bo's 11.
+    let expected = expect(&[("Ann", 18), ("Bo", 11)]);
+    assert_eq!(totals(&app.score(&club, &game).await), expected);
+    b.wait_text(".entry-box h2", |t| t == "Round 2 of 3").await;
+    assert_eq!(page_totals(&b).await, expected);
+    b.close().await;
 }

@@ -1,24 +1,46 @@
 // One game: the entry form for the next step, the scoreboard and the log; corrections,
 // take-backs, abandon/resume, and the share link. Live updates feed the state; this view
-// renders from it (the entry form only when the step changes, so typing is never lost).
-import { appendEvents, createShare, linkBases, qrCodeUrl, ApiError } from '../api.js';
+// renders from it. What this phone records is never lost: the entry form is rebuilt only when
+// nobody touched it (another phone's entry arriving meanwhile is shown next to it instead), a
+// Record waits on the phone until the server confirms it (outbox.js), and a Record another phone
+// beat shows both entries and lets the table choose.
+import { appendEvents, createShare, linkBases, qrCodeUrl, ApiError, unreachable } from '../api.js';
 import { gameById } from '../games/index.js';
 import { inPlayersWords } from '../games/forms.js';
 import { follow, reload } from '../live.js';
+import * as outbox from '../outbox.js';
 import { effectiveEvents, getState, subscribe, update } from '../state.js';
-import { h, replace, showProblem, clearErrors, newId, field, handOut, Incomplete } from '../ui.js';
+import { h, replace, showProblem, showNotice, clearErrors, newId, field, handOut, Incomplete } from '../ui.js';
 import * as scoreboard from './scoreboard.js';
 import * as log from './log.js';
+import * as conflictView from './conflict.js';
+
+/** How often entries waiting on the phone are offered to the server again. */
+const RESEND_MS = 5000;
+
+/** The reason a correction made from the conflict screen carries. */
+const TWO_PHONES = 'recorded on two phones at once; the table kept this one';
+
+/** @param {import('../outbox.js').Entry[]} waiting */
+const waitingEvents = (waiting) => waiting.reduce((n, e) => n + e.events.length, 0);
+
+/** "2 rounds", "1 entry": what is waiting, in the table's words. @param {import('../outbox.js').Entry[]} waiting */
+function waitingCount(waiting) {
+  const rounds = waiting.every((e) => /^Round \d+ of \d+$/.test(e.label));
+  const n = waiting.length;
+  return rounds ? `${n} ${n === 1 ? 'round' : 'rounds'}` : `${n} ${n === 1 ? 'entry' : 'entries'}`;
+}
 
 /** @param {HTMLElement} root @param {string} id */
 export function mount(root, id) {
-  update({ game: null, score: null, events: [], way: null });
+  update({ game: null, score: null, events: [], way: null, waiting: [] });
   const header = h('header', { class: 'game-head' }, h('h1', null, 'Loading…'));
+  const waitingBox = h('section', { class: 'waiting-box', 'aria-label': 'Waiting to be sent', 'aria-live': 'polite' });
   const entry = h('section', { class: 'entry-box', 'aria-label': 'Record' });
   const board = h('section', { class: 'board', 'aria-label': 'Scoreboard' });
   const logBox = h('section', { class: 'log-box', 'aria-label': 'Log' });
   const tools = h('section', { class: 'tools', 'aria-label': 'Game tools' });
-  root.append(header, entry, board, logBox, tools);
+  root.append(header, waitingBox, entry, board, logBox, tools);
 
   /** The step the entry form was built for; rebuilt only when it changes. */
   let formKey = '';
@@ -26,14 +48,34 @@ export function mount(root, id) {
   let form = null;
   /** Set by this phone's Record: the next step's form comes to the top, its first field focused. */
   let recorded = false;
+  /** @type {HTMLElement | null} */
+  let formEl = null;
+  let stepLabel = 'Record';
+  /** The server's version when the form was built, and with this phone's waiting entries counted in. */
+  let seenVersion = 0;
+  let builtAt = 0;
+  /** Whether someone touched the form: then it is never rebuilt behind their back. */
+  let touched = false;
+  /** The ids of the events the form on screen sent: once the log holds them, the next step's form is built. */
+  /** @type {string[]} */
+  let submitted = [];
+  /** Another phone's entry shown next to the form: `refused` once the server said 409 to ours. */
+  /** @type {{refused: boolean} | null} */
+  let formConflict = null;
+  /** The ids of the events this phone sent, to tell them from other phones' in the log. */
+  const mine = new Set();
 
   const readOnly = () => Boolean(getState().share);
 
-  /** Sends events; a refusal is shown next to the field its pointer names. */
+  /** The events stored after `version` that other phones recorded. @param {number} version */
+  const othersAfter = (version) => getState().events.filter((e) => e.seq > version && !mine.has(e.id));
+
+  /** Sends events at once (corrections, take-backs); a refusal is shown next to the field its pointer names. */
   const send = async (/** @type {HTMLElement} */ where, /** @type {any[]} */ events, /** @type {() => void} */ done = () => {}) => {
     clearErrors(where);
     const state = getState();
     const withIds = events.map((e) => ({ id: newId(), ...e }));
+    for (const e of withIds) mine.add(e.id);
     try {
       await appendEvents(id, state.game?.version ?? null, withIds);
       done();
@@ -48,10 +90,28 @@ export function mount(root, id) {
     }
   };
 
-  /** What a form is built from: the game, the events that count, and the server's view of the table. */
+  /**
+   * Offers the waiting entries to the server again; reads the game when some went through.
+   * A read-only link sends nothing (its token may not record): `null`.
+   * @returns {Promise<import('../outbox.js').Outcome | null>}
+   */
+  const resend = async () => {
+    if (readOnly()) return null;
+    const before = getState().waiting.length;
+    const outcome = await outbox.send(id);
+    if (outcome.status !== 'unreachable' && getState().waiting.length < before) await reload(id).catch(() => {});
+    return outcome;
+  };
+
+  /** What a form is built from: the game, the events that count (this phone's waiting ones too), and the server's view of the table. */
   const context = () => {
-    const { game, events, score, way } = getState();
-    return { game, effective: effectiveEvents(events), details: score?.details ?? null, way, onWay: (/** @type {string} */ w) => update({ way: w }) };
+    const { game, events, score, way, waiting } = getState();
+    let seq = game?.version ?? 0;
+    const pending = waiting.flatMap((w) => w.events.map((e) => {
+      seq += 1;
+      return { ...e, seq, recorded_at: w.queuedAt, pending: true };
+    }));
+    return { game, effective: effectiveEvents([...events, ...pending]), details: score?.details ?? null, way, onWay: (/** @type {string} */ w) => update({ way: w }) };
   };
 
   /** A form's events, or the reason it cannot be sent yet (shown like a refusal). */
@@ -64,42 +124,214 @@ export function mount(root, id) {
     }
   };
 
-  const renderEntry = () => {
-    const { game, events } = getState();
+  /** The form's events without complaining (a half-filled form has none yet). */
+  const formEvents = () => {
+    try { return form?.events() ?? null; } catch { return null; }
+  };
+
+  /** Forgets the form (sent, or the table kept the other phone's entry): the next step's is built. */
+  const nextStep = () => {
+    form = null;
+    formEl = null;
+    touched = false;
+    formConflict = null;
+    formKey = '';
+    renderEntry();
+  };
+
+  /** Records the form: kept on the phone first, then sent with the entries waiting before it. */
+  const record = async (/** @type {HTMLElement} */ where, /** @type {any[]} */ events) => {
+    clearErrors(where);
+    const withIds = events.map((e) => ({ id: newId(), ...e }));
+    for (const e of withIds) mine.add(e.id);
+    submitted = withIds.map((e) => e.id);
+    const kept = await outbox.keep({ gameId: id, baseVersion: builtAt, events: withIds, label: stepLabel, queuedAt: new Date().toISOString() });
+    const outcome = await resend();
+    if (!outcome) return;
+    if (outcome.status === 'sent') {
+      showNotice(null);
+      await reload(id).catch(() => {});
+      // The live stream may have brought the next step's form already (perhaps being filled in).
+      if (formEl === where) nextStep();
+      return;
+    }
+    if (outcome.entry.key !== kept.key || outcome.status === 'unreachable') {
+      // Not sent yet: it waits on the phone, and the table goes on with the next step.
+      if (outcome.status === 'unreachable') showNotice('The server cannot be reached: what you record is kept on this phone and sent as soon as it answers.');
+      if (formEl === where) nextStep();
+      return;
+    }
+    // Refused or beaten by another phone: the form still holds it, the outbox need not.
+    recorded = false;
+    await outbox.forget(outcome.entry);
+    if (outcome.status === 'conflict') {
+      await reload(id).catch(() => {});
+      formConflict = { refused: true };
+      renderEntry(true);
+    } else {
+      showProblem(where, outcome.error?.problem ?? { detail: 'The server refused this.' });
+    }
+  };
+
+  /** Records this phone's data as a correction of the other phone's event `theirs`. */
+  const correctTheirs = async (/** @type {any} */ theirs, /** @type {any} */ data, /** @type {HTMLElement} */ where) => {
+    const correction = { id: newId(), type: 'correct', data: { seq: theirs.seq, data, reason: TWO_PHONES } };
+    mine.add(correction.id);
+    try {
+      await appendEvents(id, getState().game?.version ?? null, [correction]);
+      await reload(id).catch(() => {});
+      return true;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409) await reload(id).catch(() => {});
+      showProblem(where, err instanceof ApiError ? err.problem : { detail: String(err) });
+      return false;
+    }
+  };
+
+  /** The other phone's event this entry competes with: the same kind of event, for the same round if it says one. */
+  const rival = (/** @type {any[]} */ theirs, /** @type {any[] | null} */ ours) => {
+    const first = ours?.[0];
+    if (!first) return theirs.find((e) => !['retract', 'correct', 'abandon'].includes(e.type)) ?? null;
+    return theirs.find((e) => e.type === first.type && (first.data?.round === undefined || e.data?.round === first.data.round))
+      ?? theirs.find((e) => e.type === first.type) ?? null;
+  };
+
+  /** The conflict screen for the form on screen. */
+  const formConflictPanel = () => {
+    const theirs = othersAfter(seenVersion);
+    const ours = formEvents();
+    const match = rival(theirs, ours);
+    const panel = conflictView.render({
+      theirs,
+      mine: { label: stepLabel, events: ours },
+      where: 'below',
+      refusedMine: Boolean(formConflict?.refused),
+      onKeepTheirs: nextStep,
+      onCorrect: match ? async () => {
+        if (!formEl || !form) return;
+        const events = eventsOf(formEl, form.events);
+        const data = events?.find((e) => e.type === match.type)?.data;
+        if (!data) { showProblem(panel, { detail: `Your entry has no ${match.type.replaceAll('_', ' ')} to put in place of theirs.` }); return; }
+        if (await correctTheirs(match, data, panel)) nextStep();
+      } : null,
+      onSendAgain: match ? null : () => {
+        // Theirs was something else (a take-back, say): this entry still goes after it.
+        builtAt = (getState().game?.version ?? 0) + waitingEvents(getState().waiting);
+        seenVersion = getState().game?.version ?? 0;
+        formConflict = null;
+        /** @type {HTMLFormElement | null} */ (formEl)?.requestSubmit();
+      },
+    });
+    return panel;
+  };
+
+  const renderEntry = (/** @type {boolean} */ force = false) => {
+    const { game, events, waiting } = getState();
     if (!game) return;
+    for (const w of waiting) for (const e of w.events) mine.add(e.id);
     const rules = gameById(game.game);
+    // Any new event (a turn, a correction, from any phone) may change what comes next.
+    const key = `${game.status}:${events.length}:${waiting.length}:${readOnly()}`;
+    if ((key === formKey || formKey === 'correcting') && !force) return;
+    formKey = key;
+    const sent = submitted.length > 0 && submitted.every((i) => events.some((e) => e.id === i));
+    if (form && formEl && touched && !sent && !readOnly()) {
+      // Someone is filling this form in: keep it, and show what other phones recorded meanwhile.
+      if (!formConflict && othersAfter(seenVersion).length > 0) formConflict = { refused: false };
+      if (formConflict) replace(entry, h('h2', null, stepLabel), formConflictPanel(), formEl);
+      return;
+    }
     const ctx = context();
     const progress = rules?.progress(game, ctx.effective, ctx.details);
-    // Any new event (a turn, a correction, from any phone) may change what comes next.
-    const key = `${game.status}:${events.length}:${readOnly()}`;
-    if (key === formKey) return;
-    formKey = key;
+    form = null;
+    formEl = null;
+    formConflict = null;
     if (readOnly() || !rules) { replace(entry); return; }
     if (game.status === 'abandoned') {
       replace(entry, h('p', { class: 'card' }, 'This game was abandoned. Take back the “abandon” in the log to resume it.'));
       return;
     }
     if (game.status === 'finished' || progress?.done) { replace(entry); return; }
-    form = rules.form(ctx);
-    const formEl = h('form', { class: 'entry-form', id: 'entry' }, form.element,
+    const built = rules.form(ctx);
+    stepLabel = progress?.step ?? 'Record';
+    seenVersion = game.version;
+    builtAt = game.version + waitingEvents(waiting);
+    touched = false;
+    submitted = [];
+    const el = h('form', { class: 'entry-form', id: 'entry' }, built.element,
       h('button', { type: 'submit', class: 'primary' }, 'Record'));
-    formEl.addEventListener('submit', (e) => {
+    const touch = (/** @type {Event} */ e) => {
+      const target = /** @type {HTMLElement} */ (e.target);
+      if (e.type !== 'click' || (target.closest('button') && target.closest('button')?.getAttribute('type') !== 'submit')) touched = true;
+    };
+    el.addEventListener('input', touch);
+    el.addEventListener('change', touch);
+    el.addEventListener('click', touch);
+    el.addEventListener('submit', (e) => {
       e.preventDefault();
-      const events = form ? eventsOf(formEl, form.events) : null;
+      const events = eventsOf(el, built.events);
       if (!events) return;
       // Set before sending: the live stream may bring the new step before the answer does.
       recorded = true;
-      send(formEl, events).finally(() => { recorded = false; });
+      record(el, events);
     });
-    replace(entry, h('h2', null, progress?.step ?? 'Record'), formEl);
+    form = built;
+    formEl = el;
+    replace(entry, h('h2', null, stepLabel), el);
     if (recorded) {
+      // This phone's Record: the next step's form comes to the top, its first field focused
+      // (past the choice of ways: a way already chosen stays chosen).
       recorded = false;
       entry.scrollIntoView({ block: 'start' });
-      // Its first field, past the choice of ways (a way already chosen stays chosen).
-      const first = [...formEl.querySelectorAll('input, select, textarea, button')]
-        .find((el) => !el.closest('fieldset.ways') && !el.closest('[hidden]'));
+      const first = [...el.querySelectorAll('input, select, textarea, button')]
+        .find((x) => !x.closest('fieldset.ways') && !x.closest('[hidden]'));
       /** @type {HTMLElement | undefined} */ (first)?.focus({ preventScroll: true });
     }
+  };
+
+  /** What the waiting box was last drawn from: drawn again only when it changes (a tap is never lost). */
+  let waitingKey = '';
+  /** The entries waiting on this phone, and the choice for one another phone beat. */
+  const renderWaiting = () => {
+    const { waiting, live, events } = getState();
+    const key = JSON.stringify([waiting.map((w) => [w.key, w.baseVersion, Boolean(w.conflict), Boolean(w.refused)]), events.length, live, readOnly()]);
+    if (key === waitingKey) return;
+    waitingKey = key;
+    if (!waiting.length || readOnly()) { replace(waitingBox); return; }
+    const blocked = waiting.find((w) => w.conflict || w.refused);
+    const items = waiting.map((w) => h('li', { class: w.refused ? 'waiting-entry refused' : 'waiting-entry', dataset: { key: w.key } },
+      h('strong', null, w.label), ' ',
+      h('ul', { class: 'contents' }, w.events.flatMap((e) => log.contents(e.data)).map((line) => h('li', null, line))),
+      w.refused ? [
+        h('p', { class: 'field-error' }, w.refused.detail || w.refused.title || 'The server refused this.'),
+        h('button', { type: 'button', class: 'small drop-waiting', onclick: () => outbox.drop(w, getState().game?.version ?? 0).then(resend) }, 'Drop it'),
+      ] : null));
+    let panel = null;
+    if (blocked?.conflict) {
+      const theirs = othersAfter(blocked.baseVersion ?? 0);
+      const match = rival(theirs, blocked.events);
+      const version = () => getState().game?.version ?? 0;
+      panel = conflictView.render({
+        theirs,
+        mine: { label: blocked.label, events: blocked.events },
+        where: 'on this phone',
+        refusedMine: true,
+        onKeepTheirs: () => outbox.drop(blocked, version()).then(resend),
+        onCorrect: match ? async () => {
+          const data = blocked.events.find((e) => e.type === match.type)?.data;
+          if (panel && await correctTheirs(match, data, panel)) await outbox.drop(blocked, version()).then(resend);
+        } : null,
+        onSendAgain: match ? null : () => outbox.retry(blocked, version()).then(resend),
+      });
+    }
+    const sendingNow = live === 'live' && !blocked;
+    replace(waitingBox, h('div', { class: 'waiting card', id: 'waiting' },
+      h('p', { class: 'waiting-count' }, `${waitingCount(waiting)} waiting to be sent`),
+      h('p', { class: 'help' }, sendingNow ? 'Sending…'
+        : blocked ? (waiting.length > 1 ? 'Kept on this phone. The one with two entries below needs a decision before the rest are sent.' : 'Kept on this phone until the table decides below.')
+          : 'Kept on this phone and sent as soon as the server answers. The scoreboard counts only what the server confirmed.'),
+      h('ol', { class: 'waiting-list' }, items),
+      panel));
   };
 
   const startCorrection = (/** @type {any} */ event) => {
@@ -146,7 +378,11 @@ export function mount(root, id) {
       nest();
       send(formEl, [{ type: 'correct', data: { seq: event.seq, data, reason: reason.value.trim() || 'corrected on the pad' } }], () => { formKey = ''; });
     });
+    // A correction under way is not rebuilt by live updates either (Cancel or Save ends it).
     formKey = 'correcting';
+    form = null;
+    touched = false;
+    formConflict = null;
     replace(entry, formEl);
     formEl.scrollIntoView({ block: 'start' });
   };
@@ -159,7 +395,7 @@ export function mount(root, id) {
       h('h1', null, rules?.name ?? game.game),
       h('p', { class: 'meta' }, h('span', { class: `status status-${game.status}` }, game.status.replace('_', ' ')), ' · ',
         game.players.map((/** @type {any} */ p) => p.name).join(', '),
-        live === 'live' ? h('span', { class: 'live-dot', title: 'live' }, ' ● live') : null,
+        liveMark(live),
         share ? h('span', { class: 'readonly' }, ' · read-only link') : null),
       rules?.describe(game) ?? null);
     renderEntry();
@@ -211,11 +447,37 @@ export function mount(root, id) {
   };
 
   const unsubscribe = subscribe((_state, changed) => {
-    if (changed.has('game') || changed.has('score') || changed.has('events') || changed.has('live')) render();
+    if (changed.has('waiting') || changed.has('live') || changed.has('events')) renderWaiting();
+    if (changed.has('game') || changed.has('score') || changed.has('events') || changed.has('live') || changed.has('waiting')) render();
   });
+  const showUnreachable = () => replace(header, h('h1', null, 'Can’t reach the server'),
+    h('p', { class: 'meta' }, 'The page keeps trying, and shows the game as soon as the server answers.'));
   reload(id).catch((err) => {
-    replace(header, h('h1', null, 'Game not found'), h('p', { class: 'field-error' }, err instanceof ApiError ? err.message : String(err)));
+    if (getState().game) return;
+    if (unreachable(err)) showUnreachable();
+    else replace(header, h('h1', null, 'Game not found'), h('p', { class: 'field-error' }, err instanceof ApiError ? err.message : String(err)));
   });
-  const stop = follow(id);
-  return () => { unsubscribe(); stop(); };
+  outbox.waitingFor(id).then((waiting) => {
+    if (getState().route.params.id === id) update({ waiting });
+    if (waiting.length) resend();
+  });
+  const stop = follow(id, { onBack: () => { resend(); } });
+  // Entries waiting on the phone are offered again every few seconds, and when the phone says it is back online.
+  const timer = setInterval(() => {
+    const { waiting } = getState();
+    if (waiting.length && !waiting.some((w) => w.conflict || w.refused)) resend();
+  }, RESEND_MS);
+  const online = () => { resend(); };
+  window.addEventListener('online', online);
+  return () => { unsubscribe(); stop(); clearInterval(timer); window.removeEventListener('online', online); };
+}
+
+/** The page's honest word on its link to the server. @param {string} live */
+function liveMark(live) {
+  switch (live) {
+    case 'live': return h('span', { class: 'live-dot live-state', title: 'live' }, ' ● live');
+    case 'reconnecting': return h('span', { class: 'live-state reconnecting' }, ' · reconnecting…');
+    case 'offline': return h('span', { class: 'live-state offline' }, ' · can’t reach the server');
+    default: return null;
+  }
 }

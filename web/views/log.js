@@ -3,7 +3,7 @@
 import { h, when } from '../ui.js';
 
 /** A one-line summary of an event's data, in the table's words. @param {any} e */
-function summary(e) {
+export function summary(e) {
   const d = e.data ?? {};
   switch (e.type) {
     case 'game_started': return `${(d.players ?? []).map((/** @type {any} */ p) => p.name).join(', ')}`;
@@ -12,6 +12,31 @@ function summary(e) {
     case 'abandon': return d.reason ?? '';
     default: return d.round ? `round ${d.round}` : '';
   }
+}
+
+/** "animal-kingdom" or {card: "animal-kingdom", …} → "animal-kingdom". @param {any} card */
+const cardName = (card) => (typeof card === 'string' ? card : card?.card ?? card?.object ?? JSON.stringify(card));
+
+/**
+ * What an entry holds, player by player where it is a collection ("Ann: animal-kingdom ×3,
+ * fine-wine ×1"), else its data in short: enough to compare two phones' entries side by side.
+ * @param {any} data @returns {string[]}
+ */
+export function contents(data) {
+  const collections = data?.collections;
+  if (collections && typeof collections === 'object' && !Array.isArray(collections)) {
+    return Object.entries(collections).map(([player, cards]) => {
+      if (!Array.isArray(cards)) return `${player}: ${JSON.stringify(cards)}`;
+      const counts = new Map();
+      for (const card of cards) counts.set(cardName(card), (counts.get(cardName(card)) ?? 0) + 1);
+      // In name order, so that two phones' entries read alike side by side.
+      const list = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([card, n]) => `${card} ×${n}`).join(', ');
+      return `${player}: ${list || 'nothing'} (${cards.length} cards)`;
+    });
+  }
+  const { round: _round, ...rest } = data ?? {};
+  const text = JSON.stringify(rest);
+  return text === '{}' ? [] : [text.length > 160 ? `${text.slice(0, 157)}…` : text];
 }
 
 /**
