@@ -95,7 +95,7 @@ async fn the_page_is_served_with_caching_and_a_strict_content_security_policy(ap
 }
 
 /// The server on SQLite and a phone-sized browser, or `None` when Chromium is missing (skipped).
-async fn setup() -> Option<(TestApp, Browser)> {
+pub(crate) async fn setup() -> Option<(TestApp, Browser)> {
     let browser = browser().await?;
     let app = spawn_app(Backend::Sqlite)
         .await
@@ -104,7 +104,7 @@ async fn setup() -> Option<(TestApp, Browser)> {
 }
 
 /// Opens the page with a club's token already in the browser's storage.
-async fn open_club(app: &TestApp, b: &Browser, club: &TestClub, hash: &str) {
+pub(crate) async fn open_club(app: &TestApp, b: &Browser, club: &TestClub, hash: &str) {
     b.goto(&app.url("/")).await;
     b.js(&format!(
         "localStorage.setItem('tabletally.token', {}); return true;",
@@ -117,7 +117,7 @@ async fn open_club(app: &TestApp, b: &Browser, club: &TestClub, hash: &str) {
 }
 
 /// The totals the page shows, by player, from the scoreboard table.
-async fn page_totals(b: &Browser) -> Vec<(String, i64)> {
+pub(crate) async fn page_totals(b: &Browser) -> Vec<(String, i64)> {
     let rows = b
         .js("return [...document.querySelectorAll('table.totals tbody tr')].map(r => [r.dataset.player, Number(r.querySelector('.total').textContent)]);")
         .await;
@@ -137,7 +137,7 @@ async fn assert_fits_the_phone(b: &Browser) {
 }
 
 /// Waits until the page's log shows event `seq` (the answer of the last append is in).
-async fn wait_for_seq(b: &Browser, seq: i64) {
+pub(crate) async fn wait_for_seq(b: &Browser, seq: i64) {
     b.find(&format!(".log li[data-seq=\"{seq}\"]")).await;
 }
 
@@ -169,7 +169,7 @@ fn sorted(mut v: Vec<(String, i64)>) -> Vec<(String, i64)> {
     v
 }
 
-fn expect(pairs: &[(&str, i64)]) -> Vec<(String, i64)> {
+pub(crate) fn expect(pairs: &[(&str, i64)]) -> Vec<(String, i64)> {
     sorted(pairs.iter().map(|(n, t)| (n.to_string(), *t)).collect())
 }
 
@@ -1538,7 +1538,7 @@ async fn a_mint_condition_round_fits_a_320_px_phone_and_the_log_says_who_recorde
 /// Nothing is wider than a phone `width` CSS pixels wide: the page never scrolls sideways, and
 /// no element sticks out of the box it is in (a button past its fieldset's border would not
 /// scroll the page).
-async fn assert_fits(b: &Browser, width: i64) {
+pub(crate) async fn assert_fits(b: &Browser, width: i64) {
     let widths = b
         .js("return [document.scrollingElement.scrollWidth, window.innerWidth];")
         .await;

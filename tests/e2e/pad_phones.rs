@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::browser::{Browser, browser};
 use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app_with};
+use crate::pad::open_club;
 
 /// A server listening on every interface (as for a game night), and a phone-sized browser.
 async fn game_night() -> Option<(TestApp, Browser)> {
@@ -26,18 +27,6 @@ fn lan_address(app: &TestApp) -> String {
     format!("http://{ip}:{port}")
 }
 
-/// Opens `hash` on the page at 127.0.0.1 with the club's key in the browser's storage.
-async fn open_on_this_computer(app: &TestApp, b: &Browser, club: &TestClub, hash: &str) {
-    b.goto(&app.url("/")).await;
-    b.js(&format!(
-        "localStorage.setItem('tabletally.token', {}); return true;",
-        json!(club.token)
-    ))
-    .await;
-    b.goto(&app.url(&format!("/{hash}"))).await;
-    b.client.refresh().await.expect("reload");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_phone_added_on_the_club_page_opens_the_club_from_its_link_and_the_log_names_it() {
     let Some((app, b)) = game_night().await else {
@@ -52,7 +41,7 @@ async fn a_phone_added_on_the_club_page_opens_the_club_from_its_link_and_the_log
         .await;
 
     // The organiser, on the computer (127.0.0.1), adds Ann's phone.
-    open_on_this_computer(&app, &b, &club, "#/club").await;
+    open_club(&app, &b, &club, "#/club").await;
     b.fill("#add-phone input[name=\"owner\"]", "Ann").await;
     b.click("#add-phone button[type=\"submit\"]").await;
     let link = b.find("#phone-link").await;
@@ -134,7 +123,7 @@ async fn a_share_link_made_on_this_computer_points_at_its_lan_address() {
             json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
         )
         .await;
-    open_on_this_computer(&app, &b, &club, &format!("#/game/{game}")).await;
+    open_club(&app, &b, &club, &format!("#/game/{game}")).await;
     b.click("#share-form button[type=\"submit\"]").await;
     let href = b
         .find("#share-link")

@@ -6,78 +6,9 @@
 
 use serde_json::json;
 
-use crate::browser::{Browser, browser, browser_sized};
+use crate::browser::{Browser, browser_sized};
 use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app, totals};
-
-/// The server on SQLite and a phone-sized browser, or `None` when Chromium is missing (skipped).
-async fn setup() -> Option<(TestApp, Browser)> {
-    let browser = browser().await?;
-    let app = spawn_app(Backend::Sqlite)
-        .await
-        .expect("sqlite always runs");
-    Some((app, browser))
-}
-
-/// Opens the page with a club's token already in the browser's storage.
-async fn open_club(app: &TestApp, b: &Browser, club: &TestClub, hash: &str) {
-    b.goto(&app.url("/")).await;
-    b.js(&format!(
-        "localStorage.setItem('tabletally.token', {}); return true;",
-        json!(club.token)
-    ))
-    .await;
-    b.goto(&app.url(&format!("/{hash}"))).await;
-    b.client.refresh().await.expect("reload");
-}
-
-/// The totals the page shows, by player, from the scoreboard table.
-async fn page_totals(b: &Browser) -> Vec<(String, i64)> {
-    let rows = b
-        .js("return [...document.querySelectorAll('table.totals tbody tr')].map(r => [r.dataset.player, Number(r.querySelector('.total').textContent)]);")
-        .await;
-    let mut out: Vec<(String, i64)> = rows
-        .as_array()
-        .expect("rows")
-        .iter()
-        .map(|r| (r[0].as_str().unwrap().to_owned(), r[1].as_i64().unwrap()))
-        .collect();
-    out.sort();
-    out
-}
-
-fn expect(pairs: &[(&str, i64)]) -> Vec<(String, i64)> {
-    let mut v: Vec<(String, i64)> = pairs.iter().map(|(n, t)| (n.to_string(), *t)).collect();
-    v.sort();
-    v
-}
-
-/// Waits until the page's log shows event `seq` (the answer of the last append is in).
-async fn wait_for_seq(b: &Browser, seq: i64) {
-    b.find(&format!(".log li[data-seq=\"{seq}\"]")).await;
-}
-
-/// Nothing is wider than a phone `width` CSS pixels wide (as in pad.rs).
-async fn assert_fits(b: &Browser, width: i64) {
-    let widths = b
-        .js("return [document.scrollingElement.scrollWidth, window.innerWidth];")
-        .await;
-    assert_eq!(widths[1], width, "the window is a {width} px phone");
-    assert!(
-        widths[0].as_i64().unwrap() <= width,
-        "the page is wider than {width} px: {widths}"
-    );
-    let overflowing = b
-        .js("return [...document.querySelectorAll('body *')]
-              .filter(e => !e.matches('input, select, textarea, svg, svg *') && e.clientWidth > 0
-                && getComputedStyle(e).overflowX === 'visible' && e.scrollWidth > e.clientWidth + 1)
-              .map(e => `${e.tagName.toLowerCase()}.${e.className}: ${e.scrollWidth} > ${e.clientWidth}`);")
-        .await;
-    assert_eq!(
-        overflowing,
-        json!([]),
-        "elements wider than their box at {width} px"
-    );
-}
+use crate::pad::{assert_fits, expect, open_club, page_totals, setup, wait_for_seq};
 
 /// What a thumb does to record a round: the scrolling it needs to see each control it taps
 /// (pixels, summed), the taps, and the scrolling the page did by itself.

@@ -21,6 +21,9 @@ const RESEND_MS = 5000;
 /** The reason a correction made from the conflict screen carries. */
 const TWO_PHONES = 'recorded on two phones at once; the table kept this one';
 
+/** A refusal in the page's own words (its labels for the options and fields the server names by key). @param {any} problem */
+const inWords = (problem) => inPlayersWords(problem, gameById(getState().game?.game ?? ''));
+
 /** @param {import('../outbox.js').Entry[]} waiting */
 const waitingEvents = (waiting) => waiting.reduce((n, e) => n + e.events.length, 0);
 
@@ -85,7 +88,7 @@ export function mount(root, id) {
         await reload(id);
         showProblem(where, { detail: 'Someone else recorded something first; the page now shows it. Check and send again.' });
       } else {
-        showProblem(where, err instanceof ApiError ? inPlayersWords(err.problem, gameById(getState().game?.game ?? '')) : { detail: String(err) });
+        showProblem(where, err instanceof ApiError ? inWords(err.problem) : { detail: String(err) });
       }
     }
   };
@@ -169,7 +172,7 @@ export function mount(root, id) {
       formConflict = { refused: true };
       renderEntry(true);
     } else {
-      showProblem(where, outcome.error?.problem ?? { detail: 'The server refused this.' });
+      showProblem(where, inWords(outcome.error?.problem ?? { detail: 'The server refused this.' }));
     }
   };
 
@@ -183,7 +186,7 @@ export function mount(root, id) {
       return true;
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) await reload(id).catch(() => {});
-      showProblem(where, err instanceof ApiError ? err.problem : { detail: String(err) });
+      showProblem(where, err instanceof ApiError ? inWords(err.problem) : { detail: String(err) });
       return false;
     }
   };
@@ -303,7 +306,7 @@ export function mount(root, id) {
       h('strong', null, w.label), ' ',
       h('ul', { class: 'contents' }, w.events.flatMap((e) => log.contents(e.data)).map((line) => h('li', null, line))),
       w.refused ? [
-        h('p', { class: 'field-error' }, w.refused.detail || w.refused.title || 'The server refused this.'),
+        h('p', { class: 'field-error' }, inWords(w.refused).detail || w.refused.title || 'The server refused this.'),
         h('button', { type: 'button', class: 'small drop-waiting', onclick: () => outbox.drop(w, getState().game?.version ?? 0).then(resend) }, 'Drop it'),
       ] : null));
     let panel = null;
