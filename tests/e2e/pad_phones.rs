@@ -108,6 +108,26 @@ async fn a_phone_added_on_the_club_page_opens_the_club_from_its_link_and_the_log
         b.text(".log li[data-seq=\"2\"] .who").await,
         "· by Ann's phone"
     );
+
+    // Her page is plain http on the network (no secure context, so no Clipboard API): a share
+    // link made there uses that address, and "Copy the link" still copies and says so.
+    assert_eq!(b.js("return window.isSecureContext;").await, json!(false));
+    b.click("#share-form button[type=\"submit\"]").await;
+    let shared = b
+        .find("#share-link")
+        .await
+        .attr("href")
+        .await
+        .unwrap()
+        .expect("the link's address");
+    assert!(
+        shared.starts_with(&format!("{}/#/share/{game}/", lan_address(&app))),
+        "{shared}"
+    );
+    b.click(".share-box .copy button").await;
+    b.wait_text(".share-box .copy-status", |t| !t.is_empty())
+        .await;
+    assert_eq!(b.text(".share-box .copy-status").await, "Copied");
     b.close().await;
 }
 
