@@ -501,22 +501,23 @@ impl RecordedResult {
     /// The scoreboard of the typed-in totals, in the direction the game's rules give: the
     /// winners first, as typed in; the others by their totals.
     fn scoreboard(&self, empty: Scoreboard) -> Scoreboard {
-        let from = self
-            .source
-            .as_deref()
-            .map_or(String::new(), |s| format!(" from {s}"));
+        let source = self.source.as_deref();
         let is_winner = |p: &PlayerScore| self.winners.contains(&p.name);
         let mut players: Vec<PlayerScore> = self
             .totals
             .iter()
             .map(|(player, total)| {
                 let typed_in = Adjustment {
-                    label: "Total typed in".into(),
+                    label: crate::said!("server.log.line.total_typed_in"),
                     points: *total,
-                    detail: format!(
-                        "recorded with result_recorded (event {}){from}; not checked against the rules",
-                        self.seq
-                    ),
+                    detail: match source {
+                        None => crate::said!("server.log.detail.total_typed_in", seq = self.seq),
+                        Some(from) => crate::said!(
+                            "server.log.detail.total_typed_in_from",
+                            seq = self.seq,
+                            source = from
+                        ),
+                    },
                 };
                 PlayerScore::new(&player.name, player.seat, Vec::new(), vec![typed_in])
             })

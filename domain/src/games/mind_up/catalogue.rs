@@ -43,6 +43,17 @@ impl Colour {
         }
     }
 
+    /// The colour's name in the catalogues' words.
+    pub fn said(self) -> crate::message::Message {
+        match self {
+            Colour::Orange => crate::said!("server.mind_up.colour.orange"),
+            Colour::Pink => crate::said!("server.mind_up.colour.pink"),
+            Colour::Blue => crate::said!("server.mind_up.colour.blue"),
+            Colour::Green => crate::said!("server.mind_up.colour.green"),
+            Colour::Purple => crate::said!("server.mind_up.colour.purple"),
+        }
+    }
+
     pub fn parse(name: &str) -> Option<Colour> {
         Self::ALL.into_iter().find(|c| c.name() == name)
     }
