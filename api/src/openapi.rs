@@ -65,11 +65,12 @@ impl Modify for ClubToken {
 
 /// The whole document, as the server serves it at `/openapi.json`.
 pub fn document() -> utoipa::openapi::OpenApi {
-    let (_, api) = App::new()
+    let (_, mut api) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .configure(routes::configure)
         .split_for_parts();
+    crate::language::describe(&mut api);
     api
 }
 

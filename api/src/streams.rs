@@ -2,6 +2,7 @@
 //! lobby. Each follows [`Live`]'s channels, reads from the log what it missed, sends heartbeats,
 //! and ends when its token is revoked or the server shuts down.
 
+use tabletally_domain::said;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,7 +53,7 @@ impl GameStream {
         let (record, log) = store
             .events(club, game)
             .await?
-            .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+            .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
         let mut pending = VecDeque::new();
         match resume {
             Some(v) if v < 0 => {

@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::message::Message;
 use crate::error::{RuleError, parse_json};
 use crate::insights::CommonKey;
 use crate::pointer::pointer;
@@ -115,13 +116,26 @@ pub struct Evaluation {
 }
 
 /// Why a submitted batch was refused: which event of the batch, which field of it (a JSON
-/// pointer relative to that event object, e.g. `/data/round`) and which rule.
+/// pointer relative to that event object, e.g. `/data/round`) and which rule: `rule` in English,
+/// `said` in any language the catalogues speak.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("event {event_index}: {rule} (at {pointer})")]
 pub struct Rejection {
     pub event_index: usize,
     pub pointer: String,
     pub rule: String,
+    pub said: Message,
+}
+
+impl Rejection {
+    fn new(event_index: usize, pointer: impl Into<String>, said: Message) -> Self {
+        Self {
+            event_index,
+            pointer: pointer.into(),
+            rule: said.english(),
+            said,
+        }
+    }
 }
 
 /// A stored log that does not replay. Stored logs were checked when appended, so this means
@@ -180,10 +194,8 @@ pub fn check_append<R: Ruleset>(
     log: &[LogEvent],
     batch: &[NewEvent],
 ) -> Result<Evaluation, Rejection> {
-    let mut replayed = Replayed::<R>::from_log(log.to_vec()).map_err(|e| Rejection {
-        event_index: 0,
-        pointer: String::new(),
-        rule: format!("the stored log does not replay: {e}"),
+    let mut replayed = Replayed::<R>::from_log(log.to_vec()).map_err(|e| {
+        Rejection::new(0, "", Message::from(format!("the stored log does not replay: {e}")))
     })?;
     replayed.append(batch)
 }
@@ -248,12 +260,11 @@ impl<R: Ruleset> Replayed<R> {
         for (index, new) in batch.iter().enumerate() {
             let seq = log.len() as u64 + 1;
             if new.event_type == GAME_STARTED {
-                return Err(Rejection {
-                    event_index: index,
-                    pointer: "/type".into(),
-                    rule: "game_started is written when the game is created; it cannot be appended"
-                        .into(),
-                });
+                return Err(Rejection::new(
+                    index,
+                    "/type",
+                    crate::said!("server.log.refusal.game_started_appended"),
+                ));
             }
             log.push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
             let last = &log[log.len() - 1];
@@ -296,15 +307,12 @@ impl Fault {
     /// Attributes a fault found after appending `new` to the batch event that caused it.
     fn into_rejection(self, event_index: usize, new: &LogEvent, log: &[LogEvent]) -> Rejection {
         match self {
-            Fault::NoStart => Rejection {
-                event_index,
-                pointer: String::new(),
-                rule: "the log has no start".into(),
-            },
+            Fault::NoStart => Rejection::new(event_index, "", Message::from("the log has no start")),
             Fault::At { seq, error, .. } if seq == new.seq => Rejection {
                 event_index,
                 pointer: error.pointer,
                 rule: error.rule,
+                said: error.said,
             },
             // The new correction's own data breaks the corrected event's rules: say so as a
             // correction, since the player is editing event `seq`, not recording a new one.
@@ -312,29 +320,32 @@ impl Fault {
                 seq,
                 corrected_by: Some(by),
                 error,
-            } if by == new.seq => Rejection {
+            } if by == new.seq => Rejection::new(
                 event_index,
-                pointer: error.pointer.replacen("/data", "/data/data", 1),
-                rule: correction_breaks(seq, &new.data["data"], log, &error.rule),
-            },
+                error.pointer.replacen("/data", "/data/data", 1),
+                Message::from(correction_breaks(seq, &new.data["data"], log, &error.rule)),
+            ),
             // An older event no longer obeys the rules once this retract/correction counts.
             Fault::At { seq, error, .. } => {
                 let kind = log
                     .get(seq as usize - 1)
                     .map_or("?", |e| e.event_type.as_str());
-                let change = if new.event_type == CORRECT {
-                    "this correction"
+                let said = if new.event_type == CORRECT {
+                    crate::said!(
+                        "server.log.refusal.after_correction",
+                        seq = seq,
+                        kind = kind,
+                        rule = error.said
+                    )
                 } else {
-                    "this change"
+                    crate::said!(
+                        "server.log.refusal.after_change",
+                        seq = seq,
+                        kind = kind,
+                        rule = error.said
+                    )
                 };
-                Rejection {
-                    event_index,
-                    pointer: "/data/seq".into(),
-                    rule: format!(
-                        "after {change}, event {seq} ({kind}) would break a rule: {}",
-                        error.rule
-                    ),
-                }
+                Rejection::new(event_index, "/data/seq", said)
             }
         }
     }

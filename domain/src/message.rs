@@ -38,7 +38,7 @@ pub enum Arg {
 }
 
 /// Builds a [`Message`] from a catalogue key and named values:
-/// `said!("server.rule.cards_collected", name = "Ann", cards = 8)`.
+/// `said!("server.mint_condition.line.kind", kind = "Fine Wine", n = 3)`.
 #[macro_export]
 macro_rules! said {
     ($key:literal $(, $name:ident = $value:expr)* $(,)?) => {
@@ -314,9 +314,9 @@ mod tests {
 
     #[test]
     fn placeholders_are_filled_by_name_in_any_order() {
-        let french = catalogue(&[("server.test.collected", "{cards} cartes pour {name}")]);
+        let french = catalogue(&[("test.collected", "{cards} cartes pour {name}")]);
         let message = Message::Keyed {
-            key: "server.test.collected",
+            key: "test.collected",
             args: vec![("name", Arg::from("Ann")), ("cards", Arg::from(8u32))],
         };
         assert_eq!(message.render(&french), "8 cartes pour Ann");
@@ -325,15 +325,15 @@ mod tests {
     #[test]
     fn a_nested_message_is_said_in_the_same_language() {
         let french = catalogue(&[
-            ("server.test.outer", "{inner} !"),
-            ("server.test.inner", "bonjour {name}"),
+            ("test.outer", "{inner} !"),
+            ("test.inner", "bonjour {name}"),
         ]);
         let inner = Message::Keyed {
-            key: "server.test.inner",
+            key: "test.inner",
             args: vec![("name", Arg::from("Bo"))],
         };
         let outer = Message::Keyed {
-            key: "server.test.outer",
+            key: "test.outer",
             args: vec![("inner", Arg::from(inner))],
         };
         assert_eq!(outer.render(&french), "bonjour Bo !");

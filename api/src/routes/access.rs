@@ -2,6 +2,7 @@
 //! first token for the club (`POST /v1/club/token`, admin only) and a game's share links
 //! (`POST /v1/games/{id}/shares`, `DELETE …/shares/{share_id}`).
 
+use tabletally_domain::said;
 use actix_web::{HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Duration, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
@@ -260,7 +261,7 @@ pub async fn create_share(
         .store
         .game(&club.id, &game)
         .await?
-        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+        .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
     let share_id = uuid::Uuid::new_v4().to_string();
     let (token, secret_hash) = auth::new_issued_token(&share_id, true)?;
     let created_at = Utc::now().trunc_subsecs(6);
@@ -317,7 +318,7 @@ pub async fn list_shares(
         .store
         .game(&club.id, &game)
         .await?
-        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+        .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
     let shares = state
         .store
         .game_shares(&club.id, &game)

@@ -1,5 +1,6 @@
 //! The game log: append (all or nothing, idempotent, optimistic) and read.
 
+use tabletally_domain::said;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
@@ -159,7 +160,7 @@ fn check_events(events: Vec<EventInput>, recorded_by: &str) -> Result<Vec<NewEve
         .map(|(i, e)| {
             let id = match e.id {
                 Some(id) => uuid::Uuid::parse_str(&id).map_err(|_| ApiError::Unprocessable {
-                    detail: format!("event id must be a UUID, got {id:?}"),
+                    detail: said!("server.problem.event_id_not_uuid", id = format!("{id:?}")),
                     pointer: Some(format!("/events/{i}/id")),
                     event_index: Some(i),
                 })?,
@@ -260,7 +261,7 @@ pub async fn list_events(
         .store
         .events(&club.id, &id)
         .await?
-        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+        .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
     let mut events: Vec<EventView> = event_views(log)
         .into_iter()
         .filter(|e| e.seq > after)

@@ -1,5 +1,6 @@
 //! Games: create (event 1, `game_started`), read, list.
 
+use tabletally_domain::said;
 use actix_web::http::header;
 use actix_web::{HttpResponse, get, post, web};
 use chrono::{DateTime, SubsecRound, Utc};
@@ -169,9 +170,7 @@ pub async fn create_game(
             Some(existing) if same_game(&existing, &new_game) => {
                 Ok(HttpResponse::Ok().json(GameSummary::from(existing)))
             }
-            _ => Err(ApiError::IdTaken(format!(
-                "game id {id} is already used for a different game"
-            ))),
+            _ => Err(ApiError::IdTaken(said!("server.problem.game_id_taken", id = id))),
         },
     }
 }
@@ -286,7 +285,7 @@ pub async fn get_game(
         .store
         .game(&club.id, &id)
         .await?
-        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+        .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
     let version = game.version;
     let body = serde_json::to_vec(&GameSummary::from(game))
         .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;

@@ -1,6 +1,7 @@
 //! Changing a club's players: rename one, or merge two into one (a typo that became a second
 //! player). Games keep the names their events were written with; statistics follow the player.
 
+use tabletally_domain::said;
 use actix_web::{HttpResponse, patch, post, web};
 use serde::Deserialize;
 use tabletally_domain::setup::PlayerName;
@@ -63,9 +64,9 @@ pub async fn rename_player(
             name: taken,
         } => {
             return Err(ApiError::NameTaken {
-                detail: format!(
-                    "the club already has a player called {taken:?}, and names match ignoring \
-                     case — if they are the same person, merge them instead"
+                detail: said!(
+                    "server.problem.player_name_taken",
+                    name = format!("{taken:?}")
                 ),
                 player_id: Some(other),
                 preset_id: None,
@@ -151,7 +152,8 @@ pub async fn merge_player(
                 detail: format!(
                     "both players sat at {at} together, and a game cannot seat one person twice, \
                      so they are not merged — they are two people, or a game's seats are wrong"
-                ),
+                )
+                .into(),
                 game_ids: games,
             });
         }

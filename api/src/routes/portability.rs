@@ -1,5 +1,6 @@
 //! A club's history in and out (`tabletally.game/1` NDJSON, see [`crate::portability`]).
 
+use tabletally_domain::said;
 use actix_web::{HttpResponse, get, post, web};
 use futures_util::{StreamExt, TryStreamExt};
 
@@ -81,7 +82,9 @@ pub async fn import(
     // Line by line as the body arrives: memory holds one game, not the file.
     while let Some(chunk) = body.next().await {
         let chunk =
-            chunk.map_err(|e| ApiError::BadRequest(format!("the body could not be read: {e}")))?;
+            chunk.map_err(|e| {
+                ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
+            })?;
         received += chunk.len();
         if received > limit {
             return Err(ApiError::PayloadTooLarge(limit));
@@ -128,7 +131,9 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
     let mut bytes = Vec::new();
     while let Some(chunk) = body.next().await {
         let chunk =
-            chunk.map_err(|e| ApiError::BadRequest(format!("the body could not be read: {e}")))?;
+            chunk.map_err(|e| {
+                ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
+            })?;
         if bytes.len() + chunk.len() > limit {
             return Err(ApiError::PayloadTooLarge(limit));
         }
@@ -162,7 +167,7 @@ pub async fn import_bgstats(
     let file = whole_body(body, state.import_max_bytes).await?;
     let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file, query.ids())
         .await
-        .map_err(ApiError::BadRequest)?;
+        .map_err(|e| ApiError::BadRequest(e.into()))?;
     Ok(HttpResponse::Ok().json(report))
 }
 
@@ -190,7 +195,7 @@ pub async fn import_bgg(
     let file = whole_body(body, state.import_max_bytes).await?;
     let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file, query.ids())
         .await
-        .map_err(ApiError::BadRequest)?;
+        .map_err(|e| ApiError::BadRequest(e.into()))?;
     Ok(HttpResponse::Ok().json(report))
 }
 

@@ -134,7 +134,8 @@ pub async fn create_preset(
                  name",
                 kind.title(),
                 existing.name,
-            ),
+            )
+            .into(),
             player_id: None,
             preset_id: Some(existing.id),
         });

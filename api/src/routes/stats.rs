@@ -1,6 +1,7 @@
 //! Players and statistics over a club's finished games (abandoned games and retracted events
 //! never count: the read models hold only what the replayed log says).
 
+use tabletally_domain::said;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -492,8 +493,9 @@ async fn player_by_name_or_id(
             .player_named(&club.id, given)
             .await?
             .ok_or_else(|| {
-                ApiError::NotFound(format!(
-                    "the club has no player called {given:?} (names match ignoring case)"
+                ApiError::NotFound(said!(
+                    "server.problem.no_player_called",
+                    name = format!("{given:?}")
                 ))
             }),
     }
@@ -635,9 +637,10 @@ pub async fn game_stats(
 ) -> Result<HttpResponse, ApiError> {
     let game = game.into_inner();
     let Some(kind) = Game::from_id(&game) else {
-        return Err(ApiError::NotFound(format!(
-            "no game {game:?}; games are {}",
-            tabletally_domain::games::known_ids()
+        return Err(ApiError::NotFound(said!(
+            "server.problem.unknown_game",
+            game = format!("{game:?}"),
+            games = tabletally_domain::games::known_ids()
         )));
     };
     let variant = select_variant(Some(&game), query.variant.as_deref(), true)?;
