@@ -264,6 +264,12 @@ macro_rules! int_arg {
                 Arg::Int(n as i64)
             }
         }
+
+        impl From<&$t> for Arg {
+            fn from(n: &$t) -> Self {
+                Arg::Int(*n as i64)
+            }
+        }
     )*};
 }
 int_arg!(i32, i64, u8, u16, u32, u64, usize);
@@ -284,6 +290,12 @@ impl From<&str> for Arg {
 impl From<String> for Arg {
     fn from(text: String) -> Self {
         Arg::Text(Cow::Owned(text))
+    }
+}
+
+impl From<&&str> for Arg {
+    fn from(text: &&str) -> Self {
+        Arg::Text(Cow::Owned((*text).to_owned()))
     }
 }
 
