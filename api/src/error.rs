@@ -166,12 +166,14 @@ impl ApiError {
                 "unsupported-media-type",
                 said!("server.problem.unsupported_media_type.title"),
             ),
-            ApiError::RuleViolation { .. } => {
-                ("rule-violation", said!("server.problem.rule_violation.title"))
-            }
-            ApiError::Unprocessable { .. } => {
-                ("invalid-request", said!("server.problem.invalid_request.title"))
-            }
+            ApiError::RuleViolation { .. } => (
+                "rule-violation",
+                said!("server.problem.rule_violation.title"),
+            ),
+            ApiError::Unprocessable { .. } => (
+                "invalid-request",
+                said!("server.problem.invalid_request.title"),
+            ),
             ApiError::TooManyRequests(_) => (
                 "too-many-requests",
                 said!("server.problem.too_many_requests.title"),
@@ -214,7 +216,10 @@ impl ApiError {
                 said!("server.problem.payload_too_large.detail", bytes = *bytes)
             }
             ApiError::TooManyRequests(seconds) => {
-                said!("server.problem.too_many_requests.detail", seconds = *seconds)
+                said!(
+                    "server.problem.too_many_requests.detail",
+                    seconds = *seconds
+                )
             }
             ApiError::Unavailable => said!("server.problem.unavailable.detail"),
             // Never leak internals.
@@ -364,10 +369,9 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound => ApiError::NotFound(said!("server.problem.no_such_game")),
             StoreError::Refused(refused) => refused.into(),
             StoreError::Conflict(detail) => ApiError::Conflict(detail.into()),
-            StoreError::UnknownPlayer(id) => ApiError::invalid(
-                "/players",
-                said!("server.problem.unknown_player", id = id),
-            ),
+            StoreError::UnknownPlayer(id) => {
+                ApiError::invalid("/players", said!("server.problem.unknown_player", id = id))
+            }
             StoreError::Corrupt(detail) => ApiError::Internal(detail),
             StoreError::Database(e) => match e {
                 // A deadlock or serialisation failure: the request lost a race and can be retried.

@@ -241,7 +241,11 @@ pub fn body_error(path: &Path, message: &str) -> ApiError {
 pub fn query_error(parameter: &str, sent: Option<&str>, message: &str) -> ApiError {
     // "; got …" after what it must be, when the value sent is known.
     let with_got = |detail: Message| match sent {
-        Some(v) => said!("server.words.with_got", detail = detail, got = format!("{v:?}")),
+        Some(v) => said!(
+            "server.words.with_got",
+            detail = detail,
+            got = format!("{v:?}")
+        ),
         None => detail,
     };
     // A parameter missing or sent twice is named by the message, not by the path (".").
@@ -361,7 +365,10 @@ fn known_names(known: &[&str]) -> Message {
     if known.is_empty() {
         said!("server.words.no_fields_here")
     } else {
-        said!("server.words.fields_are", fields = words::quoted(known).join(", "))
+        said!(
+            "server.words.fields_are",
+            fields = words::quoted(known).join(", ")
+        )
     }
 }
 
@@ -369,7 +376,10 @@ fn known_parameters(known: &[&str]) -> Message {
     if known.is_empty() {
         said!("server.words.no_parameters_here")
     } else {
-        said!("server.words.parameters_are", parameters = words::quoted(known).join(", "))
+        said!(
+            "server.words.parameters_are",
+            parameters = words::quoted(known).join(", ")
+        )
     }
 }
 

@@ -123,7 +123,11 @@ pub async fn speak(
         // An error a layer inside returned (a handler's panic): answered here.
         Err(error) => ServiceResponse::from_err(error, request).map_into_right_body(),
     };
-    let said = match res.response().error().and_then(|e| e.as_error::<ApiError>()) {
+    let said = match res
+        .response()
+        .error()
+        .and_then(|e| e.as_error::<ApiError>())
+    {
         Some(error) if language != Language::English => Some(SaidIn {
             error: error.clone(),
             language,
@@ -230,7 +234,9 @@ pub fn describe(api: &mut utoipa::openapi::OpenApi) {
             operation
                 .parameters
                 .get_or_insert_with(Vec::new)
-                .push(RefOr::Ref(Ref::new("#/components/parameters/AcceptLanguage")));
+                .push(RefOr::Ref(Ref::new(
+                    "#/components/parameters/AcceptLanguage",
+                )));
             for response in operation.responses.responses.values_mut() {
                 if let RefOr::T(response) = response {
                     response.headers.insert(
@@ -261,10 +267,7 @@ mod tests {
 
     #[test]
     fn equal_qualities_keep_the_order_they_were_sent_in() {
-        assert_eq!(
-            Language::from_accept_language("fa, fr"),
-            Language::Persian
-        );
+        assert_eq!(Language::from_accept_language("fa, fr"), Language::Persian);
         assert_eq!(
             Language::from_accept_language("FR;q=1.0, fa;q=1"),
             Language::French
@@ -336,7 +339,11 @@ mod tests {
     #[test]
     fn every_server_key_in_the_code_is_in_every_catalogue_and_every_server_key_there_is_used() {
         let used = keys_in_code();
-        assert!(used.len() > 100, "only {} keys found in the code", used.len());
+        assert!(
+            used.len() > 100,
+            "only {} keys found in the code",
+            used.len()
+        );
         for language in Language::ALL {
             let catalogue = Catalogue::parse(file_of(language)).expect("catalogue parses");
             let listed: std::collections::BTreeSet<String> = catalogue
@@ -346,8 +353,16 @@ mod tests {
                 .collect();
             let missing: Vec<&String> = used.difference(&listed).collect();
             let unused: Vec<&String> = listed.difference(&used).collect();
-            assert!(missing.is_empty(), "{}.json lacks {missing:?}", language.tag());
-            assert!(unused.is_empty(), "{}.json has unused {unused:?}", language.tag());
+            assert!(
+                missing.is_empty(),
+                "{}.json lacks {missing:?}",
+                language.tag()
+            );
+            assert!(
+                unused.is_empty(),
+                "{}.json has unused {unused:?}",
+                language.tag()
+            );
         }
     }
 
@@ -370,7 +385,11 @@ mod tests {
     #[test]
     fn every_server_text_is_said_with_latin_digits_as_the_server_writes_numbers() {
         for language in Language::ALL {
-            for key in language.catalogue().keys().filter(|k| k.starts_with("server.")) {
+            for key in language
+                .catalogue()
+                .keys()
+                .filter(|k| k.starts_with("server."))
+            {
                 let text = language.catalogue().text(key).unwrap_or_default();
                 assert!(
                     !text.chars().any(|c| ('\u{6f0}'..='\u{6f9}').contains(&c)),
@@ -388,7 +407,11 @@ mod tests {
             let texts: std::collections::BTreeMap<String, String> =
                 serde_json::from_str(file).expect("a flat object of texts");
             let written = serde_json::to_string_pretty(&texts).expect("serialises") + "\n";
-            assert!(file == written, "{}.json is not in the shared format", language.tag());
+            assert!(
+                file == written,
+                "{}.json is not in the shared format",
+                language.tag()
+            );
         }
     }
 }

@@ -1,8 +1,8 @@
 //! Building and running the server.
 
-use tabletally_domain::said;
 use std::net::TcpListener;
 use std::sync::Arc;
+use tabletally_domain::said;
 
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
@@ -315,10 +315,9 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
         JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
             ApiError::PayloadTooLarge(BODY_LIMIT).into()
         }
-        JsonPayloadError::ContentType => ApiError::UnsupportedMediaType(said!(
-            "server.problem.body_not_json"
-        ))
-        .into(),
+        JsonPayloadError::ContentType => {
+            ApiError::UnsupportedMediaType(said!("server.problem.body_not_json")).into()
+        }
         // Right JSON syntax, wrong shape (handlers reading `extract::Json` get the field too).
         JsonPayloadError::Deserialize(e) if e.is_data() => ApiError::Unprocessable {
             detail: format!("the body does not have the expected shape: {e}").into(),

@@ -2,10 +2,10 @@
 //! lobby. Each follows [`Live`]'s channels, reads from the log what it missed, sends heartbeats,
 //! and ends when its token is revoked or the server shuts down.
 
-use tabletally_domain::said;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
+use tabletally_domain::said;
 
 use actix_web::web::Bytes;
 use tokio::sync::{broadcast, watch};

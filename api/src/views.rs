@@ -5,8 +5,8 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
-use tabletally_domain::score as domain;
 use tabletally_domain::message::Catalogue;
+use tabletally_domain::score as domain;
 use tabletally_domain::{Scoreboard, Status};
 
 use crate::language::Language;

@@ -29,6 +29,6 @@ pub mod words;
 
 pub use error::RuleError;
 pub use games::{Game, GameState};
-pub use message::Message;
 pub use log::{Evaluation, LogEvent, NewEvent, Rejection, Status};
+pub use message::Message;
 pub use score::Scoreboard;

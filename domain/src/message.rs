@@ -7,8 +7,8 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
 /// Something said to a person: text from a catalogue with named values filled in, or text not
@@ -290,6 +290,24 @@ impl From<&str> for Arg {
 impl From<String> for Arg {
     fn from(text: String) -> Self {
         Arg::Text(Cow::Owned(text))
+    }
+}
+
+impl From<&serde_json::Value> for Arg {
+    fn from(value: &serde_json::Value) -> Self {
+        Arg::Text(Cow::Owned(value.to_string()))
+    }
+}
+
+impl From<serde_json::Error> for Arg {
+    fn from(error: serde_json::Error) -> Self {
+        Arg::Text(Cow::Owned(error.to_string()))
+    }
+}
+
+impl From<char> for Arg {
+    fn from(c: char) -> Self {
+        Arg::Text(Cow::Owned(c.to_string()))
     }
 }
 

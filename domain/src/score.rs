@@ -194,9 +194,14 @@ pub fn within_limit(
     if (-POINTS_LIMIT..=POINTS_LIMIT).contains(&points) {
         Ok(())
     } else {
-        Err(crate::RuleError::new(
+        Err(crate::RuleError::said(
             pointer,
-            format!("{what} must be between -{POINTS_LIMIT} and {POINTS_LIMIT}, not {points}"),
+            crate::said!(
+                "server.common.refusal.must_between_not",
+                what = what,
+                points_limit = POINTS_LIMIT,
+                points = points
+            ),
         ))
     }
 }

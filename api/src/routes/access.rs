@@ -2,10 +2,10 @@
 //! first token for the club (`POST /v1/club/token`, admin only) and a game's share links
 //! (`POST /v1/games/{id}/shares`, `DELETE …/shares/{share_id}`).
 
-use tabletally_domain::said;
 use actix_web::{HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Duration, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
+use tabletally_domain::said;
 use utoipa::ToSchema;
 
 use crate::auth::{self, Admin, Club};

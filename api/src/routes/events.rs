@@ -1,10 +1,10 @@
 //! The game log: append (all or nothing, idempotent, optimistic) and read.
 
-use tabletally_domain::said;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tabletally_domain::said;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::append::AppendRequest;

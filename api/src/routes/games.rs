@@ -1,12 +1,12 @@
 //! Games: create (event 1, `game_started`), read, list.
 
-use tabletally_domain::said;
 use actix_web::http::header;
 use actix_web::{HttpResponse, get, post, web};
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tabletally_domain::Game;
+use tabletally_domain::said;
 use tabletally_domain::setup::PlayerEntry;
 use utoipa::{IntoParams, ToSchema};
 
@@ -170,7 +170,10 @@ pub async fn create_game(
             Some(existing) if same_game(&existing, &new_game) => {
                 Ok(HttpResponse::Ok().json(GameSummary::from(existing)))
             }
-            _ => Err(ApiError::IdTaken(said!("server.problem.game_id_taken", id = id))),
+            _ => Err(ApiError::IdTaken(said!(
+                "server.problem.game_id_taken",
+                id = id
+            ))),
         },
     }
 }

@@ -1,9 +1,9 @@
 //! Changing a club's players: rename one, or merge two into one (a typo that became a second
 //! player). Games keep the names their events were written with; statistics follow the player.
 
-use tabletally_domain::said;
 use actix_web::{HttpResponse, patch, post, web};
 use serde::Deserialize;
+use tabletally_domain::said;
 use tabletally_domain::setup::PlayerName;
 use utoipa::ToSchema;
 

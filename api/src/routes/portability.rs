@@ -1,8 +1,8 @@
 //! A club's history in and out (`tabletally.game/1` NDJSON, see [`crate::portability`]).
 
-use tabletally_domain::said;
 use actix_web::{HttpResponse, get, post, web};
 use futures_util::{StreamExt, TryStreamExt};
+use tabletally_domain::said;
 
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -81,10 +81,9 @@ pub async fn import(
     let (mut received, mut line_number) = (0usize, 0u64);
     // Line by line as the body arrives: memory holds one game, not the file.
     while let Some(chunk) = body.next().await {
-        let chunk =
-            chunk.map_err(|e| {
-                ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
-            })?;
+        let chunk = chunk.map_err(|e| {
+            ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
+        })?;
         received += chunk.len();
         if received > limit {
             return Err(ApiError::PayloadTooLarge(limit));
@@ -130,10 +129,9 @@ async fn import_line(
 async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {
     let mut bytes = Vec::new();
     while let Some(chunk) = body.next().await {
-        let chunk =
-            chunk.map_err(|e| {
-                ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
-            })?;
+        let chunk = chunk.map_err(|e| {
+            ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
+        })?;
         if bytes.len() + chunk.len() > limit {
             return Err(ApiError::PayloadTooLarge(limit));
         }

@@ -1,18 +1,18 @@
 //! `GET /v1/games/{id}/score?at=`: the scoreboard after replaying the log (or its first `at`
 //! events). The current score is made once per version from the held (cached) game.
 
-use tabletally_domain::said;
 use actix_web::{HttpResponse, get, web};
 use serde::Deserialize;
 use tabletally_domain::Game;
+use tabletally_domain::said;
 use utoipa::IntoParams;
 
 use super::{game_etag, not_modified, not_modified_response};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::extract::Query;
-use crate::state::AppState;
 use crate::language::Language;
+use crate::state::AppState;
 use crate::views::{ScoreView, score_view_in};
 
 /// The score's entity tag: the game's tag, and the language when it is not English (the

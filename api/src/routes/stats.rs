@@ -1,13 +1,13 @@
 //! Players and statistics over a club's finished games (abandoned games and retracted events
 //! never count: the read models hold only what the replayed log says).
 
-use tabletally_domain::said;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tabletally_domain::Game;
 use tabletally_domain::insights::round3;
+use tabletally_domain::said;
 use utoipa::{IntoParams, ToSchema};
 
 use super::cursor;

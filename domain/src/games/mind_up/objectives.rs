@@ -136,22 +136,46 @@ impl Face {
         match self {
             Face::A1 => (
                 matches!(n(Orange), 1 | 3),
-                said!("server.mind_up.fact.count", n = n(Orange), colour = Orange.said()),
+                said!(
+                    "server.mind_up.fact.count",
+                    n = n(Orange),
+                    colour = Orange.said()
+                ),
             ),
             Face::A2 => column_fact(Orange, card_above(Orange), &[1, 2]),
             Face::B1 => (
                 matches!(n(Blue), 2 | 4),
-                said!("server.mind_up.fact.count", n = n(Blue), colour = Blue.said()),
+                said!(
+                    "server.mind_up.fact.count",
+                    n = n(Blue),
+                    colour = Blue.said()
+                ),
             ),
             Face::B2 => {
                 let most = Colour::ALL.into_iter().map(n).max().unwrap_or(0);
                 (
                     n(Blue) >= most,
-                    said!("server.mind_up.fact.blue_and_largest", n = n(Blue), most = most),
+                    said!(
+                        "server.mind_up.fact.blue_and_largest",
+                        n = n(Blue),
+                        most = most
+                    ),
                 )
             }
-            Face::C1 => compare(Pink, me, everyone, |mine, other| other >= mine, Extreme::Fewest),
-            Face::C2 => compare(Pink, me, everyone, |mine, other| other <= mine, Extreme::Most),
+            Face::C1 => compare(
+                Pink,
+                me,
+                everyone,
+                |mine, other| other >= mine,
+                Extreme::Fewest,
+            ),
+            Face::C2 => compare(
+                Pink,
+                me,
+                everyone,
+                |mine, other| other <= mine,
+                Extreme::Most,
+            ),
             Face::D1 => match me.column_of(Green) {
                 // rules [H] d1_without_green: the card does not say; naming the house rule
                 // lets the line explain itself.
@@ -185,7 +209,13 @@ impl Face {
                     orange = n(Orange)
                 ),
             ),
-            Face::E2 => compare(Purple, me, everyone, |mine, other| other <= mine, Extreme::Most),
+            Face::E2 => compare(
+                Purple,
+                me,
+                everyone,
+                |mine, other| other <= mine,
+                Extreme::Most,
+            ),
             Face::F1 => (me.colours() == 5, colours_fact(me)),
             Face::F2 => (me.colours() == 3, colours_fact(me)),
             Face::G1 => size_fact(me, 3),
@@ -286,7 +316,10 @@ fn size_fact(me: &RowFacts, size: i64) -> (bool, Message) {
     for colour in colours {
         listed = said!("server.list.pair", first = listed, next = colour);
     }
-    (true, said!("server.mind_up.fact.size", colours = listed, size = size))
+    (
+        true,
+        said!("server.mind_up.fact.size", colours = listed, size = size),
+    )
 }
 
 /// What the objectives need to know of one row: how many cards of each colour, and where.
@@ -337,7 +370,11 @@ pub fn verdict(face: Face, met: bool, facts: Message) -> (i64, Message) {
         let points = face.points();
         (
             points,
-            said!("server.mind_up.objective.met", facts = facts, points = Arg::Signed(points)),
+            said!(
+                "server.mind_up.objective.met",
+                facts = facts,
+                points = Arg::Signed(points)
+            ),
         )
     } else {
         (0, said!("server.mind_up.objective.not_met", facts = facts))

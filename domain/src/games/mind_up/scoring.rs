@@ -4,12 +4,12 @@
 use serde_json::{Map, Value, json};
 
 use super::catalogue::{push_int, push_signed};
-use crate::message::{Arg, Message};
-use crate::said;
 use super::insights::Key;
 use super::objectives::{Face, RowFacts, verdict};
 use super::state::{Round, State, turns_in};
 use super::{Options, StillTied};
+use crate::message::{Arg, Message};
+use crate::said;
 use crate::score::{
     self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, said_names,
 };
@@ -103,9 +103,19 @@ fn round_lines(state: &State, round: &Round, seat: usize, everyone: &[RowFacts])
         let n = column.len() as i64;
         let value = i64::from(round.columns[k]);
         lines.push(Line {
-            label: said!("server.mind_up.line.column", colour = colour, n = n, value = value),
+            label: said!(
+                "server.mind_up.line.column",
+                colour = colour,
+                n = n,
+                value = value
+            ),
             points: n * value,
-            detail: said!("server.mind_up.line.column_detail", n = n, value = value, points = n * value),
+            detail: said!(
+                "server.mind_up.line.column_detail",
+                n = n,
+                value = value,
+                points = n * value
+            ),
         });
     }
     if cards > 0 {
@@ -237,7 +247,10 @@ fn explain_tiebreak(players: &[PlayerScore], still_tied: StillTied) -> Option<Ti
     let outcome = if winners.len() == 1 {
         said!("server.tiebreak.wins", name = winners[0])
     } else {
-        said!("server.tiebreak.still_tied_share", names = said_names(&winners))
+        said!(
+            "server.tiebreak.still_tied_share",
+            names = said_names(&winners)
+        )
     };
     let (rule, compared) = match still_tied {
         StillTied::SharedWin => (
@@ -292,7 +305,6 @@ fn house_rules(options: &Options) -> Vec<HouseRule> {
     }
     rules
 }
-
 
 /// The table a phone may draw: the current round, its prizes, rows and last turn.
 fn details(state: &State) -> Value {

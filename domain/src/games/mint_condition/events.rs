@@ -36,30 +36,59 @@ pub fn parse_round_collected(
     options: &Options,
     earlier: &[RoundCollected],
 ) -> Result<RoundCollected, RuleError> {
-    let object = data
-        .as_object()
-        .ok_or_else(|| RuleError::said("", crate::said!("server.mint_condition.refusal.round_collected_data_must_json")))?;
+    let object = data.as_object().ok_or_else(|| {
+        RuleError::said(
+            "",
+            crate::said!("server.mint_condition.refusal.round_collected_data_must_json"),
+        )
+    })?;
     if let Some(key) = object.keys().find(|k| *k != "round" && *k != "collections") {
-        return Err(RuleError::said(pointer([key]), crate::said!("server.mint_condition.refusal.unknown_field_round_collected_has", key = format!("{:?}", key))));
+        return Err(RuleError::said(
+            pointer([key]),
+            crate::said!(
+                "server.mint_condition.refusal.unknown_field_round_collected_has",
+                key = format!("{:?}", key)
+            ),
+        ));
     }
     let expected = earlier.len() as u32 + 1;
     let round = match object.get("round").and_then(Value::as_u64) {
         Some(r) if (1..=ROUNDS as u64).contains(&r) => r as u32,
         Some(r) => {
-            return Err(RuleError::said("/round", crate::said!("server.mint_condition.refusal.mint_condition_has_rounds_1", rounds = ROUNDS, r = r)));
+            return Err(RuleError::said(
+                "/round",
+                crate::said!(
+                    "server.mint_condition.refusal.mint_condition_has_rounds_1",
+                    rounds = ROUNDS,
+                    r = r
+                ),
+            ));
         }
         None => {
-            return Err(RuleError::said("/round", crate::said!("server.mint_condition.refusal.round_must_whole_number_from")));
+            return Err(RuleError::said(
+                "/round",
+                crate::said!("server.mint_condition.refusal.round_must_whole_number_from"),
+            ));
         }
     };
     if round != expected {
-        return Err(RuleError::said("/round", crate::said!("server.mint_condition.refusal.round_comes_next_rounds_are", expected = expected, round = round)));
+        return Err(RuleError::said(
+            "/round",
+            crate::said!(
+                "server.mint_condition.refusal.round_comes_next_rounds_are",
+                expected = expected,
+                round = round
+            ),
+        ));
     }
     let given = object
         .get("collections")
         .and_then(Value::as_object)
         .ok_or_else(|| {
-            RuleError::said("/collections", crate::said!("server.mint_condition.refusal.collections_must_object_from_player"))
+            RuleError::said(
+                "/collections",
+                crate::said!("server.mint_condition.refusal.collections_must_object_from_player"),
+            )
         })?;
     let collections = parse_collections(given, players, options)?;
     check_deck_limits(&collections, earlier, players)?;
@@ -79,14 +108,35 @@ fn parse_collections(
         let cards = given
             .get(&player.name)
             .ok_or_else(|| {
-                RuleError::said("/collections", crate::said!("server.mint_condition.refusal.collection_missing_every_player_appears", name = &player.name))
+                RuleError::said(
+                    "/collections",
+                    crate::said!(
+                        "server.mint_condition.refusal.collection_missing_every_player_appears",
+                        name = &player.name
+                    ),
+                )
             })?
             .as_array()
             .ok_or_else(|| {
-                RuleError::said(at(&[]), crate::said!("server.mint_condition.refusal.collection_must_list_cards", name = &player.name))
+                RuleError::said(
+                    at(&[]),
+                    crate::said!(
+                        "server.mint_condition.refusal.collection_must_list_cards",
+                        name = &player.name
+                    ),
+                )
             })?;
         if options.strict_counts && cards.len() != size {
-            return Err(RuleError::said(at(&[]), crate::said!("server.mint_condition.refusal.collected_cards_but_players_everyone", name = &player.name, cards = cards.len(), players = players.len(), size = size)));
+            return Err(RuleError::said(
+                at(&[]),
+                crate::said!(
+                    "server.mint_condition.refusal.collected_cards_but_players_everyone",
+                    name = &player.name,
+                    cards = cards.len(),
+                    players = players.len(),
+                    size = size
+                ),
+            ));
         }
         let mut collection = Vec::with_capacity(cards.len());
         for (i, raw) in cards.iter().enumerate() {
@@ -109,33 +159,60 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
                 .keys()
                 .find(|k| !["card", "symbol", "protected"].contains(&k.as_str()))
             {
-                return Err(RuleError::said(pointer([key]), crate::said!("server.mint_condition.refusal.unknown_field_card_has_card", key = format!("{:?}", key))));
+                return Err(RuleError::said(
+                    pointer([key]),
+                    crate::said!(
+                        "server.mint_condition.refusal.unknown_field_card_has_card",
+                        key = format!("{:?}", key)
+                    ),
+                ));
             }
             let id = fields.get("card").and_then(Value::as_str).ok_or_else(|| {
-                RuleError::said("/card", crate::said!("server.mint_condition.refusal.card_object_needs_card_card"))
+                RuleError::said(
+                    "/card",
+                    crate::said!("server.mint_condition.refusal.card_object_needs_card_card"),
+                )
             })?;
             let symbol = match fields.get("symbol") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
                 Some(_) => {
-                    return Err(RuleError::said("/symbol", crate::said!("server.mint_condition.refusal.symbol_must_colour_name_rainbow")));
+                    return Err(RuleError::said(
+                        "/symbol",
+                        crate::said!(
+                            "server.mint_condition.refusal.symbol_must_colour_name_rainbow"
+                        ),
+                    ));
                 }
             };
             let protected = match fields.get("protected") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
                 Some(_) => {
-                    return Err(RuleError::said("/protected", crate::said!("server.mint_condition.refusal.protected_must_true_false")));
+                    return Err(RuleError::said(
+                        "/protected",
+                        crate::said!("server.mint_condition.refusal.protected_must_true_false"),
+                    ));
                 }
             };
             (id, symbol, protected)
         }
         _ => {
-            return Err(RuleError::said("", crate::said!("server.mint_condition.refusal.card_id_fine_wine_object")));
+            return Err(RuleError::said(
+                "",
+                crate::said!("server.mint_condition.refusal.card_id_fine_wine_object"),
+            ));
         }
     };
     let kind = Kind::parse(id).ok_or_else(|| {
-        RuleError::said(if raw.is_string() { "" } else { "/card" }, crate::said!("server.mint_condition.refusal.unknown_card_mint_condition_cards", id = format!("{:?}", id), known_ids = cards::known_ids()))
+        RuleError::said(
+            if raw.is_string() { "" } else { "/card" },
+            crate::said!(
+                "server.mint_condition.refusal.unknown_card_mint_condition_cards",
+                id = format!("{:?}", id),
+                known_ids = cards::known_ids()
+            ),
+        )
     })?;
     // Smoking Kills also needs its house rule: the refusal names every option it takes.
     const SMOKING_KILLS_RULE: &str = "smoking_kills to {\"holder\": H, \"others\": O} \
@@ -147,10 +224,23 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
         } else {
             String::new()
         };
-        return Err(RuleError::said(if raw.is_string() { "" } else { "/card" }, crate::said!("server.mint_condition.refusal.expert_card_set_option_expert", kind = kind.name(), also = also)));
+        return Err(RuleError::said(
+            if raw.is_string() { "" } else { "/card" },
+            crate::said!(
+                "server.mint_condition.refusal.expert_card_set_option_expert",
+                kind = kind.name(),
+                also = also
+            ),
+        ));
     }
     if rule_unset {
-        return Err(RuleError::said(if raw.is_string() { "" } else { "/card" }, crate::said!("server.mint_condition.refusal.smoking_kills_has_no_published", smoking_kills_rule = SMOKING_KILLS_RULE)));
+        return Err(RuleError::said(
+            if raw.is_string() { "" } else { "/card" },
+            crate::said!(
+                "server.mint_condition.refusal.smoking_kills_has_no_published",
+                smoking_kills_rule = SMOKING_KILLS_RULE
+            ),
+        ));
     }
     Ok(Card {
         kind,
@@ -173,11 +263,26 @@ fn check_protection(collection: &[Card], options: &Options, name: &str) -> Resul
         }
         // A Sleeve protects *other* cards: a protected Sleeve needs a second one to protect it.
         if card.kind == Kind::SleeveMeUp && sleeves == 1 {
-            return Err(RuleError::said(pointer([i.to_string(), "protected".into()]), crate::said!("server.mint_condition.refusal.only_sleeve_me_up_cannot", name = name)));
+            return Err(RuleError::said(
+                pointer([i.to_string(), "protected".into()]),
+                crate::said!(
+                    "server.mint_condition.refusal.only_sleeve_me_up_cannot",
+                    name = name
+                ),
+            ));
         }
         protected += 1;
         if protected > allowed {
-            return Err(RuleError::said(pointer([i.to_string(), "protected".into()]), crate::said!("server.mint_condition.refusal.has_sleeve_me_up_card", name = name, sleeves = sleeves, allowed = allowed, sleeve_protects = options.sleeve_protects)));
+            return Err(RuleError::said(
+                pointer([i.to_string(), "protected".into()]),
+                crate::said!(
+                    "server.mint_condition.refusal.has_sleeve_me_up_card",
+                    name = name,
+                    sleeves = sleeves,
+                    allowed = allowed,
+                    sleeve_protects = options.sleeve_protects
+                ),
+            ));
         }
     }
     Ok(())
@@ -225,7 +330,17 @@ fn check_deck_limits(
             whose.push(format!("{before} in earlier rounds"));
         }
         let whose = whose.join(", ");
-        Err(RuleError::said(culprit.unwrap_or_else(|| "/collections".to_owned()), crate::said!("server.mint_condition.refusal.this_makes_cards_collected_game", total = total, what = what, whose = whose, copies = copies, box_has = box_has)))
+        Err(RuleError::said(
+            culprit.unwrap_or_else(|| "/collections".to_owned()),
+            crate::said!(
+                "server.mint_condition.refusal.this_makes_cards_collected_game",
+                total = total,
+                what = what,
+                whose = whose,
+                copies = copies,
+                box_has = box_has
+            ),
+        ))
     };
     for kind in Kind::ALL {
         if let Some(copies) = kind.copies() {

@@ -29,7 +29,13 @@ impl Ruleset for MintCondition {
         if options.lucky
             && let Some(p) = players.iter().find(|p| p.color.is_none())
         {
-            return Err(RuleError::said(pointer(["players", &(p.seat - 1).to_string(), "color"]), crate::said!("server.mint_condition.refusal.lucky_variant_every_player_needs", name = &p.name)));
+            return Err(RuleError::said(
+                pointer(["players", &(p.seat - 1).to_string(), "color"]),
+                crate::said!(
+                    "server.mint_condition.refusal.lucky_variant_every_player_needs",
+                    name = &p.name
+                ),
+            ));
         }
         if let Some(rule) = &options.smoking_kills {
             for (field, damage) in [("holder", rule.holder), ("others", rule.others)] {

@@ -11,7 +11,8 @@ use super::{BeCarefulWhenNone, MemoriesOverThree, Options, ProtectedBeCareful, T
 use crate::message::{Arg, Message};
 use crate::said;
 use crate::score::{
-    self, Adjustment, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, said_names,
+    self, Adjustment, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak,
+    said_names,
 };
 
 /// Be Careful! damage for a player who holds some, but fewer than the most.
@@ -107,7 +108,11 @@ fn round_lines(state: &State, round: &RoundCollected, seat: usize) -> Vec<Line> 
             );
         }
         lines.push(Line::new(
-            said!("server.mint_condition.line.kind", kind = Arg::word(kind.name()), n = n),
+            said!(
+                "server.mint_condition.line.kind",
+                kind = Arg::word(kind.name()),
+                n = n
+            ),
             points,
             detail,
         ));
@@ -126,7 +131,10 @@ fn card_damage(kind: Kind, n: i64, options: &Options, cards: &[Card]) -> (i64, M
             5 * (n / 2),
             said!("server.mint_condition.detail.autographed", pairs = n / 2),
         ),
-        Kind::FineWine => (2 * n, said!("server.mint_condition.detail.times", n = n, each = 2)),
+        Kind::FineWine => (
+            2 * n,
+            said!("server.mint_condition.detail.times", n = n, each = 2),
+        ),
         Kind::HeavyRotation => {
             // rulebook: a cycle of 4 — 1, 3, 5, then the 4th card resets to 0.
             let points = [0, 1, 3, 5][(n % 4) as usize];
@@ -140,12 +148,21 @@ fn card_damage(kind: Kind, n: i64, options: &Options, cards: &[Card]) -> (i64, M
                 ),
             )
         }
-        Kind::LegacyEdition => (4 * n, said!("server.mint_condition.detail.times", n = n, each = 4)),
-        Kind::LostPieces => (3 * n, said!("server.mint_condition.detail.lost_pieces", n = n)),
+        Kind::LegacyEdition => (
+            4 * n,
+            said!("server.mint_condition.detail.times", n = n, each = 4),
+        ),
+        Kind::LostPieces => (
+            3 * n,
+            said!("server.mint_condition.detail.lost_pieces", n = n),
+        ),
         Kind::Memories => memories_damage(n, options.memories_over_three),
         Kind::SnackFingers => (
             3 * (n - 1).max(0),
-            said!("server.mint_condition.detail.snack_fingers", rest = (n - 1).max(0)),
+            said!(
+                "server.mint_condition.detail.snack_fingers",
+                rest = (n - 1).max(0)
+            ),
         ),
         Kind::SleeveMeUp => {
             let protected: Vec<&str> = cards
@@ -219,9 +236,18 @@ fn be_careful_line(options: &Options, collections: &[Vec<Card>], seat: usize) ->
     } else if mine == most {
         let tied = counts.iter().filter(|c| **c == most).count();
         if tied > 1 {
-            (0, said!("server.mint_condition.detail.be_careful_tied_most", n = mine))
+            (
+                0,
+                said!(
+                    "server.mint_condition.detail.be_careful_tied_most",
+                    n = mine
+                ),
+            )
         } else {
-            (0, said!("server.mint_condition.detail.be_careful_most", n = mine))
+            (
+                0,
+                said!("server.mint_condition.detail.be_careful_most", n = mine),
+            )
         }
     } else if mine > 0 {
         (
@@ -236,7 +262,10 @@ fn be_careful_line(options: &Options, collections: &[Vec<Card>], seat: usize) ->
     } else {
         (
             BE_CAREFUL_NONE,
-            said!("server.mint_condition.detail.be_careful_none", points = BE_CAREFUL_NONE),
+            said!(
+                "server.mint_condition.detail.be_careful_none",
+                points = BE_CAREFUL_NONE
+            ),
         )
     };
     let protected = collections[seat]
@@ -323,7 +352,11 @@ fn lucky_deduction(rounds: &[RoundCollected], seat: usize, color: &str, damage: 
             applied = applied
         )
     } else {
-        said!("server.mint_condition.detail.lucky", cards = lucky_cards, color = color)
+        said!(
+            "server.mint_condition.detail.lucky",
+            cards = lucky_cards,
+            color = color
+        )
     };
     Adjustment {
         label: said!("server.mint_condition.line.lucky"),
@@ -358,9 +391,13 @@ fn explain_tiebreak(
     }
     let rule = match (options.heavily_used, options.tiebreak_scope) {
         (true, TiebreakScope::Game) => said!("server.mint_condition.tiebreak.fewest_game"),
-        (true, TiebreakScope::LastRound) => said!("server.mint_condition.tiebreak.fewest_last_round"),
+        (true, TiebreakScope::LastRound) => {
+            said!("server.mint_condition.tiebreak.fewest_last_round")
+        }
         (false, TiebreakScope::Game) => said!("server.mint_condition.tiebreak.most_game"),
-        (false, TiebreakScope::LastRound) => said!("server.mint_condition.tiebreak.most_last_round"),
+        (false, TiebreakScope::LastRound) => {
+            said!("server.mint_condition.tiebreak.most_last_round")
+        }
     };
     let names: Vec<&str> = tied.iter().map(|p| p.name.as_str()).collect();
     let counts: Vec<String> = tied
@@ -375,7 +412,10 @@ fn explain_tiebreak(
     let outcome = if winners.len() == 1 {
         said!("server.tiebreak.wins", name = winners[0])
     } else {
-        said!("server.tiebreak.still_tied_share", names = said_names(&winners))
+        said!(
+            "server.tiebreak.still_tied_share",
+            names = said_names(&winners)
+        )
     };
     Some(Tiebreak {
         rule,

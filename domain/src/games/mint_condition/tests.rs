@@ -244,7 +244,9 @@ fn four_or_more_memories_deal_7_unless_a_multiple_of_3_with_that_house_rule() {
         let l = line(&round, &format!("Memories ×{n}"));
         assert_eq!(l.points, expected, "{n} Memories");
         assert!(
-            l.detail.to_string().contains("memories_over_three: multiples_of_three"),
+            l.detail
+                .to_string()
+                .contains("memories_over_three: multiples_of_three"),
             "{}",
             l.detail
         );
@@ -749,7 +751,10 @@ fn the_single_most_be_careful_deals_no_damage() {
         json!({"Ann": ["be-careful", "be-careful"], "Bo": ["be-careful"]}),
     );
     let ann = line(round_of(&board, "Ann", 1), "Be Careful! ×2");
-    assert_eq!((ann.points, ann.detail.to_string().as_str()), (0, "2, the most → 0"));
+    assert_eq!(
+        (ann.points, ann.detail.to_string().as_str()),
+        (0, "2, the most → 0")
+    );
     assert_eq!(line(round_of(&board, "Bo", 1), "Be Careful! ×1").points, 3);
 }
 

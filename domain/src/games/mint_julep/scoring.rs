@@ -106,7 +106,11 @@ fn bet_line(state: &State, bet: &Bet) -> Line {
     let sum = if penalty == 0 {
         sum
     } else {
-        said!("server.mint_julep.detail.late_penalty", sum = sum, penalty = penalty)
+        said!(
+            "server.mint_julep.detail.late_penalty",
+            sum = sum,
+            penalty = penalty
+        )
     };
     // rules: with 2 players every bet is scored on its own.
     let backers = if state.players.len() == 2 {
@@ -116,7 +120,11 @@ fn bet_line(state: &State, bet: &Bet) -> Line {
     };
     if backers <= 1 {
         let total = bonus + points - penalty;
-        return Line::new(label, total, said!("server.mint_julep.detail.total", sum = sum, total = total));
+        return Line::new(
+            label,
+            total,
+            said!("server.mint_julep.detail.total", sum = sum, total = total),
+        );
     }
     // rules: integer division, remainder lost; Rust's `/` rounds a negative share toward zero.
     let split = |amount: i64| {
