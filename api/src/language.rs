@@ -117,12 +117,9 @@ pub async fn speak(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
     let language = Language::of(req.request());
-    let request = req.request().clone();
-    let res = match next.call(req).await {
-        Ok(res) => res.map_into_left_body(),
-        // An error a layer inside returned (a handler's panic): answered here.
-        Err(error) => ServiceResponse::from_err(error, request).map_into_right_body(),
-    };
+    // No copy of the request is held here: layers inside need it to themselves. An error a layer
+    // inside returns (a handler's panic) is answered further out, in English.
+    let res = next.call(req).await?.map_into_left_body();
     let said = match res
         .response()
         .error()

@@ -10,6 +10,7 @@ mod examples;
 mod games;
 mod history;
 mod isolation;
+mod languages;
 mod live;
 mod mind_up;
 mod mint_condition;

@@ -138,7 +138,7 @@ pub async fn create_game(
     };
     let setup = kind
         .start(&entries, &options)
-        .map_err(|e| ApiError::invalid(e.pointer, e.rule))?;
+        .map_err(|e| ApiError::invalid(e.pointer, e.said))?;
     let new_game = NewGame {
         id: id.clone(),
         game: kind.id().to_owned(),

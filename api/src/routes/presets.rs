@@ -118,7 +118,7 @@ pub async fn create_preset(
         }
     };
     kind.check_options(&options)
-        .map_err(|e| ApiError::invalid(e.pointer, e.rule))?;
+        .map_err(|e| ApiError::invalid(e.pointer, e.said))?;
     let preset = PresetRecord {
         id: uuid::Uuid::new_v4().to_string(),
         game: kind.id().to_owned(),
