@@ -240,10 +240,10 @@ where
         let mut single = defaults.clone();
         single.insert(key.clone(), value.clone());
         if let Err(e) = serde_json::from_value::<O>(Value::Object(single)) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer(["options", &key]),
-                words::refusal(
-                    &format!("option {key:?}"),
+                words::refusal_said(
+                    crate::said!("server.words.option", key = format!("{key:?}")),
                     &e.to_string(),
                     value.is_object() || value.is_array(),
                 ),
@@ -252,9 +252,13 @@ where
         merged.insert(key, value);
     }
     serde_json::from_value(Value::Object(merged)).map_err(|e| {
-        RuleError::new(
+        RuleError::said(
             "/options",
-            words::refusal("the options", &e.to_string(), true),
+            words::refusal_said(
+                crate::said!("server.words.the_options"),
+                &e.to_string(),
+                true,
+            ),
         )
     })
 }
