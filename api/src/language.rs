@@ -170,7 +170,7 @@ impl ResponseError for SaidIn {
 }
 
 /// Says in the OpenAPI document that every operation takes `Accept-Language` and answers with
-/// `Content-Language`: one shared parameter and one shared header, referred to from each.
+/// `Content-Language` (one shared header, referred to from each answer).
 pub fn describe(api: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::header::HeaderBuilder;
     use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
@@ -178,30 +178,24 @@ pub fn describe(api: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::{Ref, RefOr, Required};
 
     let tags: Vec<serde_json::Value> = Language::ALL.iter().map(|l| l.tag().into()).collect();
+    // The parameter is written out in each operation (clients and tests read an operation's
+    // parameters by name); the answer's header is shared.
+    let accept_language = ParameterBuilder::new()
+        .name("Accept-Language")
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .description(Some(
+            "The language of the answer's words (`en`, `fr` or `fa`, q-values as browsers send \
+             them; English otherwise): problems' `title` and `detail`, and a score's labels, \
+             details and notes. Machine fields never change. See `Content-Language`.",
+        ))
+        .schema(Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .examples([serde_json::json!("fr, en;q=0.5")]),
+        ))
+        .build();
     let components = api.components.get_or_insert_with(Default::default);
-    components.parameters.insert(
-        "AcceptLanguage".into(),
-        RefOr::T(
-            ParameterBuilder::new()
-                .name("Accept-Language")
-                .parameter_in(ParameterIn::Header)
-                .required(Required::False)
-                .description(Some(
-                    "The language of the answer's words: `detail` and `title` of a problem, and \
-                     the labels and details of a score's breakdown, adjustments, tie-break and \
-                     house-rule notes. `en`, `fr` or `fa`, with q-values as browsers send them \
-                     (`fa, fr;q=0.8`); anything else, or nothing, answers in English. Machine \
-                     fields (`type`, `status`, `pointer`, `event_index`, numbers, names, keys, \
-                     options) are the same in every language.",
-                ))
-                .schema(Some(
-                    ObjectBuilder::new()
-                        .schema_type(Type::String)
-                        .examples([serde_json::json!("fr, en;q=0.5")]),
-                ))
-                .build(),
-        ),
-    );
     components.headers.insert(
         "ContentLanguage".into(),
         RefOr::T(
@@ -212,7 +206,9 @@ pub fn describe(api: &mut utoipa::openapi::OpenApi) {
                         .enum_values(Some(tags)),
                 ))
                 .description(Some(
-                    "The language the answer's words are in (`en`, `fr` or `fa`).".to_owned(),
+                    "The language the answer's words are in (`en`, `fr` or `fa`), as \
+                     `Accept-Language` asked; `en` when it named none of them."
+                        .to_owned(),
                 ))
                 .build(),
         ),
@@ -231,9 +227,7 @@ pub fn describe(api: &mut utoipa::openapi::OpenApi) {
             operation
                 .parameters
                 .get_or_insert_with(Vec::new)
-                .push(RefOr::Ref(Ref::new(
-                    "#/components/parameters/AcceptLanguage",
-                )));
+                .push(RefOr::T(accept_language.clone()));
             for response in operation.responses.responses.values_mut() {
                 if let RefOr::T(response) = response {
                     response.headers.insert(
