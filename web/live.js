@@ -5,6 +5,7 @@
 import { checkGame, followGame, getGame, getScore, listEvents, unreachable } from './api.js';
 import { getState, mergeEvents, update } from './state.js';
 import { showNotice } from './ui.js';
+import { t } from './i18n.js';
 
 const POLL_MS = 4000;
 /** How long to wait before opening a broken stream again. */
@@ -104,7 +105,7 @@ export function follow(id, { onBack } = {}) {
   const poll = () => {
     if (poller) return;
     update({ live: 'polling' });
-    showNotice('Live updates are not available on this server: the page checks for new rounds every few seconds.');
+    showNotice(t('pad.live.polling'));
     poller = setInterval(async () => {
       try {
         const game = await getGame(id);
