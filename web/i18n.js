@@ -77,6 +77,9 @@ export const lang = () => current;
 export const dir = () => (RTL.has(current) ? 'rtl' : 'ltr');
 
 const PERSIAN = '۰۱۲۳۴۵۶۷۸۹';
+
+/** Whether the page shows numbers in digits of its own (Persian), not Latin ones. */
+export const ownDigits = () => current === 'fa';
 const ARABIC = '٠١٢٣٤٥٦٧٨٩';
 
 /** Latin digits in text shown in Persian become Persian digits ("Round 2" → "… ۲"). @param {string | number} text */

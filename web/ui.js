@@ -1,6 +1,6 @@
 // Small DOM helpers shared by every view: building elements without innerHTML (no injection,
 // no inline styles), and showing a refused request next to the field its `pointer` names.
-import { lang, num, readNumber, t } from './i18n.js';
+import { lang, num, ownDigits, readNumber, t } from './i18n.js';
 
 /**
  * Builds an element. `attrs` keys starting with `on` become listeners; `true`/`false` toggle
@@ -70,15 +70,17 @@ export function field(labelText, control, help) {
 }
 
 /**
- * A field for a whole number that a thumb types with Persian or Latin digits (a `type=number`
- * field takes Latin digits only): a text field with the numeric keyboard, its value shown in the
- * page's digits. Read it with `numberOf`.
+ * A field for a whole number. In a language written with its own digits (Persian) it is a text
+ * field with the numeric keyboard, its value shown in those digits, that takes Persian or Latin
+ * digits (a `type=number` field takes Latin digits only); else a number field. Read it with
+ * `numberOf`.
  * @param {Record<string, any>} attrs
  * @returns {HTMLInputElement}
  */
 export function numberInput(attrs) {
   const { value, ...rest } = attrs;
-  const input = /** @type {HTMLInputElement} */ (h('input', { ...rest, type: 'text', inputmode: 'numeric', autocomplete: 'off', class: ['number', rest.class].filter(Boolean).join(' ') }));
+  const type = ownDigits() ? 'text' : 'number';
+  const input = /** @type {HTMLInputElement} */ (h('input', { ...rest, type, inputmode: 'numeric', autocomplete: 'off', class: ['number', rest.class].filter(Boolean).join(' ') }));
   input.value = value === undefined || value === null || value === '' ? '' : num(value);
   return input;
 }

@@ -408,3 +408,32 @@ async fn fill_card(
     b.fill(&format!("{card} input[name=\"value\"]"), value)
         .await;
 }
+
+crate::on_both_backends!(the_catalogues_are_served_like_the_pages_other_files);
+
+async fn the_catalogues_are_served_like_the_pages_other_files(app: TestApp) {
+    for (lang, record) in [("en", "Record"), ("fr", "Noter"), ("fa", "ثبت")] {
+        let reply = app
+            .client
+            .get(app.url(&format!("/pad/i18n/{lang}.json")))
+            .send()
+            .await
+            .expect("GET a catalogue");
+        assert_eq!(reply.status(), 200);
+        let headers = reply.headers().clone();
+        assert_eq!(headers["content-type"], "application/json; charset=utf-8");
+        assert_eq!(headers["cache-control"], "no-cache");
+        assert!(headers.contains_key("etag"));
+        assert!(
+            headers["content-security-policy"]
+                .to_str()
+                .unwrap()
+                .contains("default-src 'self'")
+        );
+        let words: Value = reply.json().await.expect("a JSON catalogue");
+        assert_eq!(words["pad.game.record"], record);
+    }
+    // A language the server does not have is not a page.
+    let unknown = app.get("/pad/i18n/xx.json", None).await;
+    unknown.problem(404);
+}

@@ -3,7 +3,7 @@
 // or the round turn by turn: the card each player plays (`cards_played`; the server works out
 // who takes which prize) and at last the card each one places (`last_cards_placed`).
 import { h, field, uid } from '../ui.js';
-import { joined, num, t } from '../i18n.js';
+import { num, t } from '../i18n.js';
 import { choiceOfWays, esc, typedNumbers } from './forms.js';
 
 const COLUMNS = 5;
