@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::browser::{Browser, browser_speaking};
-use crate::helpers::{Backend, TestApp, spawn_app, totals};
+use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app, totals};
 use crate::pad::{assert_fits, open_club, record_by, start_on_page, wait_for_seq};
 
 /// The server on SQLite and a phone speaking `languages`, or `None` without Chromium (skipped).
@@ -254,11 +254,12 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
     b.wait_text("header.top nav a[href=\"#/new\"]", |t| t == "بازی تازه")
         .await;
     assert_eq!(lang_and_dir(&b).await, ("fa".into(), "rtl".into()));
-    // Right to left: the brand (first in the header) on the right, the menu's first item right
-    // of its last.
+    // Right to left: the brand (first in the header) on the right of the language switch on its
+    // line, the menu's first item right of its last.
     let brand = lefts(&b, "header.top .brand").await[0];
+    let switch = lefts(&b, "header.top #language").await[0];
     let menu = lefts(&b, "header.top nav li").await;
-    assert!(brand > menu[0], "brand {brand} menu {menu:?}");
+    assert!(brand > switch, "brand {brand} switch {switch}");
     assert!(menu[0] > menu[3], "menu {menu:?}");
 
     // The new game: Vintage under its Persian name, the default prize in Persian words.
@@ -436,4 +437,96 @@ async fn the_catalogues_are_served_like_the_pages_other_files(app: TestApp) {
     // A language the server does not have is not a page.
     let unknown = app.get("/pad/i18n/xx.json", None).await;
     unknown.problem(404);
+}
+
+/// A finished two-player Mint Condition game over the API: each round `a` gets `a_card` and `b`
+/// gets `b_card` (no card counts; nobody holds a Be Careful!, so both take 5 more).
+async fn finished_game(app: &TestApp, club: &TestClub, a: (&str, &str), b: (&str, &str)) -> String {
+    let game = app
+        .new_game(
+            club,
+            json!({"game": "mint-condition", "players": [{"name": a.0}, {"name": b.0}],
+                   "options": {"strict_counts": false}}),
+        )
+        .await;
+    let rounds = (1..=3)
+        .map(|round| {
+            event(
+                "round_collected",
+                json!({"round": round, "collections": {a.0: [a.1], b.0: [b.1]}}),
+            )
+        })
+        .collect();
+    assert_eq!(app.append(club, &game, Some(1), rounds).await.status, 201);
+    game
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_persian_the_leaderboard_and_a_players_chart_run_right_to_left_in_persian_digits() {
+    let Some((app, b)) = setup_speaking("fa").await else {
+        return;
+    };
+    let club = app.new_club().await;
+    // سارا (Fine Wine: 5 + 2 a round) 21 beats بابک (Legacy Edition: 5 + 4) 27; then بابک
+    // (Fine Wine) 21 beats کاوه (Lost Pieces: 5 + 3) 24.
+    finished_game(
+        &app,
+        &club,
+        ("سارا", "fine-wine"),
+        ("بابک", "legacy-edition"),
+    )
+    .await;
+    finished_game(&app, &club, ("بابک", "fine-wine"), ("کاوه", "lost-pieces")).await;
+
+    open_club(&app, &b, &club, "#/leaderboard").await;
+    b.wait_text("table.leaderboard caption", |t| {
+        t == "رتبه‌بندی بر پایهٔ درصد برد"
+    })
+    .await;
+    let rates = text_of(&b, "return [...document.querySelectorAll('table.leaderboard tbody tr')].map(r => r.dataset.player + ' ' + r.querySelector('td.ranked').textContent).join(' | ');").await;
+    assert_eq!(rates, "سارا ۱۰۰٪ | بابک ۵۰٪ | کاوه ۰٪");
+    // The bars: each name on the right, its bar growing leftwards from it, the value after it.
+    let bars = b
+        .js("return [...document.querySelectorAll('svg.chart')[0].querySelectorAll('text.bar-label')].map((label, i) => { \
+               const bar = label.parentNode.querySelectorAll('rect.bar')[i].getBoundingClientRect(); \
+               const value = label.parentNode.querySelectorAll('text.bar-value')[i].getBoundingClientRect(); \
+               const name = label.getBoundingClientRect(); \
+               return [name.left >= bar.right - 1, value.right <= bar.left + 1, label.textContent]; });")
+        .await;
+    assert_eq!(
+        bars,
+        json!([
+            [true, true, "سارا"],
+            [true, true, "بابک"],
+            [true, true, "کاوه"]
+        ])
+    );
+    assert_fits(&b, 360).await;
+    b.screenshot("fa-leaderboard", Some("main")).await;
+
+    // بابک's page: two games, the older one on the right (time runs right to left).
+    let player = text_of(&b, "return [...document.querySelectorAll('table.leaderboard a')].find(a => a.textContent === 'بابک').getAttribute('href');").await;
+    b.goto(&app.url(&format!("/{player}"))).await;
+    b.wait_text("main h1", |t| t == "بابک").await;
+    let dots = b
+        .js("return [...document.querySelectorAll('figure svg.chart circle.dot')].map(c => [Number(c.getAttribute('cx')), c.nextElementSibling?.textContent ?? c.parentNode.querySelector('text.value').textContent]);")
+        .await;
+    let dots = dots.as_array().expect("the chart's dots");
+    assert_eq!(dots.len(), 2, "{dots:?}");
+    assert!(
+        dots[0][0].as_f64().unwrap() > dots[1][0].as_f64().unwrap(),
+        "the older game right of the newer: {dots:?}"
+    );
+    let values = text_of(&b, "return [...document.querySelectorAll('figure svg.chart text.value')].map(t => t.textContent).join(' ');").await;
+    assert_eq!(values, "۲۷ ۲۱");
+    assert_eq!(
+        text_of(
+            &b,
+            "return document.querySelector('dl.figures dd:nth-of-type(3)').textContent;"
+        )
+        .await,
+        "۵۰٪"
+    );
+    b.screenshot("fa-player", Some("main")).await;
+    b.close().await;
 }
