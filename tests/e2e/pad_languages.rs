@@ -291,7 +291,7 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
     assert_eq!(b.text("#entry h3").await, "پخش کارت‌ها");
 
     // The deal, values typed in Persian digits (1 card to سارا, 2 to بابک, 3 to کاوه).
-    let deal: [(&str, &[(&str, &str, &str, &str)]); 3] = [
+    let deal: [(&str, &[TypedCard]); 3] = [
         ("سارا", &[("چراغ", "آبی", "60s", "۳")]),
         (
             "بابک",
@@ -394,12 +394,11 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
     b.close().await;
 }
 
-/// A Vintage card typed as a Persian table types it: object, colour, period (its value), value.
-async fn fill_card(
-    b: &Browser,
-    card: &str,
-    (object, colour, period, value): (&str, &str, &str, &str),
-) {
+/// A Vintage card as typed: object, colour, period (the option's value) and value (as text).
+type TypedCard<'a> = (&'a str, &'a str, &'a str, &'a str);
+
+/// A Vintage card typed as a Persian table types it.
+async fn fill_card(b: &Browser, card: &str, (object, colour, period, value): TypedCard<'_>) {
     b.fill(&format!("{card} input[name=\"type\"]"), object)
         .await;
     b.fill(&format!("{card} input[name=\"colour\"]"), colour)
