@@ -529,3 +529,31 @@ async fn in_persian_the_leaderboard_and_a_players_chart_run_right_to_left_in_per
     b.screenshot("fa-player", Some("main")).await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pad_takes_the_first_of_the_phones_languages_it_speaks_else_english() {
+    // German first, French second: French.
+    let Some((app, b)) = setup_speaking("de-DE,de,fr-FR").await else {
+        return;
+    };
+    let club = app.new_club().await;
+    open_club(&app, &b, &club, "#/").await;
+    b.wait_text("header.top nav a[href=\"#/\"]", |t| t == "Parties")
+        .await;
+    assert_eq!(lang_and_dir(&b).await, ("fr".into(), "ltr".into()));
+    b.close().await;
+
+    // Only languages it does not speak: English.
+    let Some(b) = browser_speaking("de-DE,de").await else {
+        return;
+    };
+    open_club(&app, &b, &club, "#/").await;
+    b.wait_text("main h1", |t| t == "Games").await;
+    assert_eq!(lang_and_dir(&b).await, ("en".into(), "ltr".into()));
+    assert_eq!(
+        b.js("return document.getElementById('language').value;")
+            .await,
+        json!("en")
+    );
+    b.close().await;
+}
