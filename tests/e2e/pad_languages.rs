@@ -116,24 +116,27 @@ async fn a_phone_set_to_french_plays_a_mind_up_round_in_french_and_keeps_the_lan
             .await,
         json!("fr")
     );
-    assert_eq!(b.text("main h1").await, "Parties");
+    b.wait_text("main h1", |t| t == "Parties").await;
 
     // The new-game form in French: its heading, the game's goal and the players' labels.
     b.goto(&app.url("/#/new")).await;
     b.select("select[name=\"game\"]", "mind-up").await;
-    assert_eq!(b.text("form.new-game h1").await, "Nouvelle partie");
+    b.wait_text("form.new-game h1", |t| t == "Nouvelle partie")
+        .await;
     let goal = b.text("form.new-game p.help").await;
     assert_eq!(
         goal,
         "Le plus haut total gagne ; une égalité va à la meilleure manche 3. 3 manches. 3 à 6 joueurs."
     );
-    assert_eq!(b.text(".players li:nth-child(1) label").await, "Joueur 1");
+    b.wait_text(".players li:nth-child(1) label", |t| t == "Joueur 1")
+        .await;
     b.screenshot("fr-new-game", None).await;
     start_on_page(&b, "mind-up", &["Ann", "Bo", "Cy", "Di"]).await;
 
     // The round's step, the ways to record it and the table's fields, in French.
-    assert_eq!(b.text(".entry-box h2").await, "Manche 1 sur 3");
-    assert_eq!(b.text("#entry .ways legend").await, "Noter");
+    b.wait_text(".entry-box h2", |t| t == "Manche 1 sur 3")
+        .await;
+    b.wait_text("#entry .ways legend", |t| t == "Noter").await;
     assert_eq!(
         text_of(
             &b,
@@ -142,11 +145,12 @@ async fn a_phone_set_to_french_plays_a_mind_up_round_in_french_and_keeps_the_lan
         .await,
         "Noter les rangées en fin de manche tour par tour"
     );
-    assert_eq!(
-        b.text("#entry .round-setup legend").await,
-        "La table de cette manche"
-    );
-    assert_eq!(b.text("#entry button[type=\"submit\"]").await, "Noter");
+    b.wait_text("#entry .round-setup legend", |t| {
+        t == "La table de cette manche"
+    })
+    .await;
+    b.wait_text("#entry button[type=\"submit\"]", |t| t == "Noter")
+        .await;
 
     // A word in the score cards that is no number: refused on the page, in French, under the
     // score cards' field (nothing is sent).
@@ -171,8 +175,8 @@ async fn a_phone_set_to_french_plays_a_mind_up_round_in_french_and_keeps_the_lan
         }
     }
     b.click("#entry button[type=\"submit\"]").await;
-    let refusal = b.text("#entry .field-error").await;
-    assert_eq!(refusal, "« x » n’est pas un nombre");
+    b.wait_text("#entry .field-error", |t| t == "« x » n’est pas un nombre")
+        .await;
     let at = b
         .js("const e = document.querySelector('#entry .field-error'); return [e.parentElement.dataset.pointer, e.parentElement.querySelector('input').name];")
         .await;
@@ -192,13 +196,14 @@ async fn a_phone_set_to_french_plays_a_mind_up_round_in_french_and_keeps_the_lan
     // The scoreboard and the log in French; the totals are the server's.
     b.wait_text(".entry-box h2", |t| t == "Manche 2 sur 3")
         .await;
-    assert_eq!(b.text(".board h2").await, "Tableau des scores");
-    assert_eq!(b.text(".scoreboard h3").await, "Chaque point expliqué");
-    let caption = b.text("table.totals caption").await;
-    assert!(
-        caption.starts_with("En tête : ") && caption.ends_with("(le plus haut total gagne)"),
-        "{caption}"
-    );
+    b.wait_text(".board h2", |t| t == "Tableau des scores")
+        .await;
+    b.wait_text(".scoreboard h3", |t| t == "Chaque point expliqué")
+        .await;
+    b.wait_text("table.totals caption", |caption| {
+        caption.starts_with("En tête : ") && caption.ends_with("(le plus haut total gagne)")
+    })
+    .await;
     let heads = text_of(&b, "return [...document.querySelectorAll('table.totals thead th')].map(t => t.textContent).join('|');").await;
     assert_eq!(heads, "Rang|Joueur|Total");
     let game = crate::pad::shown_game(&b).await;
@@ -216,14 +221,12 @@ async fn a_phone_set_to_french_plays_a_mind_up_round_in_french_and_keeps_the_lan
     assert_eq!(shown, expected);
     let round_line = text_of(&b, "const d = document.querySelector('details.breakdown'); d.open = true; return d.querySelector('h4').textContent;").await;
     assert!(round_line.starts_with("Manche 1 : "), "{round_line}");
-    assert_eq!(
-        b.text(".log li[data-seq=\"3\"] .event-head strong").await,
-        "#3 rangées notées"
-    );
-    assert_eq!(
-        b.text(".log li[data-seq=\"3\"] button.retract").await,
-        "Retirer"
-    );
+    b.wait_text(".log li[data-seq=\"3\"] .event-head strong", |t| {
+        t == "#3 rangées notées"
+    })
+    .await;
+    b.wait_text(".log li[data-seq=\"3\"] button.retract", |t| t == "Retirer")
+        .await;
     assert_fits(&b, 360).await;
     b.screenshot("fr-scoreboard", Some(".board")).await;
 
@@ -231,7 +234,7 @@ async fn a_phone_set_to_french_plays_a_mind_up_round_in_french_and_keeps_the_lan
     b.select("#language", "en").await;
     b.wait_text(".board h2", |t| t == "Scoreboard").await;
     assert_eq!(lang_and_dir(&b).await, ("en".into(), "ltr".into()));
-    assert_eq!(b.text(".entry-box h2").await, "Round 2 of 3");
+    b.wait_text(".entry-box h2", |t| t == "Round 2 of 3").await;
     b.client.refresh().await.expect("reload");
     b.wait_text(".board h2", |t| t == "Scoreboard").await;
     assert_eq!(
@@ -286,9 +289,10 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
     assert!(name > remove, "name {name} ✕ {remove}");
     b.screenshot("fa-new-game", None).await;
     start_on_page(&b, "vintage", &["سارا", "بابک", "کاوه"]).await;
-    assert_eq!(b.text("header.game-head .status").await, "در جریان");
+    b.wait_text("header.game-head .status", |t| t == "در جریان")
+        .await;
     record_by(&b, "turns").await;
-    assert_eq!(b.text("#entry h3").await, "پخش کارت‌ها");
+    b.wait_text("#entry h3", |t| t == "پخش کارت‌ها").await;
 
     // The deal, values typed in Persian digits (1 card to سارا, 2 to بابک, 3 to کاوه).
     let deal: [(&str, &[TypedCard]); 3] = [
@@ -320,7 +324,8 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
 
     // Turn 1 of سارا, in Persian digits.
     b.wait_text("#entry h3", |t| t == "نوبت ۱: سارا").await;
-    assert_eq!(b.text("#entry fieldset.turn > legend").await, "نوبت سارا");
+    b.wait_text("#entry fieldset.turn > legend", |t| t == "نوبت سارا")
+        .await;
     b.select("#entry select[name=\"banked\"]", "c1").await;
     b.select_text("#entry select[name=\"take\"]", "دزدیدن از کاوه: c4")
         .await;
@@ -331,8 +336,8 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
     b.select("#entry select[name=\"kept\"]", "1").await;
     // A value that is no number: refused in Persian, right under that card's value.
     b.click("#entry button[type=\"submit\"]").await;
-    let refusal = b.text(&format!("{first} .field-error")).await;
-    assert_eq!(refusal, "«x۲» عدد نیست");
+    b.wait_text(&format!("{first} .field-error"), |t| t == "«x۲» عدد نیست")
+        .await;
     assert_eq!(
         b.js(&format!(
             "return document.querySelector('{first} .field-error').previousElementSibling.name;"
@@ -360,7 +365,7 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
     assert_eq!(turn["kept"], "c8");
 
     // The scoreboard: Persian words, Persian digits, columns from right to left.
-    assert_eq!(b.text(".board h2").await, "جدول امتیاز");
+    b.wait_text(".board h2", |t| t == "جدول امتیاز").await;
     let game = crate::pad::shown_game(&b).await;
     let mut expected = totals(&app.score(&club, &game).await);
     expected.sort();
@@ -384,10 +389,10 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
     let correct = lefts(&b, ".log li[data-seq=\"3\"] button.correct").await[0];
     let retract = lefts(&b, ".log li[data-seq=\"3\"] button.retract").await[0];
     assert!(correct > retract, "correct {correct} take back {retract}");
-    assert_eq!(
-        b.text(".log li[data-seq=\"3\"] .event-head strong").await,
-        "#۳ نوبت بازی شد"
-    );
+    b.wait_text(".log li[data-seq=\"3\"] .event-head strong", |t| {
+        t == "#۳ نوبت بازی شد"
+    })
+    .await;
     assert_fits(&b, 360).await;
     b.screenshot("fa-turn", Some(".entry-box")).await;
     b.screenshot("fa-scoreboard", Some(".board")).await;
