@@ -111,18 +111,38 @@ export function readNumber(text) {
 }
 
 /**
- * A catalogue text with its `{name}` filled in (numbers in the page's digits). A key missing
- * from the language's catalogue falls back to English, then to the key itself (a test keeps
- * the catalogues complete).
+ * A catalogue text with its `{name}` filled in (numbers in the page's digits), as stored: for
+ * what the page sends (a prize's name, a phone's token name), not for what it shows.
+ * @param {string} key @param {Record<string, string | number>} [params]
+ */
+export function plain(key, params) {
+  return fill(key, params, (s) => s);
+}
+
+/**
+ * A catalogue text with its `{name}` filled in, to show. A key missing from the language's
+ * catalogue falls back to English, then to the key itself (a test keeps the catalogues
+ * complete). Right to left, Latin text inside it (an English card name, a player's name, a card
+ * id) is isolated so its punctuation stays where it belongs ("Be Careful!", not "!Be Careful").
  * @param {string} key @param {Record<string, string | number>} [params]
  */
 export function t(key, params) {
+  return isolated(fill(key, params, isolated));
+}
+
+/** @param {string} s */
+function isolated(s) {
+  return RTL.has(current) && /[A-Za-z]/.test(s) && !/[\u0600-\u06FF]/.test(s) ? `\u2068${s}\u2069` : s;
+}
+
+/** @param {string} key @param {Record<string, string | number> | undefined} params @param {(s: string) => string} wrap */
+function fill(key, params, wrap) {
   const text = words[key] ?? english[key] ?? key;
   if (!params) return text;
   return text.replace(/\{(\w+)\}/g, (all, name) => {
     const v = params[name];
     if (v === undefined) return all;
-    return typeof v === 'number' ? num(v) : v;
+    return typeof v === 'number' ? num(v) : wrap(v);
   });
 }
 

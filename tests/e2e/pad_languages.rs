@@ -327,8 +327,13 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
     b.wait_text("#entry fieldset.turn > legend", |t| t == "نوبت سارا")
         .await;
     b.select("#entry select[name=\"banked\"]", "c1").await;
-    b.select_text("#entry select[name=\"take\"]", "دزدیدن از کاوه: c4")
-        .await;
+    // The card's id inside the Persian sentence is isolated (U+2068 … U+2069): "c4" reads
+    // left to right wherever it stands.
+    assert_eq!(
+        text_of(&b, "return [...document.querySelectorAll('#entry select[name=\"take\"] option')].map(o => o.textContent).find(o => o.includes('c4'));").await,
+        "دزدیدن از کاوه: \u{2068}c4\u{2069} · گلدان سبز، دههٔ ۶۰، ۴"
+    );
+    b.select_text("#entry select[name=\"take\"]", "c4").await;
     let first = "#entry .drawn li.vintage-card:nth-child(1)";
     let second = "#entry .drawn li.vintage-card:nth-child(2)";
     fill_card(&b, first, ("چراغ", "قرمز", "70s", "x۲")).await;
@@ -345,8 +350,7 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
         .await,
         json!("value")
     );
-    b.screenshot("fa-refusal", Some(&format!("{first} .field-error")))
-        .await;
+    b.screenshot("fa-refusal", Some(first)).await;
     fill_card(&b, first, ("چراغ", "قرمز", "70s", "۱")).await;
     b.click("#entry button[type=\"submit\"]").await;
     wait_for_seq(&b, 3).await;
@@ -466,7 +470,7 @@ async fn finished_game(app: &TestApp, club: &TestClub, a: (&str, &str), b: (&str
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn in_persian_the_leaderboard_and_a_players_chart_run_right_to_left_in_persian_digits() {
+async fn in_persian_the_leaderboard_a_players_chart_and_the_steppers_run_right_to_left() {
     let Some((app, b)) = setup_speaking("fa").await else {
         return;
     };
@@ -532,6 +536,30 @@ async fn in_persian_the_leaderboard_and_a_players_chart_run_right_to_left_in_per
         "۵۰٪"
     );
     b.screenshot("fa-player", Some("main")).await;
+
+    // A Mint Condition round's steppers mirror (+ on the left) and count in Persian digits.
+    let game = app
+        .new_game(
+            &club,
+            json!({"game": "mint-condition", "players": [{"name": "سارا"}, {"name": "بابک"}]}),
+        )
+        .await;
+    b.goto(&app.url(&format!("/#/game/{game}"))).await;
+    let plus = "fieldset[data-player=\"سارا\"] input[data-card=\"fine-wine\"] + button.step";
+    b.click(plus).await;
+    b.click(plus).await;
+    b.wait_text(".player-tab[data-player=\"سارا\"] .tab-count", |t| {
+        t == "۲/۷"
+    })
+    .await;
+    let stepper = b
+        .js("const s = document.querySelector('fieldset[data-player=\"سارا\"] input[data-card=\"fine-wine\"]').closest('.stepper'); \
+             const [less, more] = s.querySelectorAll('button.step'); \
+             return [s.querySelector('input').value, more.getBoundingClientRect().left < less.getBoundingClientRect().left, \
+                     s.querySelector('.stepper-label').getBoundingClientRect().left > less.getBoundingClientRect().left];")
+        .await;
+    assert_eq!(stepper, json!(["۲", true, true]));
+    b.screenshot("fa-steppers", Some("#entry")).await;
     b.close().await;
 }
 

@@ -4,7 +4,7 @@
 // keep one) and the last banks (`final_banked`). A card is described the first time it shows
 // up and named by its id after that. The prizes are the game's options, set when it starts.
 import { h, field, Incomplete, numberInput, numberOf } from '../ui.js';
-import { num, t } from '../i18n.js';
+import { num, plain, t } from '../i18n.js';
 import { choiceOfWays, esc } from './forms.js';
 
 const PERIODS = ['50s', '60s', '70s'];
@@ -55,7 +55,7 @@ function prizesEditor() {
       if (points.value.trim() !== '' && !Number.isInteger(numberOf(points))) {
         throw new Incomplete(t('pad.form.not_a_number', { text: points.value.trim() }), /** @type {HTMLElement} */ (li).dataset.pointer);
       }
-      return { id: prizeId(attribute, value), name: t('pad.vintage.prize.name', { value }), attribute, value, points: points.value.trim() === '' ? null : numberOf(points) };
+      return { id: prizeId(attribute, value), name: plain('pad.vintage.prize.name', { value }), attribute, value, points: points.value.trim() === '' ? null : numberOf(points) };
     }),
   };
 }

@@ -4,7 +4,7 @@
 import { createClub, createToken, linkBases, listGames, qrCodeUrl, useToken, ApiError } from '../api.js';
 import { getState, update } from '../state.js';
 import { h, field, handOut, replace, showProblem, clearErrors } from '../ui.js';
-import { t } from '../i18n.js';
+import { plain, t } from '../i18n.js';
 
 /** The link that opens the club on another phone with `token`. @param {string} token */
 const joinPath = (token) => `/#/join/${encodeURIComponent(token)}`;
@@ -86,7 +86,7 @@ function addPhoneForm() {
     e.preventDefault();
     clearErrors(form);
     try {
-      const [issued, where] = await Promise.all([createToken(t('pad.phone.token_name', { owner: owner.value.trim() }), 'write'), linkBases()]);
+      const [issued, where] = await Promise.all([createToken(plain('pad.phone.token_name', { owner: owner.value.trim() }), 'write'), linkBases()]);
       replace(box,
         h('p', null, t('pad.phone.open_on', { phone: issued.name })),
         handOut(where, joinPath(issued.token), { id: 'phone-link', alt: t('pad.phone.qr', { phone: issued.name }), qr: qrCodeUrl }));
