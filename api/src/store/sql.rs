@@ -219,7 +219,7 @@ impl SqliteStore {
             .max_connections(readers)
             .connect_with(options.clone())
             .await?;
-        sqlx::migrate!("../migrations/sqlite")
+        super::migrations::sqlite()
             .run(&pool)
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
@@ -289,7 +289,7 @@ impl PostgresStore {
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options)
             .await?;
-        sqlx::migrate!("../migrations/postgres")
+        super::migrations::postgres()
             .run(&pool)
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
