@@ -110,7 +110,8 @@ impl Message {
     /// Said in `catalogue`'s language; a key it lacks is said in English.
     pub fn render(&self, catalogue: &Catalogue) -> String {
         let mut out = String::new();
-        self.render_into(catalogue, &mut out);
+        // Writing into a String cannot fail.
+        let _ = self.render_into(catalogue, &mut out);
         out
     }
 
@@ -127,9 +128,11 @@ impl Message {
         }
     }
 
-    fn render_into(&self, catalogue: &Catalogue, out: &mut String) {
+    /// Writes the message in `catalogue`'s language into `out` (a String, or a serialiser's
+    /// output: a score's lines are written straight into its JSON).
+    fn render_into<W: fmt::Write>(&self, catalogue: &Catalogue, out: &mut W) -> fmt::Result {
         match self {
-            Message::Plain(text) => out.push_str(text),
+            Message::Plain(text) => out.write_str(text),
             Message::Keyed { key, args } => {
                 // Every key the code uses is in the English file (a test checks it), so the last
                 // fallback, the key itself, is never shown.
@@ -137,68 +140,63 @@ impl Message {
                     .text(key)
                     .or_else(|| english().text(key))
                     .unwrap_or(key);
-                fill(template, args, catalogue, out);
+                fill(template, args, catalogue, out)
             }
         }
     }
 }
 
 /// `{name}` in `template` replaced by the argument of that name; other text kept as it is.
-fn fill(template: &str, args: &[(&'static str, Arg)], catalogue: &Catalogue, out: &mut String) {
+fn fill<W: fmt::Write>(
+    template: &str,
+    args: &[(&'static str, Arg)],
+    catalogue: &Catalogue,
+    out: &mut W,
+) -> fmt::Result {
     let mut rest = template;
     while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
+        out.write_str(&rest[..open])?;
         let after = &rest[open + 1..];
         let Some(close) = after.find('}') else {
-            out.push_str(&rest[open..]);
-            return;
+            return out.write_str(&rest[open..]);
         };
         let name = &after[..close];
         match args.iter().find(|(n, _)| *n == name) {
-            Some((_, arg)) => arg.render_into(catalogue, out),
-            None => out.push_str(&rest[open..open + close + 2]),
+            Some((_, arg)) => arg.render_into(catalogue, out)?,
+            None => out.write_str(&rest[open..open + close + 2])?,
         }
         rest = &after[close + 1..];
     }
-    out.push_str(rest);
+    out.write_str(rest)
 }
 
 impl Arg {
-    fn render_into(&self, catalogue: &Catalogue, out: &mut String) {
+    fn render_into<W: fmt::Write>(&self, catalogue: &Catalogue, out: &mut W) -> fmt::Result {
         match self {
-            Arg::Int(n) => {
-                use fmt::Write;
-                let _ = write!(out, "{n}");
-            }
-            Arg::Signed(n) => {
-                use fmt::Write;
-                let _ = match n {
-                    n if *n > 0 => write!(out, "+{n}"),
-                    n if *n < 0 => write!(out, "−{}", n.unsigned_abs()),
-                    _ => write!(out, "0"),
-                };
-            }
-            Arg::Text(text) => out.push_str(text),
+            Arg::Int(n) => write!(out, "{n}"),
+            Arg::Signed(n) if *n > 0 => write!(out, "+{n}"),
+            Arg::Signed(n) if *n < 0 => write!(out, "−{}", n.unsigned_abs()),
+            Arg::Signed(_) => out.write_str("0"),
+            Arg::Text(text) => out.write_str(text),
             Arg::Said(message) => message.render_into(catalogue, out),
         }
     }
 }
 
+/// Said in English.
 impl fmt::Display for Message {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Message::Plain(text) => f.write_str(text),
-            keyed => f.write_str(&keyed.english()),
-        }
+        self.render_into(english(), f)
     }
 }
 
-/// Serialised in English: what the domain's own JSON (and its benchmark) writes.
+/// Serialised in English: what the domain's own JSON (and its benchmark) writes, straight into
+/// the output.
 impl serde::Serialize for Message {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             Message::Plain(text) => serializer.serialize_str(text),
-            keyed => serializer.serialize_str(&keyed.english()),
+            keyed => serializer.collect_str(keyed),
         }
     }
 }
@@ -372,7 +370,7 @@ mod tests {
     #[test]
     fn an_unknown_placeholder_and_a_lone_brace_stay_as_written() {
         let mut out = String::new();
-        fill("{x} and {", &[], &Catalogue::default(), &mut out);
+        let _ = fill("{x} and {", &[], &Catalogue::default(), &mut out);
         assert_eq!(out, "{x} and {");
     }
 
