@@ -5,6 +5,7 @@ mod browser;
 mod helpers;
 
 mod access;
+mod contract;
 mod events;
 mod examples;
 mod games;

@@ -203,6 +203,10 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
         }
         _ => text,
     };
+    // More digits than a version can have: no game is at that version, so the append is stale.
+    if !version.is_empty() && version.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(Some(version.parse::<i64>().unwrap_or(i64::MAX)));
+    }
     version.parse::<i64>().map(Some).map_err(|_| {
         ApiError::bad_parameter(
             "If-Match",

@@ -75,8 +75,8 @@ pub struct PlayerInput {
 #[utoipa::path(tag = "games", request_body(content = CreateGame, examples(
         ("mint-condition" = (summary = "Mint Condition: Ann and Bo, by the book (then the events examples \"mint-condition 1…5\")", value = json!(examples::create_mint_condition()))),
         ("mind-up" = (summary = "Mind Up!: four players, 2 objectives a round (then \"mind-up 1…4\")", value = json!(examples::create_mind_up()))),
-        ("mint-julep" = (summary = "Mint Julep: three players, card by card (then \"mint-julep 1…6\")", value = json!(examples::create_mint_julep()))),
-        ("mint-julep-finishes" = (summary = "Mint Julep: three players, finishes only (then \"mint-julep-finishes 1…5\")", value = json!(examples::create_mint_julep()))),
+        ("mint-julep" = (summary = "Mint Julep: three players, card by card (then \"mint-julep 1…6\")", value = json!(examples::create_mint_julep("mint-julep")))),
+        ("mint-julep-finishes" = (summary = "Mint Julep: three players, finishes only (then \"mint-julep-finishes 1…5\")", value = json!(examples::create_mint_julep("mint-julep-finishes")))),
         ("vintage" = (summary = "Vintage: three players, four prizes, turn by turn (then \"vintage 1…4\")", value = json!(examples::create_vintage()))),
         ("vintage-collections" = (summary = "Vintage: three players, three prizes, collections only (then \"vintage-collections 1\")", value = json!(examples::create_vintage_collections()))),
     )), security(("club_token" = [])), responses(
@@ -320,7 +320,10 @@ pub struct GamesQuery {
     /// Page size, 1–200 (default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
+    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
+    /// other text is refused with 400, and so is hexadecimal text this server did not give out
+    /// (no schema can tell the two apart).
+    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
     pub cursor: Option<String>,
 }
 

@@ -17,8 +17,8 @@ use crate::views::{ScoreView, score_view};
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct ScoreQuery {
-    /// Replay the log only up to this seq, from 1 to the game's version (default: everything;
-    /// a seq past the version is refused with 422).
+    /// Replay the log only up to this seq: from 1 to the game's version (default: everything).
+    /// A seq past the game's version is refused with 422 (only the game knows its version).
     #[param(minimum = 1)]
     pub at: Option<i64>,
 }

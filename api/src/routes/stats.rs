@@ -83,6 +83,15 @@ fn select_variant(
     }
 }
 
+/// The variants the statistics count apart, of every game (`Game::variants`).
+#[derive(utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)] // a name for the document only: queries read the variant as text
+pub enum VariantId {
+    /// Mint Condition's "Heavily Used": the highest total wins.
+    HeavilyUsed,
+}
+
 fn not_found() -> ApiError {
     ApiError::NotFound("no such player in this club".into())
 }
@@ -117,7 +126,10 @@ pub struct PlayersQuery {
     /// Page size, 1–200 (default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
+    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
+    /// other text is refused with 400, and so is hexadecimal text this server did not give out
+    /// (no schema can tell the two apart).
+    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
     pub cursor: Option<String>,
 }
 
@@ -202,7 +214,10 @@ pub struct StatsQuery {
     /// Only this game id.
     #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
-    /// Only this variant of the game (`heavily-used` for Mint Condition); needs `game`.
+    /// Only this variant of the game; needs `game`, a game that has the variant
+    /// (`heavily-used`: Mint Condition only; Mind Up!, Mint Julep and Vintage have none).
+    /// Refused with 400 otherwise.
+    #[param(inline, value_type = Option<VariantId>)]
     pub variant: Option<String>,
     /// Games played at or after this time.
     pub from: Option<DateTime<Utc>>,
@@ -257,7 +272,10 @@ pub struct PlayerGamesQuery {
     /// Page size, 1–200 (default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
+    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
+    /// other text is refused with 400, and so is hexadecimal text this server did not give out
+    /// (no schema can tell the two apart).
+    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
     pub cursor: Option<String>,
 }
 
@@ -349,8 +367,10 @@ pub struct LeaderboardQuery {
     /// Only this game id (needed to sort by average score).
     #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
-    /// With `game`: this variant's games (`heavily-used` for Mint Condition); without it, the
-    /// game's published rules. Figures never mix scoring directions.
+    /// With `game`: this variant's games; without it, the game's published rules. Needs `game`,
+    /// a game that has the variant (`heavily-used`: Mint Condition only; Mind Up!, Mint Julep
+    /// and Vintage have none); refused with 400 otherwise. Figures never mix scoring directions.
+    #[param(inline, value_type = Option<VariantId>)]
     pub variant: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
@@ -434,7 +454,9 @@ pub async fn leaderboard(
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct HeadToHeadQuery {
-    /// Two players, comma-separated, each by name (ignoring case) or id: `Ann,Bo`.
+    /// Two different players of the club, comma-separated, each by name (ignoring case) or id:
+    /// `Ann,Bo`. A player the club does not have is 404; the same player twice is refused with 400.
+    #[param(pattern = r"^[^,\x00]*[^,\s\x00][^,\x00]*,[^,\x00]*[^,\s\x00][^,\x00]*$")]
     pub players: String,
     #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
@@ -581,7 +603,10 @@ pub async fn head_to_head(
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct GameStatsQuery {
-    /// This variant's games (`heavily-used` for Mint Condition); without it, the published rules.
+    /// This variant's games; without it, the published rules. Only a game that has the variant
+    /// takes it (`heavily-used`: Mint Condition only; Mind Up!, Mint Julep and Vintage have
+    /// none); refused with 400 otherwise.
+    #[param(inline, value_type = Option<VariantId>)]
     pub variant: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
