@@ -425,4 +425,146 @@ mod tests {
         let value = &doc["components"]["schemas"]["HouseRuleView"]["properties"]["value"];
         assert!(value.is_object() && value.get("type").is_none(), "{value}");
     }
+
+    /// Found by the strict fuzzing pass: a stream event's `data` was documented as a string.
+    #[test]
+    fn every_stream_event_kind_is_described_with_the_schema_of_its_data() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let item = |path: &str| {
+            doc["paths"][path]["get"]["responses"]["200"]["content"]["text/event-stream"]
+                ["itemSchema"]
+                .clone()
+        };
+        let kinds = |event: &Value| -> Vec<(String, String)> {
+            let one = |e: &Value| {
+                let data = &e["properties"]["data"];
+                assert_eq!(data["contentMediaType"], "application/json");
+                e["properties"]["event"]["enum"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|k| {
+                        let kind = k.as_str().unwrap().to_owned();
+                        (
+                            kind,
+                            data["contentSchema"]["$ref"].as_str().unwrap().to_owned(),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            };
+            match event["oneOf"].as_array() {
+                Some(branches) => branches.iter().flat_map(one).collect(),
+                None => one(event),
+            }
+        };
+        let schemas = "#/components/schemas/";
+        assert_eq!(
+            kinds(&item("/v1/games/{id}/stream")),
+            [
+                ("snapshot".into(), format!("{schemas}SnapshotData")),
+                ("appended".into(), format!("{schemas}AppendedData")),
+            ]
+        );
+        let lobby = kinds(&item("/v1/stream"));
+        let names: Vec<&str> = lobby.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "game_created",
+                "game_finished",
+                "game_abandoned",
+                "game_resumed"
+            ]
+        );
+        assert!(
+            lobby
+                .iter()
+                .all(|(_, s)| *s == format!("{schemas}GameSummary"))
+        );
+    }
+
+    /// Found by the strict fuzzing pass: an example event of one game sent to a game of another.
+    #[test]
+    fn each_append_example_is_paired_with_its_scenarios_game() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let append = &doc["paths"]["/v1/games/{id}/events"]["post"];
+        let bodies = append["requestBody"]["content"]["application/json"]["examples"]
+            .as_object()
+            .unwrap();
+        let ids = append["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "id")
+            .map(|p| p["schema"]["examples"].as_array().unwrap().clone())
+            .unwrap();
+        let creations = doc["paths"]["/v1/games"]["post"]["requestBody"]["content"]
+            ["application/json"]["examples"]
+            .as_object()
+            .unwrap();
+        assert_eq!(bodies.len(), ids.len());
+        for ((name, _), id) in bodies.iter().zip(&ids) {
+            let scenario = name.rsplit_once(' ').unwrap().0;
+            let created = &creations[scenario]["value"];
+            assert_eq!(&created["id"], id, "{name}");
+        }
+    }
+
+    /// Found by the strict fuzzing pass: a preset's `options` was any object.
+    #[test]
+    fn each_games_preset_options_are_the_keys_the_game_takes() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let shapes = doc["components"]["schemas"]["CreatePreset"]["oneOf"]
+            .as_array()
+            .unwrap();
+        assert_eq!(shapes.len(), tabletally_domain::Game::ALL.len());
+        for (shape, game) in shapes.iter().zip(tabletally_domain::Game::ALL) {
+            assert_eq!(shape["properties"]["game"]["enum"], json!([game.id()]));
+            let options = &shape["properties"]["options"];
+            assert_eq!(options["additionalProperties"], json!(false));
+            let mut documented: Vec<&String> =
+                options["properties"].as_object().unwrap().keys().collect();
+            let defaults = game.default_options();
+            let mut taken: Vec<&String> = defaults.as_object().unwrap().keys().collect();
+            documented.sort();
+            taken.sort();
+            assert_eq!(documented, taken, "{}", game.id());
+            // Every default fits its own schema's type (the one check without a validator).
+            for (key, value) in defaults.as_object().unwrap() {
+                let types = &options["properties"][key]["type"];
+                let kind = match value {
+                    Value::Bool(_) => "boolean",
+                    Value::Number(_) => "integer",
+                    Value::String(_) => "string",
+                    Value::Array(_) => "array",
+                    Value::Object(_) => "object",
+                    Value::Null => "null",
+                };
+                assert!(
+                    *types == json!(kind)
+                        || types.as_array().is_some_and(|t| t.contains(&json!(kind))),
+                    "{} {key}: {value} is not {types}",
+                    game.id()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_documented_variants_are_the_variants_there_are() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let parameter = doc["paths"]["/v1/stats/leaderboard"]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "variant")
+            .cloned()
+            .unwrap();
+        let variants: Vec<&str> = tabletally_domain::Game::ALL
+            .iter()
+            .flat_map(|g| g.variants())
+            .map(|v| v.id)
+            .collect();
+        assert_eq!(parameter["schema"]["enum"], json!(variants));
+    }
 }

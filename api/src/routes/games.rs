@@ -72,6 +72,11 @@ pub struct PlayerInput {
 }
 
 /// Starts a game: checks players and options, stores event 1 (`game_started`).
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): each
+/// game takes its own number of players (Mint Condition 2–5, Mind Up! 3–6, Mint Julep 2–4,
+/// Vintage 3–6) and its own `options` (those of `POST /v1/presets` for that game); names are
+/// unique within a game; a `player_id` must be one of the club's players (422).
 #[utoipa::path(tag = "games", request_body(content = CreateGame, examples(
         ("mint-condition" = (summary = "Mint Condition: Ann and Bo, by the book (then the events examples \"mint-condition 1…5\")", value = json!(examples::create_mint_condition()))),
         ("mind-up" = (summary = "Mind Up!: four players, 2 objectives a round (then \"mind-up 1…4\")", value = json!(examples::create_mind_up()))),
@@ -336,6 +341,9 @@ pub struct GamePage {
 }
 
 /// The club's games, newest first, filtered and paginated.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
+/// `cursor` must be a `next_cursor` this server gave out; other hexadecimal text is 400.
 #[utoipa::path(tag = "games", security(("club_token" = [])), params(GamesQuery), responses(
     (status = 200, description = "A page of games", body = GamePage),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),

@@ -24,6 +24,9 @@ pub struct ScoreQuery {
 }
 
 /// The scoreboard after replaying the log up to `at`.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): `at`
+/// may not pass the game's version (422), which only the stored game knows.
 #[utoipa::path(tag = "scores", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id"), ScoreQuery), responses(
     (status = 200, description = "The scoreboard", body = ScoreView, headers(("ETag" = String, description = "The game's version (with `at` for a past score); send it back in If-None-Match"))),
     (status = 304, description = "Not modified since the If-None-Match tag"),

@@ -141,6 +141,9 @@ pub struct PlayerPage {
 }
 
 /// The club's players by name, with the number of finished games each played.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
+/// `cursor` must decode to a name (hexadecimal UTF-8, as `next_cursor` is); other text is 400.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(PlayersQuery), responses(
     (status = 200, description = "A page of players", body = PlayerPage),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -238,6 +241,9 @@ impl StatsQuery {
 }
 
 /// A player's statistics: wins, win rate, scores per game, ranks and streaks.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it):
+/// `variant` needs `game`, a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), StatsQuery), responses(
     (status = 200, description = "The player's statistics", body = PlayerStats),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -306,6 +312,9 @@ pub struct PlayerGamePage {
 }
 
 /// The player's games, newest first, with their result when finished.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
+/// `cursor` must be a `next_cursor` this server gave out; other hexadecimal text is 400.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), PlayerGamesQuery), responses(
     (status = 200, description = "A page of the player's games", body = PlayerGamePage),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -396,6 +405,9 @@ pub struct Leaderboard {
 }
 
 /// Players ranked by win rate, wins or average score.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it):
+/// `variant` needs `game`, a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(LeaderboardQuery), responses(
     (status = 200, description = "The leaderboard", body = Leaderboard),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -522,6 +534,9 @@ async fn player_by_name_or_id(
 }
 
 /// Two players: games together and who finished ahead how often.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): the
+/// two must be different players (400): a name and the same player's id are one player.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(HeadToHeadQuery), responses(
     (status = 200, description = "Head-to-head", body = HeadToHead),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -645,6 +660,9 @@ pub struct GameStats {
 }
 
 /// A game's statistics over the club's finished plays.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it):
+/// `variant` only for a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = crate::views::GameId, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
     (status = 200, description = "The game's statistics", body = GameStats),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
