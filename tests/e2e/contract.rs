@@ -82,7 +82,7 @@ async fn a_last_event_id_is_digits_by_header_and_by_query(app: TestApp) {
     assert_eq!(problem["parameter"], "Last-Event-ID");
     assert_eq!(
         problem["detail"],
-        "Last-Event-ID must be an event id the stream sent (digits only), got \"+1\""
+        "Last-Event-ID must be a whole number, like 3; got \"+1\""
     );
     assert_eq!(by_query.problem(400)["parameter"], "last_event_id");
     let first = far_ahead.expect().await;

@@ -35,21 +35,24 @@ fn resume_from(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, Ap
     let by_query = query
         .last_event_id
         .as_deref()
-        .map(|text| event_id("last_event_id", text))
+        .map(|text| event_id("\"last_event_id\"", "last_event_id", text))
         .transpose()?;
     match req.headers().get("last-event-id") {
         Some(value) => {
-            event_id("Last-Event-ID", value.to_str().unwrap_or_default().trim()).map(Some)
+            let text = value.to_str().unwrap_or_default().trim();
+            event_id("Last-Event-ID", "Last-Event-ID", text).map(Some)
         }
         None => Ok(by_query),
     }
 }
 
-fn event_id(name: &str, text: &str) -> Result<i64, ApiError> {
+/// An SSE id sent back: `said` is how the refusal names it, `parameter` which one it was.
+fn event_id(said: &str, parameter: &str, text: &str) -> Result<i64, ApiError> {
+    // Digits only: a sign ("+1"), which Rust's number parser would take, is no id the stream sent.
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ApiError::bad_parameter(
-            name,
-            format!("{name} must be an event id the stream sent (digits only), got {text:?}"),
+            parameter,
+            format!("{said} must be a whole number, like 3; got {text:?}"),
         ));
     }
     Ok(text.parse::<i64>().unwrap_or(i64::MAX))
