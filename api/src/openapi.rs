@@ -15,6 +15,7 @@ use crate::examples;
 use crate::live::{AppendedData, SnapshotData};
 use crate::routes;
 use crate::views;
+use tabletally_domain::Game;
 
 /// The command that rewrites the committed document.
 pub const REGENERATE: &str =
@@ -176,14 +177,14 @@ fn a_player_needs_a_name_or_an_id(api: &mut utoipa::openapi::OpenApi) {
     );
 }
 
-/// The options each game takes, by game id: every key, its JSON type and, where the type says
-/// it, its values. What a value must satisfy beyond its shape (a Vintage prize's id unique, the
-/// deck's numbers 1–63, the limits of points) is each game's own check, stated in words.
-pub fn game_options(game: &str) -> Value {
+/// The options a game takes: every key, its JSON type and, where the type says it, its values.
+/// What a value must satisfy beyond its shape (a Vintage prize's id given once, the limits of
+/// points) is the game's own check, which `POST /v1/presets` states in words.
+fn game_options(game: Game) -> Value {
     const U32: u64 = u32::MAX as u64;
     let text = json!({"type": "string", "minLength": 1, "pattern": r"\S"});
     let properties = match game {
-        "mint-condition" => json!({
+        Game::MintCondition => json!({
             "lucky": {"type": "boolean", "description": "Variant \"Lucky\""},
             "heavily_used": {"type": "boolean", "description": "Variant \"Heavily Used\" (the highest total wins)"},
             "expert_cards": {"type": "boolean"},
@@ -198,7 +199,7 @@ pub fn game_options(game: &str) -> Value {
             "tiebreak_scope": {"type": "string", "enum": ["game", "last_round"]},
             "protected_be_careful": {"type": "string", "enum": ["counts", "ignored"]},
         }),
-        "mind-up" => json!({
+        Game::MindUp => json!({
             "objectives": {"type": "integer", "minimum": 0, "maximum": 5},
             "cards": {"type": ["array", "null"], "items": {"type": "object", "additionalProperties": false,
                 "required": ["number", "colour", "bubble"],
@@ -206,11 +207,11 @@ pub fn game_options(game: &str) -> Value {
             "still_tied": {"type": "string", "enum": ["shared_win", "more_in_round_2"]},
             "d1_without_green": {"type": "string", "enum": ["nothing", "bonus"]},
         }),
-        "mint-julep" => json!({
+        Game::MintJulep => json!({
             "split": {"type": "string", "enum": ["before_penalty", "after_penalty"]},
             "last_race_ends_game": {"type": "boolean"},
         }),
-        "vintage" => json!({
+        Game::Vintage => json!({
             "prizes": {"type": "array", "maxItems": tabletally_domain::games::vintage::MAX_PRIZES,
                 "items": {"type": "object", "additionalProperties": false,
                     "required": ["id", "name", "attribute", "value", "points"],
@@ -225,7 +226,6 @@ pub fn game_options(game: &str) -> Value {
                     "properties": {"type": text, "colour": text, "period": text,
                                    "value": {"type": "integer", "minimum": 0, "maximum": U32}}}},
         }),
-        _ => json!({}),
     };
     json!({"type": "object", "additionalProperties": false, "properties": properties})
 }
@@ -239,7 +239,7 @@ fn preset_options_per_game(api: &mut utoipa::openapi::OpenApi) {
         panic!("CreatePreset is not in the document as an object");
     };
     let mut per_game = OneOfBuilder::new().description(preset.description.clone());
-    for game in tabletally_domain::Game::ALL {
+    for game in Game::ALL {
         let mut shape = preset.clone();
         shape.description = None;
         shape.title = Some(game.title().to_owned());
@@ -247,7 +247,7 @@ fn preset_options_per_game(api: &mut utoipa::openapi::OpenApi) {
             "game".to_owned(),
             leaf(json!({"type": "string", "enum": [game.id()]})),
         );
-        let mut options = leaf(game_options(game.id()));
+        let mut options = leaf(game_options(game));
         if let RefOr::T(Schema::Object(o)) = &mut options {
             o.description = Some(format!(
                 "{}'s options; left-out options take their defaults when a game starts.",
