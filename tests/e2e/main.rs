@@ -6,6 +6,7 @@ mod helpers;
 
 mod access;
 mod catalogues;
+mod contract;
 mod events;
 mod examples;
 mod games;
