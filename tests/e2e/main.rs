@@ -7,6 +7,7 @@ mod helpers;
 mod access;
 mod events;
 mod examples;
+mod failover;
 mod games;
 mod history;
 mod isolation;
