@@ -9,5 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export TABLETALLY_FAILOVERS="${1:-10}"
 export TABLETALLY_FAILOVER_COST=1
-cargo test --locked -p tabletally-tests --test e2e failover -- --nocapture 2>&1 |
-    grep -E '^(failover|synchronous|[0-9]+ failovers)|test result|panicked'
+log="${TMPDIR:-/tmp}/tabletally-failover-bench.log"
+cargo test --locked -p tabletally-tests --test e2e failover -- --nocapture >"$log" 2>&1 || status=$?
+grep -E '^(failover|synchronous|[0-9]+ failovers)|test result|panicked' "$log"
+echo "(whole output: $log)"
+exit "${status:-0}"

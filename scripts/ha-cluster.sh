@@ -216,6 +216,12 @@ revive() {
     run_keeper "$node" pg_autoctl run --pgdata "$DIR/$node"
 }
 
+# Every command but start and stop needs a running cluster's directory.
+case "${1:-}" in
+start | stop | "") ;;
+*) [[ -f "$DIR/node2.port" ]] || die "no cluster in $DIR (scripts/ha-cluster.sh start)" ;;
+esac
+
 case "${1:-}" in
 start) start ;;
 stop) stop ;;
