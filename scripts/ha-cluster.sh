@@ -132,7 +132,8 @@ start() {
         database_url
         return 0
     fi
-    rm -rf "$DIR"
+    # What a cluster left half-started here: stopped first, then removed.
+    stop
     mkdir -p "$DIR/config" "$DIR/share" "$DIR/run"
     if [[ $(id -u) -eq 0 ]]; then chown -R postgres: "$DIR"; fi
     free_port >"$DIR/monitor.port"
