@@ -1,5 +1,6 @@
 // The only module that talks to the server: it alone knows the paths, the token header and
 // application/problem+json. Everything here is the public contract of ../shared/API.md.
+import { lang, t } from './i18n.js';
 
 /**
  * The API's shapes, generated from openapi/openapi.json (scripts/typecheck-pad.sh); a change to
@@ -45,7 +46,8 @@ async function call(method, path, { body, query, timeoutMs = ANSWER_MS } = {}) {
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, String(v));
   }
   /** @type {Record<string, string>} */
-  const headers = { accept: 'application/json, application/problem+json' };
+  // The server's own words (refusals, score explanations) in the page's language.
+  const headers = { accept: 'application/json, application/problem+json', 'accept-language': lang() };
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response;
@@ -55,7 +57,7 @@ async function call(method, path, { body, query, timeoutMs = ANSWER_MS } = {}) {
     const signal = AbortSignal.timeout(timeoutMs);
     response = await fetch(url, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
-    throw new ApiError(0, { title: 'No connection', detail: 'The server cannot be reached. Check the connection and try again.' });
+    throw new ApiError(0, { title: t('pad.api.no_connection'), detail: t('pad.api.unreachable') });
   }
   const text = await response.text();
   let json = null;

@@ -1,9 +1,10 @@
 // Entry point: reads the hash route, keeps the token in use, and mounts one view at a time.
 // Routes: #/ games (#/?game=…&status=…&player=…) · #/new · #/game/<id> · #/share/<id>/<token> · #/join/<token> · #/player/<id> · #/leaderboard(?game=…&sort=…) · #/club
 import { useToken } from './api.js';
+import { LANGUAGES, chosenLanguage, lang, useLanguage } from './i18n.js';
 import { sendAll } from './outbox.js';
 import { getState, subscribe, update } from './state.js';
-import { replace, showNotice } from './ui.js';
+import { h, replace, showNotice } from './ui.js';
 import * as club from './views/club.js';
 import * as newGame from './views/new-game.js';
 import * as game from './views/game.js';
@@ -65,8 +66,23 @@ subscribe((state, changed) => {
 // when it gets the focus: typing replaces it instead of appending to it ("3" giving "43").
 document.addEventListener('focusin', (e) => {
   const el = e.target;
-  if (el instanceof HTMLInputElement && el.type === 'number' && el.value !== '') el.select();
+  if (el instanceof HTMLInputElement && (el.type === 'number' || el.inputMode === 'numeric') && el.value !== '') el.select();
 });
+
+// The page's words come first: every view is drawn in the language chosen.
+await useLanguage(chosenLanguage());
+
+// The switch in the header: each language named in itself; the choice is kept on this phone
+// and the open view is drawn again in it (what waits on the phone stays in the outbox).
+const switcher = /** @type {HTMLSelectElement | null} */ (document.getElementById('language'));
+if (switcher) {
+  switcher.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) =>
+    h('option', { value: code, lang: code, selected: code === lang() }, name)));
+  switcher.addEventListener('change', async () => {
+    await useLanguage(switcher.value, { remember: true });
+    mount();
+  });
+}
 
 window.addEventListener('hashchange', mount);
 mount();

@@ -5,6 +5,16 @@
 import { checkGame, followGame, getGame, getScore, listEvents, unreachable } from './api.js';
 import { getState, mergeEvents, update } from './state.js';
 import { showNotice } from './ui.js';
+import { lang, t } from './i18n.js';
+
+/**
+ * The stream's scores are in the server's default language (EventSource sends no
+ * Accept-Language): in another language the page keeps the score it read itself, and reads the
+ * game again after each event (its events and score together, so a form is never built from
+ * new events and an old score).
+ */
+const streamInPageLanguage = () => lang() === 'en';
+
 
 const POLL_MS = 4000;
 /** How long to wait before opening a broken stream again. */
@@ -57,11 +67,12 @@ export function follow(id, { onBack } = {}) {
         if (stopped) return;
         heard();
         everOpened = true;
-        update({ live: 'live', game: data.game, score: data.score });
+        const inLanguage = streamInPageLanguage();
+        update(inLanguage ? { live: 'live', game: data.game, score: data.score } : { live: 'live' });
         showNotice(null);
         const { events } = getState();
         // Back after an outage, or opened during one: the log and the marks come from a fresh read.
-        if (lost || events.length === 0) reload(id).catch(() => {});
+        if (lost || events.length === 0 || !inLanguage) reload(id).catch(() => {});
         if (lost) onBack?.();
         lost = false;
       },
@@ -70,7 +81,8 @@ export function follow(id, { onBack } = {}) {
         heard();
         const state = getState();
         const game = state.game ? { ...state.game, version: data.version } : state.game;
-        update({ live: 'live', game, score: data.score, events: mergeEvents(state.events, data.events) });
+        if (streamInPageLanguage()) update({ live: 'live', game, score: data.score, events: mergeEvents(state.events, data.events) });
+        else if (state.live !== 'live') update({ live: 'live' });
         // The marks (retracted_by, corrected_by) and the status come from a fresh read.
         reload(id).catch(() => {});
       },
@@ -104,7 +116,7 @@ export function follow(id, { onBack } = {}) {
   const poll = () => {
     if (poller) return;
     update({ live: 'polling' });
-    showNotice('Live updates are not available on this server: the page checks for new rounds every few seconds.');
+    showNotice(t('pad.live.polling'));
     poller = setInterval(async () => {
       try {
         const game = await getGame(id);

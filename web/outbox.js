@@ -12,13 +12,14 @@ import { getState, update } from './state.js';
  *   key?: number, gameId: string,
  *   baseVersion: number | null,
  *   events: {id: string, type: string, data: any}[],
- *   label: string, queuedAt: string,
+ *   label: string, queuedAt: string, round?: boolean,
  *   conflict?: {currentVersion: number | null} | null,
  *   refused?: {detail?: string, title?: string, pointer?: string | null} | null,
  * }} Entry
  * `baseVersion`: the game's version the entry was recorded at (the entries waiting before it
  * counted in), sent as `expected_version` so that another phone's entry is never silently
- * overwritten.
+ * overwritten. `label`: the step in the words of the page that recorded it; `round`: whether
+ * it is a whole round (the waiting box counts rounds then).
  */
 
 const DATABASE = 'tabletally';

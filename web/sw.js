@@ -15,6 +15,7 @@ const SHELL = [
   '/pad/api.js',
   '/pad/state.js',
   '/pad/ui.js',
+  '/pad/i18n.js',
   '/pad/live.js',
   '/pad/outbox.js',
   '/pad/charts.js',
@@ -33,6 +34,9 @@ const SHELL = [
   '/pad/games/vintage.js',
   '/pad/icon.svg',
   '/pad/manifest.webmanifest',
+  '/pad/i18n/en.json',
+  '/pad/i18n/fr.json',
+  '/pad/i18n/fa.json',
 ];
 const CACHE = 'tabletally-pad';
 /** A dead spot often swallows requests rather than refusing them: use the copy after this long. */

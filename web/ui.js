@@ -1,5 +1,6 @@
 // Small DOM helpers shared by every view: building elements without innerHTML (no injection,
 // no inline styles), and showing a refused request next to the field its `pointer` names.
+import { lang, num, ownDigits, readNumber, t } from './i18n.js';
 
 /**
  * Builds an element. `attrs` keys starting with `on` become listeners; `true`/`false` toggle
@@ -69,6 +70,27 @@ export function field(labelText, control, help) {
 }
 
 /**
+ * A field for a whole number. In a language written with its own digits (Persian) it is a text
+ * field with the numeric keyboard, its value shown in those digits, that takes Persian or Latin
+ * digits (a `type=number` field takes Latin digits only); else a number field. Read it with
+ * `numberOf`.
+ * @param {Record<string, any>} attrs
+ * @returns {HTMLInputElement}
+ */
+export function numberInput(attrs) {
+  const { value, ...rest } = attrs;
+  const type = ownDigits() ? 'text' : 'number';
+  const input = /** @type {HTMLInputElement} */ (h('input', { ...rest, type, inputmode: 'numeric', autocomplete: 'off', class: ['number', rest.class].filter(Boolean).join(' ') }));
+  input.value = value === undefined || value === null || value === '' ? '' : num(value);
+  return input;
+}
+
+/** A number field's value (Persian or Latin digits); `fallback` when it is empty. @param {HTMLInputElement | HTMLSelectElement} input @param {number} [fallback] */
+export function numberOf(input, fallback = 0) {
+  return input.value.trim() === '' ? fallback : readNumber(input.value);
+}
+
+/**
  * A number stepper: − [n] +, with a label. Returns the wrapper; `.input` is the number input.
  * @param {string} shownText
  * `note`: a line under the label (say what the deck still holds); `onplus`: after a "+" tap;
@@ -78,20 +100,18 @@ export function field(labelText, control, help) {
 export function stepper(shownText, { min = 0, max = 99, value = 0, onchange, onplus, dataset, note = null, lead = '' } = {}) {
   const labelText = `${lead}${shownText}`;
   const id = uid('s');
-  const input = /** @type {HTMLInputElement} */ (h('input', {
-    id, type: 'number', inputmode: 'numeric', min, max, value, class: 'stepper-value', dataset,
-  }));
+  const input = numberInput({ id, min, max, value, class: 'stepper-value', dataset });
   const bump = (/** @type {number} */ d) => {
-    const next = Math.max(min, Math.min(max, (Number(input.value) || 0) + d));
-    input.value = String(next);
+    const next = Math.max(min, Math.min(max, (numberOf(input) || 0) + d));
+    input.value = num(next);
     input.dispatchEvent(new Event('input', { bubbles: true }));
   };
   if (onchange) input.addEventListener('input', onchange);
   const wrap = h('div', { class: 'stepper' },
     h('span', { class: 'stepper-label' }, h('label', { for: id }, lead ? h('span', { class: 'visually-hidden' }, lead) : null, shownText), note),
-    h('button', { type: 'button', class: 'step', 'aria-label': `one less ${labelText}`, onclick: () => bump(-1) }, '−'),
+    h('button', { type: 'button', class: 'step', 'aria-label': t('pad.stepper.less', { what: labelText }), onclick: () => bump(-1) }, '−'),
     input,
-    h('button', { type: 'button', class: 'step', 'aria-label': `one more ${labelText}`, onclick: () => { bump(1); onplus?.(); } }, '+'));
+    h('button', { type: 'button', class: 'step', 'aria-label': t('pad.stepper.more', { what: labelText }), onclick: () => { bump(1); onplus?.(); } }, '+'));
   return Object.assign(wrap, { input });
 }
 
@@ -120,7 +140,7 @@ export function clearErrors(root) {
  */
 export function showProblem(root, problem) {
   clearErrors(root);
-  const message = problem.detail || problem.title || 'The server refused this.';
+  const message = problem.detail || problem.title || t('pad.problem.refused');
   let target = null;
   let best = -1;
   if (problem.pointer) {
@@ -159,7 +179,7 @@ export function newId() {
 /** "2026-11-30T19:00:00Z" → a short local date and time. @param {string} iso */
 export function when(iso) {
   const d = new Date(iso);
-  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return d.toLocaleString(lang(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** A short message under the header (e.g. "live updates unavailable"). @param {string | null} text */
@@ -184,7 +204,7 @@ export function copyButton(text, label) {
       copied = await navigator.clipboard.writeText(value).then(() => true, () => false);
     }
     if (!copied) copied = copyBySelection(value);
-    status.textContent = copied ? 'Copied' : 'Could not copy: select it and copy it by hand';
+    status.textContent = copied ? t('pad.copy.done') : t('pad.copy.failed');
   };
   return h('span', { class: 'copy' }, h('button', { type: 'button', onclick: copy }, label), status);
 }
@@ -223,11 +243,11 @@ export function handOut(where, path, { id, alt, qr }) {
     where.bases.map((b) => h('option', { value: b }, b))));
   addresses.addEventListener('change', () => { base = addresses.value; show(); });
   return h('div', { class: 'hand-out' },
-    where.bases.length > 1 ? field('This computer’s address', addresses, 'Pick the one the phones’ network reaches.') : null,
+    where.bases.length > 1 ? field(t('pad.handout.address'), addresses, t('pad.handout.address_help')) : null,
     h('p', null, anchor),
     image,
-    copyButton(link, 'Copy the link'),
+    copyButton(link, t('pad.handout.copy')),
     where.localOnly
-      ? h('p', { class: 'help' }, 'This address opens only on this computer. For the phones at the table, start the server with TABLETALLY_ADDR=0.0.0.0:8080 (or set TABLETALLY_PUBLIC_URL) and open the pad at the computer’s network address.')
+      ? h('p', { class: 'help' }, t('pad.handout.local_only'))
       : null);
 }

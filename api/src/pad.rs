@@ -42,6 +42,7 @@ macro_rules! assets {
 }
 
 const JS: &str = "text/javascript; charset=utf-8";
+const JSON: &str = "application/json; charset=utf-8";
 
 static ASSETS: &[Asset] = assets![
     ("/", "index.html", "text/html; charset=utf-8"),
@@ -56,6 +57,7 @@ static ASSETS: &[Asset] = assets![
     ("/pad/api.js", "api.js", JS),
     ("/pad/state.js", "state.js", JS),
     ("/pad/ui.js", "ui.js", JS),
+    ("/pad/i18n.js", "i18n.js", JS),
     ("/pad/live.js", "live.js", JS),
     ("/pad/outbox.js", "outbox.js", JS),
     ("/pad/charts.js", "charts.js", JS),
@@ -77,6 +79,11 @@ static ASSETS: &[Asset] = assets![
     ("/pad/games/mint-julep.js", "games/mint-julep.js", JS),
     ("/pad/games/vintage.js", "games/vintage.js", JS),
     ("/pad/icon.svg", "icon.svg", "image/svg+xml"),
+    // The page's words, one catalogue per language (`i18n/` at the repository's root; web/i18n.js
+    // names the languages). A new language is its file, a line here and one in web/sw.js.
+    ("/pad/i18n/en.json", "../i18n/en.json", JSON),
+    ("/pad/i18n/fr.json", "../i18n/fr.json", JSON),
+    ("/pad/i18n/fa.json", "../i18n/fa.json", JSON),
 ];
 
 /// Each asset's `ETag`, computed once.

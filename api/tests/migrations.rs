@@ -258,7 +258,7 @@ async fn results_and_facts_move_onto_the_seats_on_sqlite() {
         &url,
         "sqlite",
         sqlx::SqliteConnection,
-        sqlx::migrate!("../migrations/sqlite")
+        tabletally_api::store::migrations::sqlite()
     );
 
     remove_sqlite(&path);
@@ -275,7 +275,7 @@ async fn results_and_facts_move_onto_the_seats_on_postgres() {
         &url,
         "postgres",
         sqlx::PgConnection,
-        sqlx::migrate!("../migrations/postgres")
+        tabletally_api::store::migrations::postgres()
     );
 
     drop_postgres(&admin_url, &name).await;
@@ -398,7 +398,7 @@ async fn heavily_used_games_are_counted_apart_after_migration_0006_on_sqlite() {
         &url,
         "sqlite",
         sqlx::SqliteConnection,
-        sqlx::migrate!("../migrations/sqlite"),
+        tabletally_api::store::migrations::sqlite(),
         5,
         HISTORY_0005,
         variants
@@ -418,7 +418,7 @@ async fn heavily_used_games_are_counted_apart_after_migration_0006_on_postgres()
         &url,
         "postgres",
         sqlx::PgConnection,
-        sqlx::migrate!("../migrations/postgres"),
+        tabletally_api::store::migrations::postgres(),
         5,
         HISTORY_0005,
         variants
@@ -629,7 +629,7 @@ async fn runs_and_day_and_month_sums_are_built_by_migration_0010_on_sqlite() {
         &url,
         "sqlite",
         sqlx::SqliteConnection,
-        sqlx::migrate!("../migrations/sqlite"),
+        tabletally_api::store::migrations::sqlite(),
         8,
         HISTORY_0008,
         history
@@ -649,7 +649,7 @@ async fn runs_and_day_and_month_sums_are_built_by_migration_0010_on_postgres() {
         &url,
         "postgres",
         sqlx::PgConnection,
-        sqlx::migrate!("../migrations/postgres"),
+        tabletally_api::store::migrations::postgres(),
         8,
         HISTORY_0008,
         history

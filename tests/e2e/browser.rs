@@ -47,6 +47,16 @@ pub async fn browser() -> Option<Browser> {
 
 /// Starts a browser whose window is `width`×`height` CSS pixels (a phone's screen, touch on).
 pub async fn browser_sized(width: u32, height: u32) -> Option<Browser> {
+    browser_with(width, height, None).await
+}
+
+/// A phone-sized browser whose languages (`navigator.languages`, `Accept-Language`) are
+/// `languages`, e.g. `"fr-FR,fr"`: a phone set to that language.
+pub async fn browser_speaking(languages: &str) -> Option<Browser> {
+    browser_with(360, 640, Some(languages)).await
+}
+
+async fn browser_with(width: u32, height: u32, languages: Option<&str>) -> Option<Browser> {
     let driver_path = find(
         CHROMEDRIVER_VAR,
         &["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"],
@@ -79,20 +89,31 @@ pub async fn browser_sized(width: u32, height: u32) -> Option<Browser> {
         .unwrap_or_else(|e| panic!("start {}: {e}", driver_path.display()));
     let profile =
         std::env::temp_dir().join(format!("tabletally-chromium-{}", uuid::Uuid::new_v4()));
+    let mut args = vec![
+        "--headless".to_owned(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--disable-quic".into(),
+        "--no-first-run".into(),
+        "--disable-background-networking".into(),
+        "--disable-component-update".into(),
+        "--disable-sync".into(),
+        "--disable-dev-shm-usage".into(),
+        format!("--user-data-dir={}", profile.display()),
+    ];
+    let mut options = json!({
+        "binary": chromium_path,
+        "mobileEmulation": {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": true}},
+    });
+    if let Some(languages) = languages {
+        let first = languages.split(',').next().unwrap_or(languages);
+        args.push(format!("--lang={first}"));
+        args.push(format!("--accept-lang={languages}"));
+        options["prefs"] = json!({"intl.accept_languages": languages});
+    }
+    options["args"] = json!(args);
     let mut capabilities = serde_json::Map::new();
-    capabilities.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": chromium_path,
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage",
-                format!("--user-data-dir={}", profile.display()),
-            ],
-            "mobileEmulation": {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": true}},
-        }),
-    );
+    capabilities.insert("goog:chromeOptions".into(), options);
     let url = format!("http://127.0.0.1:{port}");
     let mut last_error = String::new();
     for _ in 0..100 {

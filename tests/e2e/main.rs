@@ -5,6 +5,7 @@ mod browser;
 mod helpers;
 
 mod access;
+mod catalogues;
 mod events;
 mod examples;
 mod failover;
@@ -18,6 +19,7 @@ mod mint_julep;
 mod operations;
 mod other_apps;
 mod pad;
+mod pad_languages;
 mod pad_phones;
 mod pad_table;
 mod players;

@@ -417,7 +417,7 @@ async fn finished_totals(b: &Browser) -> Vec<(String, i64)> {
 }
 
 /// The id of the game the page shows.
-async fn shown_game(b: &Browser) -> String {
+pub(crate) async fn shown_game(b: &Browser) -> String {
     b.js("return location.hash.split('/')[2];")
         .await
         .as_str()
@@ -426,7 +426,7 @@ async fn shown_game(b: &Browser) -> String {
 }
 
 /// Starts a game on the page's new-game form; returns its id.
-async fn start_on_page(b: &Browser, game: &str, players: &[&str]) -> String {
+pub(crate) async fn start_on_page(b: &Browser, game: &str, players: &[&str]) -> String {
     b.goto(&format!(
         "{}#/new",
         b.js("return location.origin + '/';")
@@ -455,7 +455,7 @@ async fn start_on_page(b: &Browser, game: &str, players: &[&str]) -> String {
 /// A Mind Up! round as typed: score cards, prizes (round 1) and each player's five columns.
 type MindUpRound<'a> = (&'a str, Option<&'a str>, [(&'a str, [&'a str; 5]); 4]);
 /// A Vintage card as typed: object, colour, period, value.
-type VintageCard<'a> = (&'a str, &'a str, &'a str, i64);
+pub(crate) type VintageCard<'a> = (&'a str, &'a str, &'a str, i64);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mind_up_game_is_recorded_row_by_row_at_the_end_of_each_round() {
@@ -968,7 +968,7 @@ async fn a_round_is_taken_back_and_a_game_abandoned_and_resumed_from_the_page() 
 }
 
 /// Chooses how the entry form records (`rows`, `turns`, `finish`, `cards`, `end`).
-async fn record_by(b: &Browser, way: &str) {
+pub(crate) async fn record_by(b: &Browser, way: &str) {
     b.click(&format!("#entry .ways input[value=\"{way}\"]"))
         .await;
 }
@@ -1294,7 +1294,11 @@ async fn a_mint_julep_game_is_recorded_card_by_card_and_the_field_follows_each_m
 }
 
 /// A Vintage card typed into the card fields of `card` (a `li.vintage-card`).
-async fn describe_card(b: &Browser, card: &str, (object, colour, period, value): VintageCard<'_>) {
+pub(crate) async fn describe_card(
+    b: &Browser,
+    card: &str,
+    (object, colour, period, value): VintageCard<'_>,
+) {
     b.fill(&format!("{card} input[name=\"type\"]"), object)
         .await;
     b.fill(&format!("{card} input[name=\"colour\"]"), colour)

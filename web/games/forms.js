@@ -1,15 +1,28 @@
 // What the four games' entry forms share: a JSON pointer token for a refusal's field, the
 // numbers a thumb types, and the switch between the ways a table may record a step.
-import { h, uid } from '../ui.js';
+import { h, uid, Incomplete } from '../ui.js';
+import { latinDigits, t } from '../i18n.js';
 
 /** A JSON pointer token (RFC 6901): `~` → `~0`, `/` → `~1`. @param {string | number} s */
 export function esc(s) {
   return String(s).replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
-/** "12 30, 47" → [12, 30, 47] (what a thumb types). @param {string} text */
+/** "12 30, 47" or "۱۲ ۳۰، ۴۷" → [12, 30, 47] (what a thumb types). @param {string} text */
 export function numbers(text) {
-  return text.split(/[\s,;]+/).filter(Boolean).map(Number);
+  return latinDigits(text).split(/[\s,;،]+/).filter(Boolean).map(Number);
+}
+
+/**
+ * The whole numbers typed in `input`; a word that is not one is refused on the page, next to
+ * the field (`pointer`), before anything is sent.
+ * @param {HTMLInputElement} input @param {string} pointer
+ */
+export function typedNumbers(input, pointer) {
+  const words = latinDigits(input.value).split(/[\s,;،]+/).filter(Boolean);
+  const wrong = words.find((w) => !/^-?\d+$/.test(w));
+  if (wrong !== undefined) throw new Incomplete(t('pad.form.not_a_number', { text: wrong }), pointer);
+  return words.map(Number);
 }
 
 /**
@@ -36,7 +49,7 @@ export function choiceOfWays(ways, chosen, open, onWay) {
     onWay?.(id);
   };
   const switcher = open
-    ? h('fieldset', { class: 'ways' }, h('legend', null, 'Record'),
+    ? h('fieldset', { class: 'ways' }, h('legend', null, t('pad.game.record')),
       Object.entries(ways).map(([id, way]) => h('label', { class: 'way-choice' },
         h('input', { type: 'radio', name, value: id, checked: id === chosen, onchange: () => choose(id) }), ' ', way.label)))
     : null;
@@ -49,17 +62,18 @@ export function choiceOfWays(ways, chosen, open, onWay) {
  * own labels for them ("switch off “Check card counts”", "a card's object must be filled in").
  * The server's words stay as they are for API clients.
  * @template {{detail?: string}} P
- * @param {P} problem @param {{options: any[], words?: Record<string, string>} | undefined} rules
+ * @param {P} problem @param {{options: any[], words?: () => Record<string, string>} | undefined} rules
  * @returns {P}
  */
 export function inPlayersWords(problem, rules) {
   if (!problem.detail || !rules) return problem;
   const label = (/** @type {string} */ key) => rules.options.find((o) => o.key === key)?.label;
+  const word = (/** @type {string} */ key) => rules.words?.()[key] ?? key;
   const detail = problem.detail
     .replace(/set option (\w+) to (true|false)\b/g, (all, key, on) =>
-      (label(key) ? `${on === 'true' ? 'switch on' : 'switch off'} “${label(key)}”` : all))
-    .replace(/\boption (\w+)/g, (all, key) => (label(key) ? `“${label(key)}”` : all))
-    .replace(/a card's (\w+) is non-empty text/g, (_all, key) => `a card's ${rules.words?.[key] ?? key} must be filled in`)
-    .replace(/prize "[^"]*" needs the (\w+) it counts, e\.g\. "[^"]*"/g, (_all, key) => `this prize needs the ${rules.words?.[key] ?? key} it counts: fill in “of”`);
+      (label(key) ? t(on === 'true' ? 'pad.refusal.switch_on' : 'pad.refusal.switch_off', { label: label(key) }) : all))
+    .replace(/\boption (\w+)/g, (all, key) => (label(key) ? t('pad.refusal.option', { label: label(key) }) : all))
+    .replace(/a card's (\w+) is non-empty text/g, (_all, key) => t('pad.refusal.card_field', { field: word(key) }))
+    .replace(/prize "[^"]*" needs the (\w+) it counts, e\.g\. "[^"]*"/g, (_all, key) => t('pad.refusal.prize_value', { field: word(key), of: t('pad.vintage.prize.of') }));
   return { ...problem, detail };
 }

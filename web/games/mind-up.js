@@ -3,7 +3,8 @@
 // or the round turn by turn: the card each player plays (`cards_played`; the server works out
 // who takes which prize) and at last the card each one places (`last_cards_placed`).
 import { h, field, uid } from '../ui.js';
-import { choiceOfWays, esc, numbers } from './forms.js';
+import { num, t } from '../i18n.js';
+import { choiceOfWays, esc, typedNumbers } from './forms.js';
 
 const COLUMNS = 5;
 /** rules: a round-r hand holds 6 + r cards; all but the last are played, one per turn. */
@@ -22,14 +23,16 @@ function standing(effective) {
 
 export default {
   id: 'mind-up',
-  name: 'Mind Up!',
+  get name() { return t('pad.mind_up.name'); },
   players: { min: 3, max: 6 },
-  goal: 'Highest total wins; a tie goes to the better round 3. 3 rounds.',
-  options: [
-    { key: 'objectives', label: 'Objective cards', kind: 'number', default: 0, min: 0, max: 5, help: '0 plays without them; 1–3 are renewed every round, 4–5 kept for the game.' },
-    { key: 'still_tied', label: 'Tied on total and round 3', kind: 'choice', default: 'shared_win', choices: [['shared_win', 'share the win'], ['more_in_round_2', 'more points in round 2 wins']], help: 'House rule: the rules stop at round 3.' },
-    { key: 'd1_without_green', label: 'Objective D1 without green', kind: 'choice', default: 'nothing', choices: [['nothing', 'scores nothing'], ['bonus', 'scores +2']], help: 'House rule: “nothing right of green” when a row has no green at all.' },
-  ],
+  get goal() { return t('pad.mind_up.goal'); },
+  get options() {
+    return [
+      { key: 'objectives', label: t('pad.mind_up.option.objectives'), kind: 'number', default: 0, min: 0, max: 5, help: t('pad.mind_up.option.objectives_help') },
+      { key: 'still_tied', label: t('pad.mind_up.option.still_tied'), kind: 'choice', default: 'shared_win', choices: [['shared_win', t('pad.mind_up.option.still_tied.shared_win')], ['more_in_round_2', t('pad.mind_up.option.still_tied.more_in_round_2')]], help: t('pad.mind_up.option.still_tied_help') },
+      { key: 'd1_without_green', label: t('pad.mind_up.option.d1_without_green'), kind: 'choice', default: 'nothing', choices: [['nothing', t('pad.mind_up.option.d1_without_green.nothing')], ['bonus', t('pad.mind_up.option.d1_without_green.bonus')]], help: t('pad.mind_up.option.d1_without_green_help') },
+    ];
+  },
   colours: [],
   needsColours: () => false,
   /** Nothing more to show under the game's heading. @param {any} _game @returns {HTMLElement | null} */
@@ -41,9 +44,9 @@ export default {
     const { round, started, turns, roundsOver } = standing(effective);
     const shown = Math.min(round, 3);
     const step = started && turns > 0
-      ? `Round ${shown} of 3, ${turns < turnsIn(round) ? `turn ${turns + 1} of ${turnsIn(round)}` : 'the last cards'}`
-      : `Round ${shown} of 3`;
-    return { step, done: roundsOver >= 3 };
+      ? (turns < turnsIn(round) ? t('pad.mind_up.step.turn', { round: shown, turn: turns + 1, turns: turnsIn(round) }) : t('pad.mind_up.step.last_cards', { round: shown }))
+      : t('pad.step.round_of', { round: shown, rounds: 3 });
+    return { step, round: !(started && turns > 0), done: roundsOver >= 3 };
   },
 
   /** @param {{game: any, effective: any[], details?: any, way?: string | null, onWay?: (w: string) => void, initial?: any}} ctx */
@@ -55,8 +58,8 @@ export default {
     const open = now.turns === 0;
     const chosen = !open ? 'turns' : ctx.way ?? (now.lastOver === 'last_cards_placed' ? 'turns' : 'rows');
     return choiceOfWays({
-      rows: { label: 'the rows at the end of the round', build: () => rowsForm(ctx, now) },
-      turns: { label: 'turn by turn', build: () => turnForm(ctx, now) },
+      rows: { label: t('pad.mind_up.way.rows'), build: () => rowsForm(ctx, now) },
+      turns: { label: t('pad.way.turns'), build: () => turnForm(ctx, now) },
     }, chosen, open, ctx.onWay);
   },
 };
@@ -67,21 +70,21 @@ export default {
  */
 function roundSetup(game, round, prizes) {
   const objectives = Number(game.options?.objectives ?? 0);
-  const columns = /** @type {HTMLInputElement} */ (h('input', { name: 'columns', inputmode: 'numeric', placeholder: '3 5 1 4 2', autocomplete: 'off' }));
-  const prizeInput = /** @type {HTMLInputElement} */ (h('input', { name: 'prizes', inputmode: 'numeric', placeholder: '12 30 47', autocomplete: 'off' }));
+  const columns = /** @type {HTMLInputElement} */ (h('input', { name: 'columns', inputmode: 'numeric', placeholder: num('3 5 1 4 2'), autocomplete: 'off' }));
+  const prizeInput = /** @type {HTMLInputElement} */ (h('input', { name: 'prizes', inputmode: 'numeric', placeholder: num('12 30 47'), autocomplete: 'off' }));
   const objectiveInput = /** @type {HTMLInputElement} */ (h('input', { name: 'objectives', placeholder: 'A1 F2', autocomplete: 'off', autocapitalize: 'characters' }));
-  const prizeHelp = round === 1 ? 'The numbers revealed as prizes at the start.' : 'The prizes on the table: a round recorded by its rows does not say which they are.';
+  const prizeHelp = round === 1 ? t('pad.mind_up.setup.prizes_help_first') : t('pad.mind_up.setup.prizes_help');
   const element = h('fieldset', { class: 'round-setup' },
-    h('legend', null, 'The table this round'),
-    withPointer(field('Score cards 1–5, left to right', columns, 'The order of the five score cards above the columns.'), '/events/0/data/columns'),
-    prizes ? withPointer(field(`Prize cards (${game.players.length})`, prizeInput, prizeHelp), '/events/0/data/prizes') : null,
-    objectives > 0 ? withPointer(field(`Objectives (${objectives})`, objectiveInput, 'The active faces, e.g. A1 F2.'), '/events/0/data/objectives') : null);
+    h('legend', null, t('pad.mind_up.setup.title')),
+    withPointer(field(t('pad.mind_up.setup.columns'), columns, t('pad.mind_up.setup.columns_help')), '/events/0/data/columns'),
+    prizes ? withPointer(field(t('pad.mind_up.setup.prizes', { n: game.players.length }), prizeInput, prizeHelp), '/events/0/data/prizes') : null,
+    objectives > 0 ? withPointer(field(t('pad.mind_up.setup.objectives', { n: objectives }), objectiveInput, t('pad.mind_up.setup.objectives_help')), '/events/0/data/objectives') : null);
   return {
     element,
     event() {
       /** @type {any} */
-      const data = { round, columns: numbers(columns.value) };
-      if (prizes) data.prizes = numbers(prizeInput.value);
+      const data = { round, columns: typedNumbers(columns, '/events/0/data/columns') };
+      if (prizes) data.prizes = typedNumbers(prizeInput, '/events/0/data/prizes');
       if (objectives > 0) data.objectives = objectiveInput.value.split(/[\s,]+/).filter(Boolean).map((s) => s.toUpperCase());
       return { type: 'round_started', data };
     },
@@ -105,28 +108,30 @@ function rowsForm({ game, initial }, now) {
     const base = `/events/${rowsEvent}/data/rows/${esc(p.name)}`;
     const inputs = Array.from({ length: COLUMNS }, (_, i) => /** @type {HTMLInputElement} */ (h('input', {
       // At 320 px the five columns wrap: the hint says which one each box is.
-      id: uid('col'), inputmode: 'numeric', autocomplete: 'off', 'aria-label': `${p.name}, column ${i + 1}`, placeholder: `column ${i + 1}`,
+      id: uid('col'), inputmode: 'numeric', autocomplete: 'off', 'aria-label': t('pad.mind_up.rows.column_of', { player: p.name, n: i + 1 }), placeholder: t('pad.mind_up.rows.column', { n: i + 1 }),
       value: (given[i] ?? []).join(' '), dataset: { column: i + 1, pointer: `${base}/${i}` },
     })));
     rowInputs.set(p.name, inputs);
     return h('fieldset', { class: 'player-entry', dataset: { player: p.name, pointer: base } },
       h('legend', null, p.name),
-      h('p', { class: 'help' }, `Card numbers in each column, left to right (${6 + round} cards in all).`),
+      h('p', { class: 'help' }, t('pad.mind_up.rows.help', { n: 6 + round })),
       h('div', { class: 'rows-grid' }, inputs));
   });
 
-  const element = h('div', { class: 'entry mind-up' }, h('h3', null, `Round ${round}`), setup?.element, players);
+  const element = h('div', { class: 'entry mind-up' }, h('h3', null, t('pad.step.round', { round })), setup?.element, players);
   return {
     element,
     events() {
       /** @type {Record<string, number[][]>} */
       const rows = {};
+      // The table's setup first: a refusal of it comes before the rows'.
+      const started = setup ? [setup.event()] : [];
       for (const [name, inputs] of rowInputs) {
-        const cols = inputs.map((i) => numbers(i.value));
+        const cols = inputs.map((i) => typedNumbers(i, i.dataset.pointer ?? ''));
         while (cols.length && cols[cols.length - 1].length === 0) cols.pop();
         rows[name] = cols;
       }
-      return [...(setup ? [setup.event()] : []), { type: 'rows_recorded', data: { round, rows } }];
+      return [...started, { type: 'rows_recorded', data: { round, rows } }];
     },
   };
 }
@@ -149,9 +154,9 @@ function turnForm({ game, details, initial }, now) {
     name: 'card', inputmode: 'numeric', autocomplete: 'off', maxlength: 2, class: 'card-number',
     value: initial?.cards?.[p.name] ?? '', dataset: { player: p.name, pointer: `/events/${cardsEvent}/data/cards/${esc(p.name)}` },
   }))]);
-  const heading = initial ? 'The cards' : last ? `Round ${round}: the last cards, placed in the rows` : `Round ${round}, turn ${now.turns + 1} of ${turnsIn(round)}`;
+  const heading = initial ? t('pad.mind_up.turn.cards') : last ? t('pad.mind_up.turn.last_heading', { round }) : t('pad.mind_up.step.turn', { round, turn: now.turns + 1, turns: turnsIn(round) });
   const turn = h('fieldset', { class: 'turn', dataset: { pointer: `/events/${cardsEvent}` } },
-    h('legend', null, last ? 'The card each player has left' : 'The card each player played'),
+    h('legend', null, last ? t('pad.mind_up.turn.left') : t('pad.mind_up.turn.played')),
     h('div', { class: 'cards-down' }, inputs.map(([name, input]) => field(name, input))));
 
   const element = h('div', { class: 'entry mind-up turns' }, h('h3', null, heading),
@@ -159,11 +164,12 @@ function turnForm({ game, details, initial }, now) {
   return {
     element,
     events() {
+      const started = setup ? [setup.event()] : [];
       /** @type {Record<string, number | null>} */
       const cards = {};
-      for (const [name, input] of inputs) cards[name] = input.value.trim() === '' ? null : Number(input.value);
+      for (const [name, input] of inputs) cards[name] = typedNumbers(input, input.dataset.pointer ?? '')[0] ?? null;
       const type = last ? 'last_cards_placed' : 'cards_played';
-      return [...(setup ? [setup.event()] : []), { type, data: { round, cards } }];
+      return [...started, { type, data: { round, cards } }];
     },
   };
 }
@@ -171,10 +177,10 @@ function turnForm({ game, details, initial }, now) {
 /** The prizes on the table and who took what in the last turn, as the server worked it out. @param {any} details @param {number} round */
 function table(details, round) {
   if (!details || details.round !== round || details.over) return null;
-  const takes = (details.last_turn ?? []).map((/** @type {any} */ t) => `${t.player} played ${t.played}, took ${t.took}`);
+  const takes = (details.last_turn ?? []).map((/** @type {any} */ x) => t('pad.mind_up.table.took', { player: x.player, played: x.played, took: x.took }));
   return h('div', { class: 'table-now', 'aria-live': 'polite' },
-    details.prizes ? h('p', { class: 'prizes-now' }, h('strong', null, 'Prizes on the table: '), details.prizes.join(' ')) : null,
-    takes.length ? h('p', { class: 'last-turn' }, h('strong', null, `Turn ${details.turns_played}: `), takes.join(' · ')) : null);
+    details.prizes ? h('p', { class: 'prizes-now' }, h('strong', null, `${t('pad.mind_up.table.prizes')} `), num(details.prizes.join(' '))) : null,
+    takes.length ? h('p', { class: 'last-turn' }, h('strong', null, `${t('pad.mind_up.table.turn', { turn: details.turns_played })} `), takes.join(' · ')) : null);
 }
 
 /** @param {HTMLElement} el @param {string} pointer */

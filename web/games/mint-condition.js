@@ -1,21 +1,22 @@
 // Mint Condition: per player, steppers for each card kind collected this round, with the
 // count each player needs and what the deck still allows. One `round_collected` per round.
-import { h, field, stepper, uid } from '../ui.js';
+import { h, field, stepper, uid, numberInput, numberOf } from '../ui.js';
+import { num, t } from '../i18n.js';
 import { esc } from './forms.js';
 
 /** Card kinds in the rulebook's order; `copies` null where the count is not published. */
 const CARDS = [
-  { id: 'be-careful', name: 'Be Careful!', copies: 15 },
-  { id: 'animal-kingdom', name: 'Animal Kingdom', copies: 12 },
-  { id: 'autographed', name: 'Autographed', copies: 10 },
-  { id: 'fine-wine', name: 'Fine Wine', copies: 6 },
-  { id: 'heavy-rotation', name: 'Heavy Rotation', copies: 15 },
-  { id: 'legacy-edition', name: 'Legacy Edition', copies: 6 },
-  { id: 'lost-pieces', name: 'Lost Pieces', copies: 5 },
-  { id: 'memories', name: 'Memories', copies: 12 },
-  { id: 'snack-fingers', name: 'Snack Fingers', copies: null },
-  { id: 'sleeve-me-up', name: 'Sleeve Me Up!', copies: null },
-  { id: 'smoking-kills', name: 'Smoking Kills', copies: 5, expert: true },
+  { id: 'be-careful', key: 'pad.mint_condition.card.be_careful', copies: 15 },
+  { id: 'animal-kingdom', key: 'pad.mint_condition.card.animal_kingdom', copies: 12 },
+  { id: 'autographed', key: 'pad.mint_condition.card.autographed', copies: 10 },
+  { id: 'fine-wine', key: 'pad.mint_condition.card.fine_wine', copies: 6 },
+  { id: 'heavy-rotation', key: 'pad.mint_condition.card.heavy_rotation', copies: 15 },
+  { id: 'legacy-edition', key: 'pad.mint_condition.card.legacy_edition', copies: 6 },
+  { id: 'lost-pieces', key: 'pad.mint_condition.card.lost_pieces', copies: 5 },
+  { id: 'memories', key: 'pad.mint_condition.card.memories', copies: 12 },
+  { id: 'snack-fingers', key: 'pad.mint_condition.card.snack_fingers', copies: null },
+  { id: 'sleeve-me-up', key: 'pad.mint_condition.card.sleeve_me_up', copies: null },
+  { id: 'smoking-kills', key: 'pad.mint_condition.card.smoking_kills', copies: 5, expert: true },
 ];
 
 /** Cards each player collects per round, by player count (rules: 2 → 7, 3 → 9, 4 → 8, 5 → 6). */
@@ -23,36 +24,52 @@ const PER_ROUND = { 2: 7, 3: 9, 4: 8, 5: 6 };
 
 /** The `smoking_kills` house rule: damage per copy to its holder and to every other player. */
 function smokingKillsEditor() {
-  const input = (/** @type {string} */ name) => /** @type {HTMLInputElement} */ (h('input', { name, type: 'number', inputmode: 'numeric', min: 0, max: 20 }));
+  const input = (/** @type {string} */ name) => numberInput({ name, min: 0, max: 20 });
   const holder = input('holder');
   const others = input('others');
   return {
-    element: h('div', { class: 'row pair' }, field('to its holder', holder), field('to everyone else', others)),
-    read: () => (holder.value === '' && others.value === '' ? null : { holder: Number(holder.value || 0), others: Number(others.value || 0) }),
+    element: h('div', { class: 'row pair' }, field(t('pad.mint_condition.smoking_kills.holder'), holder), field(t('pad.mint_condition.smoking_kills.others'), others)),
+    read: () => (holder.value === '' && others.value === '' ? null : { holder: numberOf(holder), others: numberOf(others) }),
   };
 }
+
+/** A player's Lucky colour in the page's words. @param {string | undefined} colour */
+const colourName = (colour) => {
+  switch (colour) {
+    case 'red': return t('pad.colour.red');
+    case 'blue': return t('pad.colour.blue');
+    case 'green': return t('pad.colour.green');
+    case 'yellow': return t('pad.colour.yellow');
+    case 'purple': return t('pad.colour.purple');
+    default: return colour ?? t('pad.mint_condition.colour');
+  }
+};
 
 /** @param {any} card */
 const kindOf = (card) => (typeof card === 'string' ? card : card.card);
 
 export default {
   id: 'mint-condition',
-  name: 'Mint Condition',
+  get name() { return t('pad.mint_condition.name'); },
   players: { min: 2, max: 5 },
-  goal: 'Damage is bad: the lowest total wins (highest with Heavily Used). 3 rounds.',
-  options: [
-    { key: 'lucky', label: 'Lucky (expert)', kind: 'toggle', default: false, help: 'Each player has a colour; every card showing it (or a rainbow) takes 1 damage off at the end.' },
-    { key: 'heavily_used', label: 'Heavily Used', kind: 'toggle', default: false, help: 'The highest total wins; ties go to the fewest Be Careful! cards.' },
-    { key: 'expert_cards', label: 'Expert cards', kind: 'toggle', default: false, help: 'Allows Smoking Kills (it also needs a house rule for its damage).' },
-    { key: 'strict_counts', label: 'Check card counts', kind: 'toggle', default: true, help: 'Refuse a round where a player has not collected exactly the cards the player count gives.' },
-    { key: 'be_careful_when_none', label: 'Nobody holds Be Careful!', kind: 'choice', default: 'five', choices: [['five', 'everyone takes 5'], ['zero', 'nobody takes any']], help: 'House rule: the rulebook does not say what happens when no one holds one.' },
-    { key: 'memories_over_three', label: 'Memories, 4 or more', kind: 'choice', default: 'free', choices: [['free', 'no damage'], ['multiples_of_three', '0 only for multiples of 3, else 7']], help: 'House rule: the rulebook stops at 3 Memories.' },
-    { key: 'sleeve_protects', label: 'Cards one Sleeve Me Up! protects', kind: 'number', default: 1, min: 0, max: 10, help: 'House rule: how many of its owner’s cards one Sleeve Me Up! protects.' },
-    { key: 'protected_be_careful', label: 'A protected Be Careful!', kind: 'choice', default: 'counts', choices: [['counts', 'still counts for the majority'], ['ignored', 'is left out of the majority']], help: 'House rule: Sleeve Me Up! protects only its owner, the majority decides others’ damage.' },
-    { key: 'smoking_kills', label: 'Smoking Kills, damage per copy', kind: 'custom', editor: smokingKillsEditor, help: 'House rule for the expert card, whose rule is not published; left empty, a Smoking Kills is refused.' },
-    { key: 'tiebreak_scope', label: 'Tie-break counts Be Careful! of', kind: 'choice', default: 'game', choices: [['game', 'the whole game'], ['last_round', 'the last round']], help: 'House rule: which Be Careful! cards break a tie.' },
-  ],
-  colours: ['red', 'blue', 'green', 'yellow', 'purple'],
+  get goal() { return t('pad.mint_condition.goal'); },
+  get options() {
+    return [
+      { key: 'lucky', label: t('pad.mint_condition.option.lucky'), kind: 'toggle', default: false, help: t('pad.mint_condition.option.lucky_help') },
+      { key: 'heavily_used', label: t('pad.mint_condition.option.heavily_used'), kind: 'toggle', default: false, help: t('pad.mint_condition.option.heavily_used_help') },
+      { key: 'expert_cards', label: t('pad.mint_condition.option.expert_cards'), kind: 'toggle', default: false, help: t('pad.mint_condition.option.expert_cards_help') },
+      { key: 'strict_counts', label: t('pad.mint_condition.option.strict_counts'), kind: 'toggle', default: true, help: t('pad.mint_condition.option.strict_counts_help') },
+      { key: 'be_careful_when_none', label: t('pad.mint_condition.option.be_careful_when_none'), kind: 'choice', default: 'five', choices: [['five', t('pad.mint_condition.option.be_careful_when_none.five')], ['zero', t('pad.mint_condition.option.be_careful_when_none.zero')]], help: t('pad.mint_condition.option.be_careful_when_none_help') },
+      { key: 'memories_over_three', label: t('pad.mint_condition.option.memories_over_three'), kind: 'choice', default: 'free', choices: [['free', t('pad.mint_condition.option.memories_over_three.free')], ['multiples_of_three', t('pad.mint_condition.option.memories_over_three.multiples_of_three')]], help: t('pad.mint_condition.option.memories_over_three_help') },
+      { key: 'sleeve_protects', label: t('pad.mint_condition.option.sleeve_protects'), kind: 'number', default: 1, min: 0, max: 10, help: t('pad.mint_condition.option.sleeve_protects_help') },
+      { key: 'protected_be_careful', label: t('pad.mint_condition.option.protected_be_careful'), kind: 'choice', default: 'counts', choices: [['counts', t('pad.mint_condition.option.protected_be_careful.counts')], ['ignored', t('pad.mint_condition.option.protected_be_careful.ignored')]], help: t('pad.mint_condition.option.protected_be_careful_help') },
+      { key: 'smoking_kills', label: t('pad.mint_condition.option.smoking_kills'), kind: 'custom', editor: smokingKillsEditor, help: t('pad.mint_condition.option.smoking_kills_help') },
+      { key: 'tiebreak_scope', label: t('pad.mint_condition.option.tiebreak_scope'), kind: 'choice', default: 'game', choices: [['game', t('pad.mint_condition.option.tiebreak_scope.game')], ['last_round', t('pad.mint_condition.option.tiebreak_scope.last_round')]], help: t('pad.mint_condition.option.tiebreak_scope_help') },
+    ];
+  },
+  get colours() {
+    return [['red', t('pad.colour.red')], ['blue', t('pad.colour.blue')], ['green', t('pad.colour.green')], ['yellow', t('pad.colour.yellow')], ['purple', t('pad.colour.purple')]];
+  },
   /** @param {any} options */
   needsColours: (options) => Boolean(options.lucky),
   /** Nothing more to show under the game's heading. @param {any} _game @returns {HTMLElement | null} */
@@ -62,7 +79,7 @@ export default {
   /** @param {any} game @param {any[]} effective */
   progress(game, effective) {
     const rounds = effective.filter((e) => e.type === 'round_collected').length;
-    return { step: `Round ${Math.min(rounds + 1, 3)} of 3`, done: rounds >= 3 };
+    return { step: t('pad.step.round_of', { round: Math.min(rounds + 1, 3), rounds: 3 }), round: true, done: rounds >= 3 };
   },
 
   /**
@@ -92,21 +109,21 @@ export default {
 
     const refresh = () => {
       for (const [, p] of byPlayer) {
-        const total = kinds.reduce((n, c) => n + Number(p.counts.get(c.id).input.value || 0), 0);
+        const total = kinds.reduce((n, c) => n + numberOf(p.counts.get(c.id).input), 0);
         const left = need - total;
-        p.status.textContent = `${total} of ${need} cards${left > 0 ? ` — ${left} to go` : left < 0 ? ` — ${-left} too many` : ' ✓'}`;
+        p.status.textContent = `${t('pad.mint_condition.count', { total, need })}${left > 0 ? ` — ${t('pad.mint_condition.to_go', { n: left })}` : left < 0 ? ` — ${t('pad.mint_condition.too_many', { n: -left })}` : ' ✓'}`;
         p.status.className = left === 0 ? 'count ok' : 'count';
-        /** @type {HTMLElement} */ (p.tab.querySelector('.tab-count')).textContent = `${total}/${need}`;
+        /** @type {HTMLElement} */ (p.tab.querySelector('.tab-count')).textContent = `${num(total)}/${num(need)}`;
         p.tab.classList.toggle('done', left === 0);
-        const sleeves = Number(p.counts.get('sleeve-me-up').input.value || 0);
+        const sleeves = numberOf(p.counts.get('sleeve-me-up').input);
         for (const [, s] of p.protectedCounts) s.hidden = sleeves === 0;
       }
       for (const c of kinds) {
         if (c.copies === null) continue;
-        const thisRound = [...byPlayer.values()].reduce((n, p) => n + Number(p.counts.get(c.id).input.value || 0), 0);
+        const thisRound = [...byPlayer.values()].reduce((n, p) => n + numberOf(p.counts.get(c.id).input), 0);
         const left = c.copies - (used.get(c.id) ?? 0) - thisRound;
         for (const note of (root?.querySelectorAll(`[data-deck="${c.id}"]`) ?? [])) {
-          note.textContent = left < 0 ? `${-left} more than the deck has` : `${left} left in the deck`;
+          note.textContent = left < 0 ? t('pad.mint_condition.deck_over', { n: -left }) : t('pad.mint_condition.deck_left', { n: left });
           note.classList.toggle('over', left < 0);
         }
       }
@@ -125,7 +142,7 @@ export default {
     };
     const totalOf = (/** @type {string} */ name) => {
       const p = byPlayer.get(name);
-      return p ? kinds.reduce((n, c) => n + Number(p.counts.get(c.id).input.value || 0), 0) : 0;
+      return p ? kinds.reduce((n, c) => n + numberOf(p.counts.get(c.id).input), 0) : 0;
     };
     const moveOn = (/** @type {string} */ name) => {
       if (totalOf(name) !== need) return;
@@ -134,7 +151,7 @@ export default {
       if (next) show(next.name, { scroll: true });
     };
 
-    const tabs = h('div', { class: 'player-tabs', role: 'tablist', 'aria-label': 'Whose cards' });
+    const tabs = h('div', { class: 'player-tabs', role: 'tablist', 'aria-label': t('pad.mint_condition.whose_cards') });
     const fieldsets = players.map((/** @type {any} */ player) => {
       const given = initial?.collections?.[player.name] ?? [];
       const count = (/** @type {string} */ kind, /** @type {(c: any) => boolean} */ pred = () => true) =>
@@ -142,14 +159,14 @@ export default {
       const counts = new Map();
       const protectedCounts = new Map();
       const rows = kinds.map((c) => {
-        const s = stepper(c.name, {
+        const s = stepper(t(c.key), {
           value: count(c.id), max: c.copies ?? 30, onchange: refresh, dataset: { card: c.id },
           note: c.copies !== null ? h('small', { class: 'deck', dataset: { deck: c.id } }) : null,
           onplus: () => moveOn(player.name),
         });
         counts.set(c.id, s);
         // Under its card: "protected" is enough to see, the card's name is read out.
-        const prot = stepper('protected', { lead: `${c.name} `,
+        const prot = stepper(t('pad.mint_condition.protected'), { lead: `${t(c.key)} `,
           value: count(c.id, (x) => typeof x === 'object' && x.protected), max: 30, onchange: refresh,
         });
         prot.classList.add('protected');
@@ -158,7 +175,7 @@ export default {
         return h('li', { class: 'card-row' }, s, c.id !== 'sleeve-me-up' ? prot : null);
       });
       const lucky = options.lucky
-        ? stepper(`${player.name}’s Lucky symbols (${player.color ?? 'colour'} or rainbow)`, {
+        ? stepper(t('pad.mint_condition.lucky_symbols', { player: player.name, colour: colourName(player.color) }), {
           value: given.filter((/** @type {any} */ x) => typeof x === 'object' && x.symbol).length, max: 30,
         })
         : null;
@@ -168,7 +185,7 @@ export default {
         h('span', { class: 'tab-name' }, player.name), h('span', { class: 'tab-count' }));
       tabs.append(tab);
       const fieldset = h('fieldset', { class: 'player-entry', id: panelId, role: 'tabpanel', dataset: { pointer: `/events/0/data/collections/${esc(player.name)}`, player: player.name } },
-        h('legend', null, player.name, player.color ? h('span', { class: `swatch swatch-${player.color}` }, ` ${player.color}`) : null),
+        h('legend', null, player.name, player.color ? h('span', { class: `swatch swatch-${player.color}` }, ` ${colourName(player.color)}`) : null),
         status,
         h('ul', { class: 'cards' }, rows),
         lucky);
@@ -179,8 +196,8 @@ export default {
     });
 
     const element = root = h('div', { class: 'entry mint-condition', dataset: { pointer: '/events/0/data/round' } },
-      h('h3', null, `Round ${round}: cards collected`),
-      h('p', { class: 'help' }, `Each player collects ${need} cards this round.`),
+      h('h3', null, t('pad.mint_condition.round_heading', { round })),
+      h('p', { class: 'help' }, t('pad.mint_condition.need', { n: need })),
       tabs,
       fieldsets);
     refresh();
@@ -199,8 +216,9 @@ export default {
           /** @type {any[]} */
           const cards = [];
           for (const c of kinds) {
-            const n = Number(p.counts.get(c.id).input.value || 0);
-            const prot = Math.min(n, Number(p.protectedCounts.get(c.id)?.input.value || 0));
+            const n = numberOf(p.counts.get(c.id).input);
+            const protCount = p.protectedCounts.get(c.id);
+            const prot = Math.min(n, protCount ? numberOf(protCount.input) : 0);
             const pointers = [];
             for (let i = 0; i < n; i += 1) {
               pointers.push(`${base}/${cards.length}`);
@@ -209,7 +227,7 @@ export default {
             // The stepper answers for every card it produced (a refusal names one of them).
             p.counts.get(c.id).dataset.pointer = pointers.join(' ');
           }
-          const symbols = Math.min(cards.length, Number(p.lucky?.input.value || 0));
+          const symbols = Math.min(cards.length, p.lucky ? numberOf(p.lucky.input) : 0);
           for (let i = 0; i < symbols; i += 1) {
             cards[i] = typeof cards[i] === 'string' ? { card: cards[i], symbol: player.color } : { ...cards[i], symbol: player.color };
           }

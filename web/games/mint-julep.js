@@ -3,17 +3,23 @@
 // itself, option `last_race_ends_game`, default true) or every card played in the race
 // (`card_played`, its moves and a Mint Julep card), then `round_ended` once the race is over.
 import { h, field, uid, Incomplete } from '../ui.js';
+import { joined, num, t } from '../i18n.js';
 import { choiceOfWays } from './forms.js';
 
-/** The horses in their starting order (top of the group first). */
-const HORSES = [
-  ['alaskan-justice', 'Alaskan Justice'],
-  ['maple-splendor', 'Maple Splendor'],
-  ['newtons-apple', 'Newton’s Apple'],
-  ['whiskey-princess', 'Whiskey Princess'],
-  ['you-got-me', 'You Got Me'],
+/** The horses in their starting order (top of the group first), with their names' keys. */
+const KEYS = [
+  ['alaskan-justice', 'pad.mint_julep.horse.alaskan_justice'],
+  ['maple-splendor', 'pad.mint_julep.horse.maple_splendor'],
+  ['newtons-apple', 'pad.mint_julep.horse.newtons_apple'],
+  ['whiskey-princess', 'pad.mint_julep.horse.whiskey_princess'],
+  ['you-got-me', 'pad.mint_julep.horse.you_got_me'],
 ];
-const horseName = (/** @type {string} */ id) => HORSES.find(([h]) => h === id)?.[1] ?? id;
+/** The horses, named in the page's language. */
+const horses = () => KEYS.map(([id, key]) => [id, t(key)]);
+const horseName = (/** @type {string} */ id) => {
+  const key = KEYS.find(([x]) => x === id)?.[1];
+  return key ? t(key) : id;
+};
 
 /** Whether recording round 3's finish ends the game (the option's default is true). */
 const lastRaceEndsGame = (/** @type {any} */ game) => game.options?.last_race_ends_game !== false;
@@ -39,12 +45,14 @@ function standing(game, effective) {
 
 export default {
   id: 'mint-julep',
-  name: 'Mint Julep',
+  get name() { return t('pad.mint_julep.name'); },
   players: { min: 2, max: 4 },
-  goal: 'Highest total wins; ties are shared. 3 rounds of draft, bet and race.',
-  options: [
-    { key: 'split', label: 'Backers of one horse share', kind: 'choice', default: 'before_penalty', choices: [['before_penalty', 'bonus + place, then each pays their own late penalty'], ['after_penalty', 'each one’s points after the penalty']], help: 'House rule: when the split happens.' },
-  ],
+  get goal() { return t('pad.mint_julep.goal'); },
+  get options() {
+    return [
+      { key: 'split', label: t('pad.mint_julep.option.split'), kind: 'choice', default: 'before_penalty', choices: [['before_penalty', t('pad.mint_julep.option.split.before_penalty')], ['after_penalty', t('pad.mint_julep.option.split.after_penalty')]], help: t('pad.mint_julep.option.split_help') },
+    ];
+  },
   colours: [],
   needsColours: () => false,
   /** Nothing more to show under the game's heading. @param {any} _game @returns {HTMLElement | null} */
@@ -56,7 +64,7 @@ export default {
     const rounds = roundsOver(game, effective);
     const { cardsThisRound } = standing(game, effective);
     const round = Math.min(rounds + 1, 3);
-    return { step: cardsThisRound ? `Round ${round} of 3, card ${cardsThisRound + 1}` : `Round ${round} of 3`, done: rounds >= 3 };
+    return { step: cardsThisRound ? t('pad.mint_julep.step.card', { round, card: cardsThisRound + 1 }) : t('pad.step.round_of', { round, rounds: 3 }), round: !cardsThisRound, done: rounds >= 3 };
   },
 
   /** @param {{game: any, effective: any[], details?: any, way?: string | null, onWay?: (w: string) => void, initial?: any}} ctx */
@@ -66,8 +74,8 @@ export default {
     const open = !now.finishes && now.cardsThisRound === 0;
     const chosen = now.finishes ? 'finish' : now.cardsThisRound > 0 ? 'cards' : ctx.way ?? (now.cardsBefore ? 'cards' : 'finish');
     return choiceOfWays({
-      finish: { label: 'the bets and the finish', build: () => finishForm(ctx) },
-      cards: { label: 'every card played', build: () => cardForm(ctx, now) },
+      finish: { label: t('pad.mint_julep.way.finish'), build: () => finishForm(ctx) },
+      cards: { label: t('pad.mint_julep.way.cards'), build: () => cardForm(ctx, now) },
     }, chosen, open, ctx.onWay);
   },
 };
@@ -97,21 +105,21 @@ function betsBox(game, effective, round) {
   const bets = game.players.map((/** @type {any} */ p) => {
     const current = active.get(p.name) ?? [];
     const horse = /** @type {HTMLSelectElement} */ (h('select', { name: 'bet', dataset: { player: p.name } },
-      h('option', { value: '' }, current.length ? `keep: ${current.map(horseName).join(', ')}` : '— choose —'),
-      HORSES.map(([id, name]) => h('option', { value: id }, name))));
+      h('option', { value: '' }, current.length ? t('pad.mint_julep.bet.keep', { horses: joined(current.map(horseName)) }) : t('pad.mint_julep.bet.choose')),
+      horses().map(([id, name]) => h('option', { value: id }, name))));
     // With 2 players: holding two, a new bet names the one it replaces; holding one, the
     // player chooses between a second bet and replacing it.
     const replaces = twoPlayers && current.length >= 1
       ? /** @type {HTMLSelectElement} */ (h('select', { name: 'replaces' },
-        current.length === 1 ? h('option', { value: '' }, 'nothing: a second bet') : null,
+        current.length === 1 ? h('option', { value: '' }, t('pad.mint_julep.bet.second')) : null,
         current.map((id) => h('option', { value: id }, horseName(id)))))
       : null;
     const wrap = h('div', { class: 'bet' },
-      field(`${p.name}’s new bet`, horse, round === 1 ? 'Everyone bets in round 1.' : `A new bet replaces the old one and costs ${round - 1} point${round > 2 ? 's' : ''}.`),
-      replaces ? field('It replaces', replaces) : null);
+      field(t('pad.mint_julep.bet.new', { player: p.name }), horse, round === 1 ? t('pad.mint_julep.bet.everyone') : t(round > 2 ? 'pad.mint_julep.bet.costs_other' : 'pad.mint_julep.bet.costs_one', { n: round - 1 })),
+      replaces ? field(t('pad.mint_julep.bet.replaces'), replaces) : null);
     return { player: p.name, horse, replaces, wrap };
   });
-  const element = h('fieldset', null, h('legend', null, 'Bets'), bets.map((b) => b.wrap));
+  const element = h('fieldset', null, h('legend', null, t('pad.mint_julep.bets')), bets.map((b) => b.wrap));
   return {
     element,
     /** The bets chosen, as events from index `first` of the request on. @param {number} first */
@@ -122,7 +130,7 @@ function betsBox(game, effective, round) {
         if (!b.horse.value && round === 1 && !(active.get(b.player) ?? []).length) {
           // The rules' "everyone bets in round 1", said at the select of the player without one.
           b.horse.dataset.pointer = `/bets/${b.player}`;
-          throw new Incomplete(`In round 1 every player places a bet: choose ${b.player}’s horse.`, b.horse.dataset.pointer);
+          throw new Incomplete(t('pad.mint_julep.bet.missing', { player: b.player }), b.horse.dataset.pointer);
         }
         if (!b.horse.value) continue;
         b.wrap.dataset.pointer = `/events/${first + events.length}`;
@@ -146,13 +154,13 @@ function finishForm({ game, effective, initial }) {
   /** The finish, 1st first; reordered with ↑/↓ (a thumb-sized list instead of dragging). */
   // The last finish is the likeliest start: a few taps move the horses that changed places.
   const previous = effective.filter((e) => e.type === 'race_recorded' && e.data.round < round).at(-1)?.data.order;
-  const order = initial?.order ? [...initial.order] : previous?.length === HORSES.length ? [...previous] : HORSES.map(([id]) => id);
+  const order = initial?.order ? [...initial.order] : previous?.length === KEYS.length ? [...previous] : KEYS.map(([id]) => id);
   const list = h('ol', { class: 'race' });
   const renderRace = () => {
     list.replaceChildren(...order.map((id, i) => h('li', { dataset: { horse: id } },
-      h('span', null, `${i + 1}.`), h('span', null, horseName(id)),
-      h('button', { type: 'button', class: 'small', 'aria-label': `${horseName(id)} one place up`, disabled: i === 0, onclick: () => move(i, -1) }, '↑'),
-      h('button', { type: 'button', class: 'small', 'aria-label': `${horseName(id)} one place down`, disabled: i === order.length - 1, onclick: () => move(i, 1) }, '↓'))));
+      h('span', null, `${num(i + 1)}.`), h('span', null, horseName(id)),
+      h('button', { type: 'button', class: 'small', 'aria-label': t('pad.mint_julep.race.up', { horse: horseName(id) }), disabled: i === 0, onclick: () => move(i, -1) }, '↑'),
+      h('button', { type: 'button', class: 'small', 'aria-label': t('pad.mint_julep.race.down', { horse: horseName(id) }), disabled: i === order.length - 1, onclick: () => move(i, 1) }, '↓'))));
   };
   const move = (/** @type {number} */ i, /** @type {number} */ d) => {
     [order[i], order[i + d]] = [order[i + d], order[i]];
@@ -160,8 +168,8 @@ function finishForm({ game, effective, initial }) {
     /** @type {HTMLElement | null} */ (list.querySelector(`[data-horse="${order[i + d]}"] button:${d < 0 ? 'first-of-type' : 'last-of-type'}`))?.focus();
   };
   renderRace();
-  const raceBox = h('fieldset', { class: 'race-box' }, h('legend', null, 'The finish, 1st first'), list);
-  const element = h('div', { class: 'entry mint-julep' }, h('h3', null, `Round ${round}`), bets?.element, raceBox);
+  const raceBox = h('fieldset', { class: 'race-box' }, h('legend', null, t('pad.mint_julep.race.title')), list);
+  const element = h('div', { class: 'entry mint-julep' }, h('h3', null, t('pad.step.round', { round })), bets?.element, raceBox);
 
   return {
     element,
@@ -190,30 +198,30 @@ function cardForm({ game, effective, details }, now) {
   const next = lastCard && names.includes(lastCard.data.player) ? lastCard.data.player : names[0];
 
   const player = /** @type {HTMLSelectElement} */ (h('select', { name: 'player' }, names.map((n) => h('option', { value: n, selected: n === next }, n))));
-  const playerField = field('Played by', player);
+  const playerField = field(t('pad.mint_julep.card.played_by'), player);
   const moves = h('ol', { class: 'moves' });
   const addMove = () => {
-    const label = `Move ${moves.children.length + 1}`;
-    const horse = h('select', { name: 'horse', 'aria-label': `${label}: horse` }, h('option', { value: '' }, '— no move —'), HORSES.map(([id, name]) => h('option', { value: id }, name)));
-    const direction = h('select', { name: 'direction', 'aria-label': `${label}: direction` }, h('option', { value: 'forward' }, 'forward'), h('option', { value: 'back' }, 'back'));
-    const kind = h('select', { name: 'kind', 'aria-label': `${label}: which horse` }, h('option', { value: 'named' }, 'named horse'), h('option', { value: 'top' }, 'top horse'));
+    const n = moves.children.length + 1;
+    const horse = h('select', { name: 'horse', 'aria-label': t('pad.mint_julep.move.horse', { n }) }, h('option', { value: '' }, t('pad.mint_julep.move.none')), horses().map(([id, name]) => h('option', { value: id }, name)));
+    const direction = h('select', { name: 'direction', 'aria-label': t('pad.mint_julep.move.direction', { n }) }, h('option', { value: 'forward' }, t('pad.mint_julep.move.forward')), h('option', { value: 'back' }, t('pad.mint_julep.move.back')));
+    const kind = h('select', { name: 'kind', 'aria-label': t('pad.mint_julep.move.which', { n }) }, h('option', { value: 'named' }, t('pad.mint_julep.move.named')), h('option', { value: 'top' }, t('pad.mint_julep.move.top')));
     const li = h('li', { class: 'move' }, horse, direction, kind,
-      h('button', { type: 'button', class: 'small', 'aria-label': `remove ${label.toLowerCase()}`, onclick: () => li.remove() }, '✕'));
+      h('button', { type: 'button', class: 'small', 'aria-label': t('pad.mint_julep.move.remove', { n }), onclick: () => li.remove() }, '✕'));
     moves.append(li);
     return horse;
   };
   addMove();
-  const mintJulep = /** @type {HTMLSelectElement} */ (h('select', { name: 'mint_julep' }, h('option', { value: '' }, '— not played —'), HORSES.map(([id, name]) => h('option', { value: id }, name))));
-  const mintJulepField = field('Mint Julep card on', mintJulep, 'A top horse not flipped yet; its ability’s movement goes in the moves.');
-  const card = h('fieldset', { class: 'card-played' }, h('legend', null, 'A card played'),
-    playerField, h('p', { class: 'help', id: uid('moves') }, 'Its moves, in order:'), moves,
-    h('button', { type: 'button', class: 'add-move', onclick: () => addMove().focus() }, 'Add a move'),
+  const mintJulep = /** @type {HTMLSelectElement} */ (h('select', { name: 'mint_julep' }, h('option', { value: '' }, t('pad.mint_julep.card.not_played')), horses().map(([id, name]) => h('option', { value: id }, name))));
+  const mintJulepField = field(t('pad.mint_julep.card.mint_julep'), mintJulep, t('pad.mint_julep.card.mint_julep_help'));
+  const card = h('fieldset', { class: 'card-played' }, h('legend', null, t('pad.mint_julep.card.title')),
+    playerField, h('p', { class: 'help', id: uid('moves') }, t('pad.mint_julep.card.moves')), moves,
+    h('button', { type: 'button', class: 'add-move', onclick: () => addMove().focus() }, t('pad.mint_julep.card.add_move')),
     mintJulepField);
   const endRound = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', name: 'end', id: uid('end') }));
-  const endField = h('div', { class: 'field toggle' }, endRound, h('label', { for: endRound.id }, `The race of round ${round} is over`),
-    h('small', { class: 'help' }, 'Ends the round (after this card, if one is filled in).'));
+  const endField = h('div', { class: 'field toggle' }, endRound, h('label', { for: endRound.id }, t('pad.mint_julep.race.over', { round })),
+    h('small', { class: 'help' }, t('pad.mint_julep.race.over_help')));
 
-  const element = h('div', { class: 'entry mint-julep cards' }, h('h3', null, `Round ${round}: the race`),
+  const element = h('div', { class: 'entry mint-julep cards' }, h('h3', null, t('pad.mint_julep.race.heading', { round })),
     fieldNow(details), bets?.element, card, endField);
   return {
     element,
@@ -237,7 +245,7 @@ function cardForm({ game, effective, details }, now) {
         endField.dataset.pointer = `/events/${events.length}`;
         events.push({ type: 'round_ended', data: { round } });
       }
-      if (!events.length) throw new Incomplete('Choose the horse the card moves, or tick “the race is over”.', `/events/${at}`);
+      if (!events.length) throw new Incomplete(t('pad.mint_julep.card.empty'), `/events/${at}`);
       return events;
     },
   };
@@ -247,7 +255,7 @@ function cardForm({ game, effective, details }, now) {
 function fieldNow(details) {
   const groups = details?.race?.groups;
   if (!groups) return null;
-  return h('div', { class: 'field-now' }, h('h4', null, 'The field now, front first (top horse first)'),
+  return h('div', { class: 'field-now' }, h('h4', null, t('pad.mint_julep.field.title')),
     h('ol', { class: 'groups' }, groups.map((/** @type {any[]} */ group) => h('li', null,
-      group.map((x) => `${horseName(x.horse)}${x.flipped ? ' (flipped)' : ''}`).join(' / ')))));
+      group.map((x) => `${horseName(x.horse)}${x.flipped ? ` (${t('pad.mint_julep.field.flipped')})` : ''}`).join(' / ')))));
 }

@@ -3,11 +3,21 @@
 // turn: the deal (`showcases_dealt`), each turn (`turn_taken`: bank, steal or dig, draw two and
 // keep one) and the last banks (`final_banked`). A card is described the first time it shows
 // up and named by its id after that. The prizes are the game's options, set when it starts.
-import { h, field, Incomplete } from '../ui.js';
+import { h, field, Incomplete, numberInput, numberOf } from '../ui.js';
+import { num, plain, t } from '../i18n.js';
 import { choiceOfWays, esc } from './forms.js';
 
 const PERIODS = ['50s', '60s', '70s'];
-const ATTRIBUTES = [['colour', 'colour'], ['type', 'type of object'], ['period', 'period']];
+/** A period as the page says it ("60s", "les années 60", "دههٔ ۶۰"). @param {string} period */
+const periodName = (period) => {
+  switch (period) {
+    case '50s': return t('pad.vintage.period.50s');
+    case '60s': return t('pad.vintage.period.60s');
+    case '70s': return t('pad.vintage.period.70s');
+    default: return period ?? '';
+  }
+};
+const attributes = () => [['colour', t('pad.vintage.attribute.colour')], ['type', t('pad.vintage.attribute.type')], ['period', t('pad.vintage.attribute.period')]];
 const TURN_EVENTS = ['showcases_dealt', 'turn_taken', 'final_banked'];
 /** What a prize's value looks like, per attribute (the field's hint). */
 const EXAMPLES = /** @type {Record<string, string>} */ ({ colour: 'blue', type: 'lamp', period: '60s' });
@@ -16,23 +26,24 @@ const EXAMPLES = /** @type {Record<string, string>} */ ({ colour: 'blue', type: 
 function prizesEditor() {
   const list = h('ol', { class: 'prizes' });
   const add = (/** @type {{attribute?: string, value?: string, points?: number}} */ p = {}) => {
-    const attribute = /** @type {HTMLSelectElement} */ (h('select', { name: 'attribute' }, ATTRIBUTES.map(([v, l]) => h('option', { value: v, selected: v === p.attribute }, l))));
+    const attribute = /** @type {HTMLSelectElement} */ (h('select', { name: 'attribute' }, attributes().map(([v, l]) => h('option', { value: v, selected: v === p.attribute }, l))));
     const value = /** @type {HTMLInputElement} */ (h('input', { name: 'value', value: p.value ?? '', autocomplete: 'off' }));
     // A new prize starts empty: a prefilled number would take the digits typed after it.
-    const points = /** @type {HTMLInputElement} */ (h('input', { name: 'points', type: 'number', inputmode: 'numeric', min: 0, value: p.points ?? '' }));
+    const points = numberInput({ name: 'points', min: 0, value: p.points ?? '' });
     // The hint follows the attribute (a colour, an object, a period), marked as an example.
-    const hint = () => { value.placeholder = `e.g. ${EXAMPLES[attribute.value] ?? ''}`; };
+    const hint = () => { value.placeholder = t('pad.vintage.prize.example', { value: EXAMPLES[attribute.value] ?? '' }); };
     attribute.addEventListener('change', hint);
     hint();
     const li = h('li', { class: 'prize', dataset: { pointer: `/options/prizes/${list.children.length}` } },
-      field('Most cards with', attribute), field('of', value), field('Points', points),
-      h('button', { type: 'button', class: 'small', 'aria-label': 'remove this prize', onclick: () => li.remove() }, '✕'));
+      field(t('pad.vintage.prize.most'), attribute), field(t('pad.vintage.prize.of'), value), field(t('pad.vintage.prize.points'), points),
+      h('button', { type: 'button', class: 'small', 'aria-label': t('pad.vintage.prize.remove'), onclick: () => li.remove() }, '✕'));
     list.append(li);
     return li;
   };
-  add({ attribute: 'colour', value: 'blue', points: 4 });
+  // The examples in the page's language: the table types its cards' colours in its own words.
+  add({ attribute: 'colour', value: t('pad.vintage.card.colour_example'), points: 4 });
   add({ attribute: 'period', value: '60s', points: 3 });
-  const element = h('div', null, list, h('button', { type: 'button', class: 'add-prize', onclick: () => add()?.querySelector('input')?.focus() }, 'Add a prize'));
+  const element = h('div', null, list, h('button', { type: 'button', class: 'add-prize', onclick: () => add()?.querySelector('input')?.focus() }, t('pad.vintage.prize.add')));
   return {
     element,
     read: () => [...list.querySelectorAll('li')].map((li) => {
@@ -40,7 +51,11 @@ function prizesEditor() {
       const value = get('value');
       const attribute = get('attribute');
       // Left empty, the server's refusal names the prize's points.
-      return { id: `${attribute}-${value}`.toLowerCase().replace(/[^a-z0-9]+/g, '-'), name: `Most ${value} objects`, attribute, value, points: get('points') === '' ? null : Number(get('points')) };
+      const points = /** @type {HTMLInputElement} */ (li.querySelector('[name="points"]'));
+      if (points.value.trim() !== '' && !Number.isInteger(numberOf(points))) {
+        throw new Incomplete(t('pad.form.not_a_number', { text: points.value.trim() }), /** @type {HTMLElement} */ (li).dataset.pointer);
+      }
+      return { id: prizeId(attribute, value), name: plain('pad.vintage.prize.name', { value }), attribute, value, points: points.value.trim() === '' ? null : numberOf(points) };
     }),
   };
 }
@@ -60,7 +75,7 @@ function described(effective) {
 /** A card as a player reads it: "c4 · blue lamp, 60s, 3". @param {Map<string, any>} cards @param {string} id */
 function cardLabel(cards, id) {
   const c = cards.get(id);
-  return c ? `${id} · ${c.colour} ${c.type}, ${c.period}, ${c.value}` : id;
+  return c ? t('pad.vintage.card_label', { id, colour: c.colour, type: c.type, period: periodName(c.period), value: num(c.value) }) : id;
 }
 
 /** Fresh card ids c1, c2, … that the log does not use yet. @param {Map<string, any>} cards */
@@ -77,16 +92,33 @@ function cardEditor(card, id, title) {
   const input = (/** @type {string} */ name, /** @type {any} */ attrs) => /** @type {HTMLInputElement} */ (h('input', { name, autocomplete: 'off', ...attrs }));
   return h('li', { class: 'vintage-card', dataset: { id } },
     title ? h('strong', { class: 'card-title' }, title) : null,
-    field('Object', input('type', { value: card.type ?? '', placeholder: 'lamp' })),
-    field('Colour', input('colour', { value: card.colour ?? '', placeholder: 'blue' })),
-    field('Period', /** @type {HTMLSelectElement} */ (h('select', { name: 'period' }, PERIODS.map((p) => h('option', { value: p, selected: p === card.period }, p))))),
-    field('Value', input('value', { type: 'number', inputmode: 'numeric', min: 0, value: card.value ?? 0 })));
+    field(t('pad.vintage.card.object'), input('type', { value: card.type ?? '', placeholder: t('pad.vintage.card.object_example') })),
+    field(t('pad.vintage.card.colour'), input('colour', { value: card.colour ?? '', placeholder: t('pad.vintage.card.colour_example') })),
+    field(t('pad.vintage.card.period'), /** @type {HTMLSelectElement} */ (h('select', { name: 'period' }, PERIODS.map((p) => h('option', { value: p, selected: p === card.period }, periodName(p)))))),
+    field(t('pad.vintage.card.value'), numberInput({ name: 'value', min: 0, value: card.value ?? 0 })));
 }
 
-/** The card a `cardEditor` describes. @param {Element} li */
+/**
+ * The card a `cardEditor` describes. A value that is not a whole number (in Persian or Latin
+ * digits) is refused on the page, at the card's value.
+ * @param {Element} li
+ */
 function readCard(li) {
   const get = (/** @type {string} */ n) => /** @type {HTMLInputElement} */ (li.querySelector(`[name="${n}"]`)).value.trim();
-  return { id: /** @type {HTMLElement} */ (li).dataset.id, type: get('type'), colour: get('colour'), period: get('period'), value: Number(get('value')) };
+  const valueInput = /** @type {HTMLInputElement} */ (li.querySelector('[name="value"]'));
+  const value = numberOf(valueInput);
+  if (!Number.isInteger(value)) {
+    const at = /** @type {HTMLElement} */ (li).dataset.pointer;
+    valueInput.dataset.pointer = at ? `${at}/value` : '';
+    throw new Incomplete(t('pad.form.not_a_number', { text: valueInput.value.trim() }), valueInput.dataset.pointer || null);
+  }
+  return { id: /** @type {HTMLElement} */ (li).dataset.id, type: get('type'), colour: get('colour'), period: get('period'), value };
+}
+
+/** A prize's id from what it counts ("colour-blue"); kept in Latin letters where it can be. @param {string} attribute @param {string} value */
+function prizeId(attribute, value) {
+  const id = `${attribute}-${value}`.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '');
+  return id || attribute;
 }
 
 /** @param {any[]} effective */
@@ -94,35 +126,38 @@ const turnByTurn = (effective) => effective.some((e) => TURN_EVENTS.includes(e.t
 
 export default {
   id: 'vintage',
-  name: 'Vintage',
+  get name() { return t('pad.vintage.name'); },
   players: { min: 3, max: 6 },
-  goal: 'Highest total wins (collection values plus prizes); ties are shared.',
-  options: [
-    { key: 'prizes', label: 'Prize cards in play', kind: 'custom', editor: prizesEditor, help: 'Each prize goes to the player with the most collected cards matching it.' },
-    { key: 'prize_tie', label: 'A tie for a prize', kind: 'choice', default: 'nobody', choices: [['nobody', 'nobody scores it'], ['all', 'each tied player scores it'], ['split', 'the points are split']], help: 'House rule: the published rules do not settle prize ties.' },
-    { key: 'winner_tie', label: 'A tie for the win', kind: 'choice', default: 'shared', choices: [['shared', 'they share the win'], ['most_prize_points', 'more prize points wins']], help: 'House rule: the rules say a tie is shared.' },
-  ],
+  get goal() { return t('pad.vintage.goal'); },
+  get options() {
+    return [
+      { key: 'prizes', label: t('pad.vintage.option.prizes'), kind: 'custom', editor: prizesEditor, help: t('pad.vintage.option.prizes_help') },
+      { key: 'prize_tie', label: t('pad.vintage.option.prize_tie'), kind: 'choice', default: 'nobody', choices: [['nobody', t('pad.vintage.option.prize_tie.nobody')], ['all', t('pad.vintage.option.prize_tie.all')], ['split', t('pad.vintage.option.prize_tie.split')]], help: t('pad.vintage.option.prize_tie_help') },
+      { key: 'winner_tie', label: t('pad.vintage.option.winner_tie'), kind: 'choice', default: 'shared', choices: [['shared', t('pad.vintage.option.winner_tie.shared')], ['most_prize_points', t('pad.vintage.option.winner_tie.most_prize_points')]], help: t('pad.vintage.option.winner_tie_help') },
+    ];
+  },
   colours: [],
   needsColours: () => false,
   correctable: ['collections_recorded'],
   /** The page's names for the card's fields the server's refusals name. */
-  words: { type: 'object', colour: 'colour', period: 'period', value: 'value' },
+  words: () => ({ type: t('pad.vintage.word.type'), colour: t('pad.vintage.word.colour'), period: t('pad.vintage.word.period'), value: t('pad.vintage.word.value') }),
 
   /** The prizes in play, under the game's heading. @param {any} game */
   describe(game) {
     const prizes = game.options?.prizes ?? [];
     if (!prizes.length) return null;
-    return h('div', { class: 'prizes-in-play' }, h('h2', null, 'Prizes'),
+    const words = /** @type {Record<string, string>} */ (this.words());
+    return h('div', { class: 'prizes-in-play' }, h('h2', null, t('pad.vintage.prizes')),
       h('ul', null, prizes.map((/** @type {any} */ p) => h('li', { dataset: { prize: p.id } },
-        `${p.name} (${p.attribute === 'type' ? 'object' : p.attribute}: ${p.value}) `, h('strong', null, `${p.points} points`)))));
+        `${p.name} (${words[p.attribute] ?? p.attribute}: ${p.attribute === 'period' ? periodName(p.value) : p.value}) `, h('strong', null, t('pad.vintage.prize.points_n', { n: p.points }))))));
   },
 
   /** @param {any} _game @param {any[]} effective @param {any} [details] */
   progress(_game, effective, details) {
     const done = effective.some((e) => e.type === 'collections_recorded' || e.type === 'final_banked');
-    if (!turnByTurn(effective)) return { step: 'The collections at the end', done };
+    if (!turnByTurn(effective)) return { step: t('pad.vintage.step.collections'), done };
     const turns = effective.filter((e) => e.type === 'turn_taken').length;
-    return { step: details?.final_bank_due ? 'The last banks' : `Turn ${turns + 1}`, done };
+    return { step: details?.final_bank_due ? t('pad.vintage.step.last_banks') : t('pad.vintage.step.turn', { turn: turns + 1 }), done };
   },
 
   /** @param {{game: any, effective: any[], details?: any, way?: string | null, onWay?: (w: string) => void, initial?: any}} ctx */
@@ -130,8 +165,8 @@ export default {
     if (ctx.initial) return collectionsForm(ctx);
     const started = turnByTurn(ctx.effective);
     return choiceOfWays({
-      end: { label: 'the collections at the end', build: () => collectionsForm(ctx) },
-      turns: { label: 'turn by turn', build: () => turnsForm(ctx) },
+      end: { label: t('pad.vintage.way.end'), build: () => collectionsForm(ctx) },
+      turns: { label: t('pad.way.turns'), build: () => turnsForm(ctx) },
     }, started ? 'turns' : ctx.way ?? 'end', !started, ctx.onWay);
   },
 };
@@ -147,7 +182,7 @@ function collectionsForm({ game, initial }) {
     serial += 1;
     const seat = game.players.findIndex((/** @type {any} */ p) => p.name === player) + 1;
     const li = cardEditor(card, card.id ?? `s${seat}c${serial}`);
-    li.append(h('button', { type: 'button', class: 'small', 'aria-label': 'remove this card', onclick: () => li.remove() }, '✕'));
+    li.append(h('button', { type: 'button', class: 'small', 'aria-label': t('pad.vintage.card.remove'), onclick: () => li.remove() }, '✕'));
     list.append(li);
     return li;
   };
@@ -156,12 +191,12 @@ function collectionsForm({ game, initial }) {
     lists.set(p.name, list);
     const fieldset = h('fieldset', { class: 'player-entry', dataset: { player: p.name, pointer: `/events/0/data/collections/${esc(p.name)}` } },
       h('legend', null, p.name), list,
-      h('button', { type: 'button', class: 'add-card', onclick: () => addCard(p.name)?.querySelector('input')?.focus() }, `Add a card to ${p.name}’s collection`));
+      h('button', { type: 'button', class: 'add-card', onclick: () => addCard(p.name)?.querySelector('input')?.focus() }, t('pad.vintage.collection.add', { player: p.name })));
     for (const card of initial?.collections?.[p.name] ?? []) addCard(p.name, typeof card === 'string' ? { id: card } : card);
     return fieldset;
   });
   const element = h('div', { class: 'entry vintage' },
-    h('p', { class: 'help' }, 'Only the face-down collections count; showcases do not.'), players);
+    h('p', { class: 'help' }, t('pad.vintage.collection.help')), players);
   return {
     element,
     events() {
@@ -193,14 +228,14 @@ function dealForm({ game, effective }) {
     const base = `/events/0/data/showcases/${esc(p.name)}`;
     const list = h('ol', { class: 'collection' }, Array.from({ length: Math.min(seat + 1, 3) }, (_, i) => {
       const id = nextId();
-      const li = cardEditor({}, id, `Card ${id}`);
+      const li = cardEditor({}, id, t('pad.vintage.deal.card', { id }));
       li.dataset.pointer = `${base}/${i}`;
       return li;
     }));
-    return [p.name, h('fieldset', { class: 'player-entry', dataset: { player: p.name, pointer: base } }, h('legend', null, `${p.name}’s showcase`), list)];
+    return [p.name, h('fieldset', { class: 'player-entry', dataset: { player: p.name, pointer: base } }, h('legend', null, t('pad.vintage.showcase', { player: p.name })), list)];
   });
-  const element = h('div', { class: 'entry vintage turns' }, h('h3', null, 'The deal'),
-    h('p', { class: 'help' }, 'The cards dealt face up. Each gets an id (c1, c2, …) that names it in the turns.'),
+  const element = h('div', { class: 'entry vintage turns' }, h('h3', null, t('pad.vintage.deal.title')),
+    h('p', { class: 'help' }, t('pad.vintage.deal.help')),
     lists.map(([, fieldset]) => fieldset));
   return {
     element,
@@ -234,9 +269,9 @@ function turnForm({ game, effective, details }) {
   const top = discard.at(-1);
   const option = (/** @type {typeof takes[number]} */ t, /** @type {string} */ text) => h('option', { value: String(takes.push(t) - 1) }, text);
   const take = /** @type {HTMLSelectElement} */ (h('select', { name: 'take' },
-    top ? option({ steal: null, dig: top }, `dig the discard pile: ${label(top)}`) : null,
+    top ? option({ steal: null, dig: top }, t('pad.vintage.turn.dig', { card: label(top) })) : null,
     names.filter((n) => n !== player && (showcases[n] ?? []).length >= 2).flatMap((n) => showcases[n].map(
-      (/** @type {string} */ id) => option({ steal: { from: n, card: id }, dig: null }, `steal from ${n}: ${label(id)}`)))));
+      (/** @type {string} */ id) => option({ steal: { from: n, card: id }, dig: null }, t('pad.vintage.turn.steal', { player: n, card: label(id) }))))));
 
   // After a reshuffle (5–6 players) a drawn card may be one already seen: name it instead.
   const seen = [...cards.keys()].filter((id) => !Object.values(showcases).flat().includes(id)
@@ -244,33 +279,33 @@ function turnForm({ game, effective, details }) {
   const reshuffling = Boolean(details?.reshuffled) || (details?.deck ?? 2) < 2;
   const drawn = [0, 1].map((i) => {
     const id = nextId();
-    const li = cardEditor({}, id, `${i === 0 ? 'First' : 'Second'} card drawn: ${id}`);
+    const li = cardEditor({}, id, t(i === 0 ? 'pad.vintage.turn.first_drawn' : 'pad.vintage.turn.second_drawn', { id }));
     li.dataset.pointer = `/events/0/data/drawn/${i}`;
     if (reshuffling && seen.length) {
-      const known = /** @type {HTMLSelectElement} */ (h('select', { name: 'known' }, h('option', { value: '' }, 'a new card (described here)'), seen.map((id) => h('option', { value: id }, label(id)))));
+      const known = /** @type {HTMLSelectElement} */ (h('select', { name: 'known' }, h('option', { value: '' }, t('pad.vintage.turn.new_card')), seen.map((id) => h('option', { value: id }, label(id)))));
       known.addEventListener('change', () => { for (const f of li.querySelectorAll('.field:not(.known)')) /** @type {HTMLElement} */ (f).hidden = Boolean(known.value); });
-      const knownField = field('Drawn', known);
+      const knownField = field(t('pad.vintage.turn.drawn'), known);
       knownField.classList.add('known');
       li.prepend(knownField);
     }
     return li;
   });
   const read = (/** @type {Element} */ li) => /** @type {HTMLSelectElement | null} */ (li.querySelector('[name="known"]'))?.value || readCard(li);
-  const kept = /** @type {HTMLSelectElement} */ (h('select', { name: 'kept' }, h('option', { value: '0' }, 'the first card drawn'), h('option', { value: '1' }, 'the second card drawn')));
+  const kept = /** @type {HTMLSelectElement} */ (h('select', { name: 'kept' }, h('option', { value: '0' }, t('pad.vintage.turn.keep_first')), h('option', { value: '1' }, t('pad.vintage.turn.keep_second'))));
 
   const element = h('div', { class: 'entry vintage turns' },
-    h('h3', null, `Turn ${turns + 1}: ${player}`),
-    h('p', { class: 'help' }, `${details?.deck ?? '?'} cards left in the deck${details?.reshuffled ? ' (the discard pile was shuffled in)' : ''}.`),
-    h('fieldset', { class: 'turn', dataset: { pointer: '/events/0', player } }, h('legend', null, `${player}’s turn`),
-      withPointer(field('Banks, from the showcase', banked), '/events/0/data/banked'),
-      withPointer(field('Takes', take, 'A showcase of one card cannot be stolen from.'), '/events/0/data/steal /events/0/data/dig'),
-      h('fieldset', { class: 'drawn', dataset: { pointer: '/events/0/data/drawn' } }, h('legend', null, 'Draws two'), h('ol', { class: 'collection' }, drawn)),
-      withPointer(field('Keeps', kept, 'The other goes on top of the discard pile.'), '/events/0/data/kept')));
+    h('h3', null, t('pad.vintage.turn.heading', { turn: turns + 1, player })),
+    h('p', { class: 'help' }, details?.reshuffled ? t('pad.vintage.turn.deck_reshuffled', { n: details?.deck ?? '?' }) : t('pad.vintage.turn.deck', { n: details?.deck ?? '?' })),
+    h('fieldset', { class: 'turn', dataset: { pointer: '/events/0', player } }, h('legend', null, t('pad.vintage.turn.legend', { player })),
+      withPointer(field(t('pad.vintage.turn.banks'), banked), '/events/0/data/banked'),
+      withPointer(field(t('pad.vintage.turn.takes'), take, t('pad.vintage.turn.takes_help')), '/events/0/data/steal /events/0/data/dig'),
+      h('fieldset', { class: 'drawn', dataset: { pointer: '/events/0/data/drawn' } }, h('legend', null, t('pad.vintage.turn.draws')), h('ol', { class: 'collection' }, drawn)),
+      withPointer(field(t('pad.vintage.turn.keeps'), kept, t('pad.vintage.turn.keeps_help')), '/events/0/data/kept')));
   return {
     element,
     events() {
-      if (!banked.value) throw new Incomplete(`${player}’s showcase is empty: there is nothing to bank.`, '/events/0/data/banked');
-      if (!take.value) throw new Incomplete('There is nothing to steal or dig.', '/events/0/data/steal');
+      if (!banked.value) throw new Incomplete(t('pad.vintage.turn.empty_showcase', { player }), '/events/0/data/banked');
+      if (!take.value) throw new Incomplete(t('pad.vintage.turn.nothing_to_take'), '/events/0/data/steal');
       const cardsDrawn = drawn.map(read);
       const keptCard = cardsDrawn[Number(kept.value)];
       return [{ type: 'turn_taken', data: {
@@ -298,14 +333,14 @@ function finalBankForm({ game, effective, details }) {
   /** @type {[string, HTMLSelectElement[]][]} */
   const picks = names.map((/** @type {string} */ name) => {
     const showcase = details?.showcases?.[name] ?? [];
-    const selects = [choose(name, showcase, 'nothing (an empty showcase)', 0)];
-    if ((turns.get(name) ?? 0) < most) selects.push(choose(name, showcase, 'no second card', -1));
+    const selects = [choose(name, showcase, t('pad.vintage.last.nothing'), 0)];
+    if ((turns.get(name) ?? 0) < most) selects.push(choose(name, showcase, t('pad.vintage.last.no_second'), -1));
     return [name, selects];
   });
-  const element = h('div', { class: 'entry vintage turns' }, h('h3', null, 'The last banks'),
-    h('p', { class: 'help' }, 'Everyone banks one more card from their showcase, in this order; a player who had a turn fewer may bank a second.'),
+  const element = h('div', { class: 'entry vintage turns' }, h('h3', null, t('pad.vintage.step.last_banks')),
+    h('p', { class: 'help' }, t('pad.vintage.last.help')),
     picks.map(([name, selects]) => h('fieldset', { class: 'player-entry', dataset: { player: name, pointer: `/events/0/data/banked/${esc(name)}` } },
-      h('legend', null, name), selects.map((s, i) => field(i === 0 ? 'Banks' : 'And a second card (a turn fewer)', s)))));
+      h('legend', null, name), selects.map((s, i) => field(i === 0 ? t('pad.vintage.last.banks') : t('pad.vintage.last.second'), s)))));
   return {
     element,
     events() {

@@ -2,13 +2,17 @@
 // phone's entry, and the table's choice — keep theirs, or record mine as a correction of theirs
 // (or, when theirs was something else, send mine after it). Nothing is thrown away unasked.
 import { h, when } from '../ui.js';
-import { contents, summary } from './log.js';
+import { num, t } from '../i18n.js';
+import { contents, eventName, summary } from './log.js';
+
+/** An event's kind in the page's words ("cards played"). @param {string} type */
+export const kindName = (type) => eventName(type);
 
 /** "round 1", or "card played (round 1)": an event in the table's words. @param {any} e */
 export function describe(e) {
   const s = summary(e);
   if (s && e.type.includes('round')) return s;
-  const kind = e.type.replaceAll('_', ' ');
+  const kind = eventName(e.type);
   return s ? `${kind} (${s})` : kind;
 }
 
@@ -28,27 +32,27 @@ export function describe(e) {
  */
 export function render(c) {
   const first = c.theirs[0];
-  const who = first?.recorded_by ?? 'Another phone';
-  const headline = `${who} recorded ${first ? describe(first) : 'something'} — your entry is kept ${c.where}.`;
+  const who = first?.recorded_by ?? t('pad.conflict.another_phone');
+  const headline = t('pad.conflict.headline', { who, what: first ? describe(first) : t('pad.conflict.something'), where: c.where });
   const theirs = h('div', { class: 'side theirs' },
-    h('h4', null, 'Theirs'),
+    h('h4', null, t('pad.conflict.theirs')),
     c.theirs.map((e) => h('div', { class: 'their-entry', dataset: { seq: e.seq } },
-      h('p', null, h('strong', null, `#${e.seq} ${describe(e)}`)),
+      h('p', null, h('strong', null, `#${num(e.seq)} ${describe(e)}`)),
       h('ul', { class: 'contents' }, contents(e.data).map((line) => h('li', null, line))),
-      h('small', { class: 'when' }, `by ${e.recorded_by ?? 'another phone'} · ${when(e.recorded_at)}`))));
+      h('small', { class: 'when' }, `${t('pad.log.by', { who: e.recorded_by ?? t('pad.conflict.another_phone_lower') })} · ${when(e.recorded_at)}`))));
   const mine = h('div', { class: 'side mine' },
-    h('h4', null, 'Yours'),
+    h('h4', null, t('pad.conflict.yours')),
     h('p', null, h('strong', null, c.mine.label)),
     c.mine.events
       ? h('ul', { class: 'contents' }, c.mine.events.flatMap((e) => contents(e.data)).map((line) => h('li', null, line)))
-      : h('p', null, 'Being filled in, below.'),
-    h('small', { class: 'when' }, c.refusedMine ? 'not stored: theirs came first' : 'not sent yet'));
+      : h('p', null, t('pad.conflict.being_filled')),
+    h('small', { class: 'when' }, c.refusedMine ? t('pad.conflict.not_stored') : t('pad.conflict.not_sent')));
   return h('section', { class: 'conflict card', id: 'conflict', role: 'alert' },
     h('h3', null, headline),
-    h('p', { class: 'help' }, 'Check both with the table, then choose.'),
+    h('p', { class: 'help' }, t('pad.conflict.check')),
     h('div', { class: 'side-by-side' }, theirs, mine),
     h('div', { class: 'row conflict-actions' },
-      h('button', { type: 'button', class: 'keep-theirs', onclick: c.onKeepTheirs }, 'Keep theirs'),
-      c.onCorrect ? h('button', { type: 'button', class: 'primary correct-mine', onclick: c.onCorrect }, 'Record mine as a correction') : null,
-      c.onSendAgain ? h('button', { type: 'button', class: 'primary send-mine', onclick: c.onSendAgain }, 'Send mine after theirs') : null));
+      h('button', { type: 'button', class: 'keep-theirs', onclick: c.onKeepTheirs }, t('pad.conflict.keep_theirs')),
+      c.onCorrect ? h('button', { type: 'button', class: 'primary correct-mine', onclick: c.onCorrect }, t('pad.conflict.correct_mine')) : null,
+      c.onSendAgain ? h('button', { type: 'button', class: 'primary send-mine', onclick: c.onSendAgain }, t('pad.conflict.send_mine')) : null));
 }

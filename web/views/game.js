@@ -10,7 +10,8 @@ import { inPlayersWords } from '../games/forms.js';
 import { follow, reload } from '../live.js';
 import * as outbox from '../outbox.js';
 import { effectiveEvents, getState, subscribe, update } from '../state.js';
-import { h, replace, showProblem, showNotice, clearErrors, newId, field, handOut, Incomplete } from '../ui.js';
+import { h, replace, showProblem, showNotice, clearErrors, newId, field, handOut, Incomplete, when } from '../ui.js';
+import { joined, plural, t } from '../i18n.js';
 import * as scoreboard from './scoreboard.js';
 import * as log from './log.js';
 import * as conflictView from './conflict.js';
@@ -19,7 +20,7 @@ import * as conflictView from './conflict.js';
 const RESEND_MS = 5000;
 
 /** The reason a correction made from the conflict screen carries. */
-const TWO_PHONES = 'recorded on two phones at once; the table kept this one';
+const twoPhones = () => t('pad.game.two_phones_reason');
 
 /** A refusal in the page's own words (its labels for the options and fields the server names by key). @param {any} problem */
 const inWords = (problem) => inPlayersWords(problem, gameById(getState().game?.game ?? ''));
@@ -27,22 +28,23 @@ const inWords = (problem) => inPlayersWords(problem, gameById(getState().game?.g
 /** @param {import('../outbox.js').Entry[]} waiting */
 const waitingEvents = (waiting) => waiting.reduce((n, e) => n + e.events.length, 0);
 
-/** "2 rounds", "1 entry": what is waiting, in the table's words. @param {import('../outbox.js').Entry[]} waiting */
+/** "2 rounds waiting to be sent", "1 entry …": what is waiting, in the table's words. @param {import('../outbox.js').Entry[]} waiting */
 function waitingCount(waiting) {
-  const rounds = waiting.every((e) => /^Round \d+ of \d+$/.test(e.label));
+  // Entries kept before the page knew languages say it only in their English label.
+  const rounds = waiting.every((e) => e.round ?? /^Round \d+ of \d+$/.test(e.label));
   const n = waiting.length;
-  return rounds ? `${n} ${n === 1 ? 'round' : 'rounds'}` : `${n} ${n === 1 ? 'entry' : 'entries'}`;
+  return rounds ? plural(n, 'pad.waiting.rounds_one', 'pad.waiting.rounds_other') : plural(n, 'pad.waiting.entries_one', 'pad.waiting.entries_other');
 }
 
 /** @param {HTMLElement} root @param {string} id */
 export function mount(root, id) {
   update({ game: null, score: null, events: [], way: null, waiting: [] });
-  const header = h('header', { class: 'game-head' }, h('h1', null, 'Loading…'));
-  const waitingBox = h('section', { class: 'waiting-box', 'aria-label': 'Waiting to be sent', 'aria-live': 'polite' });
-  const entry = h('section', { class: 'entry-box', 'aria-label': 'Record' });
-  const board = h('section', { class: 'board', 'aria-label': 'Scoreboard' });
-  const logBox = h('section', { class: 'log-box', 'aria-label': 'Log' });
-  const tools = h('section', { class: 'tools', 'aria-label': 'Game tools' });
+  const header = h('header', { class: 'game-head' }, h('h1', null, t('pad.loading')));
+  const waitingBox = h('section', { class: 'waiting-box', 'aria-label': t('pad.game.waiting_box'), 'aria-live': 'polite' });
+  const entry = h('section', { class: 'entry-box', 'aria-label': t('pad.game.record') });
+  const board = h('section', { class: 'board', 'aria-label': t('pad.game.scoreboard') });
+  const logBox = h('section', { class: 'log-box', 'aria-label': t('pad.game.log') });
+  const tools = h('section', { class: 'tools', 'aria-label': t('pad.game.tools') });
   root.append(header, waitingBox, entry, board, logBox, tools);
 
   /** The step the entry form was built for; rebuilt only when it changes. */
@@ -53,7 +55,9 @@ export function mount(root, id) {
   let recorded = false;
   /** @type {HTMLElement | null} */
   let formEl = null;
-  let stepLabel = 'Record';
+  let stepLabel = t('pad.game.record');
+  /** Whether the step is a whole round (the waiting box counts rounds). */
+  let stepRound = false;
   /** The server's version when the form was built, and with this phone's waiting entries counted in. */
   let seenVersion = 0;
   let builtAt = 0;
@@ -86,7 +90,7 @@ export function mount(root, id) {
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) {
         await reload(id);
-        showProblem(where, { detail: 'Someone else recorded something first; the page now shows it. Check and send again.' });
+        showProblem(where, { detail: t('pad.game.someone_first') });
       } else {
         showProblem(where, err instanceof ApiError ? inWords(err.problem) : { detail: String(err) });
       }
@@ -148,7 +152,7 @@ export function mount(root, id) {
     const withIds = events.map((e) => ({ id: newId(), ...e }));
     for (const e of withIds) mine.add(e.id);
     submitted = withIds.map((e) => e.id);
-    const kept = await outbox.keep({ gameId: id, baseVersion: builtAt, events: withIds, label: stepLabel, queuedAt: new Date().toISOString() });
+    const kept = await outbox.keep({ gameId: id, baseVersion: builtAt, events: withIds, label: stepLabel, round: stepRound, queuedAt: new Date().toISOString() });
     const outcome = await resend();
     if (!outcome) return;
     if (outcome.status === 'sent') {
@@ -160,7 +164,7 @@ export function mount(root, id) {
     }
     if (outcome.entry.key !== kept.key || outcome.status === 'unreachable') {
       // Not sent yet: it waits on the phone, and the table goes on with the next step.
-      if (outcome.status === 'unreachable') showNotice('The server cannot be reached: what you record is kept on this phone and sent as soon as it answers.');
+      if (outcome.status === 'unreachable') showNotice(t('pad.game.unreachable_kept'));
       if (formEl === where) nextStep();
       return;
     }
@@ -172,13 +176,13 @@ export function mount(root, id) {
       formConflict = { refused: true };
       renderEntry(true);
     } else {
-      showProblem(where, inWords(outcome.error?.problem ?? { detail: 'The server refused this.' }));
+      showProblem(where, inWords(outcome.error?.problem ?? { detail: t('pad.problem.refused') }));
     }
   };
 
   /** Records this phone's data as a correction of the other phone's event `theirs`. */
   const correctTheirs = async (/** @type {any} */ theirs, /** @type {any} */ data, /** @type {HTMLElement} */ where) => {
-    const correction = { id: newId(), type: 'correct', data: { seq: theirs.seq, data, reason: TWO_PHONES } };
+    const correction = { id: newId(), type: 'correct', data: { seq: theirs.seq, data, reason: twoPhones() } };
     mine.add(correction.id);
     try {
       await appendEvents(id, getState().game?.version ?? null, [correction]);
@@ -207,14 +211,14 @@ export function mount(root, id) {
     const panel = conflictView.render({
       theirs,
       mine: { label: stepLabel, events: ours },
-      where: 'below',
+      where: t('pad.conflict.kept_below'),
       refusedMine: Boolean(formConflict?.refused),
       onKeepTheirs: nextStep,
       onCorrect: match ? async () => {
         if (!formEl || !form) return;
         const events = eventsOf(formEl, form.events);
         const data = events?.find((e) => e.type === match.type)?.data;
-        if (!data) { showProblem(panel, { detail: `Your entry has no ${match.type.replaceAll('_', ' ')} to put in place of theirs.` }); return; }
+        if (!data) { showProblem(panel, { detail: t('pad.conflict.nothing_to_put', { what: conflictView.kindName(match.type) }) }); return; }
         if (await correctTheirs(match, data, panel)) nextStep();
       } : null,
       onSendAgain: match ? null : () => {
@@ -251,18 +255,19 @@ export function mount(root, id) {
     formConflict = null;
     if (readOnly() || !rules) { replace(entry); return; }
     if (game.status === 'abandoned') {
-      replace(entry, h('p', { class: 'card' }, 'This game was abandoned. Take back the “abandon” in the log to resume it.'));
+      replace(entry, h('p', { class: 'card' }, t('pad.game.abandoned_note')));
       return;
     }
     if (game.status === 'finished' || progress?.done) { replace(entry); return; }
     const built = rules.form(ctx);
-    stepLabel = progress?.step ?? 'Record';
+    stepLabel = progress?.step ?? t('pad.game.record');
+    stepRound = Boolean(progress?.round);
     seenVersion = game.version;
     builtAt = game.version + waitingEvents(waiting);
     touched = false;
     submitted = [];
     const el = h('form', { class: 'entry-form', id: 'entry' }, built.element,
-      h('button', { type: 'submit', class: 'primary' }, 'Record'));
+      h('button', { type: 'submit', class: 'primary' }, t('pad.game.record')));
     const touch = (/** @type {Event} */ e) => {
       const target = /** @type {HTMLElement} */ (e.target);
       if (e.type !== 'click' || (target.closest('button') && target.closest('button')?.getAttribute('type') !== 'submit')) touched = true;
@@ -306,8 +311,8 @@ export function mount(root, id) {
       h('strong', null, w.label), ' ',
       h('ul', { class: 'contents' }, w.events.flatMap((e) => log.contents(e.data)).map((line) => h('li', null, line))),
       w.refused ? [
-        h('p', { class: 'field-error' }, inWords(w.refused).detail || w.refused.title || 'The server refused this.'),
-        h('button', { type: 'button', class: 'small drop-waiting', onclick: () => outbox.drop(w, getState().game?.version ?? 0).then(resend) }, 'Drop it'),
+        h('p', { class: 'field-error' }, inWords(w.refused).detail || w.refused.title || t('pad.problem.refused')),
+        h('button', { type: 'button', class: 'small drop-waiting', onclick: () => outbox.drop(w, getState().game?.version ?? 0).then(resend) }, t('pad.waiting.drop')),
       ] : null));
     let panel = null;
     if (blocked?.conflict) {
@@ -317,7 +322,7 @@ export function mount(root, id) {
       panel = conflictView.render({
         theirs,
         mine: { label: blocked.label, events: blocked.events },
-        where: 'on this phone',
+        where: t('pad.conflict.kept_on_phone'),
         refusedMine: true,
         onKeepTheirs: () => outbox.drop(blocked, version()).then(resend),
         onCorrect: match ? async () => {
@@ -329,10 +334,10 @@ export function mount(root, id) {
     }
     const sendingNow = live === 'live' && !blocked;
     replace(waitingBox, h('div', { class: 'waiting card', id: 'waiting' },
-      h('p', { class: 'waiting-count' }, `${waitingCount(waiting)} waiting to be sent`),
-      h('p', { class: 'help' }, sendingNow ? 'Sending…'
-        : blocked ? (waiting.length > 1 ? 'Kept on this phone. The one with two entries below needs a decision before the rest are sent.' : 'Kept on this phone until the table decides below.')
-          : 'Kept on this phone and sent as soon as the server answers. The scoreboard counts only what the server confirmed.'),
+      h('p', { class: 'waiting-count' }, waitingCount(waiting)),
+      h('p', { class: 'help' }, sendingNow ? t('pad.waiting.sending')
+        : blocked ? (waiting.length > 1 ? t('pad.waiting.blocked_many') : t('pad.waiting.blocked_one'))
+          : t('pad.waiting.kept')),
       h('ol', { class: 'waiting-list' }, items),
       panel));
   };
@@ -345,7 +350,7 @@ export function mount(root, id) {
     const current = effective.find((e) => e.seq === event.seq)?.data ?? event.data;
     // Optional: left empty, the log says "corrected on the pad" (no placeholder that looks filled in).
     const reason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', maxlength: 200 }));
-    const reasonField = field('Reason (optional)', reason);
+    const reasonField = field(t('pad.correction.reason'), reason);
     reasonField.dataset.pointer = '/events/0/data/reason';
     let correction;
     let body;
@@ -354,7 +359,7 @@ export function mount(root, id) {
       body = correction.element;
     } else {
       const text = /** @type {HTMLTextAreaElement} */ (h('textarea', { rows: 8, spellcheck: 'false' }, JSON.stringify(current, null, 2)));
-      body = field('The event’s data (JSON)', text);
+      body = field(t('pad.correction.json'), text);
       correction = { events: () => [{ type: event.type, data: JSON.parse(text.value) }] };
     }
     // The form's pointers name its own event's data; a correction nests it one level down.
@@ -366,20 +371,20 @@ export function mount(root, id) {
     };
     nest();
     const formEl = h('form', { class: 'entry-form correction', id: 'correction' },
-      h('h2', null, `Correct #${event.seq}`), body, reasonField,
-      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Save the correction'),
-        h('button', { type: 'button', onclick: () => { formKey = ''; renderEntry(); } }, 'Cancel')));
+      h('h2', null, t('pad.correction.title', { seq: event.seq })), body, reasonField,
+      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, t('pad.correction.save')),
+        h('button', { type: 'button', onclick: () => { formKey = ''; renderEntry(); } }, t('pad.correction.cancel'))));
     formEl.addEventListener('submit', (e) => {
       e.preventDefault();
       let data;
       try {
         data = correction.events()[0].data;
       } catch (err) {
-        showProblem(formEl, err instanceof Incomplete ? err : { detail: `Not valid JSON: ${err}` });
+        showProblem(formEl, err instanceof Incomplete ? err : { detail: t('pad.correction.bad_json', { error: String(err) }) });
         return;
       }
       nest();
-      send(formEl, [{ type: 'correct', data: { seq: event.seq, data, reason: reason.value.trim() || 'corrected on the pad' } }], () => { formKey = ''; });
+      send(formEl, [{ type: 'correct', data: { seq: event.seq, data, reason: reason.value.trim() || t('pad.correction.default_reason') } }], () => { formKey = ''; });
     });
     // A correction under way is not rebuilt by live updates either (Cancel or Save ends it).
     formKey = 'correcting';
@@ -396,14 +401,14 @@ export function mount(root, id) {
     const rules = gameById(game.game);
     replace(header,
       h('h1', null, rules?.name ?? game.game),
-      h('p', { class: 'meta' }, h('span', { class: `status status-${game.status}` }, game.status.replace('_', ' ')), ' · ',
-        game.players.map((/** @type {any} */ p) => p.name).join(', '),
+      h('p', { class: 'meta' }, h('span', { class: `status status-${game.status}`, dataset: { status: game.status } }, statusName(game.status)), ' · ',
+        joined(game.players.map((/** @type {any} */ p) => p.name)),
         liveMark(live),
-        share ? h('span', { class: 'readonly' }, ' · read-only link') : null),
+        share ? h('span', { class: 'readonly' }, ` · ${t('pad.game.read_only')}`) : null),
       rules?.describe(game) ?? null);
     renderEntry();
-    replace(board, h('h2', null, 'Scoreboard'), scoreboard.render(score));
-    replace(logBox, h('h2', null, 'Log'), log.render(events, {
+    replace(board, h('h2', null, t('pad.game.scoreboard')), scoreboard.render(score));
+    replace(logBox, h('h2', null, t('pad.game.log')), log.render(events, {
       readOnly: readOnly(),
       canCorrect: (e) => !['retract', 'correct', 'abandon', 'game_started'].includes(e.type),
       onCorrect: startCorrection,
@@ -423,9 +428,9 @@ export function mount(root, id) {
     toolsKey = key;
     if (readOnly() || !game) { replace(tools); return; }
     const shareBox = h('div', { class: 'share-box' });
-    const hours = /** @type {HTMLSelectElement} */ (h('select', null, [[4, '4 hours'], [24, '1 day'], [168, '1 week']].map(([v, l]) => h('option', { value: v, selected: v === 24 }, l))));
-    const shareForm = h('form', { class: 'inline', id: 'share-form' }, field('Link valid for', hours),
-      h('button', { type: 'submit' }, 'Share a read-only link'));
+    const hours = /** @type {HTMLSelectElement} */ (h('select', null, [[4, t('pad.share.hours_4')], [24, t('pad.share.day_1')], [168, t('pad.share.week_1')]].map(([v, l]) => h('option', { value: v, selected: v === 24 }, l))));
+    const shareForm = h('form', { class: 'inline', id: 'share-form' }, field(t('pad.share.valid_for'), hours),
+      h('button', { type: 'submit' }, t('pad.share.button')));
     shareForm.addEventListener('submit', async (e) => {
       e.preventDefault();
       clearErrors(shareForm);
@@ -433,32 +438,32 @@ export function mount(root, id) {
         const [share, where] = await Promise.all([createShare(id, Number(hours.value)), linkBases()]);
         const path = `/#/share/${encodeURIComponent(id)}/${encodeURIComponent(share.token)}`;
         replace(shareBox,
-          h('p', null, 'Anyone with this link can follow the game (read-only) until ', new Date(share.expires_at).toLocaleString(), '.'),
-          handOut(where, path, { id: 'share-link', alt: 'QR code of the share link', qr: qrCodeUrl }));
+          h('p', null, t('pad.share.until', { when: when(share.expires_at) })),
+          handOut(where, path, { id: 'share-link', alt: t('pad.share.qr'), qr: qrCodeUrl }));
       } catch (err) {
         const problem = err instanceof ApiError ? err.problem : { detail: String(err) };
         showProblem(shareForm, err instanceof ApiError && err.status === 404
-          ? { detail: 'This server cannot make share links yet.' } : problem);
+          ? { detail: t('pad.share.unsupported') } : problem);
       }
     });
-    const reason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', placeholder: 'we ran out of time', maxlength: 200 }));
-    const abandonForm = h('form', { class: 'inline', dataset: { pointer: '/events/0' } }, field('Reason', reason),
-      h('button', { type: 'submit', class: 'danger' }, 'Abandon the game'));
-    abandonForm.addEventListener('submit', (e) => { e.preventDefault(); send(abandonForm, [{ type: 'abandon', data: { reason: reason.value.trim() || 'abandoned' } }]); });
-    replace(tools, h('h2', null, 'Share'), shareForm, shareBox,
-      game.status === 'in_progress' ? [h('h2', null, 'Stop'), abandonForm] : null);
+    const reason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', placeholder: t('pad.abandon.placeholder'), maxlength: 200 }));
+    const abandonForm = h('form', { class: 'inline', dataset: { pointer: '/events/0' } }, field(t('pad.abandon.reason'), reason),
+      h('button', { type: 'submit', class: 'danger' }, t('pad.abandon.button')));
+    abandonForm.addEventListener('submit', (e) => { e.preventDefault(); send(abandonForm, [{ type: 'abandon', data: { reason: reason.value.trim() || t('pad.abandon.default_reason') } }]); });
+    replace(tools, h('h2', null, t('pad.share.title')), shareForm, shareBox,
+      game.status === 'in_progress' ? [h('h2', null, t('pad.abandon.title')), abandonForm] : null);
   };
 
   const unsubscribe = subscribe((_state, changed) => {
     if (changed.has('waiting') || changed.has('live') || changed.has('events')) renderWaiting();
     if (changed.has('game') || changed.has('score') || changed.has('events') || changed.has('live') || changed.has('waiting')) render();
   });
-  const showUnreachable = () => replace(header, h('h1', null, 'Can’t reach the server'),
-    h('p', { class: 'meta' }, 'The page keeps trying, and shows the game as soon as the server answers.'));
+  const showUnreachable = () => replace(header, h('h1', null, t('pad.game.cannot_reach')),
+    h('p', { class: 'meta' }, t('pad.game.keeps_trying')));
   reload(id).catch((err) => {
     if (getState().game) return;
     if (unreachable(err)) showUnreachable();
-    else replace(header, h('h1', null, 'Game not found'), h('p', { class: 'field-error' }, err instanceof ApiError ? err.message : String(err)));
+    else replace(header, h('h1', null, t('pad.game.not_found')), h('p', { class: 'field-error' }, err instanceof ApiError ? err.message : String(err)));
   });
   outbox.waitingFor(id).then((waiting) => {
     if (getState().route.params.id === id) update({ waiting });
@@ -478,9 +483,19 @@ export function mount(root, id) {
 /** The page's honest word on its link to the server. @param {string} live */
 function liveMark(live) {
   switch (live) {
-    case 'live': return h('span', { class: 'live-dot live-state', title: 'live' }, ' ● live');
-    case 'reconnecting': return h('span', { class: 'live-state reconnecting' }, ' · reconnecting…');
-    case 'offline': return h('span', { class: 'live-state offline' }, ' · can’t reach the server');
+    case 'live': return h('span', { class: 'live-dot live-state', title: t('pad.live.live') }, ` ● ${t('pad.live.live')}`);
+    case 'reconnecting': return h('span', { class: 'live-state reconnecting' }, ` · ${t('pad.live.reconnecting')}`);
+    case 'offline': return h('span', { class: 'live-state offline' }, ` · ${t('pad.live.offline')}`);
     default: return null;
+  }
+}
+
+/** A game's status in the page's words. @param {string} status */
+export function statusName(status) {
+  switch (status) {
+    case 'in_progress': return t('pad.status.in_progress');
+    case 'finished': return t('pad.status.finished');
+    case 'abandoned': return t('pad.status.abandoned');
+    default: return status.replace('_', ' ');
   }
 }

@@ -3,7 +3,8 @@
 import { createGame, listPlayers, ApiError } from '../api.js';
 import { GAMES, gameById } from '../games/index.js';
 import { inPlayersWords } from '../games/forms.js';
-import { h, field, uid, showProblem, clearErrors, newId } from '../ui.js';
+import { h, field, uid, showProblem, clearErrors, newId, numberInput, numberOf } from '../ui.js';
+import { num, t } from '../i18n.js';
 
 /** @param {HTMLElement} root */
 export function mount(root) {
@@ -35,9 +36,9 @@ export function mount(root) {
       const next = names[names.indexOf(input) + 1] ?? form.querySelector('button.add-player');
       /** @type {HTMLElement | null} */ (next)?.focus();
     });
-    const remove = h('button', { type: 'button', class: 'small', 'aria-label': 'remove this player', onclick: () => { item.remove(); renumber(); } }, '✕');
+    const remove = h('button', { type: 'button', class: 'small', 'aria-label': t('pad.new.remove_player'), onclick: () => { item.remove(); renumber(); } }, '✕');
     const item = h('li', { class: 'player-row', dataset: { pointer: `/players/${index}` } },
-      field(`Player ${index + 1}`, input), field('Colour', colour), remove);
+      field(t('pad.new.player', { n: index + 1 }), input), field(t('pad.new.colour'), colour), remove);
     playersList.append(item);
     renderColours();
     return input;
@@ -46,7 +47,7 @@ export function mount(root) {
     [...playersList.children].forEach((li, i) => {
       /** @type {HTMLElement} */ (li).dataset.pointer = `/players/${i}`;
       const label = li.querySelector('label');
-      if (label) label.textContent = `Player ${i + 1}`;
+      if (label) label.textContent = t('pad.new.player', { n: i + 1 });
     });
   };
 
@@ -58,7 +59,7 @@ export function mount(root) {
     const show = Boolean(game.needsColours(currentOptions()));
     [...playersList.querySelectorAll('select.colour')].forEach((sel, i) => {
       const s = /** @type {HTMLSelectElement} */ (sel);
-      if (s.options.length === 0) s.append(...(game.colours ?? []).map((c) => h('option', { value: c }, c)));
+      if (s.options.length === 0) s.append(...(game.colours ?? []).map(([c, name]) => h('option', { value: c }, name)));
       if (!s.dataset.touched) s.selectedIndex = i % Math.max(1, s.options.length);
       s.addEventListener('change', () => { s.dataset.touched = '1'; }, { once: true });
       /** @type {HTMLElement} */ (s.closest('.field')).hidden = !show;
@@ -67,7 +68,7 @@ export function mount(root) {
 
   const renderGame = () => {
     const game = selected();
-    goal.textContent = `${game.goal} ${game.players.min}–${game.players.max} players.`;
+    goal.textContent = `${game.goal} ${t('pad.new.players_count', { min: game.players.min, max: game.players.max })}`;
     optionReaders = [];
     optionsBox.replaceChildren(...game.options.map((/** @type {any} */ o) => {
       let control;
@@ -86,8 +87,9 @@ export function mount(root) {
         control = h('select', null, o.choices.map((/** @type {[string, string]} */ [v, label]) => h('option', { value: v, selected: v === o.default }, label)));
         read = () => /** @type {HTMLSelectElement} */ (control).value;
       } else if (o.kind === 'number') {
-        control = h('input', { type: 'number', inputmode: 'numeric', min: o.min, max: o.max, value: o.default });
-        read = () => Number(/** @type {HTMLInputElement} */ (control).value);
+        const input = numberInput({ min: o.min, max: o.max, value: num(o.default) });
+        control = input;
+        read = () => numberOf(input);
       } else {
         const editor = o.editor();
         control = editor.element;
@@ -104,12 +106,12 @@ export function mount(root) {
   gameSelect.addEventListener('change', renderGame);
 
   const form = h('form', { class: 'new-game' },
-    h('h1', null, 'New game'),
-    field('Game', gameSelect), goal,
-    h('fieldset', null, h('legend', null, 'Players, in seat order'), datalist, playersList,
-      h('button', { type: 'button', class: 'add-player', onclick: () => addPlayer().focus() }, 'Add a player')),
-    h('fieldset', null, h('legend', null, 'Options'), optionsBox),
-    h('button', { type: 'submit', class: 'primary' }, 'Start the game'));
+    h('h1', null, t('pad.new.title')),
+    field(t('pad.new.game'), gameSelect), goal,
+    h('fieldset', null, h('legend', null, t('pad.new.players')), datalist, playersList,
+      h('button', { type: 'button', class: 'add-player', onclick: () => addPlayer().focus() }, t('pad.new.add_player'))),
+    h('fieldset', null, h('legend', null, t('pad.new.options')), optionsBox),
+    h('button', { type: 'submit', class: 'primary' }, t('pad.new.start')));
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();

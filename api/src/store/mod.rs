@@ -6,6 +6,7 @@
 mod cache;
 mod commit;
 mod lists;
+pub mod migrations;
 mod players;
 mod presets;
 mod primary;

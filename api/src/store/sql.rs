@@ -222,7 +222,7 @@ impl SqliteStore {
             .max_connections(readers)
             .connect_with(options.clone())
             .await?;
-        sqlx::migrate!("../migrations/sqlite")
+        super::migrations::sqlite()
             .run(&pool)
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
@@ -301,7 +301,7 @@ impl PostgresStore {
         if let Some(primary) = &primary {
             tokio::spawn(primary.clone().watch(pool.clone()));
         }
-        sqlx::migrate!("../migrations/postgres")
+        super::migrations::postgres()
             .run(&pool)
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
