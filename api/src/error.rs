@@ -128,6 +128,14 @@ pub enum ApiError {
     /// 503: the database cannot be reached.
     #[error("the database is not reachable")]
     Unavailable,
+    /// 503: the database went away while answering (a failover to its standby, a restart).
+    /// A transaction is kept whole or not at all: sending the same request again is safe, and a
+    /// write that was kept is then answered as already stored.
+    #[error(
+        "the database went away while answering (a failover or a restart); send the request \
+         again in a moment — a write that was kept is answered as already stored"
+    )]
+    DatabaseLost,
     /// 500: a bug or an I/O failure; details are logged, not returned.
     #[error("internal error: {0}")]
     Internal(String),
@@ -182,6 +190,7 @@ impl ApiError {
             ApiError::ServerBusy(_) => ("server-busy", "The server is at its stream limit"),
             ApiError::Forbidden(_) => ("forbidden", "This token may not do that"),
             ApiError::Unavailable => ("unavailable", "Service unavailable"),
+            ApiError::DatabaseLost => ("database-lost", "The database went away; retry"),
             ApiError::Internal(_) => ("internal", "Internal server error"),
         }
     }
@@ -271,7 +280,7 @@ impl ResponseError for ApiError {
             }
             ApiError::ServerBusy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
-            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable | ApiError::DatabaseLost => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -295,6 +304,10 @@ impl ResponseError for ApiError {
             }
             ApiError::MethodNotAllowed { allow, .. } => {
                 response.insert_header((header::ALLOW, allow.as_str()));
+            }
+            // A failover takes seconds; a restart of the one database may take longer.
+            ApiError::DatabaseLost | ApiError::Unavailable => {
+                response.insert_header((header::RETRY_AFTER, "2"));
             }
             _ => {}
         }
@@ -332,7 +345,11 @@ impl From<StoreError> for ApiError {
                             .into(),
                     )
                 }
-                sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => {
+                ref e if crate::store::lost_primary(e) => {
+                    tracing::warn!(error = %e, "the database went away during a request");
+                    ApiError::DatabaseLost
+                }
+                sqlx::Error::PoolTimedOut => {
                     tracing::error!(error = %e, "database unreachable");
                     ApiError::Unavailable
                 }

@@ -9,6 +9,7 @@ mod catalogues;
 mod contract;
 mod events;
 mod examples;
+mod failover;
 mod games;
 mod history;
 mod isolation;
