@@ -114,6 +114,10 @@ pub enum ApiError {
     Forbidden(Message),
     /// 503: the database cannot be reached.
     Unavailable,
+    /// 503: the database went away while answering (a failover to its standby, a restart).
+    /// A transaction is kept whole or not at all: sending the same request again is safe, and a
+    /// write that was kept is then answered as already stored.
+    DatabaseLost,
     /// 500: a bug or an I/O failure; details are logged, not returned.
     Internal(String),
 }
@@ -185,6 +189,9 @@ impl ApiError {
             ApiError::ServerBusy(_) => ("server-busy", said!("server.problem.server_busy.title")),
             ApiError::Forbidden(_) => ("forbidden", said!("server.problem.forbidden.title")),
             ApiError::Unavailable => ("unavailable", said!("server.problem.unavailable.title")),
+            ApiError::DatabaseLost => {
+                ("database-lost", said!("server.problem.database_lost.title"))
+            }
             ApiError::Internal(_) => ("internal", said!("server.problem.internal.title")),
         }
     }
@@ -222,6 +229,7 @@ impl ApiError {
                 )
             }
             ApiError::Unavailable => said!("server.problem.unavailable.detail"),
+            ApiError::DatabaseLost => said!("server.problem.database_lost.detail"),
             // Never leak internals.
             ApiError::Internal(_) => said!("server.problem.internal.detail"),
         }
@@ -310,6 +318,10 @@ impl ApiError {
             ApiError::MethodNotAllowed { allow, .. } => {
                 response.insert_header((header::ALLOW, allow.as_str()));
             }
+            // A failover takes seconds; a restart of the one database may take longer.
+            ApiError::DatabaseLost | ApiError::Unavailable => {
+                response.insert_header((header::RETRY_AFTER, "2"));
+            }
             _ => {}
         }
         if matches!(self, ApiError::Unauthorized) {
@@ -353,7 +365,7 @@ impl ResponseError for ApiError {
             }
             ApiError::ServerBusy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
-            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable | ApiError::DatabaseLost => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -385,7 +397,11 @@ impl From<StoreError> for ApiError {
                 sqlx::Error::Database(ref db) if db.is_foreign_key_violation() => {
                     ApiError::Conflict(said!("server.problem.conflict.player_merged"))
                 }
-                sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => {
+                ref e if crate::store::lost_primary(e) => {
+                    tracing::warn!(error = %e, "the database went away during a request");
+                    ApiError::DatabaseLost
+                }
+                sqlx::Error::PoolTimedOut => {
                     tracing::error!(error = %e, "database unreachable");
                     ApiError::Unavailable
                 }

@@ -7,6 +7,40 @@
 
 use serde_json::{Value, json};
 
+/// Each scenario's game id, given in its creation example: pasting a creation twice is a retry
+/// (the same game), and a tool that sends every example can send each scenario's steps to the
+/// game they belong to (the document gives `POST /v1/games/{id}/events` these ids as the
+/// examples of `id`, in the order of the request examples).
+pub const SCENARIO_GAMES: [(&str, &str); 6] = [
+    ("mind-up", "0e5a1c2b-7d3f-4a6e-9b1c-2d3e4f5a0002"),
+    ("mint-condition", "0e5a1c2b-7d3f-4a6e-9b1c-2d3e4f5a0001"),
+    ("mint-julep", "0e5a1c2b-7d3f-4a6e-9b1c-2d3e4f5a0003"),
+    (
+        "mint-julep-finishes",
+        "0e5a1c2b-7d3f-4a6e-9b1c-2d3e4f5a0004",
+    ),
+    ("vintage", "0e5a1c2b-7d3f-4a6e-9b1c-2d3e4f5a0005"),
+    (
+        "vintage-collections",
+        "0e5a1c2b-7d3f-4a6e-9b1c-2d3e4f5a0006",
+    ),
+];
+
+/// The game id of a scenario (`"mint-julep-finishes"`), as its creation example gives it.
+pub fn scenario_game(scenario: &str) -> Option<&'static str> {
+    SCENARIO_GAMES
+        .iter()
+        .find(|(name, _)| *name == scenario)
+        .map(|(_, id)| *id)
+}
+
+fn with_id(mut creation: Value, scenario: &str) -> Value {
+    if let Some(id) = scenario_game(scenario) {
+        creation["id"] = json!(id);
+    }
+    creation
+}
+
 fn append(expected_version: i64, events: Vec<Value>) -> Value {
     json!({"expected_version": expected_version, "events": events})
 }
@@ -31,9 +65,12 @@ fn cards(groups: &[(usize, &str)]) -> Value {
 // ---------------------------------------------------------------------------------------------
 
 pub fn create_mint_condition() -> Value {
-    json!({"game": "mint-condition",
-        "players": [{"name": "Ann", "color": "red"}, {"name": "Bo", "color": "blue"}],
-        "started_at": "2026-11-30T19:00:00Z"})
+    with_id(
+        json!({"game": "mint-condition",
+            "players": [{"name": "Ann", "color": "red"}, {"name": "Bo", "color": "blue"}],
+            "started_at": "2026-11-30T19:00:00Z"}),
+        "mint-condition",
+    )
 }
 
 fn mint_condition_round(round: u32, ann: Value, bo: Value) -> Value {
@@ -145,9 +182,12 @@ pub fn mint_condition(step: u32) -> Value {
 // ---------------------------------------------------------------------------------------------
 
 pub fn create_mind_up() -> Value {
-    json!({"game": "mind-up",
-        "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}, {"name": "Di"}],
-        "options": {"objectives": 2}, "started_at": "2026-12-04T19:00:00Z"})
+    with_id(
+        json!({"game": "mind-up",
+            "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}, {"name": "Di"}],
+            "options": {"objectives": 2}, "started_at": "2026-12-04T19:00:00Z"}),
+        "mind-up",
+    )
 }
 
 fn mind_up_cards(event_type: &str, id: String, round: u32, played: [u8; 4]) -> Value {
@@ -250,10 +290,14 @@ pub fn mind_up(step: u32) -> Value {
 // correction), one recorded only by each round's finish (an abandon and its retraction).
 // ---------------------------------------------------------------------------------------------
 
-pub fn create_mint_julep() -> Value {
-    json!({"game": "mint-julep",
-        "players": [{"name": "Ann", "color": "red"}, {"name": "Bo", "color": "blue"}, {"name": "Cy", "color": "green"}],
-        "started_at": "2026-12-04T19:00:00Z"})
+/// Mint Julep's creation for `scenario` (`mint-julep` or `mint-julep-finishes`: two games).
+pub fn create_mint_julep(scenario: &str) -> Value {
+    with_id(
+        json!({"game": "mint-julep",
+            "players": [{"name": "Ann", "color": "red"}, {"name": "Bo", "color": "blue"}, {"name": "Cy", "color": "green"}],
+            "started_at": "2026-12-04T19:00:00Z"}),
+        scenario,
+    )
 }
 
 fn bet(id: &str, round: u32, player: &str, horse: &str, replaces: Option<&str>) -> Value {
@@ -513,13 +557,16 @@ fn prize(id: &str, name: &str, attribute: &str, value: &str, points: i64) -> Val
 }
 
 pub fn create_vintage() -> Value {
-    json!({"game": "vintage", "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}],
-        "options": {"prizes": [
-            prize("blue", "Most blue objects", "colour", "blue", 4),
-            prize("sixties", "Most 60s objects", "period", "60s", 3),
-            prize("radios", "Most radios", "type", "radio", 3),
-            prize("vases", "Most vases", "type", "vase", 2)]},
-        "started_at": "2026-11-30T19:00:00Z"})
+    with_id(
+        json!({"game": "vintage", "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}],
+            "options": {"prizes": [
+                prize("blue", "Most blue objects", "colour", "blue", 4),
+                prize("sixties", "Most 60s objects", "period", "60s", 3),
+                prize("radios", "Most radios", "type", "radio", 3),
+                prize("vases", "Most vases", "type", "vase", 2)]},
+            "started_at": "2026-11-30T19:00:00Z"}),
+        "vintage",
+    )
 }
 
 /// Card `cN`: type, colour, period and value follow from N.
@@ -587,11 +634,14 @@ pub fn vintage(step: u32) -> Value {
 }
 
 pub fn create_vintage_collections() -> Value {
-    json!({"game": "vintage", "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}],
-        "options": {"prizes": [
-            prize("blue", "Most blue objects", "colour", "blue", 4),
-            prize("lamps", "Most lamps", "type", "lamp", 3),
-            prize("sixties", "Most 60s objects", "period", "60s", 5)]}})
+    with_id(
+        json!({"game": "vintage", "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}],
+            "options": {"prizes": [
+                prize("blue", "Most blue objects", "colour", "blue", 4),
+                prize("lamps", "Most lamps", "type", "lamp", 3),
+                prize("sixties", "Most 60s objects", "period", "60s", 5)]}}),
+        "vintage-collections",
+    )
 }
 
 /// The Vintage game recorded by its final collections only (one step).
@@ -626,7 +676,7 @@ mod tests {
         for example in [
             create_mint_condition(),
             create_mind_up(),
-            create_mint_julep(),
+            create_mint_julep("mint-julep"),
             create_vintage(),
             create_vintage_collections(),
         ] {

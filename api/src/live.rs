@@ -467,19 +467,20 @@ pub(crate) fn snapshot(game: &GameRecord, log: &[StoredEvent]) -> Result<Bytes, 
 pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx::PgPool) {
     use sqlx::postgres::{PgListener, PgPoolOptions};
     let channel = crate::store::NOTIFY_CHANNEL;
-    // Its own connection, named so an operator (and the tests) can find it.
-    let options = (*pool.connect_options())
-        .clone()
-        .application_name("tabletally-listen");
-    let listen_pool = PgPoolOptions::new()
-        .max_connections(1)
-        .connect_lazy_with(options);
     let mut closing = live.closing();
     let mut retry = Duration::from_millis(100);
     loop {
         if *closing.borrow() {
             return;
         }
+        // Its own connection, named so an operator (and the tests) can find it; made with the
+        // store's options of now, which follow the primary after a failover.
+        let options = (*pool.connect_options())
+            .clone()
+            .application_name("tabletally-listen");
+        let listen_pool = PgPoolOptions::new()
+            .max_connections(1)
+            .connect_lazy_with(options);
         let listener = async {
             let mut listener = PgListener::connect_with(&listen_pool).await?;
             listener
@@ -496,7 +497,8 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
                     _ = closing.changed() => return,
                     _ = tokio::time::sleep(retry) => {}
                 }
-                retry = (retry * 2).min(Duration::from_secs(5));
+                // At most a second: a failover is over in seconds.
+                retry = (retry * 2).min(Duration::from_secs(1));
                 continue;
             }
         };

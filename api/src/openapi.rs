@@ -3,14 +3,19 @@
 //! copy is `openapi/openapi.json`.
 
 use actix_web::App;
+use serde_json::{Value, json};
+use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, Object, OneOfBuilder, Schema};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{Content, RefOr};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 
 use crate::error::Problem;
+use crate::examples;
 use crate::live::{AppendedData, SnapshotData};
 use crate::routes;
 use crate::views;
+use tabletally_domain::Game;
 
 /// The command that rewrites the committed document.
 pub const REGENERATE: &str =
@@ -70,8 +75,240 @@ pub fn document() -> utoipa::openapi::OpenApi {
         .openapi(ApiDoc::openapi())
         .configure(routes::configure)
         .split_for_parts();
+    // What the derive macros cannot say: each stream event's JSON, a player's name-or-id, each
+    // game's own preset options, and which game each example of an append belongs to.
+    describe_stream_events(&mut api);
+    a_player_needs_a_name_or_an_id(&mut api);
+    preset_options_per_game(&mut api);
+    append_examples_name_their_game(&mut api);
     crate::language::describe(&mut api);
     api
+}
+
+/// A schema written as JSON: leaves only (no `oneOf`/`anyOf`/`allOf`, which the builders make).
+fn leaf(schema: Value) -> RefOr<Schema> {
+    match serde_json::from_value::<Object>(schema) {
+        Ok(object) => RefOr::T(Schema::Object(object)),
+        Err(e) => panic!("a schema of the document does not read: {e}"),
+    }
+}
+
+fn reference(name: &str) -> RefOr<Schema> {
+    RefOr::Ref(utoipa::openapi::Ref::from_schema_name(name))
+}
+
+/// One SSE event as a client's parser sees it (the fields `event`, `id` and `data`): `data` is
+/// JSON text whose content is the named schema.
+fn sse_event(kinds: &[&str], data_schema: &str) -> RefOr<Schema> {
+    let mut event = leaf(json!({
+        "type": "object",
+        "required": ["event", "id", "data"],
+        "properties": {
+            "event": {"type": "string", "enum": kinds},
+            "id": {"type": "string", "pattern": "^[0-9]+$",
+                   "description": "The game's version after this event (a game's stream), or a position of the club's log (the lobby): send it back as Last-Event-ID"},
+            "data": {"type": "string", "contentMediaType": "application/json",
+                     "description": format!("JSON text of a {data_schema}")}
+        }
+    }));
+    if let RefOr::T(Schema::Object(object)) = &mut event
+        && let Some(RefOr::T(Schema::Object(data))) = object.properties.get_mut("data")
+    {
+        data.content_schema = Some(Box::new(reference(data_schema)));
+    }
+    event
+}
+
+/// The two streams: each event kind with the JSON schema of its `data` (OpenAPI's
+/// `itemSchema`: the schema of one event of the stream).
+fn describe_stream_events(api: &mut utoipa::openapi::OpenApi) {
+    let game = OneOfBuilder::new()
+        .item(sse_event(&["snapshot"], "SnapshotData"))
+        .item(sse_event(&["appended"], "AppendedData"));
+    let lobby = sse_event(
+        &[
+            "game_created",
+            "game_finished",
+            "game_abandoned",
+            "game_resumed",
+        ],
+        "GameSummary",
+    );
+    for (path, item) in [
+        ("/v1/games/{id}/stream", game.into()),
+        ("/v1/stream", lobby),
+    ] {
+        let response = api
+            .paths
+            .paths
+            .get_mut(path)
+            .and_then(|p| p.get.as_mut())
+            .and_then(|op| op.responses.responses.get_mut("200"));
+        let Some(RefOr::T(response)) = response else {
+            panic!("{path} has no 200 answer to describe");
+        };
+        let mut content = Content::default();
+        content.item_schema = Some(item);
+        response
+            .content
+            .insert("text/event-stream".to_owned(), RefOr::T(content));
+    }
+}
+
+/// `PlayerInput`: its fields, and a `name` or a `player_id` (or both).
+fn a_player_needs_a_name_or_an_id(api: &mut utoipa::openapi::OpenApi) {
+    let Some(components) = api.components.as_mut() else {
+        return;
+    };
+    let Some(fields) = components.schemas.remove("PlayerInput") else {
+        panic!("PlayerInput is not in the document");
+    };
+    let one_of_the_two = AnyOfBuilder::new()
+        .item(leaf(json!({"type": "object", "required": ["name"],
+                          "properties": {"name": {"type": "string"}}})))
+        .item(leaf(json!({"type": "object", "required": ["player_id"],
+                          "properties": {"player_id": {"type": "string"}}})));
+    components.schemas.insert(
+        "PlayerInput".to_owned(),
+        AllOfBuilder::new()
+            .item(fields)
+            .item(one_of_the_two)
+            .description(Some("A seat: a `name`, or the `player_id` of one of the club's players, or both (then the name must be that player's)."))
+            .into(),
+    );
+}
+
+/// The options a game takes: every key, its JSON type and, where the type says it, its values.
+/// What a value must satisfy beyond its shape (a Vintage prize's id given once, the limits of
+/// points) is the game's own check, which `POST /v1/presets` states in words.
+fn game_options(game: Game) -> Value {
+    const U32: u64 = u32::MAX as u64;
+    let text = json!({"type": "string", "minLength": 1, "pattern": r"\S"});
+    let properties = match game {
+        Game::MintCondition => json!({
+            "lucky": {"type": "boolean", "description": "Variant \"Lucky\""},
+            "heavily_used": {"type": "boolean", "description": "Variant \"Heavily Used\" (the highest total wins)"},
+            "expert_cards": {"type": "boolean"},
+            "strict_counts": {"type": "boolean"},
+            "be_careful_when_none": {"type": "string", "enum": ["five", "zero"]},
+            "memories_over_three": {"type": "string", "enum": ["free", "multiples_of_three"]},
+            "sleeve_protects": {"type": "integer", "minimum": 0, "maximum": U32},
+            "smoking_kills": {"type": ["object", "null"], "additionalProperties": false,
+                "required": ["holder", "others"],
+                "properties": {"holder": {"type": "integer", "minimum": 0, "maximum": U32},
+                               "others": {"type": "integer", "minimum": 0, "maximum": U32}}},
+            "tiebreak_scope": {"type": "string", "enum": ["game", "last_round"]},
+            "protected_be_careful": {"type": "string", "enum": ["counts", "ignored"]},
+        }),
+        Game::MindUp => json!({
+            "objectives": {"type": "integer", "minimum": 0, "maximum": 5},
+            "cards": {"type": ["array", "null"], "items": {"type": "object", "additionalProperties": false,
+                "required": ["number", "colour", "bubble"],
+                "properties": {"number": {"type": "integer"}, "colour": {"type": "string"}, "bubble": {"type": "integer"}}}},
+            "still_tied": {"type": "string", "enum": ["shared_win", "more_in_round_2"]},
+            "d1_without_green": {"type": "string", "enum": ["nothing", "bonus"]},
+        }),
+        Game::MintJulep => json!({
+            "split": {"type": "string", "enum": ["before_penalty", "after_penalty"]},
+            "last_race_ends_game": {"type": "boolean"},
+        }),
+        Game::Vintage => json!({
+            "prizes": {"type": "array", "maxItems": tabletally_domain::games::vintage::MAX_PRIZES,
+                "items": {"type": "object", "additionalProperties": false,
+                    "required": ["id", "name", "attribute", "value", "points"],
+                    "properties": {"id": text, "name": {"type": "string"}, "attribute": {"type": "string"},
+                                   "value": {"type": "string"}, "points": {"type": "integer", "format": "int64"}}}},
+            "prize_tie": {"type": "string", "enum": ["nobody", "all", "split"]},
+            "winner_tie": {"type": "string", "enum": ["shared", "most_prize_points"]},
+            "deck": {"type": "object",
+                "propertyNames": {"type": "string", "pattern": "^([1-9]|[1-5][0-9]|6[0-3])$"},
+                "additionalProperties": {"type": "object", "additionalProperties": false,
+                    "required": ["type", "colour", "period", "value"],
+                    "properties": {"type": text, "colour": text, "period": text,
+                                   "value": {"type": "integer", "minimum": 0, "maximum": U32}}}},
+        }),
+    };
+    json!({"type": "object", "additionalProperties": false, "properties": properties})
+}
+
+/// `CreatePreset`: one shape per game, its `options` the keys that game takes.
+fn preset_options_per_game(api: &mut utoipa::openapi::OpenApi) {
+    let Some(components) = api.components.as_mut() else {
+        return;
+    };
+    let Some(RefOr::T(Schema::Object(preset))) = components.schemas.remove("CreatePreset") else {
+        panic!("CreatePreset is not in the document as an object");
+    };
+    let mut per_game = OneOfBuilder::new().description(preset.description.clone());
+    for game in Game::ALL {
+        let mut shape = preset.clone();
+        shape.description = None;
+        shape.title = Some(game.title().to_owned());
+        shape.properties.insert(
+            "game".to_owned(),
+            leaf(json!({"type": "string", "enum": [game.id()]})),
+        );
+        let mut options = leaf(game_options(game));
+        if let RefOr::T(Schema::Object(o)) = &mut options {
+            o.description = Some(format!(
+                "{}'s options; left-out options take their defaults when a game starts.",
+                game.title()
+            ));
+        }
+        shape.properties.insert("options".to_owned(), options);
+        per_game = per_game.item(RefOr::T(Schema::Object(shape)));
+    }
+    components
+        .schemas
+        .insert("CreatePreset".to_owned(), per_game.into());
+}
+
+/// `POST /v1/games/{id}/events`: the examples of `id` are the scenarios' game ids, in the order
+/// of the request examples (`<scenario> <step>`), so a tool pairing the n-th example of each
+/// sends every step to the game its scenario's creation example made.
+fn append_examples_name_their_game(api: &mut utoipa::openapi::OpenApi) {
+    let Some(operation) = api
+        .paths
+        .paths
+        .get_mut("/v1/games/{id}/events")
+        .and_then(|p| p.post.as_mut())
+    else {
+        panic!("POST /v1/games/{{id}}/events is not in the document");
+    };
+    let Some(RefOr::T(body)) = &operation.request_body else {
+        panic!("POST /v1/games/{{id}}/events has no request body");
+    };
+    let names: Vec<&String> = body
+        .content
+        .get("application/json")
+        .and_then(|c| match c {
+            RefOr::T(content) => Some(content.examples.keys().collect()),
+            RefOr::Ref(_) => None,
+        })
+        .unwrap_or_default();
+    let ids: Vec<Value> = names
+        .iter()
+        .map(|name| {
+            let scenario = name.rsplit_once(' ').map_or(name.as_str(), |(s, _)| s);
+            let id = examples::scenario_game(scenario)
+                .unwrap_or_else(|| panic!("example {name:?} names no scenario with a game"));
+            json!(id)
+        })
+        .collect();
+    for parameter in operation.parameters.iter_mut().flatten() {
+        if let RefOr::T(parameter) = parameter
+            && parameter.name == "id"
+        {
+            let mut schema = Object::default();
+            schema.schema_type =
+                utoipa::openapi::schema::SchemaType::Type(utoipa::openapi::schema::Type::String);
+            schema.format = Some(utoipa::openapi::schema::SchemaFormat::KnownFormat(
+                utoipa::openapi::schema::KnownFormat::Uuid,
+            ));
+            schema.examples = ids.clone();
+            parameter.schema = Some(RefOr::T(Schema::Object(schema)));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -188,5 +425,147 @@ mod tests {
         let doc = serde_json::to_value(document()).unwrap();
         let value = &doc["components"]["schemas"]["HouseRuleView"]["properties"]["value"];
         assert!(value.is_object() && value.get("type").is_none(), "{value}");
+    }
+
+    /// Found by the strict fuzzing pass: a stream event's `data` was documented as a string.
+    #[test]
+    fn every_stream_event_kind_is_described_with_the_schema_of_its_data() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let item = |path: &str| {
+            doc["paths"][path]["get"]["responses"]["200"]["content"]["text/event-stream"]
+                ["itemSchema"]
+                .clone()
+        };
+        let kinds = |event: &Value| -> Vec<(String, String)> {
+            let one = |e: &Value| {
+                let data = &e["properties"]["data"];
+                assert_eq!(data["contentMediaType"], "application/json");
+                e["properties"]["event"]["enum"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|k| {
+                        let kind = k.as_str().unwrap().to_owned();
+                        (
+                            kind,
+                            data["contentSchema"]["$ref"].as_str().unwrap().to_owned(),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            };
+            match event["oneOf"].as_array() {
+                Some(branches) => branches.iter().flat_map(one).collect(),
+                None => one(event),
+            }
+        };
+        let schemas = "#/components/schemas/";
+        assert_eq!(
+            kinds(&item("/v1/games/{id}/stream")),
+            [
+                ("snapshot".into(), format!("{schemas}SnapshotData")),
+                ("appended".into(), format!("{schemas}AppendedData")),
+            ]
+        );
+        let lobby = kinds(&item("/v1/stream"));
+        let names: Vec<&str> = lobby.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "game_created",
+                "game_finished",
+                "game_abandoned",
+                "game_resumed"
+            ]
+        );
+        assert!(
+            lobby
+                .iter()
+                .all(|(_, s)| *s == format!("{schemas}GameSummary"))
+        );
+    }
+
+    /// Found by the strict fuzzing pass: an example event of one game sent to a game of another.
+    #[test]
+    fn each_append_example_is_paired_with_its_scenarios_game() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let append = &doc["paths"]["/v1/games/{id}/events"]["post"];
+        let bodies = append["requestBody"]["content"]["application/json"]["examples"]
+            .as_object()
+            .unwrap();
+        let ids = append["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "id")
+            .map(|p| p["schema"]["examples"].as_array().unwrap().clone())
+            .unwrap();
+        let creations = doc["paths"]["/v1/games"]["post"]["requestBody"]["content"]
+            ["application/json"]["examples"]
+            .as_object()
+            .unwrap();
+        assert_eq!(bodies.len(), ids.len());
+        for ((name, _), id) in bodies.iter().zip(&ids) {
+            let scenario = name.rsplit_once(' ').unwrap().0;
+            let created = &creations[scenario]["value"];
+            assert_eq!(&created["id"], id, "{name}");
+        }
+    }
+
+    /// Found by the strict fuzzing pass: a preset's `options` was any object.
+    #[test]
+    fn each_games_preset_options_are_the_keys_the_game_takes() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let shapes = doc["components"]["schemas"]["CreatePreset"]["oneOf"]
+            .as_array()
+            .unwrap();
+        assert_eq!(shapes.len(), tabletally_domain::Game::ALL.len());
+        for (shape, game) in shapes.iter().zip(tabletally_domain::Game::ALL) {
+            assert_eq!(shape["properties"]["game"]["enum"], json!([game.id()]));
+            let options = &shape["properties"]["options"];
+            assert_eq!(options["additionalProperties"], json!(false));
+            let mut documented: Vec<&String> =
+                options["properties"].as_object().unwrap().keys().collect();
+            let defaults = game.default_options();
+            let mut taken: Vec<&String> = defaults.as_object().unwrap().keys().collect();
+            documented.sort();
+            taken.sort();
+            assert_eq!(documented, taken, "{}", game.id());
+            // Every default fits its own schema's type (the one check without a validator).
+            for (key, value) in defaults.as_object().unwrap() {
+                let types = &options["properties"][key]["type"];
+                let kind = match value {
+                    Value::Bool(_) => "boolean",
+                    Value::Number(_) => "integer",
+                    Value::String(_) => "string",
+                    Value::Array(_) => "array",
+                    Value::Object(_) => "object",
+                    Value::Null => "null",
+                };
+                assert!(
+                    *types == json!(kind)
+                        || types.as_array().is_some_and(|t| t.contains(&json!(kind))),
+                    "{} {key}: {value} is not {types}",
+                    game.id()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_documented_variants_are_the_variants_there_are() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let parameter = doc["paths"]["/v1/stats/leaderboard"]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "variant")
+            .cloned()
+            .unwrap();
+        let variants: Vec<&str> = tabletally_domain::Game::ALL
+            .iter()
+            .flat_map(|g| g.variants())
+            .map(|v| v.id)
+            .collect();
+        assert_eq!(parameter["schema"]["enum"], json!(variants));
     }
 }

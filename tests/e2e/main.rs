@@ -6,8 +6,10 @@ mod helpers;
 
 mod access;
 mod catalogues;
+mod contract;
 mod events;
 mod examples;
+mod failover;
 mod games;
 mod history;
 mod isolation;

@@ -24,11 +24,30 @@ const DEFAULT_SHARE_HOURS: i64 = 24;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Ann's phone", "scope": "write"}))]
 pub struct CreateToken {
-    /// Who or what holds it, e.g. "Ann's phone".
+    /// Who or what holds it, e.g. "Ann's phone": 1 to 100 printable characters (spaces around
+    /// it are trimmed). Not `club token` (any case), the name the log gives the club's own token.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     pub name: String,
-    /// `admin` (everything, managing tokens included: a second organiser, revocable unlike the
-    /// club's first token), `write` (everything but managing tokens) or `read` (every GET).
+    // What it may do: the values and their meaning are `TokenScope`'s (a description here would
+    // wrap the values in an `allOf` with an object, which no scope is).
+    #[schema(inline, value_type = TokenScope)]
     pub scope: String,
+}
+
+/// What the token may do: `admin` (everything, managing tokens included: a second organiser,
+/// revocable unlike the club's first token), `write` (everything but managing tokens) or `read`
+/// (every GET).
+#[derive(ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)] // a name for the document only: the handler reads the scope as text
+pub enum TokenScope {
+    Admin,
+    Write,
+    Read,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -216,9 +235,11 @@ pub async fn replace_club_token(
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"expires_in_hours": 24}))]
 pub struct CreateShare {
-    /// 1 to 720 hours (30 days); default 24.
+    /// 1 to 720 hours (30 days); default 24. A whole number (`24.0` is 24, as JSON Schema
+    /// counts it).
     #[serde(default)]
-    pub expires_in_hours: Option<i64>,
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 720)]
+    pub expires_in_hours: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -228,6 +249,31 @@ pub struct ShareCreated {
     /// a link as `?access_token=`. Shown once.
     pub token: String,
     pub expires_at: DateTime<Utc>,
+}
+
+/// `expires_in_hours`: a whole number, written `24` or `24.0` (both integers to JSON Schema, so
+/// to the document); left out or `null`, the default.
+fn share_hours(given: Option<&serde_json::Value>) -> Result<i64, ApiError> {
+    let refused = |got: String| {
+        ApiError::invalid(
+            "/expires_in_hours",
+            format!("\"expires_in_hours\" must be a whole number, like 3; got {got}"),
+        )
+    };
+    match given {
+        None | Some(serde_json::Value::Null) => Ok(DEFAULT_SHARE_HOURS),
+        Some(serde_json::Value::Number(n)) => match (n.as_i64(), n.as_f64()) {
+            (Some(hours), _) => Ok(hours),
+            // Past i64 either way: out of range, which the caller says.
+            (None, Some(f)) if f.fract() == 0.0 => {
+                Ok(f.clamp(i64::MIN as f64, i64::MAX as f64) as i64)
+            }
+            _ => Err(refused(format!("the number {n}"))),
+        },
+        Some(serde_json::Value::String(s)) => Err(refused(format!("the text {s:?}"))),
+        Some(serde_json::Value::Bool(b)) => Err(refused(b.to_string())),
+        Some(_) => Err(refused("a list or an object".to_owned())),
+    }
 }
 
 /// A share link: a read-only token for this one game, with an expiry.
@@ -250,7 +296,7 @@ pub async fn create_share(
     body: Json<CreateShare>,
 ) -> Result<HttpResponse, ApiError> {
     let game = id.into_inner().to_string();
-    let hours = body.expires_in_hours.unwrap_or(DEFAULT_SHARE_HOURS);
+    let hours = share_hours(body.expires_in_hours.as_ref())?;
     if !(1..=MAX_SHARE_HOURS).contains(&hours) {
         return Err(ApiError::invalid(
             "/expires_in_hours",

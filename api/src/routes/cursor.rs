@@ -16,7 +16,8 @@ fn encode(text: &str) -> String {
 }
 
 fn decode(cursor: &str) -> Result<String, ApiError> {
-    if !cursor.len().is_multiple_of(2) || !cursor.is_ascii() {
+    // Hex digits only (`from_str_radix` alone would also read a sign: "+f").
+    if !cursor.len().is_multiple_of(2) || !cursor.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(bad());
     }
     let bytes: Vec<u8> = (0..cursor.len())

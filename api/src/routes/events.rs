@@ -58,6 +58,11 @@ pub struct AppendResult {
 }
 
 /// Appends events to a game's log.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): each
+/// event's `type` and `data` must follow the game's rules and the state the log is in (422
+/// with `event_index` and `pointer`); `expected_version` and If-Match, given both, must agree.
+/// Each request example belongs to one scenario's game: the examples of `id` give it, in order.
 #[utoipa::path(tag = "events", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"),
            ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^((W/)?"?[0-9]+(-[0-9a-fA-F]+)?"?|\*)$"#, description = "The expected version, e.g. \"3\" (instead of expected_version), or the game's ETag (its version counts); `*` checks nothing")),
@@ -204,6 +209,10 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
         }
         _ => text,
     };
+    // More digits than a version can have: no game is at that version, so the append is stale.
+    if !version.is_empty() && version.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(Some(version.parse::<i64>().unwrap_or(i64::MAX)));
+    }
     version.parse::<i64>().map(Some).map_err(|_| {
         ApiError::bad_parameter(
             "If-Match",

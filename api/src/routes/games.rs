@@ -73,11 +73,16 @@ pub struct PlayerInput {
 }
 
 /// Starts a game: checks players and options, stores event 1 (`game_started`).
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): each
+/// game takes its own number of players (Mint Condition 2–5, Mind Up! 3–6, Mint Julep 2–4,
+/// Vintage 3–6) and its own `options` (those of `POST /v1/presets` for that game); names are
+/// unique within a game; a `player_id` must be one of the club's players (422).
 #[utoipa::path(tag = "games", request_body(content = CreateGame, examples(
         ("mint-condition" = (summary = "Mint Condition: Ann and Bo, by the book (then the events examples \"mint-condition 1…5\")", value = json!(examples::create_mint_condition()))),
         ("mind-up" = (summary = "Mind Up!: four players, 2 objectives a round (then \"mind-up 1…4\")", value = json!(examples::create_mind_up()))),
-        ("mint-julep" = (summary = "Mint Julep: three players, card by card (then \"mint-julep 1…6\")", value = json!(examples::create_mint_julep()))),
-        ("mint-julep-finishes" = (summary = "Mint Julep: three players, finishes only (then \"mint-julep-finishes 1…5\")", value = json!(examples::create_mint_julep()))),
+        ("mint-julep" = (summary = "Mint Julep: three players, card by card (then \"mint-julep 1…6\")", value = json!(examples::create_mint_julep("mint-julep")))),
+        ("mint-julep-finishes" = (summary = "Mint Julep: three players, finishes only (then \"mint-julep-finishes 1…5\")", value = json!(examples::create_mint_julep("mint-julep-finishes")))),
         ("vintage" = (summary = "Vintage: three players, four prizes, turn by turn (then \"vintage 1…4\")", value = json!(examples::create_vintage()))),
         ("vintage-collections" = (summary = "Vintage: three players, three prizes, collections only (then \"vintage-collections 1\")", value = json!(examples::create_vintage_collections()))),
     )), security(("club_token" = [])), responses(
@@ -322,7 +327,10 @@ pub struct GamesQuery {
     /// Page size, 1–200 (default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
+    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
+    /// other text is refused with 400, and so is hexadecimal text this server did not give out
+    /// (no schema can tell the two apart).
+    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
     pub cursor: Option<String>,
 }
 
@@ -335,6 +343,9 @@ pub struct GamePage {
 }
 
 /// The club's games, newest first, filtered and paginated.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
+/// `cursor` must be a `next_cursor` this server gave out; other hexadecimal text is 400.
 #[utoipa::path(tag = "games", security(("club_token" = [])), params(GamesQuery), responses(
     (status = 200, description = "A page of games", body = GamePage),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),

@@ -20,27 +20,42 @@ const MAX_EVENTS_PAGE: i64 = 1000;
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct StreamQuery {
-    /// Resume after this SSE id, for clients that cannot send `Last-Event-ID`.
-    pub last_event_id: Option<i64>,
+    /// Resume after this SSE id (digits), for clients that cannot send `Last-Event-ID`.
+    #[param(pattern = "^[0-9]+$")]
+    pub last_event_id: Option<String>,
     /// The token, for browsers' `EventSource` (which cannot send headers). Accepted on the
     /// two stream endpoints only; a share link's token is the one meant for URLs.
     pub access_token: Option<String>,
 }
 
-/// `Last-Event-ID` (the header wins over `?last_event_id=`).
+/// `Last-Event-ID` (the header wins over `?last_event_id=`, but each must be well formed):
+/// digits only, as the stream's ids are. A number past any id (even past what 64 bits hold) is
+/// simply ahead of the log.
 fn resume_from(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, ApiError> {
+    let by_query = query
+        .last_event_id
+        .as_deref()
+        .map(|text| event_id("\"last_event_id\"", "last_event_id", text))
+        .transpose()?;
     match req.headers().get("last-event-id") {
         Some(value) => {
             let text = value.to_str().unwrap_or_default().trim();
-            text.parse::<i64>().map(Some).map_err(|_| {
-                ApiError::bad_parameter(
-                    "Last-Event-ID",
-                    format!("Last-Event-ID must be a number, got {text:?}"),
-                )
-            })
+            event_id("Last-Event-ID", "Last-Event-ID", text).map(Some)
         }
-        None => Ok(query.last_event_id),
+        None => Ok(by_query),
     }
+}
+
+/// An SSE id sent back: `said` is how the refusal names it, `parameter` which one it was.
+fn event_id(said: &str, parameter: &str, text: &str) -> Result<i64, ApiError> {
+    // Digits only: a sign ("+1"), which Rust's number parser would take, is no id the stream sent.
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::bad_parameter(
+            parameter,
+            format!("{said} must be a whole number, like 3; got {text:?}"),
+        ));
+    }
+    Ok(text.parse::<i64>().unwrap_or(i64::MAX))
 }
 
 fn event_stream(
@@ -61,7 +76,7 @@ fn event_stream(
 /// copy is not this log's). A comment line every 10 s keeps it open.
 #[utoipa::path(tag = "live", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"),
-           ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this version; beyond the game's version, the stream starts again with a snapshot"),
+           ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]+$", description = "Resume after this version (digits); beyond the game's version, the stream starts again with a snapshot"),
            StreamQuery),
     responses(
         (status = 200, description = "text/event-stream: `snapshot` (SnapshotData), then `appended` (AppendedData) events", content_type = "text/event-stream", body = String),
@@ -89,7 +104,7 @@ pub async fn game_stream(
 /// with the game's summary; the SSE `id:` is a position of the club's log, so
 /// `Last-Event-ID` may also be the `next_after` of `GET /v1/events`.
 #[utoipa::path(tag = "live", security(("club_token" = [])),
-    params(("Last-Event-ID" = Option<i64>, Header, description = "Resume after this position"), StreamQuery),
+    params(("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]+$", description = "Resume after this position (digits)"), StreamQuery),
     responses(
         (status = 200, description = "text/event-stream of lobby events, each with the game's summary (GameSummary) as data", content_type = "text/event-stream", body = String),
         (status = 400, description = "A bad Last-Event-ID", body = Problem, content_type = "application/problem+json"),

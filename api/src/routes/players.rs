@@ -100,9 +100,9 @@ pub struct MergePlayer {
     (status = 400, description = "The id is not a UUID, or malformed JSON", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such player in this club: the player in the path, or `into`", body = Problem, content_type = "application/problem+json"),
     (status = 409, description = "Both players sat at the same game", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "`into` is not another player of this club", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "`into` is the player in the path (a player cannot be merged into themselves)", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/players/{id}/merge")]
 pub async fn merge_player(
@@ -134,13 +134,13 @@ pub async fn merge_player(
         Merge::Merged => tracing::info!(player = %from, into = %into, "player merged"),
         Merge::AlreadyMerged => {}
         Merge::NotFound => return Err(not_found()),
+        // As for the path's own id: another club's player is no player of this club.
         Merge::IntoNotFound => {
-            return Err(ApiError::invalid(
-                "/into",
+            return Err(ApiError::NotFound(
                 format!(
-                    "player {into} is not one of this club's players; players merge only within \
-                     their club"
-                ),
+                    "no such player in this club: into {into} (players merge only within their club)"
+                )
+                .into(),
             ));
         }
         Merge::SatTogether(games) => {

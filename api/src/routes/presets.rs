@@ -85,6 +85,10 @@ fn known_game(id: &str, pointer: &str) -> Result<Game, ApiError> {
 }
 
 /// Saves a table preset for one game.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): option
+/// values pass the game's own checks beyond their shape: a Vintage prize id given once, the
+/// limits of points and values (422 with the option's `pointer`).
 #[utoipa::path(tag = "games", security(("club_token" = [])), request_body(content = CreatePreset, example = json!({
         "name": "Friday", "game": "vintage",
         "options": {"prizes": [{"id": "blue", "name": "Most blue objects", "attribute": "colour", "value": "blue", "points": 4}],

@@ -29,13 +29,16 @@ fn score_etag(version: i64, at: Option<i64>, language: Language) -> String {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct ScoreQuery {
-    /// Replay the log only up to this seq, from 1 to the game's version (default: everything;
-    /// a seq past the version is refused with 422).
+    /// Replay the log only up to this seq: from 1 to the game's version (default: everything).
+    /// A seq past the game's version is refused with 422 (only the game knows its version).
     #[param(minimum = 1)]
     pub at: Option<i64>,
 }
 
 /// The scoreboard after replaying the log up to `at`.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): `at`
+/// may not pass the game's version (422), which only the stored game knows.
 #[utoipa::path(tag = "scores", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id"), ScoreQuery), responses(
     (status = 200, description = "The scoreboard", body = ScoreView, headers(("ETag" = String, description = "The game's version (with `at` for a past score); send it back in If-None-Match"))),
     (status = 304, description = "Not modified since the If-None-Match tag"),

@@ -84,6 +84,15 @@ fn select_variant(
     }
 }
 
+/// The variants the statistics count apart, of every game (`Game::variants`).
+#[derive(utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)] // a name for the document only: queries read the variant as text
+pub enum VariantId {
+    /// Mint Condition's "Heavily Used": the highest total wins.
+    HeavilyUsed,
+}
+
 fn not_found() -> ApiError {
     ApiError::NotFound("no such player in this club".into())
 }
@@ -118,7 +127,10 @@ pub struct PlayersQuery {
     /// Page size, 1–200 (default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
+    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
+    /// other text is refused with 400, and so is hexadecimal text this server did not give out
+    /// (no schema can tell the two apart).
+    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
     pub cursor: Option<String>,
 }
 
@@ -130,6 +142,9 @@ pub struct PlayerPage {
 }
 
 /// The club's players by name, with the number of finished games each played.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
+/// `cursor` must decode to a name (hexadecimal UTF-8, as `next_cursor` is); other text is 400.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(PlayersQuery), responses(
     (status = 200, description = "A page of players", body = PlayerPage),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -203,7 +218,10 @@ pub struct StatsQuery {
     /// Only this game id.
     #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
-    /// Only this variant of the game (`heavily-used` for Mint Condition); needs `game`.
+    /// Only this variant of the game; needs `game`, a game that has the variant
+    /// (`heavily-used`: Mint Condition only; Mind Up!, Mint Julep and Vintage have none).
+    /// Refused with 400 otherwise.
+    #[param(inline, value_type = Option<VariantId>)]
     pub variant: Option<String>,
     /// Games played at or after this time.
     pub from: Option<DateTime<Utc>>,
@@ -224,6 +242,9 @@ impl StatsQuery {
 }
 
 /// A player's statistics: wins, win rate, scores per game, ranks and streaks.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it):
+/// `variant` needs `game`, a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), StatsQuery), responses(
     (status = 200, description = "The player's statistics", body = PlayerStats),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -258,7 +279,10 @@ pub struct PlayerGamesQuery {
     /// Page size, 1–200 (default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// `next_cursor` of the previous page, exactly as given (any other text is refused).
+    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
+    /// other text is refused with 400, and so is hexadecimal text this server did not give out
+    /// (no schema can tell the two apart).
+    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
     pub cursor: Option<String>,
 }
 
@@ -289,6 +313,9 @@ pub struct PlayerGamePage {
 }
 
 /// The player's games, newest first, with their result when finished.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
+/// `cursor` must be a `next_cursor` this server gave out; other hexadecimal text is 400.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), PlayerGamesQuery), responses(
     (status = 200, description = "A page of the player's games", body = PlayerGamePage),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -350,8 +377,10 @@ pub struct LeaderboardQuery {
     /// Only this game id (needed to sort by average score).
     #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
-    /// With `game`: this variant's games (`heavily-used` for Mint Condition); without it, the
-    /// game's published rules. Figures never mix scoring directions.
+    /// With `game`: this variant's games; without it, the game's published rules. Needs `game`,
+    /// a game that has the variant (`heavily-used`: Mint Condition only; Mind Up!, Mint Julep
+    /// and Vintage have none); refused with 400 otherwise. Figures never mix scoring directions.
+    #[param(inline, value_type = Option<VariantId>)]
     pub variant: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
@@ -377,6 +406,9 @@ pub struct Leaderboard {
 }
 
 /// Players ranked by win rate, wins or average score.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it):
+/// `variant` needs `game`, a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(LeaderboardQuery), responses(
     (status = 200, description = "The leaderboard", body = Leaderboard),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -435,7 +467,9 @@ pub async fn leaderboard(
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct HeadToHeadQuery {
-    /// Two players, comma-separated, each by name (ignoring case) or id: `Ann,Bo`.
+    /// Two different players of the club, comma-separated, each by name (ignoring case) or id:
+    /// `Ann,Bo`. A player the club does not have is 404; the same player twice is refused with 400.
+    #[param(pattern = r"^[^,\x00]*[^,\s\x00][^,\x00]*,[^,\x00]*[^,\s\x00][^,\x00]*$")]
     pub players: String,
     #[param(value_type = Option<crate::views::GameId>)]
     pub game: Option<String>,
@@ -502,6 +536,9 @@ async fn player_by_name_or_id(
 }
 
 /// Two players: games together and who finished ahead how often.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): the
+/// two must be different players (400): a name and the same player's id are one player.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(HeadToHeadQuery), responses(
     (status = 200, description = "Head-to-head", body = HeadToHead),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
@@ -583,7 +620,10 @@ pub async fn head_to_head(
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct GameStatsQuery {
-    /// This variant's games (`heavily-used` for Mint Condition); without it, the published rules.
+    /// This variant's games; without it, the published rules. Only a game that has the variant
+    /// takes it (`heavily-used`: Mint Condition only; Mind Up!, Mint Julep and Vintage have
+    /// none); refused with 400 otherwise.
+    #[param(inline, value_type = Option<VariantId>)]
     pub variant: Option<String>,
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
@@ -622,6 +662,9 @@ pub struct GameStats {
 }
 
 /// A game's statistics over the club's finished plays.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it):
+/// `variant` only for a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = crate::views::GameId, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
     (status = 200, description = "The game's statistics", body = GameStats),
     (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),

@@ -9,6 +9,7 @@ mod lists;
 pub mod migrations;
 mod players;
 mod presets;
+mod primary;
 mod server_lock;
 mod sql;
 mod stats;
@@ -29,6 +30,7 @@ pub use crate::records::{
 pub use cache::{CacheCounters, StateCache};
 pub use players::{ClubPlayer, Merge, PlayerImport, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
+pub use primary::lost_primary;
 pub use sql::{
     NOTIFY_CHANNEL, PostgresStore, REVOCATIONS_CHANNEL, SqliteStore, first_token_revocation,
     revoked_first_token,

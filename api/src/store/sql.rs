@@ -22,6 +22,7 @@ use tabletally_domain::setup::name_key;
 
 use super::commit::{AfterCommit, Shared, Written};
 use super::lists::{Param, Params, bind_params, placeholders};
+use super::primary::Primary;
 use super::server_lock::ServerLock;
 use super::versions::VersionReads;
 use super::writer::{Work, Writer};
@@ -46,6 +47,8 @@ pub struct SqliteStore {
 
 pub struct PostgresStore {
     pub(super) pool: PgPool,
+    /// The hosts of a multi-host `DATABASE_URL`, the pool following their primary.
+    primary: Option<Arc<Primary>>,
     shared: Arc<Shared>,
     /// Score reads' version checks, gathered into one statement (see [`versions`]).
     versions: VersionReads,
@@ -283,12 +286,21 @@ fn in_memory(url: &str) -> bool {
 
 impl PostgresStore {
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let options = PgConnectOptions::from_str(url)?;
-        let pool = PgPoolOptions::new()
+        let primary = Primary::from_url(url)?.map(Arc::new);
+        let options = match &primary {
+            Some(primary) => primary.find_at_start().await?,
+            None => PgConnectOptions::from_str(url)?,
+        };
+        let mut pool_options = PgPoolOptions::new()
             .max_connections(16)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
-            .await?;
+            .acquire_timeout(Duration::from_secs(10));
+        if let Some(primary) = &primary {
+            pool_options = primary.guard(pool_options);
+        }
+        let pool = pool_options.connect_with(options).await?;
+        if let Some(primary) = &primary {
+            tokio::spawn(primary.clone().watch(pool.clone()));
+        }
         super::migrations::postgres()
             .run(&pool)
             .await
@@ -296,6 +308,7 @@ impl PostgresStore {
         Ok(Self {
             versions: VersionReads::start(pool.clone()),
             pool,
+            primary,
             shared: Shared::new(false),
         })
     }
@@ -1328,7 +1341,7 @@ macro_rules! sql_store {
             }
 
             async fn append(&self, club: &str, id: &str, request: AppendRequest) -> Result<Appended, StoreError> {
-                self.write_append(club, id, request).await
+                self.write_append(club, id, request).await.inspect_err(|e| self.write_failed(e))
             }
 
             fn cache_counters(&self) -> CacheCounters {
@@ -1399,6 +1412,9 @@ sql_store!(
 );
 
 impl SqliteStore {
+    /// One process's file: there is no other host to move to.
+    fn write_failed(&self, _: &StoreError) {}
+
     /// No bound: one writer commits positions in order, so what a reader of the club's log or
     /// lobby finds is all it may read.
     async fn settled_position(&self, _club: &str) -> Result<Option<i64>, StoreError> {
@@ -1435,6 +1451,16 @@ impl SqliteStore {
 }
 
 impl PostgresStore {
+    /// A write that failed because the primary went away (or is a standby now) makes the
+    /// server look for the primary at once, not at its next check.
+    fn write_failed(&self, e: &StoreError) {
+        if let (Some(primary), StoreError::Database(e)) = (&self.primary, e)
+            && super::primary::lost_primary(e)
+        {
+            primary.check_now();
+        }
+    }
+
     /// The last position a reader of the club's log or lobby may read up to. Appends draw
     /// positions from one sequence and commit side by side, so a later position may commit
     /// before an earlier one. This waits for the club's appends in flight (each holds the

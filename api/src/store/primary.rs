@@ -1,0 +1,344 @@
+//! Following the primary of a PostgreSQL pair (docs/deploy.md).
+//!
+//! `DATABASE_URL` may name several hosts in libpq's form
+//! (`postgres://h1:5432,h2:5433/tabletally?target_session_attrs=read-write`). sqlx connects to
+//! one host, so the server picks the first host that is not in recovery, points the pool at it,
+//! and watches it: when it stops answering or becomes a standby, the hosts are tried again in
+//! order until one is the primary, and the pool moves there. Meanwhile:
+//! - a new connection that finds a standby is refused ([`Primary::guard`]), so the pool keeps
+//!   trying (with the host it is pointed at now) until its acquire timeout;
+//! - a connection made before the move is dropped when next acquired, never reused on the old
+//!   host (which may be back as a standby);
+//! - a request whose connection broke answers 503 with `Retry-After` ([`lost_primary`]); its
+//!   transaction either committed whole or not at all, and a retry with the same event ids is
+//!   answered as already stored when it had.
+
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
+use sqlx::{Connection, Executor};
+use tokio::sync::Notify;
+
+/// How often the watcher asks the primary whether it still is one.
+const CHECK_EVERY: Duration = Duration::from_millis(500);
+/// How long one host may take to answer whether it is the primary.
+const HOST_TIMEOUT: Duration = Duration::from_secs(2);
+/// Between two rounds over the hosts while none is the primary (a failover under way).
+const ROUND_PAUSE: Duration = Duration::from_millis(250);
+/// How long start-up waits for a primary among the hosts.
+const START_WAIT: Duration = Duration::from_secs(60);
+
+/// The hosts of a multi-host `DATABASE_URL`, and which one the pool follows.
+pub struct Primary {
+    hosts: Vec<PgConnectOptions>,
+    state: Mutex<Followed>,
+    /// Wakes the watcher before its next check (a new connection found a standby).
+    check_now: Notify,
+}
+
+#[derive(Clone, Copy)]
+struct Followed {
+    host: usize,
+    /// When the pool moved to `host`: connections older than that are dropped.
+    since: Instant,
+}
+
+impl Primary {
+    /// `None` for a URL with one host (nothing to follow).
+    pub fn from_url(url: &str) -> Result<Option<Self>, sqlx::Error> {
+        let Some(hosts) = split_hosts(url)? else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
+            hosts,
+            state: Mutex::new(Followed {
+                host: 0,
+                since: Instant::now(),
+            }),
+            check_now: Notify::new(),
+        }))
+    }
+
+    fn followed(&self) -> Followed {
+        *self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `host:port` of every host, in order (for the log).
+    fn name(&self, host: usize) -> String {
+        let options = &self.hosts[host];
+        format!("{}:{}", options.get_host(), options.get_port())
+    }
+
+    /// Waits (up to a minute) for one of the hosts to be the primary; the options to connect
+    /// the pool with.
+    pub async fn find_at_start(&self) -> Result<PgConnectOptions, sqlx::Error> {
+        let deadline = Instant::now() + START_WAIT;
+        loop {
+            if let Some((host, _)) = self.first_primary().await {
+                self.move_to(host, None);
+                return Ok(self.hosts[host].clone());
+            }
+            if Instant::now() > deadline {
+                return Err(sqlx::Error::Configuration(
+                    format!(
+                        "none of the hosts {} is a primary accepting writes",
+                        (0..self.hosts.len())
+                            .map(|h| self.name(h))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                    .into(),
+                ));
+            }
+            tokio::time::sleep(ROUND_PAUSE).await;
+        }
+    }
+
+    /// Makes the watcher check the primary now.
+    pub fn check_now(&self) {
+        self.check_now.notify_one();
+    }
+
+    /// The pool options that keep its connections on the primary: a new connection to a standby
+    /// is refused, and a connection made before the pool last moved is dropped.
+    pub fn guard(self: &Arc<Self>, options: PgPoolOptions) -> PgPoolOptions {
+        let on_connect = self.clone();
+        let on_acquire = self.clone();
+        options
+            .after_connect(move |conn, _| {
+                let primary = on_connect.clone();
+                Box::pin(async move {
+                    if in_recovery(conn).await? {
+                        primary.check_now.notify_one();
+                        return Err(sqlx::Error::Configuration(
+                            "this host is a standby now; looking for the primary".into(),
+                        ));
+                    }
+                    Ok(())
+                })
+            })
+            .before_acquire(move |_, meta| {
+                let since = on_acquire.followed().since;
+                Box::pin(async move { Ok(meta.age <= since.elapsed()) })
+            })
+    }
+
+    /// Asks the primary every [`CHECK_EVERY`] (on a connection of its own) whether it still is
+    /// one; when not, finds the new one and moves the pool there. Ends with the pool.
+    pub async fn watch(self: Arc<Self>, pool: PgPool) {
+        let mut conn: Option<PgConnection> = None;
+        loop {
+            tokio::select! {
+                _ = self.check_now.notified() => {}
+                _ = tokio::time::sleep(CHECK_EVERY) => {}
+            }
+            if pool.is_closed() {
+                return;
+            }
+            if let Some(c) = conn.as_mut()
+                && matches!(
+                    tokio::time::timeout(HOST_TIMEOUT, in_recovery(c)).await,
+                    Ok(Ok(false))
+                )
+            {
+                continue;
+            }
+            drop(conn.take());
+            let lost = self.followed().host;
+            tracing::warn!(host = %self.name(lost), "the database primary stopped answering as one; looking for the primary");
+            let started = Instant::now();
+            loop {
+                if pool.is_closed() {
+                    return;
+                }
+                if let Some((host, c)) = self.first_primary().await {
+                    self.move_to(host, Some(&pool));
+                    tracing::warn!(
+                        host = %self.name(host),
+                        after_ms = started.elapsed().as_millis() as u64,
+                        "following the database primary"
+                    );
+                    conn = Some(c);
+                    break;
+                }
+                tokio::time::sleep(ROUND_PAUSE).await;
+            }
+        }
+    }
+
+    /// The first host, in the URL's order, that is a primary; with a connection to it.
+    async fn first_primary(&self) -> Option<(usize, PgConnection)> {
+        for (host, options) in self.hosts.iter().enumerate() {
+            let attempt = async {
+                let mut conn = PgConnection::connect_with(options).await?;
+                let standby = in_recovery(&mut conn).await?;
+                Ok::<_, sqlx::Error>((!standby).then_some(conn))
+            };
+            if let Ok(Ok(Some(conn))) = tokio::time::timeout(HOST_TIMEOUT, attempt).await {
+                return Some((host, conn));
+            }
+        }
+        None
+    }
+
+    /// Points the pool (if given) at `host`; connections made before now are dropped on their
+    /// next acquire, even when the host is the same (its connections broke).
+    fn move_to(&self, host: usize, pool: Option<&PgPool>) {
+        if let Some(pool) = pool {
+            pool.set_connect_options(self.hosts[host].clone());
+        }
+        *self.state.lock().unwrap_or_else(PoisonError::into_inner) = Followed {
+            host,
+            since: Instant::now(),
+        };
+    }
+}
+
+async fn in_recovery(conn: &mut PgConnection) -> Result<bool, sqlx::Error> {
+    let row = conn.fetch_one("SELECT pg_is_in_recovery()").await?;
+    sqlx::Row::try_get(&row, 0)
+}
+
+/// The options of each host of a multi-host URL (`None`: one host). The hosts share
+/// everything else the URL says; `target_session_attrs` is what this module does, so it is
+/// taken out (sqlx does not know it).
+fn split_hosts(url: &str) -> Result<Option<Vec<PgConnectOptions>>, sqlx::Error> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Ok(None);
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let (userinfo, hostlist) = match authority.rfind('@') {
+        Some(at) => (&authority[..=at], &authority[at + 1..]),
+        None => ("", authority),
+    };
+    if !hostlist.contains(',') {
+        return Ok(None);
+    }
+    let tail = without_param(tail, "target_session_attrs");
+    hostlist
+        .split(',')
+        .map(|host| {
+            if host.is_empty() {
+                return Err(sqlx::Error::Configuration(
+                    format!("DATABASE_URL names an empty host in {hostlist:?}").into(),
+                ));
+            }
+            PgConnectOptions::from_str(&format!("{scheme}://{userinfo}{host}{tail}"))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// The URL's path and query without the query parameter `name`.
+fn without_param(tail: &str, name: &str) -> String {
+    let Some((path, query)) = tail.split_once('?') else {
+        return tail.to_owned();
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && pair.split('=').next() != Some(name))
+        .collect();
+    if kept.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{path}?{}", kept.join("&"))
+    }
+}
+
+/// Whether an error says the database the request was using went away or stopped being the
+/// primary (a failover, a restart): the request may be sent again.
+pub fn lost_primary(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            // 08: connection exception; 57P01–57P03: the server is shutting down, crashed, or
+            // not yet accepting connections; 25006: a read-only transaction (a standby now).
+            code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "25006")
+        }),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_with_two_hosts_gives_each_host_the_same_user_database_and_options() {
+        let hosts = split_hosts(
+            "postgres://ann:secret@10.0.0.1:5432,db2.example:5433/tabletally?target_session_attrs=read-write&sslmode=disable",
+        )
+        .unwrap()
+        .unwrap();
+
+        let seen: Vec<_> = hosts
+            .iter()
+            .map(|h| {
+                (
+                    h.get_host().to_owned(),
+                    h.get_port(),
+                    h.get_username().to_owned(),
+                    h.get_database().map(str::to_owned),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (
+                    "10.0.0.1".into(),
+                    5432,
+                    "ann".into(),
+                    Some("tabletally".into())
+                ),
+                (
+                    "db2.example".into(),
+                    5433,
+                    "ann".into(),
+                    Some("tabletally".into())
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_url_with_one_host_is_left_to_sqlx() {
+        assert!(
+            split_hosts("postgres://postgres@127.0.0.1:5432/tabletally")
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_broken_connection_and_a_standby_refusing_a_write_are_a_lost_primary_but_a_timeout_is_not()
+    {
+        let reset = sqlx::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+
+        assert!(lost_primary(&reset));
+        assert!(lost_primary(&sqlx::Error::WorkerCrashed));
+        assert!(!lost_primary(&sqlx::Error::PoolTimedOut));
+        assert!(!lost_primary(&sqlx::Error::RowNotFound));
+    }
+
+    #[test]
+    fn target_session_attrs_is_taken_out_and_the_other_parameters_kept() {
+        assert_eq!(
+            without_param(
+                "/db?target_session_attrs=read-write",
+                "target_session_attrs"
+            ),
+            "/db"
+        );
+        assert_eq!(
+            without_param(
+                "/db?sslmode=disable&target_session_attrs=read-write&application_name=x",
+                "target_session_attrs"
+            ),
+            "/db?sslmode=disable&application_name=x"
+        );
+    }
+}

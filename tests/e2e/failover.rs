@@ -1,0 +1,716 @@
+//! A PostgreSQL pair with automatic failover (`scripts/ha-cluster.sh`: pg_auto_failover, a
+//! monitor and two nodes) under two servers, eight tables appending with `expected_version`.
+//! The primary's machine dies mid-load (SIGKILL to its keeper and its postmaster); the standby
+//! is promoted; every append that was acknowledged is in the logs exactly once, the logs are
+//! gapless, writes resume, and a phone following a game on the other server misses nothing.
+//! Then the old primary rejoins as the standby and a failover back works too.
+//!
+//! Runs when `pg_autoctl` is installed; with `CI=true` it must be. `TABLETALLY_FAILOVERS`
+//! (default 2: there and back) sets how many failovers; `TABLETALLY_FAILOVER_COST=1` also
+//! measures the synchronous standby's cost on appends (scripts/failover-bench.sh does both).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sqlx::{Connection, Row};
+use tabletally_api::config::Config;
+use tabletally_api::startup::{Application, Stopper};
+
+use crate::mint_condition::{new_game, round_1};
+
+const TABLES: usize = 8;
+/// A hang guard, not a speed target: the targets are measured and printed.
+const PATIENCE: Duration = Duration::from_secs(90);
+
+/// The cluster of one test, in a directory of its own; stopped and removed when dropped.
+struct Cluster {
+    dir: PathBuf,
+}
+
+impl Cluster {
+    /// `None` (the test prints `skipped`) when pg_autoctl is missing outside CI.
+    fn start() -> Option<Cluster> {
+        let installed = Command::new("pg_autoctl")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !installed {
+            assert!(
+                std::env::var("CI").is_err(),
+                "pg_autoctl must be installed in CI (Debian: postgresql-15-auto-failover): the failover test may not be skipped there"
+            );
+            eprintln!(
+                "skipped: install pg_autoctl (postgresql-15-auto-failover) to run the failover test"
+            );
+            return None;
+        }
+        let cluster = Cluster {
+            dir: std::env::temp_dir()
+                .join(format!("tabletally-ha-{}", uuid::Uuid::new_v4().simple())),
+        };
+        cluster.run(&["start"]);
+        Some(cluster)
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/ha-cluster.sh");
+        let out = Command::new(script)
+            .args(args)
+            .env("TABLETALLY_HA_DIR", &self.dir)
+            .output()
+            .expect("scripts/ha-cluster.sh runs");
+        assert!(
+            out.status.success(),
+            "ha-cluster.sh {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    async fn run_async(&self, args: &[&'static str]) -> String {
+        let dir = self.dir.clone();
+        let args = args.to_vec();
+        tokio::task::spawn_blocking(move || Cluster { dir }.run_detached(&args))
+            .await
+            .expect("the script's thread")
+    }
+
+    /// [`Cluster::run`] on a copy that does not stop the cluster when dropped.
+    fn run_detached(self, args: &[&str]) -> String {
+        let out = self.run(args);
+        std::mem::forget(self);
+        out
+    }
+
+    fn database_url(&self) -> String {
+        self.run(&["urls"])
+            .lines()
+            .next()
+            .expect("a URL")
+            .to_owned()
+    }
+
+    /// One node alone (to ask it about replication).
+    fn node_url(&self, node: &str) -> String {
+        let port = std::fs::read_to_string(self.dir.join(format!("{node}.port"))).expect("a port");
+        format!("postgres://postgres@127.0.0.1:{}/tabletally", port.trim())
+    }
+
+    /// Kills a node's machine; the instant it died.
+    async fn kill(&self, node: &str) -> Instant {
+        let printed = self
+            .run_async(if node == "node1" {
+                &["kill", "node1"]
+            } else {
+                &["kill", "node2"]
+            })
+            .await;
+        let (now, wall) = (Instant::now(), std::time::SystemTime::now());
+        let died: f64 = printed.trim().parse().expect("the time of death");
+        let since = wall
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("a clock after 1970")
+            .as_secs_f64()
+            - died;
+        now - Duration::from_secs_f64(since.max(0.0))
+    }
+
+    async fn primary(&self) -> String {
+        self.run_async(&["primary"]).await
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = Command::new(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/ha-cluster.sh"),
+        )
+        .arg("stop")
+        .env("TABLETALLY_HA_DIR", &self.dir)
+        .output();
+    }
+}
+
+fn other(node: &str) -> &'static str {
+    if node == "node1" { "node2" } else { "node1" }
+}
+
+struct Server {
+    base: String,
+    stopper: Stopper,
+}
+
+async fn start_server(database_url: &str) -> Server {
+    let config = Config {
+        addr: "127.0.0.1:0".into(),
+        database_url: database_url.to_owned(),
+        workers: Some(2),
+        ..Config::default()
+    };
+    let app = Application::build(&config)
+        .await
+        .expect("the server starts on the pair");
+    let base = format!("http://127.0.0.1:{}", app.port());
+    let stopper = app.stopper();
+    tokio::spawn(app.run_until_stopped());
+    Server { base, stopper }
+}
+
+/// One acknowledged append.
+#[derive(Debug, Clone)]
+struct Ack {
+    game: usize,
+    event_id: String,
+    version: i64,
+    sent: Instant,
+    answered: Instant,
+}
+
+#[derive(Default)]
+struct Load {
+    acks: Mutex<Vec<Ack>>,
+    /// 503s answered (each with Retry-After and problem+json), retried with the same body.
+    retried: Mutex<u64>,
+    stop: AtomicBool,
+}
+
+/// A table: appends one event at a time with `expected_version`, alternating servers, until
+/// told to stop. Round 1 at an even version's successor, then its retraction: a log that may
+/// grow as long as the test runs. A 503 is retried with the same body (same event id); any
+/// other refusal, a 500 among them, fails the test.
+async fn table(
+    client: reqwest::Client,
+    servers: Arc<Vec<String>>,
+    token: String,
+    index: usize,
+    game: String,
+    mut version: i64,
+    load: Arc<Load>,
+) -> i64 {
+    let mut sent_count = 0usize;
+    while !load.stop.load(Ordering::Relaxed) {
+        let event = if version % 2 == 0 {
+            json!({"id": uuid::Uuid::new_v4().to_string(), "type": "retract", "data": {"seq": version, "reason": "again"}})
+        } else {
+            json!({"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round_1()})
+        };
+        let body = json!({"expected_version": version, "events": [event.clone()]});
+        let sent = Instant::now();
+        loop {
+            let server = &servers[(index + sent_count) % servers.len()];
+            sent_count += 1;
+            let reply = client
+                .post(format!("{server}/v1/games/{game}/events"))
+                .bearer_auth(&token)
+                .json(&body)
+                .send()
+                .await
+                .expect("the tabletally server answers (it is the database that dies)");
+            let status = reply.status().as_u16();
+            let retry_after = reply.headers().get("retry-after").is_some();
+            let content_type = reply
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned();
+            let answer: Value = reply.json().await.unwrap_or(Value::Null);
+            match status {
+                200 | 201 => {
+                    let now = answer["version"].as_i64().expect("a version");
+                    assert_eq!(now, version + 1, "table {index}: one event, one version");
+                    load.acks.lock().unwrap().push(Ack {
+                        game: index,
+                        event_id: event["id"].as_str().unwrap().to_owned(),
+                        version: now,
+                        sent,
+                        answered: Instant::now(),
+                    });
+                    version = now;
+                    break;
+                }
+                503 => {
+                    assert!(retry_after, "a 503 says when to retry: {answer}");
+                    assert_eq!(content_type, "application/problem+json", "{answer}");
+                    *load.retried.lock().unwrap() += 1;
+                    // Sooner than Retry-After: the test measures when writes come back.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                _ => panic!("table {index} at version {version}: {status} {answer}"),
+            }
+        }
+    }
+    version
+}
+
+/// A phone following game 0 on one server: reads its stream, and when the stream ends (or
+/// cannot be opened) opens it again with `Last-Event-ID`. Collects every version it is told of.
+async fn follow(
+    client: reqwest::Client,
+    server: String,
+    token: String,
+    game: String,
+    seen: Arc<Mutex<Vec<i64>>>,
+    opened: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+) {
+    let mut last: Option<i64> = None;
+    while !done.load(Ordering::Relaxed) {
+        let mut request = client
+            .get(format!("{server}/v1/games/{game}/stream"))
+            .bearer_auth(&token);
+        if let Some(id) = last {
+            request = request.header("last-event-id", id.to_string());
+        }
+        let mut response = match request.send().await {
+            Ok(r) if r.status() == 200 => r,
+            _ => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let mut buffer = String::new();
+        loop {
+            let chunk = tokio::select! {
+                chunk = response.chunk() => chunk,
+                _ = tokio::time::sleep(Duration::from_millis(200)) => {
+                    if done.load(Ordering::Relaxed) { return; }
+                    continue;
+                }
+            };
+            let Ok(Some(bytes)) = chunk else { break };
+            buffer.push_str(&String::from_utf8_lossy(&bytes));
+            while let Some(end) = buffer.find("\n\n") {
+                let block: String = buffer.drain(..end + 2).collect();
+                let kind = block.lines().find_map(|l| l.strip_prefix("event: "));
+                let id = block
+                    .lines()
+                    .find_map(|l| l.strip_prefix("id: "))
+                    .and_then(|v| v.parse::<i64>().ok());
+                match (kind, id) {
+                    (Some("appended"), Some(id)) => {
+                        seen.lock().unwrap().push(id);
+                        last = Some(id);
+                    }
+                    (Some("snapshot"), Some(id)) if last.is_none() => {
+                        last = Some(id);
+                        opened.store(true, Ordering::Relaxed);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// Every game's log read back: gapless (seq 1..=version), each acknowledged event exactly once.
+async fn check_logs(
+    client: &reqwest::Client,
+    server: &str,
+    token: &str,
+    games: &[String],
+    acks: &[Ack],
+) -> Vec<i64> {
+    let mut versions = Vec::new();
+    for (index, game) in games.iter().enumerate() {
+        let log: Value = client
+            .get(format!("{server}/v1/games/{game}/events"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("the log")
+            .json()
+            .await
+            .expect("JSON");
+        let events = log["events"].as_array().expect("events");
+        let version = log["version"].as_i64().expect("a version");
+        let seqs: Vec<i64> = events.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+        assert_eq!(
+            seqs,
+            (1..=version).collect::<Vec<_>>(),
+            "game {index}'s log is gapless"
+        );
+        let mut ids: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in events {
+            *ids.entry(e["id"].as_str().unwrap()).or_default() += 1;
+        }
+        for ack in acks.iter().filter(|a| a.game == index) {
+            assert_eq!(
+                ids.get(ack.event_id.as_str()),
+                Some(&1),
+                "game {index}: acknowledged event {} (version {}) is stored exactly once",
+                ack.event_id,
+                ack.version
+            );
+            assert_eq!(
+                events[(ack.version - 1) as usize]["id"],
+                ack.event_id.as_str()
+            );
+        }
+        versions.push(version);
+    }
+    versions
+}
+
+/// Replication is synchronous: pg_auto_failover names the standby in
+/// `synchronous_standby_names`, commits wait for it (`synchronous_commit = on`), and the
+/// primary's walsender to it is `sync` or `quorum`.
+async fn assert_synchronous(cluster: &Cluster, primary: &str) {
+    let mut conn = sqlx::PgConnection::connect(&cluster.node_url(primary))
+        .await
+        .expect("the primary");
+    let names: String = sqlx::query("SHOW synchronous_standby_names")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .get(0);
+    let commit: String = sqlx::query("SHOW synchronous_commit")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .get(0);
+    let states: Vec<String> = sqlx::query("SELECT sync_state FROM pg_stat_replication")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(
+        names.contains("pgautofailover_standby_"),
+        "synchronous_standby_names = {names:?}"
+    );
+    assert_eq!(commit, "on");
+    assert!(
+        states.len() == 1 && (states[0] == "sync" || states[0] == "quorum"),
+        "pg_stat_replication sync_state: {states:?}"
+    );
+}
+
+/// Sets the primary's `synchronous_commit` (`None`: back to pg_auto_failover's `on`) for every
+/// session, the servers' pooled ones included (a reload reaches them at their next statement).
+async fn set_synchronous_commit(cluster: &Cluster, primary: &str, value: Option<&str>) {
+    let url = cluster.node_url(primary);
+    let mut conn = sqlx::PgConnection::connect(&url)
+        .await
+        .expect("the primary");
+    let change = match value {
+        Some(value) => format!("ALTER SYSTEM SET synchronous_commit = '{value}'"),
+        None => "ALTER SYSTEM RESET synchronous_commit".to_owned(),
+    };
+    sqlx::raw_sql(sqlx::AssertSqlSafe(change))
+        .execute(&mut conn)
+        .await
+        .expect("ALTER SYSTEM");
+    sqlx::query("SELECT pg_reload_conf()")
+        .execute(&mut conn)
+        .await
+        .expect("a reload");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut fresh = sqlx::PgConnection::connect(&url)
+        .await
+        .expect("the primary");
+    let now: String = sqlx::query("SHOW synchronous_commit")
+        .fetch_one(&mut fresh)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(now, value.unwrap_or("on"));
+}
+
+/// 100 one-row commits on one connection with this `synchronous_commit`; the time they took.
+async fn commits(conn: &mut sqlx::PgConnection, synchronous_commit: &str) -> Duration {
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "SET synchronous_commit = '{synchronous_commit}'"
+    )))
+    .execute(&mut *conn)
+    .await
+    .expect("SET");
+    let started = Instant::now();
+    for n in 0..100 {
+        sqlx::query("INSERT INTO commit_probe VALUES ($1)")
+            .bind(n)
+            .execute(&mut *conn)
+            .await
+            .expect("a commit");
+    }
+    started.elapsed()
+}
+
+/// Appends at eight tables for `seconds` on the cluster as it is; appends per second.
+async fn rate(
+    client: &reqwest::Client,
+    servers: &Arc<Vec<String>>,
+    token: &str,
+    games: &[String],
+    seconds: u64,
+) -> f64 {
+    let load = Arc::new(Load::default());
+    let mut tasks = Vec::new();
+    for (index, game) in games.iter().enumerate() {
+        let version = current_version(client, &servers[0], token, game).await;
+        tasks.push(tokio::spawn(table(
+            client.clone(),
+            servers.clone(),
+            token.to_owned(),
+            index,
+            game.clone(),
+            version,
+            load.clone(),
+        )));
+    }
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    load.stop.store(true, Ordering::Relaxed);
+    for task in tasks {
+        task.await.expect("a table");
+    }
+    load.acks.lock().unwrap().len() as f64 / seconds as f64
+}
+
+async fn current_version(client: &reqwest::Client, server: &str, token: &str, game: &str) -> i64 {
+    let log: Value = client
+        .get(format!("{server}/v1/games/{game}"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("the game")
+        .json()
+        .await
+        .expect("JSON");
+    log["version"].as_i64().expect("a version")
+}
+
+async fn new_games(client: &reqwest::Client, server: &str, token: &str) -> Vec<String> {
+    let mut games = Vec::new();
+    for _ in 0..TABLES {
+        let created: Value = client
+            .post(format!("{server}/v1/games"))
+            .bearer_auth(token)
+            .json(&new_game(json!({})))
+            .send()
+            .await
+            .expect("a game")
+            .json()
+            .await
+            .expect("JSON");
+        games.push(created["id"].as_str().expect("an id").to_owned());
+    }
+    games
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_writes_resume_on_the_standby()
+ {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let failovers: usize = std::env::var("TABLETALLY_FAILOVERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2);
+    let url = cluster.database_url();
+    assert!(
+        url.contains(',') && url.contains("target_session_attrs=read-write"),
+        "{url}"
+    );
+    let first = start_server(&url).await;
+    let second = start_server(&url).await;
+    let servers = Arc::new(vec![first.base.clone(), second.base.clone()]);
+    let client = reqwest::Client::new();
+    let club: Value = client
+        .post(format!("{}/v1/clubs", servers[0]))
+        .json(&json!({"name": "Failover club"}))
+        .send()
+        .await
+        .expect("a club")
+        .json()
+        .await
+        .expect("JSON");
+    let token = club["token"].as_str().expect("a token").to_owned();
+
+    // A phone follows a game of the first round on the second server throughout.
+    let followed_games = new_games(&client, &servers[0], &token).await;
+    let followed = followed_games[0].clone();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let opened = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
+    let phone = tokio::spawn(follow(
+        client.clone(),
+        servers[1].clone(),
+        token.clone(),
+        followed.clone(),
+        seen.clone(),
+        opened.clone(),
+        done.clone(),
+    ));
+    while !opened.load(Ordering::Relaxed) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut games = followed_games;
+    let mut resumes = Vec::new();
+    let mut total_acks = 0;
+
+    for round in 1..=failovers {
+        if round > 1 {
+            // Each failover's tables start fresh games (a log holds at most 2000 events).
+            games = new_games(&client, &servers[0], &token).await;
+        }
+        let dying = cluster.primary().await;
+        assert_synchronous(&cluster, &dying).await;
+
+        let load = Arc::new(Load::default());
+        let mut tasks = Vec::new();
+        for (index, game) in games.iter().enumerate() {
+            let version = current_version(&client, &servers[0], &token, game).await;
+            tasks.push(tokio::spawn(table(
+                client.clone(),
+                servers.clone(),
+                token.clone(),
+                index,
+                game.clone(),
+                version,
+                load.clone(),
+            )));
+        }
+        // Load before the kill, then the primary's machine dies.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let before = load.acks.lock().unwrap().len();
+        let killed = cluster.kill(&dying).await;
+
+        // Every table gets appends through after the kill.
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let after: HashSet<usize> = load
+                .acks
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|a| a.sent > killed)
+                .map(|a| a.game)
+                .collect();
+            if after.len() == TABLES {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "writes did not resume at every table after the kill (round {round})"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        load.stop.store(true, Ordering::Relaxed);
+        for task in tasks {
+            task.await.expect("a table");
+        }
+        let acks = load.acks.lock().unwrap().clone();
+        let resumed = acks
+            .iter()
+            .filter(|a| a.sent > killed)
+            .map(|a| a.answered.duration_since(killed))
+            .min()
+            .expect("an append after the kill");
+        let promoted = cluster.primary().await;
+        assert_eq!(promoted, other(&dying), "the standby was promoted");
+
+        // Nothing acknowledged is lost or doubled, on the new primary, read through both servers.
+        let versions = check_logs(&client, &servers[1], &token, &games, &acks).await;
+        check_logs(&client, &servers[0], &token, &games, &acks).await;
+        println!(
+            "failover {round}: {dying} killed, {promoted} promoted; writes resumed {} ms after the kill; \
+             {} appends acknowledged ({before} before the kill), {} answers 503 retried, versions {versions:?}; 0 lost, 0 duplicated",
+            resumed.as_millis(),
+            acks.len(),
+            *load.retried.lock().unwrap(),
+        );
+        resumes.push(resumed);
+        total_acks += acks.len();
+
+        // The old primary rejoins as the standby, in sync again.
+        cluster
+            .run_async(if dying == "node1" {
+                &["revive", "node1"]
+            } else {
+                &["revive", "node2"]
+            })
+            .await;
+        let rejoined = Instant::now();
+        cluster.run_async(&["wait-sync", "120"]).await;
+        assert_eq!(
+            cluster.primary().await,
+            promoted,
+            "the old primary came back as the standby"
+        );
+        println!(
+            "failover {round}: {dying} rejoined as the standby in {} ms",
+            rejoined.elapsed().as_millis()
+        );
+    }
+
+    // The phone on the second server saw every append of its game exactly once, in order,
+    // across the failover (appends made through either server).
+    let final_version = current_version(&client, &servers[0], &token, &followed).await;
+    let deadline = Instant::now() + PATIENCE;
+    while failovers > 0 && seen.lock().unwrap().last().copied() != Some(final_version) {
+        assert!(
+            Instant::now() < deadline,
+            "the phone did not catch up: {:?} of {final_version}",
+            seen.lock().unwrap().last()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    done.store(true, Ordering::Relaxed);
+    phone.await.expect("the phone");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        (2..=final_version).collect::<Vec<_>>(),
+        "the phone saw each version once, in order"
+    );
+
+    if std::env::var("TABLETALLY_FAILOVER_COST").is_ok() {
+        // The synchronous standby's cost: the same eight tables with commits waiting for the
+        // standby, and with commits that do not (`synchronous_commit = local`: the primary's
+        // own flush only, as a single node), in alternating windows so that the machine's
+        // other load falls on both alike.
+        let games = new_games(&client, &servers[0], &token).await;
+        let primary = cluster.primary().await;
+        let (mut synchronous, mut alone) = (0.0, 0.0);
+        let (mut commit_synchronous, mut commit_alone) = (Duration::ZERO, Duration::ZERO);
+        let mut conn = sqlx::PgConnection::connect(&cluster.node_url(&primary))
+            .await
+            .expect("the primary");
+        sqlx::query("CREATE TABLE IF NOT EXISTS commit_probe (n int)")
+            .execute(&mut conn)
+            .await
+            .expect("a table");
+        for _ in 0..6 {
+            synchronous += rate(&client, &servers, &token, &games, 5).await / 6.0;
+            commit_synchronous += commits(&mut conn, "on").await;
+            set_synchronous_commit(&cluster, &primary, Some("local")).await;
+            alone += rate(&client, &servers, &token, &games, 5).await / 6.0;
+            commit_alone += commits(&mut conn, "local").await;
+            set_synchronous_commit(&cluster, &primary, None).await;
+        }
+        println!(
+            "synchronous standby's cost at {TABLES} tables: {synchronous:.0} appends/s waiting for the standby, \
+             {alone:.0} appends/s on the primary's own flush (a single node), ratio {:.2}; \
+             one commit alone: {:.2} ms waiting for the standby, {:.2} ms on its own flush",
+            synchronous / alone,
+            commit_synchronous.as_secs_f64() * 1000.0 / 600.0,
+            commit_alone.as_secs_f64() * 1000.0 / 600.0,
+        );
+    }
+    println!(
+        "{failovers} failovers, {total_acks} appends acknowledged, 0 lost, 0 duplicated; writes resumed after {:?} ms (worst {} ms)",
+        resumes.iter().map(Duration::as_millis).collect::<Vec<_>>(),
+        resumes.iter().max().map_or(0, Duration::as_millis),
+    );
+    first.stopper.stop().await;
+    second.stopper.stop().await;
+}
