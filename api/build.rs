@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
+    // The message catalogues are embedded too (`include_str!` in `language.rs` and `pad.rs`).
+    println!("cargo:rerun-if-changed=../i18n");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut out = String::new();
@@ -18,11 +20,24 @@ fn main() {
             .filter(|path| path.extension().is_some_and(|ext| ext == "sql"))
             .collect();
         files.sort();
-        writeln!(out, "pub const {}: &[(&str, &str)] = &[", backend.to_uppercase()).unwrap();
+        writeln!(
+            out,
+            "pub const {}: &[(&str, &str)] = &[",
+            backend.to_uppercase()
+        )
+        .unwrap();
         for path in files {
             println!("cargo:rerun-if-changed={}", path.display());
-            let name = path.file_name().and_then(|n| n.to_str()).expect("a UTF-8 file name");
-            writeln!(out, "    ({name:?}, include_str!({:?})),", path.display().to_string()).unwrap();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .expect("a UTF-8 file name");
+            writeln!(
+                out,
+                "    ({name:?}, include_str!({:?})),",
+                path.display().to_string()
+            )
+            .unwrap();
         }
         writeln!(out, "];").unwrap();
     }

@@ -5,9 +5,12 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
+use tabletally_domain::Message;
+use tabletally_domain::said;
 use utoipa::ToSchema;
 
 use crate::append::Refused;
+use crate::language::Language;
 use crate::store::StoreError;
 
 /// A problem detail (RFC 9457) with the extra fields tabletally uses.
@@ -47,103 +50,81 @@ pub struct Problem {
     pub game_ids: Option<Vec<String>>,
 }
 
-#[derive(Debug, thiserror::Error)]
+/// The `detail` of each is said in the language the request asks for (see [`crate::language`]);
+/// text not in the catalogues yet is said in English.
+#[derive(Debug, Clone)]
 pub enum ApiError {
     /// 400: the request could not be read (malformed JSON, bad query or path parameter).
-    #[error("{0}")]
-    BadRequest(String),
+    BadRequest(Message),
     /// 400: a value could not be read; `pointer` (into the body) or `parameter` (query, path)
     /// names it, and the detail says what it must be.
-    #[error("{detail}")]
     Unreadable {
-        detail: String,
+        detail: Message,
         pointer: Option<String>,
         parameter: Option<String>,
     },
     /// 401: missing or wrong bearer token.
-    #[error("missing or invalid bearer token")]
     Unauthorized,
     /// 404: no such resource in this club.
-    #[error("{0}")]
-    NotFound(String),
+    NotFound(Message),
     /// 405: the path exists but not with this method; `allow` lists the methods it takes.
-    #[error("{method} is not allowed here; this path takes {allow}")]
     MethodNotAllowed { method: String, allow: String },
     /// 409: the game moved on since the client's `expected_version`; `current_version` says
     /// where it is now.
-    #[error("someone else recorded this game meanwhile — reload to see it")]
     StaleVersion { current_version: i64 },
     /// 409: an id the client chose (a game's, an event's) is already used for something else.
-    #[error("{0}")]
-    IdTaken(String),
+    IdTaken(Message),
     /// 409: another player or preset of the club has the name; its id is in the body.
-    #[error("{detail}")]
     NameTaken {
-        detail: String,
+        detail: Message,
         player_id: Option<String>,
         preset_id: Option<String>,
     },
     /// 409: two players who sat at the same game are not merged; `game_ids` names the games.
-    #[error("{detail}")]
     SatTogether {
-        detail: String,
+        detail: Message,
         game_ids: Vec<String>,
     },
     /// 409: a concurrent request changed the same data; sending the request again settles it.
-    #[error("{0}")]
-    Conflict(String),
+    Conflict(Message),
     /// 413: the body is larger than the server accepts.
-    #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
     /// 415: the body is not JSON.
-    #[error("{0}")]
-    UnsupportedMediaType(String),
+    UnsupportedMediaType(Message),
     /// 422: the request is well-formed but invalid (a field's value, an option, an id that is
     /// not a UUID); `pointer` names the field, `event_index` the event when it is one's.
-    #[error("{detail}")]
     Unprocessable {
-        detail: String,
+        detail: Message,
         pointer: Option<String>,
         event_index: Option<usize>,
     },
     /// 422: an event breaks a rule of the game or of the log.
-    #[error("{detail}")]
     RuleViolation {
-        detail: String,
+        detail: Message,
         pointer: String,
         event_index: usize,
     },
     /// 429: too many requests from this client; retry after the given seconds.
-    #[error("too many clubs created from this address; retry in {0} seconds")]
     TooManyRequests(u64),
     /// 429: the club holds as many open streams as it may.
-    #[error("{0}")]
-    TooManyStreams(String),
+    TooManyStreams(Message),
     /// 503: the server holds as many open streams as it serves.
-    #[error("{0}")]
-    ServerBusy(String),
+    ServerBusy(Message),
     /// 403: the token may read but not write (or not manage tokens).
-    #[error("{0}")]
-    Forbidden(String),
+    Forbidden(Message),
     /// 503: the database cannot be reached.
-    #[error("the database is not reachable")]
     Unavailable,
     /// 503: the database went away while answering (a failover to its standby, a restart).
     /// A transaction is kept whole or not at all: sending the same request again is safe, and a
     /// write that was kept is then answered as already stored.
-    #[error(
-        "the database went away while answering (a failover or a restart); send the request \
-         again in a moment — a write that was kept is answered as already stored"
-    )]
     DatabaseLost,
     /// 500: a bug or an I/O failure; details are logged, not returned.
-    #[error("internal error: {0}")]
     Internal(String),
 }
 
 impl ApiError {
     /// 400 for a query or path parameter the handler cannot use.
-    pub fn bad_parameter(parameter: &str, detail: impl Into<String>) -> Self {
+    pub fn bad_parameter(parameter: &str, detail: impl Into<Message>) -> Self {
         ApiError::Unreadable {
             detail: detail.into(),
             pointer: None,
@@ -151,7 +132,7 @@ impl ApiError {
         }
     }
 
-    pub fn invalid(pointer: impl Into<String>, detail: impl Into<String>) -> Self {
+    pub fn invalid(pointer: impl Into<String>, detail: impl Into<Message>) -> Self {
         ApiError::Unprocessable {
             detail: detail.into(),
             pointer: Some(pointer.into()),
@@ -159,56 +140,115 @@ impl ApiError {
         }
     }
 
-    fn slug_and_title(&self) -> (&'static str, &'static str) {
+    /// The problem's type (`/problems/{slug}`) and title.
+    fn slug_and_title(&self) -> (&'static str, Message) {
         match self {
             ApiError::BadRequest(_) | ApiError::Unreadable { .. } => {
-                ("bad-request", "The request could not be read")
+                ("bad-request", said!("server.problem.bad_request.title"))
             }
-            ApiError::Unauthorized => ("unauthorized", "Authentication required"),
-            ApiError::NotFound(_) => ("not-found", "Not found"),
-            ApiError::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
+            ApiError::Unauthorized => ("unauthorized", said!("server.problem.unauthorized.title")),
+            ApiError::NotFound(_) => ("not-found", said!("server.problem.not_found.title")),
+            ApiError::MethodNotAllowed { .. } => (
+                "method-not-allowed",
+                said!("server.problem.method_not_allowed.title"),
+            ),
             ApiError::StaleVersion { .. } => {
-                ("stale-version", "Someone else recorded this game meanwhile")
+                ("stale-version", said!("server.problem.stale_version.title"))
             }
-            ApiError::IdTaken(_) => ("id-taken", "The id is already used for something else"),
-            ApiError::NameTaken { .. } => ("name-taken", "The name is already taken"),
+            ApiError::IdTaken(_) => ("id-taken", said!("server.problem.id_taken.title")),
+            ApiError::NameTaken { .. } => ("name-taken", said!("server.problem.name_taken.title")),
             ApiError::SatTogether { .. } => (
                 "players-sat-together",
-                "Players who sat at the same game cannot be merged",
+                said!("server.problem.players_sat_together.title"),
             ),
-            ApiError::Conflict(_) => ("conflict", "A concurrent request changed the same data"),
-            ApiError::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
-            ApiError::UnsupportedMediaType(_) => {
-                ("unsupported-media-type", "Unsupported media type")
+            ApiError::Conflict(_) => ("conflict", said!("server.problem.conflict.title")),
+            ApiError::PayloadTooLarge(_) => (
+                "payload-too-large",
+                said!("server.problem.payload_too_large.title"),
+            ),
+            ApiError::UnsupportedMediaType(_) => (
+                "unsupported-media-type",
+                said!("server.problem.unsupported_media_type.title"),
+            ),
+            ApiError::RuleViolation { .. } => (
+                "rule-violation",
+                said!("server.problem.rule_violation.title"),
+            ),
+            ApiError::Unprocessable { .. } => (
+                "invalid-request",
+                said!("server.problem.invalid_request.title"),
+            ),
+            ApiError::TooManyRequests(_) => (
+                "too-many-requests",
+                said!("server.problem.too_many_requests.title"),
+            ),
+            ApiError::TooManyStreams(_) => (
+                "too-many-streams",
+                said!("server.problem.too_many_streams.title"),
+            ),
+            ApiError::ServerBusy(_) => ("server-busy", said!("server.problem.server_busy.title")),
+            ApiError::Forbidden(_) => ("forbidden", said!("server.problem.forbidden.title")),
+            ApiError::Unavailable => ("unavailable", said!("server.problem.unavailable.title")),
+            ApiError::DatabaseLost => {
+                ("database-lost", said!("server.problem.database_lost.title"))
             }
-            ApiError::RuleViolation { .. } => {
-                ("rule-violation", "An event breaks a rule of the game")
-            }
-            ApiError::Unprocessable { .. } => ("invalid-request", "The request is invalid"),
-            ApiError::TooManyRequests(_) => ("too-many-requests", "Too many requests"),
-            ApiError::TooManyStreams(_) => ("too-many-streams", "Too many open streams"),
-            ApiError::ServerBusy(_) => ("server-busy", "The server is at its stream limit"),
-            ApiError::Forbidden(_) => ("forbidden", "This token may not do that"),
-            ApiError::Unavailable => ("unavailable", "Service unavailable"),
-            ApiError::DatabaseLost => ("database-lost", "The database went away; retry"),
-            ApiError::Internal(_) => ("internal", "Internal server error"),
+            ApiError::Internal(_) => ("internal", said!("server.problem.internal.title")),
         }
     }
 
-    pub fn problem(&self) -> Problem {
-        let (slug, title) = self.slug_and_title();
-        let detail = match self {
-            // Never leak internals.
-            ApiError::Internal(_) => {
-                "something went wrong on our side; it has been logged".to_owned()
+    /// What the client is told went wrong (never an internal cause).
+    pub fn detail(&self) -> Message {
+        match self {
+            ApiError::BadRequest(detail)
+            | ApiError::NotFound(detail)
+            | ApiError::IdTaken(detail)
+            | ApiError::Conflict(detail)
+            | ApiError::UnsupportedMediaType(detail)
+            | ApiError::TooManyStreams(detail)
+            | ApiError::ServerBusy(detail)
+            | ApiError::Forbidden(detail)
+            | ApiError::Unreadable { detail, .. }
+            | ApiError::NameTaken { detail, .. }
+            | ApiError::SatTogether { detail, .. }
+            | ApiError::Unprocessable { detail, .. }
+            | ApiError::RuleViolation { detail, .. } => detail.clone(),
+            ApiError::Unauthorized => said!("server.problem.unauthorized.detail"),
+            ApiError::MethodNotAllowed { method, allow } => said!(
+                "server.problem.method_not_allowed.detail",
+                method = method,
+                allow = allow
+            ),
+            ApiError::StaleVersion { .. } => said!("server.problem.stale_version.detail"),
+            ApiError::PayloadTooLarge(bytes) => {
+                said!("server.problem.payload_too_large.detail", bytes = *bytes)
             }
-            other => other.to_string(),
-        };
+            ApiError::TooManyRequests(seconds) => {
+                said!(
+                    "server.problem.too_many_requests.detail",
+                    seconds = *seconds
+                )
+            }
+            ApiError::Unavailable => said!("server.problem.unavailable.detail"),
+            ApiError::DatabaseLost => said!("server.problem.database_lost.detail"),
+            // Never leak internals.
+            ApiError::Internal(_) => said!("server.problem.internal.detail"),
+        }
+    }
+
+    /// The problem in English.
+    pub fn problem(&self) -> Problem {
+        self.problem_in(Language::English)
+    }
+
+    /// The problem said in `language`; every other field is the same in every language.
+    pub fn problem_in(&self, language: Language) -> Problem {
+        let (slug, title) = self.slug_and_title();
+        let catalogue = language.catalogue();
         let mut problem = Problem {
             problem_type: format!("/problems/{slug}"),
-            title: title.to_owned(),
+            title: title.render(catalogue),
             status: self.status_code().as_u16(),
-            detail,
+            detail: self.detail().render(catalogue),
             event_index: None,
             pointer: None,
             parameter: None,
@@ -256,7 +296,52 @@ impl ApiError {
         }
         problem
     }
+
+    /// The answer, its problem said in `language`.
+    pub fn error_response_in(&self, language: Language) -> HttpResponse {
+        if let ApiError::Internal(cause) = self {
+            tracing::error!(%cause, "request failed");
+        }
+        let mut response = HttpResponse::build(self.status_code());
+        response.insert_header((
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        ));
+        match self {
+            ApiError::TooManyRequests(seconds) => {
+                response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+            }
+            // Streams close within seconds when phones leave; a short wait is enough.
+            ApiError::TooManyStreams(_) | ApiError::ServerBusy(_) => {
+                response.insert_header((header::RETRY_AFTER, "5"));
+            }
+            ApiError::MethodNotAllowed { allow, .. } => {
+                response.insert_header((header::ALLOW, allow.as_str()));
+            }
+            // A failover takes seconds; a restart of the one database may take longer.
+            ApiError::DatabaseLost | ApiError::Unavailable => {
+                response.insert_header((header::RETRY_AFTER, "2"));
+            }
+            _ => {}
+        }
+        if matches!(self, ApiError::Unauthorized) {
+            response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+        }
+        response.json(self.problem_in(language))
+    }
 }
+
+/// The log's words: the detail in English, and an internal cause as it is.
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::Internal(cause) => write!(f, "internal error: {cause}"),
+            other => other.detail().fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ApiError {}
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
@@ -286,64 +371,31 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let ApiError::Internal(cause) = self {
-            tracing::error!(%cause, "request failed");
-        }
-        let mut response = HttpResponse::build(self.status_code());
-        response.insert_header((
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/problem+json"),
-        ));
-        match self {
-            ApiError::TooManyRequests(seconds) => {
-                response.insert_header((header::RETRY_AFTER, seconds.to_string()));
-            }
-            // Streams close within seconds when phones leave; a short wait is enough.
-            ApiError::TooManyStreams(_) | ApiError::ServerBusy(_) => {
-                response.insert_header((header::RETRY_AFTER, "5"));
-            }
-            ApiError::MethodNotAllowed { allow, .. } => {
-                response.insert_header((header::ALLOW, allow.as_str()));
-            }
-            // A failover takes seconds; a restart of the one database may take longer.
-            ApiError::DatabaseLost | ApiError::Unavailable => {
-                response.insert_header((header::RETRY_AFTER, "2"));
-            }
-            _ => {}
-        }
-        if matches!(self, ApiError::Unauthorized) {
-            response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
-        }
-        response.json(self.problem())
+        self.error_response_in(Language::English)
     }
 }
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::NotFound => ApiError::NotFound("no such game in this club".into()),
+            StoreError::NotFound => ApiError::NotFound(said!("server.problem.no_such_game")),
             StoreError::Refused(refused) => refused.into(),
-            StoreError::Conflict(detail) => ApiError::Conflict(detail),
-            StoreError::UnknownPlayer(id) => ApiError::invalid(
-                "/players",
-                format!("player_id {id} is not one of this club's players"),
-            ),
+            StoreError::Conflict(detail) => ApiError::Conflict(detail.into()),
+            StoreError::UnknownPlayer(id) => {
+                ApiError::invalid("/players", said!("server.problem.unknown_player", id = id))
+            }
             StoreError::Corrupt(detail) => ApiError::Internal(detail),
             StoreError::Database(e) => match e {
                 // A deadlock or serialisation failure: the request lost a race and can be retried.
                 sqlx::Error::Database(ref db)
                     if matches!(db.code().as_deref(), Some("40001" | "40P01")) =>
                 {
-                    ApiError::Conflict("a concurrent request changed the same data; retry".into())
+                    ApiError::Conflict(said!("server.problem.conflict.retry"))
                 }
                 // A row this request refers to went away meanwhile: a player merged into another
                 // while a game seating them was created (PostgreSQL checks at the statement).
                 sqlx::Error::Database(ref db) if db.is_foreign_key_violation() => {
-                    ApiError::Conflict(
-                        "a player of this request was merged or removed by a concurrent request; \
-                         send it again"
-                            .into(),
-                    )
+                    ApiError::Conflict(said!("server.problem.conflict.player_merged"))
                 }
                 ref e if crate::store::lost_primary(e) => {
                     tracing::warn!(error = %e, "the database went away during a request");
@@ -366,22 +418,22 @@ impl From<Refused> for ApiError {
                 current_version: current,
             },
             Refused::IdReused { .. } | Refused::PartlyStored { .. } => {
-                ApiError::IdTaken(refused.to_string())
+                ApiError::IdTaken(refused.to_string().into())
             }
             Refused::GameTooLong { .. } => ApiError::Unprocessable {
-                detail: refused.to_string(),
+                detail: refused.to_string().into(),
                 pointer: Some("/events".into()),
                 event_index: None,
             },
             Refused::DuplicateId { index, .. } => ApiError::Unprocessable {
-                detail: refused.to_string(),
+                detail: refused.to_string().into(),
                 pointer: Some(format!("/events/{index}/id")),
                 event_index: Some(index),
             },
             Refused::Rule(rejection) => ApiError::RuleViolation {
                 pointer: format!("/events/{}{}", rejection.event_index, rejection.pointer),
                 event_index: rejection.event_index,
-                detail: rejection.rule,
+                detail: rejection.said,
             },
             Refused::Broken(detail) => ApiError::Internal(detail),
         }

@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
 use tabletally_domain::words::{self, SerdeFault};
+use tabletally_domain::{Message, said};
 
 use crate::error::ApiError;
 
@@ -45,14 +46,14 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
             // as a share link with every default), which the document calls invalid.
             if !value.is_object() {
                 return Err(ApiError::Unprocessable {
-                    detail: format!(
-                        "the body must be a JSON object ({{…}}); got {}",
-                        match value {
-                            Value::Array(_) => "a list",
-                            Value::String(_) => "a text",
-                            Value::Number(_) => "a number",
-                            Value::Bool(_) => "true or false",
-                            _ => "null",
+                    detail: said!(
+                        "server.problem.body_not_object",
+                        got = match value {
+                            Value::Array(_) => said!("server.words.got.list"),
+                            Value::String(_) => said!("server.words.got.a_text"),
+                            Value::Number(_) => said!("server.words.got.a_number"),
+                            Value::Bool(_) => said!("server.words.expected.boolean"),
+                            _ => Message::from("null"),
                         }
                     ),
                     pointer: Some(String::new()),
@@ -184,32 +185,49 @@ impl<T: DeserializeOwned> FromRequest for Query<T> {
 pub fn body_error(path: &Path, message: &str) -> ApiError {
     let mut pointer = pointer(path);
     let name = last_key(path);
-    let subject = name
-        .as_deref()
-        .map_or("the body".to_owned(), |n| format!("{n:?}"));
+    let subject = name.as_deref().map_or_else(
+        || said!("server.words.the_body"),
+        |n| Message::from(format!("{n:?}")),
+    );
     let detail = match words::read(message) {
         SerdeFault::Missing(field) => {
             pointer = format!("{pointer}/{}", escape(field));
-            format!("{field:?} is missing")
+            said!("server.words.missing", field = format!("{field:?}"))
         }
         SerdeFault::Unknown { field, known } => {
             if name.as_deref() != Some(field) {
                 pointer = format!("{pointer}/{}", escape(field));
             }
-            format!("{field:?} is not a field here; {}", known_names(&known))
+            said!(
+                "server.words.not_a_field",
+                field = format!("{field:?}"),
+                known = known_names(&known)
+            )
         }
-        SerdeFault::Variant { sent, known } => {
-            format!("{subject} must be {}; got {sent:?}", words::one_of(&known))
-        }
-        SerdeFault::Value { got, expected } => format!(
-            "{subject} must be {}; got {}",
-            words::expected_words(expected),
-            words::got_words(got)
+        SerdeFault::Variant { sent, known } => said!(
+            "server.words.refusal.must_be",
+            subject = subject,
+            expected = words::one_of_said(&known),
+            got = format!("{sent:?}")
+        ),
+        SerdeFault::Value { got, expected } => said!(
+            "server.words.refusal.must_be",
+            subject = subject,
+            expected = words::expected_said(expected),
+            got = words::got_said(got)
         ),
         // A time, a number… that did not parse: what it must look like.
         SerdeFault::Other(message) => match parse_failure(message) {
-            Some(expected) => format!("{subject} must be {expected}"),
-            None => format!("{subject} could not be read: {message}"),
+            Some(expected) => said!(
+                "server.words.must_be",
+                subject = subject,
+                expected = expected
+            ),
+            None => said!(
+                "server.words.refusal.unreadable",
+                subject = subject,
+                why = message
+            ),
         },
     };
     ApiError::Unprocessable {
@@ -221,44 +239,61 @@ pub fn body_error(path: &Path, message: &str) -> ApiError {
 
 /// A query parameter that cannot be read, in the same words.
 pub fn query_error(parameter: &str, sent: Option<&str>, message: &str) -> ApiError {
-    let got = sent.map_or(String::new(), |v| format!("; got {v:?}"));
+    // "; got …" after what it must be, when the value sent is known.
+    let with_got = |detail: Message| match sent {
+        Some(v) => said!(
+            "server.words.with_got",
+            detail = detail,
+            got = format!("{v:?}")
+        ),
+        None => detail,
+    };
     // A parameter missing or sent twice is named by the message, not by the path (".").
     let duplicate = message
         .strip_prefix("duplicate field `")
         .and_then(|rest| rest.split('`').next());
     if let Some(field) = duplicate {
         return ApiError::Unreadable {
-            detail: format!("{field:?} is given more than once; send it once"),
+            detail: said!("server.words.query.twice", field = format!("{field:?}")),
             pointer: None,
             parameter: Some(field.to_owned()),
         };
     }
+    let subject = Message::from(format!("{parameter:?}"));
     let detail = match (words::read(message), parse_failure(message)) {
         (SerdeFault::Missing(field), _) => {
             return ApiError::Unreadable {
-                detail: format!("the query parameter {field:?} is required"),
+                detail: said!("server.words.query.required", field = format!("{field:?}")),
                 pointer: None,
                 parameter: Some(field.to_owned()),
             };
         }
-        (SerdeFault::Unknown { field, known }, _) => format!(
-            "{field:?} is not a query parameter here; {}",
-            known_names(&known).replace("the fields are", "the parameters are")
+        (SerdeFault::Unknown { field, known }, _) => said!(
+            "server.words.query.not_a_parameter",
+            field = format!("{field:?}"),
+            known = known_parameters(&known)
         ),
-        (SerdeFault::Variant { sent, known }, _) => {
-            format!(
-                "{parameter:?} must be {}; got {sent:?}",
-                words::one_of(&known)
-            )
-        }
-        (_, Some(expected)) => format!("{parameter:?} must be {expected}{got}"),
-        (SerdeFault::Value { expected, .. }, None) => {
-            format!(
-                "{parameter:?} must be {}{got}",
-                words::expected_words(expected)
-            )
-        }
-        _ => format!("{parameter:?} could not be read: {message}{got}"),
+        (SerdeFault::Variant { sent, known }, _) => said!(
+            "server.words.refusal.must_be",
+            subject = subject,
+            expected = words::one_of_said(&known),
+            got = format!("{sent:?}")
+        ),
+        (_, Some(expected)) => with_got(said!(
+            "server.words.must_be",
+            subject = subject,
+            expected = expected
+        )),
+        (SerdeFault::Value { expected, .. }, None) => with_got(said!(
+            "server.words.must_be",
+            subject = subject,
+            expected = words::expected_said(expected)
+        )),
+        _ => with_got(said!(
+            "server.words.refusal.unreadable",
+            subject = subject,
+            why = message
+        )),
     };
     ApiError::Unreadable {
         detail,
@@ -276,7 +311,7 @@ pub fn path_error(err: &PathError, req: &HttpRequest) -> ApiError {
         .find(|(_, value)| uuid::Uuid::parse_str(value).is_err());
     let Some((name, value)) = bad else {
         return ApiError::Unreadable {
-            detail: format!("the path could not be read: {err}"),
+            detail: format!("the path could not be read: {err}").into(),
             pointer: None,
             parameter: None,
         };
@@ -288,10 +323,16 @@ pub fn path_error(err: &PathError, req: &HttpRequest) -> ApiError {
         .last()
         .map(|resource| resource.strip_suffix('s').unwrap_or(resource))
         .filter(|resource| !resource.is_empty())
-        .map_or("an id".to_owned(), |resource| format!("a {resource} id"));
+        .map_or_else(
+            || said!("server.words.path.an_id"),
+            |resource| said!("server.words.path.a_resource_id", resource = resource),
+        );
     ApiError::Unreadable {
-        detail: format!(
-            "{name:?} in the path must be {what}, a UUID like 6f1c2a4e-3b5d-4c7e-9f10-2a3b4c5d6e7f; got {value:?}"
+        detail: said!(
+            "server.words.path.not_uuid",
+            name = format!("{name:?}"),
+            what = what,
+            got = format!("{value:?}")
         ),
         pointer: None,
         parameter: Some(name.to_owned()),
@@ -320,16 +361,30 @@ fn last_key(path: &Path) -> Option<String> {
     })
 }
 
-fn known_names(known: &[&str]) -> String {
+fn known_names(known: &[&str]) -> Message {
     if known.is_empty() {
-        "there are no fields here".into()
+        said!("server.words.no_fields_here")
     } else {
-        format!("the fields are {}", words::quoted(known).join(", "))
+        said!(
+            "server.words.fields_are",
+            fields = words::quoted(known).join(", ")
+        )
+    }
+}
+
+fn known_parameters(known: &[&str]) -> Message {
+    if known.is_empty() {
+        said!("server.words.no_parameters_here")
+    } else {
+        said!(
+            "server.words.parameters_are",
+            parameters = words::quoted(known).join(", ")
+        )
     }
 }
 
 /// The parse errors of query values (numbers, booleans, times) name no type; say what is wanted.
-fn parse_failure(message: &str) -> Option<&'static str> {
+fn parse_failure(message: &str) -> Option<Message> {
     let number = [
         "invalid digit found in string",
         "cannot parse integer from empty string",
@@ -346,13 +401,13 @@ fn parse_failure(message: &str) -> Option<&'static str> {
         "bad or unsupported format string",
     ];
     if number.contains(&message) {
-        Some("a whole number, like 3")
+        Some(said!("server.words.expected.whole_number"))
     } else if message == "invalid float literal" {
-        Some("a number, like 2.5")
+        Some(said!("server.words.expected.number"))
     } else if message == "provided string was not `true` or `false`" {
-        Some("true or false")
+        Some(said!("server.words.expected.boolean"))
     } else if time.contains(&message) {
-        Some("a date and time, like 2026-11-30T19:00:00Z")
+        Some(said!("server.words.expected.date_time"))
     } else {
         None
     }
@@ -401,7 +456,7 @@ mod tests {
         match body_error(&e.path().clone(), &e.into_inner().to_string()) {
             ApiError::Unprocessable {
                 detail, pointer, ..
-            } => (detail, pointer),
+            } => (detail.to_string(), pointer),
             other => panic!("{other:?}"),
         }
     }
@@ -418,7 +473,7 @@ mod tests {
         match query_error(&parameter, sent.as_deref(), &e.into_inner().to_string()) {
             ApiError::Unreadable {
                 detail, parameter, ..
-            } => (detail, parameter),
+            } => (detail.to_string(), parameter),
             other => panic!("{other:?}"),
         }
     }
@@ -531,7 +586,7 @@ mod tests {
             ApiError::Unreadable {
                 detail, parameter, ..
             } => assert_eq!(
-                (detail.as_str(), parameter.as_deref()),
+                (detail.to_string().as_str(), parameter.as_deref()),
                 (
                     "the query parameter \"players\" is required",
                     Some("players")

@@ -17,6 +17,7 @@ pub mod error;
 pub mod examples;
 pub mod extract;
 pub mod http;
+pub mod language;
 pub mod limits;
 pub mod live;
 pub mod metrics;

@@ -549,8 +549,8 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
 impl From<StreamRefused> for ApiError {
     fn from(refused: StreamRefused) -> Self {
         match refused {
-            StreamRefused::ClubFull(_) => ApiError::TooManyStreams(refused.to_string()),
-            StreamRefused::ServerFull(_) => ApiError::ServerBusy(refused.to_string()),
+            StreamRefused::ClubFull(_) => ApiError::TooManyStreams(refused.to_string().into()),
+            StreamRefused::ServerFull(_) => ApiError::ServerBusy(refused.to_string().into()),
         }
     }
 }

@@ -81,6 +81,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
     a_player_needs_a_name_or_an_id(&mut api);
     preset_options_per_game(&mut api);
     append_examples_name_their_game(&mut api);
+    crate::language::describe(&mut api);
     api
 }
 

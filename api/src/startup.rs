@@ -2,6 +2,7 @@
 
 use std::net::TcpListener;
 use std::sync::Arc;
+use tabletally_domain::said;
 
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
@@ -231,6 +232,8 @@ fn run(
         .default_service(web::to(no_route))
         // Innermost: a handler's panic becomes a 500 the other layers see like any answer.
         .wrap(middleware::from_fn(http::catch_panics))
+        // Problems said in the language asked for; `Content-Language` on every answer.
+        .wrap(middleware::from_fn(crate::language::speak))
         .wrap(middleware::from_fn(http::read_unread_body))
         .wrap(middleware::from_fn(request_id_header))
         .wrap(middleware::from_fn(record_metrics))
@@ -300,10 +303,10 @@ async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
             allow,
         });
     }
-    Err(ApiError::NotFound(format!(
-        "no route for {} {}",
-        http::method_sent(&req),
-        req.path()
+    Err(ApiError::NotFound(said!(
+        "server.problem.no_route",
+        method = http::method_sent(&req).to_string(),
+        path = req.path()
     )))
 }
 
@@ -312,34 +315,37 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
         JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
             ApiError::PayloadTooLarge(BODY_LIMIT).into()
         }
-        JsonPayloadError::ContentType => ApiError::UnsupportedMediaType(
-            "the body must be JSON with Content-Type: application/json".into(),
-        )
-        .into(),
+        JsonPayloadError::ContentType => {
+            ApiError::UnsupportedMediaType(said!("server.problem.body_not_json")).into()
+        }
         // Right JSON syntax, wrong shape (handlers reading `extract::Json` get the field too).
         JsonPayloadError::Deserialize(e) if e.is_data() => ApiError::Unprocessable {
-            detail: format!("the body does not have the expected shape: {e}"),
+            detail: format!("the body does not have the expected shape: {e}").into(),
             pointer: None,
             event_index: None,
         }
         .into(),
         JsonPayloadError::Deserialize(e) => ApiError::Unreadable {
-            detail: format!(
-                "the body is not valid JSON: {} (line {}, column {})",
-                syntax_words(&e),
-                e.line(),
-                e.column()
+            detail: said!(
+                "server.problem.invalid_json",
+                why = syntax_words(&e),
+                line = e.line(),
+                column = e.column()
             ),
             pointer: Some(String::new()),
             parameter: None,
         }
         .into(),
-        JsonPayloadError::Payload(payload) => ApiError::BadRequest(format!(
-            "the body could not be read: {}",
-            payload_words(&payload)
+        JsonPayloadError::Payload(payload) => ApiError::BadRequest(said!(
+            "server.problem.body_unreadable",
+            why = payload_words(&payload)
         ))
         .into(),
-        other => ApiError::BadRequest(format!("the body could not be read: {other}")).into(),
+        other => ApiError::BadRequest(said!(
+            "server.problem.body_unreadable",
+            why = other.to_string()
+        ))
+        .into(),
     }
 }
 
@@ -370,5 +376,5 @@ fn path_error(err: PathError, req: &HttpRequest) -> actix_web::Error {
 }
 
 fn query_error(err: QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
-    ApiError::BadRequest(format!("bad query parameter: {err}")).into()
+    ApiError::BadRequest(format!("bad query parameter: {err}").into()).into()
 }

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
+use tabletally_domain::said;
 
 use actix_web::web::Bytes;
 use tokio::sync::{broadcast, watch};
@@ -52,7 +53,7 @@ impl GameStream {
         let (record, log) = store
             .events(club, game)
             .await?
-            .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+            .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
         let mut pending = VecDeque::new();
         match resume {
             Some(v) if v < 0 => {

@@ -5,8 +5,11 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
+use tabletally_domain::message::Catalogue;
 use tabletally_domain::score as domain;
 use tabletally_domain::{Scoreboard, Status};
+
+use crate::language::Language;
 use utoipa::ToSchema;
 
 use crate::records::{GameRecord, StoredEvent};
@@ -237,8 +240,21 @@ pub struct HouseRuleView {
     pub note: String,
 }
 
-/// The scoreboard as the API shows it (also in the live streams' events).
+/// The scoreboard as the API shows it (also in the live streams' events), in English.
 pub fn score_view(game: String, status: Status, version: u64, board: Scoreboard) -> ScoreView {
+    score_view_in(Language::English, game, status, version, board)
+}
+
+/// The scoreboard with its explanations (labels, details, tie-break, house-rule notes) said in
+/// `language`; names, numbers, keys and options are the same in every language.
+pub fn score_view_in(
+    language: Language,
+    game: String,
+    status: Status,
+    version: u64,
+    board: Scoreboard,
+) -> ScoreView {
+    let catalogue = language.catalogue();
     ScoreView {
         game,
         version: version as i64,
@@ -248,38 +264,42 @@ pub fn score_view(game: String, status: Status, version: u64, board: Scoreboard)
         players: board
             .players
             .into_iter()
-            .map(PlayerScoreView::from)
+            .map(|p| PlayerScoreView::said(p, catalogue))
             .collect(),
         winners: board.winners,
         leaders: board.leaders,
         tiebreak: board.tiebreak.map(|t| TiebreakView {
-            rule: t.rule,
-            detail: t.detail,
+            rule: t.rule.render(catalogue),
+            detail: t.detail.render(catalogue),
         }),
         house_rules: board
             .house_rules
             .iter()
             .filter(|h| !h.default)
-            .map(HouseRuleView::from)
+            .map(|h| HouseRuleView::said(h, catalogue))
             .collect(),
-        house_rule_points: board.house_rules.iter().map(HouseRuleView::from).collect(),
+        house_rule_points: board
+            .house_rules
+            .iter()
+            .map(|h| HouseRuleView::said(h, catalogue))
+            .collect(),
         details: board.details,
     }
 }
 
-impl From<&domain::HouseRule> for HouseRuleView {
-    fn from(h: &domain::HouseRule) -> Self {
+impl HouseRuleView {
+    fn said(h: &domain::HouseRule, catalogue: &Catalogue) -> Self {
         Self {
             option: h.option.clone(),
             value: h.value.clone(),
             default: h.default,
-            note: h.note.clone(),
+            note: h.note.render(catalogue),
         }
     }
 }
 
-impl From<domain::PlayerScore> for PlayerScoreView {
-    fn from(p: domain::PlayerScore) -> Self {
+impl PlayerScoreView {
+    fn said(p: domain::PlayerScore, catalogue: &Catalogue) -> Self {
         Self {
             name: p.name,
             seat: p.seat,
@@ -295,9 +315,9 @@ impl From<domain::PlayerScore> for PlayerScoreView {
                         .breakdown
                         .into_iter()
                         .map(|l| LineView {
-                            label: l.label,
+                            label: l.label.render(catalogue),
                             points: l.points,
-                            detail: l.detail,
+                            detail: l.detail.render(catalogue),
                         })
                         .collect(),
                 })
@@ -306,9 +326,9 @@ impl From<domain::PlayerScore> for PlayerScoreView {
                 .adjustments
                 .into_iter()
                 .map(|a| AdjustmentView {
-                    label: a.label,
+                    label: a.label.render(catalogue),
                     points: a.points,
-                    detail: a.detail,
+                    detail: a.detail.render(catalogue),
                 })
                 .collect(),
         }

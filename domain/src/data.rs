@@ -12,14 +12,22 @@ pub fn fields<'a>(
     event: &str,
     known: &[&str],
 ) -> Result<&'a Map<String, Value>, RuleError> {
-    let object = data
-        .as_object()
-        .ok_or_else(|| RuleError::new("", format!("{event} data must be a JSON object")))?;
+    let object = data.as_object().ok_or_else(|| {
+        RuleError::said(
+            "",
+            crate::said!("server.common.refusal.data_must_json_object", event = event),
+        )
+    })?;
     if let Some(key) = object.keys().find(|k| !known.contains(&k.as_str())) {
         let known: Vec<String> = known.iter().map(|k| format!("{k:?}")).collect();
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             pointer([key]),
-            format!("unknown field {key:?}; {event} has {}", list_names(&known)),
+            crate::said!(
+                "server.common.refusal.unknown_field_has",
+                key = format!("{:?}", key),
+                event = event,
+                list_names__known = list_names(&known)
+            ),
         ));
     }
     Ok(object)

@@ -1,21 +1,43 @@
 //! The rule error: the only error the domain returns to a player.
 
+use crate::message::Message;
 use crate::words::{self, SerdeFault};
 
 /// One broken rule: where in the submitted JSON (`pointer`, RFC 6901, relative to the object
-/// being checked) and what the rule says, in words a player at the table understands.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// being checked) and what the rule says, in words a player at the table understands: `rule` in
+/// English, `said` in any language the catalogues speak.
+#[derive(Debug, Clone, Eq, thiserror::Error)]
 #[error("{rule} (at {pointer:?})")]
 pub struct RuleError {
     pub pointer: String,
     pub rule: String,
+    pub said: Message,
+}
+
+/// Two refusals are the same when they point at the same field and read the same in English.
+impl PartialEq for RuleError {
+    fn eq(&self, other: &Self) -> bool {
+        self.pointer == other.pointer && self.rule == other.rule
+    }
 }
 
 impl RuleError {
+    /// A refusal in words not in the catalogues yet: every language shows them in English.
     pub fn new(pointer: impl Into<String>, rule: impl Into<String>) -> Self {
+        let rule = rule.into();
         Self {
             pointer: pointer.into(),
-            rule: rule.into(),
+            said: Message::from(rule.clone()),
+            rule,
+        }
+    }
+
+    /// A refusal said from the catalogues (see [`crate::said!`]).
+    pub fn said(pointer: impl Into<String>, said: Message) -> Self {
+        Self {
+            pointer: pointer.into(),
+            rule: said.english(),
+            said,
         }
     }
 

@@ -6,6 +6,7 @@
 //!
 //! A reader's map:
 //! - [`error`] — the one error a player sees: which field broke which rule.
+//! - [`message`] — words for a person as a catalogue key and values, said in any language.
 //! - [`words`] — serde's refusals (a wrong type, a missing field) said in players' words.
 //! - [`setup`] — players and options, checked once when a game starts (`game_started`).
 //! - [`ruleset`] — the trait every game implements (`apply` one event, `score` the state).
@@ -19,6 +20,7 @@ pub mod error;
 pub mod games;
 pub mod insights;
 pub mod log;
+pub mod message;
 pub mod pointer;
 pub mod ruleset;
 pub mod score;
@@ -28,4 +30,5 @@ pub mod words;
 pub use error::RuleError;
 pub use games::{Game, GameState};
 pub use log::{Evaluation, LogEvent, NewEvent, Rejection, Status};
+pub use message::Message;
 pub use score::Scoreboard;

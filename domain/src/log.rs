@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use crate::error::{RuleError, parse_json};
 use crate::insights::CommonKey;
+use crate::message::Message;
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
 use crate::score::{self, Adjustment, Fact, PlayerScore, Scoreboard, list_names};
@@ -115,13 +116,26 @@ pub struct Evaluation {
 }
 
 /// Why a submitted batch was refused: which event of the batch, which field of it (a JSON
-/// pointer relative to that event object, e.g. `/data/round`) and which rule.
+/// pointer relative to that event object, e.g. `/data/round`) and which rule: `rule` in English,
+/// `said` in any language the catalogues speak.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("event {event_index}: {rule} (at {pointer})")]
 pub struct Rejection {
     pub event_index: usize,
     pub pointer: String,
     pub rule: String,
+    pub said: Message,
+}
+
+impl Rejection {
+    fn new(event_index: usize, pointer: impl Into<String>, said: Message) -> Self {
+        Self {
+            event_index,
+            pointer: pointer.into(),
+            rule: said.english(),
+            said,
+        }
+    }
 }
 
 /// A stored log that does not replay. Stored logs were checked when appended, so this means
@@ -152,8 +166,12 @@ pub fn start<R: Ruleset>(entries: &[PlayerEntry], options: &Value) -> Result<Set
         }
     }
     R::check_setup(&players, &options)?;
-    let options = serde_json::to_value(&options)
-        .map_err(|e| RuleError::new("/options", format!("options cannot be stored: {e}")))?;
+    let options = serde_json::to_value(&options).map_err(|e| {
+        RuleError::said(
+            "/options",
+            crate::said!("server.common.refusal.options_cannot_stored", e = e),
+        )
+    })?;
     Ok(Setup { players, options })
 }
 
@@ -180,10 +198,12 @@ pub fn check_append<R: Ruleset>(
     log: &[LogEvent],
     batch: &[NewEvent],
 ) -> Result<Evaluation, Rejection> {
-    let mut replayed = Replayed::<R>::from_log(log.to_vec()).map_err(|e| Rejection {
-        event_index: 0,
-        pointer: String::new(),
-        rule: format!("the stored log does not replay: {e}"),
+    let mut replayed = Replayed::<R>::from_log(log.to_vec()).map_err(|e| {
+        Rejection::new(
+            0,
+            "",
+            Message::from(format!("the stored log does not replay: {e}")),
+        )
     })?;
     replayed.append(batch)
 }
@@ -248,12 +268,11 @@ impl<R: Ruleset> Replayed<R> {
         for (index, new) in batch.iter().enumerate() {
             let seq = log.len() as u64 + 1;
             if new.event_type == GAME_STARTED {
-                return Err(Rejection {
-                    event_index: index,
-                    pointer: "/type".into(),
-                    rule: "game_started is written when the game is created; it cannot be appended"
-                        .into(),
-                });
+                return Err(Rejection::new(
+                    index,
+                    "/type",
+                    crate::said!("server.log.refusal.game_started_appended"),
+                ));
             }
             log.push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
             let last = &log[log.len() - 1];
@@ -296,15 +315,14 @@ impl Fault {
     /// Attributes a fault found after appending `new` to the batch event that caused it.
     fn into_rejection(self, event_index: usize, new: &LogEvent, log: &[LogEvent]) -> Rejection {
         match self {
-            Fault::NoStart => Rejection {
-                event_index,
-                pointer: String::new(),
-                rule: "the log has no start".into(),
-            },
+            Fault::NoStart => {
+                Rejection::new(event_index, "", Message::from("the log has no start"))
+            }
             Fault::At { seq, error, .. } if seq == new.seq => Rejection {
                 event_index,
                 pointer: error.pointer,
                 rule: error.rule,
+                said: error.said,
             },
             // The new correction's own data breaks the corrected event's rules: say so as a
             // correction, since the player is editing event `seq`, not recording a new one.
@@ -312,29 +330,32 @@ impl Fault {
                 seq,
                 corrected_by: Some(by),
                 error,
-            } if by == new.seq => Rejection {
+            } if by == new.seq => Rejection::new(
                 event_index,
-                pointer: error.pointer.replacen("/data", "/data/data", 1),
-                rule: correction_breaks(seq, &new.data["data"], log, &error.rule),
-            },
+                error.pointer.replacen("/data", "/data/data", 1),
+                Message::from(correction_breaks(seq, &new.data["data"], log, &error.rule)),
+            ),
             // An older event no longer obeys the rules once this retract/correction counts.
             Fault::At { seq, error, .. } => {
                 let kind = log
                     .get(seq as usize - 1)
                     .map_or("?", |e| e.event_type.as_str());
-                let change = if new.event_type == CORRECT {
-                    "this correction"
+                let said = if new.event_type == CORRECT {
+                    crate::said!(
+                        "server.log.refusal.after_correction",
+                        seq = seq,
+                        kind = kind,
+                        rule = error.said
+                    )
                 } else {
-                    "this change"
+                    crate::said!(
+                        "server.log.refusal.after_change",
+                        seq = seq,
+                        kind = kind,
+                        rule = error.said
+                    )
                 };
-                Rejection {
-                    event_index,
-                    pointer: "/data/seq".into(),
-                    rule: format!(
-                        "after {change}, event {seq} ({kind}) would break a rule: {}",
-                        error.rule
-                    ),
-                }
+                Rejection::new(event_index, "/data/seq", said)
             }
         }
     }
@@ -441,11 +462,12 @@ impl RecordedResult {
             .keys()
             .find(|name| !players.iter().any(|p| &p.name == *name))
         {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer(["totals", stranger.as_str()]),
-                format!(
-                    "{stranger} is not a player of this game; its players are {}",
-                    names()
+                crate::said!(
+                    "server.common.refusal.not_player_this_game_players",
+                    stranger = stranger,
+                    names = names()
                 ),
             ));
         }
@@ -454,15 +476,21 @@ impl RecordedResult {
             let at = pointer(["totals", player.name.as_str()]);
             let total = match data.totals.get(&player.name) {
                 None => {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/totals",
-                        format!("{}'s total is missing: every player needs one", player.name),
+                        crate::said!(
+                            "server.common.refusal.total_missing_every_player_needs",
+                            name = &player.name
+                        ),
                     ));
                 }
                 Some(value) => value.as_i64().ok_or_else(|| {
-                    RuleError::new(
+                    RuleError::said(
                         at.clone(),
-                        format!("{}'s total must be a whole number", player.name),
+                        crate::said!(
+                            "server.common.refusal.total_must_whole_number",
+                            name = &player.name
+                        ),
                     )
                 })?,
             };
@@ -470,24 +498,28 @@ impl RecordedResult {
             totals.push((player.clone(), total));
         }
         if data.winners.is_empty() {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/winners",
-                "name at least one winner (several for a shared win)",
+                crate::said!("server.common.refusal.name_least_one_winner_several"),
             ));
         }
         for (i, winner) in data.winners.iter().enumerate() {
             let at = pointer(["winners", &i.to_string()]);
             if !players.iter().any(|p| &p.name == winner) {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     at,
-                    format!(
-                        "{winner} is not a player of this game; its players are {}",
-                        names()
+                    crate::said!(
+                        "server.common.refusal.not_player_this_game_players_2",
+                        winner = winner,
+                        names = names()
                     ),
                 ));
             }
             if data.winners[..i].contains(winner) {
-                return Err(RuleError::new(at, format!("{winner} is named twice")));
+                return Err(RuleError::said(
+                    at,
+                    crate::said!("server.common.refusal.named_twice", winner = winner),
+                ));
             }
         }
         Ok(Self {
@@ -501,22 +533,23 @@ impl RecordedResult {
     /// The scoreboard of the typed-in totals, in the direction the game's rules give: the
     /// winners first, as typed in; the others by their totals.
     fn scoreboard(&self, empty: Scoreboard) -> Scoreboard {
-        let from = self
-            .source
-            .as_deref()
-            .map_or(String::new(), |s| format!(" from {s}"));
+        let source = self.source.as_deref();
         let is_winner = |p: &PlayerScore| self.winners.contains(&p.name);
         let mut players: Vec<PlayerScore> = self
             .totals
             .iter()
             .map(|(player, total)| {
                 let typed_in = Adjustment {
-                    label: "Total typed in".into(),
+                    label: crate::said!("server.log.line.total_typed_in"),
                     points: *total,
-                    detail: format!(
-                        "recorded with result_recorded (event {}){from}; not checked against the rules",
-                        self.seq
-                    ),
+                    detail: match source {
+                        None => crate::said!("server.log.detail.total_typed_in", seq = self.seq),
+                        Some(from) => crate::said!(
+                            "server.log.detail.total_typed_in_from",
+                            seq = self.seq,
+                            source = from
+                        ),
+                    },
                 };
                 PlayerScore::new(&player.name, player.seat, Vec::new(), vec![typed_in])
             })
@@ -601,44 +634,43 @@ impl<R: Ruleset> Replay<R> {
             known.push(RESULT_RECORDED);
             return Err(Fault::at(
                 event.seq,
-                RuleError::new(
+                RuleError::said(
                     "/type",
-                    format!(
-                        "{} has no event {:?}; its events are {}",
-                        R::TITLE,
-                        event.event_type,
-                        known.join(", ")
+                    crate::said!(
+                        "server.common.refusal.has_no_event_events_are",
+                        title = R::TITLE,
+                        event_type = format!("{:?}", event.event_type),
+                        join = known.join(", ")
                     ),
                 ),
             ));
         }
         if let Some(at) = self.abandoned_at {
-            return Err(fault(RuleError::new(
+            return Err(fault(RuleError::said(
                 "",
-                format!(
-                    "the game was abandoned by event {at}; retract that event to resume the game"
+                crate::said!(
+                    "server.common.refusal.game_was_abandoned_event_retract",
+                    at = at
                 ),
             )));
         }
         if let Some(recorded) = &self.recorded {
-            return Err(fault(RuleError::new(
+            return Err(fault(RuleError::said(
                 "",
-                format!(
-                    "this game's final scores were typed in by event {} (result_recorded), so no \
-                     game event can follow; retract it to record the game event by event",
-                    recorded.seq
+                crate::said!(
+                    "server.common.refusal.this_game_final_scores_were",
+                    seq = &recorded.seq
                 ),
             )));
         }
         let data = corrected.map_or(&event.data, |c| c.1);
         if typed_in {
             if let Some(last) = self.last_game_event {
-                return Err(fault(RuleError::new(
+                return Err(fault(RuleError::said(
                     "/type",
-                    format!(
-                        "result_recorded is for a game known only by its final scores, right after \
-                         game_started; this game already has game events (event {last}): record its \
-                         end with them, or retract them first"
+                    crate::said!(
+                        "server.common.refusal.result_recorded_game_known_only",
+                        last = last
                     ),
                 )));
             }
@@ -649,9 +681,9 @@ impl<R: Ruleset> Replay<R> {
         }
         if R::is_finished(&self.state) && !R::accepts_when_finished(&self.state, &event.event_type)
         {
-            return Err(fault(RuleError::new(
+            return Err(fault(RuleError::said(
                 "",
-                "the game is already finished; to change it, correct or retract an earlier event",
+                crate::said!("server.common.refusal.game_already_finished_change_correct"),
             )));
         }
         R::apply(&mut self.state, &event.event_type, data).map_err(|e| fault(e.within("/data")))?;
@@ -779,11 +811,12 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
                 let retract: RetractData =
                     parse_json(&event.data, "/data", RETRACT, RETRACT_FIELDS).map_err(fault)?;
                 if let Some(earlier) = first_retract_of.insert(retract.seq, event.seq) {
-                    return Err(fault(RuleError::new(
+                    return Err(fault(RuleError::said(
                         "/data/seq",
-                        format!(
-                            "event {} is already retracted by event {earlier}",
-                            retract.seq
+                        crate::said!(
+                            "server.common.refusal.event_already_retracted_event",
+                            seq = &retract.seq,
+                            earlier = earlier
                         ),
                     )));
                 }
@@ -800,11 +833,12 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
                 .map_err(fault)?;
                 let target = &log[correct.seq as usize - 1];
                 if !is_game_event(&target.event_type) {
-                    return Err(fault(RuleError::new(
+                    return Err(fault(RuleError::said(
                         "/data/seq",
-                        format!(
-                            "event {} ({}) is not a game event; only game events can be corrected",
-                            correct.seq, target.event_type
+                        crate::said!(
+                            "server.common.refusal.event_not_game_event_only",
+                            seq = &correct.seq,
+                            event_type = &target.event_type
                         ),
                     )));
                 }
@@ -814,11 +848,12 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
                     if by > event.seq {
                         continue;
                     }
-                    return Err(fault(RuleError::new(
+                    return Err(fault(RuleError::said(
                         "/data/seq",
-                        format!(
-                            "event {} was retracted by event {by}; there is nothing to correct",
-                            correct.seq
+                        crate::said!(
+                            "server.common.refusal.event_was_retracted_event_there",
+                            seq = &correct.seq,
+                            by = by
                         ),
                     )));
                 }
@@ -829,9 +864,12 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
                 let _: AbandonData =
                     parse_json(&event.data, "/data", ABANDON, &[]).map_err(fault)?;
                 if let Some(at) = replay.abandoned_at {
-                    return Err(fault(RuleError::new(
+                    return Err(fault(RuleError::said(
                         "",
-                        format!("the game was already abandoned by event {at}"),
+                        crate::said!(
+                            "server.common.refusal.game_was_already_abandoned_event",
+                            at = at
+                        ),
                     )));
                 }
                 replay.abandoned_at = Some(event.seq);
@@ -874,18 +912,24 @@ fn upcast_options<R: Ruleset>(schema_version: u32, options: &mut Value) {
 /// A retract or correct may only name an earlier event other than `game_started`.
 fn check_target(own_seq: u64, target: u64, verb: &str, instead: &str) -> Result<(), RuleError> {
     if target == 0 || target >= own_seq {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/data/seq",
-            format!(
-                "there is no earlier event {target} to {verb}; events are numbered 1 to {}",
-                own_seq - 1
+            crate::said!(
+                "server.common.refusal.there_no_earlier_event_events",
+                target = target,
+                verb = verb,
+                own_seq___1 = own_seq - 1
             ),
         ));
     }
     if target == 1 {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/data/seq",
-            format!("game_started (event 1) cannot be {verb}ed; {instead}"),
+            crate::said!(
+                "server.common.refusal.game_started_event_1_cannot",
+                verb = verb,
+                instead = instead
+            ),
         ));
     }
     Ok(())

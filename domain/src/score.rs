@@ -4,6 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::insights::FactKey;
+use crate::message::Message;
 
 /// The scoreboard of one game after replaying its log (or a prefix of it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -49,17 +50,17 @@ pub struct RoundScore {
 /// One explained amount: "Fine Wine ×3" → 6, "2 × 3 = 6".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Line {
-    pub label: String,
+    pub label: Message,
     pub points: i64,
-    pub detail: String,
+    pub detail: Message,
 }
 
 /// A game-level change to a total after the rounds (e.g. the Lucky deduction).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Adjustment {
-    pub label: String,
+    pub label: Message,
     pub points: i64,
-    pub detail: String,
+    pub detail: Message,
 }
 
 /// A number a club statistic is built from: about one player (by name) or the whole game.
@@ -112,8 +113,8 @@ impl Fact {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Tiebreak {
-    pub rule: String,
-    pub detail: String,
+    pub rule: Message,
+    pub detail: Message,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -122,11 +123,11 @@ pub struct HouseRule {
     pub value: Value,
     /// True when this is the service's default for a point the rules leave open.
     pub default: bool,
-    pub note: String,
+    pub note: Message,
 }
 
 impl Line {
-    pub fn new(label: impl Into<String>, points: i64, detail: impl Into<String>) -> Self {
+    pub fn new(label: impl Into<Message>, points: i64, detail: impl Into<Message>) -> Self {
         Self {
             label: label.into(),
             points,
@@ -193,9 +194,14 @@ pub fn within_limit(
     if (-POINTS_LIMIT..=POINTS_LIMIT).contains(&points) {
         Ok(())
     } else {
-        Err(crate::RuleError::new(
+        Err(crate::RuleError::said(
             pointer,
-            format!("{what} must be between -{POINTS_LIMIT} and {POINTS_LIMIT}, not {points}"),
+            crate::said!(
+                "server.common.refusal.must_between_not",
+                what = what,
+                points_limit = POINTS_LIMIT,
+                points = points
+            ),
         ))
     }
 }
@@ -207,6 +213,23 @@ pub fn winners(players: &[PlayerScore]) -> Vec<String> {
         .filter(|p| p.rank == 1)
         .map(|p| p.name.clone())
         .collect()
+}
+
+/// Names joined for a sentence in any language: "Ann", "Ann and Bo", "Ann, Bo and Cy".
+pub fn said_names<S: AsRef<str>>(names: &[S]) -> Message {
+    match names {
+        [] => Message::default(),
+        [one] => Message::from(one.as_ref().to_owned()),
+        [init @ .., last] => crate::said!(
+            "server.list.and",
+            first = init
+                .iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", "),
+            last = last.as_ref()
+        ),
+    }
 }
 
 /// Joins names for a sentence: "Ann", "Ann and Bo", "Ann, Bo and Cy".
@@ -264,7 +287,7 @@ mod tests {
             vec![Adjustment {
                 label: "Lucky".into(),
                 points: -2,
-                detail: String::new(),
+                detail: Message::default(),
             }],
         );
         assert_eq!(p.rounds[0].points, 7);

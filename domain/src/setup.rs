@@ -91,21 +91,23 @@ pub fn keys_by_seated_name(
     for (key, value) in given {
         let Some(seat) = seat_named(players, key) else {
             let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer([field, key]),
-                format!(
-                    "{key:?} does not play in this game; the players are {}",
-                    crate::score::list_names(&names)
+                crate::said!(
+                    "server.common.refusal.does_not_play_this_game",
+                    key = format!("{:?}", key),
+                    list_names__names = crate::score::list_names(&names)
                 ),
             ));
         };
         if let Some((_, earlier)) = written.iter().find(|(s, _)| *s == seat) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer([field, key]),
-                format!(
-                    "{earlier:?} and {key:?} are the same player ({}): names match ignoring case, \
-                     so give each player once",
-                    players[seat].name
+                crate::said!(
+                    "server.common.refusal.are_same_player_names_match",
+                    earlier = format!("{:?}", earlier),
+                    key = format!("{:?}", key),
+                    name = &players[seat].name
                 ),
             ));
         }
@@ -124,13 +126,14 @@ pub fn seat_players(
     game_title: &str,
 ) -> Result<Vec<Player>, RuleError> {
     if !allowed.contains(&entries.len()) {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/players",
-            format!(
-                "{game_title} is played by {} to {} players, not {}",
-                allowed.start(),
-                allowed.end(),
-                entries.len()
+            crate::said!(
+                "server.common.refusal.played_players_not",
+                game_title = game_title,
+                start = allowed.start(),
+                end = allowed.end(),
+                entries = entries.len()
             ),
         ));
     }
@@ -139,29 +142,32 @@ pub fn seat_players(
         let name = PlayerName::parse(&entry.name)
             .map_err(|rule| RuleError::new(pointer(["players", &i.to_string(), "name"]), rule))?;
         if let Some(other) = players.iter().find(|p| same_name(&p.name, name.as_str())) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer(["players", &i.to_string(), "name"]),
-                format!(
-                    "two players are called {:?}; names must differ at one table",
-                    other.name
+                crate::said!(
+                    "server.common.refusal.two_players_are_called_names",
+                    name = format!("{:?}", other.name)
                 ),
             ));
         }
         let color = match entry.color.as_deref().map(str::trim) {
             None => None,
             Some("") => {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     pointer(["players", &i.to_string(), "color"]),
-                    "a colour cannot be empty; leave it out instead",
+                    crate::said!("server.common.refusal.colour_cannot_empty_leave_out"),
                 ));
             }
             Some(color)
                 if color.chars().count() > MAX_NAME_CHARS
                     || color.chars().any(char::is_control) =>
             {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     pointer(["players", &i.to_string(), "color"]),
-                    format!("a colour has at most {MAX_NAME_CHARS} printable characters"),
+                    crate::said!(
+                        "server.common.refusal.colour_has_most_printable_characters",
+                        max_name_chars = MAX_NAME_CHARS
+                    ),
                 ));
             }
             Some(color) => {
@@ -170,9 +176,13 @@ pub fn seat_players(
                         .as_deref()
                         .is_some_and(|c| c.eq_ignore_ascii_case(color))
                 }) {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         pointer(["players", &i.to_string(), "color"]),
-                        format!("{} already plays {color}; colours must differ", other.name),
+                        crate::said!(
+                            "server.common.refusal.already_plays_colours_must_differ",
+                            name = &other.name,
+                            color = color
+                        ),
                     ));
                 }
                 Some(color.to_owned())
@@ -200,7 +210,12 @@ where
     let given = match given {
         Value::Null => Map::new(),
         Value::Object(map) => map.clone(),
-        _ => return Err(RuleError::new("/options", "options must be a JSON object")),
+        _ => {
+            return Err(RuleError::said(
+                "/options",
+                crate::said!("server.common.refusal.options_must_json_object"),
+            ));
+        }
     };
     let mut merged = defaults.clone();
     for (key, value) in given {
@@ -212,19 +227,23 @@ where
             } else {
                 known.join(", ")
             };
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer(["options", &key]),
-                format!("unknown option {key:?}; this game's options are: {known}"),
+                crate::said!(
+                    "server.common.refusal.unknown_option_this_game_options",
+                    key = format!("{:?}", key),
+                    known = known
+                ),
             ));
         }
         // Check this key alone so the error can name it.
         let mut single = defaults.clone();
         single.insert(key.clone(), value.clone());
         if let Err(e) = serde_json::from_value::<O>(Value::Object(single)) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer(["options", &key]),
-                words::refusal(
-                    &format!("option {key:?}"),
+                words::refusal_said(
+                    crate::said!("server.words.option", key = format!("{key:?}")),
                     &e.to_string(),
                     value.is_object() || value.is_array(),
                 ),
@@ -233,9 +252,13 @@ where
         merged.insert(key, value);
     }
     serde_json::from_value(Value::Object(merged)).map_err(|e| {
-        RuleError::new(
+        RuleError::said(
             "/options",
-            words::refusal("the options", &e.to_string(), true),
+            words::refusal_said(
+                crate::said!("server.words.the_options"),
+                &e.to_string(),
+                true,
+            ),
         )
     })
 }

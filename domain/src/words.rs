@@ -1,6 +1,9 @@
 //! serde's refusals (`invalid type: string "1", expected i64`) read once, so the HTTP layer and
 //! the rule engines can say them in players' words: which field, what it must be, what came.
 
+use crate::message::Message;
+use crate::said;
+
 /// What a serde message says went wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SerdeFault<'a> {
@@ -67,73 +70,93 @@ pub fn quoted(names: &[&str]) -> Vec<String> {
 
 /// `"a"`, `one of "a" or "b"`, `one of "a", "b" or "c"`.
 pub fn one_of(names: &[&str]) -> String {
+    one_of_said(names).english()
+}
+
+/// [`one_of`] in the catalogues' words.
+pub fn one_of_said(names: &[&str]) -> Message {
     match quoted(names).as_slice() {
-        [] => "something else".into(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("one of {} or {last}", init.join(", ")),
+        [] => said!("server.words.something_else"),
+        [one] => Message::from(one.clone()),
+        [init @ .., last] => said!("server.words.one_of", first = init.join(", "), last = last),
     }
 }
 
 /// `"seq" and "reason"`; `no fields` when there are none.
 pub fn and_list(names: &[&str]) -> String {
+    and_list_said(names).english()
+}
+
+/// [`and_list`] in the catalogues' words.
+pub fn and_list_said(names: &[&str]) -> Message {
     match quoted(names).as_slice() {
-        [] => "no fields".into(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [] => said!("server.words.no_fields"),
+        [one] => Message::from(one.clone()),
+        [init @ .., last] => said!("server.list.and", first = init.join(", "), last = last),
     }
 }
 
 /// What a Rust type name in serde's "expected …" means to a person.
 pub fn expected_words(expected: &str) -> String {
+    expected_said(expected).english()
+}
+
+/// [`expected_words`] in the catalogues' words.
+pub fn expected_said(expected: &str) -> Message {
     let signed = ["i8", "i16", "i32", "i64", "isize", "integer"];
     let unsigned = ["u8", "u16", "u32", "u64", "usize"];
     if signed.contains(&expected) {
-        "a whole number, like 3".into()
+        said!("server.words.expected.whole_number")
     } else if unsigned.contains(&expected) {
-        "a whole number, 0 or more".into()
+        said!("server.words.expected.count")
     } else if ["f32", "f64"].contains(&expected) {
-        "a number, like 2.5".into()
+        said!("server.words.expected.number")
     } else if expected == "a string" {
-        "text in quotes, like \"Ann\"".into()
+        said!("server.words.expected.text")
     } else if expected == "a boolean" {
-        "true or false".into()
+        said!("server.words.expected.boolean")
     } else if expected.starts_with("a sequence") || expected.starts_with("a tuple") {
-        "a list in square brackets, like [ … ]".into()
+        said!("server.words.expected.list")
     } else if expected.starts_with("struct ") || expected.starts_with("a map") {
-        "an object in curly braces, like { … }".into()
+        said!("server.words.expected.object")
     } else if expected.contains("UUID") {
-        "a UUID, like 6f1c2a4e-3b5d-4c7e-9f10-2a3b4c5d6e7f".into()
+        said!("server.words.expected.uuid")
     } else if expected.contains("RFC 3339") || expected.contains("datetime") {
-        "a date and time, like 2026-11-30T19:00:00Z".into()
+        said!("server.words.expected.date_time")
     } else if let Some(variants) = expected
         .strip_prefix("unit variant ")
         .or_else(|| expected.strip_prefix("one of "))
     {
-        variants.to_owned()
+        Message::from(variants.to_owned())
     } else {
-        expected.to_owned()
+        Message::from(expected.to_owned())
     }
 }
 
 /// serde's `Unexpected` (`string "two"`, `integer `-1``) as a person would say it.
 pub fn got_words(got: &str) -> String {
+    got_said(got).english()
+}
+
+/// [`got_words`] in the catalogues' words.
+pub fn got_said(got: &str) -> Message {
     if let Some(text) = got.strip_prefix("string ") {
-        format!("the text {text}")
+        said!("server.words.got.text", text = text)
     } else if let Some(n) = got
         .strip_prefix("integer `")
         .or_else(|| got.strip_prefix("floating point `"))
     {
-        format!("the number {}", n.trim_end_matches('`'))
+        said!("server.words.got.number", n = n.trim_end_matches('`'))
     } else if let Some(b) = got.strip_prefix("boolean `") {
-        b.trim_end_matches('`').to_owned()
+        Message::from(b.trim_end_matches('`').to_owned())
     } else if got == "sequence" {
-        "a list".into()
+        said!("server.words.got.list")
     } else if got == "map" {
-        "an object".into()
+        said!("server.words.got.object")
     } else if got == "unit value" || got == "null" {
-        "null".into()
+        Message::from("null")
     } else {
-        got.to_owned()
+        Message::from(got.to_owned())
     }
 }
 
@@ -141,30 +164,60 @@ pub fn got_words(got: &str) -> String {
 /// event`). `nested`: the value holds others (a list, an object) and serde may be speaking of
 /// one of them rather than of the whole.
 pub fn refusal(subject: &str, message: &str, nested: bool) -> String {
+    refusal_said(Message::from(subject.to_owned()), message, nested).english()
+}
+
+/// [`refusal`] in the catalogues' words, of a subject in them too.
+pub fn refusal_said(subject: Message, message: &str, nested: bool) -> Message {
     match read(message) {
-        SerdeFault::Missing(field) => format!("{subject} needs {field:?}"),
-        SerdeFault::Unknown { field, known } => format!(
-            "{subject} takes {}; {field:?} is not one of its fields",
-            and_list(&known)
+        SerdeFault::Missing(field) => said!(
+            "server.words.refusal.needs",
+            subject = subject,
+            field = format!("{field:?}")
         ),
-        SerdeFault::Variant { sent, known } if nested => format!(
-            "{subject} has a value that must be {}; got {sent:?}",
-            one_of(&known)
+        SerdeFault::Unknown { field, known } => said!(
+            "server.words.refusal.takes",
+            subject = subject,
+            fields = and_list_said(&known),
+            field = format!("{field:?}")
         ),
-        SerdeFault::Variant { sent, known } => {
-            format!("{subject} must be {}; got {sent:?}", one_of(&known))
-        }
+        SerdeFault::Variant { sent, known } if nested => said!(
+            "server.words.refusal.has_value_must_be",
+            subject = subject,
+            expected = one_of_said(&known),
+            got = format!("{sent:?}")
+        ),
+        SerdeFault::Variant { sent, known } => said!(
+            "server.words.refusal.must_be",
+            subject = subject,
+            expected = one_of_said(&known),
+            got = format!("{sent:?}")
+        ),
         SerdeFault::Value { got, expected } => {
             // A list sent where an object belongs is about the whole; a text inside it is not.
             let whole = matches!(got, "map" | "sequence");
-            let (expected, got) = (expected_words(expected), got_words(got));
+            let (expected, got) = (expected_said(expected), got_said(got));
             if nested && !whole {
-                format!("{subject} has a value that must be {expected}; got {got}")
+                said!(
+                    "server.words.refusal.has_value_must_be",
+                    subject = subject,
+                    expected = expected,
+                    got = got
+                )
             } else {
-                format!("{subject} must be {expected}; got {got}")
+                said!(
+                    "server.words.refusal.must_be",
+                    subject = subject,
+                    expected = expected,
+                    got = got
+                )
             }
         }
-        SerdeFault::Other(message) => format!("{subject} could not be read: {message}"),
+        SerdeFault::Other(message) => said!(
+            "server.words.refusal.unreadable",
+            subject = subject,
+            why = message
+        ),
     }
 }
 

@@ -559,7 +559,7 @@ impl Table {
         match &board.tiebreak {
             None => {}
             Some(t) => assert!(
-                expected.len() > 1 && t.rule.starts_with("none"),
+                expected.len() > 1 && t.rule.to_string().starts_with("none"),
                 "a tie-break {t:?}\n{}",
                 self.dump()
             ),

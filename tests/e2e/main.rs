@@ -13,6 +13,7 @@ mod failover;
 mod games;
 mod history;
 mod isolation;
+mod languages;
 mod live;
 mod mind_up;
 mod mint_condition;

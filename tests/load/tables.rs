@@ -177,9 +177,19 @@ async fn ready_games(
             .map(|i| format!("Player {:04}", (seed * 7 + i) % 2000))
             .collect();
         let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
-        let (_, created) =
-            timed(client.post(format!("{base}/v1/games")).bearer_auth(token).json(&body), 201, true).await?;
-        let id = created["id"].as_str().ok_or("a created game without an id")?.to_owned();
+        let (_, created) = timed(
+            client
+                .post(format!("{base}/v1/games"))
+                .bearer_auth(token)
+                .json(&body),
+            201,
+            true,
+        )
+        .await?;
+        let id = created["id"]
+            .as_str()
+            .ok_or("a created game without an id")?
+            .to_owned();
         games.push((id, rounds(&names, &mut rng)));
     }
     Ok(games)
@@ -202,7 +212,10 @@ async fn append_only_table(
                 return (timings, false);
             }
             let body = json!({"expected_version": i + 1, "events": [{"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}]});
-            let append = client.post(format!("{base}/v1/games/{id}/events")).bearer_auth(&token).json(&body);
+            let append = client
+                .post(format!("{base}/v1/games/{id}/events"))
+                .bearer_auth(&token)
+                .json(&body);
             match timed(append, 201, false).await {
                 Ok((elapsed, _)) => timings.times.push(elapsed),
                 Err(e) => {
@@ -231,7 +244,9 @@ async fn appends_only(
     let making: Vec<_> = (0..tables)
         .map(|table| {
             let (client, base, token) = (client.clone(), base.to_owned(), token.to_owned());
-            tokio::spawn(async move { ready_games(&client, &base, &token, table as u64, per_table).await })
+            tokio::spawn(async move {
+                ready_games(&client, &base, &token, table as u64, per_table).await
+            })
         })
         .collect();
     let mut ready = Vec::with_capacity(tables);
@@ -242,7 +257,15 @@ async fn appends_only(
     let until = started + Duration::from_secs(seconds);
     let handles: Vec<_> = ready
         .into_iter()
-        .map(|games| tokio::spawn(append_only_table(client.clone(), base.to_owned(), token.to_owned(), games, until)))
+        .map(|games| {
+            tokio::spawn(append_only_table(
+                client.clone(),
+                base.to_owned(),
+                token.to_owned(),
+                games,
+                until,
+            ))
+        })
         .collect();
     let (mut all, mut ran_out) = (Timings::default(), false);
     for handle in handles {
@@ -549,7 +572,8 @@ pub async fn tables(
 
     // Appends only, to games in progress: enough ready games for three times the cycle's
     // append rate (two appends a game), made before that loop's clock starts.
-    let per_table = ((appends_per_s * 3.0 * seconds as f64) / (2.0 * tables as f64)).ceil() as usize + 2;
+    let per_table =
+        ((appends_per_s * 3.0 * seconds as f64) / (2.0 * tables as f64)).ceil() as usize + 2;
     let (only_rate, mut only, ran_out) =
         appends_only(&client, base, token, tables, seconds, per_table.min(20_000)).await?;
 
@@ -570,7 +594,11 @@ pub async fn tables(
     println!("{}", score.line("score"));
     println!(
         "appends only (games in progress, {per_table} ready a table{}): {only_rate:.0} appends/s",
-        if ran_out { ", a table RAN OUT early" } else { "" }
+        if ran_out {
+            ", a table RAN OUT early"
+        } else {
+            ""
+        }
     );
     println!("{}", only.line("append"));
     match raw_eight {

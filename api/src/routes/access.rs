@@ -5,6 +5,7 @@
 use actix_web::{HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Duration, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
+use tabletally_domain::said;
 use utoipa::ToSchema;
 
 use crate::auth::{self, Admin, Club};
@@ -306,7 +307,7 @@ pub async fn create_share(
         .store
         .game(&club.id, &game)
         .await?
-        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+        .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
     let share_id = uuid::Uuid::new_v4().to_string();
     let (token, secret_hash) = auth::new_issued_token(&share_id, true)?;
     let created_at = Utc::now().trunc_subsecs(6);
@@ -363,7 +364,7 @@ pub async fn list_shares(
         .store
         .game(&club.id, &game)
         .await?
-        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+        .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
     let shares = state
         .store
         .game_shares(&club.id, &game)

@@ -4,6 +4,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tabletally_domain::said;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::append::AppendRequest;
@@ -164,7 +165,7 @@ fn check_events(events: Vec<EventInput>, recorded_by: &str) -> Result<Vec<NewEve
         .map(|(i, e)| {
             let id = match e.id {
                 Some(id) => uuid::Uuid::parse_str(&id).map_err(|_| ApiError::Unprocessable {
-                    detail: format!("event id must be a UUID, got {id:?}"),
+                    detail: said!("server.problem.event_id_not_uuid", id = format!("{id:?}")),
                     pointer: Some(format!("/events/{i}/id")),
                     event_index: Some(i),
                 })?,
@@ -269,7 +270,7 @@ pub async fn list_events(
         .store
         .events(&club.id, &id)
         .await?
-        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+        .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
     let mut events: Vec<EventView> = event_views(log)
         .into_iter()
         .filter(|e| e.seq > after)

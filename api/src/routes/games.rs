@@ -6,6 +6,7 @@ use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tabletally_domain::Game;
+use tabletally_domain::said;
 use tabletally_domain::setup::PlayerEntry;
 use utoipa::{IntoParams, ToSchema};
 
@@ -142,7 +143,7 @@ pub async fn create_game(
     };
     let setup = kind
         .start(&entries, &options)
-        .map_err(|e| ApiError::invalid(e.pointer, e.rule))?;
+        .map_err(|e| ApiError::invalid(e.pointer, e.said))?;
     let new_game = NewGame {
         id: id.clone(),
         game: kind.id().to_owned(),
@@ -174,8 +175,9 @@ pub async fn create_game(
             Some(existing) if same_game(&existing, &new_game) => {
                 Ok(HttpResponse::Ok().json(GameSummary::from(existing)))
             }
-            _ => Err(ApiError::IdTaken(format!(
-                "game id {id} is already used for a different game"
+            _ => Err(ApiError::IdTaken(said!(
+                "server.problem.game_id_taken",
+                id = id
             ))),
         },
     }
@@ -291,7 +293,7 @@ pub async fn get_game(
         .store
         .game(&club.id, &id)
         .await?
-        .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?;
+        .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
     let version = game.version;
     let body = serde_json::to_vec(&GameSummary::from(game))
         .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;

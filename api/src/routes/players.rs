@@ -3,6 +3,7 @@
 
 use actix_web::{HttpResponse, patch, post, web};
 use serde::Deserialize;
+use tabletally_domain::said;
 use tabletally_domain::setup::PlayerName;
 use utoipa::ToSchema;
 
@@ -63,9 +64,9 @@ pub async fn rename_player(
             name: taken,
         } => {
             return Err(ApiError::NameTaken {
-                detail: format!(
-                    "the club already has a player called {taken:?}, and names match ignoring \
-                     case — if they are the same person, merge them instead"
+                detail: said!(
+                    "server.problem.player_name_taken",
+                    name = format!("{taken:?}")
                 ),
                 player_id: Some(other),
                 preset_id: None,
@@ -135,9 +136,12 @@ pub async fn merge_player(
         Merge::NotFound => return Err(not_found()),
         // As for the path's own id: another club's player is no player of this club.
         Merge::IntoNotFound => {
-            return Err(ApiError::NotFound(format!(
-                "no such player in this club: into {into} (players merge only within their club)"
-            )));
+            return Err(ApiError::NotFound(
+                format!(
+                    "no such player in this club: into {into} (players merge only within their club)"
+                )
+                .into(),
+            ));
         }
         Merge::SatTogether(games) => {
             let at = match games.len() {
@@ -148,7 +152,8 @@ pub async fn merge_player(
                 detail: format!(
                     "both players sat at {at} together, and a game cannot seat one person twice, \
                      so they are not merged — they are two people, or a game's seats are wrong"
-                ),
+                )
+                .into(),
                 game_ids: games,
             });
         }

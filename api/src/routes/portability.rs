@@ -2,6 +2,7 @@
 
 use actix_web::{HttpResponse, get, post, web};
 use futures_util::{StreamExt, TryStreamExt};
+use tabletally_domain::said;
 
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -80,8 +81,9 @@ pub async fn import(
     let (mut received, mut line_number) = (0usize, 0u64);
     // Line by line as the body arrives: memory holds one game, not the file.
     while let Some(chunk) = body.next().await {
-        let chunk =
-            chunk.map_err(|e| ApiError::BadRequest(format!("the body could not be read: {e}")))?;
+        let chunk = chunk.map_err(|e| {
+            ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
+        })?;
         received += chunk.len();
         if received > limit {
             return Err(ApiError::PayloadTooLarge(limit));
@@ -127,8 +129,9 @@ async fn import_line(
 async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {
     let mut bytes = Vec::new();
     while let Some(chunk) = body.next().await {
-        let chunk =
-            chunk.map_err(|e| ApiError::BadRequest(format!("the body could not be read: {e}")))?;
+        let chunk = chunk.map_err(|e| {
+            ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
+        })?;
         if bytes.len() + chunk.len() > limit {
             return Err(ApiError::PayloadTooLarge(limit));
         }
@@ -162,7 +165,7 @@ pub async fn import_bgstats(
     let file = whole_body(body, state.import_max_bytes).await?;
     let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file, query.ids())
         .await
-        .map_err(ApiError::BadRequest)?;
+        .map_err(|e| ApiError::BadRequest(e.into()))?;
     Ok(HttpResponse::Ok().json(report))
 }
 
@@ -190,7 +193,7 @@ pub async fn import_bgg(
     let file = whole_body(body, state.import_max_bytes).await?;
     let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file, query.ids())
         .await
-        .map_err(ApiError::BadRequest)?;
+        .map_err(|e| ApiError::BadRequest(e.into()))?;
     Ok(HttpResponse::Ok().json(report))
 }
 

@@ -122,7 +122,7 @@ pub async fn create_preset(
         }
     };
     kind.check_options(&options)
-        .map_err(|e| ApiError::invalid(e.pointer, e.rule))?;
+        .map_err(|e| ApiError::invalid(e.pointer, e.said))?;
     let preset = PresetRecord {
         id: uuid::Uuid::new_v4().to_string(),
         game: kind.id().to_owned(),
@@ -138,7 +138,8 @@ pub async fn create_preset(
                  name",
                 kind.title(),
                 existing.name,
-            ),
+            )
+            .into(),
             player_id: None,
             preset_id: Some(existing.id),
         });

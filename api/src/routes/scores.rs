@@ -4,14 +4,26 @@
 use actix_web::{HttpResponse, get, web};
 use serde::Deserialize;
 use tabletally_domain::Game;
+use tabletally_domain::said;
 use utoipa::IntoParams;
 
 use super::{game_etag, not_modified, not_modified_response};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::extract::Query;
+use crate::language::Language;
 use crate::state::AppState;
-use crate::views::{ScoreView, score_view};
+use crate::views::{ScoreView, score_view_in};
+
+/// The score's entity tag: the game's tag, and the language when it is not English (the
+/// explanations differ, so the body does).
+fn score_etag(version: i64, at: Option<i64>, language: Language) -> String {
+    let tag = game_etag(version, at);
+    match language {
+        Language::English => tag,
+        other => format!("{}-{}\"", tag.trim_end_matches('"'), other.tag()),
+    }
+}
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +56,7 @@ pub async fn get_score(
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
+    let language = Language::of(&request);
     // Known current without reading the database (SQLite), or the game's row decides.
     let current = state.store.current_game(&club.id, &id);
     let asks_tag = request
@@ -58,7 +71,7 @@ pub async fn get_score(
         if let Some(version) = version
             && query.at.is_none_or(|at| (1..=version).contains(&at))
         {
-            let etag = game_etag(version, query.at);
+            let etag = score_etag(version, query.at, language);
             if not_modified(&request, &etag) {
                 return Ok(not_modified_response(&etag));
             }
@@ -70,24 +83,26 @@ pub async fn get_score(
             .store
             .held_game(&club.id, &id)
             .await?
-            .ok_or_else(|| ApiError::NotFound("no such game in this club".into()))?,
+            .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?,
     };
     let game = &held.game;
     let at = query.at.unwrap_or(game.version);
     if !(1..=game.version).contains(&at) {
         return Err(ApiError::Unprocessable {
-            detail: format!(
-                "at must be a seq from 1 to {} (the game's version), got {at}",
-                game.version
+            detail: said!(
+                "server.problem.score_at_outside",
+                version = game.version,
+                at = at
             ),
             pointer: None,
             event_index: None,
         });
     }
-    let etag = game_etag(game.version, query.at);
+    let etag = score_etag(game.version, query.at, language);
     // The answer body: the scoreboard as the API shows it, serialised.
     let body_of = |evaluation: tabletally_domain::Evaluation| {
-        serde_json::to_vec(&score_view(
+        serde_json::to_vec(&score_view_in(
+            language,
             game.game.clone(),
             evaluation.status,
             evaluation.version,
@@ -96,9 +111,12 @@ pub async fn get_score(
         .map(actix_web::web::Bytes::from)
         .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))
     };
-    let body = if at == game.version {
+    let body = if at == game.version && language == Language::English {
         // The current score: made once per version and kept with the held game.
         held.score_body(|held| body_of(held.state.evaluation(false)))?
+    } else if at == game.version {
+        // In another language: the held game's score, said again.
+        body_of(held.state.evaluation(false))?
     } else {
         // A past score: replay the log up to `at`.
         let kind = Game::from_id(&game.game)

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tabletally_domain::Game;
 use tabletally_domain::insights::round3;
+use tabletally_domain::said;
 use utoipa::{IntoParams, ToSchema};
 
 use super::cursor;
@@ -526,8 +527,9 @@ async fn player_by_name_or_id(
             .player_named(&club.id, given)
             .await?
             .ok_or_else(|| {
-                ApiError::NotFound(format!(
-                    "the club has no player called {given:?} (names match ignoring case)"
+                ApiError::NotFound(said!(
+                    "server.problem.no_player_called",
+                    name = format!("{given:?}")
                 ))
             }),
     }
@@ -678,9 +680,10 @@ pub async fn game_stats(
 ) -> Result<HttpResponse, ApiError> {
     let game = game.into_inner();
     let Some(kind) = Game::from_id(&game) else {
-        return Err(ApiError::NotFound(format!(
-            "no game {game:?}; games are {}",
-            tabletally_domain::games::known_ids()
+        return Err(ApiError::NotFound(said!(
+            "server.problem.unknown_game",
+            game = format!("{game:?}"),
+            games = tabletally_domain::games::known_ids()
         )));
     };
     let variant = select_variant(Some(&game), query.variant.as_deref(), true)?;

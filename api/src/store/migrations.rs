@@ -25,7 +25,9 @@ fn migrator(files: &'static [(&'static str, &'static str)]) -> Migrator {
         .filter_map(|(name, sql)| {
             let (version, rest) = name.split_once('_')?;
             let migration_type = MigrationType::from_filename(rest);
-            let description = rest.trim_end_matches(migration_type.suffix()).replace('_', " ");
+            let description = rest
+                .trim_end_matches(migration_type.suffix())
+                .replace('_', " ");
             Some(Migration::new(
                 version.parse().ok()?,
                 Cow::Owned(description),
@@ -49,7 +51,9 @@ mod tests {
 
     /// What `sqlx::migrate!` would have embedded from the folder.
     fn from_folder(backend: &str) -> Vec<Migration> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations").join(backend);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../migrations")
+            .join(backend);
         let mut migrations: Vec<_> = sqlx::migrate::resolve_blocking(&dir)
             .expect("the migrations folder resolves")
             .into_iter()

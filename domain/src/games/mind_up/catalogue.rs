@@ -43,6 +43,17 @@ impl Colour {
         }
     }
 
+    /// The colour's name in the catalogues' words.
+    pub fn said(self) -> crate::message::Message {
+        match self {
+            Colour::Orange => crate::said!("server.mind_up.colour.orange"),
+            Colour::Pink => crate::said!("server.mind_up.colour.pink"),
+            Colour::Blue => crate::said!("server.mind_up.colour.blue"),
+            Colour::Green => crate::said!("server.mind_up.colour.green"),
+            Colour::Purple => crate::said!("server.mind_up.colour.purple"),
+        }
+    }
+
     pub fn parse(name: &str) -> Option<Colour> {
         Self::ALL.into_iter().find(|c| c.name() == name)
     }
@@ -148,38 +159,43 @@ pub fn check_overrides(overrides: &[CardOverride]) -> Result<(), RuleError> {
     for (i, entry) in overrides.iter().enumerate() {
         let at = |field: &str| pointer(["options", "cards", &i.to_string(), field]);
         if !(LOWEST..=HIGHEST).contains(&entry.number) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at("number"),
-                format!(
-                    "card {} does not exist; Mind Up! cards are numbered 1 to 60",
-                    entry.number
+                crate::said!(
+                    "server.mind_up.refusal.card_does_not_exist_mind",
+                    number = &entry.number
                 ),
             ));
         }
         if let Some(earlier) = overrides[..i].iter().position(|e| e.number == entry.number) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at("number"),
-                format!(
-                    "card {} is overridden twice (entries {earlier} and {i}); give each number once",
-                    entry.number
+                crate::said!(
+                    "server.mind_up.refusal.card_overridden_twice_entries_give",
+                    number = &entry.number,
+                    earlier = earlier,
+                    i = i
                 ),
             ));
         }
         if Colour::parse(&entry.colour).is_none() {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at("colour"),
-                format!(
-                    "card {} cannot be {:?}; the colours are {colours}",
-                    entry.number, entry.colour
+                crate::said!(
+                    "server.mind_up.refusal.card_cannot_colours_are",
+                    number = &entry.number,
+                    colour = format!("{:?}", entry.colour),
+                    colours = colours
                 ),
             ));
         }
         if !(-1..=2).contains(&entry.bubble) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at("bubble"),
-                format!(
-                    "card {} cannot have bubble {}; a bubble is −1, 0, +1 or +2",
-                    entry.number, entry.bubble
+                crate::said!(
+                    "server.mind_up.refusal.card_cannot_have_bubble_bubble",
+                    number = &entry.number,
+                    bubble = &entry.bubble
                 ),
             ));
         }

@@ -98,9 +98,12 @@ pub fn parse_cards_down(
 ) -> Result<CardsDown, RuleError> {
     let object = fields(data, event, &["round", "cards"])?;
     let round = round(object)?;
-    let given = object
-        .get("cards")
-        .ok_or_else(|| RuleError::new("/cards", "cards is missing: one card per player"))?;
+    let given = object.get("cards").ok_or_else(|| {
+        RuleError::said(
+            "/cards",
+            crate::said!("server.mind_up.refusal.cards_missing_one_card_per"),
+        )
+    })?;
     let cards = by_player(given, "cards", players, true)?
         .into_iter()
         .zip(players)
@@ -108,7 +111,10 @@ pub fn parse_cards_down(
             let at = || pointer(["cards", player.name.as_str()]);
             match card {
                 Some(card) => number(card, at),
-                None => Err(RuleError::new(at(), format!("{} has no card", player.name))),
+                None => Err(RuleError::said(
+                    at(),
+                    crate::said!("server.mind_up.refusal.has_no_card", name = &player.name),
+                )),
             }
         })
         .collect::<Result<_, _>>()?;
@@ -118,9 +124,12 @@ pub fn parse_cards_down(
 pub fn parse_rows_recorded(data: &Value, players: &[Player]) -> Result<RowsRecorded, RuleError> {
     let object = fields(data, ROWS_RECORDED, &["round", "rows"])?;
     let round = round(object)?;
-    let given = object
-        .get("rows")
-        .ok_or_else(|| RuleError::new("/rows", "rows is missing: one row per player"))?;
+    let given = object.get("rows").ok_or_else(|| {
+        RuleError::said(
+            "/rows",
+            crate::said!("server.mind_up.refusal.rows_missing_one_row_per"),
+        )
+    })?;
     let mut rows = Vec::with_capacity(players.len());
     for (row, player) in by_player(given, "rows", players, true)?
         .into_iter()
@@ -129,19 +138,22 @@ pub fn parse_rows_recorded(data: &Value, players: &[Player]) -> Result<RowsRecor
         let name = player.name.as_str();
         let at = || pointer(["rows", name]);
         let columns = row.and_then(Value::as_array).ok_or_else(|| {
-            RuleError::new(
+            RuleError::said(
                 at(),
-                format!(
-                    "{name}'s row must be a list of columns, left to right, each a list of cards"
+                crate::said!(
+                    "server.mind_up.refusal.row_must_list_columns_left",
+                    name = name
                 ),
             )
         })?;
         if columns.len() > COLUMNS {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!(
-                    "{name}'s row has {} columns, but there are only {COLUMNS} score cards",
-                    columns.len()
+                crate::said!(
+                    "server.mind_up.refusal.row_has_columns_but_there",
+                    name = name,
+                    columns = columns.len(),
+                    columns_2 = COLUMNS
                 ),
             ));
         }
@@ -161,13 +173,17 @@ pub fn parse_rows_recorded(data: &Value, players: &[Player]) -> Result<RowsRecor
 fn round(object: &Map<String, Value>) -> Result<u32, RuleError> {
     match object.get("round").and_then(Value::as_u64) {
         Some(r) if (1..=u64::from(ROUNDS)).contains(&r) => Ok(r as u32),
-        Some(r) => Err(RuleError::new(
+        Some(r) => Err(RuleError::said(
             "/round",
-            format!("Mind Up! has rounds 1 to {ROUNDS}, not {r}"),
+            crate::said!(
+                "server.mind_up.refusal.mind_up_has_rounds_1",
+                rounds = ROUNDS,
+                r = r
+            ),
         )),
-        None => Err(RuleError::new(
+        None => Err(RuleError::said(
             "/round",
-            "round must be a whole number from 1 to 3",
+            crate::said!("server.mind_up.refusal.round_must_whole_number_from"),
         )),
     }
 }
@@ -175,8 +191,12 @@ fn round(object: &Map<String, Value>) -> Result<u32, RuleError> {
 /// rules: `columns` is a permutation of the score cards 1..5, left to right.
 fn columns(value: Option<&Value>) -> Result<[u8; COLUMNS], RuleError> {
     let rule = "columns must list the score cards 1 to 5 once each, left to right";
-    let value =
-        value.ok_or_else(|| RuleError::new("/columns", format!("{rule}; it is missing")))?;
+    let value = value.ok_or_else(|| {
+        RuleError::said(
+            "/columns",
+            crate::said!("server.mind_up.refusal.missing", rule = rule),
+        )
+    })?;
     let cards: Option<Vec<u64>> = value
         .as_array()
         .and_then(|a| a.iter().map(Value::as_u64).collect());
@@ -191,43 +211,52 @@ fn columns(value: Option<&Value>) -> Result<[u8; COLUMNS], RuleError> {
             if sorted == [1, 2, 3, 4, 5] {
                 return Ok(columns);
             }
-            Err(RuleError::new("/columns", format!("{rule}; got {value}")))
+            Err(RuleError::said(
+                "/columns",
+                crate::said!("server.mind_up.refusal.got", rule = rule, value = value),
+            ))
         }
-        _ => Err(RuleError::new("/columns", format!("{rule}; got {value}"))),
+        _ => Err(RuleError::said(
+            "/columns",
+            crate::said!("server.mind_up.refusal.got", rule = rule, value = value),
+        )),
     }
 }
 
 fn faces(value: &Value) -> Result<Vec<Face>, RuleError> {
     let list = value.as_array().ok_or_else(|| {
-        RuleError::new(
+        RuleError::said(
             "/objectives",
-            "objectives must be a list of faces such as [\"A1\", \"F2\"]",
+            crate::said!("server.mind_up.refusal.objectives_must_list_faces_such"),
         )
     })?;
     let mut faces: Vec<Face> = Vec::with_capacity(list.len());
     for (i, raw) in list.iter().enumerate() {
         let at = || pointer(["objectives", &i.to_string()]);
         let face = raw.as_str().and_then(Face::parse).ok_or_else(|| {
-            RuleError::new(
+            RuleError::said(
                 at(),
-                format!("{raw} is not an objective face; the faces are A1, A2, B1, … G1, G2"),
+                crate::said!(
+                    "server.mind_up.refusal.not_objective_face_faces_are",
+                    raw = raw
+                ),
             )
         })?;
         if faces.contains(&face) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!("{} is listed twice", face.code()),
+                crate::said!("server.mind_up.refusal.listed_twice", face = face.code()),
             ));
         }
         // rules: one face of each drawn letter is active.
         if let Some(other) = faces.iter().find(|f| f.letter() == face.letter()) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!(
-                    "{} and {} are the two faces of card {}; a card shows one face",
-                    other.code(),
-                    face.code(),
-                    face.letter()
+                crate::said!(
+                    "server.mind_up.refusal.are_two_faces_card_card",
+                    other = other.code(),
+                    face = face.code(),
+                    letter = face.letter()
                 ),
             ));
         }
@@ -245,9 +274,12 @@ fn by_player<'a>(
     every_player: bool,
 ) -> Result<Vec<Option<&'a Value>>, RuleError> {
     let map = value.as_object().ok_or_else(|| {
-        RuleError::new(
+        RuleError::said(
             pointer([field]),
-            format!("{field} must be an object from player name to cards"),
+            crate::said!(
+                "server.mind_up.refusal.must_object_from_player_name",
+                field = field
+            ),
         )
     })?;
     // Keys match seated names by the one name rule; each key goes to its seat.
@@ -265,11 +297,11 @@ fn by_player<'a>(
             .filter(|(_, entry)| entry.is_none())
             .map(|(p, _)| p.name.as_str())
             .collect();
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             pointer([field]),
-            format!(
-                "{} missing: every player appears exactly once",
-                if missing.len() == 1 {
+            crate::said!(
+                "server.mind_up.refusal.missing_every_player_appears_exactly",
+                missing = if missing.len() == 1 {
                     format!("{} is", missing[0])
                 } else {
                     format!("{} are", list_names(&missing))
@@ -287,7 +319,13 @@ fn numbers(
     what: impl Fn() -> String,
 ) -> Result<Vec<Number>, RuleError> {
     let list = value.as_array().ok_or_else(|| {
-        RuleError::new(at(), format!("{} must be a list of card numbers", what()))
+        RuleError::said(
+            at(),
+            crate::said!(
+                "server.mind_up.refusal.must_list_card_numbers",
+                what = what()
+            ),
+        )
     })?;
     let mut cards = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
@@ -300,13 +338,16 @@ fn numbers(
 fn number(value: &Value, at: impl Fn() -> String) -> Result<Number, RuleError> {
     match value.as_i64() {
         Some(n) if (LOWEST..=HIGHEST).contains(&n) => Ok(n as Number),
-        Some(n) => Err(RuleError::new(
+        Some(n) => Err(RuleError::said(
             at(),
-            format!("there is no card {n}; Mind Up! cards are numbered 1 to 60"),
+            crate::said!("server.mind_up.refusal.there_no_card_mind_up", n = n),
         )),
-        None => Err(RuleError::new(
+        None => Err(RuleError::said(
             at(),
-            format!("{value} is not a card; a card is its number, 1 to 60"),
+            crate::said!(
+                "server.mind_up.refusal.not_card_card_number_1",
+                value = value
+            ),
         )),
     }
 }

@@ -3,7 +3,9 @@
 //! look at every other player's row.
 
 use super::D1WithoutGreen;
-use super::catalogue::{Catalogue, Colour, Number, push_int, push_signed};
+use super::catalogue::{Catalogue, Colour, Number, push_int};
+use crate::message::{Arg, Message};
+use crate::said;
 
 /// One face of an objective card, written as in events: "A1" … "G2".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,6 +100,26 @@ impl Face {
         }
     }
 
+    /// The condition printed on the face, in the catalogues' words.
+    pub fn condition_said(self) -> Message {
+        match self {
+            Face::A1 => said!("server.mind_up.objective.a1"),
+            Face::A2 => said!("server.mind_up.objective.a2"),
+            Face::B1 => said!("server.mind_up.objective.b1"),
+            Face::B2 => said!("server.mind_up.objective.b2"),
+            Face::C1 => said!("server.mind_up.objective.c1"),
+            Face::C2 => said!("server.mind_up.objective.c2"),
+            Face::D1 => said!("server.mind_up.objective.d1"),
+            Face::D2 => said!("server.mind_up.objective.d2"),
+            Face::E1 => said!("server.mind_up.objective.e1"),
+            Face::E2 => said!("server.mind_up.objective.e2"),
+            Face::F1 => said!("server.mind_up.objective.f1"),
+            Face::F2 => said!("server.mind_up.objective.f2"),
+            Face::G1 => said!("server.mind_up.objective.g1"),
+            Face::G2 => said!("server.mind_up.objective.g2"),
+        }
+    }
+
     /// Judges the face for `me` among `everyone` (all rows of the round, `me` included);
     /// `d1_without_green` is the game's house rule for D1 on a row without green.
     /// Returns whether it holds and the facts a player checks it by.
@@ -107,76 +129,93 @@ impl Face {
         everyone: &[RowFacts],
         score_cards: &[u8; 5],
         d1_without_green: D1WithoutGreen,
-    ) -> (bool, String) {
+    ) -> (bool, Message) {
         use Colour::{Blue, Green, Orange, Pink, Purple};
         let n = |c: Colour| me.count(c);
         let card_above = |c: Colour| me.column_of(c).map(|k| score_cards[k]);
         match self {
             Face::A1 => (
                 matches!(n(Orange), 1 | 3),
-                Text::new().int(n(Orange)).str(" orange").done(),
+                said!(
+                    "server.mind_up.fact.count",
+                    n = n(Orange),
+                    colour = Orange.said()
+                ),
             ),
             Face::A2 => column_fact(Orange, card_above(Orange), &[1, 2]),
             Face::B1 => (
                 matches!(n(Blue), 2 | 4),
-                Text::new().int(n(Blue)).str(" blue").done(),
+                said!(
+                    "server.mind_up.fact.count",
+                    n = n(Blue),
+                    colour = Blue.said()
+                ),
             ),
             Face::B2 => {
                 let most = Colour::ALL.into_iter().map(n).max().unwrap_or(0);
                 (
                     n(Blue) >= most,
-                    Text::new()
-                        .int(n(Blue))
-                        .str(" blue, the largest colour has ")
-                        .int(most)
-                        .done(),
+                    said!(
+                        "server.mind_up.fact.blue_and_largest",
+                        n = n(Blue),
+                        most = most
+                    ),
                 )
             }
-            Face::C1 => compare(Pink, me, everyone, |mine, other| other >= mine, "fewest"),
-            Face::C2 => compare(Pink, me, everyone, |mine, other| other <= mine, "most"),
+            Face::C1 => compare(
+                Pink,
+                me,
+                everyone,
+                |mine, other| other >= mine,
+                Extreme::Fewest,
+            ),
+            Face::C2 => compare(
+                Pink,
+                me,
+                everyone,
+                |mine, other| other <= mine,
+                Extreme::Most,
+            ),
             Face::D1 => match me.column_of(Green) {
                 // rules [H] d1_without_green: the card does not say; naming the house rule
                 // lets the line explain itself.
                 None => match d1_without_green {
-                    D1WithoutGreen::Nothing => (
-                        false,
-                        Text::new()
-                            .str("no green (house rule d1_without_green: nothing)")
-                            .done(),
-                    ),
-                    D1WithoutGreen::Bonus => (
-                        true,
-                        Text::new()
-                            .str("no green, so nothing to its right ")
-                            .str("(house rule d1_without_green: bonus)")
-                            .done(),
-                    ),
+                    D1WithoutGreen::Nothing => {
+                        (false, said!("server.mind_up.fact.no_green_nothing"))
+                    }
+                    D1WithoutGreen::Bonus => (true, said!("server.mind_up.fact.no_green_bonus")),
                 },
                 Some(k) => {
                     let right = me.used_columns.saturating_sub(k + 1);
-                    let detail = Text::new().str("green in column ").int(k as i64 + 1);
-                    let detail = if right == 0 {
-                        detail.str(", nothing to its right")
+                    let column = k as i64 + 1;
+                    let fact = if right == 0 {
+                        said!("server.mind_up.fact.green_nothing_right", column = column)
                     } else {
-                        detail
-                            .str(", ")
-                            .int(right as i64)
-                            .str(" column(s) to its right")
+                        said!(
+                            "server.mind_up.fact.green_columns_right",
+                            column = column,
+                            right = right
+                        )
                     };
-                    (right == 0, detail.done())
+                    (right == 0, fact)
                 }
             },
             Face::D2 => column_fact(Green, card_above(Green), &[4, 5]),
             Face::E1 => (
                 n(Purple) >= n(Orange),
-                Text::new()
-                    .int(n(Purple))
-                    .str(" purple, ")
-                    .int(n(Orange))
-                    .str(" orange")
-                    .done(),
+                said!(
+                    "server.mind_up.fact.purple_and_orange",
+                    purple = n(Purple),
+                    orange = n(Orange)
+                ),
             ),
-            Face::E2 => compare(Purple, me, everyone, |mine, other| other <= mine, "most"),
+            Face::E2 => compare(
+                Purple,
+                me,
+                everyone,
+                |mine, other| other <= mine,
+                Extreme::Most,
+            ),
             Face::F1 => (me.colours() == 5, colours_fact(me)),
             Face::F2 => (me.colours() == 3, colours_fact(me)),
             Face::G1 => size_fact(me, 3),
@@ -185,47 +224,34 @@ impl Face {
     }
 }
 
-/// A judged face's facts, built piece by piece with room for the [`verdict`] after them.
-struct Text(String);
-
-impl Text {
-    fn new() -> Self {
-        Text(String::with_capacity(64))
-    }
-
-    fn str(mut self, piece: &str) -> Self {
-        self.0.push_str(piece);
-        self
-    }
-
-    fn int(mut self, n: i64) -> Self {
-        push_int(&mut self.0, n);
-        self
-    }
-
-    fn done(self) -> String {
-        self.0
-    }
-}
-
 /// F1 and F2: "{n} colours".
-fn colours_fact(me: &RowFacts) -> String {
-    Text::new().int(me.colours() as i64).str(" colours").done()
+fn colours_fact(me: &RowFacts) -> Message {
+    said!("server.mind_up.fact.colours", n = me.colours())
 }
 
 /// A2 and D2: the colour's column must sit under one of `cards`.
-fn column_fact(colour: Colour, above: Option<u8>, cards: &[u8]) -> (bool, String) {
+fn column_fact(colour: Colour, above: Option<u8>, cards: &[u8]) -> (bool, Message) {
     match above {
-        None => (false, Text::new().str("no ").str(colour.name()).done()),
+        None => (
+            false,
+            said!("server.mind_up.fact.no_colour", colour = colour.said()),
+        ),
         Some(card) => (
             cards.contains(&card),
-            Text::new()
-                .str(colour.name())
-                .str(" under the ")
-                .int(i64::from(card))
-                .done(),
+            said!(
+                "server.mind_up.fact.under",
+                colour = colour.said(),
+                value = card
+            ),
         ),
     }
+}
+
+/// Which end of the table C1, C2 and E2 ask for.
+#[derive(Clone, Copy)]
+enum Extreme {
+    Fewest,
+    Most,
 }
 
 /// C1, C2, E2: every other player's count must stand in `holds` to mine (0 counts too).
@@ -234,46 +260,66 @@ fn compare(
     me: &RowFacts,
     everyone: &[RowFacts],
     holds: impl Fn(i64, i64) -> bool,
-    extreme: &str,
-) -> (bool, String) {
+    extreme: Extreme,
+) -> (bool, Message) {
     let mine = me.count(colour);
     let met = everyone.iter().all(|r| holds(mine, r.count(colour)));
-    // "{mine} {colour}, [not ]the {extreme}[ (ties count)]; the table has {count}, {count}"
-    let mut detail = String::with_capacity(64 + 4 * everyone.len());
-    push_int(&mut detail, mine);
-    detail.push(' ');
-    detail.push_str(colour.name());
-    detail.push_str(if met { ", the " } else { ", not the " });
-    detail.push_str(extreme);
-    if met {
-        detail.push_str(" (ties count)");
-    }
-    detail.push_str("; the table has ");
+    // The table's counts are numbers only: the same in every language.
+    let mut table = String::with_capacity(4 * everyone.len());
     for (i, r) in everyone.iter().enumerate() {
         if i > 0 {
-            detail.push_str(", ");
+            table.push_str(", ");
         }
-        push_int(&mut detail, r.count(colour));
+        push_int(&mut table, r.count(colour));
     }
-    (met, detail)
+    let fact = match (extreme, met) {
+        (Extreme::Fewest, true) => said!(
+            "server.mind_up.fact.fewest",
+            n = mine,
+            colour = colour.said(),
+            table = table
+        ),
+        (Extreme::Fewest, false) => said!(
+            "server.mind_up.fact.not_fewest",
+            n = mine,
+            colour = colour.said(),
+            table = table
+        ),
+        (Extreme::Most, true) => said!(
+            "server.mind_up.fact.most",
+            n = mine,
+            colour = colour.said(),
+            table = table
+        ),
+        (Extreme::Most, false) => said!(
+            "server.mind_up.fact.not_most",
+            n = mine,
+            colour = colour.said(),
+            table = table
+        ),
+    };
+    (met, fact)
 }
 
-/// G1, G2: some colour has exactly `size` cards.
-fn size_fact(me: &RowFacts, size: i64) -> (bool, String) {
-    let mut hits = Colour::ALL.into_iter().filter(|&c| me.count(c) == size);
-    match hits.next() {
-        None => (
-            false,
-            Text::new().str("no colour has exactly ").int(size).done(),
-        ),
-        Some(first) => {
-            let mut text = Text::new().str(first.name());
-            for colour in hits {
-                text = text.str(", ").str(colour.name());
-            }
-            (true, text.str(" ×").int(size).done())
-        }
+/// G1 and G2: some colour has exactly `size` cards.
+fn size_fact(me: &RowFacts, size: i64) -> (bool, Message) {
+    let hits: Vec<Message> = Colour::ALL
+        .into_iter()
+        .filter(|&c| me.count(c) == size)
+        .map(Colour::said)
+        .collect();
+    if hits.is_empty() {
+        return (false, said!("server.mind_up.fact.no_size", size = size));
     }
+    let mut colours = hits.into_iter();
+    let mut listed = colours.next().unwrap_or_default();
+    for colour in colours {
+        listed = said!("server.list.pair", first = listed, next = colour);
+    }
+    (
+        true,
+        said!("server.mind_up.fact.size", colours = listed, size = size),
+    )
 }
 
 /// What the objectives need to know of one row: how many cards of each colour, and where.
@@ -319,15 +365,19 @@ impl RowFacts {
 }
 
 /// The breakdown detail of a judged face: "3 orange → +2", "2 orange → not met".
-pub fn verdict(face: Face, met: bool, facts: String) -> (i64, String) {
-    let mut detail = facts;
-    detail.push_str(" → ");
+pub fn verdict(face: Face, met: bool, facts: Message) -> (i64, Message) {
     if met {
-        push_signed(&mut detail, face.points());
-        (face.points(), detail)
+        let points = face.points();
+        (
+            points,
+            said!(
+                "server.mind_up.objective.met",
+                facts = facts,
+                points = Arg::Signed(points)
+            ),
+        )
     } else {
-        detail.push_str("not met");
-        (0, detail)
+        (0, said!("server.mind_up.objective.not_met", facts = facts))
     }
 }
 

@@ -34,25 +34,24 @@ impl Ruleset for MindUp {
 
     fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
         if options.kept_objectives_left_out {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/options/kept_objectives_left_out",
-                "kept_objectives_left_out only describes games stored before kept objectives were \
-                 listed in every round; a new game cannot set it",
+                crate::said!("server.mind_up.refusal.kept_objectives_left_out_only"),
             ));
         }
         if options.three_objectives_kept {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/options/three_objectives_kept",
-                "three_objectives_kept only describes games stored before three objectives were \
-                 renewed each round; a new game cannot set it",
+                crate::said!("server.mind_up.refusal.three_objectives_kept_only_describes"),
             ));
         }
         if options.objectives > MAX_OBJECTIVES {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/options/objectives",
-                format!(
-                    "a game uses 0 to {MAX_OBJECTIVES} objective cards, not {}",
-                    options.objectives
+                crate::said!(
+                    "server.mind_up.refusal.game_uses_0_objective_cards",
+                    max_objectives = MAX_OBJECTIVES,
+                    objectives = &options.objectives
                 ),
             ));
         }

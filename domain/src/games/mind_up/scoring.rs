@@ -8,8 +8,10 @@ use super::insights::Key;
 use super::objectives::{Face, RowFacts, verdict};
 use super::state::{Round, State, turns_in};
 use super::{Options, StillTied};
+use crate::message::{Arg, Message};
+use crate::said;
 use crate::score::{
-    self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
+    self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, said_names,
 };
 
 pub fn score(state: &State) -> Scoreboard {
@@ -97,26 +99,23 @@ fn round_lines(state: &State, round: &Round, seat: usize, everyone: &[RowFacts])
             continue;
         };
         cards += column.len();
-        let colour = catalogue.colour(first).name();
+        let colour = catalogue.colour(first).said();
         let n = column.len() as i64;
         let value = i64::from(round.columns[k]);
-        // "{colour} ×{n} under the {value}", "{n} × {value} = {n * value}"
-        let mut label = String::with_capacity(32);
-        label.push_str(colour);
-        label.push_str(" ×");
-        push_int(&mut label, n);
-        label.push_str(" under the ");
-        push_int(&mut label, value);
-        let mut detail = String::with_capacity(16);
-        push_int(&mut detail, n);
-        detail.push_str(" × ");
-        push_int(&mut detail, value);
-        detail.push_str(" = ");
-        push_int(&mut detail, n * value);
         lines.push(Line {
-            label,
+            label: said!(
+                "server.mind_up.line.column",
+                colour = colour,
+                n = n,
+                value = value
+            ),
             points: n * value,
-            detail,
+            detail: said!(
+                "server.mind_up.line.column_detail",
+                n = n,
+                value = value,
+                points = n * value
+            ),
         });
     }
     if cards > 0 {
@@ -136,20 +135,20 @@ fn round_lines(state: &State, round: &Round, seat: usize, everyone: &[RowFacts])
         detail.push_str(" = ");
         push_signed(&mut detail, bubbles);
         lines.push(Line {
-            label: "bubbles".to_owned(),
+            label: said!("server.mind_up.line.bubbles"),
             points: bubbles,
-            detail,
+            // Numbers only: the same in every language.
+            detail: detail.into(),
         });
     }
     if round.over {
         for (face, points, detail) in objective_verdicts(state, round, seat, everyone) {
-            let (code, condition) = (face.code(), face.condition());
-            let mut label = String::with_capacity(code.len() + 2 + condition.len());
-            label.push_str(code);
-            label.push_str(": ");
-            label.push_str(condition);
             lines.push(Line {
-                label,
+                label: said!(
+                    "server.mind_up.line.objective",
+                    code = Arg::word(face.code()),
+                    condition = face.condition_said()
+                ),
                 points,
                 detail,
             });
@@ -165,7 +164,7 @@ fn objective_verdicts<'a>(
     round: &'a Round,
     seat: usize,
     everyone: &'a [RowFacts],
-) -> impl Iterator<Item = (Face, i64, String)> + 'a {
+) -> impl Iterator<Item = (Face, i64, Message)> + 'a {
     let d1_without_green = state.options.d1_without_green;
     round.objectives.iter().map(move |face| {
         let (met, facts) = face.judge(&everyone[seat], everyone, &round.columns, d1_without_green);
@@ -246,25 +245,35 @@ fn explain_tiebreak(players: &[PlayerScore], still_tied: StillTied) -> Option<Ti
         .map(|p| p.name.as_str())
         .collect();
     let outcome = if winners.len() == 1 {
-        format!("{} wins", winners[0])
+        said!("server.tiebreak.wins", name = winners[0])
     } else {
-        format!("still tied: {} share the win", list_names(&winners))
+        said!(
+            "server.tiebreak.still_tied_share",
+            names = said_names(&winners)
+        )
     };
     let (rule, compared) = match still_tied {
         StillTied::SharedWin => (
-            "more points in round 3; still tied → shared win (house rule still_tied: shared_win)",
-            format!("round 3: {}", in_round(3)),
+            said!("server.mind_up.tiebreak.shared_win"),
+            said!("server.mind_up.tiebreak.round_3", round_3 = in_round(3)),
         ),
         StillTied::MoreInRound2 => (
-            "more points in round 3, then in round 2 (house rule still_tied: more_in_round_2)",
-            format!("round 3: {}; round 2: {}", in_round(3), in_round(2)),
+            said!("server.mind_up.tiebreak.more_in_round_2"),
+            said!(
+                "server.mind_up.tiebreak.rounds_3_and_2",
+                round_3 = in_round(3),
+                round_2 = in_round(2)
+            ),
         ),
     };
     Some(Tiebreak {
-        rule: rule.into(),
-        detail: format!(
-            "{} tied on {best}; {compared} → {outcome}",
-            list_names(&names)
+        rule,
+        detail: said!(
+            "server.mind_up.tiebreak.detail",
+            names = said_names(&names),
+            best = best,
+            compared = compared,
+            outcome = outcome
         ),
     })
 }
@@ -277,16 +286,13 @@ fn house_rules(options: &Options) -> Vec<HouseRule> {
             option: "still_tied".into(),
             value: json!(options.still_tied),
             default: options.still_tied == defaults.still_tied,
-            note: "players tied on total and on round 3: the rules publish no further tie-break"
-                .into(),
+            note: said!("server.mind_up.house_rule.still_tied"),
         },
         HouseRule {
             option: "d1_without_green".into(),
             value: json!(options.d1_without_green),
             default: options.d1_without_green == defaults.d1_without_green,
-            note: "objective D1 in a row without green: nothing, or its +2 (nothing lies right \
-                   of green cards that are not there)"
-                .into(),
+            note: said!("server.mind_up.house_rule.d1_without_green"),
         },
     ];
     if let Some(cards) = options.cards.as_ref().filter(|c| !c.is_empty()) {
@@ -294,10 +300,7 @@ fn house_rules(options: &Options) -> Vec<HouseRule> {
             option: "cards".into(),
             value: json!(cards),
             default: false,
-            note: format!(
-                "another printing: {} card(s) differ from the rules' table",
-                cards.len()
-            ),
+            note: said!("server.mind_up.house_rule.cards", cards = cards.len()),
         });
     }
     rules

@@ -199,21 +199,25 @@ pub(super) fn start_round(state: &State, event: RoundStarted) -> Result<Round, R
     let r = event.round;
     let previous = state.rounds.last();
     if let Some(open) = previous.filter(|p| !p.over) {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/round",
-            format!(
-                "round {} is not over: {} of its {} turns are recorded and its last cards are not placed",
-                open.number,
-                open.turns.len(),
-                turns_in(open.number)
+            crate::said!(
+                "server.mind_up.refusal.round_not_over_turns_are",
+                number = &open.number,
+                turns = open.turns.len(),
+                number_2 = turns_in(open.number)
             ),
         ));
     }
     let expected = state.rounds.len() as u32 + 1;
     if r != expected {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/round",
-            format!("round {expected} comes next; rounds are played in order, got round {r}"),
+            crate::said!(
+                "server.mind_up.refusal.round_comes_next_rounds_are",
+                expected = expected,
+                r = r
+            ),
         ));
     }
     let mut event = event;
@@ -294,19 +298,27 @@ fn hands(
                     size - 1
                 )
             };
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!(
-                    "a round-{r} hand holds {size} cards{makeup}; {name}'s has {}",
-                    given.len()
+                crate::said!(
+                    "server.mind_up.refusal.round_hand_holds_cards_has",
+                    r = r,
+                    size = size,
+                    makeup = makeup,
+                    name = name,
+                    given = given.len()
                 ),
             ));
         }
         for (i, &card) in given.iter().enumerate() {
             if given[..i].contains(&card) {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     pointer(["hands", name, &i.to_string()]),
-                    format!("{card} is twice in {name}'s hand; every card exists once"),
+                    crate::said!(
+                        "server.mind_up.refusal.twice_hand_every_card_exists",
+                        card = card,
+                        name = name
+                    ),
                 ));
             }
             // Another player's hand (given, or their last row) or the carried prizes.
@@ -323,19 +335,26 @@ fn hands(
                         .map(|_| "a prize carried over on the table".to_owned())
                 });
             if let Some(place) = elsewhere {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     pointer(["hands", name, &i.to_string()]),
-                    format!("{card} is {place}, so it cannot also be in {name}'s hand"),
+                    crate::said!(
+                        "server.mind_up.refusal.so_cannot_also_hand",
+                        card = card,
+                        place = place,
+                        name = name
+                    ),
                 ));
             }
         }
         if let Some(missing) = carried[seat].iter().find(|c| !given.contains(c)) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!(
-                    "{name}'s round-{r} hand is {name}'s round-{} row plus one drawn card, \
-                     but {missing} of that row is missing",
-                    r - 1
+                crate::said!(
+                    "server.mind_up.refusal.round_hand_round_row_plus",
+                    name = name,
+                    r = r,
+                    r___1 = r - 1,
+                    missing = missing
                 ),
             ));
         }
@@ -362,39 +381,42 @@ fn prizes(
     let carried = previous.and_then(|p| p.prizes.as_ref());
     let Some(given) = event.prizes.take() else {
         if r == 1 {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/prizes",
-                format!(
-                    "round 1 starts with {n} prizes on the table, one per player; list them in prizes"
-                ),
+                crate::said!("server.mind_up.refusal.round_1_starts_prizes_table", n = n),
             ));
         }
         // Unknown after a rows_recorded round: this round can then only be recorded by rows.
         return Ok(carried.cloned());
     };
     if given.len() != n {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/prizes",
-            format!(
-                "with {n} players, {n} prizes lie on the table, not {}",
-                given.len()
+            crate::said!(
+                "server.mind_up.refusal.players_prizes_lie_table_not",
+                n = n,
+                given = given.len()
             ),
         ));
     }
     for (i, &card) in given.iter().enumerate() {
         let at = || pointer(["prizes", &i.to_string()]);
         if given[..i].contains(&card) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!("{card} is listed twice among the prizes; every card exists once"),
+                crate::said!(
+                    "server.mind_up.refusal.listed_twice_among_prizes_every",
+                    card = card
+                ),
             ));
         }
         if let Some(seat) = hands.iter().position(|h| h.known.contains(&card)) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!(
-                    "{card} is in {}'s hand, so it cannot also be a prize",
-                    state.players[seat].name
+                crate::said!(
+                    "server.mind_up.refusal.hand_so_cannot_also_prize",
+                    card = card,
+                    name = &state.players[seat].name
                 ),
             ));
         }
@@ -402,14 +424,14 @@ fn prizes(
     if let Some(carried) = carried
         && sorted(&given) != sorted(carried)
     {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/prizes",
-            format!(
-                "the prizes carried over from round {} are {}; round {r} starts with them \
-                 (leave prizes out to use them), not with {}",
-                r - 1,
-                numbers(carried),
-                numbers(&given)
+            crate::said!(
+                "server.mind_up.refusal.prizes_carried_over_from_round",
+                r___1 = r - 1,
+                numbers_carried = numbers(carried),
+                r = r,
+                numbers__given = numbers(&given)
             ),
         ));
     }
@@ -446,46 +468,51 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
         None if kept_for_game && r > 1 => {
             let first = first_round.unwrap_or_default();
             let faces: Vec<&str> = first.iter().map(|f| f.code()).collect();
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/objectives",
-                format!(
-                    "this game plays with {wanted} objectives, round 1's for the whole game; list \
-                     them again in round {r}: {}",
-                    list_names(&faces)
+                crate::said!(
+                    "server.mind_up.refusal.this_game_plays_objectives_round",
+                    wanted = wanted,
+                    r = r,
+                    list_names__faces = list_names(&faces)
                 ),
             ));
         }
         None if r > 1 => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/objectives",
-                format!(
-                    "this game plays with {wanted} objective(s), and with 1 to 3 new ones are \
-                     revealed each round; list the faces active in round {r}"
+                crate::said!(
+                    "server.mind_up.refusal.this_game_plays_objective_1",
+                    wanted = wanted,
+                    r = r
                 ),
             ));
         }
         None => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/objectives",
-                format!(
-                    "this game plays with {wanted} objective(s); list the faces active in round {r}"
+                crate::said!(
+                    "server.mind_up.refusal.this_game_plays_objective_list",
+                    wanted = wanted,
+                    r = r
                 ),
             ));
         }
         Some(given) => given,
     };
     if wanted == 0 && !given.is_empty() {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/objectives",
-            "this game is played without objectives (option objectives is 0)",
+            crate::said!("server.mind_up.refusal.this_game_played_without_objectives"),
         ));
     }
     if given.len() != wanted {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/objectives",
-            format!(
-                "this game plays with {wanted} objective(s), not {}",
-                given.len()
+            crate::said!(
+                "server.mind_up.refusal.this_game_plays_objective_not",
+                wanted = wanted,
+                given = given.len()
             ),
         ));
     }
@@ -496,12 +523,12 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
         b.sort_unstable();
         if a != b {
             let codes: Vec<&str> = first.iter().map(|f| f.code()).collect();
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/objectives",
-                format!(
-                    "with more than 3 objectives the cards are not changed between rounds: \
-                     round 1's {} stay active in round {r}",
-                    list_names(&codes)
+                crate::said!(
+                    "server.mind_up.refusal.more_than_3_objectives_cards",
+                    list_names__codes = list_names(&codes),
+                    r = r
                 ),
             ));
         }
@@ -515,32 +542,38 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
 /// The round an event about `round` belongs to: the one being played.
 fn open_round<'a>(state: &'a State, round: u32, what: &str) -> Result<&'a Round, RuleError> {
     match state.rounds.last() {
-        None => Err(RuleError::new(
+        None => Err(RuleError::said(
             "/round",
-            format!("no round has started; record round_started for round 1 before {what}"),
+            crate::said!(
+                "server.mind_up.refusal.no_round_has_started_record",
+                what = what
+            ),
         )),
         Some(open) if open.over && open.number == round && open.rows_recorded => {
-            Err(RuleError::new(
+            Err(RuleError::said(
                 "/round",
-                format!(
-                    "round {round} was recorded with rows_recorded, which replaces its turns; \
-                     {what} cannot be added to it"
+                crate::said!(
+                    "server.mind_up.refusal.round_was_recorded_rows_recorded",
+                    round = round,
+                    what = what
                 ),
             ))
         }
-        Some(open) if open.over => Err(RuleError::new(
+        Some(open) if open.over => Err(RuleError::said(
             "/round",
-            format!(
-                "round {} is over; record round_started for round {} before {what}",
-                open.number,
-                open.number + 1
+            crate::said!(
+                "server.mind_up.refusal.round_over_record_round_started",
+                number = &open.number,
+                number___1 = open.number + 1,
+                what = what
             ),
         )),
-        Some(open) if open.number != round => Err(RuleError::new(
+        Some(open) if open.number != round => Err(RuleError::said(
             "/round",
-            format!(
-                "this is round {}, not round {round}; events are recorded in round order",
-                open.number
+            crate::said!(
+                "server.mind_up.refusal.this_round_not_round_events",
+                number = &open.number,
+                round = round
             ),
         )),
         Some(open) => Ok(open),
@@ -568,20 +601,27 @@ fn check_cards_down(
         let name = state.players[seat].name.as_str();
         let at = || pointer(["cards", name]);
         if let Some(other) = event.cards[..seat].iter().position(|&c| c == card) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!(
-                    "{} and {name} both {verb} {card}; every card exists once",
-                    state.players[other].name
+                crate::said!(
+                    "server.mind_up.refusal.both_every_card_exists_once",
+                    name = &state.players[other].name,
+                    name_2 = name,
+                    verb = verb,
+                    card = card
                 ),
             ));
         }
         if let Some((turn, by)) = played_before(card) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!(
-                    "{name} {verb} {card}, but {card} was already played in turn {turn} of this round by {}",
-                    state.players[by].name
+                crate::said!(
+                    "server.mind_up.refusal.but_was_already_played_turn",
+                    name = name,
+                    verb = verb,
+                    card = card,
+                    turn = turn,
+                    name_2 = &state.players[by].name
                 ),
             ));
         }
@@ -596,9 +636,15 @@ fn check_cards_down(
             None => Some(format!("{name}'s hand holds {}", numbers(&hand.known))),
         };
         if let Some(problem) = problem {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(),
-                format!("{name} {verb} {card} but {card} is not in {name}'s hand: {problem}"),
+                crate::said!(
+                    "server.mind_up.refusal.but_not_hand",
+                    name = name,
+                    verb = verb,
+                    card = card,
+                    problem = problem
+                ),
             ));
         }
     }
@@ -625,23 +671,22 @@ pub(super) fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleE
     let round = open_round(state, event.round, "its turns")?;
     let r = round.number;
     if round.prizes.is_none() {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "",
-            format!(
-                "the prizes on the table are unknown because round {} was recorded with \
-                 rows_recorded, so this turn cannot be worked out; give prizes in round {r}'s \
-                 round_started, or record round {r} with rows_recorded as well",
-                r - 1
+            crate::said!(
+                "server.mind_up.refusal.prizes_table_are_unknown_because",
+                r___1 = r - 1,
+                r = r
             ),
         ));
     }
     if round.turns.len() == turns_in(r) {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "",
-            format!(
-                "round {r} has {} turns and all were played: every player is down to one card, \
-                 which is not played; record it with last_cards_placed",
-                turns_in(r)
+            crate::said!(
+                "server.mind_up.refusal.round_has_turns_all_were",
+                r = r,
+                turns_in_r = turns_in(r)
             ),
         ));
     }
@@ -679,13 +724,13 @@ pub(super) fn place_last_cards(state: &mut State, event: &CardsDown) -> Result<(
     let round = open_round(state, event.round, "its last cards")?;
     let r = round.number;
     if round.turns.len() < turns_in(r) {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "",
-            format!(
-                "round {r} is not over: {} of its {} turns are played; the last cards are placed \
-                 when every player is down to one card",
-                round.turns.len(),
-                turns_in(r)
+            crate::said!(
+                "server.mind_up.refusal.round_not_over_turns_are_2",
+                r = r,
+                turns = round.turns.len(),
+                turns_in_r = turns_in(r)
             ),
         ));
     }
@@ -711,13 +756,12 @@ pub(super) fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), 
     let round = open_round(state, event.round, "its rows")?;
     let r = round.number;
     if !round.turns.is_empty() {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "",
-            format!(
-                "round {r} is being recorded turn by turn ({} turn(s) so far); rows_recorded \
-                 replaces the turn events and cannot be mixed with them — keep recording turns, \
-                 or retract them first",
-                round.turns.len()
+            crate::said!(
+                "server.mind_up.refusal.round_being_recorded_turn_turn",
+                r = r,
+                turns = round.turns.len()
             ),
         ));
     }
@@ -772,12 +816,15 @@ fn check_row(
     };
     let total: usize = columns.iter().map(Vec::len).sum();
     if total != hand_size(r) {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             at(&[]),
-            format!(
-                "a round-{r} row holds {} cards ({} gained and the last card); {name}'s has {total}",
-                hand_size(r),
-                turns_in(r)
+            crate::said!(
+                "server.mind_up.refusal.round_row_holds_cards_gained",
+                r = r,
+                hand_size_r = hand_size(r),
+                turns_in_r = turns_in(r),
+                name = name,
+                total = total
             ),
         ));
     }
@@ -787,12 +834,12 @@ fn check_row(
         .rposition(|c| !c.is_empty())
         .map_or(0, |k| k + 1);
     if let Some(gap) = columns[..used].iter().position(Vec::is_empty) {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             at(&[gap.to_string()]),
-            format!(
-                "column {} of {name}'s row is empty but a column to its right holds cards; \
-                 a new colour goes into the leftmost empty column",
-                gap + 1
+            crate::said!(
+                "server.mind_up.refusal.column_row_empty_but_column",
+                gap___1 = gap + 1,
+                name = name
             ),
         ));
     }
@@ -802,21 +849,27 @@ fn check_row(
         for (j, &card) in column.iter().enumerate() {
             let here = || at(&[k.to_string(), j.to_string()]);
             if seen.contains(&card) {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     here(),
-                    format!("{card} is twice in {name}'s row; every card exists once"),
+                    crate::said!(
+                        "server.mind_up.refusal.twice_row_every_card_exists",
+                        card = card,
+                        name = name
+                    ),
                 ));
             }
             seen.push(card);
             if catalogue.colour(card) != colour {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     here(),
-                    format!(
-                        "column {} of {name}'s row mixes {} ({}) and {} ({card}); a column holds one colour",
-                        k + 1,
-                        colour.name(),
-                        column[0],
-                        catalogue.colour(card).name()
+                    crate::said!(
+                        "server.mind_up.refusal.column_row_mixes_column_holds",
+                        k___1 = k + 1,
+                        name = name,
+                        colour = colour.name(),
+                        column_0 = column[0],
+                        colour_card = catalogue.colour(card).name(),
+                        card = card
                     ),
                 ));
             }
@@ -825,13 +878,14 @@ fn check_row(
             .iter()
             .position(|c| catalogue.colour(c[0]) == colour)
         {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(&[k.to_string()]),
-                format!(
-                    "{} is in columns {} and {} of {name}'s row; a colour has one column",
-                    colour.name(),
-                    first + 1,
-                    k + 1
+                crate::said!(
+                    "server.mind_up.refusal.columns_row_colour_has_one",
+                    colour = colour.name(),
+                    first___1 = first + 1,
+                    k___1 = k + 1,
+                    name = name
                 ),
             ));
         }
@@ -859,11 +913,13 @@ fn check_rows_against_table(
             for (j, &card) in column.iter().enumerate() {
                 let at = || pointer(["rows", name, &k.to_string(), &j.to_string()]);
                 if let Some(&(_, other)) = seen.iter().find(|(c, _)| *c == card) {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         at(),
-                        format!(
-                            "{card} is in {}'s row and in {name}'s row; every card exists once",
-                            state.players[other].name
+                        crate::said!(
+                            "server.mind_up.refusal.row_row_every_card_exists",
+                            card = card,
+                            name = &state.players[other].name,
+                            name_2 = name
                         ),
                     ));
                 }
@@ -872,12 +928,12 @@ fn check_rows_against_table(
                     continue;
                 }
                 if unknown_cards == 0 {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         at(),
-                        format!(
-                            "{card} was not at the table when round {} started: it is in no \
-                             player's hand and not among the prizes",
-                            round.number
+                        crate::said!(
+                            "server.mind_up.refusal.was_not_table_when_round",
+                            card = card,
+                            number = &round.number
                         ),
                     ));
                 }

@@ -1206,7 +1206,7 @@ fn line<'a>(round: &'a RoundScore, code: &str) -> &'a Line {
     round
         .breakdown
         .iter()
-        .find(|l| l.label.starts_with(code))
+        .find(|l| l.label.to_string().starts_with(code))
         .expect("objective line")
 }
 

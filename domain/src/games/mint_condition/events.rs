@@ -36,44 +36,58 @@ pub fn parse_round_collected(
     options: &Options,
     earlier: &[RoundCollected],
 ) -> Result<RoundCollected, RuleError> {
-    let object = data
-        .as_object()
-        .ok_or_else(|| RuleError::new("", "round_collected data must be a JSON object"))?;
+    let object = data.as_object().ok_or_else(|| {
+        RuleError::said(
+            "",
+            crate::said!("server.mint_condition.refusal.round_collected_data_must_json"),
+        )
+    })?;
     if let Some(key) = object.keys().find(|k| *k != "round" && *k != "collections") {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             pointer([key]),
-            format!("unknown field {key:?}; round_collected has \"round\" and \"collections\""),
+            crate::said!(
+                "server.mint_condition.refusal.unknown_field_round_collected_has",
+                key = format!("{:?}", key)
+            ),
         ));
     }
     let expected = earlier.len() as u32 + 1;
     let round = match object.get("round").and_then(Value::as_u64) {
         Some(r) if (1..=ROUNDS as u64).contains(&r) => r as u32,
         Some(r) => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/round",
-                format!("Mint Condition has rounds 1 to {ROUNDS}, not {r}"),
+                crate::said!(
+                    "server.mint_condition.refusal.mint_condition_has_rounds_1",
+                    rounds = ROUNDS,
+                    r = r
+                ),
             ));
         }
         None => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/round",
-                "round must be a whole number from 1 to 3",
+                crate::said!("server.mint_condition.refusal.round_must_whole_number_from"),
             ));
         }
     };
     if round != expected {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/round",
-            format!("round {expected} comes next; rounds are recorded in order, got round {round}"),
+            crate::said!(
+                "server.mint_condition.refusal.round_comes_next_rounds_are",
+                expected = expected,
+                round = round
+            ),
         ));
     }
     let given = object
         .get("collections")
         .and_then(Value::as_object)
         .ok_or_else(|| {
-            RuleError::new(
+            RuleError::said(
                 "/collections",
-                "collections must be an object from player name to cards",
+                crate::said!("server.mint_condition.refusal.collections_must_object_from_player"),
             )
         })?;
     let collections = parse_collections(given, players, options)?;
@@ -94,30 +108,33 @@ fn parse_collections(
         let cards = given
             .get(&player.name)
             .ok_or_else(|| {
-                RuleError::new(
+                RuleError::said(
                     "/collections",
-                    format!(
-                        "{}'s collection is missing; every player appears once",
-                        player.name
+                    crate::said!(
+                        "server.mint_condition.refusal.collection_missing_every_player_appears",
+                        name = &player.name
                     ),
                 )
             })?
             .as_array()
             .ok_or_else(|| {
-                RuleError::new(
+                RuleError::said(
                     at(&[]),
-                    format!("{}'s collection must be a list of cards", player.name),
+                    crate::said!(
+                        "server.mint_condition.refusal.collection_must_list_cards",
+                        name = &player.name
+                    ),
                 )
             })?;
         if options.strict_counts && cards.len() != size {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at(&[]),
-                format!(
-                    "{} collected {} cards, but with {} players everyone collects {size} per round \
-                     (set option strict_counts to false to allow other sizes)",
-                    player.name,
-                    cards.len(),
-                    players.len()
+                crate::said!(
+                    "server.mint_condition.refusal.collected_cards_but_players_everyone",
+                    name = &player.name,
+                    cards = cards.len(),
+                    players = players.len(),
+                    size = size
                 ),
             ));
         }
@@ -142,23 +159,29 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
                 .keys()
                 .find(|k| !["card", "symbol", "protected"].contains(&k.as_str()))
             {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     pointer([key]),
-                    format!(
-                        "unknown field {key:?}; a card has \"card\", \"symbol\" and \"protected\""
+                    crate::said!(
+                        "server.mint_condition.refusal.unknown_field_card_has_card",
+                        key = format!("{:?}", key)
                     ),
                 ));
             }
             let id = fields.get("card").and_then(Value::as_str).ok_or_else(|| {
-                RuleError::new("/card", "a card object needs \"card\": the card id")
+                RuleError::said(
+                    "/card",
+                    crate::said!("server.mint_condition.refusal.card_object_needs_card_card"),
+                )
             })?;
             let symbol = match fields.get("symbol") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
                 Some(_) => {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/symbol",
-                        "symbol must be a colour name or \"rainbow\"",
+                        crate::said!(
+                            "server.mint_condition.refusal.symbol_must_colour_name_rainbow"
+                        ),
                     ));
                 }
             };
@@ -166,27 +189,28 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
                 Some(_) => {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/protected",
-                        "protected must be true or false",
+                        crate::said!("server.mint_condition.refusal.protected_must_true_false"),
                     ));
                 }
             };
             (id, symbol, protected)
         }
         _ => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "",
-                "a card is its id (\"fine-wine\") or an object with \"card\"",
+                crate::said!("server.mint_condition.refusal.card_id_fine_wine_object"),
             ));
         }
     };
     let kind = Kind::parse(id).ok_or_else(|| {
-        RuleError::new(
+        RuleError::said(
             if raw.is_string() { "" } else { "/card" },
-            format!(
-                "unknown card {id:?}; Mint Condition's cards are {}",
-                cards::known_ids()
+            crate::said!(
+                "server.mint_condition.refusal.unknown_card_mint_condition_cards",
+                id = format!("{:?}", id),
+                known_ids = cards::known_ids()
             ),
         )
     })?;
@@ -200,19 +224,21 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
         } else {
             String::new()
         };
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             if raw.is_string() { "" } else { "/card" },
-            format!(
-                "{} is an expert card; set option expert_cards to true{also} to play with it",
-                kind.name()
+            crate::said!(
+                "server.mint_condition.refusal.expert_card_set_option_expert",
+                kind = kind.name(),
+                also = also
             ),
         ));
     }
     if rule_unset {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             if raw.is_string() { "" } else { "/card" },
-            format!(
-                "Smoking Kills has no published rule; set option {SMOKING_KILLS_RULE} to score it"
+            crate::said!(
+                "server.mint_condition.refusal.smoking_kills_has_no_published",
+                smoking_kills_rule = SMOKING_KILLS_RULE
             ),
         ));
     }
@@ -237,21 +263,24 @@ fn check_protection(collection: &[Card], options: &Options, name: &str) -> Resul
         }
         // A Sleeve protects *other* cards: a protected Sleeve needs a second one to protect it.
         if card.kind == Kind::SleeveMeUp && sleeves == 1 {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer([i.to_string(), "protected".into()]),
-                format!(
-                    "{name}'s only Sleeve Me Up! cannot protect itself: a Sleeve Me Up! protects other cards"
+                crate::said!(
+                    "server.mint_condition.refusal.only_sleeve_me_up_cannot",
+                    name = name
                 ),
             ));
         }
         protected += 1;
         if protected > allowed {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer([i.to_string(), "protected".into()]),
-                format!(
-                    "{name} has {sleeves} Sleeve Me Up! card(s), which protect at most {allowed} card(s) \
-                     ({} each), but more cards are marked protected",
-                    options.sleeve_protects
+                crate::said!(
+                    "server.mint_condition.refusal.has_sleeve_me_up_card",
+                    name = name,
+                    sleeves = sleeves,
+                    allowed = allowed,
+                    sleeve_protects = options.sleeve_protects
                 ),
             ));
         }
@@ -301,11 +330,15 @@ fn check_deck_limits(
             whose.push(format!("{before} in earlier rounds"));
         }
         let whose = whose.join(", ");
-        Err(RuleError::new(
+        Err(RuleError::said(
             culprit.unwrap_or_else(|| "/collections".to_owned()),
-            format!(
-                "this makes {total} {what} cards collected in the game ({whose}), \
-                 but the box has only {copies}{box_has}"
+            crate::said!(
+                "server.mint_condition.refusal.this_makes_cards_collected_game",
+                total = total,
+                what = what,
+                whose = whose,
+                copies = copies,
+                box_has = box_has
             ),
         ))
     };

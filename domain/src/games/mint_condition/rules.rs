@@ -29,11 +29,11 @@ impl Ruleset for MintCondition {
         if options.lucky
             && let Some(p) = players.iter().find(|p| p.color.is_none())
         {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 pointer(["players", &(p.seat - 1).to_string(), "color"]),
-                format!(
-                    "with the Lucky variant every player needs a colour; {} has none",
-                    p.name
+                crate::said!(
+                    "server.mint_condition.refusal.lucky_variant_every_player_needs",
+                    name = &p.name
                 ),
             ));
         }

@@ -8,9 +8,11 @@ use super::events::RoundCollected;
 use super::insights::Key;
 use super::state::State;
 use super::{BeCarefulWhenNone, MemoriesOverThree, Options, ProtectedBeCareful, TiebreakScope};
+use crate::message::{Arg, Message};
+use crate::said;
 use crate::score::{
     self, Adjustment, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak,
-    list_names,
+    said_names,
 };
 
 /// Be Careful! damage for a player who holds some, but fewer than the most.
@@ -99,33 +101,68 @@ fn round_lines(state: &State, round: &RoundCollected, seat: usize) -> Vec<Line> 
         }
         let (points, mut detail) = card_damage(kind, n, &state.options, cards);
         if protected > 0 {
-            detail.push_str(&format!(" ({protected} more protected by Sleeve Me Up!)"));
+            detail = said!(
+                "server.mint_condition.detail.more_protected",
+                detail = detail,
+                protected = protected
+            );
         }
-        lines.push(Line::new(format!("{} ×{n}", kind.name()), points, detail));
+        lines.push(Line::new(
+            said!(
+                "server.mint_condition.line.kind",
+                kind = Arg::word(kind.name()),
+                n = n
+            ),
+            points,
+            detail,
+        ));
     }
     lines
 }
 
 /// The damage of `n` unprotected cards of one kind, with the arithmetic a player can check.
-fn card_damage(kind: Kind, n: i64, options: &Options, cards: &[Card]) -> (i64, String) {
+fn card_damage(kind: Kind, n: i64, options: &Options, cards: &[Card]) -> (i64, Message) {
     match kind {
-        Kind::AnimalKingdom => (6 * (n / 3), format!("{} complete set(s) of 3 × 6", n / 3)),
-        Kind::Autographed => (5 * (n / 2), format!("{} complete pair(s) × 5", n / 2)),
-        Kind::FineWine => (2 * n, format!("{n} × 2")),
+        Kind::AnimalKingdom => (
+            6 * (n / 3),
+            said!("server.mint_condition.detail.animal_kingdom", sets = n / 3),
+        ),
+        Kind::Autographed => (
+            5 * (n / 2),
+            said!("server.mint_condition.detail.autographed", pairs = n / 2),
+        ),
+        Kind::FineWine => (
+            2 * n,
+            said!("server.mint_condition.detail.times", n = n, each = 2),
+        ),
         Kind::HeavyRotation => {
             // rulebook: a cycle of 4 — 1, 3, 5, then the 4th card resets to 0.
             let points = [0, 1, 3, 5][(n % 4) as usize];
             (
                 points,
-                format!("{n} in a cycle of 4 ({} into the cycle) → {points}", n % 4),
+                said!(
+                    "server.mint_condition.detail.heavy_rotation",
+                    n = n,
+                    into = n % 4,
+                    points = points
+                ),
             )
         }
-        Kind::LegacyEdition => (4 * n, format!("{n} × 4")),
-        Kind::LostPieces => (3 * n, format!("{n} × 3 still in the collection")),
+        Kind::LegacyEdition => (
+            4 * n,
+            said!("server.mint_condition.detail.times", n = n, each = 4),
+        ),
+        Kind::LostPieces => (
+            3 * n,
+            said!("server.mint_condition.detail.lost_pieces", n = n),
+        ),
         Kind::Memories => memories_damage(n, options.memories_over_three),
         Kind::SnackFingers => (
             3 * (n - 1).max(0),
-            format!("first one free, then {} × 3", (n - 1).max(0)),
+            said!(
+                "server.mint_condition.detail.snack_fingers",
+                rest = (n - 1).max(0)
+            ),
         ),
         Kind::SleeveMeUp => {
             let protected: Vec<&str> = cards
@@ -134,43 +171,40 @@ fn card_damage(kind: Kind, n: i64, options: &Options, cards: &[Card]) -> (i64, S
                 .map(|c| c.kind.name())
                 .collect();
             let what = if protected.is_empty() {
-                "nothing".to_owned()
+                said!("server.mint_condition.detail.nothing")
             } else {
-                list_names(&protected)
+                said_names(&protected)
             };
             (
                 0,
-                format!(
-                    "no damage itself; protects up to {} card(s) each: {what}",
-                    options.sleeve_protects
+                said!(
+                    "server.mint_condition.detail.sleeve_me_up",
+                    protects = options.sleeve_protects,
+                    what = what
                 ),
             )
         }
-        Kind::BeCareful | Kind::SmokingKills => (0, String::new()),
+        Kind::BeCareful | Kind::SmokingKills => (0, Message::default()),
     }
 }
 
-fn memories_damage(n: i64, over_three: MemoriesOverThree) -> (i64, String) {
+fn memories_damage(n: i64, over_three: MemoriesOverThree) -> (i64, Message) {
     match n {
-        0 => (0, "none".into()),
-        1 | 2 => (7, format!("{n} Memories → 7")),
-        3 => (0, "exactly 3 Memories → 0".into()),
+        0 => (0, said!("server.mint_condition.detail.none")),
+        1 | 2 => (7, said!("server.mint_condition.detail.memories", n = n)),
+        3 => (0, said!("server.mint_condition.detail.memories_three")),
         _ => match over_three {
             MemoriesOverThree::Free => (
                 0,
-                format!("{n} Memories → 0 (house rule memories_over_three: free)"),
+                said!("server.mint_condition.detail.memories_free", n = n),
             ),
             MemoriesOverThree::MultiplesOfThree if n % 3 == 0 => (
                 0,
-                format!(
-                    "{n} Memories, a multiple of 3 → 0 (house rule memories_over_three: multiples_of_three)"
-                ),
+                said!("server.mint_condition.detail.memories_multiple", n = n),
             ),
             MemoriesOverThree::MultiplesOfThree => (
                 7,
-                format!(
-                    "{n} Memories, not a multiple of 3 → 7 (house rule memories_over_three: multiples_of_three)"
-                ),
+                said!("server.mint_condition.detail.memories_not_multiple", n = n),
             ),
         },
     }
@@ -184,7 +218,7 @@ fn be_careful_line(options: &Options, collections: &[Vec<Card>], seat: usize) ->
         .collect();
     let most = counts.iter().copied().max().unwrap_or(0);
     let mine = counts[seat];
-    let label = format!("Be Careful! ×{mine}");
+    let label = said!("server.mint_condition.line.be_careful", n = mine);
     let (points, detail) = if most == 0 {
         let points = match options.be_careful_when_none {
             BeCarefulWhenNone::Five => BE_CAREFUL_NONE,
@@ -193,44 +227,65 @@ fn be_careful_line(options: &Options, collections: &[Vec<Card>], seat: usize) ->
         let value = if points == 0 { "zero" } else { "five" };
         (
             points,
-            format!(
-                "nobody holds Be Careful! (house rule be_careful_when_none: {value}) → {points}"
+            said!(
+                "server.mint_condition.detail.be_careful_nobody",
+                value = Arg::word(value),
+                points = points
             ),
         )
     } else if mine == most {
         let tied = counts.iter().filter(|c| **c == most).count();
         if tied > 1 {
-            (0, format!("{mine}, tied for the most → 0"))
+            (
+                0,
+                said!(
+                    "server.mint_condition.detail.be_careful_tied_most",
+                    n = mine
+                ),
+            )
         } else {
-            (0, format!("{mine}, the most → 0"))
+            (
+                0,
+                said!("server.mint_condition.detail.be_careful_most", n = mine),
+            )
         }
     } else if mine > 0 {
         (
             BE_CAREFUL_FEWER,
-            format!("{mine}, fewer than the most ({most}) → {BE_CAREFUL_FEWER}"),
+            said!(
+                "server.mint_condition.detail.be_careful_fewer",
+                n = mine,
+                most = most,
+                points = BE_CAREFUL_FEWER
+            ),
         )
     } else {
         (
             BE_CAREFUL_NONE,
-            format!("none, while others hold some → {BE_CAREFUL_NONE}"),
+            said!(
+                "server.mint_condition.detail.be_careful_none",
+                points = BE_CAREFUL_NONE
+            ),
         )
     };
     let protected = collections[seat]
         .iter()
         .filter(|c| c.kind == Kind::BeCareful && c.protected)
         .count();
-    let note = match (protected, options.protected_be_careful) {
-        (0, _) => String::new(),
-        (n, ProtectedBeCareful::Counts) => format!(
-            " ({n} of them protected by Sleeve Me Up!, still counted: \
-             house rule protected_be_careful: counts)"
+    let detail = match (protected, options.protected_be_careful) {
+        (0, _) => detail,
+        (n, ProtectedBeCareful::Counts) => said!(
+            "server.mint_condition.detail.be_careful_protected_counts",
+            detail = detail,
+            n = n
         ),
-        (n, ProtectedBeCareful::Ignored) => format!(
-            " ({n} more protected by Sleeve Me Up!, not counted: \
-             house rule protected_be_careful: ignored)"
+        (n, ProtectedBeCareful::Ignored) => said!(
+            "server.mint_condition.detail.be_careful_protected_ignored",
+            detail = detail,
+            n = n
         ),
     };
-    Line::new(label, points, detail + &note)
+    Line::new(label, points, detail)
 }
 
 /// [H] Per copy held: its holder takes `holder`, every other player takes `others`.
@@ -247,22 +302,28 @@ fn smoking_kills_lines(state: &State, round: &RoundCollected, seat: usize) -> Ve
         if other == seat {
             let points = copies * i64::from(rule.holder);
             lines.push(Line::new(
-                format!("Smoking Kills ×{copies}"),
+                said!("server.mint_condition.line.smoking_kills", n = copies),
                 points,
-                format!(
-                    "{copies} × {} (house rule smoking_kills, holder)",
-                    rule.holder
+                said!(
+                    "server.mint_condition.detail.smoking_kills_holder",
+                    n = copies,
+                    each = rule.holder
                 ),
             ));
         } else {
             let points = copies * i64::from(rule.others);
             let holder = &state.players[other].name;
             lines.push(Line::new(
-                format!("Smoking Kills held by {holder} ×{copies}"),
+                said!(
+                    "server.mint_condition.line.smoking_kills_held_by",
+                    holder = holder,
+                    n = copies
+                ),
                 points,
-                format!(
-                    "{copies} × {} (house rule smoking_kills, others)",
-                    rule.others
+                said!(
+                    "server.mint_condition.detail.smoking_kills_others",
+                    n = copies,
+                    each = rule.others
                 ),
             ));
         }
@@ -283,14 +344,22 @@ fn lucky_deduction(rounds: &[RoundCollected], seat: usize, color: &str, damage: 
         })
         .count() as i64;
     let applied = lucky_cards.min(damage.max(0));
-    let mut detail = format!("{lucky_cards} card(s) showing {color} or rainbow → −{lucky_cards}");
-    if applied < lucky_cards {
-        detail.push_str(&format!(
-            ", capped at −{applied}: a total cannot drop below 0"
-        ));
-    }
+    let detail = if applied < lucky_cards {
+        said!(
+            "server.mint_condition.detail.lucky_capped",
+            cards = lucky_cards,
+            color = color,
+            applied = applied
+        )
+    } else {
+        said!(
+            "server.mint_condition.detail.lucky",
+            cards = lucky_cards,
+            color = color
+        )
+    };
     Adjustment {
-        label: "Lucky".into(),
+        label: said!("server.mint_condition.line.lucky"),
         points: -applied,
         detail,
     }
@@ -320,14 +389,15 @@ fn explain_tiebreak(
     if tied.len() < 2 {
         return None;
     }
-    let scope = match options.tiebreak_scope {
-        TiebreakScope::Game => "over the whole game",
-        TiebreakScope::LastRound => "in the last round",
-    };
-    let rule = if options.heavily_used {
-        format!("fewest Be Careful! cards {scope}")
-    } else {
-        format!("most Be Careful! cards {scope}")
+    let rule = match (options.heavily_used, options.tiebreak_scope) {
+        (true, TiebreakScope::Game) => said!("server.mint_condition.tiebreak.fewest_game"),
+        (true, TiebreakScope::LastRound) => {
+            said!("server.mint_condition.tiebreak.fewest_last_round")
+        }
+        (false, TiebreakScope::Game) => said!("server.mint_condition.tiebreak.most_game"),
+        (false, TiebreakScope::LastRound) => {
+            said!("server.mint_condition.tiebreak.most_last_round")
+        }
     };
     let names: Vec<&str> = tied.iter().map(|p| p.name.as_str()).collect();
     let counts: Vec<String> = tied
@@ -340,16 +410,21 @@ fn explain_tiebreak(
         .map(|p| p.name.as_str())
         .collect();
     let outcome = if winners.len() == 1 {
-        format!("{} wins", winners[0])
+        said!("server.tiebreak.wins", name = winners[0])
     } else {
-        format!("still tied: {} share the win", list_names(&winners))
+        said!(
+            "server.tiebreak.still_tied_share",
+            names = said_names(&winners)
+        )
     };
     Some(Tiebreak {
         rule,
-        detail: format!(
-            "{} tied on {best} damage; Be Careful! cards: {} → {outcome}",
-            list_names(&names),
-            counts.join(", ")
+        detail: said!(
+            "server.mint_condition.tiebreak.detail",
+            names = said_names(&names),
+            best = best,
+            counts = counts.join(", "),
+            outcome = outcome
         ),
     })
 }
@@ -357,48 +432,48 @@ fn explain_tiebreak(
 /// The house-rule points in force (always listed), and `strict_counts` when switched off.
 fn house_rules(options: &Options) -> Vec<HouseRule> {
     let defaults = Options::default();
-    let entry = |option: &str, value: serde_json::Value, default: bool, note: &str| HouseRule {
+    let entry = |option: &str, value: serde_json::Value, default: bool, note: Message| HouseRule {
         option: option.into(),
         value,
         default,
-        note: note.into(),
+        note,
     };
     let mut rules = vec![
         entry(
             "be_careful_when_none",
             json!(options.be_careful_when_none),
             options.be_careful_when_none == defaults.be_careful_when_none,
-            "Be Careful! damage for everyone when nobody holds one",
+            said!("server.mint_condition.house_rule.be_careful_when_none"),
         ),
         entry(
             "memories_over_three",
             json!(options.memories_over_three),
             options.memories_over_three == defaults.memories_over_three,
-            "Memories damage for 4 or more",
+            said!("server.mint_condition.house_rule.memories_over_three"),
         ),
         entry(
             "sleeve_protects",
             json!(options.sleeve_protects),
             options.sleeve_protects == defaults.sleeve_protects,
-            "cards one Sleeve Me Up! protects",
+            said!("server.mint_condition.house_rule.sleeve_protects"),
         ),
         entry(
             "protected_be_careful",
             json!(options.protected_be_careful),
             options.protected_be_careful == defaults.protected_be_careful,
-            "whether a Be Careful! protected by Sleeve Me Up! counts toward the majority",
+            said!("server.mint_condition.house_rule.protected_be_careful"),
         ),
         entry(
             "smoking_kills",
             json!(options.smoking_kills),
             options.smoking_kills == defaults.smoking_kills,
-            "Smoking Kills damage per copy (null: the card is refused)",
+            said!("server.mint_condition.house_rule.smoking_kills"),
         ),
         entry(
             "tiebreak_scope",
             json!(options.tiebreak_scope),
             options.tiebreak_scope == defaults.tiebreak_scope,
-            "which Be Careful! cards break a tie",
+            said!("server.mint_condition.house_rule.tiebreak_scope"),
         ),
     ];
     if !options.strict_counts {
@@ -406,7 +481,7 @@ fn house_rules(options: &Options) -> Vec<HouseRule> {
             "strict_counts",
             json!(false),
             false,
-            "round collections of any size are accepted",
+            said!("server.mint_condition.house_rule.strict_counts"),
         ));
     }
     rules

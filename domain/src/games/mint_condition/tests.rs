@@ -216,7 +216,7 @@ fn no_memories_deal_no_damage_and_need_no_line() {
         round
             .breakdown
             .iter()
-            .all(|l| !l.label.starts_with("Memories"))
+            .all(|l| !l.label.to_string().starts_with("Memories"))
     );
     assert_eq!(round.points, 7);
 }
@@ -228,7 +228,7 @@ fn four_or_more_memories_are_free_by_default() {
         let l = line(&round, &format!("Memories ×{n}"));
         assert_eq!(l.points, 0, "{n} Memories");
         assert!(
-            l.detail.contains("memories_over_three: free"),
+            l.detail.to_string().contains("memories_over_three: free"),
             "{}",
             l.detail
         );
@@ -244,7 +244,9 @@ fn four_or_more_memories_deal_7_unless_a_multiple_of_3_with_that_house_rule() {
         let l = line(&round, &format!("Memories ×{n}"));
         assert_eq!(l.points, expected, "{n} Memories");
         assert!(
-            l.detail.contains("memories_over_three: multiples_of_three"),
+            l.detail
+                .to_string()
+                .contains("memories_over_three: multiples_of_three"),
             "{}",
             l.detail
         );
@@ -664,7 +666,7 @@ fn smoking_kills_hurts_its_holder_and_every_other_player_per_copy() {
     let cy = round_of(&board, "Cy", 1);
     assert_eq!(cy.points, 6); // 2 × 2 from Ann + 1 × 2 from Bo
     // Scored with Be Careful!, before the individual cards.
-    let labels: Vec<&str> = ann.breakdown.iter().map(|l| l.label.as_str()).collect();
+    let labels: Vec<String> = ann.breakdown.iter().map(|l| l.label.to_string()).collect();
     assert_eq!(
         labels,
         [
@@ -700,18 +702,18 @@ fn be_careful_3_3_1_0_deals_0_0_3_5() {
     // Assert
     let ann = line(round_of(&board, "Ann", 1), "Be Careful! ×3");
     assert_eq!(
-        (ann.points, ann.detail.as_str()),
+        (ann.points, ann.detail.to_string().as_str()),
         (0, "3, tied for the most → 0")
     );
     assert_eq!(line(round_of(&board, "Bo", 1), "Be Careful! ×3").points, 0);
     let cy = line(round_of(&board, "Cy", 1), "Be Careful! ×1");
     assert_eq!(
-        (cy.points, cy.detail.as_str()),
+        (cy.points, cy.detail.to_string().as_str()),
         (3, "1, fewer than the most (3) → 3")
     );
     let di = line(round_of(&board, "Di", 1), "Be Careful! ×0");
     assert_eq!(
-        (di.points, di.detail.as_str()),
+        (di.points, di.detail.to_string().as_str()),
         (5, "none, while others hold some → 5")
     );
     // Whole rounds: Ann 0 + Memories×3 0 + Heavy Rotation×2 3 = 3;
@@ -749,7 +751,10 @@ fn the_single_most_be_careful_deals_no_damage() {
         json!({"Ann": ["be-careful", "be-careful"], "Bo": ["be-careful"]}),
     );
     let ann = line(round_of(&board, "Ann", 1), "Be Careful! ×2");
-    assert_eq!((ann.points, ann.detail.as_str()), (0, "2, the most → 0"));
+    assert_eq!(
+        (ann.points, ann.detail.to_string().as_str()),
+        (0, "2, the most → 0")
+    );
     assert_eq!(line(round_of(&board, "Bo", 1), "Be Careful! ×1").points, 3);
 }
 

@@ -58,16 +58,27 @@ fn required<'a>(
     key: &str,
     event: &str,
 ) -> Result<&'a Value, RuleError> {
-    optional(object, key)
-        .ok_or_else(|| RuleError::new(pointer([key]), format!("{event} needs {key:?}")))
+    optional(object, key).ok_or_else(|| {
+        RuleError::said(
+            pointer([key]),
+            crate::said!(
+                "server.mint_julep.refusal.needs",
+                event = event,
+                key = format!("{:?}", key)
+            ),
+        )
+    })
 }
 
 fn round(object: &Map<String, Value>, event: &str) -> Result<u32, RuleError> {
     match required(object, "round", event)?.as_u64() {
         Some(r) if (1..=u64::from(ROUNDS)).contains(&r) => Ok(r as u32),
-        _ => Err(RuleError::new(
+        _ => Err(RuleError::said(
             "/round",
-            format!("round must be a whole number from 1 to {ROUNDS}"),
+            crate::said!(
+                "server.mint_julep.refusal.round_must_whole_number_from",
+                rounds = ROUNDS
+            ),
         )),
     }
 }
@@ -78,16 +89,20 @@ fn player(
     players: &[Player],
 ) -> Result<usize, RuleError> {
     let value = required(object, "player", event)?;
-    let name = value
-        .as_str()
-        .ok_or_else(|| RuleError::new("/player", "player must be a player's name"))?;
+    let name = value.as_str().ok_or_else(|| {
+        RuleError::said(
+            "/player",
+            crate::said!("server.mint_julep.refusal.player_must_player_name"),
+        )
+    })?;
     crate::setup::seat_named(players, name).ok_or_else(|| {
         let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-        RuleError::new(
+        RuleError::said(
             "/player",
-            format!(
-                "{name:?} does not play in this game; the players are {}",
-                list_names(&names)
+            crate::said!(
+                "server.mint_julep.refusal.does_not_play_this_game",
+                name = format!("{:?}", name),
+                list_names__names = list_names(&names)
             ),
         )
     })
@@ -95,15 +110,19 @@ fn player(
 
 /// A horse id at `at`.
 pub fn horse(value: &Value, at: &str) -> Result<Horse, RuleError> {
-    let id = value
-        .as_str()
-        .ok_or_else(|| RuleError::new(at, "a horse is given by its id, e.g. \"you-got-me\""))?;
-    Horse::parse(id).ok_or_else(|| {
-        RuleError::new(
+    let id = value.as_str().ok_or_else(|| {
+        RuleError::said(
             at,
-            format!(
-                "unknown horse {id:?}; the horses are {}",
-                horses::known_ids()
+            crate::said!("server.mint_julep.refusal.horse_given_id_e_g"),
+        )
+    })?;
+    Horse::parse(id).ok_or_else(|| {
+        RuleError::said(
+            at,
+            crate::said!(
+                "server.mint_julep.refusal.unknown_horse_horses_are",
+                id = format!("{:?}", id),
+                known_ids = horses::known_ids()
             ),
         )
     })
@@ -137,9 +156,9 @@ pub fn parse_bet_placed(data: &Value, players: &[Player]) -> Result<BetPlaced, R
 /// rules: a bet card's initiative letter, A first.
 fn initiative_letter(value: &Value) -> Result<char, RuleError> {
     let refuse = || {
-        RuleError::new(
+        RuleError::said(
             "/initiative",
-            "initiative is the bet card's letter, one capital letter from A to Z",
+            crate::said!("server.mint_julep.refusal.initiative_bet_card_letter_one"),
         )
     };
     let text = value.as_str().ok_or_else(refuse)?;
@@ -157,7 +176,12 @@ pub fn parse_card_played(data: &Value, players: &[Player]) -> Result<CardPlayed,
     let player = player(object, event, players)?;
     let raw_moves = required(object, "moves", event)?
         .as_array()
-        .ok_or_else(|| RuleError::new("/moves", "moves must be a list of moves"))?;
+        .ok_or_else(|| {
+            RuleError::said(
+                "/moves",
+                crate::said!("server.mint_julep.refusal.moves_must_list_moves"),
+            )
+        })?;
     let mut moves = Vec::with_capacity(raw_moves.len());
     for (i, raw) in raw_moves.iter().enumerate() {
         let at = pointer(["moves".to_owned(), i.to_string()]);
@@ -174,9 +198,9 @@ pub fn parse_card_played(data: &Value, players: &[Player]) -> Result<CardPlayed,
         }
     };
     if moves.is_empty() && mint_julep.is_none() {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/moves",
-            "a card played in the race moves at least one horse",
+            crate::said!("server.mint_julep.refusal.card_played_race_moves_least"),
         ));
     }
     Ok(CardPlayed {
@@ -195,9 +219,9 @@ fn parse_move(raw: &Value) -> Result<Move, RuleError> {
         Some("forward") => Direction::Forward,
         Some("back") => Direction::Back,
         _ => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/direction",
-                "direction is \"forward\" or \"back\"",
+                crate::said!("server.mint_julep.refusal.direction_forward_back"),
             ));
         }
     };
@@ -205,9 +229,9 @@ fn parse_move(raw: &Value) -> Result<Move, RuleError> {
         Some("top") => MoveKind::Top,
         Some("named") => MoveKind::Named,
         _ => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/kind",
-                "kind is \"top\" (the top horse of a group) or \"named\" (any horse)",
+                crate::said!("server.mint_julep.refusal.kind_top_top_horse_group"),
             ));
         }
     };
@@ -226,9 +250,9 @@ pub fn parse_race_recorded(data: &Value) -> Result<RaceRecorded, RuleError> {
         .as_array()
         .filter(|list| list.len() == Horse::ALL.len())
         .ok_or_else(|| {
-            RuleError::new(
+            RuleError::said(
                 "/order",
-                "order lists all five horses once each, 1st place first",
+                crate::said!("server.mint_julep.refusal.order_lists_all_five_horses"),
             )
         })?;
     let mut order: Vec<Horse> = Vec::with_capacity(raw.len());
@@ -236,11 +260,11 @@ pub fn parse_race_recorded(data: &Value) -> Result<RaceRecorded, RuleError> {
         let at = pointer(["order".to_owned(), i.to_string()]);
         let horse = horse(value, &at)?;
         if order.contains(&horse) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 at,
-                format!(
-                    "{} is listed twice; the order lists all five horses once each",
-                    horse.name()
+                crate::said!(
+                    "server.mint_julep.refusal.listed_twice_order_lists_all",
+                    horse = horse.name()
                 ),
             ));
         }

@@ -80,17 +80,6 @@ pub fn place_points(place: usize) -> i64 {
     }
 }
 
-/// "1st", "2nd", … for breakdown lines.
-pub fn ordinal(place: usize) -> String {
-    let suffix = match place {
-        1 => "st",
-        2 => "nd",
-        3 => "rd",
-        _ => "th",
-    };
-    format!("{place}{suffix}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,9 +67,12 @@ impl Ruleset for MintJulep {
                 let round = events::parse_round_ended(data)?;
                 end_round(state, round)
             }
-            other => Err(RuleError::new(
+            other => Err(RuleError::said(
                 "",
-                format!("Mint Julep has no event {other:?}"),
+                crate::said!(
+                    "server.mint_julep.refusal.mint_julep_has_no_event",
+                    other = format!("{:?}", other)
+                ),
             )),
         }
     }

@@ -3,12 +3,14 @@
 
 use serde_json::json;
 
-use super::horses::{Horse, ordinal, place_points};
+use super::horses::{Horse, place_points};
 use super::insights::Key;
 use super::state::{Bet, RoundRace, State};
 use super::{Options, Split};
+use crate::message::{Arg, Message};
+use crate::said;
 use crate::score::{
-    self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
+    self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, said_names,
 };
 
 /// rules: a bet placed in round 1 pays nothing, round 2 pays 1, round 3 pays 2.
@@ -90,12 +92,25 @@ fn bet_line(state: &State, bet: &Bet) -> Line {
     let bonus = bet.horse.starting_bonus();
     let points = place_points(place);
     let penalty = late_penalty(bet.round);
-    let label = format!("bet on {} (round {})", bet.horse.name(), bet.round);
-    let sum = format!("start bonus {bonus} + {} place {points}", ordinal(place));
-    let penalty_text = if penalty == 0 {
-        String::new()
+    let label = said!(
+        "server.mint_julep.line.bet",
+        horse = Arg::word(bet.horse.name()),
+        round = bet.round
+    );
+    let sum = said!(
+        "server.mint_julep.detail.sum",
+        bonus = bonus,
+        place = ordinal(place),
+        points = points
+    );
+    let sum = if penalty == 0 {
+        sum
     } else {
-        format!(" − late penalty {penalty}")
+        said!(
+            "server.mint_julep.detail.late_penalty",
+            sum = sum,
+            penalty = penalty
+        )
     };
     // rules: with 2 players every bet is scored on its own.
     let backers = if state.players.len() == 2 {
@@ -105,31 +120,65 @@ fn bet_line(state: &State, bet: &Bet) -> Line {
     };
     if backers <= 1 {
         let total = bonus + points - penalty;
-        return Line::new(label, total, format!("{sum}{penalty_text} = {total}"));
+        return Line::new(
+            label,
+            total,
+            said!("server.mint_julep.detail.total", sum = sum, total = total),
+        );
     }
     // rules: integer division, remainder lost; Rust's `/` rounds a negative share toward zero.
     let split = |amount: i64| {
         let share = amount / backers;
-        let note = match (amount % backers, amount < 0) {
-            (0, _) => "",
-            (_, false) => " (remainder lost)",
-            (_, true) => " (remainder lost, rounded toward zero)",
+        let division = match (amount % backers, amount < 0) {
+            (0, _) => said!(
+                "server.mint_julep.detail.division",
+                amount = amount,
+                backers = backers,
+                share = share
+            ),
+            (_, false) => said!(
+                "server.mint_julep.detail.division_remainder_lost",
+                amount = amount,
+                backers = backers,
+                share = share
+            ),
+            (_, true) => said!(
+                "server.mint_julep.detail.division_toward_zero",
+                amount = amount,
+                backers = backers,
+                share = share
+            ),
         };
-        (share, format!("{amount} / {backers} = {share}{note}"))
+        (share, division)
     };
     match state.options.split {
         Split::BeforePenalty => {
+            // The late penalty comes after the split here, so the sum is the one without it.
+            let before = said!(
+                "server.mint_julep.detail.sum",
+                bonus = bonus,
+                place = ordinal(place),
+                points = points
+            );
             let (share, division) = split(bonus + points);
             let total = share - penalty;
             let detail = if penalty == 0 {
-                format!(
-                    "{sum} = {}, split between {backers} backers: {division}",
-                    bonus + points
+                said!(
+                    "server.mint_julep.detail.split",
+                    sum = before,
+                    amount = bonus + points,
+                    backers = backers,
+                    division = division
                 )
             } else {
-                format!(
-                    "{sum} = {}, split between {backers} backers: {division}{penalty_text} = {total}",
-                    bonus + points
+                said!(
+                    "server.mint_julep.detail.split_then_penalty",
+                    sum = before,
+                    amount = bonus + points,
+                    backers = backers,
+                    division = division,
+                    penalty = penalty,
+                    total = total
                 )
             };
             Line::new(label, total, detail)
@@ -140,11 +189,25 @@ fn bet_line(state: &State, bet: &Bet) -> Line {
             Line::new(
                 label,
                 share,
-                format!(
-                    "{sum}{penalty_text} = {before}, split between {backers} backers: {division}"
+                said!(
+                    "server.mint_julep.detail.split",
+                    sum = sum,
+                    amount = before,
+                    backers = backers,
+                    division = division
                 ),
             )
         }
+    }
+}
+
+/// "1st", "2nd" in the catalogues' words.
+fn ordinal(place: usize) -> Message {
+    match place {
+        1 => said!("server.ordinal.first"),
+        2 => said!("server.ordinal.second"),
+        3 => said!("server.ordinal.third"),
+        n => said!("server.ordinal.nth", n = n),
     }
 }
 
@@ -160,10 +223,11 @@ fn shared_win(players: &[PlayerScore]) -> Option<Tiebreak> {
     }
     let best = players.first().map_or(0, |p| p.total);
     Some(Tiebreak {
-        rule: "none: Mint Julep has no tie-break".into(),
-        detail: format!(
-            "{} tied on {best} points and share the win",
-            list_names(&winners)
+        rule: said!("server.mint_julep.tiebreak.none"),
+        detail: said!(
+            "server.tiebreak.tied_share",
+            names = said_names(&winners),
+            total = best
         ),
     })
 }
@@ -174,10 +238,7 @@ fn house_rules(options: &Options) -> Vec<HouseRule> {
         option: "split".into(),
         value: json!(options.split),
         default: options.split == Split::default(),
-        note: "several backers of one horse: split bonus + place then subtract each own late \
-               penalty (before_penalty), or split each backer's points after the penalty \
-               (after_penalty)"
-            .into(),
+        note: said!("server.mint_julep.house_rule.split"),
     }]
 }
 

@@ -129,11 +129,12 @@ fn check_compulsory_bets(state: &State, before: &str) -> Result<(), RuleError> {
     if missing.is_empty() {
         return Ok(());
     }
-    Err(RuleError::new(
+    Err(RuleError::said(
         "",
-        format!(
-            "in round 1 every player must place a bet before {before}, but {}",
-            list_names(&missing)
+        crate::said!(
+            "server.mint_julep.refusal.round_1_every_player_must",
+            before = before,
+            list_names__missing = list_names(&missing)
         ),
     ))
 }
@@ -143,11 +144,12 @@ pub(super) fn place_bet(state: &mut State, bet: BetPlaced) -> Result<(), RuleErr
     let name = state.name(bet.player).to_owned();
     if state.round_race != RoundRace::NotStarted {
         // rules: each round is draft → bet → race.
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "",
-            format!(
-                "{name} cannot bet now: bets of round {} are placed before its race, which has begun",
-                state.round
+            crate::said!(
+                "server.mint_julep.refusal.cannot_bet_now_bets_round",
+                name = name,
+                round = &state.round
             ),
         ));
     }
@@ -191,12 +193,12 @@ fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<Option<usi
         return Ok(None);
     }
     if bet.round == 1 {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/player",
-            format!(
-                "{name} already placed {} in round 1; to bet on another horse instead, name the \
-                 bet it replaces in \"replaces\" (or correct or retract the bet)",
-                bets_held(per_player)
+            crate::said!(
+                "server.mint_julep.refusal.already_placed_round_1_bet",
+                name = name,
+                bets_held_per_player = bets_held(per_player)
             ),
         ));
     }
@@ -219,12 +221,12 @@ fn replaced_bet_as_read_before(
     let per_player = state.bets_per_player();
     if bet.round == 1 {
         if mine.len() >= per_player {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/player",
-                format!(
-                    "{name} already placed {} in round 1; a new bet replaces an active one only \
-                     from round 2 (to fix a typo, correct or retract the bet)",
-                    bets_held(per_player)
+                crate::said!(
+                    "server.mint_julep.refusal.already_placed_round_1_new",
+                    name = name,
+                    bets_held_per_player = bets_held(per_player)
                 ),
             ));
         }
@@ -265,12 +267,12 @@ fn bets_held(per_player: usize) -> &'static str {
 
 fn replaces_required(name: &str, mine: &[(usize, &Bet)]) -> RuleError {
     let horses: Vec<&str> = mine.iter().map(|(_, b)| b.horse.name()).collect();
-    RuleError::new(
+    RuleError::said(
         "/replaces",
-        format!(
-            "with 2 players {name} holds two bets (on {}); \"replaces\" must name the horse of \
-             the bet this one replaces",
-            list_names(&horses)
+        crate::said!(
+            "server.mint_julep.refusal.2_players_holds_two_bets",
+            name = name,
+            list_names__horses = list_names(&horses)
         ),
     )
 }
@@ -282,11 +284,13 @@ fn no_bet_to_replace(name: &str, horse: Horse, mine: &[(usize, &Bet)]) -> RuleEr
     } else {
         format!("{name}'s active bets: {}", list_names(&horses))
     };
-    RuleError::new(
+    RuleError::said(
         "/replaces",
-        format!(
-            "{name} has no active bet on {} to replace; {held}",
-            horse.name()
+        crate::said!(
+            "server.mint_julep.refusal.has_no_active_bet_replace",
+            name = name,
+            horse = horse.name(),
+            held = held
         ),
     )
 }
@@ -294,24 +298,22 @@ fn no_bet_to_replace(name: &str, horse: Horse, mine: &[(usize, &Bet)]) -> RuleEr
 pub(super) fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleError> {
     check_round(state, card.round)?;
     if state.round_race == RoundRace::Finish || state.finish_only {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "",
-            "an earlier race_recorded gave only the finish, so the groups of horses are unknown \
-             and card moves cannot be checked; record the rest of the game with race_recorded",
+            crate::said!("server.mint_julep.refusal.earlier_race_recorded_gave_only"),
         ));
     }
     check_compulsory_bets(state, "the race starts")?;
     let turns = check_turn(state, card.player)?;
     if let (Some(_), Some((player, horse))) = (card.mint_julep, state.mint_julep_card) {
         // rules: one Mint Julep card in the deck, shuffled back only at the round's end.
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/mint_julep",
-            format!(
-                "{} already played the Mint Julep card in round {} (on {}); the deck holds one \
-                 Mint Julep card and it is shuffled back only at the end of the round",
-                state.name(player),
-                state.round,
-                horse.name()
+            crate::said!(
+                "server.mint_julep.refusal.already_played_mint_julep_card",
+                name_player = state.name(player),
+                round = &state.round,
+                horse = horse.name()
             ),
         ));
     }
@@ -319,16 +321,25 @@ pub(super) fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleE
     let mut race = state.race.clone();
     if let Some(horse) = card.mint_julep {
         race.flip(horse).map_err(|e| {
-            RuleError::new(
+            RuleError::said(
                 "/mint_julep/horse",
-                format!("Mint Julep on {}: {}", horse.name(), e.rule()),
+                crate::said!(
+                    "server.mint_julep.refusal.mint_julep",
+                    horse = horse.name(),
+                    rule = e.rule()
+                ),
             )
         })?;
     }
     race.play_moves(&card.moves).map_err(|(i, e)| {
-        RuleError::new(
+        RuleError::said(
             pointer(["moves".to_owned(), i.to_string()]),
-            format!("move {}, {}: {}", i + 1, card.moves[i].describe(), e.rule()),
+            crate::said!(
+                "server.mint_julep.refusal.move",
+                i___1 = i + 1,
+                describe = card.moves[i].describe(),
+                rule = e.rule()
+            ),
         )
     })?;
     state.race = race;
@@ -370,15 +381,14 @@ fn check_turn(state: &State, player: usize) -> Result<Option<Turns>, RuleError> 
             .iter()
             .map(|(p, horse, letter)| format!("{} ({} {letter})", state.name(*p), horse.name()))
             .collect();
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/player",
-            format!(
-                "{}'s turn in round {}'s race is over: the race order by bets and initiative is {}, \
-                 and {} has already played",
-                state.name(player),
-                state.round,
-                order.join(", "),
-                state.name(turns.order[turns.at].0)
+            crate::said!(
+                "server.mint_julep.refusal.turn_round_race_over_race",
+                name_player = state.name(player),
+                round = &state.round,
+                join = order.join(", "),
+                played = state.name(turns.order[turns.at].0)
             ),
         ));
     };
@@ -417,21 +427,20 @@ pub(super) fn record_race(state: &mut State, race: RaceRecorded) -> Result<(), R
     check_round(state, race.round)?;
     match state.round_race {
         RoundRace::Finish => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/round",
-                format!(
-                    "round {}'s race is already recorded; correct that event instead",
-                    state.round
+                crate::said!(
+                    "server.mint_julep.refusal.round_race_already_recorded_correct",
+                    round = &state.round
                 ),
             ));
         }
         RoundRace::Cards => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/round",
-                format!(
-                    "round {}'s race is being recorded card by card; record either the cards or \
-                     only the finish",
-                    state.round
+                crate::said!(
+                    "server.mint_julep.refusal.round_race_being_recorded_card",
+                    round = &state.round
                 ),
             ));
         }

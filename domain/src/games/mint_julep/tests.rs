@@ -167,7 +167,7 @@ fn lines(eval: &Evaluation, name: &str) -> Vec<(String, i64, String)> {
         .rounds
         .iter()
         .flat_map(|r| r.breakdown.iter())
-        .map(|l| (l.label.clone(), l.points, l.detail.clone()))
+        .map(|l| (l.label.to_string(), l.points, l.detail.to_string()))
         .collect()
 }
 

@@ -118,11 +118,11 @@ impl CardRef {
                     other.insert(key.trim().to_owned(), s.trim().to_owned());
                 }
                 _ => {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         pointer([key]),
-                        format!(
-                            "a card's {key} is non-empty text (besides its value, a card's \
-                             attributes are text)"
+                        crate::said!(
+                            "server.vintage.refusal.card_non_empty_text_besides",
+                            key = key
                         ),
                     ));
                 }
@@ -131,13 +131,16 @@ impl CardRef {
         let text = |field: &str| -> Result<String, RuleError> {
             match fields.get(field) {
                 Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
-                None => Err(RuleError::new(
+                None => Err(RuleError::said(
                     "",
-                    format!("a card description needs its {field}"),
+                    crate::said!(
+                        "server.vintage.refusal.card_description_needs",
+                        field = field
+                    ),
                 )),
-                Some(_) => Err(RuleError::new(
+                Some(_) => Err(RuleError::said(
                     pointer([field]),
-                    format!("a card's {field} is non-empty text"),
+                    crate::said!("server.vintage.refusal.card_non_empty_text", field = field),
                 )),
             }
         };
@@ -150,16 +153,20 @@ impl CardRef {
         let period = text("period")?;
         let value = match fields.get("value") {
             None => {
-                return Err(RuleError::new("", "a card description needs its value"));
+                return Err(RuleError::said(
+                    "",
+                    crate::said!("server.vintage.refusal.card_description_needs_value"),
+                ));
             }
             Some(v) => match v.as_u64().map(u32::try_from) {
                 Some(Ok(value)) if i64::from(value) <= crate::score::POINTS_LIMIT => value,
                 _ => {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/value",
-                        format!(
-                            "a card's value is a whole number from 0 to {}, not {v}",
-                            crate::score::POINTS_LIMIT
+                        crate::said!(
+                            "server.vintage.refusal.card_value_whole_number_from",
+                            points_limit = crate::score::POINTS_LIMIT,
+                            v = v
                         ),
                     ));
                 }
@@ -221,12 +228,11 @@ impl<'a> Naming<'a> {
         match card {
             CardRef::Named(id) => match self.get(id) {
                 Some(_) => Ok(id.clone()),
-                None => Err(RuleError::new(
+                None => Err(RuleError::said(
                     "",
-                    format!(
-                        "card {id:?} was never described and is not a number of the table's deck; \
-                         the first time a card appears, give its id, type, colour, period and \
-                         value (or start the game with a deck, e.g. from a preset)"
+                    crate::said!(
+                        "server.vintage.refusal.card_was_never_described_not",
+                        id = format!("{:?}", id)
                     ),
                 )),
             },
@@ -267,13 +273,13 @@ fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
         return Ok(());
     };
     if CARD_FIELDS.contains(&field) {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             pointer([field]),
-            format!(
-                "card {} was described as {}; the same card cannot now be {}",
-                now.id,
-                earlier.describe(),
-                now.describe()
+            crate::said!(
+                "server.vintage.refusal.card_was_described_as_same",
+                id = &now.id,
+                describe = earlier.describe(),
+                describe_2 = now.describe()
             ),
         ));
     }
@@ -282,13 +288,14 @@ fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
             .get(field)
             .map_or("nothing".to_owned(), |t| format!("{t:?}"))
     };
-    Err(RuleError::new(
+    Err(RuleError::said(
         pointer([field]),
-        format!(
-            "card {} was described with {field} {}; the same card cannot now have {}",
-            now.id,
-            shown(earlier),
-            shown(now)
+        crate::said!(
+            "server.vintage.refusal.card_was_described_same_card",
+            id = &now.id,
+            field = field,
+            shown_earlier = shown(earlier),
+            shown_now = shown(now)
         ),
     ))
 }

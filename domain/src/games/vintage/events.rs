@@ -40,15 +40,21 @@ pub enum Take {
 /// A card at `at` (a field of the event), with errors pointing inside it.
 fn card_at(value: Option<&Value>, at: &str, what: &str) -> Result<CardRef, RuleError> {
     match value {
-        None | Some(Value::Null) => Err(RuleError::new(at, format!("{what} is required"))),
+        None | Some(Value::Null) => Err(RuleError::said(
+            at,
+            crate::said!("server.vintage.refusal.required", what = what),
+        )),
         Some(raw) => CardRef::parse(raw).map_err(|e| e.within(at)),
     }
 }
 
 fn cards_at(value: &Value, at: &str, what: &str) -> Result<Vec<CardRef>, RuleError> {
-    let list = value
-        .as_array()
-        .ok_or_else(|| RuleError::new(at, format!("{what} must be a list of cards")))?;
+    let list = value.as_array().ok_or_else(|| {
+        RuleError::said(
+            at,
+            crate::said!("server.vintage.refusal.must_list_cards", what = what),
+        )
+    })?;
     list.iter()
         .enumerate()
         .map(|(i, raw)| CardRef::parse(raw).map_err(|e| e.within(&format!("{at}/{i}"))))
@@ -67,9 +73,12 @@ fn per_player(
         .get(field)
         .and_then(Value::as_object)
         .ok_or_else(|| {
-            RuleError::new(
+            RuleError::said(
                 pointer([field]),
-                format!("{field} must be an object from player name to a list of cards"),
+                crate::said!(
+                    "server.vintage.refusal.must_object_from_player_name",
+                    field = field
+                ),
             )
         })?;
     let given = &keys_by_seated_name(given, field, players)?;
@@ -78,11 +87,12 @@ fn per_player(
         .map(|player| {
             let at = pointer([field, player.name.as_str()]);
             let raw = given.get(&player.name).ok_or_else(|| {
-                RuleError::new(
+                RuleError::said(
                     pointer([field]),
-                    format!(
-                        "{}'s {what} is missing; every player appears once",
-                        player.name
+                    crate::said!(
+                        "server.vintage.refusal.missing_every_player_appears_once",
+                        name = &player.name,
+                        what = what
                     ),
                 )
             })?;
@@ -127,9 +137,9 @@ pub fn parse_turn_taken(data: &Value) -> Result<TurnTaken, RuleError> {
     let player = match object.get("player") {
         Some(Value::String(name)) => name.clone(),
         _ => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/player",
-                "player must be the name of the player taking the turn",
+                crate::said!("server.vintage.refusal.player_must_name_player_taking"),
             ));
         }
     };
@@ -145,9 +155,9 @@ pub fn parse_turn_taken(data: &Value) -> Result<TurnTaken, RuleError> {
             let from = match steal.get("from") {
                 Some(Value::String(name)) => name.clone(),
                 _ => {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/steal/from",
-                        "steal.from must be the name of the player stolen from",
+                        crate::said!("server.vintage.refusal.steal_from_must_name_player"),
                     ));
                 }
             };
@@ -165,27 +175,30 @@ pub fn parse_turn_taken(data: &Value) -> Result<TurnTaken, RuleError> {
     let take = match (steal, dig) {
         (Some(take), None) | (None, Some(take)) => take,
         (None, None) => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "",
-                format!(
-                    "{player} must take one card after banking: give steal (a card from another \
-                     player's showcase) or dig (the top card of the discard pile)"
+                crate::said!(
+                    "server.vintage.refusal.must_take_one_card_after",
+                    player = player
                 ),
             ));
         }
         (Some(_), Some(_)) => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/dig",
-                format!("{player} takes one card per turn: steal or dig, not both"),
+                crate::said!(
+                    "server.vintage.refusal.takes_one_card_per_turn",
+                    player = player
+                ),
             ));
         }
     };
     let drawn = match object.get("drawn") {
         Some(raw) => cards_at(raw, "/drawn", "drawn")?,
         None => {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/drawn",
-                "drawn is required: the two cards drawn from the deck",
+                crate::said!("server.vintage.refusal.drawn_required_two_cards_drawn"),
             ));
         }
     };

@@ -41,20 +41,25 @@ impl Ruleset for Vintage {
 
     fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
         if options.prizes.len() > MAX_PRIZES {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/options/prizes",
-                format!(
-                    "Vintage has {MAX_PRIZES} prize cards, so at most {MAX_PRIZES} prizes; {} were given",
-                    options.prizes.len()
+                crate::said!(
+                    "server.vintage.refusal.vintage_has_prize_cards_so",
+                    max_prizes = MAX_PRIZES,
+                    prizes = options.prizes.len()
                 ),
             ));
         }
         for (number, card) in &options.deck {
             let at = |field: &str| pointer(["options", "deck", &number.to_string(), field]);
             if !(1..=CARDS as u32).contains(number) {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     pointer(["options", "deck", &number.to_string()]),
-                    format!("the deck's cards are numbered 1 to {CARDS}, not {number}"),
+                    crate::said!(
+                        "server.vintage.refusal.deck_cards_are_numbered_1",
+                        cards = CARDS,
+                        number = number
+                    ),
                 ));
             }
             within_limit(i64::from(card.value), at("value"), "a card's value")?;
@@ -64,9 +69,13 @@ impl Ruleset for Vintage {
                 ("period", &card.period),
             ] {
                 if text.trim().is_empty() {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         at(field),
-                        format!("card {number} of the deck needs its {field}"),
+                        crate::said!(
+                            "server.vintage.refusal.card_deck_needs",
+                            number = number,
+                            field = field
+                        ),
                     ));
                 }
             }
@@ -74,53 +83,57 @@ impl Ruleset for Vintage {
         for (i, prize) in options.prizes.iter().enumerate() {
             let at = |field: &str| pointer(["options", "prizes", &i.to_string(), field]);
             if prize.id.trim().is_empty() {
-                return Err(RuleError::new(at("id"), "a prize needs an id"));
+                return Err(RuleError::said(
+                    at("id"),
+                    crate::said!("server.vintage.refusal.prize_needs_id"),
+                ));
             }
             within_limit(prize.points, at("points"), "a prize's points")?;
             if options.prizes[..i].iter().any(|p| p.id == prize.id) {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     at("id"),
-                    format!(
-                        "two prizes have the id {:?}; prize ids must differ",
-                        prize.id
+                    crate::said!(
+                        "server.vintage.refusal.two_prizes_have_id_prize",
+                        id = format!("{:?}", prize.id)
                     ),
                 ));
             }
             if prize.name.trim().is_empty() {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     at("name"),
-                    format!(
-                        "prize {:?} needs a name, e.g. \"Most blue objects\"",
-                        prize.id
+                    crate::said!(
+                        "server.vintage.refusal.prize_needs_name_e_g",
+                        id = format!("{:?}", prize.id)
                     ),
                 ));
             }
             if Attribute::parse(&prize.attribute).is_none() {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     at("attribute"),
-                    format!(
-                        "prize {:?} counts attribute {:?}, but a prize counts a card's printed text: \
-                         \"type\", \"colour\", \"period\" or another attribute the cards record \
-                         (not \"id\" or \"value\")",
-                        prize.id, prize.attribute
+                    crate::said!(
+                        "server.vintage.refusal.prize_counts_attribute_but_prize",
+                        id = format!("{:?}", prize.id),
+                        attribute = format!("{:?}", prize.attribute)
                     ),
                 ));
             }
             if prize.value.trim().is_empty() {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     at("value"),
-                    format!(
-                        "prize {:?} needs the {} it counts, e.g. \"blue\"",
-                        prize.id, prize.attribute
+                    crate::said!(
+                        "server.vintage.refusal.prize_needs_counts_e_g",
+                        id = format!("{:?}", prize.id),
+                        attribute = &prize.attribute
                     ),
                 ));
             }
             if prize.points < 0 {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     at("points"),
-                    format!(
-                        "prize {:?} is worth {} points, but points are 0 or more",
-                        prize.id, prize.points
+                    crate::said!(
+                        "server.vintage.refusal.prize_worth_points_but_points",
+                        id = format!("{:?}", prize.id),
+                        points = &prize.points
                     ),
                 ));
             }
@@ -159,9 +172,12 @@ impl Ruleset for Vintage {
             TURN_TAKEN => take_turn(state, data),
             FINAL_BANKED => final_bank(state, data),
             COLLECTIONS_RECORDED => record_collections(state, data),
-            other => Err(RuleError::new(
+            other => Err(RuleError::said(
                 "",
-                format!("Vintage has no event {other:?}"),
+                crate::said!(
+                    "server.vintage.refusal.vintage_has_no_event",
+                    other = format!("{:?}", other)
+                ),
             )),
         }
     }

@@ -9,8 +9,10 @@ use super::catalogue::{Attribute, Card};
 use super::insights::Key;
 use super::state::{Record, State};
 use super::{Options, Prize, PrizeTie, WinnerTie};
+use crate::message::Message;
+use crate::said;
 use crate::score::{
-    self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, list_names,
+    self, Fact, HouseRule, Line, PlayerScore, RoundScore, Scoreboard, Tiebreak, said_names,
 };
 
 /// The described cards of every collection, by seat.
@@ -101,15 +103,20 @@ pub fn facts(state: &State) -> Vec<Fact> {
 fn values_line(cards: &[&Card]) -> Line {
     let total: i64 = cards.iter().map(|c| i64::from(c.value)).sum();
     let detail = if cards.is_empty() {
-        "no cards collected".to_owned()
+        said!("server.vintage.detail.no_cards")
     } else {
         let terms: Vec<String> = cards
             .iter()
             .map(|c| format!("{} {}", c.id, c.value))
             .collect();
-        format!("{} = {total}", terms.join(" + "))
+        // Card ids and values only: the same in every language.
+        Message::from(format!("{} = {total}", terms.join(" + ")))
     };
-    Line::new(format!("Collection ×{}", cards.len()), total, detail)
+    Line::new(
+        said!("server.vintage.line.collection", n = cards.len()),
+        total,
+        detail,
+    )
 }
 
 /// One line per player holding a card the prize counts. rules: the player with the most
@@ -140,7 +147,15 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<
                 .iter()
                 .map(|&s| state.players[s].name.as_str())
                 .collect();
-            (0, format!("{mine} vs {most} ({}) → 0", list_names(&names)))
+            (
+                0,
+                said!(
+                    "server.vintage.detail.prize_fewer",
+                    mine = mine,
+                    most = most,
+                    names = said_names(&names)
+                ),
+            )
         } else if leaders.len() == 1 {
             let second = counts
                 .iter()
@@ -151,7 +166,12 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<
                 .unwrap_or(0);
             (
                 prize.points,
-                format!("{mine} vs {second} → +{}", prize.points),
+                said!(
+                    "server.vintage.detail.prize_most",
+                    mine = mine,
+                    second = second,
+                    points = prize.points
+                ),
             )
         } else {
             let others: Vec<&str> = leaders
@@ -159,18 +179,23 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<
                 .filter(|&&s| s != seat)
                 .map(|&s| state.players[s].name.as_str())
                 .collect();
-            let tied = format!("{mine}, tied with {}", list_names(&others));
+            let tied = said!(
+                "server.vintage.detail.prize_tied",
+                mine = mine,
+                others = said_names(&others)
+            );
             // rules: a tie for a prize follows option prize_tie [H].
             match tie {
                 PrizeTie::Nobody => (
                     0,
-                    format!("{tied} → nobody scores it (house rule prize_tie: nobody)"),
+                    said!("server.vintage.detail.prize_tie_nobody", tied = tied),
                 ),
                 PrizeTie::All => (
                     prize.points,
-                    format!(
-                        "{tied} → +{} each (house rule prize_tie: all)",
-                        prize.points
+                    said!(
+                        "server.vintage.detail.prize_tie_all",
+                        tied = tied,
+                        points = prize.points
                     ),
                 ),
                 PrizeTie::Split => {
@@ -178,11 +203,13 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<
                     let share = prize.points / shares;
                     (
                         share,
-                        format!(
-                            "{tied} → {} ÷ {shares} = +{share}, remainder {} lost (house rule \
-                             prize_tie: split)",
-                            prize.points,
-                            prize.points % shares
+                        said!(
+                            "server.vintage.detail.prize_tie_split",
+                            tied = tied,
+                            points = prize.points,
+                            shares = shares,
+                            share = share,
+                            lost = prize.points % shares
                         ),
                     )
                 }
@@ -211,13 +238,17 @@ fn tiebreak(players: &[PlayerScore], winner_tie: WinnerTie) -> Option<Tiebreak> 
         return None;
     }
     let names = |players: &[&PlayerScore]| {
-        list_names(&players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>())
+        said_names(&players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>())
     };
     let first: Vec<&PlayerScore> = tied.iter().copied().filter(|p| p.rank == 1).collect();
     let (rule, detail) = match winner_tie {
         WinnerTie::Shared => (
-            "ties are shared",
-            format!("{} tied on {total} points and share the win", names(&tied)),
+            said!("server.vintage.tiebreak.shared"),
+            said!(
+                "server.tiebreak.tied_share",
+                names = names(&tied),
+                total = total
+            ),
         ),
         WinnerTie::MostPrizePoints => {
             let compared: Vec<String> = tied
@@ -225,24 +256,23 @@ fn tiebreak(players: &[PlayerScore], winner_tie: WinnerTie) -> Option<Tiebreak> 
                 .map(|p| format!("{} {}", p.name, prize_points(p)))
                 .collect();
             let outcome = if first.len() == 1 {
-                format!("{} wins", names(&first))
+                said!("server.tiebreak.wins", name = names(&first))
             } else {
-                format!("{} share the win", names(&first))
+                said!("server.vintage.tiebreak.share", names = names(&first))
             };
             (
-                "the tied player with more prize points wins (house rule winner_tie: most_prize_points)",
-                format!(
-                    "{} tied on {total} points; prize points {}: {outcome}",
-                    names(&tied),
-                    compared.join(", ")
+                said!("server.vintage.tiebreak.most_prize_points"),
+                said!(
+                    "server.vintage.tiebreak.detail",
+                    names = names(&tied),
+                    total = total,
+                    compared = compared.join(", "),
+                    outcome = outcome
                 ),
             )
         }
     };
-    Some(Tiebreak {
-        rule: rule.into(),
-        detail,
-    })
+    Some(Tiebreak { rule, detail })
 }
 
 fn house_rules(options: &Options) -> Vec<HouseRule> {
@@ -251,17 +281,13 @@ fn house_rules(options: &Options) -> Vec<HouseRule> {
             option: "prize_tie".into(),
             value: json!(options.prize_tie.as_str()),
             default: options.prize_tie == PrizeTie::default(),
-            note: "who scores a prize when players tie for the most matching cards: nobody, all \
-                   (each in full) or split (divided, remainder lost)"
-                .into(),
+            note: said!("server.vintage.house_rule.prize_tie"),
         },
         HouseRule {
             option: "winner_tie".into(),
             value: json!(options.winner_tie.as_str()),
             default: options.winner_tie == WinnerTie::default(),
-            note: "players tied on the highest total: shared (they share the win) or \
-                   most_prize_points (more prize points wins, then shared)"
-                .into(),
+            note: said!("server.vintage.house_rule.winner_tie"),
         },
     ]
 }

@@ -45,9 +45,9 @@ const END_ONLY: &str = "this game was recorded by its collections only";
 
 pub(super) fn deal(state: &mut State, data: &Value) -> Result<(), RuleError> {
     if !matches!(state.record, Record::Waiting) {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "",
-            "the showcases were already dealt; they are dealt once, at the start of the game",
+            crate::said!("server.vintage.refusal.showcases_were_already_dealt_they"),
         ));
     }
     let dealt = events::parse_showcases_dealt(data, &state.players)?;
@@ -92,10 +92,9 @@ pub(super) fn final_bank(state: &mut State, data: &Value) -> Result<(), RuleErro
 /// The end-only shortcut: every player's collection at once; ends the game.
 pub(super) fn record_collections(state: &mut State, data: &Value) -> Result<(), RuleError> {
     if !matches!(state.record, Record::Waiting) {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "",
-            "this game is recorded turn by turn, so its collections come from the turns; \
-             collections_recorded is for a table that records only the end",
+            crate::said!("server.vintage.refusal.this_game_recorded_turn_turn"),
         ));
     }
     let given = events::parse_collections_recorded(data, &state.players)?;
@@ -123,11 +122,12 @@ fn resolve_collections(
                 .chain(std::iter::once(&collection))
                 .position(|c| c.contains(&id))
             {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     at,
-                    format!(
-                        "card {id} is already in {}'s collection; a card can be in one place only",
-                        state.players[holder].name
+                    crate::said!(
+                        "server.vintage.refusal.card_already_collection_card_can",
+                        id = id,
+                        name = &state.players[holder].name
                     ),
                 ));
             }
@@ -137,9 +137,13 @@ fn resolve_collections(
     }
     let total: usize = collections.iter().map(Vec::len).sum();
     if total > CARDS {
-        return Err(RuleError::new(
+        return Err(RuleError::said(
             "/collections",
-            format!("{total} cards are collected, but the game has only {CARDS} antique cards"),
+            crate::said!(
+                "server.vintage.refusal.cards_are_collected_but_game",
+                total = total,
+                cards = CARDS
+            ),
         ));
     }
     Ok(collections)

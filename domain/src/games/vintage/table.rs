@@ -86,13 +86,14 @@ impl Table {
         for (seat, (player, given)) in players.iter().zip(dealt).enumerate() {
             let size = dealt_to(seat);
             if given.cards.len() != size {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     &given.at,
-                    format!(
-                        "{} sits in seat {} and is dealt {size} card(s), not {}",
-                        player.name,
-                        player.seat,
-                        given.cards.len()
+                    crate::said!(
+                        "server.vintage.refusal.sits_seat_dealt_card_not",
+                        name = &player.name,
+                        seat = &player.seat,
+                        size = size,
+                        cards = given.cards.len()
                     ),
                 ));
             }
@@ -105,12 +106,12 @@ impl Table {
                     .chain(std::iter::once(&showcase))
                     .position(|s| s.contains(&id))
                 {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         at,
-                        format!(
-                            "card {id} is dealt twice (it is already in {}'s showcase); a card \
-                             can be in one place only",
-                            players[holder].name
+                        crate::said!(
+                            "server.vintage.refusal.card_dealt_twice_already_showcase",
+                            id = id,
+                            name = &players[holder].name
                         ),
                     ));
                 }
@@ -183,35 +184,36 @@ impl Table {
         let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
         let seat_of = |name: &str, at: &str| {
             crate::setup::seat_named(players, name).ok_or_else(|| {
-                RuleError::new(
+                RuleError::said(
                     at,
-                    format!(
-                        "{name:?} does not play in this game; the players are {}",
-                        list_names(&names)
+                    crate::said!(
+                        "server.vintage.refusal.does_not_play_this_game",
+                        name = format!("{:?}", name),
+                        list_names__names = list_names(&names)
                     ),
                 )
             })
         };
         let Some(expected) = self.next_seat() else {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "",
-                format!(
-                    "no more turns: turn {} left {} card(s) in the deck, which ends the game; \
-                     record final_banked to finish it",
-                    self.turns.len(),
-                    self.deck.left()
+                crate::said!(
+                    "server.vintage.refusal.no_more_turns_turn_left",
+                    turns = self.turns.len(),
+                    left = self.deck.left()
                 ),
             ));
         };
         let seat = seat_of(&turn.player, "/player")?;
         let name = names[seat];
         if seat != expected {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/player",
-                format!(
-                    "it is {}'s turn (turn {}), not {name}'s; turns go in seat order",
-                    names[expected],
-                    self.turns.len() + 1
+                crate::said!(
+                    "server.vintage.refusal.turn_turn_not_turns_go",
+                    names_expected = names[expected],
+                    len_____1 = self.turns.len() + 1,
+                    name = name
                 ),
             ));
         }
@@ -222,12 +224,13 @@ impl Table {
             .resolve(&turn.banked)
             .map_err(|e| e.within("/banked"))?;
         if self.place_of(&banked) != Some(Place::Showcase(seat)) {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/banked",
-                format!(
-                    "{name} cannot bank {banked}: it is {}; a player banks a card from their own \
-                     showcase",
-                    where_is(&banked)
+                crate::said!(
+                    "server.vintage.refusal.cannot_bank_player_banks_card",
+                    name = name,
+                    banked = &banked,
+                    where_is__banked = where_is(&banked)
                 ),
             ));
         }
@@ -238,31 +241,36 @@ impl Table {
             Take::Steal { from, card } => {
                 let victim = seat_of(from, "/steal/from")?;
                 if victim == seat {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/steal/from",
-                        format!(
-                            "{name} cannot steal from their own showcase; steal from another \
-                             player or dig"
+                        crate::said!(
+                            "server.vintage.refusal.cannot_steal_from_their_own",
+                            name = name
                         ),
                     ));
                 }
                 let card = naming.resolve(card).map_err(|e| e.within("/steal/card"))?;
                 if self.place_of(&card) != Some(Place::Showcase(victim)) {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/steal/card",
-                        format!(
-                            "{name} cannot steal {card} from {from}: it is {}",
-                            where_is(&card)
+                        crate::said!(
+                            "server.vintage.refusal.cannot_steal_from",
+                            name = name,
+                            card = &card,
+                            from = from,
+                            where_is__card = where_is(&card)
                         ),
                     ));
                 }
                 // rules: a showcase holding exactly one card cannot be stolen from.
                 if self.showcases[victim].len() == 1 {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/steal/card",
-                        format!(
-                            "{name} cannot steal {card}: it is the only card in {from}'s showcase, \
-                             and a showcase holding exactly one card cannot be stolen from"
+                        crate::said!(
+                            "server.vintage.refusal.cannot_steal_only_card_showcase",
+                            name = name,
+                            card = card,
+                            from = from
                         ),
                     ));
                 }
@@ -271,28 +279,32 @@ impl Table {
             Take::Dig(card) => {
                 // rules: seat 1 may not dig on the first turn of the game.
                 if self.turns.is_empty() {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/dig",
-                        format!(
-                            "{name} may not dig on the first turn of the game; steal a card instead"
-                        ),
+                        crate::said!("server.vintage.refusal.may_not_dig_first_turn", name = name),
                     ));
                 }
                 let card = naming.resolve(card).map_err(|e| e.within("/dig"))?;
                 match pile.last() {
                     None => {
-                        return Err(RuleError::new(
+                        return Err(RuleError::said(
                             "/dig",
-                            format!("{name} cannot dig {card}: the discard pile is empty"),
+                            crate::said!(
+                                "server.vintage.refusal.cannot_dig_discard_pile_empty",
+                                name = name,
+                                card = card
+                            ),
                         ));
                     }
                     Some(top) if *top != card => {
-                        return Err(RuleError::new(
+                        return Err(RuleError::said(
                             "/dig",
-                            format!(
-                                "{name} can dig only the top card of the discard pile, which is \
-                                 {top}; {card} is {}",
-                                where_is(&card)
+                            crate::said!(
+                                "server.vintage.refusal.can_dig_only_top_card",
+                                name = name,
+                                top = top,
+                                card = &card,
+                                where_is__card = where_is(&card)
                             ),
                         ));
                     }
@@ -308,25 +320,30 @@ impl Table {
         let kept = match (&turn.kept, drawn.is_empty()) {
             (None, true) => None,
             (Some(_), true) => {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     "/kept",
-                    format!("{name} drew no card, so there is nothing to keep"),
+                    crate::said!("server.vintage.refusal.drew_no_card_so_there", name = name),
                 ));
             }
             (None, false) => {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     "/kept",
-                    format!("{name} keeps one of the drawn cards; give kept"),
+                    crate::said!(
+                        "server.vintage.refusal.keeps_one_drawn_cards_give",
+                        name = name
+                    ),
                 ));
             }
             (Some(kept), false) => {
                 let kept = naming.resolve(kept).map_err(|e| e.within("/kept"))?;
                 if !drawn.contains(&kept) {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         "/kept",
-                        format!(
-                            "{name} kept {kept}, but drew {}; the kept card is one of those drawn",
-                            list_names(&drawn)
+                        crate::said!(
+                            "server.vintage.refusal.kept_but_drew_kept_card",
+                            name = name,
+                            kept = kept,
+                            list_names__drawn = list_names(&drawn)
                         ),
                     ));
                 }
@@ -386,9 +403,9 @@ impl Table {
             let at = format!("/drawn/{i}");
             let id = naming.resolve(card).map_err(|e| e.within(&at))?;
             if drawn.contains(&id) {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     at,
-                    format!("{id} is drawn twice; a card can be in one place only"),
+                    crate::said!("server.vintage.refusal.drawn_twice_card_can_one", id = id),
                 ));
             }
             if let Some(pos) = rest.iter().position(|c| *c == id) {
@@ -409,19 +426,27 @@ impl Table {
                     None => "a card never seen before".to_owned(),
                     Some(_) => self.describe_place(&id, players),
                 };
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     at,
-                    format!("{name} cannot draw {id}: it is {place}, and {source}"),
+                    crate::said!(
+                        "server.vintage.refusal.cannot_draw",
+                        name = name,
+                        id = id,
+                        place = place,
+                        source = source
+                    ),
                 ));
             }
             drawn.push(id);
         }
         if drawn_new < new {
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "/drawn",
-                format!(
-                    "the deck still held {new} card(s); they are drawn before the discard pile is \
-                     reshuffled, but {name} drew {drawn_new} new card(s)"
+                crate::said!(
+                    "server.vintage.refusal.deck_still_held_card_they",
+                    new = new,
+                    name = name,
+                    drawn_new = drawn_new
                 ),
             ));
         }
@@ -474,12 +499,12 @@ impl Table {
             } else {
                 ""
             };
-            return Err(RuleError::new(
+            return Err(RuleError::said(
                 "",
-                format!(
-                    "the game is not over: the deck still holds {} card(s){waiting}; \
-                     final_banked comes after the last turn",
-                    self.deck.left()
+                crate::said!(
+                    "server.vintage.refusal.game_not_over_deck_still",
+                    left = self.deck.left(),
+                    waiting = waiting
                 ),
             ));
         }
@@ -514,26 +539,29 @@ impl Table {
                 let at = format!("{}/{i}", given.at);
                 let id = naming.resolve(card).map_err(|e| e.within(&at))?;
                 if cards.contains(&id) {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         at,
-                        format!("{id} is banked twice; a card can be in one place only"),
+                        crate::said!("server.vintage.refusal.banked_twice_card_can_one", id = id),
                     ));
                 }
                 if self.place_of(&id) != Some(Place::Showcase(seat)) {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         at,
-                        format!(
-                            "{name} cannot bank {id}: it is {}; a player banks a card from \
-                             their own showcase",
-                            self.describe_place(&id, players)
+                        crate::said!(
+                            "server.vintage.refusal.cannot_bank_player_banks_card_2",
+                            name = name,
+                            id = &id,
+                            describe_place__id__players = self.describe_place(&id, players)
                         ),
                     ));
                 }
                 if Some(id.as_str()) == off_limits {
-                    return Err(RuleError::new(
+                    return Err(RuleError::said(
                         at,
-                        format!(
-                            "{name} stole {id} on the last turn of the game and may not bank it"
+                        crate::said!(
+                            "server.vintage.refusal.stole_last_turn_game_may",
+                            name = name,
+                            id = id
                         ),
                     ));
                 }

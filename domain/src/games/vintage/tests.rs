@@ -145,7 +145,7 @@ fn lines(evaluation: &Evaluation, name: &str) -> Vec<(String, i64, String)> {
     p.rounds[0]
         .breakdown
         .iter()
-        .map(|l| (l.label.clone(), l.points, l.detail.clone()))
+        .map(|l| (l.label.to_string(), l.points, l.detail.to_string()))
         .collect()
 }
 
@@ -1738,8 +1738,8 @@ fn equal_totals_share_the_win() {
             .scoreboard
             .tiebreak
             .as_ref()
-            .map(|t| t.detail.as_str()),
-        Some("Ann and Bo tied on 5 points and share the win")
+            .map(|t| t.detail.to_string()),
+        Some("Ann and Bo tied on 5 points and share the win".to_owned())
     );
     assert_eq!(
         lines(&evaluation, "Cy"),
