@@ -522,7 +522,14 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
     let first = start_server(&url).await;
     let second = start_server(&url).await;
     let servers = Arc::new(vec![first.base.clone(), second.base.clone()]);
-    let client = reqwest::Client::new();
+    // Connections idle for less than the server's keep-alive (actix-web's 5 s): a pooled connection
+    // the server is closing at the moment a table sends on it would fail that send
+    // (`IncompleteMessage`, seen once while a table waited out a failover), which is the client's
+    // pool, not the server, losing a request.
+    let client = reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(3))
+        .build()
+        .expect("an HTTP client");
     let club: Value = client
         .post(format!("{}/v1/clubs", servers[0]))
         .json(&json!({"name": "Failover club"}))
