@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 /// Something said to a person: text from a catalogue with named values filled in, or text not
 /// in the catalogues yet, which every language shows as it is (in English).
@@ -19,9 +19,41 @@ pub enum Message {
     Plain(Cow<'static, str>),
     /// The catalogues' text for `key`, its `{name}` placeholders filled from `args`.
     Keyed {
-        key: &'static str,
+        key: &'static Site,
         args: Vec<(&'static str, Arg)>,
     },
+}
+
+/// Where a message is said in the code: its catalogue key, and its English text found once
+/// (a score writes hundreds of lines; each would otherwise look its text up again).
+#[derive(Debug)]
+pub struct Site {
+    pub key: &'static str,
+    english: OnceLock<Option<&'static str>>,
+}
+
+/// Two sites are the same message when they have the same key.
+impl PartialEq for Site {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Site {}
+
+impl Site {
+    pub const fn new(key: &'static str) -> Self {
+        Self {
+            key,
+            english: OnceLock::new(),
+        }
+    }
+
+    /// The English text of the key (`None` for a key the English file lacks, which a test
+    /// rules out).
+    fn english(&self) -> Option<&'static str> {
+        *self.english.get_or_init(|| english().text(self.key))
+    }
 }
 
 /// A value a message names.
@@ -43,7 +75,10 @@ pub enum Arg {
 macro_rules! said {
     ($key:literal $(, $name:ident = $value:expr)* $(,)?) => {
         $crate::message::Message::Keyed {
-            key: $key,
+            key: {
+                static SITE: $crate::message::Site = $crate::message::Site::new($key);
+                &SITE
+            },
             args: vec![$((stringify!($name), $crate::message::Arg::from($value))),*],
         }
     };
@@ -124,7 +159,7 @@ impl Message {
     pub fn key(&self) -> Option<&'static str> {
         match self {
             Message::Plain(_) => None,
-            Message::Keyed { key, .. } => Some(key),
+            Message::Keyed { key, .. } => Some(key.key),
         }
     }
 
@@ -136,10 +171,12 @@ impl Message {
             Message::Keyed { key, args } => {
                 // Every key the code uses is in the English file (a test checks it), so the last
                 // fallback, the key itself, is never shown.
-                let template = catalogue
-                    .text(key)
-                    .or_else(|| english().text(key))
-                    .unwrap_or(key);
+                let template = if std::ptr::eq(catalogue, english()) {
+                    key.english()
+                } else {
+                    catalogue.text(key.key).or_else(|| key.english())
+                };
+                let template = template.unwrap_or(key.key);
                 fill(template, args, catalogue, out)
             }
         }
@@ -213,7 +250,7 @@ impl PartialEq for Message {
         match (self, other) {
             (Message::Plain(a), Message::Plain(b)) => a == b,
             (Message::Keyed { key: a, args: x }, Message::Keyed { key: b, args: y })
-                if a == b && x == y =>
+                if a.key == b.key && x == y =>
             {
                 true
             }
@@ -344,7 +381,7 @@ mod tests {
     fn placeholders_are_filled_by_name_in_any_order() {
         let french = catalogue(&[("test.collected", "{cards} cartes pour {name}")]);
         let message = Message::Keyed {
-            key: "test.collected",
+            key: Box::leak(Box::new(Site::new("test.collected"))),
             args: vec![("name", Arg::from("Ann")), ("cards", Arg::from(8u32))],
         };
         assert_eq!(message.render(&french), "8 cartes pour Ann");
@@ -357,11 +394,11 @@ mod tests {
             ("test.inner", "bonjour {name}"),
         ]);
         let inner = Message::Keyed {
-            key: "test.inner",
+            key: Box::leak(Box::new(Site::new("test.inner"))),
             args: vec![("name", Arg::from("Bo"))],
         };
         let outer = Message::Keyed {
-            key: "test.outer",
+            key: Box::leak(Box::new(Site::new("test.outer"))),
             args: vec![("inner", Arg::from(inner))],
         };
         assert_eq!(outer.render(&french), "bonjour Bo !");
