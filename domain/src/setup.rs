@@ -70,6 +70,13 @@ pub fn name_key(name: &str) -> String {
 
 /// Whether two names are the same player under [`name_key`]'s rule.
 pub fn same_name(a: &str, b: &str) -> bool {
+    // Called for every name of every event against every seat: ASCII names (most) are compared
+    // without building their keys; others by their keys (`to_lowercase` has rules of its own,
+    // such as Greek's final sigma).
+    let (a, b) = (a.trim(), b.trim());
+    if a.is_ascii() && b.is_ascii() {
+        return a.eq_ignore_ascii_case(b);
+    }
     name_key(a) == name_key(b)
 }
 
@@ -298,6 +305,15 @@ mod tests {
         let err = seat_players(&entries(&["Ann"]), 2..=5, "Demo").unwrap_err();
         assert_eq!(err.pointer, "/players");
         assert_eq!(err.rule, "Demo is played by 2 to 5 players, not 1");
+    }
+
+    #[test]
+    fn names_match_after_trimming_and_ignoring_case_in_any_script() {
+        assert!(same_name(" Ann", "ANN "));
+        assert!(!same_name("Ann", "Anna"));
+        assert!(same_name("Zoë", " ZOË"));
+        assert!(same_name("بابک", "بابک "));
+        assert!(!same_name("Zoë", "Zoe"));
     }
 
     #[test]
