@@ -8,7 +8,10 @@ use std::path::Path;
 fn main() {
     // The message catalogues are embedded too (`include_str!` in `language.rs` and `pad.rs`).
     println!("cargo:rerun-if-changed=../i18n");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
+    // Read when the script runs, not baked in when it is compiled: a build script compiled for
+    // one checkout is reused by another that shares the target directory.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("../migrations");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut out = String::new();
     for backend in ["sqlite", "postgres"] {
