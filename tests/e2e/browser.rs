@@ -66,12 +66,9 @@ async fn browser_with(width: u32, height: u32, languages: Option<&str>) -> Optio
         &["/usr/bin/chromium", "/usr/bin/chromium-browser"],
     );
     let (Some(driver_path), Some(chromium_path)) = (driver_path, chromium_path) else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "Chromium and chromedriver must be installed in CI (apt-get install chromium chromium-driver): the browser tests may not be skipped there"
-        );
-        eprintln!(
-            "skipped: install chromium and chromium-driver (or set {CHROMIUM_VAR} and {CHROMEDRIVER_VAR}) to run the score pad's browser tests"
+        crate::helpers::skip_outside_ci(
+            "Chromium and chromedriver must be installed (apt-get install chromium chromium-driver)",
+            &format!("install chromium and chromium-driver (or set {CHROMIUM_VAR} and {CHROMEDRIVER_VAR}) to run the score pad's browser tests"),
         );
         return None;
     };
