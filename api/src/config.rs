@@ -42,6 +42,10 @@ pub struct Config {
     pub addr: String,
     /// `DATABASE_URL`, default `sqlite://tabletally.db` (created if missing).
     pub database_url: String,
+    /// `TABLETALLY_READ_DATABASE_URL`: a PostgreSQL standby (one host or several, as in
+    /// `DATABASE_URL`) that statistics and history lists are read from while it answers as a
+    /// standby; none by default (everything is read from `DATABASE_URL`).
+    pub read_database_url: Option<String>,
     /// Worker threads; `TABLETALLY_WORKERS`, default: one per core.
     pub workers: Option<usize>,
     /// Clubs one client address may create per minute; `TABLETALLY_CLUBS_PER_MINUTE`,
@@ -73,6 +77,7 @@ impl Default for Config {
         Self {
             addr: "127.0.0.1:8080".into(),
             database_url: "sqlite://tabletally.db".into(),
+            read_database_url: None,
             workers: None,
             clubs_per_minute: 20,
             read_models: true,
@@ -92,6 +97,7 @@ impl Config {
         Self {
             addr: var("TABLETALLY_ADDR").unwrap_or(defaults.addr),
             database_url: var("DATABASE_URL").unwrap_or(defaults.database_url),
+            read_database_url: var("TABLETALLY_READ_DATABASE_URL"),
             workers: var("TABLETALLY_WORKERS").and_then(|w| w.parse().ok()),
             clubs_per_minute: var("TABLETALLY_CLUBS_PER_MINUTE")
                 .and_then(|v| v.parse().ok())

@@ -74,7 +74,8 @@ impl Cors {
 /// conditional requests.
 const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Last-Event-ID, If-Match, If-None-Match";
 /// Response headers a browser client may read.
-const EXPOSED_HEADERS: &str = "Location, ETag, Retry-After, X-Request-Id";
+const EXPOSED_HEADERS: &str =
+    "Location, ETag, Retry-After, X-Request-Id, Content-Language, Read-From, Read-Position";
 
 /// Answers CORS preflights from allowed origins and marks their responses readable.
 pub async fn cors(

@@ -82,6 +82,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
     preset_options_per_game(&mut api);
     append_examples_name_their_game(&mut api);
     crate::language::describe(&mut api);
+    routes::stats::describe_read_headers(&mut api);
     api
 }
 

@@ -53,13 +53,18 @@ pub enum StartError {
 impl Application {
     /// Connects the store (running migrations), binds the address and builds the server.
     pub async fn build(config: &Config) -> Result<Self, StartError> {
-        let store = store::connect(&config.database_url)
-            .await
-            .map_err(|source| StartError::Database {
-                url: redact(&config.database_url),
-                source,
-            })?;
-        tracing::info!(backend = store.backend(), "database ready");
+        let store =
+            store::connect_server(&config.database_url, config.read_database_url.as_deref())
+                .await
+                .map_err(|source| StartError::Database {
+                    url: redact(&config.database_url),
+                    source,
+                })?;
+        tracing::info!(
+            backend = store.backend(),
+            standby_reads = config.read_database_url.is_some(),
+            "database ready"
+        );
         let listener = TcpListener::bind(&config.addr).map_err(|source| StartError::Listen {
             addr: config.addr.clone(),
             source,

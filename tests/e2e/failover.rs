@@ -21,7 +21,7 @@ use sqlx::{Connection, Row};
 use tabletally_api::config::Config;
 use tabletally_api::startup::{Application, Stopper};
 
-use crate::mint_condition::{new_game, round_1};
+use crate::mint_condition::{new_game, round_1, round_2, round_3};
 
 const TABLES: usize = 8;
 /// A hang guard, not a speed target: the targets are measured and printed.
@@ -95,8 +95,20 @@ impl Cluster {
 
     /// One node alone (to ask it about replication).
     fn node_url(&self, node: &str) -> String {
-        let port = std::fs::read_to_string(self.dir.join(format!("{node}.port"))).expect("a port");
-        format!("postgres://postgres@127.0.0.1:{}/tabletally", port.trim())
+        self.url_of(&[node])
+    }
+
+    /// The nodes' URL in libpq's multi-host form, in this order.
+    fn url_of(&self, nodes: &[&str]) -> String {
+        let hosts: Vec<String> = nodes
+            .iter()
+            .map(|node| {
+                let port =
+                    std::fs::read_to_string(self.dir.join(format!("{node}.port"))).expect("a port");
+                format!("127.0.0.1:{}", port.trim())
+            })
+            .collect();
+        format!("postgres://postgres@{}/tabletally", hosts.join(","))
     }
 
     /// Kills a node's machine; the instant it died.
@@ -144,9 +156,15 @@ struct Server {
 }
 
 async fn start_server(database_url: &str) -> Server {
+    start_server_reading(database_url, None).await
+}
+
+/// A server reading statistics and history lists from a standby of `read_url`, if given.
+async fn start_server_reading(database_url: &str, read_url: Option<String>) -> Server {
     let config = Config {
         addr: "127.0.0.1:0".into(),
         database_url: database_url.to_owned(),
+        read_database_url: read_url,
         workers: Some(2),
         ..Config::default()
     };
@@ -717,4 +735,190 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
     );
     first.stopper.stop().await;
     second.stopper.stop().await;
+}
+
+/// The leaderboard as one server answers it: status, `Read-From`, `Read-Position`, body.
+async fn leaderboard(
+    client: &reqwest::Client,
+    server: &str,
+    token: &str,
+) -> (u16, String, i64, Value) {
+    let reply = client
+        .get(format!("{server}/v1/stats/leaderboard"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("the server answers");
+    let status = reply.status().as_u16();
+    let header = |name: &str| {
+        reply
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().expect("ASCII").to_owned())
+    };
+    let from = header("read-from").unwrap_or_default();
+    let position = header("read-position").map_or(-1, |p| p.parse().expect("a position"));
+    if status == 503 {
+        assert!(header("retry-after").is_some(), "a 503 says when to retry");
+    }
+    (status, from, position, reply.json().await.expect("JSON"))
+}
+
+/// Asks until the leaderboard comes from `from` having seen `position`; every answer on the
+/// way is 200 or a retryable 503, never another status. The last answer's body.
+async fn leaderboard_from(
+    client: &reqwest::Client,
+    server: &str,
+    token: &str,
+    from: &str,
+    position: i64,
+) -> Value {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let (status, seen_from, seen, body) = leaderboard(client, server, token).await;
+        assert!(status == 200 || status == 503, "{status}: {body}");
+        if status == 200 && seen_from == from && seen >= position {
+            return body;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no leaderboard from the {from} at position {position}: last {status} from {seen_from:?} at {seen}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Who won how often, by name, from a leaderboard.
+fn wins(board: &Value) -> BTreeMap<String, (i64, i64)> {
+    board["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().expect("a name").to_owned(),
+                (
+                    p["games_played"].as_i64().expect("games played"),
+                    p["wins"].as_i64().expect("wins"),
+                ),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statistics_are_read_from_the_standby_and_from_the_primary_while_no_standby_answers() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let primary = cluster.primary().await;
+    let standby = other(&primary);
+    // The standby first, then the primary: the server reads from the first host in recovery.
+    let read_url = cluster.url_of(&[standby, &primary]);
+    let server = start_server_reading(&cluster.database_url(), Some(read_url)).await;
+    let client = reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(3))
+        .build()
+        .expect("an HTTP client");
+    let club: Value = client
+        .post(format!("{}/v1/clubs", server.base))
+        .json(&json!({"name": "Standby readers"}))
+        .send()
+        .await
+        .expect("a club")
+        .json()
+        .await
+        .expect("JSON");
+    let token = club["token"].as_str().expect("a token");
+
+    // A game finished on the primary: Ann 23 + 11 + 17 = 51, Bo 12 + 22 + 7 = 41,
+    // Cy 14 + 12 + 12 = 38: Cy wins (lowest damage).
+    let game: Value = client
+        .post(format!("{}/v1/games", server.base))
+        .bearer_auth(token)
+        .json(&new_game(json!({})))
+        .send()
+        .await
+        .expect("a game")
+        .json()
+        .await
+        .expect("JSON");
+    let game = game["id"].as_str().expect("an id");
+    for (version, round) in [(1, round_1()), (2, round_2()), (3, round_3())] {
+        let reply = client
+            .post(format!("{}/v1/games/{game}/events", server.base))
+            .bearer_auth(token)
+            .json(&json!({"expected_version": version, "events": [{"type": "round_collected", "data": round}]}))
+            .send()
+            .await
+            .expect("an append");
+        assert_eq!(
+            reply.status(),
+            201,
+            "{}",
+            reply.text().await.unwrap_or_default()
+        );
+    }
+    let feed: Value = client
+        .get(format!("{}/v1/events?after=0", server.base))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("the feed")
+        .json()
+        .await
+        .expect("JSON");
+    let finish = feed["events"]
+        .as_array()
+        .expect("events")
+        .last()
+        .expect("an event")["position"]
+        .as_i64()
+        .expect("a position");
+    let expected: BTreeMap<String, (i64, i64)> = [("Ann", (1, 0)), ("Bo", (1, 0)), ("Cy", (1, 1))]
+        .into_iter()
+        .map(|(n, w)| (n.to_owned(), w))
+        .collect();
+
+    // The standby answers once it has replayed the finish.
+    let finished = Instant::now();
+    let board = leaderboard_from(&client, &server.base, token, "standby", finish).await;
+    assert_eq!(wins(&board), expected);
+    println!(
+        "the standby's leaderboard counted the finished game {} ms after the finish was read back",
+        finished.elapsed().as_millis()
+    );
+    // The game's own score is the primary's: its version never goes backwards.
+    let score: Value = client
+        .get(format!("{}/v1/games/{game}/score", server.base))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("the score")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(score["version"], 4, "{score}");
+
+    // The standby's machine dies: statistics come from the primary, with the same figures.
+    let killed = cluster.kill(standby).await;
+    let board = leaderboard_from(&client, &server.base, token, "primary", finish).await;
+    assert_eq!(wins(&board), expected);
+    println!(
+        "standby {standby} killed: statistics read from the primary after {} ms",
+        killed.elapsed().as_millis()
+    );
+
+    // It rejoins: statistics go back to it.
+    cluster
+        .run_async(if standby == "node1" {
+            &["revive", "node1"]
+        } else {
+            &["revive", "node2"]
+        })
+        .await;
+    cluster.run_async(&["wait-sync", "120"]).await;
+    let board = leaderboard_from(&client, &server.base, token, "standby", finish).await;
+    assert_eq!(wins(&board), expected);
+    server.stopper.stop().await;
 }

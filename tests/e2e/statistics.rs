@@ -437,6 +437,7 @@ on_both_backends!(
     mind_up_and_vintage_games_beside_both_scorings_of_mint_condition_count_highest_best,
     a_players_game_list_names_the_variant_each_game_plays,
     a_variant_is_checked_against_the_game,
+    statistics_and_history_lists_say_where_they_were_read_and_the_lobby_position_they_saw,
 );
 
 async fn the_player_list_is_by_name_searchable_and_paginated(app: TestApp) {
@@ -1841,4 +1842,56 @@ async fn a_variant_is_checked_against_the_game(app: TestApp) {
             "{path}: {problem}"
         );
     }
+}
+
+async fn statistics_and_history_lists_say_where_they_were_read_and_the_lobby_position_they_saw(
+    app: TestApp,
+) {
+    // Arrange: G1 finished; the lobby's last change is its finish, at the position of the
+    // game's last event.
+    let club = app.new_club().await;
+    let game = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    let feed = get_ok(&app, &club, "/v1/events?after=0&limit=100").await;
+    let finish = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|e| e["game_id"] == json!(game))
+        .expect("the game's events")["position"]
+        .as_i64()
+        .unwrap();
+    let ann = seat_ids(&app, &club, &game).await[0].1.clone();
+    let reads = [
+        "/v1/games".to_owned(),
+        "/v1/players".to_owned(),
+        format!("/v1/players/{ann}/stats"),
+        format!("/v1/players/{ann}/games"),
+        "/v1/stats/leaderboard".to_owned(),
+        "/v1/stats/head-to-head?players=Ann,Bo".to_owned(),
+        "/v1/stats/games/mint-condition".to_owned(),
+    ];
+
+    for path in &reads {
+        // Act
+        let reply = app.get(path, Some(&club.token)).await;
+
+        // Assert: one database (no standby here), which had seen the finish.
+        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+        assert_eq!(reply.headers["read-from"], "primary", "{path}");
+        assert_eq!(
+            reply.headers["read-position"].to_str().unwrap(),
+            finish.to_string(),
+            "{path}"
+        );
+    }
+    // A game's own reads carry neither: they are always the primary's.
+    let own = app
+        .get(&format!("/v1/games/{game}"), Some(&club.token))
+        .await;
+    assert_eq!(own.status, 200);
+    assert!(own.headers.get("read-from").is_none());
+    // Another club's lobby has no change yet: position 0.
+    let other = app.new_club().await;
+    let empty = app.get("/v1/stats/leaderboard", Some(&other.token)).await;
+    assert_eq!(empty.headers["read-position"], "0");
 }

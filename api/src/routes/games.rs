@@ -411,7 +411,8 @@ pub async fn list_games(
         // One more than asked tells whether another page exists.
         limit: limit + 1,
     };
-    let mut games = state.store.list_games(&club.id, &filter).await?;
+    let reads = state.store.reads();
+    let mut games = reads.store.list_games(&club.id, &filter).await?;
     let next_cursor = if games.len() as i64 > limit {
         games.truncate(limit as usize);
         games
@@ -420,8 +421,9 @@ pub async fn list_games(
     } else {
         None
     };
-    Ok(HttpResponse::Ok().json(GamePage {
+    let page = GamePage {
         games: games.into_iter().map(GameSummary::from).collect(),
         next_cursor,
-    }))
+    };
+    super::stats::read_answer(&reads, &club.id, &page).await
 }

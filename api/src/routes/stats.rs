@@ -16,7 +16,7 @@ use crate::error::{ApiError, Problem};
 use crate::extract::Query;
 use crate::state::AppState;
 use crate::statistics::{self, LeaderboardEntry, LeaderboardSort, PlayerStats};
-use crate::store::{PlayerRow, StatsFilter};
+use crate::store::{PlayerRow, Reads, StatsFilter};
 
 const DEFAULT_PAGE: i64 = 50;
 const MAX_PAGE: i64 = 200;
@@ -97,6 +97,100 @@ fn not_found() -> ApiError {
     ApiError::NotFound("no such player in this club".into())
 }
 
+/// A statistics or history answer, saying where it was read (`Read-From`) and the newest lobby
+/// change of the club that database held once it was read (`Read-Position`): the answer
+/// counts nothing after that position (see docs/deploy.md, "Reads from the standby").
+pub(super) async fn read_answer(
+    reads: &Reads<'_>,
+    club: &str,
+    body: &impl Serialize,
+) -> Result<HttpResponse, ApiError> {
+    let seen = reads.store.seen_position(club).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((READ_FROM, reads.from.as_str()))
+        .insert_header((READ_POSITION, seen))
+        .json(body))
+}
+
+const READ_FROM: &str = "Read-From";
+const READ_POSITION: &str = "Read-Position";
+
+/// The reads [`read_answer`] serves: they may come from a standby.
+const READ_FROM_STANDBY: [&str; 7] = [
+    "/v1/games",
+    "/v1/players",
+    "/v1/players/{id}/stats",
+    "/v1/players/{id}/games",
+    "/v1/stats/leaderboard",
+    "/v1/stats/head-to-head",
+    "/v1/stats/games/{game}",
+];
+
+/// Says in the OpenAPI document which answers carry `Read-From` and `Read-Position`.
+pub fn describe_read_headers(api: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::header::HeaderBuilder;
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    use utoipa::openapi::{Ref, RefOr};
+
+    let components = api.components.get_or_insert_with(Default::default);
+    components.headers.insert(
+        "ReadFrom".into(),
+        RefOr::T(
+            HeaderBuilder::new()
+                .schema(Some(
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .enum_values(Some(["primary", "standby"])),
+                ))
+                .description(Some(
+                    "The database this answer was read from: `standby` when the server reads \
+                     statistics and history lists from a standby (`TABLETALLY_READ_DATABASE_URL`) \
+                     and one answered, else `primary`.",
+                ))
+                .build(),
+        ),
+    );
+    components.headers.insert(
+        "ReadPosition".into(),
+        RefOr::T(
+            HeaderBuilder::new()
+                .schema(Some(
+                    ObjectBuilder::new()
+                        .schema_type(Type::Integer)
+                        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                            utoipa::openapi::KnownFormat::Int64,
+                        )))
+                        .minimum(Some(0)),
+                ))
+                .description(Some(
+                    "The newest change of the club's lobby (a game created, finished, abandoned \
+                     or resumed; the lobby stream's `id`) that the database held once this \
+                     answer was read: the answer counts no change after it. A standby may be \
+                     behind the primary; a game's own reads (`/v1/games/{id}`, its score, its \
+                     events) always come from the primary and never go backwards.",
+                ))
+                .build(),
+        ),
+    );
+    for path in READ_FROM_STANDBY {
+        let Some(RefOr::T(ok)) = api
+            .paths
+            .paths
+            .get_mut(path)
+            .and_then(|item| item.get.as_mut())
+            .and_then(|get| get.responses.responses.get_mut("200"))
+        else {
+            panic!("the document has no 200 answer of GET {path}");
+        };
+        for (name, component) in [(READ_FROM, "ReadFrom"), (READ_POSITION, "ReadPosition")] {
+            ok.headers.insert(
+                name.into(),
+                RefOr::Ref(Ref::new(format!("#/components/headers/{component}"))),
+            );
+        }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PlayerSummary {
     pub id: String,
@@ -168,7 +262,8 @@ pub async fn list_players(
         .as_deref()
         .map(cursor::decode_name)
         .transpose()?;
-    let mut players = state
+    let reads = state.store.reads();
+    let mut players = reads
         .store
         .list_players(
             &club.id,
@@ -183,10 +278,11 @@ pub async fn list_players(
     } else {
         None
     };
-    Ok(HttpResponse::Ok().json(PlayerPage {
+    let page = PlayerPage {
         players: players.into_iter().map(PlayerSummary::from).collect(),
         next_cursor,
-    }))
+    };
+    read_answer(&reads, &club.id, &page).await
 }
 
 /// One club player.
@@ -265,11 +361,13 @@ pub async fn player_stats(
         .player(&club.id, &id)
         .await?
         .ok_or_else(not_found)?;
-    let results = state
+    let reads = state.store.reads();
+    let results = reads
         .store
         .results_of_player(&club.id, &id, &filter)
         .await?;
-    Ok(HttpResponse::Ok().json(statistics::player_stats(&player.id, &player.name, &results)))
+    let stats = statistics::player_stats(&player.id, &player.name, &results);
+    read_answer(&reads, &club.id, &stats).await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -341,7 +439,8 @@ pub async fn player_games(
         .player(&club.id, &id)
         .await?
         .ok_or_else(not_found)?;
-    let mut rows = state
+    let reads = state.store.reads();
+    let mut rows = reads
         .store
         .player_games(&club.id, &id, after.as_ref(), limit + 1)
         .await?;
@@ -367,7 +466,7 @@ pub async fn player_games(
             won: g.won,
         })
         .collect();
-    Ok(HttpResponse::Ok().json(PlayerGamePage { games, next_cursor }))
+    read_answer(&reads, &club.id, &PlayerGamePage { games, next_cursor }).await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -448,10 +547,11 @@ pub async fn leaderboard(
         from: query.from,
         to: query.to,
     };
-    let rows = state.store.leaderboard(&club.id, &filter).await?;
+    let reads = state.store.reads();
+    let rows = reads.store.leaderboard(&club.id, &filter).await?;
     let mut players = statistics::leaderboard(rows, sort, min_games, query.game.is_some());
     players.truncate(limit as usize);
-    Ok(HttpResponse::Ok().json(Leaderboard {
+    let board = Leaderboard {
         sort,
         variant: filter
             .variant
@@ -460,7 +560,8 @@ pub async fn leaderboard(
         game: query.game,
         min_games,
         players,
-    }))
+    };
+    read_answer(&reads, &club.id, &board).await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -577,7 +678,8 @@ pub async fn head_to_head(
         from: query.from,
         to: query.to,
     };
-    let rows = state.store.head_to_head(&club.id, a, b, &filter).await?;
+    let reads = state.store.reads();
+    let rows = reads.store.head_to_head(&club.id, a, b, &filter).await?;
     let mut per_game: Vec<HeadToHeadGame> = Vec::new();
     for row in &rows {
         let variant = statistics::variant_field(&row.variant);
@@ -606,14 +708,15 @@ pub async fn head_to_head(
         }
     }
     per_game.sort_by(|x, y| (&x.game, &x.variant).cmp(&(&y.game, &y.variant)));
-    Ok(HttpResponse::Ok().json(HeadToHead {
+    let together = HeadToHead {
         players: vec![first.into(), second.into()],
         games_together: rows.len() as i64,
         first_ahead: per_game.iter().map(|g| g.first_ahead).sum(),
         second_ahead: per_game.iter().map(|g| g.second_ahead).sum(),
         tied: per_game.iter().map(|g| g.tied).sum(),
         per_game,
-    }))
+    };
+    read_answer(&reads, &club.id, &together).await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -693,7 +796,8 @@ pub async fn game_stats(
         from: query.from,
         to: query.to,
     };
-    let rows = state.store.game_stats(&club.id, &game, &filter).await?;
+    let reads = state.store.reads();
+    let rows = reads.store.game_stats(&club.id, &game, &filter).await?;
     let variant = variant.as_deref().and_then(statistics::variant_field);
     // The direction the games' scoreboards recorded; with no finished game, the variant's own.
     let lower = rows
@@ -712,7 +816,7 @@ pub async fn game_stats(
     } else {
         (record(&rows.highest), record(&rows.lowest))
     };
-    Ok(HttpResponse::Ok().json(GameStats {
+    let stats = GameStats {
         insights: statistics::game_insights(kind, &rows),
         average_score: (rows.results > 0)
             .then(|| round3(rows.total_sum as f64 / rows.results as f64)),
@@ -722,5 +826,6 @@ pub async fn game_stats(
         lower_is_better: lower,
         record_best: best,
         record_worst: worst,
-    }))
+    };
+    read_answer(&reads, &club.id, &stats).await
 }

@@ -210,6 +210,30 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
 }
 
+/// Where a request's statistics and history lists are read (see [`EventStore::reads`]).
+pub struct Reads<'a> {
+    pub store: &'a dyn Store,
+    pub from: ReadFrom,
+}
+
+/// The database a read came from, as the `Read-From` header names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadFrom {
+    /// `DATABASE_URL`'s database (its primary).
+    Primary,
+    /// A standby of `TABLETALLY_READ_DATABASE_URL`.
+    Standby,
+}
+
+impl ReadFrom {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadFrom::Primary => "primary",
+            ReadFrom::Standby => "standby",
+        }
+    }
+}
+
 /// The whole store: the log, the statistics read models, changes to the club's players and
 /// the club's table presets.
 pub trait Store: EventStore + StatsStore + PlayerStore + PresetStore {}
@@ -365,6 +389,15 @@ pub trait EventStore: Send + Sync {
     /// stream starts.
     async fn head_position(&self, club: &str) -> Result<i64, StoreError>;
 
+    /// Where a request reads statistics and history lists: a standby while one is up
+    /// (`TABLETALLY_READ_DATABASE_URL`), else this store. Chosen once per request, so that all
+    /// of its reads and its [`EventStore::seen_position`] come from one database.
+    fn reads(&self) -> Reads<'_>;
+
+    /// The position of the club's latest lobby change this database holds now, without
+    /// waiting for appends in flight: what a read from it may have counted at most.
+    async fn seen_position(&self, club: &str) -> Result<i64, StoreError>;
+
     /// The club a game belongs to (for a notification that names only the game).
     async fn club_of_game(&self, id: &str) -> Result<Option<String>, StoreError>;
 
@@ -426,10 +459,33 @@ pub async fn connect(url: &str) -> Result<Box<dyn Store>, StoreError> {
     connect_for(url, Usage::Server).await
 }
 
+/// [`connect`] for a server, reading statistics and history lists from a standby among
+/// `read_url`'s hosts when one is given (`TABLETALLY_READ_DATABASE_URL`, PostgreSQL only).
+pub async fn connect_server(
+    url: &str,
+    read_url: Option<&str>,
+) -> Result<Box<dyn Store>, StoreError> {
+    match read_url {
+        None => connect(url).await,
+        Some(read_url) if is_postgres(url) && is_postgres(read_url) => {
+            Ok(Box::new(PostgresStore::connect(url, Some(read_url)).await?))
+        }
+        Some(_) => Err(StoreError::Database(sqlx::Error::Configuration(
+            "TABLETALLY_READ_DATABASE_URL names a PostgreSQL standby (postgres://…) of a \
+             PostgreSQL DATABASE_URL; SQLite has no standby"
+                .into(),
+        ))),
+    }
+}
+
+fn is_postgres(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
 /// [`connect`], for a given use.
 pub async fn connect_for(url: &str, usage: Usage) -> Result<Box<dyn Store>, StoreError> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        Ok(Box::new(PostgresStore::connect(url).await?))
+    if is_postgres(url) {
+        Ok(Box::new(PostgresStore::connect(url, None).await?))
     } else if url.starts_with("sqlite:") {
         Ok(Box::new(SqliteStore::connect_for(url, usage).await?))
     } else {

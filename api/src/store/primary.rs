@@ -1,17 +1,21 @@
-//! Following the primary of a PostgreSQL pair (docs/deploy.md).
+//! Following the primary, or a standby, of a PostgreSQL pair (docs/deploy.md).
 //!
 //! `DATABASE_URL` may name several hosts in libpq's form
 //! (`postgres://h1:5432,h2:5433/tabletally?target_session_attrs=read-write`). sqlx connects to
 //! one host, so the server picks the first host that is not in recovery, points the pool at it,
 //! and watches it: when it stops answering or becomes a standby, the hosts are tried again in
 //! order until one is the primary, and the pool moves there. Meanwhile:
-//! - a new connection that finds a standby is refused ([`Primary::guard`]), so the pool keeps
+//! - a new connection that finds a standby is refused ([`Follower::guard`]), so the pool keeps
 //!   trying (with the host it is pointed at now) until its acquire timeout;
 //! - a connection made before the move is dropped when next acquired, never reused on the old
 //!   host (which may be back as a standby);
 //! - a request whose connection broke answers 503 with `Retry-After` ([`lost_primary`]); its
 //!   transaction either committed whole or not at all, and a retry with the same event ids is
 //!   answered as already stored when it had.
+//!
+//! `TABLETALLY_READ_DATABASE_URL` is followed the same way for the [`Role::Standby`]: the first
+//! of its hosts that is in recovery. While none is, the follower is down and the reads it
+//! would serve go to the primary ([`Follower::is_up`]).
 
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -21,20 +25,43 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
 use sqlx::{Connection, Executor};
 use tokio::sync::Notify;
 
-/// How often the watcher asks the primary whether it still is one.
+/// How often the watcher asks the followed host whether it still has its role.
 const CHECK_EVERY: Duration = Duration::from_millis(500);
 /// How long one host may take to answer whether it is the primary.
 const HOST_TIMEOUT: Duration = Duration::from_secs(2);
-/// Between two rounds over the hosts while none is the primary (a failover under way).
+/// Between two rounds over the hosts while none has the role (a failover under way).
 const ROUND_PAUSE: Duration = Duration::from_millis(250);
 /// How long start-up waits for a primary among the hosts.
 const START_WAIT: Duration = Duration::from_secs(60);
 
-/// The hosts of a multi-host `DATABASE_URL`, and which one the pool follows.
-pub struct Primary {
+/// What the followed host must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Not in recovery: it takes writes.
+    Primary,
+    /// In recovery: a standby replaying the primary's log.
+    Standby,
+}
+
+impl Role {
+    fn is(self, in_recovery: bool) -> bool {
+        in_recovery == (self == Role::Standby)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Role::Primary => "primary",
+            Role::Standby => "standby",
+        }
+    }
+}
+
+/// The hosts of a URL, and which one the pool follows.
+pub struct Follower {
+    role: Role,
     hosts: Vec<PgConnectOptions>,
     state: Mutex<Followed>,
-    /// Wakes the watcher before its next check (a new connection found a standby).
+    /// Wakes the watcher before its next check (a new connection found the wrong role).
     check_now: Notify,
 }
 
@@ -43,26 +70,58 @@ struct Followed {
     host: usize,
     /// When the pool moved to `host`: connections older than that are dropped.
     since: Instant,
+    /// `host` had the role at the last check.
+    up: bool,
 }
 
-impl Primary {
-    /// `None` for a URL with one host (nothing to follow).
-    pub fn from_url(url: &str) -> Result<Option<Self>, sqlx::Error> {
-        let Some(hosts) = split_hosts(url)? else {
-            return Ok(None);
-        };
-        Ok(Some(Self {
+impl Follower {
+    /// The primary of a `DATABASE_URL`; `None` for a URL with one host (nothing to follow).
+    pub fn primary_of(url: &str) -> Result<Option<Self>, sqlx::Error> {
+        let hosts = hosts(url)?;
+        Ok((hosts.len() > 1).then(|| Self::new(Role::Primary, hosts)))
+    }
+
+    /// A standby among the hosts of `TABLETALLY_READ_DATABASE_URL` (one or several), whose
+    /// connections may only read. Down until the watcher finds one.
+    pub fn standby_of(url: &str) -> Result<Self, sqlx::Error> {
+        let hosts = hosts(url)?
+            .into_iter()
+            .map(|h| h.options([("default_transaction_read_only", "on")]))
+            .collect();
+        let follower = Self::new(Role::Standby, hosts);
+        follower
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .up = false;
+        Ok(follower)
+    }
+
+    fn new(role: Role, hosts: Vec<PgConnectOptions>) -> Self {
+        Self {
+            role,
             hosts,
             state: Mutex::new(Followed {
                 host: 0,
                 since: Instant::now(),
+                up: true,
             }),
             check_now: Notify::new(),
-        }))
+        }
     }
 
     fn followed(&self) -> Followed {
         *self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether the followed host had the role at the last check.
+    pub fn is_up(&self) -> bool {
+        self.followed().up
+    }
+
+    /// The options of the host followed now (the first host before any check).
+    pub fn options(&self) -> PgConnectOptions {
+        self.hosts[self.followed().host].clone()
     }
 
     /// `host:port` of every host, in order (for the log).
@@ -71,23 +130,24 @@ impl Primary {
         format!("{}:{}", options.get_host(), options.get_port())
     }
 
-    /// Waits (up to a minute) for one of the hosts to be the primary; the options to connect
+    /// Waits (up to a minute) for one of the hosts to have the role; the options to connect
     /// the pool with.
     pub async fn find_at_start(&self) -> Result<PgConnectOptions, sqlx::Error> {
         let deadline = Instant::now() + START_WAIT;
         loop {
-            if let Some((host, _)) = self.first_primary().await {
+            if let Some((host, _)) = self.first_with_role().await {
                 self.move_to(host, None);
                 return Ok(self.hosts[host].clone());
             }
             if Instant::now() > deadline {
                 return Err(sqlx::Error::Configuration(
                     format!(
-                        "none of the hosts {} is a primary accepting writes",
+                        "none of the hosts {} is a {} (a primary accepts writes)",
                         (0..self.hosts.len())
                             .map(|h| self.name(h))
                             .collect::<Vec<_>>()
-                            .join(", ")
+                            .join(", "),
+                        self.role.name(),
                     )
                     .into(),
                 ));
@@ -96,24 +156,29 @@ impl Primary {
         }
     }
 
-    /// Makes the watcher check the primary now.
+    /// Makes the watcher check the followed host now.
     pub fn check_now(&self) {
         self.check_now.notify_one();
     }
 
-    /// The pool options that keep its connections on the primary: a new connection to a standby
-    /// is refused, and a connection made before the pool last moved is dropped.
+    /// The pool options that keep its connections on a host with the role: a new connection
+    /// to a host without it is refused, and a connection made before the pool last moved is
+    /// dropped.
     pub fn guard(self: &Arc<Self>, options: PgPoolOptions) -> PgPoolOptions {
         let on_connect = self.clone();
         let on_acquire = self.clone();
         options
             .after_connect(move |conn, _| {
-                let primary = on_connect.clone();
+                let follower = on_connect.clone();
                 Box::pin(async move {
-                    if in_recovery(conn).await? {
-                        primary.check_now.notify_one();
+                    if !follower.role.is(in_recovery(conn).await?) {
+                        follower.check_now.notify_one();
                         return Err(sqlx::Error::Configuration(
-                            "this host is a standby now; looking for the primary".into(),
+                            format!(
+                                "this host is no {} now; looking for one",
+                                follower.role.name()
+                            )
+                            .into(),
                         ));
                     }
                     Ok(())
@@ -125,14 +190,17 @@ impl Primary {
             })
     }
 
-    /// Asks the primary every [`CHECK_EVERY`] (on a connection of its own) whether it still is
-    /// one; when not, finds the new one and moves the pool there. Ends with the pool.
+    /// Asks the followed host every [`CHECK_EVERY`] (on a connection of its own) whether it
+    /// still has the role; when not, it is down until the first host that has the role is
+    /// found and the pool moved there. Ends with the pool.
     pub async fn watch(self: Arc<Self>, pool: PgPool) {
         let mut conn: Option<PgConnection> = None;
         loop {
-            tokio::select! {
-                _ = self.check_now.notified() => {}
-                _ = tokio::time::sleep(CHECK_EVERY) => {}
+            if conn.is_some() {
+                tokio::select! {
+                    _ = self.check_now.notified() => {}
+                    _ = tokio::time::sleep(CHECK_EVERY) => {}
+                }
             }
             if pool.is_closed() {
                 return;
@@ -140,25 +208,28 @@ impl Primary {
             if let Some(c) = conn.as_mut()
                 && matches!(
                     tokio::time::timeout(HOST_TIMEOUT, in_recovery(c)).await,
-                    Ok(Ok(false))
+                    Ok(Ok(in_recovery)) if self.role.is(in_recovery)
                 )
             {
                 continue;
             }
-            drop(conn.take());
-            let lost = self.followed().host;
-            tracing::warn!(host = %self.name(lost), "the database primary stopped answering as one; looking for the primary");
+            let lost = self.followed();
+            if conn.take().is_some() {
+                self.state.lock().unwrap_or_else(PoisonError::into_inner).up = false;
+                tracing::warn!(host = %self.name(lost.host), role = self.role.name(), "the database host stopped answering in its role; looking for another");
+            }
             let started = Instant::now();
             loop {
                 if pool.is_closed() {
                     return;
                 }
-                if let Some((host, c)) = self.first_primary().await {
+                if let Some((host, c)) = self.first_with_role().await {
                     self.move_to(host, Some(&pool));
                     tracing::warn!(
                         host = %self.name(host),
+                        role = self.role.name(),
                         after_ms = started.elapsed().as_millis() as u64,
-                        "following the database primary"
+                        "following the database host"
                     );
                     conn = Some(c);
                     break;
@@ -168,13 +239,13 @@ impl Primary {
         }
     }
 
-    /// The first host, in the URL's order, that is a primary; with a connection to it.
-    async fn first_primary(&self) -> Option<(usize, PgConnection)> {
+    /// The first host, in the URL's order, that has the role; with a connection to it.
+    async fn first_with_role(&self) -> Option<(usize, PgConnection)> {
         for (host, options) in self.hosts.iter().enumerate() {
             let attempt = async {
                 let mut conn = PgConnection::connect_with(options).await?;
-                let standby = in_recovery(&mut conn).await?;
-                Ok::<_, sqlx::Error>((!standby).then_some(conn))
+                let has_role = self.role.is(in_recovery(&mut conn).await?);
+                Ok::<_, sqlx::Error>(has_role.then_some(conn))
             };
             if let Ok(Ok(Some(conn))) = tokio::time::timeout(HOST_TIMEOUT, attempt).await {
                 return Some((host, conn));
@@ -183,8 +254,8 @@ impl Primary {
         None
     }
 
-    /// Points the pool (if given) at `host`; connections made before now are dropped on their
-    /// next acquire, even when the host is the same (its connections broke).
+    /// Points the pool (if given) at `host`, up; connections made before now are dropped on
+    /// their next acquire, even when the host is the same (its connections broke).
     fn move_to(&self, host: usize, pool: Option<&PgPool>) {
         if let Some(pool) = pool {
             pool.set_connect_options(self.hosts[host].clone());
@@ -192,6 +263,7 @@ impl Primary {
         *self.state.lock().unwrap_or_else(PoisonError::into_inner) = Followed {
             host,
             since: Instant::now(),
+            up: true,
         };
     }
 }
@@ -201,12 +273,12 @@ async fn in_recovery(conn: &mut PgConnection) -> Result<bool, sqlx::Error> {
     sqlx::Row::try_get(&row, 0)
 }
 
-/// The options of each host of a multi-host URL (`None`: one host). The hosts share
-/// everything else the URL says; `target_session_attrs` is what this module does, so it is
-/// taken out (sqlx does not know it).
-fn split_hosts(url: &str) -> Result<Option<Vec<PgConnectOptions>>, sqlx::Error> {
+/// The options of each host of a URL, one or several. The hosts share everything else the
+/// URL says; `target_session_attrs` is what [`Follower`] does, so it is taken out (sqlx does
+/// not know it).
+fn hosts(url: &str) -> Result<Vec<PgConnectOptions>, sqlx::Error> {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return Ok(None);
+        return Ok(vec![PgConnectOptions::from_str(url)?]);
     };
     let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
@@ -214,22 +286,18 @@ fn split_hosts(url: &str) -> Result<Option<Vec<PgConnectOptions>>, sqlx::Error> 
         Some(at) => (&authority[..=at], &authority[at + 1..]),
         None => ("", authority),
     };
-    if !hostlist.contains(',') {
-        return Ok(None);
-    }
     let tail = without_param(tail, "target_session_attrs");
     hostlist
         .split(',')
         .map(|host| {
-            if host.is_empty() {
+            if host.is_empty() && hostlist.contains(',') {
                 return Err(sqlx::Error::Configuration(
-                    format!("DATABASE_URL names an empty host in {hostlist:?}").into(),
+                    format!("the database URL names an empty host in {hostlist:?}").into(),
                 ));
             }
             PgConnectOptions::from_str(&format!("{scheme}://{userinfo}{host}{tail}"))
         })
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
+        .collect()
 }
 
 /// The URL's path and query without the query parameter `name`.
@@ -268,10 +336,9 @@ mod tests {
 
     #[test]
     fn a_url_with_two_hosts_gives_each_host_the_same_user_database_and_options() {
-        let hosts = split_hosts(
+        let hosts = hosts(
             "postgres://ann:secret@10.0.0.1:5432,db2.example:5433/tabletally?target_session_attrs=read-write&sslmode=disable",
         )
-        .unwrap()
         .unwrap();
 
         let seen: Vec<_> = hosts
@@ -305,11 +372,15 @@ mod tests {
     }
 
     #[test]
-    fn a_url_with_one_host_is_left_to_sqlx() {
+    fn a_url_with_one_host_has_no_primary_to_follow_but_a_standby_to_watch() {
+        let url = "postgres://postgres@127.0.0.1:5432/tabletally";
+
+        assert!(Follower::primary_of(url).unwrap().is_none());
+        let standby = Follower::standby_of(url).unwrap();
+        assert_eq!(standby.hosts.len(), 1);
         assert!(
-            split_hosts("postgres://postgres@127.0.0.1:5432/tabletally")
-                .unwrap()
-                .is_none()
+            !standby.is_up(),
+            "down until the watcher finds it in recovery"
         );
     }
 

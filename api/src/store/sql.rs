@@ -22,7 +22,7 @@ use tabletally_domain::setup::name_key;
 
 use super::commit::{AfterCommit, Shared, Written};
 use super::lists::{Param, Params, bind_params, placeholders};
-use super::primary::Primary;
+use super::primary::Follower;
 use super::server_lock::ServerLock;
 use super::versions::VersionReads;
 use super::writer::{Work, Writer};
@@ -48,10 +48,18 @@ pub struct SqliteStore {
 pub struct PostgresStore {
     pub(super) pool: PgPool,
     /// The hosts of a multi-host `DATABASE_URL`, the pool following their primary.
-    primary: Option<Arc<Primary>>,
+    primary: Option<Arc<Follower>>,
     shared: Arc<Shared>,
     /// Score reads' version checks, gathered into one statement (see [`versions`]).
     versions: VersionReads,
+    /// Statistics and history lists read from a standby (`TABLETALLY_READ_DATABASE_URL`).
+    standby: Option<Box<Standby>>,
+}
+
+/// A store on a standby, for reads only, and the follower that says whether one is up.
+pub(super) struct Standby {
+    store: PostgresStore,
+    follower: Arc<Follower>,
 }
 
 /// An append decided from a held game state before its row was locked (PostgreSQL,
@@ -285,8 +293,10 @@ fn in_memory(url: &str) -> bool {
 }
 
 impl PostgresStore {
-    pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let primary = Primary::from_url(url)?.map(Arc::new);
+    /// The store on `url`'s primary, reading statistics and history lists from a standby among
+    /// `read_url`'s hosts when one is given and up.
+    pub async fn connect(url: &str, read_url: Option<&str>) -> Result<Self, StoreError> {
+        let primary = Follower::primary_of(url)?.map(Arc::new);
         let options = match &primary {
             Some(primary) => primary.find_at_start().await?,
             None => PgConnectOptions::from_str(url)?,
@@ -305,11 +315,51 @@ impl PostgresStore {
             .run(&pool)
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
-        Ok(Self {
+        let standby = read_url.map(Standby::connect).transpose()?.map(Box::new);
+        Ok(Self::on(pool, primary, standby))
+    }
+
+    fn on(pool: PgPool, primary: Option<Arc<Follower>>, standby: Option<Box<Standby>>) -> Self {
+        Self {
             versions: VersionReads::start(pool.clone()),
             pool,
             primary,
             shared: Shared::new(false),
+            standby,
+        }
+    }
+
+    /// Where this request reads statistics and history lists: the standby while one is up.
+    fn read_side(&self) -> super::Reads<'_> {
+        match self.standby.as_deref() {
+            Some(standby) if standby.follower.is_up() => super::Reads {
+                store: &standby.store,
+                from: super::ReadFrom::Standby,
+            },
+            _ => super::Reads {
+                store: self,
+                from: super::ReadFrom::Primary,
+            },
+        }
+    }
+}
+
+impl Standby {
+    /// Connects lazily: the server starts whether or not a standby answers, and reads from the
+    /// primary until the follower finds one. A read waits at most 2 s for a connection.
+    fn connect(url: &str) -> Result<Self, StoreError> {
+        let follower = Arc::new(Follower::standby_of(url)?);
+        let pool = follower
+            .guard(
+                PgPoolOptions::new()
+                    .max_connections(8)
+                    .acquire_timeout(Duration::from_secs(2)),
+            )
+            .connect_lazy_with(follower.options());
+        tokio::spawn(follower.clone().watch(pool.clone()));
+        Ok(Self {
+            store: PostgresStore::on(pool, None, None),
+            follower,
         })
     }
 }
@@ -1375,6 +1425,18 @@ macro_rules! sql_store {
             fn current_game(&self, club: &str, id: &str) -> Option<Arc<HeldGame>> {
                 self.shared.cache.current(club, id)
             }
+
+            fn reads(&self) -> super::Reads<'_> {
+                self.read_side()
+            }
+
+            async fn seen_position(&self, club: &str) -> Result<i64, StoreError> {
+                let row = sqlx::query("SELECT MAX(position) AS last FROM game_changes WHERE club_id = $1")
+                    .bind(club)
+                    .fetch_one(&self.pool)
+                    .await?;
+                Ok(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0))
+            }
         }
     };
 }
@@ -1410,6 +1472,16 @@ sql_store!(
                          SELECT pg_notify($5, $6) FROM updated",
     notifications = |pool: &PgPool| Some(pool.clone())
 );
+
+impl SqliteStore {
+    /// SQLite has no standby: every read is the primary's.
+    fn read_side(&self) -> super::Reads<'_> {
+        super::Reads {
+            store: self,
+            from: super::ReadFrom::Primary,
+        }
+    }
+}
 
 impl SqliteStore {
     /// One process's file: there is no other host to move to.
