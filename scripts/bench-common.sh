@@ -2,8 +2,13 @@
 # binaries, makes a scratch folder, starts and stops servers, creates clubs; on exit every
 # server is stopped, the folder removed and the PostgreSQL database in $DB dropped.
 
-cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-tests --bin tabletally-load
-BIN="${CARGO_TARGET_DIR:-target}/release"
+# TABLETALLY_BIN: a folder holding both binaries already built (a before/after pair, say).
+if [ -n "${TABLETALLY_BIN:-}" ]; then
+    BIN="$TABLETALLY_BIN"
+else
+    cargo build --quiet --release -p tabletally-api --bin tabletally -p tabletally-tests --bin tabletally-load
+    BIN="${CARGO_TARGET_DIR:-target}/release"
+fi
 WORK=$(mktemp -d)
 SERVERS=()
 DB=""
