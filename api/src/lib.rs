@@ -33,3 +33,4 @@ pub mod store;
 pub mod streams;
 pub mod telemetry;
 pub mod views;
+pub mod wakeups;

@@ -24,6 +24,7 @@ use crate::error::ApiError;
 use crate::records::to_log_event;
 use crate::store::{Committed, GameRecord, Store, StoredEvent, Subscribers};
 use crate::views::{EventView, GameSummary, ScoreView, score_view};
+use crate::wakeups::{Heard, Wakeups};
 
 /// One accepted append as a game stream sends it.
 #[derive(Debug)]
@@ -77,6 +78,8 @@ pub struct Live {
     /// Issued tokens just revoked (here or, on PostgreSQL, by another server): their streams
     /// end at once. [`RECHECK`] asks every stream to check its token in the database.
     revocations: broadcast::Sender<Arc<str>>,
+    /// This server's commits, for the other servers' followers (PostgreSQL).
+    wakeups: Wakeups,
 }
 
 /// On the revocations channel: every stream checks its token (revocations may have been missed).
@@ -107,6 +110,7 @@ impl Live {
             open: Mutex::new(OpenStreams::default()),
             closing: watch::Sender::new(false),
             revocations: broadcast::Sender::new(64),
+            wakeups: Wakeups::default(),
         })
     }
 
@@ -261,7 +265,45 @@ impl Live {
         }
     }
 
-    /// A notification from another server (or this one) that `game` reached `version`.
+    /// A wake-up from another server ([`crate::wakeups`]): every followed game the database
+    /// has moved on reads what it missed, and every followed lobby whose club has news since
+    /// the last wake-up (`lobby_heads`, kept by the caller) looks. One batched version read for
+    /// all games, one position read per lobby; nothing when nobody here follows anything.
+    pub async fn woken(&self, store: &dyn Store, lobby_heads: &mut HashMap<String, i64>) {
+        let games = self.followed();
+        let clubs = self.followed_clubs();
+        let (versions, heads) = futures_util::future::join(
+            futures_util::future::join_all(
+                games
+                    .iter()
+                    .map(|(club, game)| store.game_version(club, game)),
+            ),
+            futures_util::future::join_all(clubs.iter().map(|club| store.seen_position(club))),
+        )
+        .await;
+        for ((club, game), version) in games.iter().zip(versions) {
+            match version {
+                Ok(Some(version)) if self.published(game).is_some_and(|p| p < version) => {
+                    self.catch_up_game(store, club, game).await;
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, game, "live: cannot read a game's version"),
+            }
+        }
+        lobby_heads.retain(|club, _| clubs.contains(club));
+        for (club, head) in clubs.into_iter().zip(heads) {
+            // A failed read wakes the lobby anyway: its streams read the database themselves.
+            let head = head.unwrap_or(i64::MAX);
+            let seen = lobby_heads.entry(club.clone()).or_insert(0);
+            if head > *seen {
+                *seen = head;
+                self.wake_lobby(&club, head);
+            }
+        }
+    }
+
+    /// A notification from a server of the version before wake-ups that `game` reached
+    /// `version`.
     pub async fn notified(&self, store: &dyn Store, game: &str, version: i64) {
         let followed = lock(&self.games)
             .get(game)
@@ -286,6 +328,9 @@ impl Live {
 
 impl Subscribers for Live {
     fn committed(&self, commit: &Committed<'_>) {
+        if let Some(last) = commit.events.last() {
+            self.wakeups.committed(last.position);
+        }
         let game = &commit.game.id;
         // Only a change the lobby reports wakes it (its streams then read the database).
         let lobby_news =
@@ -468,6 +513,17 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
     use sqlx::postgres::{PgListener, PgPoolOptions};
     let channel = crate::store::NOTIFY_CHANNEL;
     let mut closing = live.closing();
+    // This server's own wake-ups for the others, on the store's pool (which follows the
+    // primary).
+    let sender = live.clone();
+    let sender_pool = pool.clone();
+    let sender_closing = live.closing();
+    tokio::spawn(async move {
+        sender
+            .wakeups
+            .send(sender_pool, channel, sender_closing)
+            .await;
+    });
     let mut retry = Duration::from_millis(100);
     loop {
         if *closing.borrow() {
@@ -503,6 +559,7 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
             }
         };
         retry = Duration::from_millis(100);
+        let mut lobby_heads = HashMap::new();
         // Listening again: whatever was committed while we were not is in the log, and a
         // token may have been revoked or a first token replaced meanwhile.
         live.catch_up_all(store.as_ref()).await;
@@ -525,14 +582,15 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
                     }
                     live.revoked(revoked);
                 }
-                Ok(Some(notification)) => {
-                    let mut parts = notification.payload().split(' ');
-                    if let (Some(game), Some(Ok(version))) =
-                        (parts.next(), parts.next().map(str::parse::<i64>))
-                    {
+                Ok(Some(notification)) => match live.wakeups.heard(notification.payload()) {
+                    Heard::Committed { .. } => {
+                        live.woken(store.as_ref(), &mut lobby_heads).await;
+                    }
+                    Heard::Game { game, version } => {
                         live.notified(store.as_ref(), game, version).await;
                     }
-                }
+                    Heard::Own | Heard::Unknown => {}
+                },
                 Ok(None) => {
                     tracing::warn!("live: the LISTEN connection was lost; listening again");
                     break;

@@ -1,9 +1,9 @@
 //! The SQL behind [`EventStore`], written once with `$1` placeholders and instantiated for
 //! SQLite and PostgreSQL by `sql_store!`. The backends differ only in how an append takes its
 //! locks: SQLite takes the database write lock up front (`BEGIN IMMEDIATE`), PostgreSQL locks
-//! the game's row (`FOR UPDATE`) and, from its first event to its commit, the log's positions;
-//! and in that PostgreSQL tells the other servers of each commit (`NOTIFY`). After a commit,
-//! both report it to the live streams ([`Subscribers`]).
+//! the game's row (`FOR UPDATE`) and, from its first event to its commit, the log's positions.
+//! After a commit, both report it to the live streams ([`Subscribers`]); on PostgreSQL these
+//! tell the other servers, outside any append's transaction (`crate::wakeups`).
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -159,8 +159,9 @@ fn appended(
     }
 }
 
-/// The channel every PostgreSQL server `LISTEN`s on; the payload is `<game id> <version>`,
-/// a hint only: listeners read the committed rows themselves.
+/// The channel every PostgreSQL server `LISTEN`s on for the other servers' commits: a
+/// coalesced wake-up (`crate::wakeups`), a hint only: listeners read the committed rows
+/// themselves.
 pub const NOTIFY_CHANNEL: &str = "tabletally_commits";
 
 /// The channel a revoked token's id (or a replaced first token's [`first_token_revocation`]) is
@@ -386,7 +387,7 @@ macro_rules! sql_store {
     (
         $store:ident, $db:ty, backend = $backend:literal, begin = $begin:literal, lock = $lock:literal,
         notify = $notify:literal,
-        insert_in_order = $insert_in_order:literal, update_and_notify = $update_and_notify:literal,
+        insert_in_order = $insert_in_order:literal,
         notifications = $notifications:expr
     ) => {
         impl $store {
@@ -466,23 +467,13 @@ macro_rules! sql_store {
                 Ok(())
             }
 
-            /// Tells the other servers (PostgreSQL `NOTIFY`, delivered at commit) that the
-            /// game reached this version.
-            async fn notify(w: &mut Writes<$db>, game_id: &str, version: i64) -> Result<(), StoreError> {
-                if !$notify.is_empty() {
-                    w.execute($notify, args![super::sql::NOTIFY_CHANNEL, format!("{game_id} {version}")]).await?;
-                }
-                Ok(())
-            }
-
-            /// Moves the game's row to its new version and status and, on PostgreSQL, tells the
-            /// other servers in the same statement (one round trip).
+            /// Moves the game's row to its new version and status.
             async fn update_game(w: &mut Writes<$db>, id: &str, version: i64, status: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
-                let mut values = args![version, status, at, id];
-                if !$notify.is_empty() {
-                    values.extend(args![super::sql::NOTIFY_CHANNEL, format!("{id} {version}")]);
-                }
-                w.execute($update_and_notify, values).await
+                w.execute(
+                    "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
+                    args![version, status, at, id],
+                )
+                .await
             }
 
             /// Records a lobby change with the commit that caused it.
@@ -902,9 +893,6 @@ macro_rules! sql_store {
                 });
                 // The game's own id doubles as the client id of its first event.
                 let started = NewEvent { id: game.id.clone(), event_type: "game_started".into(), data: started, recorded_by: game.recorded_by.clone() };
-                // The notice (sent at commit) before the event, whose insert takes the club's
-                // positions lock: nothing more than needed runs under that lock.
-                Self::notify(w, &game.id, 1).await?;
                 let first = Self::insert_event(w, true, &game.id, 1, &started, now).await?;
                 let created = GameRecord {
                     id: game.id.clone(),
@@ -1318,8 +1306,6 @@ macro_rules! sql_store {
                 if let Some(result) = result(&record)? {
                     Self::write_result(&mut w, club, &record, false, Some(&result)).await?;
                 }
-                // The other servers' lobbies hear of it at the commit (PostgreSQL).
-                Self::notify(&mut w, &game.game.id, version).await?;
                 let mut stored = Vec::with_capacity(game.events.len());
                 for (i, event) in game.events.iter().enumerate() {
                     let mut event = event.clone();
@@ -1450,7 +1436,6 @@ sql_store!(
     notify = "",
     insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
                        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    update_and_notify = "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
     notifications = |_: &SqlitePool| None
 );
 sql_store!(
@@ -1468,8 +1453,6 @@ sql_store!(
     insert_in_order = "INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
                        SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM \
                          (SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_flight",
-    update_and_notify = "WITH updated AS (UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4 RETURNING id) \
-                         SELECT pg_notify($5, $6) FROM updated",
     notifications = |pool: &PgPool| Some(pool.clone())
 );
 
@@ -1629,12 +1612,12 @@ impl PostgresStore {
                  UPDATE games SET version = $1, updated_at = $2 \
                  WHERE id = $3 AND club_id = $4 AND version = $5 RETURNING club_id \
              ), in_flight AS MATERIALIZED ( \
-                 SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)), pg_notify($6, $7) FROM moved \
+                 SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM moved \
              ) \
              INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-             SELECT $3, e.seq, e.event_id, e.type, $8, e.data, $2, e.recorded_by \
+             SELECT $3, e.seq, e.event_id, e.type, $6, e.data, $2, e.recorded_by \
              FROM in_flight CROSS JOIN \
-                  unnest($9::bigint[], $10::text[], $11::text[], $12::text[], $13::text[]) \
+                  unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[]) \
                   WITH ORDINALITY AS e (seq, event_id, type, data, recorded_by, n) \
              ORDER BY e.n \
              RETURNING seq, position",
@@ -1644,8 +1627,6 @@ impl PostgresStore {
         .bind(id)
         .bind(club)
         .bind(at)
-        .bind(NOTIFY_CHANNEL)
-        .bind(format!("{id} {version}"))
         .bind(SCHEMA_VERSION)
         .bind(&seqs)
         .bind(events.iter().map(|e| e.id.as_str()).collect::<Vec<_>>())
