@@ -2,6 +2,7 @@
 //! machine and this database can do at best in the same run (issue 14). The ratios matter more
 //! than the rates: this shared machine's speed drifts by 2× between runs.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -230,8 +231,9 @@ async fn append_only_table(
 }
 
 /// Appends only, to games in progress, from `tables` tables at once for `seconds`: appends a
-/// second and their latencies, and whether a table ran out of ready games early. Each table
-/// gets `per_table` games (two appends each) made before the clock starts.
+/// second and their latencies, whether a table ran out of ready games early, and (given the
+/// database's pool on PostgreSQL) the CPU its backends used meanwhile. Each table gets
+/// `per_table` games (two appends each) made before the clock starts.
 async fn appends_only(
     client: &reqwest::Client,
     base: &str,
@@ -239,7 +241,8 @@ async fn appends_only(
     tables: usize,
     seconds: u64,
     per_table: usize,
-) -> Result<(f64, Timings, bool), String> {
+    database: Option<&sqlx::PgPool>,
+) -> Result<(f64, Timings, bool, Option<Duration>), String> {
     // The tables make their games at once (the creations are not timed).
     let making: Vec<_> = (0..tables)
         .map(|table| {
@@ -253,6 +256,10 @@ async fn appends_only(
     for games in making {
         ready.push(games.await.map_err(|e| e.to_string())??);
     }
+    let cpu_before = match database {
+        Some(pool) => Some(backends_cpu(pool).await?),
+        None => None,
+    };
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
     let handles: Vec<_> = ready
@@ -274,7 +281,11 @@ async fn appends_only(
         ran_out |= out;
     }
     let rate = all.times.len() as f64 / started.elapsed().as_secs_f64();
-    Ok((rate, all, ran_out))
+    let cpu = match (database, cpu_before) {
+        (Some(pool), Some(before)) => Some(cpu_between(&before, &backends_cpu(pool).await?)),
+        _ => None,
+    };
+    Ok((rate, all, ran_out, cpu))
 }
 
 /// The first few failures of a table in words; the rest are only counted.
@@ -391,7 +402,40 @@ async fn raw_sqlite(database_url: &str) -> Result<f64, String> {
 
 /// Commits a second on a scratch table of the server's PostgreSQL database, one row each,
 /// from `connections` connections at once.
-async fn raw_postgres(pool: &sqlx::PgPool, connections: usize) -> Result<f64, String> {
+/// The CPU a process has used, from this machine's `/proc` (`None`: not a process here, as
+/// for a PostgreSQL on another machine).
+fn process_cpu(pid: i32) -> Option<Duration> {
+    super::cpu_ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The CPU used so far by each backend serving the pool's database, but the pool's own.
+async fn backends_cpu(pool: &sqlx::PgPool) -> Result<HashMap<i32, Duration>, String> {
+    let pids: Vec<i32> = sqlx::query_scalar(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(|e| e.to_string())?;
+    Ok(pids
+        .into_iter()
+        .filter_map(|pid| Some((pid, process_cpu(pid)?)))
+        .collect())
+}
+
+/// CPU the backends used between two readings (a backend that started meanwhile counts whole).
+fn cpu_between(before: &HashMap<i32, Duration>, after: &HashMap<i32, Duration>) -> Duration {
+    after
+        .iter()
+        .map(|(pid, cpu)| cpu.saturating_sub(before.get(pid).copied().unwrap_or_default()))
+        .sum()
+}
+
+/// Raw single-row commits from `connections` connections: commits a second, and the CPU their
+/// backends used per commit (`None` when PostgreSQL runs on another machine).
+async fn raw_postgres(
+    pool: &sqlx::PgPool,
+    connections: usize,
+) -> Result<(f64, Option<Duration>), String> {
     let row = raw_row();
     let run = |until: Instant| {
         let writers: Vec<_> = (0..connections)
@@ -399,6 +443,11 @@ async fn raw_postgres(pool: &sqlx::PgPool, connections: usize) -> Result<f64, St
                 let (pool, row) = (pool.clone(), row.clone());
                 tokio::spawn(async move {
                     let mut connection = pool.acquire().await.map_err(|e| e.to_string())?;
+                    let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+                        .fetch_one(&mut *connection)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    let cpu_before = process_cpu(pid);
                     let mut commits = 0u64;
                     while Instant::now() < until {
                         sqlx::query("INSERT INTO tabletally_load_raw_commits (game_id, seq, data) VALUES ($1, $2, $3)")
@@ -410,29 +459,36 @@ async fn raw_postgres(pool: &sqlx::PgPool, connections: usize) -> Result<f64, St
                             .map_err(|e| e.to_string())?;
                         commits += 1;
                     }
-                    Ok::<u64, String>(commits)
+                    let cpu = cpu_before.zip(process_cpu(pid)).map(|(b, a)| a.saturating_sub(b));
+                    Ok::<_, String>((commits, cpu))
                 })
             })
             .collect();
         async move {
-            let mut commits = 0u64;
+            let (mut commits, mut cpu) = (0u64, Some(Duration::ZERO));
             for writer in writers {
-                commits += writer.await.map_err(|e| e.to_string())??;
+                let (c, used) = writer.await.map_err(|e| e.to_string())??;
+                commits += c;
+                cpu = cpu.zip(used).map(|(a, b)| a + b);
             }
-            Ok::<u64, String>(commits)
+            Ok::<_, String>((commits, cpu))
         }
     };
     run(Instant::now() + WARM_UP).await?;
     let started = Instant::now();
-    let commits = run(started + DENOMINATOR_TIME).await?;
-    Ok(commits as f64 / started.elapsed().as_secs_f64())
+    let (commits, cpu) = run(started + DENOMINATOR_TIME).await?;
+    Ok((
+        commits as f64 / started.elapsed().as_secs_f64(),
+        cpu.map(|cpu| cpu / commits.max(1) as u32),
+    ))
 }
 
 /// The raw commit rates of the server's database: SQLite from one connection; PostgreSQL
-/// from 1 and from 8 (its own group commit needs concurrent committers).
-async fn raw_commits(database_url: &str) -> Result<(f64, Option<f64>), String> {
+/// from 1 and from 8 (its own group commit needs concurrent committers), with its backends'
+/// CPU per commit at 8 (when PostgreSQL runs on this machine).
+async fn raw_commits(database_url: &str) -> Result<(f64, Option<f64>, Option<Duration>), String> {
     if !database_url.starts_with("postgres") {
-        return Ok((raw_sqlite(database_url).await?, None));
+        return Ok((raw_sqlite(database_url).await?, None, None));
     }
     let pool = sqlx::postgres::PgPoolOptions::new()
         .max_connections(8)
@@ -454,8 +510,8 @@ async fn raw_commits(database_url: &str) -> Result<(f64, Option<f64>), String> {
         .await
         .map_err(|e| e.to_string())?;
     pool.close().await;
-    let (one, eight) = rates?;
-    Ok((one, Some(eight)))
+    let ((one, _), (eight, cpu)) = rates?;
+    Ok((one, Some(eight), cpu))
 }
 
 /// The bare actix-web server, as a child process of its own (like the real server).
@@ -537,7 +593,19 @@ pub async fn tables(
         .map_err(|e| e.to_string())?;
 
     // The database's own limit first, while the server is idle.
-    let (raw_one, raw_eight) = raw_commits(database_url).await?;
+    let (raw_one, raw_eight, raw_cpu) = raw_commits(database_url).await?;
+    // PostgreSQL's own CPU in the appends-only loop, read from its backends' /proc entries.
+    let monitor = if database_url.starts_with("postgres") {
+        Some(
+            sqlx::postgres::PgPoolOptions::new()
+                .max_connections(1)
+                .connect(database_url)
+                .await
+                .map_err(|e| e.to_string())?,
+        )
+    } else {
+        None
+    };
 
     // Several clubs' tokens (comma-separated): the tables take turns among the clubs.
     let clubs: Vec<&str> = token.split(',').collect();
@@ -574,8 +642,21 @@ pub async fn tables(
     // append rate (two appends a game), made before that loop's clock starts.
     let per_table =
         ((appends_per_s * 3.0 * seconds as f64) / (2.0 * tables as f64)).ceil() as usize + 2;
-    let (only_rate, mut only, ran_out) =
-        appends_only(&client, base, token, tables, seconds, per_table.min(20_000)).await?;
+    let (only_rate, mut only, ran_out, only_cpu) = appends_only(
+        &client,
+        base,
+        token,
+        tables,
+        seconds,
+        per_table.min(20_000),
+        monitor.as_ref(),
+    )
+    .await?;
+    // PostgreSQL's CPU per plain append against a raw single-row insert's, same run.
+    let cpu_per_append = only_cpu.map(|cpu| cpu / (only.times.len().max(1) as u32));
+    let cpu_ratio = cpu_per_append
+        .zip(raw_cpu)
+        .map(|(append, raw)| append.as_secs_f64() / raw.as_secs_f64().max(1e-9));
 
     let (score_rate, mut score_timings) =
         closed_loop(&client, &format!("{base}/v1/games/{game}/score"), token).await?;
@@ -629,10 +710,17 @@ pub async fn tables(
     if let Some(rss) = rss {
         println!("server memory after the tables  {rss:.1} MiB");
     }
+    if let (Some(append), Some(raw), Some(ratio)) = (cpu_per_append, raw_cpu, cpu_ratio) {
+        println!(
+            "PostgreSQL backends' CPU  {:.0} µs per append (appending only), {:.0} µs per raw single-row insert (8 connections) → {ratio:.2}×",
+            append.as_secs_f64() * 1e6,
+            raw.as_secs_f64() * 1e6,
+        );
+    }
     // One tab-separated line for scripts/tables.sh's table.
     let raw_floor = raw_eight.unwrap_or(raw_one);
     println!(
-        "row\t{tables}\t{appends_per_s:.0}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{}\t{raw_one:.0}\t{}\t{:.2}\t{}\t{score_rate:.0}\t{healthz_rate:.0}\t{hello_rate:.0}\t{:.2}\t{}\t{only_rate:.0}\t{:.1}\t{:.1}\t{:.2}{}",
+        "row\t{tables}\t{appends_per_s:.0}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{}\t{raw_one:.0}\t{}\t{:.2}\t{}\t{score_rate:.0}\t{healthz_rate:.0}\t{hello_rate:.0}\t{:.2}\t{}\t{only_rate:.0}\t{:.1}\t{:.1}\t{:.2}{}\t{}\t{}\t{}",
         append.quantile_ms(0.5),
         append.quantile_ms(0.99),
         create.quantile_ms(0.5),
@@ -649,6 +737,9 @@ pub async fn tables(
         only.quantile_ms(0.99),
         only_rate / raw_floor,
         if ran_out { " (ran out)" } else { "" },
+        cpu_per_append.map_or("-".to_owned(), |c| format!("{:.0}", c.as_secs_f64() * 1e6)),
+        raw_cpu.map_or("-".to_owned(), |c| format!("{:.0}", c.as_secs_f64() * 1e6)),
+        cpu_ratio.map_or("-".to_owned(), |r| format!("{r:.2}")),
     );
     Ok(())
 }
