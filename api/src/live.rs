@@ -533,7 +533,7 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
         // store's options of now, which follow the primary after a failover.
         let options = (*pool.connect_options())
             .clone()
-            .application_name("tabletally-listen");
+            .application_name(crate::wakeups::LISTENER);
         let listen_pool = PgPoolOptions::new()
             .max_connections(1)
             .connect_lazy_with(options);

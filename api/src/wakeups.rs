@@ -5,6 +5,10 @@
 //! position it committed. A server woken by another reads what its followers missed from the
 //! tables ([`crate::live::Live::woken`]), so a merged wake-up costs nothing, and a lost one
 //! only happens with a lost `LISTEN` connection, after which every follower reads again.
+//!
+//! A server alone on its database sends none: every second it counts the servers listening
+//! (`pg_stat_activity`, by the listeners' `application_name`), and when another one appears it
+//! wakes it at once, so that nothing committed before it was counted waits for a later commit.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -15,6 +19,11 @@ use tokio::sync::{Notify, watch};
 pub const COALESCE: Duration = Duration::from_millis(3);
 /// After a wake-up that could not be sent (a failover, say): when to try again.
 const RETRY: Duration = Duration::from_millis(100);
+/// How often a server counts the servers listening.
+const COUNT_EVERY: Duration = Duration::from_secs(1);
+
+/// The `application_name` of every server's `LISTEN` connection.
+pub const LISTENER: &str = "tabletally-listen";
 
 /// What this server committed since its last wake-up.
 pub struct Wakeups {
@@ -76,17 +85,34 @@ impl Wakeups {
         }
     }
 
-    /// Sends the wake-ups, each as its own statement on `pool`, until the server closes.
+    /// Sends the wake-ups, each as its own statement on `pool`, while another server listens,
+    /// until the server closes.
     pub async fn send(
         &self,
         pool: sqlx::PgPool,
         channel: &str,
         mut closing: watch::Receiver<bool>,
     ) {
+        let mut listeners = 0;
+        let mut count = tokio::time::interval(COUNT_EVERY);
+        count.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 _ = closing.changed() => return,
-                _ = self.pending.notified() => {}
+                _ = count.tick() => {
+                    let now = count_listeners(&pool).await.unwrap_or(listeners);
+                    let appeared = now > listeners;
+                    listeners = now;
+                    // A server that appeared may have missed commits made before it was counted.
+                    if !(appeared && listeners > 1) {
+                        continue;
+                    }
+                }
+                _ = self.pending.notified() => {
+                    if listeners <= 1 {
+                        continue;
+                    }
+                }
             }
             let payload = format!("{} {}", self.server, self.highest.load(Ordering::Relaxed));
             let sent = sqlx::query("SELECT pg_notify($1, $2)")
@@ -108,6 +134,17 @@ impl Wakeups {
             }
         }
     }
+}
+
+/// The servers listening on the database (this one among them once it listens).
+async fn count_listeners(pool: &sqlx::PgPool) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity \
+         WHERE application_name = $1 AND datname = current_database()",
+    )
+    .bind(LISTENER)
+    .fetch_one(pool)
+    .await
 }
 
 #[cfg(test)]

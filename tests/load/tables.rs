@@ -638,10 +638,11 @@ pub async fn tables(
     let appends_per_s = append.times.len() as f64 / elapsed;
     let game = finished_game.ok_or("no game was finished; nothing to read the score of")?;
 
-    // Appends only, to games in progress: enough ready games for three times the cycle's
-    // append rate (two appends a game), made before that loop's clock starts.
+    // Appends only, to games in progress: enough ready games for eight times the cycle's
+    // append rate (two appends a game), made before that loop's clock starts (on PostgreSQL,
+    // appending only ran out at three times).
     let per_table =
-        ((appends_per_s * 3.0 * seconds as f64) / (2.0 * tables as f64)).ceil() as usize + 2;
+        ((appends_per_s * 8.0 * seconds as f64) / (2.0 * tables as f64)).ceil() as usize + 2;
     let (only_rate, mut only, ran_out, only_cpu) = appends_only(
         &client,
         base,
