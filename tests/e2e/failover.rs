@@ -501,20 +501,39 @@ async fn current_version(client: &reqwest::Client, server: &str, token: &str, ga
     log["version"].as_i64().expect("a version")
 }
 
+/// A new club on `server`: its token.
+async fn new_club(client: &reqwest::Client, server: &str, name: &str) -> String {
+    let club: Value = client
+        .post(format!("{server}/v1/clubs"))
+        .json(&json!({ "name": name }))
+        .send()
+        .await
+        .expect("a club")
+        .json()
+        .await
+        .expect("JSON");
+    club["token"].as_str().expect("a token").to_owned()
+}
+
+/// A new Mint Condition game of Ann, Bo and Cy: its id.
+async fn new_mint_condition(client: &reqwest::Client, server: &str, token: &str) -> String {
+    let created: Value = client
+        .post(format!("{server}/v1/games"))
+        .bearer_auth(token)
+        .json(&new_game(json!({})))
+        .send()
+        .await
+        .expect("a game")
+        .json()
+        .await
+        .expect("JSON");
+    created["id"].as_str().expect("an id").to_owned()
+}
+
 async fn new_games(client: &reqwest::Client, server: &str, token: &str) -> Vec<String> {
     let mut games = Vec::new();
     for _ in 0..TABLES {
-        let created: Value = client
-            .post(format!("{server}/v1/games"))
-            .bearer_auth(token)
-            .json(&new_game(json!({})))
-            .send()
-            .await
-            .expect("a game")
-            .json()
-            .await
-            .expect("JSON");
-        games.push(created["id"].as_str().expect("an id").to_owned());
+        games.push(new_mint_condition(client, server, token).await);
     }
     games
 }
@@ -545,16 +564,7 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
         .pool_idle_timeout(Duration::from_secs(3))
         .build()
         .expect("an HTTP client");
-    let club: Value = client
-        .post(format!("{}/v1/clubs", servers[0]))
-        .json(&json!({"name": "Failover club"}))
-        .send()
-        .await
-        .expect("a club")
-        .json()
-        .await
-        .expect("JSON");
-    let token = club["token"].as_str().expect("a token").to_owned();
+    let token = new_club(&client, &servers[0], "Failover club").await;
 
     // A phone follows a game of the first round on the second server throughout.
     let followed_games = new_games(&client, &servers[0], &token).await;
@@ -820,30 +830,11 @@ async fn statistics_are_read_from_the_standby_and_from_the_primary_while_no_stan
         .pool_idle_timeout(Duration::from_secs(3))
         .build()
         .expect("an HTTP client");
-    let club: Value = client
-        .post(format!("{}/v1/clubs", server.base))
-        .json(&json!({"name": "Standby readers"}))
-        .send()
-        .await
-        .expect("a club")
-        .json()
-        .await
-        .expect("JSON");
-    let token = club["token"].as_str().expect("a token");
+    let token = &new_club(&client, &server.base, "Standby readers").await;
 
     // A game finished on the primary: Ann 23 + 11 + 17 = 51, Bo 12 + 22 + 7 = 41,
     // Cy 14 + 12 + 12 = 38: Cy wins (lowest damage).
-    let game: Value = client
-        .post(format!("{}/v1/games", server.base))
-        .bearer_auth(token)
-        .json(&new_game(json!({})))
-        .send()
-        .await
-        .expect("a game")
-        .json()
-        .await
-        .expect("JSON");
-    let game = game["id"].as_str().expect("an id");
+    let game = &new_mint_condition(&client, &server.base, token).await;
     for (version, round) in [(1, round_1()), (2, round_2()), (3, round_3())] {
         let reply = client
             .post(format!("{}/v1/games/{game}/events", server.base))
