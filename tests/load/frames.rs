@@ -15,7 +15,34 @@ fn thread_cpu() -> Result<Duration, String> {
     super::cpu_ticks(&stat).ok_or_else(|| "unreadable /proc/thread-self/stat".into())
 }
 
+/// The kernel's floor: CPU per frame of the writer and of the readers.
+pub struct Floor {
+    pub writer: Duration,
+    pub readers: Duration,
+}
+
 pub fn frames(streams: usize, appends: usize, gap: Duration, bytes: usize) -> Result<(), String> {
+    let floor = floor(streams, appends, gap, bytes)?;
+    let us = |cpu: Duration| cpu.as_secs_f64() * 1e6;
+    println!(
+        "{streams} followers, {appends} appends {} µs apart, {bytes}-byte frames",
+        gap.as_micros()
+    );
+    println!(
+        "writer CPU per frame  {:.2} µs ({:.1} µs per append to {streams} followers)",
+        us(floor.writer),
+        us(floor.writer) * streams as f64
+    );
+    println!(
+        "reader CPU per frame  {:.2} µs (the followers' side, on the same cores here)",
+        us(floor.readers)
+    );
+    Ok(())
+}
+
+/// Measures the floor (see the module): `appends` frames of `bytes` to each of `streams`
+/// followers, `gap` apart.
+pub fn floor(streams: usize, appends: usize, gap: Duration, bytes: usize) -> Result<Floor, String> {
     let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     let mut writers = Vec::with_capacity(streams);
@@ -62,20 +89,9 @@ pub fn frames(streams: usize, appends: usize, gap: Duration, bytes: usize) -> Re
         }
         read_cpu += cpu;
     }
-    let frames = (streams * appends) as f64;
-    let per_frame = |cpu: Duration| cpu.as_secs_f64() * 1e6 / frames;
-    println!(
-        "{streams} followers, {appends} appends {} µs apart, {bytes}-byte frames",
-        gap.as_micros()
-    );
-    println!(
-        "writer CPU per frame  {:.2} µs ({:.1} µs per append to {streams} followers)",
-        per_frame(written),
-        per_frame(written) * streams as f64
-    );
-    println!(
-        "reader CPU per frame  {:.2} µs (the followers' side, on the same cores here)",
-        per_frame(read_cpu)
-    );
-    Ok(())
+    let frames = (streams * appends) as u32;
+    Ok(Floor {
+        writer: written / frames,
+        readers: read_cpu / frames,
+    })
 }
