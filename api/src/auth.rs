@@ -247,7 +247,7 @@ fn permit(club: &Club, method: &Method, path: &str) -> Result<(), ApiError> {
         Scope::Admin | Scope::Write => Ok(()),
         Scope::Read if reads => Ok(()),
         Scope::Read => Err(ApiError::Forbidden(
-            "this token has scope read: it can read but not change anything".into(),
+            tabletally_domain::said!("server.api.access.read_only"),
         )),
         Scope::Share { game } => {
             let shared = path
@@ -259,7 +259,7 @@ fn permit(club: &Club, method: &Method, path: &str) -> Result<(), ApiError> {
             } else {
                 // Never say what else exists.
                 Err(ApiError::NotFound(
-                    "a share link reads its game's summary, events, score and stream only".into(),
+                    tabletally_domain::said!("server.api.access.share_reads_only"),
                 ))
             }
         }
@@ -312,7 +312,7 @@ impl FromRequest for Admin {
             match club.scope {
                 Scope::Admin => Ok(Admin(club)),
                 _ => Err(ApiError::Forbidden(
-                    "only a token with scope admin manages tokens".into(),
+                    tabletally_domain::said!("server.api.access.admin_only"),
                 )),
             }
         })

@@ -549,8 +549,12 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
 impl From<StreamRefused> for ApiError {
     fn from(refused: StreamRefused) -> Self {
         match refused {
-            StreamRefused::ClubFull(_) => ApiError::TooManyStreams(refused.to_string().into()),
-            StreamRefused::ServerFull(_) => ApiError::ServerBusy(refused.to_string().into()),
+            StreamRefused::ClubFull(most) => {
+                ApiError::TooManyStreams(tabletally_domain::said!("server.api.live.club_streams_full", most = most))
+            }
+            StreamRefused::ServerFull(most) => {
+                ApiError::ServerBusy(tabletally_domain::said!("server.api.live.server_streams_full", most = most))
+            }
         }
     }
 }

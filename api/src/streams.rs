@@ -59,7 +59,7 @@ impl GameStream {
             Some(v) if v < 0 => {
                 return Err(ApiError::bad_parameter(
                     "Last-Event-ID",
-                    format!("Last-Event-ID must be a game version (0 or more), got {v}"),
+                    tabletally_domain::said!("server.api.live.last_event_id_version", got = v),
                 ));
             }
             Some(v) if v <= record.version => {
@@ -127,7 +127,7 @@ impl GameStream {
             .store
             .events(&self.club, &self.game)
             .await?
-            .ok_or_else(|| ApiError::NotFound("the game is gone".into()))?;
+            .ok_or_else(|| ApiError::NotFound(tabletally_domain::said!("server.api.live.game_gone")))?;
         for frame in frames_after(&record, &log, self.last)? {
             self.last = frame.version;
             self.pending.push_back(frame.sse);
@@ -177,7 +177,7 @@ impl LobbyStream {
             Some(position) if position < 0 => {
                 return Err(ApiError::bad_parameter(
                     "Last-Event-ID",
-                    format!("Last-Event-ID must be a position (0 or more), got {position}"),
+                    tabletally_domain::said!("server.api.live.last_event_id_position", got = position),
                 ));
             }
             Some(position) => position,

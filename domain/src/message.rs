@@ -11,11 +11,12 @@ use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{LazyLock, OnceLock};
 
-/// Something said to a person: text from a catalogue with named values filled in, or text not
-/// in the catalogues yet, which every language shows as it is (in English).
+/// Something said to a person: text from a catalogue with named values filled in, or data
+/// (a name, numbers) that every language shows as it is.
 #[derive(Debug, Clone, Eq)]
 pub enum Message {
-    /// Said the same in every language (not in the catalogues yet).
+    /// Data said the same in every language: a player's name, a field's name, numbers. Words
+    /// for a person are never plain: they come from the catalogues (see [`Message::data`]).
     Plain(Cow<'static, str>),
     /// The catalogues' text for `key`, its `{name}` placeholders filled from `args`.
     Keyed {
@@ -142,6 +143,13 @@ pub fn english() -> &'static Catalogue {
 }
 
 impl Message {
+    /// Text that is data, not words: a player's or a prize's name, a quoted field, a card's id,
+    /// a sum of numbers. It reads the same in every language, so it has no catalogue key.
+    /// (There is deliberately no `From<String>`: a sentence must not slip in untranslated.)
+    pub fn data(text: impl Into<Cow<'static, str>>) -> Self {
+        Message::Plain(text.into())
+    }
+
     /// Said in `catalogue`'s language; a key it lacks is said in English.
     pub fn render(&self, catalogue: &Catalogue) -> String {
         let mut out = String::new();
@@ -280,15 +288,11 @@ impl PartialEq<String> for Message {
     }
 }
 
+/// Tests write expected lines as plain text; outside tests words come from the catalogues.
+#[cfg(test)]
 impl From<&'static str> for Message {
     fn from(text: &'static str) -> Self {
         Message::Plain(Cow::Borrowed(text))
-    }
-}
-
-impl From<String> for Message {
-    fn from(text: String) -> Self {
-        Message::Plain(Cow::Owned(text))
     }
 }
 
@@ -412,8 +416,8 @@ mod tests {
     }
 
     #[test]
-    fn plain_text_is_said_as_it_is_in_every_language() {
-        let message = Message::from("as it is");
+    fn data_is_said_as_it_is_in_every_language() {
+        let message = Message::data("as it is");
         assert_eq!(message.render(&catalogue(&[])), "as it is");
         assert_eq!(message, "as it is");
     }

@@ -52,7 +52,11 @@ fn event_id(said: &str, parameter: &str, text: &str) -> Result<i64, ApiError> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ApiError::bad_parameter(
             parameter,
-            format!("{said} must be a whole number, like 3; got {text:?}"),
+            tabletally_domain::said!(
+                "server.api.live.event_id_whole",
+                id = said,
+                got = format!("{text:?}")
+            ),
         ));
     }
     Ok(text.parse::<i64>().unwrap_or(i64::MAX))
@@ -178,14 +182,14 @@ pub async fn club_events(
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
         return Err(ApiError::bad_parameter(
             "limit",
-            format!("\"limit\" must be a whole number from 1 to {MAX_EVENTS_PAGE}; got {limit}"),
+            tabletally_domain::said!("server.api.query.limit", most = MAX_EVENTS_PAGE, got = limit),
         ));
     }
     let after = query.after.unwrap_or(0);
     if after < 0 {
         return Err(ApiError::bad_parameter(
             "after",
-            format!("\"after\" must be a whole number, 0 or more; got {after}"),
+            tabletally_domain::said!("server.api.query.after", got = after),
         ));
     }
     let events: Vec<ClubEventView> = state

@@ -138,7 +138,7 @@ fn round_lines(state: &State, round: &Round, seat: usize, everyone: &[RowFacts])
             label: said!("server.mind_up.line.bubbles"),
             points: bubbles,
             // Numbers only: the same in every language.
-            detail: detail.into(),
+            detail: Message::data(detail),
         });
     }
     if round.over {

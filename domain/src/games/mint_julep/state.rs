@@ -103,17 +103,19 @@ fn check_round(state: &State, round: u32) -> Result<(), RuleError> {
         return Ok(());
     }
     let rule = if round < state.round {
-        format!(
-            "round {round} has ended; the game is in round {}",
-            state.round
+        crate::said!(
+            "server.mint_julep.refusal.round_has_ended",
+            round = round,
+            current = state.round
         )
     } else {
-        format!(
-            "the game is in round {}; end it with round_ended before round {round}",
-            state.round
+        crate::said!(
+            "server.mint_julep.refusal.round_not_yet",
+            round = round,
+            current = state.round
         )
     };
-    Err(RuleError::new("/round", rule))
+    Err(RuleError::said("/round", rule))
 }
 
 /// rules: before the first race move of round 1 every player has a bet. With 2 players one

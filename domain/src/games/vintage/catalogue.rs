@@ -101,10 +101,9 @@ impl CardRef {
             Value::Number(n) if n.is_u64() => return Ok(CardRef::Named(n.to_string())),
             Value::Object(fields) => fields,
             _ => {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     "",
-                    "a card is its id (\"c17\"), its number in the table's deck (17) or its \
-                     description {\"id\", \"type\", \"colour\", \"period\", \"value\"}",
+                    crate::said!("server.vintage.refusal.card_is_id_number_or_description"),
                 ));
             }
         };
