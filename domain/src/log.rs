@@ -169,7 +169,7 @@ pub fn start<R: Ruleset>(entries: &[PlayerEntry], options: &Value) -> Result<Set
     let options = serde_json::to_value(&options).map_err(|e| {
         RuleError::said(
             "/options",
-            crate::said!("server.common.refusal.options_cannot_stored", e = e),
+            crate::said!("server.common.refusal.options_cannot_stored", error = e),
         )
     })?;
     Ok(Setup { players, options })
@@ -937,7 +937,7 @@ fn check_target(own_seq: u64, target: u64, verb: &str, instead: &str) -> Result<
                 "server.common.refusal.there_no_earlier_event_events",
                 target = target,
                 verb = verb,
-                own_seq___1 = own_seq - 1
+                last = own_seq - 1
             ),
         ));
     }

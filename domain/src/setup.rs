@@ -139,8 +139,8 @@ pub fn keys_by_seated_name(
                 pointer([field, key]),
                 crate::said!(
                     "server.common.refusal.does_not_play_this_game",
-                    key = format!("{:?}", key),
-                    list_names__names = crate::score::list_names(&names)
+                    name = format!("{:?}", key),
+                    players = crate::score::list_names(&names)
                 ),
             ));
         };

@@ -255,14 +255,14 @@ fn explain_tiebreak(players: &[PlayerScore], still_tied: StillTied) -> Option<Ti
     let (rule, compared) = match still_tied {
         StillTied::SharedWin => (
             said!("server.mind_up.tiebreak.shared_win"),
-            said!("server.mind_up.tiebreak.round_3", round_3 = in_round(3)),
+            said!("server.mind_up.tiebreak.round_3", third = in_round(3)),
         ),
         StillTied::MoreInRound2 => (
             said!("server.mind_up.tiebreak.more_in_round_2"),
             said!(
                 "server.mind_up.tiebreak.rounds_3_and_2",
-                round_3 = in_round(3),
-                round_2 = in_round(2)
+                third = in_round(3),
+                second = in_round(2)
             ),
         ),
     };

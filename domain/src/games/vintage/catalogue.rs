@@ -165,7 +165,7 @@ impl CardRef {
                         crate::said!(
                             "server.vintage.refusal.card_value_whole_number_from",
                             points_limit = crate::score::POINTS_LIMIT,
-                            v = v
+                            value = v
                         ),
                     ));
                 }
@@ -277,8 +277,8 @@ fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
             crate::said!(
                 "server.vintage.refusal.card_was_described_as_same",
                 id = &now.id,
-                describe = earlier.describe(),
-                describe_2 = now.describe()
+                earlier = earlier.describe(),
+                now = now.describe()
             ),
         ));
     }

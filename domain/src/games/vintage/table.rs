@@ -190,7 +190,7 @@ impl Table {
                     crate::said!(
                         "server.vintage.refusal.does_not_play_this_game",
                         name = format!("{:?}", name),
-                        list_names__names = list_names(&names)
+                        players = list_names(&names)
                     ),
                 )
             })
@@ -212,8 +212,8 @@ impl Table {
                 "/player",
                 crate::said!(
                     "server.vintage.refusal.turn_turn_not_turns_go",
-                    names_expected = names[expected],
-                    len_____1 = self.turns.len() + 1,
+                    expected = names[expected],
+                    turn = self.turns.len() + 1,
                     name = name
                 ),
             ));
@@ -231,7 +231,7 @@ impl Table {
                     "server.vintage.refusal.cannot_bank_player_banks_card",
                     name = name,
                     banked = &banked,
-                    where_is__banked = where_is(&banked)
+                    place = where_is(&banked)
                 ),
             ));
         }
@@ -259,7 +259,7 @@ impl Table {
                             name = name,
                             card = &card,
                             from = from,
-                            where_is__card = where_is(&card)
+                            place = where_is(&card)
                         ),
                     ));
                 }
@@ -305,7 +305,7 @@ impl Table {
                                 name = name,
                                 top = top,
                                 card = &card,
-                                where_is__card = where_is(&card)
+                                place = where_is(&card)
                             ),
                         ));
                     }
@@ -344,7 +344,7 @@ impl Table {
                             "server.vintage.refusal.kept_but_drew_kept_card",
                             name = name,
                             kept = kept,
-                            list_names__drawn = list_names(&drawn)
+                            drawn = list_names(&drawn)
                         ),
                     ));
                 }
@@ -554,7 +554,7 @@ impl Table {
                             "server.vintage.refusal.cannot_bank_player_banks_card_2",
                             name = name,
                             id = &id,
-                            describe_place__id__players = self.describe_place(&id, players)
+                            place = self.describe_place(&id, players)
                         ),
                     ));
                 }
