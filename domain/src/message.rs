@@ -218,14 +218,44 @@ fn fill<W: fmt::Write>(
 impl Arg {
     fn render_into<W: fmt::Write>(&self, catalogue: &Catalogue, out: &mut W) -> fmt::Result {
         match self {
-            Arg::Int(n) => write!(out, "{n}"),
-            Arg::Signed(n) if *n > 0 => write!(out, "+{n}"),
-            Arg::Signed(n) if *n < 0 => write!(out, "−{}", n.unsigned_abs()),
+            Arg::Int(n) => write_int(out, *n),
+            Arg::Signed(n) if *n > 0 => {
+                out.write_str("+")?;
+                write_int(out, *n)
+            }
+            Arg::Signed(n) if *n < 0 => {
+                out.write_str("−")?;
+                write_digits(out, n.unsigned_abs())
+            }
             Arg::Signed(_) => out.write_str("0"),
             Arg::Text(text) => out.write_str(text),
             Arg::Said(message) => message.render_into(catalogue, out),
         }
     }
+}
+
+/// `n` in decimal, as `{n}` writes it, in one write (a score writes hundreds of numbers; the
+/// formatting machinery costs more than the digits).
+fn write_int<W: fmt::Write>(out: &mut W, n: i64) -> fmt::Result {
+    if n < 0 {
+        out.write_str("-")?;
+    }
+    write_digits(out, n.unsigned_abs())
+}
+
+fn write_digits<W: fmt::Write>(out: &mut W, mut n: u64) -> fmt::Result {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.write_str(std::str::from_utf8(&digits[start..]).unwrap_or_default())
 }
 
 /// Said in English.
@@ -235,13 +265,27 @@ impl fmt::Display for Message {
     }
 }
 
-/// Serialised in English: what the domain's own JSON (and its benchmark) writes, straight into
-/// the output.
+/// Serialised in English: what the domain's own JSON (and its benchmark) writes. A keyed
+/// message is filled in into a buffer kept by the thread, then written as one string: writing
+/// its pieces one by one into a JSON serialiser (each through the escaping of a string) cost
+/// more than the text itself.
 impl serde::Serialize for Message {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        thread_local! {
+            static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
         match self {
             Message::Plain(text) => serializer.serialize_str(text),
-            keyed => serializer.collect_str(keyed),
+            keyed => TEXT.with(|text| match text.try_borrow_mut() {
+                Ok(mut text) => {
+                    text.clear();
+                    // Writing into a String cannot fail.
+                    let _ = keyed.render_into(english(), &mut *text);
+                    serializer.serialize_str(&text)
+                }
+                // Only if a serialiser said a message while saying another.
+                Err(_) => serializer.serialize_str(&keyed.english()),
+            }),
         }
     }
 }
@@ -406,6 +450,34 @@ mod tests {
             args: vec![("inner", Arg::from(inner))],
         };
         assert_eq!(outer.render(&french), "bonjour Bo !");
+    }
+
+    #[test]
+    fn numbers_are_written_as_format_writes_them_and_points_with_their_sign() {
+        let french = catalogue(&[("test.numbers", "{a} {b} {c} {d} {e} {f} {g}")]);
+        let message = Message::Keyed {
+            key: Box::leak(Box::new(Site::new("test.numbers"))),
+            args: vec![
+                ("a", Arg::Int(0)),
+                ("b", Arg::Int(-17)),
+                ("c", Arg::Int(i64::MIN)),
+                ("d", Arg::Int(1_234_567)),
+                ("e", Arg::Signed(12)),
+                ("f", Arg::Signed(-3)),
+                ("g", Arg::Signed(0)),
+            ],
+        };
+        assert_eq!(
+            message.render(&french),
+            format!("0 -17 {} 1234567 +12 −3 0", i64::MIN)
+        );
+    }
+
+    #[test]
+    fn a_keyed_message_serialises_as_its_english_text_with_quotes_escaped() {
+        let message = crate::said!("server.words.refusal.needs", subject = "a \"card\"", field = 3);
+        let json = serde_json::to_string(&vec![message.clone(), message]).expect("serialises");
+        assert_eq!(json, r#"["a \"card\" needs 3","a \"card\" needs 3"]"#);
     }
 
     #[test]
