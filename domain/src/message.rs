@@ -25,12 +25,80 @@ pub enum Message {
     },
 }
 
-/// Where a message is said in the code: its catalogue key, and its English text found once
-/// (a score writes hundreds of lines; each would otherwise look its text up again).
+/// Where a message is said in the code: its catalogue key, and its English text found and cut
+/// into pieces once (a score writes hundreds of lines; each would otherwise look its text up
+/// and search it for placeholders again).
 #[derive(Debug)]
 pub struct Site {
     pub key: &'static str,
-    english: OnceLock<Option<&'static str>>,
+    english: OnceLock<Option<Template>>,
+}
+
+/// An English text cut into its pieces, each placeholder by the place of its value among the
+/// site's values: a `said!` names its values in the same order every time.
+#[derive(Debug)]
+struct Template(Box<[Piece]>);
+
+#[derive(Debug)]
+enum Piece {
+    Text(&'static str),
+    /// The value at this place of the args, which has this name.
+    Value(usize, &'static str),
+}
+
+impl Template {
+    /// `text` cut as [`fill`] reads it; a placeholder no value names stays as written.
+    fn cut(text: &'static str, args: &[(&'static str, Arg)]) -> Self {
+        let mut pieces = Vec::new();
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find('}') else {
+                break;
+            };
+            let name = &after[..close];
+            match args.iter().position(|(n, _)| *n == name) {
+                Some(at) => {
+                    if open > 0 {
+                        pieces.push(Piece::Text(&rest[..open]));
+                    }
+                    pieces.push(Piece::Value(at, args[at].0));
+                }
+                None => pieces.push(Piece::Text(&rest[..open + close + 2])),
+            }
+            rest = &after[close + 1..];
+        }
+        if !rest.is_empty() {
+            pieces.push(Piece::Text(rest));
+        }
+        Template(pieces.into_boxed_slice())
+    }
+
+    fn fill<W: fmt::Write>(
+        &self,
+        args: &[(&'static str, Arg)],
+        catalogue: &Catalogue,
+        out: &mut W,
+    ) -> fmt::Result {
+        for piece in &self.0 {
+            match piece {
+                Piece::Text(text) => out.write_str(text)?,
+                Piece::Value(at, name) => {
+                    // The same site passes the same names in the same order; should another
+                    // order ever come, the value is found by its name.
+                    let arg = match args.get(*at) {
+                        Some((n, arg)) if std::ptr::eq(*n, *name) || n == name => Some(arg),
+                        _ => args.iter().find(|(n, _)| n == name).map(|(_, arg)| arg),
+                    };
+                    match arg {
+                        Some(arg) => arg.render_into(catalogue, out)?,
+                        None => write!(out, "{{{name}}}")?,
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Two sites are the same message when they have the same key.
@@ -50,10 +118,12 @@ impl Site {
         }
     }
 
-    /// The English text of the key (`None` for a key the English file lacks, which a test
-    /// rules out).
-    fn english(&self) -> Option<&'static str> {
-        *self.english.get_or_init(|| english().text(self.key))
+    /// The English text of the key, cut for these args (`None` for a key the English file
+    /// lacks, which a test rules out).
+    fn english(&self, args: &[(&'static str, Arg)]) -> Option<&Template> {
+        self.english
+            .get_or_init(|| english().text(self.key).map(|text| Template::cut(text, args)))
+            .as_ref()
     }
 }
 
@@ -179,13 +249,14 @@ impl Message {
             Message::Keyed { key, args } => {
                 // Every key the code uses is in the English file (a test checks it), so the last
                 // fallback, the key itself, is never shown.
-                let template = if std::ptr::eq(catalogue, english()) {
-                    key.english()
-                } else {
-                    catalogue.text(key.key).or_else(|| key.english())
-                };
-                let template = template.unwrap_or(key.key);
-                fill(template, args, catalogue, out)
+                let other = (!std::ptr::eq(catalogue, english()))
+                    .then(|| catalogue.text(key.key))
+                    .flatten();
+                match (other, key.english(args)) {
+                    (Some(text), _) => fill(text, args, catalogue, out),
+                    (None, Some(english)) => english.fill(args, catalogue, out),
+                    (None, None) => out.write_str(key.key),
+                }
             }
         }
     }
@@ -485,6 +556,20 @@ mod tests {
         let mut out = String::new();
         let _ = fill("{x} and {", &[], &Catalogue::default(), &mut out);
         assert_eq!(out, "{x} and {");
+        let args = [("n", Arg::Int(3))];
+        let mut cut = String::new();
+        let _ = Template::cut("{n}{x} and {n} {", &args).fill(&args, &Catalogue::default(), &mut cut);
+        assert_eq!(cut, "3{x} and 3 {");
+    }
+
+    #[test]
+    fn a_cut_template_finds_a_value_by_name_when_the_order_differs() {
+        let first = [("a", Arg::Int(1)), ("b", Arg::Int(2))];
+        let template = Template::cut("{b}-{a}", &first);
+        let swapped = [("b", Arg::Int(20)), ("a", Arg::Int(10))];
+        let mut out = String::new();
+        let _ = template.fill(&swapped, &Catalogue::default(), &mut out);
+        assert_eq!(out, "20-10");
     }
 
     #[test]
