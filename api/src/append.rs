@@ -85,7 +85,9 @@ impl Refused {
                 expected = expected,
                 current = current
             ),
-            Refused::IdReused { id, seq, .. } => tabletally_domain::said!("server.api.append.id_reused", id = id, seq = seq),
+            Refused::IdReused { id, seq, .. } => {
+                tabletally_domain::said!("server.api.append.id_reused", id = id, seq = seq)
+            }
             Refused::PartlyStored { stored } => tabletally_domain::said!(
                 "server.api.append.partly_stored",
                 ids = format!("{stored:?}")
@@ -95,7 +97,9 @@ impl Refused {
                 most = MAX_EVENTS_PER_GAME,
                 stored = stored
             ),
-            Refused::DuplicateId { id, .. } => tabletally_domain::said!("server.api.append.duplicate_id", id = id),
+            Refused::DuplicateId { id, .. } => {
+                tabletally_domain::said!("server.api.append.duplicate_id", id = id)
+            }
             Refused::Rule(rejection) => rejection.said.clone(),
             // Never shown: a broken game is an internal error.
             Refused::Broken(_) => tabletally_domain::said!("server.problem.internal.detail"),

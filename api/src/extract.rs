@@ -311,7 +311,10 @@ pub fn path_error(err: &PathError, req: &HttpRequest) -> ApiError {
         .find(|(_, value)| uuid::Uuid::parse_str(value).is_err());
     let Some((name, value)) = bad else {
         return ApiError::Unreadable {
-            detail: tabletally_domain::said!("server.api.request.path_unreadable", why = err.to_string()),
+            detail: tabletally_domain::said!(
+                "server.api.request.path_unreadable",
+                why = err.to_string()
+            ),
             pointer: None,
             parameter: None,
         };

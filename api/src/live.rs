@@ -21,9 +21,9 @@ use tokio::sync::{broadcast, watch};
 
 use crate::config::StreamLimits;
 use crate::error::ApiError;
+use crate::language::Language;
 use crate::records::to_log_event;
 use crate::store::{Committed, GameRecord, Store, StoredEvent, Subscribers};
-use crate::language::Language;
 use crate::views::{EventView, GameSummary, ScoreView, score_view, score_view_in};
 
 /// One accepted append as a game stream sends it.
@@ -432,7 +432,12 @@ fn appended_frame(game: &GameRecord, events: Vec<StoredEvent>, board: Scoreboard
     let data = AppendedDataRef {
         version: game.version,
         events: &events,
-        score: score_view(game.game.clone(), status, game.version as u64, board.clone()),
+        score: score_view(
+            game.game.clone(),
+            status,
+            game.version as u64,
+            board.clone(),
+        ),
     };
     let sse = sse("appended", game.version, &data);
     Frame {
@@ -614,12 +619,14 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
 impl From<StreamRefused> for ApiError {
     fn from(refused: StreamRefused) -> Self {
         match refused {
-            StreamRefused::ClubFull(most) => {
-                ApiError::TooManyStreams(tabletally_domain::said!("server.api.live.club_streams_full", most = most))
-            }
-            StreamRefused::ServerFull(most) => {
-                ApiError::ServerBusy(tabletally_domain::said!("server.api.live.server_streams_full", most = most))
-            }
+            StreamRefused::ClubFull(most) => ApiError::TooManyStreams(tabletally_domain::said!(
+                "server.api.live.club_streams_full",
+                most = most
+            )),
+            StreamRefused::ServerFull(most) => ApiError::ServerBusy(tabletally_domain::said!(
+                "server.api.live.server_streams_full",
+                most = most
+            )),
         }
     }
 }

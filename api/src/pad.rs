@@ -237,13 +237,12 @@ async fn qr_code(query: web::Query<QrQuery>) -> Result<HttpResponse, ApiError> {
             tabletally_domain::said!("server.api.pad.qr_text_length", most = QR_MAX_CHARS),
         ));
     }
-    let code = QrCode::new(query.text.as_bytes())
-        .map_err(|e| {
-            ApiError::bad_parameter(
-                "text",
-                tabletally_domain::said!("server.api.pad.qr_cannot_encode", why = e.to_string()),
-            )
-        })?;
+    let code = QrCode::new(query.text.as_bytes()).map_err(|e| {
+        ApiError::bad_parameter(
+            "text",
+            tabletally_domain::said!("server.api.pad.qr_cannot_encode", why = e.to_string()),
+        )
+    })?;
     let image = code
         .render::<svg::Color>()
         .min_dimensions(200, 200)

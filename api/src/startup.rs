@@ -376,5 +376,9 @@ fn path_error(err: PathError, req: &HttpRequest) -> actix_web::Error {
 }
 
 fn query_error(err: QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
-    ApiError::BadRequest(tabletally_domain::said!("server.api.request.query_unreadable", why = err.to_string())).into()
+    ApiError::BadRequest(tabletally_domain::said!(
+        "server.api.request.query_unreadable",
+        why = err.to_string()
+    ))
+    .into()
 }

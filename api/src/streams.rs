@@ -136,7 +136,9 @@ impl GameStream {
             .store
             .events(&self.club, &self.game)
             .await?
-            .ok_or_else(|| ApiError::NotFound(tabletally_domain::said!("server.api.live.game_gone")))?;
+            .ok_or_else(|| {
+                ApiError::NotFound(tabletally_domain::said!("server.api.live.game_gone"))
+            })?;
         for frame in frames_after(&record, &log, self.last)? {
             self.last = frame.version;
             self.pending.push_back(frame.sse_in(self.language));
@@ -186,7 +188,10 @@ impl LobbyStream {
             Some(position) if position < 0 => {
                 return Err(ApiError::bad_parameter(
                     "Last-Event-ID",
-                    tabletally_domain::said!("server.api.live.last_event_id_position", got = position),
+                    tabletally_domain::said!(
+                        "server.api.live.last_event_id_position",
+                        got = position
+                    ),
                 ));
             }
             Some(position) => position,

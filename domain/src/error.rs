@@ -124,8 +124,14 @@ fn refused_field<'a, T: serde::de::DeserializeOwned>(
 /// letter; other languages say both alike).
 fn an_event(event_type: &'static str) -> Message {
     if event_type.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        said!("server.words.subject.an_event", event_type = Arg::word(event_type))
+        said!(
+            "server.words.subject.an_event",
+            event_type = Arg::word(event_type)
+        )
     } else {
-        said!("server.words.subject.a_event", event_type = Arg::word(event_type))
+        said!(
+            "server.words.subject.a_event",
+            event_type = Arg::word(event_type)
+        )
     }
 }

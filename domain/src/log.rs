@@ -203,7 +203,10 @@ pub fn check_append<R: Ruleset>(
             0,
             "",
             // The stored log is the server's own: this is a fault of ours, said as it is.
-            crate::said!("server.log.refusal.stored_log_does_not_replay", error = e.to_string()),
+            crate::said!(
+                "server.log.refusal.stored_log_does_not_replay",
+                error = e.to_string()
+            ),
         )
     })?;
     replayed.append(batch)
@@ -368,7 +371,11 @@ impl Fault {
 fn correction_breaks(seq: u64, new_data: &Value, log: &[LogEvent], rule: Message) -> Message {
     let round = |data: &Value| data.get("round").and_then(Value::as_u64);
     let Some(target) = log.get(seq as usize - 1) else {
-        return crate::said!("server.log.refusal.correction_breaks", seq = seq, rule = rule);
+        return crate::said!(
+            "server.log.refusal.correction_breaks",
+            seq = seq,
+            rule = rule
+        );
     };
     let kind = target.event_type.as_str();
     let (old_round, new_round) = (round(&target.data), round(new_data));
@@ -417,8 +424,12 @@ const CORRECT_FIELDS: &[Meaning] = &[
     ("data", || crate::said!("server.log.meaning.correct_data")),
 ];
 const RESULT_FIELDS: &[Meaning] = &[
-    ("totals", || crate::said!("server.log.meaning.result_totals")),
-    ("winners", || crate::said!("server.log.meaning.result_winners")),
+    ("totals", || {
+        crate::said!("server.log.meaning.result_totals")
+    }),
+    ("winners", || {
+        crate::said!("server.log.meaning.result_winners")
+    }),
 ];
 
 #[derive(Deserialize)]

@@ -122,7 +122,11 @@ impl Site {
     /// lacks, which a test rules out).
     fn english(&self, args: &[(&'static str, Arg)]) -> Option<&Template> {
         self.english
-            .get_or_init(|| english().text(self.key).map(|text| Template::cut(text, args)))
+            .get_or_init(|| {
+                english()
+                    .text(self.key)
+                    .map(|text| Template::cut(text, args))
+            })
             .as_ref()
     }
 }
@@ -546,7 +550,11 @@ mod tests {
 
     #[test]
     fn a_keyed_message_serialises_as_its_english_text_with_quotes_escaped() {
-        let message = crate::said!("server.words.refusal.needs", subject = "a \"card\"", field = 3);
+        let message = crate::said!(
+            "server.words.refusal.needs",
+            subject = "a \"card\"",
+            field = 3
+        );
         let json = serde_json::to_string(&vec![message.clone(), message]).expect("serialises");
         assert_eq!(json, r#"["a \"card\" needs 3","a \"card\" needs 3"]"#);
     }
@@ -558,7 +566,8 @@ mod tests {
         assert_eq!(out, "{x} and {");
         let args = [("n", Arg::Int(3))];
         let mut cut = String::new();
-        let _ = Template::cut("{n}{x} and {n} {", &args).fill(&args, &Catalogue::default(), &mut cut);
+        let _ =
+            Template::cut("{n}{x} and {n} {", &args).fill(&args, &Catalogue::default(), &mut cut);
         assert_eq!(cut, "3{x} and 3 {");
     }
 

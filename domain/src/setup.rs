@@ -183,8 +183,7 @@ pub fn seat_players(
     }
     let mut players: Vec<Player> = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
-        let name = PlayerName::parse(&entry.name)
-            .map_err(|fault| {
+        let name = PlayerName::parse(&entry.name).map_err(|fault| {
             RuleError::said(pointer(["players", &i.to_string(), "name"]), fault.player())
         })?;
         if let Some(other) = players.iter().find(|p| same_name(&p.name, name.as_str())) {

@@ -68,7 +68,9 @@ async fn browser_with(width: u32, height: u32, languages: Option<&str>) -> Optio
     let (Some(driver_path), Some(chromium_path)) = (driver_path, chromium_path) else {
         crate::helpers::skip_outside_ci(
             "Chromium and chromedriver must be installed (apt-get install chromium chromium-driver)",
-            &format!("install chromium and chromium-driver (or set {CHROMIUM_VAR} and {CHROMEDRIVER_VAR}) to run the score pad's browser tests"),
+            &format!(
+                "install chromium and chromium-driver (or set {CHROMIUM_VAR} and {CHROMEDRIVER_VAR}) to run the score pad's browser tests"
+            ),
         );
         return None;
     };

@@ -132,7 +132,12 @@ async fn a_stream_opened_with_lang_fr_carries_french_breakdowns_and_the_same_mac
     assert_eq!(french_snapshot.data["game"], english_snapshot.data["game"]);
 
     let reply = app
-        .append(&club, &game, Some(1), vec![event("round_collected", round_1())])
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("round_collected", round_1())],
+        )
         .await;
     assert_eq!(reply.status, 201, "{}", reply.body);
     let (english_append, french_append) = (english.expect().await, french.expect().await);
@@ -179,7 +184,10 @@ async fn a_stream_opened_with_lang_fr_carries_french_breakdowns_and_the_same_mac
     let german = get_in(&app, &format!("{path}?lang=de"), Some(&club.token), "fr").await;
     let problem = german.problem(400);
     assert_eq!(problem["parameter"], "lang");
-    assert_eq!(problem["detail"], "\"lang\" doit valoir en, fr ou fa ; reçu \"de\"");
+    assert_eq!(
+        problem["detail"],
+        "\"lang\" doit valoir en, fr ou fa ; reçu \"de\""
+    );
 }
 
 /// A line of a player's first round by its label.

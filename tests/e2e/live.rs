@@ -69,9 +69,7 @@ impl EventStream {
             Err(e) => panic!("the stream is not UTF-8: {e}"),
         };
         let rest = self.partial.split_off(valid);
-        let text = String::from_utf8(std::mem::replace(&mut self.partial, rest))
-            .expect("checked UTF-8");
-        text
+        String::from_utf8(std::mem::replace(&mut self.partial, rest)).expect("checked UTF-8")
     }
 
     /// The next event (comments counted and skipped); `None` when the server closed the stream.

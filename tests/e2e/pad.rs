@@ -412,13 +412,17 @@ async fn a_refused_round_shows_the_rules_words_next_to_the_player_it_names() {
     // In French the server's sentence comes in French and the page still puts its own label
     // (in French) for the option's key: nothing depends on the English wording.
     b.select("#language", "fr").await;
-    b.wait_text("#entry button[type=\"submit\"]", |t| !t.is_empty() && !t.contains("Record"))
-        .await;
+    b.wait_text("#entry button[type=\"submit\"]", |t| {
+        !t.is_empty() && !t.contains("Record")
+    })
+    .await;
     enter_cards(&b, "Ann", &[("animal-kingdom", 7)]).await;
     enter_cards(&b, "Bo", &[("autographed", 6)]).await;
     b.click("#entry button[type=\"submit\"]").await;
     let french = b
-        .wait_text("fieldset[data-player=\"Bo\"] .field-error", |t| t.contains("cartes"))
+        .wait_text("fieldset[data-player=\"Bo\"] .field-error", |t| {
+            t.contains("cartes")
+        })
         .await;
     assert_eq!(
         french,

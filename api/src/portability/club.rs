@@ -207,11 +207,7 @@ pub(super) async fn import_preset(
     let mut record = read().map_err(unreadable)?;
     uuid(&record.id, "preset")?;
     let name = PlayerName::parse(&record.name).map_err(|rule| {
-        unprocessable(format!(
-            "preset {}: {}",
-            record.id,
-            rule.preset().english()
-        ))
+        unprocessable(format!("preset {}: {}", record.id, rule.preset().english()))
     })?;
     record.name = name.as_str().to_owned();
     let kind = Game::from_id(&record.game).ok_or_else(|| {

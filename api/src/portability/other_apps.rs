@@ -15,10 +15,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tabletally_domain::{Game, Message};
 use tabletally_domain::log::{GAME_STARTED, RESULT_RECORDED};
 use tabletally_domain::ruleset::Variant;
 use tabletally_domain::setup::PlayerEntry;
+use tabletally_domain::{Game, Message};
 
 use super::{EXPORT_PAGE, FORMAT, GameIds, ImportFailure, ImportReport, derived_id, import_line};
 use crate::records::to_log_event;
@@ -446,10 +446,12 @@ pub async fn import_bgstats(
     ids: GameIds,
 ) -> Result<ImportReport, Message> {
     let mut report = ImportReport::default();
-    let value: Value =
-        serde_json::from_slice(file).map_err(|e| tabletally_domain::said!("server.api.import.not_bgstats", why = e))?;
+    let value: Value = serde_json::from_slice(file)
+        .map_err(|e| tabletally_domain::said!("server.api.import.not_bgstats", why = e))?;
     if !value.is_object() {
-        return Err(tabletally_domain::said!("server.api.import.not_bgstats_object"));
+        return Err(tabletally_domain::said!(
+            "server.api.import.not_bgstats_object"
+        ));
     }
     let export: BgStatsFile = serde_json::from_value(value)
         .map_err(|e| tabletally_domain::said!("server.api.import.not_bgstats", why = e))?;
@@ -765,9 +767,9 @@ fn xml_elements(text: &str) -> Result<Vec<Element>, Message> {
     while let Some(start) = rest.find('<') {
         rest = &rest[start + 1..];
         if let Some(after) = rest.strip_prefix("!--") {
-            let end = after
-                .find("-->")
-                .ok_or_else(|| tabletally_domain::said!("server.api.import.xml_comment_not_closed"))?;
+            let end = after.find("-->").ok_or_else(|| {
+                tabletally_domain::said!("server.api.import.xml_comment_not_closed")
+            })?;
             rest = &after[end + 3..];
             continue;
         }
@@ -785,16 +787,18 @@ fn xml_elements(text: &str) -> Result<Vec<Element>, Message> {
         while let Some(eq) = attributes.find('=') {
             let key = attributes[..eq].trim().to_owned();
             let value_part = attributes[eq + 1..].trim_start();
-            let quote = value_part
-                .chars()
-                .next()
-                .ok_or_else(|| tabletally_domain::said!("server.api.import.xml_attribute_no_value"))?;
+            let quote = value_part.chars().next().ok_or_else(|| {
+                tabletally_domain::said!("server.api.import.xml_attribute_no_value")
+            })?;
             if quote != '"' && quote != '\'' {
-                return Err(tabletally_domain::said!("server.api.import.xml_attribute_not_quoted", key = key));
+                return Err(tabletally_domain::said!(
+                    "server.api.import.xml_attribute_not_quoted",
+                    key = key
+                ));
             }
-            let close = value_part[1..]
-                .find(quote)
-                .ok_or_else(|| tabletally_domain::said!("server.api.import.xml_attribute_not_closed", key = &key))?;
+            let close = value_part[1..].find(quote).ok_or_else(|| {
+                tabletally_domain::said!("server.api.import.xml_attribute_not_closed", key = &key)
+            })?;
             parsed.insert(key, xml_unescape(&value_part[1..close + 1]));
             attributes = &value_part[close + 2..];
         }
@@ -865,7 +869,9 @@ pub async fn import_bgg(
             if elements.iter().any(|(name, _)| name == "plays") {
                 Ok(elements)
             } else {
-                Err(tabletally_domain::said!("server.api.import.no_plays_element"))
+                Err(tabletally_domain::said!(
+                    "server.api.import.no_plays_element"
+                ))
             }
         })
         .map_err(|detail| tabletally_domain::said!("server.api.import.not_bgg", why = detail))?;

@@ -93,7 +93,10 @@ pub async fn create_token(
     if !matches!(body.scope.as_str(), "admin" | "write" | "read") {
         return Err(ApiError::invalid(
             "/scope",
-            tabletally_domain::said!("server.api.access.scope_unknown", got = format!("{:?}", body.scope)),
+            tabletally_domain::said!(
+                "server.api.access.scope_unknown",
+                got = format!("{:?}", body.scope)
+            ),
         ));
     }
     let id = uuid::Uuid::new_v4().to_string();
@@ -191,7 +194,9 @@ pub async fn revoke_token(
         .delete_access_token(&admin.0.id, &id, None)
         .await?
     {
-        return Err(ApiError::NotFound(tabletally_domain::said!("server.api.access.no_such_token")));
+        return Err(ApiError::NotFound(tabletally_domain::said!(
+            "server.api.access.no_such_token"
+        )));
     }
     state.live.revoked(&id);
     tracing::info!(club = %admin.0.id, token = %id, "token revoked");
@@ -406,7 +411,9 @@ pub async fn revoke_share(
         .delete_access_token(&club.id, &share, Some(&game))
         .await?
     {
-        return Err(ApiError::NotFound(tabletally_domain::said!("server.api.access.no_such_share")));
+        return Err(ApiError::NotFound(tabletally_domain::said!(
+            "server.api.access.no_such_share"
+        )));
     }
     state.live.revoked(&share);
     tracing::info!(club = %club.id, game = %game, share = %share, "share link revoked");

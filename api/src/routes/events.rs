@@ -119,7 +119,11 @@ pub async fn append_events(
         (Some(v), Some(h)) if v != h => {
             return Err(ApiError::invalid(
                 "/expected_version",
-                tabletally_domain::said!("server.api.events.version_disagrees", version = v, if_match = h),
+                tabletally_domain::said!(
+                    "server.api.events.version_disagrees",
+                    version = v,
+                    if_match = h
+                ),
             ));
         }
         (v, h) => v.or(h),
@@ -260,7 +264,11 @@ pub async fn list_events(
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
         return Err(ApiError::bad_parameter(
             "limit",
-            tabletally_domain::said!("server.api.query.limit", most = MAX_EVENTS_PAGE, got = limit),
+            tabletally_domain::said!(
+                "server.api.query.limit",
+                most = MAX_EVENTS_PAGE,
+                got = limit
+            ),
         ));
     }
     let after = query.after.unwrap_or(0);

@@ -124,7 +124,10 @@ pub async fn create_game(
             .map_err(|_| {
                 ApiError::invalid(
                     "/id",
-                    tabletally_domain::said!("server.api.games.id_not_uuid", got = format!("{id:?}")),
+                    tabletally_domain::said!(
+                        "server.api.games.id_not_uuid",
+                        got = format!("{id:?}")
+                    ),
                 )
             })?
             .to_string(),

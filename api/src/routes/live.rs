@@ -125,8 +125,15 @@ pub async fn game_stream(
     let id = id.into_inner().to_string();
     let resume = resume_from(&req, &query)?;
     let language = stream_language(&req, &query)?;
-    let stream =
-        GameStream::open(&state.live, state.store.clone(), &club, &id, resume, language).await?;
+    let stream = GameStream::open(
+        &state.live,
+        state.store.clone(),
+        &club,
+        &id,
+        resume,
+        language,
+    )
+    .await?;
     Ok(event_stream(stream.into_body()))
 }
 
@@ -210,7 +217,11 @@ pub async fn club_events(
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
         return Err(ApiError::bad_parameter(
             "limit",
-            tabletally_domain::said!("server.api.query.limit", most = MAX_EVENTS_PAGE, got = limit),
+            tabletally_domain::said!(
+                "server.api.query.limit",
+                most = MAX_EVENTS_PAGE,
+                got = limit
+            ),
         ));
     }
     let after = query.after.unwrap_or(0);

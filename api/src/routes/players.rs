@@ -15,7 +15,9 @@ use crate::state::AppState;
 use crate::store::{Merge, Rename};
 
 fn not_found() -> ApiError {
-    ApiError::NotFound(tabletally_domain::said!("server.api.players.no_such_player"))
+    ApiError::NotFound(tabletally_domain::said!(
+        "server.api.players.no_such_player"
+    ))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -51,7 +53,8 @@ pub async fn rename_player(
     body: Json<RenamePlayer>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
-    let name = PlayerName::parse(&body.name).map_err(|fault| ApiError::invalid("/name", fault.player()))?;
+    let name = PlayerName::parse(&body.name)
+        .map_err(|fault| ApiError::invalid("/name", fault.player()))?;
     match state
         .store
         .rename_player(&club.id, &id, name.as_str())
@@ -116,7 +119,10 @@ pub async fn merge_player(
         .map_err(|_| {
             ApiError::invalid(
                 "/into",
-                tabletally_domain::said!("server.api.players.into_not_uuid", got = format!("{:?}", body.into)),
+                tabletally_domain::said!(
+                    "server.api.players.into_not_uuid",
+                    got = format!("{:?}", body.into)
+                ),
             )
         })?
         .to_string();

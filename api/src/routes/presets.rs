@@ -110,8 +110,8 @@ pub async fn create_preset(
     body: Json<CreatePreset>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let name = PlayerName::parse(&body.name)
-        .map_err(|rule| ApiError::invalid("/name", rule.preset()))?;
+    let name =
+        PlayerName::parse(&body.name).map_err(|rule| ApiError::invalid("/name", rule.preset()))?;
     let kind = known_game(&body.game, "/game")?;
     let options = match body.options {
         options @ Value::Object(_) => options,
@@ -195,7 +195,9 @@ pub async fn delete_preset(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     if !state.store.delete_preset(&club.id, &id).await? {
-        return Err(ApiError::NotFound(tabletally_domain::said!("server.api.presets.no_such_preset")));
+        return Err(ApiError::NotFound(tabletally_domain::said!(
+            "server.api.presets.no_such_preset"
+        )));
     }
     Ok(HttpResponse::NoContent().finish())
 }
@@ -225,7 +227,11 @@ pub async fn with_preset(
         return Err(ApiError::invalid(
             "/preset",
             if names.is_empty() {
-                tabletally_domain::said!("server.api.presets.none_of_game", game = game, name = preset)
+                tabletally_domain::said!(
+                    "server.api.presets.none_of_game",
+                    game = game,
+                    name = preset
+                )
             } else {
                 tabletally_domain::said!(
                     "server.api.presets.no_such_name",

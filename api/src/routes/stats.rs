@@ -70,7 +70,10 @@ fn select_variant(
             None => Err(ApiError::bad_parameter(
                 "variant",
                 match game.variants() {
-                    [] => tabletally_domain::said!("server.api.stats.no_variants", game = game.title()),
+                    [] => tabletally_domain::said!(
+                        "server.api.stats.no_variants",
+                        game = game.title()
+                    ),
                     known => tabletally_domain::said!(
                         "server.api.stats.unknown_variant",
                         variant = format!("{id:?}"),
@@ -93,7 +96,9 @@ pub enum VariantId {
 }
 
 fn not_found() -> ApiError {
-    ApiError::NotFound(tabletally_domain::said!("server.api.players.no_such_player"))
+    ApiError::NotFound(tabletally_domain::said!(
+        "server.api.players.no_such_player"
+    ))
 }
 
 #[derive(Debug, Serialize, ToSchema)]

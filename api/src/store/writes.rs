@@ -387,7 +387,10 @@ pub(super) fn translate(e: sqlx::Error) -> StoreError {
         if which.contains(UNIQUE_EVENT_ID) || which.contains("events.game_id, events.event_id") {
             return StoreError::Conflict(tabletally_domain::said!("server.api.append.id_raced"));
         }
-        return StoreError::Conflict(tabletally_domain::said!("server.api.append.conflicted", which = which));
+        return StoreError::Conflict(tabletally_domain::said!(
+            "server.api.append.conflicted",
+            which = which
+        ));
     }
     StoreError::Database(e)
 }

@@ -31,10 +31,9 @@ impl Ruleset for Vintage {
     type State = State;
 
     // rules: the prize list is not published, so a game without prizes must say so.
-    const REQUIRED_OPTIONS: &'static [crate::error::Meaning] = &[(
-        "prizes",
-        || crate::said!("server.vintage.refusal.prizes_required"),
-    )];
+    const REQUIRED_OPTIONS: &'static [crate::error::Meaning] = &[("prizes", || {
+        crate::said!("server.vintage.refusal.prizes_required")
+    })];
 
     fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
         if options.prizes.len() > MAX_PRIZES {

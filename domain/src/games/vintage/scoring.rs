@@ -216,7 +216,10 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<
             }
         };
         // The prize's name as the table wrote it in the options: data.
-        lines.push((seat, Line::new(Message::data(prize.name.clone()), points, detail)));
+        lines.push((
+            seat,
+            Line::new(Message::data(prize.name.clone()), points, detail),
+        ));
     }
     lines
 }

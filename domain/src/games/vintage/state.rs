@@ -40,11 +40,17 @@ impl State {
 }
 
 fn not_dealt() -> RuleError {
-    RuleError::said("", crate::said!("server.vintage.refusal.showcases_not_dealt"))
+    RuleError::said(
+        "",
+        crate::said!("server.vintage.refusal.showcases_not_dealt"),
+    )
 }
 
 fn end_only() -> RuleError {
-    RuleError::said("", crate::said!("server.vintage.refusal.recorded_by_collections_only"))
+    RuleError::said(
+        "",
+        crate::said!("server.vintage.refusal.recorded_by_collections_only"),
+    )
 }
 
 pub(super) fn deal(state: &mut State, data: &Value) -> Result<(), RuleError> {

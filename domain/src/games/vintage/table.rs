@@ -388,7 +388,11 @@ impl Table {
         if turn.drawn.len() != expected {
             let drawn = turn.drawn.len();
             let rule = if expected == 2 {
-                crate::said!("server.vintage.refusal.draws_two", name = name, drawn = drawn)
+                crate::said!(
+                    "server.vintage.refusal.draws_two",
+                    name = name,
+                    drawn = drawn
+                )
             } else {
                 crate::said!(
                     "server.vintage.refusal.draws_what_was_left",
@@ -648,7 +652,10 @@ impl FinalBank<'_> {
                 count = count
             ),
             (_, true) if count == 0 => {
-                crate::said!("server.vintage.refusal.bank_one_second_optional", name = name)
+                crate::said!(
+                    "server.vintage.refusal.bank_one_second_optional",
+                    name = name
+                )
             }
             (1, true) => crate::said!(
                 "server.vintage.refusal.bank_second_but_showcase_holds_one",
