@@ -165,6 +165,8 @@ export async function linkBases() {
 export function followGame(id, { onOpen, onSnapshot, onAppended, onError }) {
   const url = new URL(`/v1/games/${encodeURIComponent(id)}/stream`, window.location.origin);
   if (token) url.searchParams.set('access_token', token);
+  // EventSource cannot send Accept-Language: the stream's scores are asked for in the page's language.
+  url.searchParams.set('lang', lang());
   let opened = false;
   let source;
   try {

@@ -5,15 +5,7 @@
 import { checkGame, followGame, getGame, getScore, listEvents, unreachable } from './api.js';
 import { getState, mergeEvents, update } from './state.js';
 import { showNotice } from './ui.js';
-import { lang, t } from './i18n.js';
-
-/**
- * The stream's scores are in the server's default language (EventSource sends no
- * Accept-Language): in another language the page keeps the score it read itself, and reads the
- * game again after each event (its events and score together, so a form is never built from
- * new events and an old score).
- */
-const streamInPageLanguage = () => lang() === 'en';
+import { t } from './i18n.js';
 
 
 const POLL_MS = 4000;
@@ -67,12 +59,12 @@ export function follow(id, { onBack } = {}) {
         if (stopped) return;
         heard();
         everOpened = true;
-        const inLanguage = streamInPageLanguage();
-        update(inLanguage ? { live: 'live', game: data.game, score: data.score } : { live: 'live' });
+        // The stream speaks the page's language (`?lang=`, see api.js): its score is shown as sent.
+        update({ live: 'live', game: data.game, score: data.score });
         showNotice(null);
         const { events } = getState();
         // Back after an outage, or opened during one: the log and the marks come from a fresh read.
-        if (lost || events.length === 0 || !inLanguage) reload(id).catch(() => {});
+        if (lost || events.length === 0) reload(id).catch(() => {});
         if (lost) onBack?.();
         lost = false;
       },
@@ -81,8 +73,7 @@ export function follow(id, { onBack } = {}) {
         heard();
         const state = getState();
         const game = state.game ? { ...state.game, version: data.version } : state.game;
-        if (streamInPageLanguage()) update({ live: 'live', game, score: data.score, events: mergeEvents(state.events, data.events) });
-        else if (state.live !== 'live') update({ live: 'live' });
+        update({ live: 'live', game, score: data.score, events: mergeEvents(state.events, data.events) });
         // The marks (retracted_by, corrected_by) and the status come from a fresh read.
         reload(id).catch(() => {});
       },

@@ -77,6 +77,35 @@ pub enum Refused {
 }
 
 impl Refused {
+    /// What the client is told, in the catalogues' words (the `Display` above is for the log).
+    pub fn said(&self) -> tabletally_domain::Message {
+        match self {
+            Refused::StaleVersion { expected, current } => tabletally_domain::said!(
+                "server.api.append.stale_version",
+                expected = expected,
+                current = current
+            ),
+            Refused::IdReused { id, seq, .. } => {
+                tabletally_domain::said!("server.api.append.id_reused", id = id, seq = seq)
+            }
+            Refused::PartlyStored { stored } => tabletally_domain::said!(
+                "server.api.append.partly_stored",
+                ids = format!("{stored:?}")
+            ),
+            Refused::GameTooLong { stored } => tabletally_domain::said!(
+                "server.api.append.game_too_long",
+                most = MAX_EVENTS_PER_GAME,
+                stored = stored
+            ),
+            Refused::DuplicateId { id, .. } => {
+                tabletally_domain::said!("server.api.append.duplicate_id", id = id)
+            }
+            Refused::Rule(rejection) => rejection.said.clone(),
+            // Never shown: a broken game is an internal error.
+            Refused::Broken(_) => tabletally_domain::said!("server.problem.internal.detail"),
+        }
+    }
+
     /// Whether the held state is as it was before the refused decision: always, but when the
     /// stored game turned out broken after the events were applied (its result names a player
     /// who is not seated).

@@ -246,9 +246,9 @@ fn permit(club: &Club, method: &Method, path: &str) -> Result<(), ApiError> {
     match &club.scope {
         Scope::Admin | Scope::Write => Ok(()),
         Scope::Read if reads => Ok(()),
-        Scope::Read => Err(ApiError::Forbidden(
-            "this token has scope read: it can read but not change anything".into(),
-        )),
+        Scope::Read => Err(ApiError::Forbidden(tabletally_domain::said!(
+            "server.api.access.read_only"
+        ))),
         Scope::Share { game } => {
             let shared = path
                 .strip_prefix("/v1/games/")
@@ -258,9 +258,9 @@ fn permit(club: &Club, method: &Method, path: &str) -> Result<(), ApiError> {
                 Ok(())
             } else {
                 // Never say what else exists.
-                Err(ApiError::NotFound(
-                    "a share link reads its game's summary, events, score and stream only".into(),
-                ))
+                Err(ApiError::NotFound(tabletally_domain::said!(
+                    "server.api.access.share_reads_only"
+                )))
             }
         }
     }
@@ -311,9 +311,9 @@ impl FromRequest for Admin {
             let club = club.await?;
             match club.scope {
                 Scope::Admin => Ok(Admin(club)),
-                _ => Err(ApiError::Forbidden(
-                    "only a token with scope admin manages tokens".into(),
-                )),
+                _ => Err(ApiError::Forbidden(tabletally_domain::said!(
+                    "server.api.access.admin_only"
+                ))),
             }
         })
     }

@@ -380,7 +380,7 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound => ApiError::NotFound(said!("server.problem.no_such_game")),
             StoreError::Refused(refused) => refused.into(),
-            StoreError::Conflict(detail) => ApiError::Conflict(detail.into()),
+            StoreError::Conflict(detail) => ApiError::Conflict(detail),
             StoreError::UnknownPlayer(id) => {
                 ApiError::invalid("/players", said!("server.problem.unknown_player", id = id))
             }
@@ -418,15 +418,15 @@ impl From<Refused> for ApiError {
                 current_version: current,
             },
             Refused::IdReused { .. } | Refused::PartlyStored { .. } => {
-                ApiError::IdTaken(refused.to_string().into())
+                ApiError::IdTaken(refused.said())
             }
             Refused::GameTooLong { .. } => ApiError::Unprocessable {
-                detail: refused.to_string().into(),
+                detail: refused.said(),
                 pointer: Some("/events".into()),
                 event_index: None,
             },
             Refused::DuplicateId { index, .. } => ApiError::Unprocessable {
-                detail: refused.to_string().into(),
+                detail: refused.said(),
                 pointer: Some(format!("/events/{index}/id")),
                 event_index: Some(index),
             },

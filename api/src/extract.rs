@@ -53,7 +53,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                             Value::String(_) => said!("server.words.got.a_text"),
                             Value::Number(_) => said!("server.words.got.a_number"),
                             Value::Bool(_) => said!("server.words.expected.boolean"),
-                            _ => Message::from("null"),
+                            _ => Message::data("null"),
                         }
                     ),
                     pointer: Some(String::new()),
@@ -187,7 +187,7 @@ pub fn body_error(path: &Path, message: &str) -> ApiError {
     let name = last_key(path);
     let subject = name.as_deref().map_or_else(
         || said!("server.words.the_body"),
-        |n| Message::from(format!("{n:?}")),
+        |n| Message::data(format!("{n:?}")),
     );
     let detail = match words::read(message) {
         SerdeFault::Missing(field) => {
@@ -259,7 +259,7 @@ pub fn query_error(parameter: &str, sent: Option<&str>, message: &str) -> ApiErr
             parameter: Some(field.to_owned()),
         };
     }
-    let subject = Message::from(format!("{parameter:?}"));
+    let subject = Message::data(format!("{parameter:?}"));
     let detail = match (words::read(message), parse_failure(message)) {
         (SerdeFault::Missing(field), _) => {
             return ApiError::Unreadable {
@@ -311,7 +311,10 @@ pub fn path_error(err: &PathError, req: &HttpRequest) -> ApiError {
         .find(|(_, value)| uuid::Uuid::parse_str(value).is_err());
     let Some((name, value)) = bad else {
         return ApiError::Unreadable {
-            detail: format!("the path could not be read: {err}").into(),
+            detail: tabletally_domain::said!(
+                "server.api.request.path_unreadable",
+                why = err.to_string()
+            ),
             pointer: None,
             parameter: None,
         };

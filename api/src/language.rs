@@ -52,7 +52,7 @@ impl Language {
     }
 
     /// A tag's language: its primary subtag decides (`fr-CA` is French), any case.
-    fn of_tag(tag: &str) -> Option<Language> {
+    pub fn of_tag(tag: &str) -> Option<Language> {
         let primary = tag.split('-').next().unwrap_or_default();
         Language::ALL
             .into_iter()
@@ -85,13 +85,26 @@ impl Language {
         best.map_or(Language::English, |(_, language)| language)
     }
 
-    /// The language a request asks for.
+    /// The language a request asks for: `?lang=` (the streams take it: a browser's
+    /// `EventSource` cannot send headers), else `Accept-Language`, else English.
     pub fn of(request: &HttpRequest) -> Language {
-        request
-            .headers()
-            .get(header::ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok())
-            .map_or(Language::English, Language::from_accept_language)
+        Language::of_query(request.query_string()).unwrap_or_else(|| {
+            request
+                .headers()
+                .get(header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok())
+                .map_or(Language::English, Language::from_accept_language)
+        })
+    }
+
+    /// The language a query string's `lang` names, if it names one of ours.
+    fn of_query(query: &str) -> Option<Language> {
+        if !query.contains("lang=") {
+            return None;
+        }
+        form_urlencoded::parse(query.as_bytes())
+            .find(|(name, _)| name == "lang")
+            .and_then(|(_, tag)| Language::of_tag(&tag))
     }
 }
 
@@ -272,6 +285,18 @@ mod tests {
         assert_eq!(Language::from_accept_language("*"), Language::English);
         assert_eq!(Language::from_accept_language("fr;q=2"), Language::English);
         assert_eq!(Language::from_accept_language(""), Language::English);
+    }
+
+    #[test]
+    fn a_lang_parameter_names_the_language_and_an_unknown_one_is_no_choice() {
+        assert_eq!(Language::of_query("lang=fr"), Some(Language::French));
+        assert_eq!(
+            Language::of_query("access_token=x&lang=fa"),
+            Some(Language::Persian)
+        );
+        assert_eq!(Language::of_query("lang=de"), None);
+        assert_eq!(Language::of_query("slang=fr"), None);
+        assert_eq!(Language::of_query(""), None);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! a commit made by another server, a lost `LISTEN` connection) it reads the gap from the log.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use actix_web::web::Bytes;
@@ -21,9 +21,10 @@ use tokio::sync::{broadcast, watch};
 
 use crate::config::StreamLimits;
 use crate::error::ApiError;
+use crate::language::Language;
 use crate::records::to_log_event;
 use crate::store::{Committed, GameRecord, Store, StoredEvent, Subscribers};
-use crate::views::{EventView, GameSummary, ScoreView, score_view};
+use crate::views::{EventView, GameSummary, ScoreView, score_view, score_view_in};
 use crate::wakeups::{Heard, Wakeups};
 
 /// One accepted append as a game stream sends it.
@@ -33,12 +34,61 @@ pub struct Frame {
     pub version: i64,
     /// The seq of the append's first event.
     pub first_seq: i64,
-    /// The whole SSE event, ready to write.
+    /// The whole SSE event in English, ready to write.
     pub sse: Bytes,
+    /// What the frame says, to say it in another language: once per language for all the
+    /// streams that speak it (French, Persian), and only when one of them does.
+    parts: FrameParts,
+    said: [OnceLock<Bytes>; 2],
 }
 
-/// `data` of an `appended` event.
+#[derive(Debug)]
+struct FrameParts {
+    game: String,
+    status: tabletally_domain::Status,
+    events: Vec<EventView>,
+    board: Scoreboard,
+}
+
+/// `data` of an `appended` event as written (the events borrowed from the frame).
+#[derive(Serialize)]
+struct AppendedDataRef<'a> {
+    version: i64,
+    events: &'a [EventView],
+    score: ScoreView,
+}
+
+impl Frame {
+    /// The whole SSE event in `language`, ready to write.
+    pub fn sse_in(&self, language: Language) -> Bytes {
+        let slot = match language {
+            Language::English => return self.sse.clone(),
+            Language::French => &self.said[0],
+            Language::Persian => &self.said[1],
+        };
+        slot.get_or_init(|| {
+            let parts = &self.parts;
+            let data = AppendedDataRef {
+                version: self.version,
+                events: &parts.events,
+                score: score_view_in(
+                    language,
+                    parts.game.clone(),
+                    parts.status,
+                    self.version as u64,
+                    parts.board.clone(),
+                ),
+            };
+            sse("appended", self.version, &data)
+        })
+        .clone()
+    }
+}
+
+/// `data` of an `appended` event (the document's schema; frames are written from
+/// `AppendedDataRef`, the same fields).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
+#[allow(dead_code)]
 pub struct AppendedData {
     /// The game's version after the append.
     pub version: i64,
@@ -423,15 +473,29 @@ fn appended_frame(game: &GameRecord, events: Vec<StoredEvent>, board: Scoreboard
     let status = tabletally_domain::Status::parse(&game.status)
         .unwrap_or(tabletally_domain::Status::InProgress);
     let first_seq = events.first().map_or(game.version, |e| e.seq);
-    let data = AppendedData {
+    let events: Vec<EventView> = events.into_iter().map(EventView::from).collect();
+    let data = AppendedDataRef {
         version: game.version,
-        events: events.into_iter().map(EventView::from).collect(),
-        score: score_view(game.game.clone(), status, game.version as u64, board),
+        events: &events,
+        score: score_view(
+            game.game.clone(),
+            status,
+            game.version as u64,
+            board.clone(),
+        ),
     };
+    let sse = sse("appended", game.version, &data);
     Frame {
         version: game.version,
         first_seq,
-        sse: sse("appended", game.version, &data),
+        sse,
+        parts: FrameParts {
+            game: game.game.clone(),
+            status,
+            events,
+            board,
+        },
+        said: Default::default(),
     }
 }
 
@@ -487,7 +551,12 @@ pub fn frames_after(
     Ok(frames)
 }
 
-pub(crate) fn snapshot(game: &GameRecord, log: &[StoredEvent]) -> Result<Bytes, ApiError> {
+/// The `snapshot` event, its score said in `language`.
+pub(crate) fn snapshot(
+    game: &GameRecord,
+    log: &[StoredEvent],
+    language: Language,
+) -> Result<Bytes, ApiError> {
     let kind = Game::from_id(&game.game)
         .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
     let replay: Vec<_> = log.iter().map(to_log_event).collect();
@@ -496,7 +565,8 @@ pub(crate) fn snapshot(game: &GameRecord, log: &[StoredEvent]) -> Result<Bytes, 
         .map_err(|e| ApiError::Internal(format!("game {}: {e}", game.id)))?;
     let data = SnapshotData {
         game: GameSummary::from(game.clone()),
-        score: score_view(
+        score: score_view_in(
+            language,
             game.game.clone(),
             evaluation.status,
             evaluation.version,
@@ -607,8 +677,14 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
 impl From<StreamRefused> for ApiError {
     fn from(refused: StreamRefused) -> Self {
         match refused {
-            StreamRefused::ClubFull(_) => ApiError::TooManyStreams(refused.to_string().into()),
-            StreamRefused::ServerFull(_) => ApiError::ServerBusy(refused.to_string().into()),
+            StreamRefused::ClubFull(most) => ApiError::TooManyStreams(tabletally_domain::said!(
+                "server.api.live.club_streams_full",
+                most = most
+            )),
+            StreamRefused::ServerFull(most) => ApiError::ServerBusy(tabletally_domain::said!(
+                "server.api.live.server_streams_full",
+                most = most
+            )),
         }
     }
 }

@@ -234,11 +234,15 @@ async fn qr_code(query: web::Query<QrQuery>) -> Result<HttpResponse, ApiError> {
     if query.text.is_empty() || query.text.chars().count() > QR_MAX_CHARS {
         return Err(ApiError::bad_parameter(
             "text",
-            format!("text must have 1 to {QR_MAX_CHARS} characters"),
+            tabletally_domain::said!("server.api.pad.qr_text_length", most = QR_MAX_CHARS),
         ));
     }
-    let code = QrCode::new(query.text.as_bytes())
-        .map_err(|e| ApiError::bad_parameter("text", format!("cannot encode this text: {e}")))?;
+    let code = QrCode::new(query.text.as_bytes()).map_err(|e| {
+        ApiError::bad_parameter(
+            "text",
+            tabletally_domain::said!("server.api.pad.qr_cannot_encode", why = e.to_string()),
+        )
+    })?;
     let image = code
         .render::<svg::Color>()
         .min_dimensions(200, 200)

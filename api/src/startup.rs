@@ -325,7 +325,7 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
         }
         // Right JSON syntax, wrong shape (handlers reading `extract::Json` get the field too).
         JsonPayloadError::Deserialize(e) if e.is_data() => ApiError::Unprocessable {
-            detail: format!("the body does not have the expected shape: {e}").into(),
+            detail: tabletally_domain::said!("server.api.request.body_shape", why = e.to_string()),
             pointer: None,
             event_index: None,
         }
@@ -381,5 +381,9 @@ fn path_error(err: PathError, req: &HttpRequest) -> actix_web::Error {
 }
 
 fn query_error(err: QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
-    ApiError::BadRequest(format!("bad query parameter: {err}").into()).into()
+    ApiError::BadRequest(tabletally_domain::said!(
+        "server.api.request.query_unreadable",
+        why = err.to_string()
+    ))
+    .into()
 }

@@ -12,6 +12,7 @@ use tokio::sync::{broadcast, watch};
 
 use crate::auth::{Club, Credential};
 use crate::error::ApiError;
+use crate::language::Language;
 use crate::live::{
     GameSubscription, Live, LobbySubscription, RECHECK, Ticket, frames_after, snapshot, sse,
 };
@@ -33,6 +34,8 @@ pub struct GameStream {
     closing: watch::Receiver<bool>,
     /// The token the stream was opened with: revoked, expired or replaced, the stream ends.
     revocation: Revocation,
+    /// The language of the scores' words (`?lang=`, else `Accept-Language`).
+    language: Language,
     _ticket: Ticket,
 }
 
@@ -44,6 +47,7 @@ impl GameStream {
         club: &Club,
         game: &str,
         resume: Option<i64>,
+        language: Language,
     ) -> Result<Self, ApiError> {
         let revocation = watch_revocation(live, club);
         let club = club.id.as_str();
@@ -59,16 +63,20 @@ impl GameStream {
             Some(v) if v < 0 => {
                 return Err(ApiError::bad_parameter(
                     "Last-Event-ID",
-                    format!("Last-Event-ID must be a game version (0 or more), got {v}"),
+                    tabletally_domain::said!("server.api.live.last_event_id_version", got = v),
                 ));
             }
             Some(v) if v <= record.version => {
-                pending.extend(frames_after(&record, &log, v)?.into_iter().map(|f| f.sse));
+                pending.extend(
+                    frames_after(&record, &log, v)?
+                        .into_iter()
+                        .map(|f| f.sse_in(language)),
+                );
             }
             // Ahead of the game (a club restored from an older copy, a phone that was ahead):
             // what the client holds is not this log's, so it starts again from a snapshot. An
             // error would make a browser's EventSource stop reconnecting for good.
-            Some(_) | None => pending.push_back(snapshot(&record, &log)?),
+            Some(_) | None => pending.push_back(snapshot(&record, &log, language)?),
         }
         Ok(Self {
             store,
@@ -80,6 +88,7 @@ impl GameStream {
             heartbeat: heartbeat(live.limits.heartbeat),
             closing: live.closing(),
             revocation,
+            language,
             _ticket: ticket,
         })
     }
@@ -103,7 +112,7 @@ impl GameStream {
                     Ok(frame) if frame.version <= self.last => continue,
                     Ok(frame) if frame.first_seq == self.last + 1 => {
                         self.last = frame.version;
-                        self.pending.push_back(frame.sse.clone());
+                        self.pending.push_back(frame.sse_in(self.language));
                     }
                     // A gap: read it from the log (the frame itself is in what is read).
                     Ok(_) => {
@@ -127,10 +136,12 @@ impl GameStream {
             .store
             .events(&self.club, &self.game)
             .await?
-            .ok_or_else(|| ApiError::NotFound("the game is gone".into()))?;
+            .ok_or_else(|| {
+                ApiError::NotFound(tabletally_domain::said!("server.api.live.game_gone"))
+            })?;
         for frame in frames_after(&record, &log, self.last)? {
             self.last = frame.version;
-            self.pending.push_back(frame.sse);
+            self.pending.push_back(frame.sse_in(self.language));
         }
         Ok(())
     }
@@ -177,7 +188,10 @@ impl LobbyStream {
             Some(position) if position < 0 => {
                 return Err(ApiError::bad_parameter(
                     "Last-Event-ID",
-                    format!("Last-Event-ID must be a position (0 or more), got {position}"),
+                    tabletally_domain::said!(
+                        "server.api.live.last_event_id_position",
+                        got = position
+                    ),
                 ));
             }
             Some(position) => position,

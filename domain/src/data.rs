@@ -24,9 +24,9 @@ pub fn fields<'a>(
             pointer([key]),
             crate::said!(
                 "server.common.refusal.unknown_field_has",
-                key = format!("{:?}", key),
+                field = format!("{:?}", key),
                 event = event,
-                list_names__known = list_names(&known)
+                fields = list_names(&known)
             ),
         ));
     }

@@ -1,11 +1,12 @@
 //! The rule error: the only error the domain returns to a player.
 
-use crate::message::Message;
+use crate::message::{Arg, Message};
+use crate::said;
 use crate::words::{self, SerdeFault};
 
 /// One broken rule: where in the submitted JSON (`pointer`, RFC 6901, relative to the object
 /// being checked) and what the rule says, in words a player at the table understands: `rule` in
-/// English, `said` in any language the catalogues speak.
+/// English (for logs and tests), `said` in any language the catalogues speak.
 #[derive(Debug, Clone, Eq, thiserror::Error)]
 #[error("{rule} (at {pointer:?})")]
 pub struct RuleError {
@@ -22,16 +23,6 @@ impl PartialEq for RuleError {
 }
 
 impl RuleError {
-    /// A refusal in words not in the catalogues yet: every language shows them in English.
-    pub fn new(pointer: impl Into<String>, rule: impl Into<String>) -> Self {
-        let rule = rule.into();
-        Self {
-            pointer: pointer.into(),
-            said: Message::from(rule.clone()),
-            rule,
-        }
-    }
-
     /// A refusal said from the catalogues (see [`crate::said!`]).
     pub fn said(pointer: impl Into<String>, said: Message) -> Self {
         Self {
@@ -48,48 +39,65 @@ impl RuleError {
     }
 }
 
+/// What a field of an event holds, said when it is missing (see [`parse_json`]).
+pub type Meaning = (&'static str, fn() -> Message);
+
 /// Deserialises the data of a `what` event (`correct`, `retract`, …) into `T`; a refusal says,
 /// in players' words, which field is wrong and points at it. `meanings` say what a field holds,
-/// for the refusal of a missing one: `("data", "the event that replaces the one at \"seq\"")`.
+/// for the refusal of a missing one: `("data", || said!("server.log.meaning.correct_data"))`.
 pub fn parse_json<T: serde::de::DeserializeOwned>(
     value: &serde_json::Value,
     pointer: &str,
-    what: &str,
-    meanings: &[(&str, &str)],
+    what: &'static str,
+    meanings: &[Meaning],
 ) -> Result<T, RuleError> {
     let message = match T::deserialize(value) {
         Ok(parsed) => return Ok(parsed),
         Err(e) => e.to_string(),
     };
-    let event = format!("{} {what} event", article(what));
+    let event = an_event(what);
     let at = |field: &str| format!("{pointer}{}", crate::pointer::pointer([field]));
     match words::read(&message) {
         SerdeFault::Missing(field) => {
-            let meaning = meanings
-                .iter()
-                .find(|(name, _)| *name == field)
-                .map_or(String::new(), |(_, meaning)| format!(": {meaning}"));
-            Err(RuleError::new(
-                at(field),
-                format!("{event} needs {field:?}{meaning}"),
-            ))
+            let said = match meanings.iter().find(|(name, _)| *name == field) {
+                Some((_, meaning)) => said!(
+                    "server.words.refusal.needs_meaning",
+                    subject = event,
+                    field = format!("{field:?}"),
+                    meaning = meaning()
+                ),
+                None => said!(
+                    "server.words.refusal.needs",
+                    subject = event,
+                    field = format!("{field:?}")
+                ),
+            };
+            Err(RuleError::said(at(field), said))
         }
-        SerdeFault::Unknown { field, .. } => Err(RuleError::new(
+        SerdeFault::Unknown { field, .. } => Err(RuleError::said(
             at(field),
-            words::refusal(&event, &message, false),
+            words::refusal_said(event, &message, false),
         )),
         _ => match refused_field::<T>(value, &message) {
-            Some((field, sent)) => Err(RuleError::new(
+            Some((field, sent)) => Err(RuleError::said(
                 at(field),
-                words::refusal(
-                    &format!("{field:?} of {event}"),
+                words::refusal_said(
+                    said!(
+                        "server.words.subject.field_of",
+                        field = format!("{field:?}"),
+                        subject = event
+                    ),
                     &message,
                     sent.is_object() || sent.is_array(),
                 ),
             )),
-            None => Err(RuleError::new(
+            None => Err(RuleError::said(
                 pointer,
-                words::refusal(&format!("the data of {event}"), &message, false),
+                words::refusal_said(
+                    said!("server.words.subject.data_of", subject = event),
+                    &message,
+                    false,
+                ),
             )),
         },
     }
@@ -112,11 +120,18 @@ fn refused_field<'a, T: serde::de::DeserializeOwned>(
     })
 }
 
-/// `a correct event`, `an abandon event`.
-fn article(word: &str) -> &'static str {
-    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
+/// `a correct event`, `an abandon event` (English's article depends on the type's first
+/// letter; other languages say both alike).
+fn an_event(event_type: &'static str) -> Message {
+    if event_type.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        said!(
+            "server.words.subject.an_event",
+            event_type = Arg::word(event_type)
+        )
     } else {
-        "a"
+        said!(
+            "server.words.subject.a_event",
+            event_type = Arg::word(event_type)
+        )
     }
 }

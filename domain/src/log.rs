@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{RuleError, parse_json};
+use crate::error::{Meaning, RuleError, parse_json};
 use crate::insights::CommonKey;
 use crate::message::Message;
 use crate::pointer::pointer;
@@ -162,14 +162,14 @@ pub fn start<R: Ruleset>(entries: &[PlayerEntry], options: &Value) -> Result<Set
     let options: R::Options = parse_options(given)?;
     for (key, why) in R::REQUIRED_OPTIONS {
         if given.get(key).is_none() {
-            return Err(RuleError::new("/options", *why));
+            return Err(RuleError::said("/options", why()));
         }
     }
     R::check_setup(&players, &options)?;
     let options = serde_json::to_value(&options).map_err(|e| {
         RuleError::said(
             "/options",
-            crate::said!("server.common.refusal.options_cannot_stored", e = e),
+            crate::said!("server.common.refusal.options_cannot_stored", error = e),
         )
     })?;
     Ok(Setup { players, options })
@@ -202,7 +202,11 @@ pub fn check_append<R: Ruleset>(
         Rejection::new(
             0,
             "",
-            Message::from(format!("the stored log does not replay: {e}")),
+            // The stored log is the server's own: this is a fault of ours, said as it is.
+            crate::said!(
+                "server.log.refusal.stored_log_does_not_replay",
+                error = e.to_string()
+            ),
         )
     })?;
     replayed.append(batch)
@@ -316,7 +320,7 @@ impl Fault {
     fn into_rejection(self, event_index: usize, new: &LogEvent, log: &[LogEvent]) -> Rejection {
         match self {
             Fault::NoStart => {
-                Rejection::new(event_index, "", Message::from("the log has no start"))
+                Rejection::new(event_index, "", crate::said!("server.log.refusal.no_start"))
             }
             Fault::At { seq, error, .. } if seq == new.seq => Rejection {
                 event_index,
@@ -333,7 +337,7 @@ impl Fault {
             } if by == new.seq => Rejection::new(
                 event_index,
                 error.pointer.replacen("/data", "/data/data", 1),
-                Message::from(correction_breaks(seq, &new.data["data"], log, &error.rule)),
+                correction_breaks(seq, &new.data["data"], log, error.said),
             ),
             // An older event no longer obeys the rules once this retract/correction counts.
             Fault::At { seq, error, .. } => {
@@ -364,46 +368,68 @@ impl Fault {
 /// The words for a correction whose data breaks a rule: which event it replaces, with what,
 /// and — when the new data names another round that has its own event — which one was probably
 /// meant (correcting seq 2 with round 2's record is usually a correction aimed one event early).
-fn correction_breaks(seq: u64, new_data: &Value, log: &[LogEvent], rule: &str) -> String {
+fn correction_breaks(seq: u64, new_data: &Value, log: &[LogEvent], rule: Message) -> Message {
     let round = |data: &Value| data.get("round").and_then(Value::as_u64);
     let Some(target) = log.get(seq as usize - 1) else {
-        return format!("this correction of event {seq} breaks a rule: {rule}");
+        return crate::said!(
+            "server.log.refusal.correction_breaks",
+            seq = seq,
+            rule = rule
+        );
     };
-    let kind = &target.event_type;
+    let kind = target.event_type.as_str();
     let (old_round, new_round) = (round(&target.data), round(new_data));
     let replaced = match old_round {
-        Some(r) => format!("event {seq} ({kind} of round {r})"),
-        None => format!("event {seq} ({kind})"),
+        Some(round) => crate::said!(
+            "server.log.words.event_of_round",
+            seq = seq,
+            kind = kind,
+            round = round
+        ),
+        None => crate::said!("server.log.words.event_of_kind", seq = seq, kind = kind),
     };
     match new_round.filter(|r| old_round.is_some_and(|old| old != *r)) {
         Some(new_round) => {
             let meant = log.iter().find(|e| {
-                e.seq != seq && e.event_type == *kind && round(&e.data) == Some(new_round)
+                e.seq != seq && e.event_type == kind && round(&e.data) == Some(new_round)
             });
-            let hint = meant.map_or(String::new(), |e| {
-                format!(
-                    "; event {} is the {kind} of round {new_round} — did you mean to correct event {}?",
-                    e.seq, e.seq
-                )
-            });
-            format!(
-                "this correction replaces {replaced} with a record of round {new_round}, \
-                 which breaks a rule: {rule}{hint}"
-            )
+            match meant {
+                Some(meant) => crate::said!(
+                    "server.log.refusal.correction_other_round_meant",
+                    replaced = replaced,
+                    round = new_round,
+                    rule = rule,
+                    meant = meant.seq,
+                    kind = kind
+                ),
+                None => crate::said!(
+                    "server.log.refusal.correction_other_round",
+                    replaced = replaced,
+                    round = new_round,
+                    rule = rule
+                ),
+            }
         }
-        None => format!("this correction replaces {replaced} with data that breaks a rule: {rule}"),
+        None => crate::said!(
+            "server.log.refusal.correction_replaces",
+            replaced = replaced,
+            rule = rule
+        ),
     }
 }
 
-/// What each common event's fields hold, for the refusal of a missing one.
-const RETRACT_FIELDS: &[(&str, &str)] = &[("seq", "the number of the event taken back")];
-const CORRECT_FIELDS: &[(&str, &str)] = &[
-    ("seq", "the number of the event it replaces"),
-    ("data", "the event that replaces the one at \"seq\""),
+const RETRACT_FIELDS: &[Meaning] = &[("seq", || crate::said!("server.log.meaning.retract_seq"))];
+const CORRECT_FIELDS: &[Meaning] = &[
+    ("seq", || crate::said!("server.log.meaning.correct_seq")),
+    ("data", || crate::said!("server.log.meaning.correct_data")),
 ];
-const RESULT_FIELDS: &[(&str, &str)] = &[
-    ("totals", "each player's final score by name"),
-    ("winners", "the names of the winners"),
+const RESULT_FIELDS: &[Meaning] = &[
+    ("totals", || {
+        crate::said!("server.log.meaning.result_totals")
+    }),
+    ("winners", || {
+        crate::said!("server.log.meaning.result_winners")
+    }),
 ];
 
 #[derive(Deserialize)]
@@ -763,9 +789,13 @@ fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
     let options = R::Options::deserialize(&started.options).map_err(|e| {
         Fault::at(
             1,
-            RuleError::new(
+            RuleError::said(
                 "/data/options",
-                words::refusal("the stored options", &e.to_string(), true),
+                words::refusal_said(
+                    crate::said!("server.words.subject.stored_options"),
+                    &e.to_string(),
+                    true,
+                ),
             ),
         )
     })?;
@@ -918,7 +948,7 @@ fn check_target(own_seq: u64, target: u64, verb: &str, instead: &str) -> Result<
                 "server.common.refusal.there_no_earlier_event_events",
                 target = target,
                 verb = verb,
-                own_seq___1 = own_seq - 1
+                last = own_seq - 1
             ),
         ));
     }

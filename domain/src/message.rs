@@ -11,11 +11,12 @@ use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{LazyLock, OnceLock};
 
-/// Something said to a person: text from a catalogue with named values filled in, or text not
-/// in the catalogues yet, which every language shows as it is (in English).
+/// Something said to a person: text from a catalogue with named values filled in, or data
+/// (a name, numbers) that every language shows as it is.
 #[derive(Debug, Clone, Eq)]
 pub enum Message {
-    /// Said the same in every language (not in the catalogues yet).
+    /// Data said the same in every language: a player's name, a field's name, numbers. Words
+    /// for a person are never plain: they come from the catalogues (see [`Message::data`]).
     Plain(Cow<'static, str>),
     /// The catalogues' text for `key`, its `{name}` placeholders filled from `args`.
     Keyed {
@@ -24,12 +25,80 @@ pub enum Message {
     },
 }
 
-/// Where a message is said in the code: its catalogue key, and its English text found once
-/// (a score writes hundreds of lines; each would otherwise look its text up again).
+/// Where a message is said in the code: its catalogue key, and its English text found and cut
+/// into pieces once (a score writes hundreds of lines; each would otherwise look its text up
+/// and search it for placeholders again).
 #[derive(Debug)]
 pub struct Site {
     pub key: &'static str,
-    english: OnceLock<Option<&'static str>>,
+    english: OnceLock<Option<Template>>,
+}
+
+/// An English text cut into its pieces, each placeholder by the place of its value among the
+/// site's values: a `said!` names its values in the same order every time.
+#[derive(Debug)]
+struct Template(Box<[Piece]>);
+
+#[derive(Debug)]
+enum Piece {
+    Text(&'static str),
+    /// The value at this place of the args, which has this name.
+    Value(usize, &'static str),
+}
+
+impl Template {
+    /// `text` cut as [`fill`] reads it; a placeholder no value names stays as written.
+    fn cut(text: &'static str, args: &[(&'static str, Arg)]) -> Self {
+        let mut pieces = Vec::new();
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find('}') else {
+                break;
+            };
+            let name = &after[..close];
+            match args.iter().position(|(n, _)| *n == name) {
+                Some(at) => {
+                    if open > 0 {
+                        pieces.push(Piece::Text(&rest[..open]));
+                    }
+                    pieces.push(Piece::Value(at, args[at].0));
+                }
+                None => pieces.push(Piece::Text(&rest[..open + close + 2])),
+            }
+            rest = &after[close + 1..];
+        }
+        if !rest.is_empty() {
+            pieces.push(Piece::Text(rest));
+        }
+        Template(pieces.into_boxed_slice())
+    }
+
+    fn fill<W: fmt::Write>(
+        &self,
+        args: &[(&'static str, Arg)],
+        catalogue: &Catalogue,
+        out: &mut W,
+    ) -> fmt::Result {
+        for piece in &self.0 {
+            match piece {
+                Piece::Text(text) => out.write_str(text)?,
+                Piece::Value(at, name) => {
+                    // The same site passes the same names in the same order; should another
+                    // order ever come, the value is found by its name.
+                    let arg = match args.get(*at) {
+                        Some((n, arg)) if std::ptr::eq(*n, *name) || n == name => Some(arg),
+                        _ => args.iter().find(|(n, _)| n == name).map(|(_, arg)| arg),
+                    };
+                    match arg {
+                        Some(arg) => arg.render_into(catalogue, out)?,
+                        None => write!(out, "{{{name}}}")?,
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Two sites are the same message when they have the same key.
@@ -49,10 +118,16 @@ impl Site {
         }
     }
 
-    /// The English text of the key (`None` for a key the English file lacks, which a test
-    /// rules out).
-    fn english(&self) -> Option<&'static str> {
-        *self.english.get_or_init(|| english().text(self.key))
+    /// The English text of the key, cut for these args (`None` for a key the English file
+    /// lacks, which a test rules out).
+    fn english(&self, args: &[(&'static str, Arg)]) -> Option<&Template> {
+        self.english
+            .get_or_init(|| {
+                english()
+                    .text(self.key)
+                    .map(|text| Template::cut(text, args))
+            })
+            .as_ref()
     }
 }
 
@@ -142,6 +217,13 @@ pub fn english() -> &'static Catalogue {
 }
 
 impl Message {
+    /// Text that is data, not words: a player's or a prize's name, a quoted field, a card's id,
+    /// a sum of numbers. It reads the same in every language, so it has no catalogue key.
+    /// (There is deliberately no `From<String>`: a sentence must not slip in untranslated.)
+    pub fn data(text: impl Into<Cow<'static, str>>) -> Self {
+        Message::Plain(text.into())
+    }
+
     /// Said in `catalogue`'s language; a key it lacks is said in English.
     pub fn render(&self, catalogue: &Catalogue) -> String {
         let mut out = String::new();
@@ -171,13 +253,14 @@ impl Message {
             Message::Keyed { key, args } => {
                 // Every key the code uses is in the English file (a test checks it), so the last
                 // fallback, the key itself, is never shown.
-                let template = if std::ptr::eq(catalogue, english()) {
-                    key.english()
-                } else {
-                    catalogue.text(key.key).or_else(|| key.english())
-                };
-                let template = template.unwrap_or(key.key);
-                fill(template, args, catalogue, out)
+                let other = (!std::ptr::eq(catalogue, english()))
+                    .then(|| catalogue.text(key.key))
+                    .flatten();
+                match (other, key.english(args)) {
+                    (Some(text), _) => fill(text, args, catalogue, out),
+                    (None, Some(english)) => english.fill(args, catalogue, out),
+                    (None, None) => out.write_str(key.key),
+                }
             }
         }
     }
@@ -210,14 +293,44 @@ fn fill<W: fmt::Write>(
 impl Arg {
     fn render_into<W: fmt::Write>(&self, catalogue: &Catalogue, out: &mut W) -> fmt::Result {
         match self {
-            Arg::Int(n) => write!(out, "{n}"),
-            Arg::Signed(n) if *n > 0 => write!(out, "+{n}"),
-            Arg::Signed(n) if *n < 0 => write!(out, "−{}", n.unsigned_abs()),
+            Arg::Int(n) => write_int(out, *n),
+            Arg::Signed(n) if *n > 0 => {
+                out.write_str("+")?;
+                write_int(out, *n)
+            }
+            Arg::Signed(n) if *n < 0 => {
+                out.write_str("−")?;
+                write_digits(out, n.unsigned_abs())
+            }
             Arg::Signed(_) => out.write_str("0"),
             Arg::Text(text) => out.write_str(text),
             Arg::Said(message) => message.render_into(catalogue, out),
         }
     }
+}
+
+/// `n` in decimal, as `{n}` writes it, in one write (a score writes hundreds of numbers; the
+/// formatting machinery costs more than the digits).
+fn write_int<W: fmt::Write>(out: &mut W, n: i64) -> fmt::Result {
+    if n < 0 {
+        out.write_str("-")?;
+    }
+    write_digits(out, n.unsigned_abs())
+}
+
+fn write_digits<W: fmt::Write>(out: &mut W, mut n: u64) -> fmt::Result {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.write_str(std::str::from_utf8(&digits[start..]).unwrap_or_default())
 }
 
 /// Said in English.
@@ -227,13 +340,27 @@ impl fmt::Display for Message {
     }
 }
 
-/// Serialised in English: what the domain's own JSON (and its benchmark) writes, straight into
-/// the output.
+/// Serialised in English: what the domain's own JSON (and its benchmark) writes. A keyed
+/// message is filled in into a buffer kept by the thread, then written as one string: writing
+/// its pieces one by one into a JSON serialiser (each through the escaping of a string) cost
+/// more than the text itself.
 impl serde::Serialize for Message {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        thread_local! {
+            static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
         match self {
             Message::Plain(text) => serializer.serialize_str(text),
-            keyed => serializer.collect_str(keyed),
+            keyed => TEXT.with(|text| match text.try_borrow_mut() {
+                Ok(mut text) => {
+                    text.clear();
+                    // Writing into a String cannot fail.
+                    let _ = keyed.render_into(english(), &mut *text);
+                    serializer.serialize_str(&text)
+                }
+                // Only if a serialiser said a message while saying another.
+                Err(_) => serializer.serialize_str(&keyed.english()),
+            }),
         }
     }
 }
@@ -280,15 +407,11 @@ impl PartialEq<String> for Message {
     }
 }
 
+/// Tests write expected lines as plain text; outside tests words come from the catalogues.
+#[cfg(test)]
 impl From<&'static str> for Message {
     fn from(text: &'static str) -> Self {
         Message::Plain(Cow::Borrowed(text))
-    }
-}
-
-impl From<String> for Message {
-    fn from(text: String) -> Self {
-        Message::Plain(Cow::Owned(text))
     }
 }
 
@@ -405,15 +528,62 @@ mod tests {
     }
 
     #[test]
+    fn numbers_are_written_as_format_writes_them_and_points_with_their_sign() {
+        let french = catalogue(&[("test.numbers", "{a} {b} {c} {d} {e} {f} {g}")]);
+        let message = Message::Keyed {
+            key: Box::leak(Box::new(Site::new("test.numbers"))),
+            args: vec![
+                ("a", Arg::Int(0)),
+                ("b", Arg::Int(-17)),
+                ("c", Arg::Int(i64::MIN)),
+                ("d", Arg::Int(1_234_567)),
+                ("e", Arg::Signed(12)),
+                ("f", Arg::Signed(-3)),
+                ("g", Arg::Signed(0)),
+            ],
+        };
+        assert_eq!(
+            message.render(&french),
+            format!("0 -17 {} 1234567 +12 −3 0", i64::MIN)
+        );
+    }
+
+    #[test]
+    fn a_keyed_message_serialises_as_its_english_text_with_quotes_escaped() {
+        let message = crate::said!(
+            "server.words.refusal.needs",
+            subject = "a \"card\"",
+            field = 3
+        );
+        let json = serde_json::to_string(&vec![message.clone(), message]).expect("serialises");
+        assert_eq!(json, r#"["a \"card\" needs 3","a \"card\" needs 3"]"#);
+    }
+
+    #[test]
     fn an_unknown_placeholder_and_a_lone_brace_stay_as_written() {
         let mut out = String::new();
         let _ = fill("{x} and {", &[], &Catalogue::default(), &mut out);
         assert_eq!(out, "{x} and {");
+        let args = [("n", Arg::Int(3))];
+        let mut cut = String::new();
+        let _ =
+            Template::cut("{n}{x} and {n} {", &args).fill(&args, &Catalogue::default(), &mut cut);
+        assert_eq!(cut, "3{x} and 3 {");
     }
 
     #[test]
-    fn plain_text_is_said_as_it_is_in_every_language() {
-        let message = Message::from("as it is");
+    fn a_cut_template_finds_a_value_by_name_when_the_order_differs() {
+        let first = [("a", Arg::Int(1)), ("b", Arg::Int(2))];
+        let template = Template::cut("{b}-{a}", &first);
+        let swapped = [("b", Arg::Int(20)), ("a", Arg::Int(10))];
+        let mut out = String::new();
+        let _ = template.fill(&swapped, &Catalogue::default(), &mut out);
+        assert_eq!(out, "20-10");
+    }
+
+    #[test]
+    fn data_is_said_as_it_is_in_every_language() {
+        let message = Message::data("as it is");
         assert_eq!(message.render(&catalogue(&[])), "as it is");
         assert_eq!(message, "as it is");
     }

@@ -31,7 +31,7 @@ pub trait Ruleset {
 
     /// Options a table must give explicitly, even as an empty value, with what to say when
     /// one is left out: the rules leave them to the table (Vintage's unpublished prizes).
-    const REQUIRED_OPTIONS: &'static [(&'static str, &'static str)] = &[];
+    const REQUIRED_OPTIONS: &'static [crate::error::Meaning] = &[];
 
     /// Checks what options and players must agree on (e.g. a colour per player with Lucky).
     /// Pointers are relative to the creation request: `/options/…`, `/players/…`.

@@ -219,7 +219,7 @@ pub fn winners(players: &[PlayerScore]) -> Vec<String> {
 pub fn said_names<S: AsRef<str>>(names: &[S]) -> Message {
     match names {
         [] => Message::default(),
-        [one] => Message::from(one.as_ref().to_owned()),
+        [one] => Message::data(one.as_ref().to_owned()),
         [init @ .., last] => crate::said!(
             "server.list.and",
             first = init

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::RuleError;
+use crate::message::Message;
 use crate::pointer::pointer;
 use crate::words;
 
@@ -37,26 +38,62 @@ pub struct PlayerEntry {
 pub struct PlayerName(String);
 
 impl PlayerName {
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub fn parse(raw: &str) -> Result<Self, NameFault> {
         let name = raw.trim();
         if name.is_empty() {
-            return Err("a player name cannot be empty".into());
+            return Err(NameFault::Empty);
         }
         // Counted as sent, spaces around it included: that is the length a client checks
         // against the API's schema, so a name the schema refuses is refused here too.
         if raw.chars().count() > MAX_NAME_CHARS {
-            return Err(format!(
-                "a player name has at most {MAX_NAME_CHARS} characters, spaces around it included"
-            ));
+            return Err(NameFault::TooLong);
         }
         if name.chars().any(char::is_control) {
-            return Err("a player name cannot contain control characters".into());
+            return Err(NameFault::ControlCharacters);
         }
         Ok(Self(name.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// Why a name was refused. The same rules name a club's presets, so each is said of either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameFault {
+    Empty,
+    TooLong,
+    ControlCharacters,
+}
+
+impl NameFault {
+    /// Said of a player's name.
+    pub fn player(self) -> Message {
+        match self {
+            NameFault::Empty => crate::said!("server.common.refusal.player_name_empty"),
+            NameFault::TooLong => crate::said!(
+                "server.common.refusal.player_name_too_long",
+                max_name_chars = MAX_NAME_CHARS
+            ),
+            NameFault::ControlCharacters => {
+                crate::said!("server.common.refusal.player_name_control_characters")
+            }
+        }
+    }
+
+    /// Said of a preset's name.
+    pub fn preset(self) -> Message {
+        match self {
+            NameFault::Empty => crate::said!("server.common.refusal.preset_name_empty"),
+            NameFault::TooLong => crate::said!(
+                "server.common.refusal.preset_name_too_long",
+                max_name_chars = MAX_NAME_CHARS
+            ),
+            NameFault::ControlCharacters => {
+                crate::said!("server.common.refusal.preset_name_control_characters")
+            }
+        }
     }
 }
 
@@ -102,8 +139,8 @@ pub fn keys_by_seated_name(
                 pointer([field, key]),
                 crate::said!(
                     "server.common.refusal.does_not_play_this_game",
-                    key = format!("{:?}", key),
-                    list_names__names = crate::score::list_names(&names)
+                    name = format!("{:?}", key),
+                    players = crate::score::list_names(&names)
                 ),
             ));
         };
@@ -146,8 +183,9 @@ pub fn seat_players(
     }
     let mut players: Vec<Player> = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
-        let name = PlayerName::parse(&entry.name)
-            .map_err(|rule| RuleError::new(pointer(["players", &i.to_string(), "name"]), rule))?;
+        let name = PlayerName::parse(&entry.name).map_err(|fault| {
+            RuleError::said(pointer(["players", &i.to_string(), "name"]), fault.player())
+        })?;
         if let Some(other) = players.iter().find(|p| same_name(&p.name, name.as_str())) {
             return Err(RuleError::said(
                 pointer(["players", &i.to_string(), "name"]),
@@ -335,7 +373,7 @@ mod tests {
         assert_eq!(PlayerName::parse(&forty).unwrap().as_str(), forty);
         let rule = PlayerName::parse(&format!("\u{a0}{forty}")).unwrap_err();
         assert_eq!(
-            rule,
+            rule.player(),
             "a player name has at most 40 characters, spaces around it included"
         );
     }

@@ -77,7 +77,7 @@ pub fn one_of(names: &[&str]) -> String {
 pub fn one_of_said(names: &[&str]) -> Message {
     match quoted(names).as_slice() {
         [] => said!("server.words.something_else"),
-        [one] => Message::from(one.clone()),
+        [one] => Message::data(one.clone()),
         [init @ .., last] => said!("server.words.one_of", first = init.join(", "), last = last),
     }
 }
@@ -91,7 +91,7 @@ pub fn and_list(names: &[&str]) -> String {
 pub fn and_list_said(names: &[&str]) -> Message {
     match quoted(names).as_slice() {
         [] => said!("server.words.no_fields"),
-        [one] => Message::from(one.clone()),
+        [one] => Message::data(one.clone()),
         [init @ .., last] => said!("server.list.and", first = init.join(", "), last = last),
     }
 }
@@ -127,9 +127,11 @@ pub fn expected_said(expected: &str) -> Message {
         .strip_prefix("unit variant ")
         .or_else(|| expected.strip_prefix("one of "))
     {
-        Message::from(variants.to_owned())
+        // Names of values: the same in every language.
+        Message::data(variants.to_owned())
     } else {
-        Message::from(expected.to_owned())
+        // serde's name of a type none of the above covers (said as serde says it).
+        Message::data(expected.to_owned())
     }
 }
 
@@ -148,23 +150,25 @@ pub fn got_said(got: &str) -> Message {
     {
         said!("server.words.got.number", n = n.trim_end_matches('`'))
     } else if let Some(b) = got.strip_prefix("boolean `") {
-        Message::from(b.trim_end_matches('`').to_owned())
+        Message::data(b.trim_end_matches('`').to_owned())
     } else if got == "sequence" {
         said!("server.words.got.list")
     } else if got == "map" {
         said!("server.words.got.object")
     } else if got == "unit value" || got == "null" {
-        Message::from("null")
+        Message::data("null")
     } else {
-        Message::from(got.to_owned())
+        Message::data(got.to_owned())
     }
 }
 
 /// serde's message about one value, said of `subject` (`option "lucky"`, `"seq" of a retract
 /// event`). `nested`: the value holds others (a list, an object) and serde may be speaking of
-/// one of them rather than of the whole.
+/// one of them rather than of the whole. (English only, for tests: a subject given as text would
+/// be said untranslated.)
+#[cfg(test)]
 pub fn refusal(subject: &str, message: &str, nested: bool) -> String {
-    refusal_said(Message::from(subject.to_owned()), message, nested).english()
+    refusal_said(Message::data(subject.to_owned()), message, nested).english()
 }
 
 /// [`refusal`] in the catalogues' words, of a subject in them too.

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::helpers::{Reply, TestApp, TestClub, event, player};
+use crate::live::EventStream;
 use crate::mint_condition::round_1;
 use crate::on_both_backends;
 
@@ -13,6 +14,7 @@ on_both_backends!(
     the_language_with_the_highest_quality_wins_and_an_unknown_one_answers_in_english,
     the_http_layers_own_refusals_are_said_in_the_language_asked_for,
     a_score_in_another_language_has_its_own_entity_tag,
+    a_stream_opened_with_lang_fr_carries_french_breakdowns_and_the_same_machine_fields,
 );
 
 async fn get_in(app: &TestApp, path: &str, token: Option<&str>, language: &str) -> Reply {
@@ -113,6 +115,79 @@ async fn a_rule_refusal_is_said_in_french_or_persian_and_its_machine_fields_stay
     }
     assert_eq!(english["pointer"], "/events/0/data/collections/Ann");
     assert_eq!(app.version(&club, &game).await, 1, "nothing was stored");
+}
+
+async fn a_stream_opened_with_lang_fr_carries_french_breakdowns_and_the_same_machine_fields(
+    app: TestApp,
+) {
+    let club = app.new_club().await;
+    let game = three_player_game(&app, &club).await;
+    let path = format!("/v1/games/{game}/stream");
+    let mut english = EventStream::open(&app, &path, &club.token, None).await;
+    let mut french = EventStream::open(&app, &format!("{path}?lang=fr"), &club.token, None).await;
+    assert_eq!(english.language, "en");
+    assert_eq!(french.language, "fr");
+    let (english_snapshot, french_snapshot) = (english.expect().await, french.expect().await);
+    assert_eq!(french_snapshot.event, "snapshot");
+    assert_eq!(french_snapshot.data["game"], english_snapshot.data["game"]);
+
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("round_collected", round_1())],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let (english_append, french_append) = (english.expect().await, french.expect().await);
+
+    assert_eq!(french_append.event, "appended");
+    assert_eq!(french_append.id, english_append.id);
+    let (english_data, french_data) = (&english_append.data, &french_append.data);
+    assert_eq!(french_data["version"], 2);
+    assert_eq!(french_data["events"], english_data["events"]);
+    let (english_score, french_score) = (&english_data["score"], &french_data["score"]);
+    assert_eq!(
+        line(french_score, "Ann", "Animal Kingdom ×3")["detail"],
+        "1 série(s) complète(s) de 3 × 6"
+    );
+    assert_eq!(
+        line(french_score, "Ann", "Be Careful! ×2")["detail"],
+        "2, moins que le plus (3) → 3"
+    );
+    assert_eq!(
+        line(english_score, "Ann", "Be Careful! ×2")["detail"],
+        "2, fewer than the most (3) → 3"
+    );
+    assert_eq!(
+        crate::helpers::totals(french_score),
+        crate::helpers::totals(english_score)
+    );
+    assert_eq!(
+        crate::helpers::ranks(french_score),
+        crate::helpers::ranks(english_score)
+    );
+    crate::helpers::assert_every_point_is_explained(french_score);
+
+    // `?lang=` wins over Accept-Language; a language we do not speak is refused by name.
+    let persian = app
+        .client
+        .get(app.url(&format!("{path}?lang=fa")))
+        .bearer_auth(&club.token)
+        .header("accept-language", "fr")
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(persian.headers()["content-language"], "fa");
+    drop(persian);
+    let german = get_in(&app, &format!("{path}?lang=de"), Some(&club.token), "fr").await;
+    let problem = german.problem(400);
+    assert_eq!(problem["parameter"], "lang");
+    assert_eq!(
+        problem["detail"],
+        "\"lang\" doit valoir en, fr ou fa ; reçu \"de\""
+    );
 }
 
 /// A line of a player's first round by its label.

@@ -25,8 +25,12 @@ pub struct Sse {
 pub struct EventStream {
     response: reqwest::Response,
     buffer: String,
+    /// Bytes of a character a chunk ended inside of (French and Persian words).
+    partial: Vec<u8>,
     /// Comment lines (heartbeats) seen so far.
     pub comments: usize,
+    /// The answer's `Content-Language`.
+    pub language: String,
 }
 
 impl EventStream {
@@ -41,11 +45,31 @@ impl EventStream {
             response.headers()["content-type"].to_str().unwrap(),
             "text/event-stream"
         );
+        let language = response
+            .headers()
+            .get("content-language")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
         Self {
             response,
             buffer: String::new(),
+            partial: Vec::new(),
             comments: 0,
+            language,
         }
+    }
+
+    /// A chunk's text, a character cut at its end kept for the next chunk.
+    fn text_of(&mut self, chunk: &[u8]) -> String {
+        self.partial.extend_from_slice(chunk);
+        let valid = match std::str::from_utf8(&self.partial) {
+            Ok(_) => self.partial.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => panic!("the stream is not UTF-8: {e}"),
+        };
+        let rest = self.partial.split_off(valid);
+        String::from_utf8(std::mem::replace(&mut self.partial, rest)).expect("checked UTF-8")
     }
 
     /// The next event (comments counted and skipped); `None` when the server closed the stream.
@@ -81,9 +105,10 @@ impl EventStream {
                 .expect("an event within the patience")
                 .expect("the stream reads");
             match chunk {
-                Some(bytes) => self
-                    .buffer
-                    .push_str(std::str::from_utf8(&bytes).expect("UTF-8")),
+                Some(bytes) => {
+                    let text = self.text_of(&bytes);
+                    self.buffer.push_str(&text);
+                }
                 None => return None,
             }
         }
@@ -103,7 +128,7 @@ impl EventStream {
                 .expect("a heartbeat within the patience")
                 .expect("the stream reads")
                 .expect("the stream is open");
-            let text = std::str::from_utf8(&chunk).expect("UTF-8").to_owned();
+            let text = self.text_of(&chunk);
             self.comments += text.lines().filter(|l| l.starts_with(':')).count();
             self.buffer.push_str(&text);
         }

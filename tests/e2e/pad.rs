@@ -383,14 +383,16 @@ async fn a_refused_round_shows_the_rules_words_next_to_the_player_it_names() {
             .starts_with("/events/0/data/collections/Bo"),
         "{problem}"
     );
-    // The refusal opens Bo's tab and names the option by the page's own label.
+    // The refusal opens Bo's tab and names the option by the page's own label (the server's
+    // sentence stands, in the page's language; only the option's key becomes its label).
     let shown = b.text("fieldset[data-player=\"Bo\"] .field-error").await;
     assert_eq!(
         shown,
-        detail.replace(
-            "set option strict_counts to false",
-            "switch off “Check card counts”"
-        )
+        detail.replace("strict_counts", "“Check card counts”")
+    );
+    assert!(
+        shown.contains("set option “Check card counts” to false"),
+        "{shown}"
     );
     assert!(shown.contains("Bo collected 6 cards"), "{shown}");
     assert!(
@@ -406,6 +408,27 @@ async fn a_refused_round_shows_the_rules_words_next_to_the_player_it_names() {
         Some("fieldset[data-player=\"Bo\"] .field-error"),
     )
     .await;
+
+    // In French the server's sentence comes in French and the page still puts its own label
+    // (in French) for the option's key: nothing depends on the English wording.
+    b.select("#language", "fr").await;
+    b.wait_text("#entry button[type=\"submit\"]", |t| {
+        !t.is_empty() && !t.contains("Record")
+    })
+    .await;
+    enter_cards(&b, "Ann", &[("animal-kingdom", 7)]).await;
+    enter_cards(&b, "Bo", &[("autographed", 6)]).await;
+    b.click("#entry button[type=\"submit\"]").await;
+    let french = b
+        .wait_text("fieldset[data-player=\"Bo\"] .field-error", |t| {
+            t.contains("cartes")
+        })
+        .await;
+    assert_eq!(
+        french,
+        "Bo a collectionné 6 cartes, mais à 2 joueurs chacun en collectionne 7 par manche \
+         (mettez l'option « Vérifier le nombre de cartes » à false pour permettre d'autres tailles)"
+    );
     b.close().await;
 }
 

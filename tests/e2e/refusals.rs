@@ -336,7 +336,7 @@ async fn a_stream_with_an_unknown_parameter_lists_the_parameters(app: TestApp) {
         words(reply.problem(400)),
         (
             "\"last_id\" is not a query parameter here; the parameters are \"last_event_id\", \
-             \"access_token\"",
+             \"access_token\", \"lang\"",
             &Value::Null,
             &json!("last_id")
         )

@@ -57,23 +57,35 @@ export function choiceOfWays(ways, chosen, open, onWay) {
 }
 
 /**
- * A refusal in the players' words: the server names option keys and event fields
- * ("set option strict_counts to false", "a card's type is non-empty text"); the page shows its
- * own labels for them ("switch off “Check card counts”", "a card's object must be filled in").
- * The server's words stay as they are for API clients.
- * @template {{detail?: string}} P
+ * A refusal in the players' words, in any language: the server's detail comes in the page's
+ * language and stands; only the game's identifiers in it (option keys such as strict_counts, a
+ * card's field) become the page's own labels for them ("“Check card counts”"). Identifiers are
+ * the same in every language, so nothing here reads the server's wording; the refusal's kind
+ * comes from its machine fields (`pointer`). Quoted text (ids, names the table typed) is kept.
+ * @template {{detail?: string, pointer?: string}} P
  * @param {P} problem @param {{options: any[], words?: () => Record<string, string>} | undefined} rules
  * @returns {P}
  */
 export function inPlayersWords(problem, rules) {
   if (!problem.detail || !rules) return problem;
-  const label = (/** @type {string} */ key) => rules.options.find((o) => o.key === key)?.label;
-  const word = (/** @type {string} */ key) => rules.words?.()[key] ?? key;
-  const detail = problem.detail
-    .replace(/set option (\w+) to (true|false)\b/g, (all, key, on) =>
-      (label(key) ? t(on === 'true' ? 'pad.refusal.switch_on' : 'pad.refusal.switch_off', { label: label(key) }) : all))
-    .replace(/\boption (\w+)/g, (all, key) => (label(key) ? t('pad.refusal.option', { label: label(key) }) : all))
-    .replace(/a card's (\w+) is non-empty text/g, (_all, key) => t('pad.refusal.card_field', { field: word(key) }))
-    .replace(/prize "[^"]*" needs the (\w+) it counts, e\.g\. "[^"]*"/g, (_all, key) => t('pad.refusal.prize_value', { field: word(key), of: t('pad.vintage.prize.of') }));
+  const words = rules.words?.() ?? {};
+  const pointer = problem.pointer ?? '';
+  /** `\bkey\b` outside quotes. @param {string} key */
+  const named = (key) => new RegExp(`(?<![\\w"])${key}(?![\\w"])`, 'g');
+  /** `text` with `replace` applied outside its quoted parts. @param {string} text @param {(part: string) => string} replace */
+  const outsideQuotes = (text, replace) =>
+    text.split(/("[^"]*")/).map((part, i) => (i % 2 ? part : replace(part))).join('');
+  // A prize without the value it counts (the only refusal at a prize's value): the page's own
+  // sentence, naming its own fields.
+  if (/^\/options\/prizes\/\d+\/value$/.test(pointer)) {
+    const unquoted = problem.detail.replace(/"[^"]*"/g, '');
+    const key = Object.keys(words).find((k) => named(k).test(unquoted));
+    if (key) return { ...problem, detail: t('pad.refusal.prize_value', { field: words[key], of: t('pad.vintage.prize.of') }) };
+  }
+  let detail = outsideQuotes(problem.detail, (part) => rules.options.reduce(
+    (text, o) => (o.label ? text.replace(named(o.key), t('pad.refusal.option', { label: o.label })) : text), part));
+  // A card's field the refusal points at, by the page's name for it.
+  const field = pointer.split('/').pop() ?? '';
+  if (Object.hasOwn(words, field)) detail = outsideQuotes(detail, (part) => part.replace(named(field), words[field]));
   return { ...problem, detail };
 }

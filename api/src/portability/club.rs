@@ -151,15 +151,15 @@ pub(super) async fn import_player(
     let mut player = read().map_err(unreadable)?;
     uuid(&player.id, "player")?;
     let name = PlayerName::parse(&player.name)
-        .map_err(|rule| unprocessable(format!("player {}: {rule}", player.id)))?;
+        .map_err(|rule| unprocessable(format!("player {}: {}", player.id, rule.player())))?;
     player.name = name.as_str().to_owned();
     player.id = player_id(club, &player.id, ids);
     match store.import_player(club, &player).await {
         Ok(PlayerImport::Imported) => report.players.imported += 1,
         Ok(PlayerImport::AlreadyPresent) => report.players.already_present += 1,
-        Ok(PlayerImport::Conflict(detail)) | Err(StoreError::Conflict(detail)) => {
-            return Err((None, 409, detail));
-        }
+        Ok(PlayerImport::Conflict(detail)) => return Err((None, 409, detail)),
+        // An import report is written in English (its lines are the file's, not a refusal).
+        Err(StoreError::Conflict(detail)) => return Err((None, 409, detail.english())),
         Err(e) => {
             tracing::error!(error = %e, player = %player.id, "import failed");
             return Err((
@@ -207,11 +207,7 @@ pub(super) async fn import_preset(
     let mut record = read().map_err(unreadable)?;
     uuid(&record.id, "preset")?;
     let name = PlayerName::parse(&record.name).map_err(|rule| {
-        unprocessable(format!(
-            "preset {}: {}",
-            record.id,
-            rule.replace("player name", "preset name")
-        ))
+        unprocessable(format!("preset {}: {}", record.id, rule.preset().english()))
     })?;
     record.name = name.as_str().to_owned();
     let kind = Game::from_id(&record.game).ok_or_else(|| {
@@ -269,7 +265,7 @@ pub(super) async fn import_preset(
                 ),
             ));
         }
-        Err(StoreError::Conflict(detail)) => return Err((None, 409, detail)),
+        Err(StoreError::Conflict(detail)) => return Err((None, 409, detail.english())),
         Err(e) => {
             tracing::error!(error = %e, preset = %record.id, "import failed");
             return Err((

@@ -342,7 +342,8 @@ async fn import_game(
 /// Why a checked game was not stored, as its line's failure.
 fn stored_failure(id: &str, e: StoreError) -> LineError {
     match e {
-        StoreError::Conflict(detail) => (Some(id.to_owned()), 409, detail),
+        // An import report is written in English (its lines are the file's, not a refusal).
+        StoreError::Conflict(detail) => (Some(id.to_owned()), 409, detail.english()),
         StoreError::UnknownPlayer(player) => (
             Some(id.to_owned()),
             409,

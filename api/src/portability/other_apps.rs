@@ -15,10 +15,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tabletally_domain::Game;
 use tabletally_domain::log::{GAME_STARTED, RESULT_RECORDED};
 use tabletally_domain::ruleset::Variant;
 use tabletally_domain::setup::PlayerEntry;
+use tabletally_domain::{Game, Message};
 
 use super::{EXPORT_PAGE, FORMAT, GameIds, ImportFailure, ImportReport, derived_id, import_line};
 use crate::records::to_log_event;
@@ -444,17 +444,17 @@ pub async fn import_bgstats(
     club: &str,
     file: &[u8],
     ids: GameIds,
-) -> Result<ImportReport, String> {
+) -> Result<ImportReport, Message> {
     let mut report = ImportReport::default();
-    let value: Value =
-        serde_json::from_slice(file).map_err(|e| format!("not a BG Stats export: {e}"))?;
+    let value: Value = serde_json::from_slice(file)
+        .map_err(|e| tabletally_domain::said!("server.api.import.not_bgstats", why = e))?;
     if !value.is_object() {
-        return Err(
-            "not a BG Stats export: it must be a JSON object with games, players and plays".into(),
-        );
+        return Err(tabletally_domain::said!(
+            "server.api.import.not_bgstats_object"
+        ));
     }
-    let export: BgStatsFile =
-        serde_json::from_value(value).map_err(|e| format!("not a BG Stats export: {e}"))?;
+    let export: BgStatsFile = serde_json::from_value(value)
+        .map_err(|e| tabletally_domain::said!("server.api.import.not_bgstats", why = e))?;
     let games: BTreeMap<i64, &BgStatsGameIn> = export.games.iter().map(|g| (g.id, g)).collect();
     let players: BTreeMap<i64, &str> = export
         .players
@@ -761,17 +761,21 @@ type Element = (String, BTreeMap<String, String>);
 
 /// The elements of a plays file with their attributes, in document order (a reader for the
 /// small, flat XML that BoardGameGeek serves; no DTDs, no namespaces).
-fn xml_elements(text: &str) -> Result<Vec<Element>, String> {
+fn xml_elements(text: &str) -> Result<Vec<Element>, Message> {
     let mut elements = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find('<') {
         rest = &rest[start + 1..];
         if let Some(after) = rest.strip_prefix("!--") {
-            let end = after.find("-->").ok_or("a comment is not closed")?;
+            let end = after.find("-->").ok_or_else(|| {
+                tabletally_domain::said!("server.api.import.xml_comment_not_closed")
+            })?;
             rest = &after[end + 3..];
             continue;
         }
-        let end = rest.find('>').ok_or("a tag is not closed")?;
+        let end = rest
+            .find('>')
+            .ok_or_else(|| tabletally_domain::said!("server.api.import.xml_tag_not_closed"))?;
         let tag = &rest[..end];
         rest = &rest[end + 1..];
         if tag.starts_with('/') || tag.starts_with('?') || tag.starts_with('!') {
@@ -783,16 +787,18 @@ fn xml_elements(text: &str) -> Result<Vec<Element>, String> {
         while let Some(eq) = attributes.find('=') {
             let key = attributes[..eq].trim().to_owned();
             let value_part = attributes[eq + 1..].trim_start();
-            let quote = value_part
-                .chars()
-                .next()
-                .ok_or("an attribute has no value")?;
+            let quote = value_part.chars().next().ok_or_else(|| {
+                tabletally_domain::said!("server.api.import.xml_attribute_no_value")
+            })?;
             if quote != '"' && quote != '\'' {
-                return Err(format!("attribute {key} is not quoted"));
+                return Err(tabletally_domain::said!(
+                    "server.api.import.xml_attribute_not_quoted",
+                    key = key
+                ));
             }
-            let close = value_part[1..]
-                .find(quote)
-                .ok_or_else(|| format!("attribute {key} is not closed"))?;
+            let close = value_part[1..].find(quote).ok_or_else(|| {
+                tabletally_domain::said!("server.api.import.xml_attribute_not_closed", key = &key)
+            })?;
             parsed.insert(key, xml_unescape(&value_part[1..close + 1]));
             attributes = &value_part[close + 2..];
         }
@@ -853,20 +859,22 @@ pub async fn import_bgg(
     club: &str,
     file: &[u8],
     ids: GameIds,
-) -> Result<ImportReport, String> {
+) -> Result<ImportReport, Message> {
     let mut report = ImportReport::default();
     let elements = std::str::from_utf8(file)
-        .map_err(|e| e.to_string())
+        .map_err(|e| tabletally_domain::said!("server.api.import.not_utf8", why = e.to_string()))
         .and_then(xml_elements)
         .and_then(|elements| {
             // Any text would read as no elements at all: a plays file says it is one.
             if elements.iter().any(|(name, _)| name == "plays") {
                 Ok(elements)
             } else {
-                Err("it has no <plays> element".to_owned())
+                Err(tabletally_domain::said!(
+                    "server.api.import.no_plays_element"
+                ))
             }
         })
-        .map_err(|detail| format!("not a BoardGameGeek plays file: {detail}"))?;
+        .map_err(|detail| tabletally_domain::said!("server.api.import.not_bgg", why = detail))?;
     // Each play with its seats as `startposition` numbers them.
     let mut plays: Vec<(Play, Vec<NumberedSeat>)> = Vec::new();
     let mut incomplete = false;

@@ -93,7 +93,10 @@ pub async fn create_token(
     if !matches!(body.scope.as_str(), "admin" | "write" | "read") {
         return Err(ApiError::invalid(
             "/scope",
-            format!("scope must be admin, write or read, got {:?}", body.scope),
+            tabletally_domain::said!(
+                "server.api.access.scope_unknown",
+                got = format!("{:?}", body.scope)
+            ),
         ));
     }
     let id = uuid::Uuid::new_v4().to_string();
@@ -126,16 +129,16 @@ fn checked_name(raw: &str) -> Result<&str, ApiError> {
     {
         return Err(ApiError::invalid(
             "/name",
-            format!("a token name has 1 to {MAX_TOKEN_NAME} printable characters"),
+            tabletally_domain::said!("server.api.access.token_name_length", most = MAX_TOKEN_NAME),
         ));
     }
     // Events name the token that recorded them: the club's own token's name stays its own.
     if name.eq_ignore_ascii_case(auth::CLUB_TOKEN_NAME) {
         return Err(ApiError::invalid(
             "/name",
-            format!(
-                "{:?} names the club's own token in the log; choose another name",
-                auth::CLUB_TOKEN_NAME
+            tabletally_domain::said!(
+                "server.api.access.token_name_is_the_clubs",
+                name = format!("{:?}", auth::CLUB_TOKEN_NAME)
             ),
         ));
     }
@@ -191,7 +194,9 @@ pub async fn revoke_token(
         .delete_access_token(&admin.0.id, &id, None)
         .await?
     {
-        return Err(ApiError::NotFound("no such token in this club".into()));
+        return Err(ApiError::NotFound(tabletally_domain::said!(
+            "server.api.access.no_such_token"
+        )));
     }
     state.live.revoked(&id);
     tracing::info!(club = %admin.0.id, token = %id, "token revoked");
@@ -257,7 +262,7 @@ fn share_hours(given: Option<&serde_json::Value>) -> Result<i64, ApiError> {
     let refused = |got: String| {
         ApiError::invalid(
             "/expires_in_hours",
-            format!("\"expires_in_hours\" must be a whole number, like 3; got {got}"),
+            tabletally_domain::said!("server.api.access.expires_in_hours_whole", got = got),
         )
     };
     match given {
@@ -300,7 +305,11 @@ pub async fn create_share(
     if !(1..=MAX_SHARE_HOURS).contains(&hours) {
         return Err(ApiError::invalid(
             "/expires_in_hours",
-            format!("a share link lives 1 to {MAX_SHARE_HOURS} hours, got {hours}"),
+            tabletally_domain::said!(
+                "server.api.access.share_hours",
+                most = MAX_SHARE_HOURS,
+                hours = hours
+            ),
         ));
     }
     state
@@ -402,9 +411,9 @@ pub async fn revoke_share(
         .delete_access_token(&club.id, &share, Some(&game))
         .await?
     {
-        return Err(ApiError::NotFound(
-            "no such share link of this game in this club".into(),
-        ));
+        return Err(ApiError::NotFound(tabletally_domain::said!(
+            "server.api.access.no_such_share"
+        )));
     }
     state.live.revoked(&share);
     tracing::info!(club = %club.id, game = %game, share = %share, "share link revoked");

@@ -73,7 +73,7 @@ pub async fn create_club(
     {
         return Err(ApiError::invalid(
             "/name",
-            format!("a club name has 1 to {MAX_CLUB_NAME} printable characters"),
+            tabletally_domain::said!("server.api.clubs.name_length", most = MAX_CLUB_NAME),
         ));
     }
     let id = uuid::Uuid::new_v4().to_string();

@@ -7,7 +7,7 @@ use crate::error::ApiError;
 fn bad() -> ApiError {
     ApiError::bad_parameter(
         "cursor",
-        "\"cursor\" must be the next_cursor of the previous page, exactly as this server gave it out",
+        tabletally_domain::said!("server.api.cursor.not_ours"),
     )
 }
 

@@ -119,7 +119,11 @@ pub async fn append_events(
         (Some(v), Some(h)) if v != h => {
             return Err(ApiError::invalid(
                 "/expected_version",
-                format!("expected_version {v} disagrees with If-Match {h}"),
+                tabletally_domain::said!(
+                    "server.api.events.version_disagrees",
+                    version = v,
+                    if_match = h
+                ),
             ));
         }
         (v, h) => v.or(h),
@@ -150,13 +154,13 @@ fn check_events(events: Vec<EventInput>, recorded_by: &str) -> Result<Vec<NewEve
     if events.is_empty() {
         return Err(ApiError::invalid(
             "/events",
-            "events must hold at least one event",
+            tabletally_domain::said!("server.api.events.none"),
         ));
     }
     if events.len() > MAX_EVENTS_PER_REQUEST {
         return Err(ApiError::invalid(
             "/events",
-            format!("at most {MAX_EVENTS_PER_REQUEST} events per request"),
+            tabletally_domain::said!("server.api.events.too_many", most = MAX_EVENTS_PER_REQUEST),
         ));
     }
     events
@@ -174,7 +178,7 @@ fn check_events(events: Vec<EventInput>, recorded_by: &str) -> Result<Vec<NewEve
             .to_string();
             if e.event_type.trim().is_empty() {
                 return Err(ApiError::Unprocessable {
-                    detail: "an event needs a type".into(),
+                    detail: tabletally_domain::said!("server.api.events.needs_type"),
                     pointer: Some(format!("/events/{i}/type")),
                     event_index: Some(i),
                 });
@@ -216,9 +220,7 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     version.parse::<i64>().map(Some).map_err(|_| {
         ApiError::bad_parameter(
             "If-Match",
-            format!(
-                "If-Match must be a game version such as \"3\", or the game's ETag, got {text:?}"
-            ),
+            tabletally_domain::said!("server.api.events.if_match", got = format!("{text:?}")),
         )
     })
 }
@@ -262,7 +264,11 @@ pub async fn list_events(
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
         return Err(ApiError::bad_parameter(
             "limit",
-            format!("\"limit\" must be a whole number from 1 to {MAX_EVENTS_PAGE}; got {limit}"),
+            tabletally_domain::said!(
+                "server.api.query.limit",
+                most = MAX_EVENTS_PAGE,
+                got = limit
+            ),
         ));
     }
     let after = query.after.unwrap_or(0);

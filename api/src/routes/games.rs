@@ -112,16 +112,24 @@ pub async fn create_game(
     let kind = Game::from_id(&body.game).ok_or_else(|| {
         ApiError::invalid(
             "/game",
-            format!(
-                "unknown game {:?}; tabletally keeps score for {}",
-                body.game,
-                tabletally_domain::games::known_ids()
+            tabletally_domain::said!(
+                "server.api.games.unknown_game",
+                game = format!("{:?}", body.game),
+                known = tabletally_domain::games::known_ids()
             ),
         )
     })?;
     let id = match &body.id {
         Some(id) => uuid::Uuid::parse_str(id)
-            .map_err(|_| ApiError::invalid("/id", format!("id must be a UUID, got {id:?}")))?
+            .map_err(|_| {
+                ApiError::invalid(
+                    "/id",
+                    tabletally_domain::said!(
+                        "server.api.games.id_not_uuid",
+                        got = format!("{id:?}")
+                    ),
+                )
+            })?
             .to_string(),
         None => uuid::Uuid::new_v4().to_string(),
     };
@@ -243,7 +251,7 @@ async fn resolve_players(
                     let (_, known_name) = known.iter().find(|(k, _)| k == id).ok_or_else(|| {
                         ApiError::invalid(
                             format!("/players/{i}/player_id"),
-                            format!("player_id {id} is not one of this club's players"),
+                            tabletally_domain::said!("server.api.games.player_id_unknown", id = id),
                         )
                     })?;
                     if let Some(name) = name
@@ -252,7 +260,12 @@ async fn resolve_players(
                     {
                         return Err(ApiError::invalid(
                             format!("/players/{i}/name"),
-                            format!("player_id {id} is {known_name:?}, not {name:?}"),
+                            tabletally_domain::said!(
+                                "server.api.games.player_id_other_name",
+                                id = id,
+                                known = format!("{known_name:?}"),
+                                name = format!("{name:?}")
+                            ),
                         ));
                     }
                     known_name.clone()
@@ -261,7 +274,7 @@ async fn resolve_players(
                 (None, None) => {
                     return Err(ApiError::invalid(
                         format!("/players/{i}"),
-                        "a player needs a name or a player_id",
+                        tabletally_domain::said!("server.api.games.player_needs_name"),
                     ));
                 }
             };
@@ -363,7 +376,7 @@ pub async fn list_games(
         if value.as_deref().is_some_and(|v| v.contains('\0')) {
             return Err(ApiError::bad_parameter(
                 name,
-                format!("{name:?} cannot contain a NUL character"),
+                tabletally_domain::said!("server.api.query.nul", parameter = format!("{name:?}")),
             ));
         }
     }
@@ -373,9 +386,10 @@ pub async fn list_games(
     {
         return Err(ApiError::bad_parameter(
             "game",
-            format!(
-                "unknown game {game:?}; games are {}",
-                tabletally_domain::games::known_ids()
+            tabletally_domain::said!(
+                "server.api.query.unknown_game",
+                game = format!("{game:?}"),
+                known = tabletally_domain::games::known_ids()
             ),
         ));
     }
@@ -383,7 +397,7 @@ pub async fn list_games(
     if !(1..=MAX_PAGE).contains(&limit) {
         return Err(ApiError::bad_parameter(
             "limit",
-            format!("\"limit\" must be a whole number from 1 to {MAX_PAGE}; got {limit}"),
+            tabletally_domain::said!("server.api.query.limit", most = MAX_PAGE, got = limit),
         ));
     }
     if let Some(status) = &query.status
@@ -391,9 +405,7 @@ pub async fn list_games(
     {
         return Err(ApiError::bad_parameter(
             "status",
-            format!(
-                "\"status\" must be one of \"in_progress\", \"finished\" or \"abandoned\"; got {status:?}"
-            ),
+            tabletally_domain::said!("server.api.games.status", got = format!("{status:?}")),
         ));
     }
     let after = query

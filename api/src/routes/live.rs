@@ -10,6 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::Club;
 use crate::error::{ApiError, Problem};
 use crate::extract::Query;
+use crate::language::Language;
 use crate::state::AppState;
 use crate::streams::{GameStream, LobbyStream};
 
@@ -26,6 +27,27 @@ pub struct StreamQuery {
     /// The token, for browsers' `EventSource` (which cannot send headers). Accepted on the
     /// two stream endpoints only; a share link's token is the one meant for URLs.
     pub access_token: Option<String>,
+    /// The language of the scores' words (`en`, `fr` or `fa`), for browsers' `EventSource`
+    /// (which cannot send `Accept-Language`); it wins over `Accept-Language`. Without either,
+    /// English. Machine fields are the same in every language.
+    #[param(pattern = "^(en|fr|fa)$")]
+    pub lang: Option<String>,
+}
+
+/// The language a stream speaks: `?lang=` (one of ours, else 400), else `Accept-Language`.
+fn stream_language(req: &HttpRequest, query: &StreamQuery) -> Result<Language, ApiError> {
+    match query.lang.as_deref() {
+        None => Ok(Language::of(req)),
+        Some(tag) => Language::ALL
+            .into_iter()
+            .find(|l| l.tag() == tag)
+            .ok_or_else(|| {
+                ApiError::bad_parameter(
+                    "lang",
+                    tabletally_domain::said!("server.api.live.lang", got = format!("{tag:?}")),
+                )
+            }),
+    }
 }
 
 /// `Last-Event-ID` (the header wins over `?last_event_id=`, but each must be well formed):
@@ -52,7 +74,11 @@ fn event_id(said: &str, parameter: &str, text: &str) -> Result<i64, ApiError> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ApiError::bad_parameter(
             parameter,
-            format!("{said} must be a whole number, like 3; got {text:?}"),
+            tabletally_domain::said!(
+                "server.api.live.event_id_whole",
+                id = said,
+                got = format!("{text:?}")
+            ),
         ));
     }
     Ok(text.parse::<i64>().unwrap_or(i64::MAX))
@@ -73,7 +99,9 @@ fn event_stream(
 /// accepted append (its stored events and the new scoreboard); every SSE `id:` is the game's
 /// version after it. With `Last-Event-ID: <v>` the stream starts with every append after `v`
 /// instead of the snapshot (a `v` beyond the game's version gets the snapshot: the client's
-/// copy is not this log's). A comment line every 10 s keeps it open.
+/// copy is not this log's). A comment line every 10 s keeps it open. The scores' labels and
+/// details are said in the language of `?lang=` (else `Accept-Language`), as `GET …/score`
+/// says them; `Content-Language` names it.
 #[utoipa::path(tag = "live", security(("club_token" = [])),
     params(("id" = uuid::Uuid, Path, description = "Game id"),
            ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]+$", description = "Resume after this version (digits); beyond the game's version, the stream starts again with a snapshot"),
@@ -96,7 +124,16 @@ pub async fn game_stream(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let resume = resume_from(&req, &query)?;
-    let stream = GameStream::open(&state.live, state.store.clone(), &club, &id, resume).await?;
+    let language = stream_language(&req, &query)?;
+    let stream = GameStream::open(
+        &state.live,
+        state.store.clone(),
+        &club,
+        &id,
+        resume,
+        language,
+    )
+    .await?;
     Ok(event_stream(stream.into_body()))
 }
 
@@ -120,6 +157,8 @@ pub async fn lobby_stream(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let resume = resume_from(&req, &query)?;
+    // The lobby's events carry no words, but a bad `lang` is refused alike.
+    stream_language(&req, &query)?;
     let stream = LobbyStream::open(&state.live, state.store.clone(), &club, resume).await?;
     Ok(event_stream(stream.into_body()))
 }
@@ -178,14 +217,18 @@ pub async fn club_events(
     if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
         return Err(ApiError::bad_parameter(
             "limit",
-            format!("\"limit\" must be a whole number from 1 to {MAX_EVENTS_PAGE}; got {limit}"),
+            tabletally_domain::said!(
+                "server.api.query.limit",
+                most = MAX_EVENTS_PAGE,
+                got = limit
+            ),
         ));
     }
     let after = query.after.unwrap_or(0);
     if after < 0 {
         return Err(ApiError::bad_parameter(
             "after",
-            format!("\"after\" must be a whole number, 0 or more; got {after}"),
+            tabletally_domain::said!("server.api.query.after", got = after),
         ));
     }
     let events: Vec<ClubEventView> = state

@@ -15,7 +15,9 @@ use crate::state::AppState;
 use crate::store::{Merge, Rename};
 
 fn not_found() -> ApiError {
-    ApiError::NotFound("no such player in this club".into())
+    ApiError::NotFound(tabletally_domain::said!(
+        "server.api.players.no_such_player"
+    ))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -51,7 +53,8 @@ pub async fn rename_player(
     body: Json<RenamePlayer>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
-    let name = PlayerName::parse(&body.name).map_err(|rule| ApiError::invalid("/name", rule))?;
+    let name = PlayerName::parse(&body.name)
+        .map_err(|fault| ApiError::invalid("/name", fault.player()))?;
     match state
         .store
         .rename_player(&club.id, &id, name.as_str())
@@ -116,9 +119,9 @@ pub async fn merge_player(
         .map_err(|_| {
             ApiError::invalid(
                 "/into",
-                format!(
-                    "into must be the player id (a UUID) of the player who stays, got {:?}",
-                    body.into
+                tabletally_domain::said!(
+                    "server.api.players.into_not_uuid",
+                    got = format!("{:?}", body.into)
                 ),
             )
         })?
@@ -126,7 +129,7 @@ pub async fn merge_player(
     if into == from {
         return Err(ApiError::invalid(
             "/into",
-            "a player cannot be merged into themselves; into must be another player's id",
+            tabletally_domain::said!("server.api.players.merge_into_self"),
         ));
     }
     match state.store.merge_players(&club.id, &from, &into).await? {
@@ -136,24 +139,18 @@ pub async fn merge_player(
         Merge::NotFound => return Err(not_found()),
         // As for the path's own id: another club's player is no player of this club.
         Merge::IntoNotFound => {
-            return Err(ApiError::NotFound(
-                format!(
-                    "no such player in this club: into {into} (players merge only within their club)"
-                )
-                .into(),
-            ));
+            return Err(ApiError::NotFound(tabletally_domain::said!(
+                "server.api.players.no_such_into",
+                into = into
+            )));
         }
         Merge::SatTogether(games) => {
-            let at = match games.len() {
-                1 => "a game".to_owned(),
-                n => format!("{n} games"),
+            let detail = match games.len() {
+                1 => tabletally_domain::said!("server.api.players.sat_together_once"),
+                n => tabletally_domain::said!("server.api.players.sat_together", games = n),
             };
             return Err(ApiError::SatTogether {
-                detail: format!(
-                    "both players sat at {at} together, and a game cannot seat one person twice, \
-                     so they are not merged — they are two people, or a game's seats are wrong"
-                )
-                .into(),
+                detail,
                 game_ids: games,
             });
         }

@@ -165,7 +165,7 @@ pub async fn import_bgstats(
     let file = whole_body(body, state.import_max_bytes).await?;
     let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file, query.ids())
         .await
-        .map_err(|e| ApiError::BadRequest(e.into()))?;
+        .map_err(ApiError::BadRequest)?;
     Ok(HttpResponse::Ok().json(report))
 }
 
@@ -193,7 +193,7 @@ pub async fn import_bgg(
     let file = whole_body(body, state.import_max_bytes).await?;
     let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file, query.ids())
         .await
-        .map_err(|e| ApiError::BadRequest(e.into()))?;
+        .map_err(ApiError::BadRequest)?;
     Ok(HttpResponse::Ok().json(report))
 }
 

@@ -76,9 +76,10 @@ fn known_game(id: &str, pointer: &str) -> Result<Game, ApiError> {
     Game::from_id(id).ok_or_else(|| {
         ApiError::invalid(
             pointer,
-            format!(
-                "unknown game {id:?}; tabletally keeps score for {}",
-                tabletally_domain::games::known_ids()
+            tabletally_domain::said!(
+                "server.api.games.unknown_game",
+                game = format!("{id:?}"),
+                known = tabletally_domain::games::known_ids()
             ),
         )
     })
@@ -109,15 +110,15 @@ pub async fn create_preset(
     body: Json<CreatePreset>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let name = PlayerName::parse(&body.name)
-        .map_err(|rule| ApiError::invalid("/name", rule.replace("player name", "preset name")))?;
+    let name =
+        PlayerName::parse(&body.name).map_err(|rule| ApiError::invalid("/name", rule.preset()))?;
     let kind = known_game(&body.game, "/game")?;
     let options = match body.options {
         options @ Value::Object(_) => options,
         _ => {
             return Err(ApiError::invalid(
                 "/options",
-                "options must be a JSON object",
+                tabletally_domain::said!("server.common.refusal.options_must_json_object"),
             ));
         }
     };
@@ -133,13 +134,11 @@ pub async fn create_preset(
     };
     if let Err(existing) = state.store.create_preset(&club.id, &preset).await? {
         return Err(ApiError::NameTaken {
-            detail: format!(
-                "the club already has a {} preset called {:?}; delete it first or choose another \
-                 name",
-                kind.title(),
-                existing.name,
-            )
-            .into(),
+            detail: tabletally_domain::said!(
+                "server.api.presets.name_taken",
+                game = kind.title(),
+                name = format!("{:?}", existing.name)
+            ),
             player_id: None,
             preset_id: Some(existing.id),
         });
@@ -171,7 +170,7 @@ pub async fn list_presets(
     query: Query<PresetsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(game) = query.game.as_deref() {
-        known_game(game, "").map_err(|e| ApiError::bad_parameter("game", e.to_string()))?;
+        known_game(game, "").map_err(|e| ApiError::bad_parameter("game", e.detail()))?;
     }
     let presets = state.store.presets(&club.id, query.game.as_deref()).await?;
     Ok(HttpResponse::Ok().json(PresetList {
@@ -196,7 +195,9 @@ pub async fn delete_preset(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     if !state.store.delete_preset(&club.id, &id).await? {
-        return Err(ApiError::NotFound("no such preset in this club".into()));
+        return Err(ApiError::NotFound(tabletally_domain::said!(
+            "server.api.presets.no_such_preset"
+        )));
     }
     Ok(HttpResponse::NoContent().finish())
 }
@@ -222,21 +223,21 @@ pub async fn with_preset(
             .into_iter()
             .map(|p| format!("{:?}", p.name))
             .collect();
+        let (game, preset) = (kind.title(), format!("{preset:?}"));
         return Err(ApiError::invalid(
             "/preset",
             if names.is_empty() {
-                format!(
-                    "the club has no {} preset called {preset:?}, and no {} preset at all; save \
-                     one with POST /v1/presets",
-                    kind.title(),
-                    kind.title()
+                tabletally_domain::said!(
+                    "server.api.presets.none_of_game",
+                    game = game,
+                    name = preset
                 )
             } else {
-                format!(
-                    "the club has no {} preset called {preset:?}; its {} presets are {}",
-                    kind.title(),
-                    kind.title(),
-                    names.join(", ")
+                tabletally_domain::said!(
+                    "server.api.presets.no_such_name",
+                    game = game,
+                    name = preset,
+                    names = names.join(", ")
                 )
             },
         ));
@@ -255,7 +256,7 @@ pub async fn with_preset(
         Some(_) => {
             return Err(ApiError::invalid(
                 "/options",
-                "options must be a JSON object",
+                tabletally_domain::said!("server.common.refusal.options_must_json_object"),
             ));
         }
     }

@@ -26,7 +26,7 @@ fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
     if !(1..=MAX_PAGE).contains(&limit) {
         return Err(ApiError::bad_parameter(
             "limit",
-            format!("\"limit\" must be a whole number from 1 to {MAX_PAGE}; got {limit}"),
+            tabletally_domain::said!("server.api.query.limit", most = MAX_PAGE, got = limit),
         ));
     }
     Ok(limit)
@@ -36,9 +36,10 @@ fn check_game(game: Option<&str>) -> Result<(), ApiError> {
     match game {
         Some(id) if Game::from_id(id).is_none() => Err(ApiError::bad_parameter(
             "game",
-            format!(
-                "unknown game {id:?}; games are {}",
-                tabletally_domain::games::known_ids()
+            tabletally_domain::said!(
+                "server.api.query.unknown_game",
+                game = format!("{id:?}"),
+                known = tabletally_domain::games::known_ids()
             ),
         )),
         _ => Ok(()),
@@ -57,7 +58,7 @@ fn select_variant(
         return match variant {
             Some(_) => Err(ApiError::bad_parameter(
                 "variant",
-                "variant needs a game: variants belong to one game (e.g. game=mint-condition&variant=heavily-used)",
+                tabletally_domain::said!("server.api.stats.variant_needs_game"),
             )),
             None => Ok(None),
         };
@@ -69,14 +70,15 @@ fn select_variant(
             None => Err(ApiError::bad_parameter(
                 "variant",
                 match game.variants() {
-                    [] => format!(
-                        "{} has no variants counted apart; leave out variant",
-                        game.title()
+                    [] => tabletally_domain::said!(
+                        "server.api.stats.no_variants",
+                        game = game.title()
                     ),
-                    known => format!(
-                        "unknown variant {id:?} of {}; its variants are {}",
-                        game.title(),
-                        known.iter().map(|v| v.id).collect::<Vec<_>>().join(", ")
+                    known => tabletally_domain::said!(
+                        "server.api.stats.unknown_variant",
+                        variant = format!("{id:?}"),
+                        game = game.title(),
+                        variants = known.iter().map(|v| v.id).collect::<Vec<_>>().join(", ")
                     ),
                 },
             )),
@@ -94,7 +96,9 @@ pub enum VariantId {
 }
 
 fn not_found() -> ApiError {
-    ApiError::NotFound("no such player in this club".into())
+    ApiError::NotFound(tabletally_domain::said!(
+        "server.api.players.no_such_player"
+    ))
 }
 
 /// A statistics or history answer, saying where it was read (`Read-From`) and the newest lobby
@@ -254,7 +258,7 @@ pub async fn list_players(
     if query.search.as_deref().is_some_and(|v| v.contains('\0')) {
         return Err(ApiError::bad_parameter(
             "search",
-            "search cannot contain a NUL character",
+            tabletally_domain::said!("server.api.query.nul", parameter = "\"search\""),
         ));
     }
     let after = query
@@ -525,10 +529,7 @@ pub async fn leaderboard(
     let sort = query.sort.unwrap_or(LeaderboardSort::WinRate);
     if sort == LeaderboardSort::AverageScore && query.game.is_none() {
         return Err(ApiError::Unprocessable {
-            detail: "sort=average_score needs a game (e.g. game=mint-condition): an average over \
-                     several games would mix their scores, and in Mint Condition the lowest \
-                     total wins while elsewhere the highest does"
-                .into(),
+            detail: tabletally_domain::said!("server.api.stats.average_needs_game"),
             pointer: None,
             event_index: None,
         });
@@ -538,7 +539,7 @@ pub async fn leaderboard(
     if min_games < 0 {
         return Err(ApiError::bad_parameter(
             "min_games",
-            format!("\"min_games\" must be a whole number, 0 or more; got {min_games}"),
+            tabletally_domain::said!("server.api.stats.min_games", got = min_games),
         ));
     }
     let filter = StatsFilter {
@@ -614,7 +615,7 @@ async fn player_by_name_or_id(
     if given.is_empty() || given.contains('\0') {
         return Err(ApiError::bad_parameter(
             "players",
-            "players must be two players (names or ids) separated by a comma, like players=Ann,Bo",
+            tabletally_domain::said!("server.api.stats.two_players"),
         ));
     }
     match uuid::Uuid::parse_str(given) {
@@ -657,7 +658,7 @@ pub async fn head_to_head(
     let [a, b] = given[..] else {
         return Err(ApiError::bad_parameter(
             "players",
-            "players must be two players (names or ids) separated by a comma, like players=Ann,Bo",
+            tabletally_domain::said!("server.api.stats.two_players"),
         ));
     };
     let first = player_by_name_or_id(&state, &club, a).await?;
@@ -665,9 +666,11 @@ pub async fn head_to_head(
     if first.id == second.id {
         return Err(ApiError::bad_parameter(
             "players",
-            format!(
-                "players must be two different players; {a:?} and {b:?} are both {}",
-                first.name
+            tabletally_domain::said!(
+                "server.api.stats.same_player_twice",
+                first = format!("{a:?}"),
+                second = format!("{b:?}"),
+                name = first.name.as_str()
             ),
         ));
     }

@@ -199,7 +199,7 @@ pub enum StoreError {
     Refused(#[from] Refused),
     /// A uniqueness rule of the database was hit by a concurrent writer.
     #[error("conflict: {0}")]
-    Conflict(String),
+    Conflict(tabletally_domain::Message),
     /// A player id given at game creation is not one of the club's players.
     #[error("unknown player id {0}")]
     UnknownPlayer(String),

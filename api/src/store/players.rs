@@ -132,7 +132,7 @@ macro_rules! players_store {
                     .map_err(|e| match &e {
                         // A concurrent rename or game creation took the name first.
                         sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(
-                            format!("another request gave a player the name {name:?} at the same time; retry"),
+                            tabletally_domain::said!("server.api.players.renamed_concurrently", name = format!("{name:?}")),
                         ),
                         _ => StoreError::Database(e),
                     })?;
@@ -323,9 +323,9 @@ macro_rules! players_store {
                     .await
                     .map_err(|e| match &e {
                         // A game created meanwhile seated a new player of this name (PostgreSQL).
-                        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(format!(
-                            "another request added a player called {:?} at the same time; import the file again",
-                            player.name
+                        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(tabletally_domain::said!(
+                            "server.api.import.player_added_concurrently",
+                            name = format!("{:?}", player.name)
                         )),
                         _ => StoreError::Database(e),
                     })?;

@@ -89,7 +89,7 @@ macro_rules! presets_store {
                 match self.preset_named(club, &preset.game, &preset.name).await? {
                     Some(existing) => Ok(Err(existing)),
                     None => Err(StoreError::Conflict(
-                        "a preset of this name was changed at the same time; retry".into(),
+                        tabletally_domain::said!("server.api.presets.changed_concurrently"),
                     )),
                 }
             }

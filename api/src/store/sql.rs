@@ -617,9 +617,9 @@ macro_rules! sql_store {
                         // player was merged into another meanwhile (PostgreSQL; SQLite's writer
                         // and merges take turns). Sent again, the creation adds the name anew.
                         None => by_key.get(&name_key(&seat.name)).cloned().ok_or_else(|| {
-                            StoreError::Conflict(format!(
-                                "the player {:?} was merged into another by a concurrent request; send it again",
-                                seat.name
+                            StoreError::Conflict(tabletally_domain::said!(
+                                "server.api.games.player_merged_concurrently",
+                                name = format!("{:?}", seat.name)
                             ))
                         })?,
                     };
@@ -1261,19 +1261,17 @@ macro_rules! sql_store {
                         if same_log(&stored, &game.events) {
                             Ok(ImportOutcome::AlreadyPresent)
                         } else {
-                            Err(StoreError::Conflict(format!(
-                                "the club holds game {} with other events ({} stored, {} in the file); \
-                                 the stored game stands: append to it, or import the copy under a new game id",
-                                game.game.id,
-                                stored.len(),
-                                game.events.len()
+                            Err(StoreError::Conflict(tabletally_domain::said!(
+                                "server.api.import.game_with_other_events",
+                                id = game.game.id.as_str(),
+                                stored = stored.len(),
+                                file = game.events.len()
                             )))
                         }
                     } else {
-                        Err(StoreError::Conflict(format!(
-                            "game id {} cannot be used here; to import a copy under new ids, send the file to \
-                             POST /v1/import?new_ids=true",
-                            game.game.id
+                        Err(StoreError::Conflict(tabletally_domain::said!(
+                            "server.api.import.game_id_elsewhere",
+                            id = game.game.id.as_str()
                         )))
                     };
                 }
@@ -1283,10 +1281,13 @@ macro_rules! sql_store {
                 if let Some((a, b)) = seats.iter().enumerate().find_map(|(i, a)| {
                     seats[i + 1..].iter().find(|b| b.player_id == a.player_id).map(|b| (a, b))
                 }) {
-                    return Err(StoreError::Conflict(format!(
-                        "seats {} ({:?}) and {} ({:?}) are both the club's player {}: a game cannot seat one \
-                         player twice",
-                        a.seat, a.name, b.seat, b.name, a.player_id
+                    return Err(StoreError::Conflict(tabletally_domain::said!(
+                        "server.api.games.seated_twice",
+                        seat = a.seat,
+                        name = format!("{:?}", a.name),
+                        other_seat = b.seat,
+                        other_name = format!("{:?}", b.name),
+                        player_id = a.player_id.as_str()
                     )));
                 }
                 let version = game.events.len() as i64;

@@ -382,16 +382,15 @@ pub(super) fn translate(e: sqlx::Error) -> StoreError {
             .map(str::to_owned)
             .unwrap_or_else(|| db.message().to_owned());
         if which.contains(UNIQUE_SEQ) || which.contains("events.game_id, events.seq") {
-            return StoreError::Conflict(
-                "another append reached this game first; reload and retry".into(),
-            );
+            return StoreError::Conflict(tabletally_domain::said!("server.api.append.raced"));
         }
         if which.contains(UNIQUE_EVENT_ID) || which.contains("events.game_id, events.event_id") {
-            return StoreError::Conflict(
-                "an event with this id was stored concurrently; retry to get it".into(),
-            );
+            return StoreError::Conflict(tabletally_domain::said!("server.api.append.id_raced"));
         }
-        return StoreError::Conflict(format!("a concurrent request conflicted ({which})"));
+        return StoreError::Conflict(tabletally_domain::said!(
+            "server.api.append.conflicted",
+            which = which
+        ));
     }
     StoreError::Database(e)
 }

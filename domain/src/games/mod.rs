@@ -144,8 +144,8 @@ impl Game {
     }
 
     /// Options a table must give when it starts a game (no published default), with why.
-    pub fn required_options(self) -> &'static [(&'static str, &'static str)] {
-        fn required<R: Ruleset>() -> &'static [(&'static str, &'static str)] {
+    pub fn required_options(self) -> &'static [crate::error::Meaning] {
+        fn required<R: Ruleset>() -> &'static [crate::error::Meaning] {
             R::REQUIRED_OPTIONS
         }
         with_ruleset!(self, required())

@@ -174,7 +174,7 @@ pub fn check_overrides(overrides: &[CardOverride]) -> Result<(), RuleError> {
                     "server.mind_up.refusal.card_overridden_twice_entries_give",
                     number = &entry.number,
                     earlier = earlier,
-                    i = i
+                    later = i
                 ),
             ));
         }

@@ -153,7 +153,7 @@ pub fn parse_rows_recorded(data: &Value, players: &[Player]) -> Result<RowsRecor
                     "server.mind_up.refusal.row_has_columns_but_there",
                     name = name,
                     columns = columns.len(),
-                    columns_2 = COLUMNS
+                    score_cards = COLUMNS
                 ),
             ));
         }
@@ -178,7 +178,7 @@ fn round(object: &Map<String, Value>) -> Result<u32, RuleError> {
             crate::said!(
                 "server.mind_up.refusal.mind_up_has_rounds_1",
                 rounds = ROUNDS,
-                r = r
+                round = r
             ),
         )),
         None => Err(RuleError::said(

@@ -138,7 +138,7 @@ fn round_lines(state: &State, round: &Round, seat: usize, everyone: &[RowFacts])
             label: said!("server.mind_up.line.bubbles"),
             points: bubbles,
             // Numbers only: the same in every language.
-            detail: detail.into(),
+            detail: Message::data(detail),
         });
     }
     if round.over {
@@ -255,14 +255,14 @@ fn explain_tiebreak(players: &[PlayerScore], still_tied: StillTied) -> Option<Ti
     let (rule, compared) = match still_tied {
         StillTied::SharedWin => (
             said!("server.mind_up.tiebreak.shared_win"),
-            said!("server.mind_up.tiebreak.round_3", round_3 = in_round(3)),
+            said!("server.mind_up.tiebreak.round_3", third = in_round(3)),
         ),
         StillTied::MoreInRound2 => (
             said!("server.mind_up.tiebreak.more_in_round_2"),
             said!(
                 "server.mind_up.tiebreak.rounds_3_and_2",
-                round_3 = in_round(3),
-                round_2 = in_round(2)
+                third = in_round(3),
+                second = in_round(2)
             ),
         ),
     };

@@ -203,9 +203,9 @@ pub(super) fn start_round(state: &State, event: RoundStarted) -> Result<Round, R
             "/round",
             crate::said!(
                 "server.mind_up.refusal.round_not_over_turns_are",
-                number = &open.number,
+                round = &open.number,
                 turns = open.turns.len(),
-                number_2 = turns_in(open.number)
+                round_turns = turns_in(open.number)
             ),
         ));
     }
@@ -216,7 +216,7 @@ pub(super) fn start_round(state: &State, event: RoundStarted) -> Result<Round, R
             crate::said!(
                 "server.mind_up.refusal.round_comes_next_rounds_are",
                 expected = expected,
-                r = r
+                round = r
             ),
         ));
     }
@@ -302,7 +302,7 @@ fn hands(
                 at(),
                 crate::said!(
                     "server.mind_up.refusal.round_hand_holds_cards_has",
-                    r = r,
+                    round = r,
                     size = size,
                     makeup = makeup,
                     name = name,
@@ -352,8 +352,8 @@ fn hands(
                 crate::said!(
                     "server.mind_up.refusal.round_hand_round_row_plus",
                     name = name,
-                    r = r,
-                    r___1 = r - 1,
+                    round = r,
+                    previous = r - 1,
                     missing = missing
                 ),
             ));
@@ -428,10 +428,10 @@ fn prizes(
             "/prizes",
             crate::said!(
                 "server.mind_up.refusal.prizes_carried_over_from_round",
-                r___1 = r - 1,
-                numbers_carried = numbers(carried),
-                r = r,
-                numbers__given = numbers(&given)
+                previous = r - 1,
+                carried = numbers(carried),
+                round = r,
+                given = numbers(&given)
             ),
         ));
     }
@@ -473,8 +473,8 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
                 crate::said!(
                     "server.mind_up.refusal.this_game_plays_objectives_round",
                     wanted = wanted,
-                    r = r,
-                    list_names__faces = list_names(&faces)
+                    round = r,
+                    faces = list_names(&faces)
                 ),
             ));
         }
@@ -484,7 +484,7 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
                 crate::said!(
                     "server.mind_up.refusal.this_game_plays_objective_1",
                     wanted = wanted,
-                    r = r
+                    round = r
                 ),
             ));
         }
@@ -494,7 +494,7 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
                 crate::said!(
                     "server.mind_up.refusal.this_game_plays_objective_list",
                     wanted = wanted,
-                    r = r
+                    round = r
                 ),
             ));
         }
@@ -527,8 +527,8 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
                 "/objectives",
                 crate::said!(
                     "server.mind_up.refusal.more_than_3_objectives_cards",
-                    list_names__codes = list_names(&codes),
-                    r = r
+                    codes = list_names(&codes),
+                    round = r
                 ),
             ));
         }
@@ -563,8 +563,8 @@ fn open_round<'a>(state: &'a State, round: u32, what: &str) -> Result<&'a Round,
             "/round",
             crate::said!(
                 "server.mind_up.refusal.round_over_record_round_started",
-                number = &open.number,
-                number___1 = open.number + 1,
+                round = &open.number,
+                next = open.number + 1,
                 what = what
             ),
         )),
@@ -606,7 +606,7 @@ fn check_cards_down(
                 crate::said!(
                     "server.mind_up.refusal.both_every_card_exists_once",
                     name = &state.players[other].name,
-                    name_2 = name,
+                    other = name,
                     verb = verb,
                     card = card
                 ),
@@ -621,7 +621,7 @@ fn check_cards_down(
                     verb = verb,
                     card = card,
                     turn = turn,
-                    name_2 = &state.players[by].name
+                    other = &state.players[by].name
                 ),
             ));
         }
@@ -675,8 +675,8 @@ pub(super) fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleE
             "",
             crate::said!(
                 "server.mind_up.refusal.prizes_table_are_unknown_because",
-                r___1 = r - 1,
-                r = r
+                previous = r - 1,
+                round = r
             ),
         ));
     }
@@ -685,8 +685,8 @@ pub(super) fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleE
             "",
             crate::said!(
                 "server.mind_up.refusal.round_has_turns_all_were",
-                r = r,
-                turns_in_r = turns_in(r)
+                round = r,
+                turns = turns_in(r)
             ),
         ));
     }
@@ -728,9 +728,9 @@ pub(super) fn place_last_cards(state: &mut State, event: &CardsDown) -> Result<(
             "",
             crate::said!(
                 "server.mind_up.refusal.round_not_over_turns_are_2",
-                r = r,
+                round = r,
                 turns = round.turns.len(),
-                turns_in_r = turns_in(r)
+                round_turns = turns_in(r)
             ),
         ));
     }
@@ -760,7 +760,7 @@ pub(super) fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), 
             "",
             crate::said!(
                 "server.mind_up.refusal.round_being_recorded_turn_turn",
-                r = r,
+                round = r,
                 turns = round.turns.len()
             ),
         ));
@@ -820,9 +820,9 @@ fn check_row(
             at(&[]),
             crate::said!(
                 "server.mind_up.refusal.round_row_holds_cards_gained",
-                r = r,
-                hand_size_r = hand_size(r),
-                turns_in_r = turns_in(r),
+                round = r,
+                cards = hand_size(r),
+                gained = turns_in(r),
                 name = name,
                 total = total
             ),
@@ -838,7 +838,7 @@ fn check_row(
             at(&[gap.to_string()]),
             crate::said!(
                 "server.mind_up.refusal.column_row_empty_but_column",
-                gap___1 = gap + 1,
+                column = gap + 1,
                 name = name
             ),
         ));
@@ -864,11 +864,11 @@ fn check_row(
                     here(),
                     crate::said!(
                         "server.mind_up.refusal.column_row_mixes_column_holds",
-                        k___1 = k + 1,
+                        column = k + 1,
                         name = name,
                         colour = colour.name(),
-                        column_0 = column[0],
-                        colour_card = catalogue.colour(card).name(),
+                        first_card = column[0],
+                        other_colour = catalogue.colour(card).name(),
                         card = card
                     ),
                 ));
@@ -883,8 +883,8 @@ fn check_row(
                 crate::said!(
                     "server.mind_up.refusal.columns_row_colour_has_one",
                     colour = colour.name(),
-                    first___1 = first + 1,
-                    k___1 = k + 1,
+                    first = first + 1,
+                    second = k + 1,
                     name = name
                 ),
             ));
@@ -919,7 +919,7 @@ fn check_rows_against_table(
                             "server.mind_up.refusal.row_row_every_card_exists",
                             card = card,
                             name = &state.players[other].name,
-                            name_2 = name
+                            other = name
                         ),
                     ));
                 }

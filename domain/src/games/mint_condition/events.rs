@@ -60,7 +60,7 @@ pub fn parse_round_collected(
                 crate::said!(
                     "server.mint_condition.refusal.mint_condition_has_rounds_1",
                     rounds = ROUNDS,
-                    r = r
+                    round = r
                 ),
             ));
         }

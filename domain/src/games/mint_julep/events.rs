@@ -102,7 +102,7 @@ fn player(
             crate::said!(
                 "server.mint_julep.refusal.does_not_play_this_game",
                 name = format!("{:?}", name),
-                list_names__names = list_names(&names)
+                players = list_names(&names)
             ),
         )
     })

@@ -103,17 +103,19 @@ fn check_round(state: &State, round: u32) -> Result<(), RuleError> {
         return Ok(());
     }
     let rule = if round < state.round {
-        format!(
-            "round {round} has ended; the game is in round {}",
-            state.round
+        crate::said!(
+            "server.mint_julep.refusal.round_has_ended",
+            round = round,
+            current = state.round
         )
     } else {
-        format!(
-            "the game is in round {}; end it with round_ended before round {round}",
-            state.round
+        crate::said!(
+            "server.mint_julep.refusal.round_not_yet",
+            round = round,
+            current = state.round
         )
     };
-    Err(RuleError::new("/round", rule))
+    Err(RuleError::said("/round", rule))
 }
 
 /// rules: before the first race move of round 1 every player has a bet. With 2 players one
@@ -134,7 +136,7 @@ fn check_compulsory_bets(state: &State, before: &str) -> Result<(), RuleError> {
         crate::said!(
             "server.mint_julep.refusal.round_1_every_player_must",
             before = before,
-            list_names__missing = list_names(&missing)
+            missing = list_names(&missing)
         ),
     ))
 }
@@ -198,7 +200,7 @@ fn replaced_bet(state: &State, bet: &BetPlaced, name: &str) -> Result<Option<usi
             crate::said!(
                 "server.mint_julep.refusal.already_placed_round_1_bet",
                 name = name,
-                bets_held_per_player = bets_held(per_player)
+                bets = bets_held(per_player)
             ),
         ));
     }
@@ -226,7 +228,7 @@ fn replaced_bet_as_read_before(
                 crate::said!(
                     "server.mint_julep.refusal.already_placed_round_1_new",
                     name = name,
-                    bets_held_per_player = bets_held(per_player)
+                    bets = bets_held(per_player)
                 ),
             ));
         }
@@ -272,7 +274,7 @@ fn replaces_required(name: &str, mine: &[(usize, &Bet)]) -> RuleError {
         crate::said!(
             "server.mint_julep.refusal.2_players_holds_two_bets",
             name = name,
-            list_names__horses = list_names(&horses)
+            horses = list_names(&horses)
         ),
     )
 }
@@ -311,7 +313,7 @@ pub(super) fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleE
             "/mint_julep",
             crate::said!(
                 "server.mint_julep.refusal.already_played_mint_julep_card",
-                name_player = state.name(player),
+                name = state.name(player),
                 round = &state.round,
                 horse = horse.name()
             ),
@@ -336,8 +338,8 @@ pub(super) fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleE
             pointer(["moves".to_owned(), i.to_string()]),
             crate::said!(
                 "server.mint_julep.refusal.move",
-                i___1 = i + 1,
-                describe = card.moves[i].describe(),
+                number = i + 1,
+                what = card.moves[i].describe(),
                 rule = e.rule()
             ),
         )
@@ -385,7 +387,7 @@ fn check_turn(state: &State, player: usize) -> Result<Option<Turns>, RuleError> 
             "/player",
             crate::said!(
                 "server.mint_julep.refusal.turn_round_race_over_race",
-                name_player = state.name(player),
+                name = state.name(player),
                 round = &state.round,
                 join = order.join(", "),
                 played = state.name(turns.order[turns.at].0)

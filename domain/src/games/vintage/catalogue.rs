@@ -101,10 +101,9 @@ impl CardRef {
             Value::Number(n) if n.is_u64() => return Ok(CardRef::Named(n.to_string())),
             Value::Object(fields) => fields,
             _ => {
-                return Err(RuleError::new(
+                return Err(RuleError::said(
                     "",
-                    "a card is its id (\"c17\"), its number in the table's deck (17) or its \
-                     description {\"id\", \"type\", \"colour\", \"period\", \"value\"}",
+                    crate::said!("server.vintage.refusal.card_is_id_number_or_description"),
                 ));
             }
         };
@@ -166,7 +165,7 @@ impl CardRef {
                         crate::said!(
                             "server.vintage.refusal.card_value_whole_number_from",
                             points_limit = crate::score::POINTS_LIMIT,
-                            v = v
+                            value = v
                         ),
                     ));
                 }
@@ -278,8 +277,8 @@ fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
             crate::said!(
                 "server.vintage.refusal.card_was_described_as_same",
                 id = &now.id,
-                describe = earlier.describe(),
-                describe_2 = now.describe()
+                earlier = earlier.describe(),
+                now = now.describe()
             ),
         ));
     }

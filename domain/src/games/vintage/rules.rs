@@ -31,13 +31,9 @@ impl Ruleset for Vintage {
     type State = State;
 
     // rules: the prize list is not published, so a game without prizes must say so.
-    const REQUIRED_OPTIONS: &'static [(&'static str, &'static str)] = &[(
-        "prizes",
-        "which prize cards are in play? Vintage's prizes are not published, so the table lists \
-         them in options.prizes, e.g. [{\"id\": \"blue\", \"name\": \"Most blue objects\", \
-         \"attribute\": \"colour\", \"value\": \"blue\", \"points\": 4}]; to play without \
-         prizes, say \"prizes\": []",
-    )];
+    const REQUIRED_OPTIONS: &'static [crate::error::Meaning] = &[("prizes", || {
+        crate::said!("server.vintage.refusal.prizes_required")
+    })];
 
     fn check_setup(_players: &[Player], options: &Options) -> Result<(), RuleError> {
         if options.prizes.len() > MAX_PRIZES {

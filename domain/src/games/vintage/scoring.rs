@@ -110,7 +110,7 @@ fn values_line(cards: &[&Card]) -> Line {
             .map(|c| format!("{} {}", c.id, c.value))
             .collect();
         // Card ids and values only: the same in every language.
-        Message::from(format!("{} = {total}", terms.join(" + ")))
+        Message::data(format!("{} = {total}", terms.join(" + ")))
     };
     Line::new(
         said!("server.vintage.line.collection", n = cards.len()),
@@ -215,7 +215,11 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<
                 }
             }
         };
-        lines.push((seat, Line::new(prize.name.clone(), points, detail)));
+        // The prize's name as the table wrote it in the options: data.
+        lines.push((
+            seat,
+            Line::new(Message::data(prize.name.clone()), points, detail),
+        ));
     }
     lines
 }

@@ -39,9 +39,19 @@ impl State {
     }
 }
 
-const NOT_DEALT: &str = "the showcases have not been dealt yet; record showcases_dealt first (or, to record only the \
-     end of the game, collections_recorded)";
-const END_ONLY: &str = "this game was recorded by its collections only";
+fn not_dealt() -> RuleError {
+    RuleError::said(
+        "",
+        crate::said!("server.vintage.refusal.showcases_not_dealt"),
+    )
+}
+
+fn end_only() -> RuleError {
+    RuleError::said(
+        "",
+        crate::said!("server.vintage.refusal.recorded_by_collections_only"),
+    )
+}
 
 pub(super) fn deal(state: &mut State, data: &Value) -> Result<(), RuleError> {
     if !matches!(state.record, Record::Waiting) {
@@ -63,8 +73,8 @@ pub(super) fn take_turn(state: &mut State, data: &Value) -> Result<(), RuleError
     let turn = events::parse_turn_taken(data)?;
     let table = match &mut state.record {
         Record::TurnByTurn(table) => table,
-        Record::Waiting => return Err(RuleError::new("", NOT_DEALT)),
-        Record::EndOnly(_) => return Err(RuleError::new("", END_ONLY)),
+        Record::Waiting => return Err(not_dealt()),
+        Record::EndOnly(_) => return Err(end_only()),
     };
     let mut naming = Naming::new(&state.catalogue);
     let plan = table.plan_turn(&turn, &state.players, &mut naming)?;
@@ -77,8 +87,8 @@ pub(super) fn take_turn(state: &mut State, data: &Value) -> Result<(), RuleError
 pub(super) fn final_bank(state: &mut State, data: &Value) -> Result<(), RuleError> {
     let table = match &mut state.record {
         Record::TurnByTurn(table) => table,
-        Record::Waiting => return Err(RuleError::new("", NOT_DEALT)),
-        Record::EndOnly(_) => return Err(RuleError::new("", END_ONLY)),
+        Record::Waiting => return Err(not_dealt()),
+        Record::EndOnly(_) => return Err(end_only()),
     };
     let banked = events::parse_final_banked(data, &state.players)?;
     let mut naming = Naming::new(&state.catalogue);

@@ -7,6 +7,7 @@
 use super::catalogue::{CARDS, Naming};
 use super::events::{PlayerCards, Take, TurnTaken};
 use crate::error::RuleError;
+use crate::message::Message;
 use crate::score::list_names;
 use crate::setup::Player;
 
@@ -189,7 +190,7 @@ impl Table {
                     crate::said!(
                         "server.vintage.refusal.does_not_play_this_game",
                         name = format!("{:?}", name),
-                        list_names__names = list_names(&names)
+                        players = list_names(&names)
                     ),
                 )
             })
@@ -211,8 +212,8 @@ impl Table {
                 "/player",
                 crate::said!(
                     "server.vintage.refusal.turn_turn_not_turns_go",
-                    names_expected = names[expected],
-                    len_____1 = self.turns.len() + 1,
+                    expected = names[expected],
+                    turn = self.turns.len() + 1,
                     name = name
                 ),
             ));
@@ -230,7 +231,7 @@ impl Table {
                     "server.vintage.refusal.cannot_bank_player_banks_card",
                     name = name,
                     banked = &banked,
-                    where_is__banked = where_is(&banked)
+                    place = where_is(&banked)
                 ),
             ));
         }
@@ -258,7 +259,7 @@ impl Table {
                             name = name,
                             card = &card,
                             from = from,
-                            where_is__card = where_is(&card)
+                            place = where_is(&card)
                         ),
                     ));
                 }
@@ -304,7 +305,7 @@ impl Table {
                                 name = name,
                                 top = top,
                                 card = &card,
-                                where_is__card = where_is(&card)
+                                place = where_is(&card)
                             ),
                         ));
                     }
@@ -343,7 +344,7 @@ impl Table {
                             "server.vintage.refusal.kept_but_drew_kept_card",
                             name = name,
                             kept = kept,
-                            list_names__drawn = list_names(&drawn)
+                            drawn = list_names(&drawn)
                         ),
                     ));
                 }
@@ -385,16 +386,22 @@ impl Table {
         let from_pile = reshuffled.as_ref().map_or(0, Vec::len);
         let expected = 2.min(new + from_pile);
         if turn.drawn.len() != expected {
+            let drawn = turn.drawn.len();
             let rule = if expected == 2 {
-                format!("{name} draws 2 cards, not {}", turn.drawn.len())
+                crate::said!(
+                    "server.vintage.refusal.draws_two",
+                    name = name,
+                    drawn = drawn
+                )
             } else {
-                format!(
-                    "only {expected} card(s) were left to draw (the deck and the reshuffled \
-                     discard pile ran out), so {name} draws {expected}, not {}",
-                    turn.drawn.len()
+                crate::said!(
+                    "server.vintage.refusal.draws_what_was_left",
+                    left = expected,
+                    name = name,
+                    drawn = drawn
                 )
             };
-            return Err(RuleError::new("/drawn", rule));
+            return Err(RuleError::said("/drawn", rule));
         }
         let mut drawn: Vec<String> = Vec::with_capacity(2);
         let mut drawn_new = 0;
@@ -532,7 +539,7 @@ impl Table {
                 off_limits,
             };
             if let Some(rule) = bank.refuses(given.cards.len()) {
-                return Err(RuleError::new(&given.at, rule));
+                return Err(RuleError::said(given.at.as_str(), rule));
             }
             let mut cards: Vec<String> = Vec::with_capacity(given.cards.len());
             for (i, card) in given.cards.iter().enumerate() {
@@ -551,7 +558,7 @@ impl Table {
                             "server.vintage.refusal.cannot_bank_player_banks_card_2",
                             name = name,
                             id = &id,
-                            describe_place__id__players = self.describe_place(&id, players)
+                            place = self.describe_place(&id, players)
                         ),
                     ));
                 }
@@ -615,7 +622,7 @@ impl FinalBank<'_> {
     /// rules: everyone banks one card (none only if nothing is left to bank); a player who had
     /// one turn fewer "can, if possible, add one more card" — one or two, the second optional.
     /// Returns the rule broken by banking `count` cards, if any.
-    fn refuses(&self, count: usize) -> Option<String> {
+    fn refuses(&self, count: usize) -> Option<Message> {
         let FinalBank { name, turns, .. } = *self;
         let allowed = if self.catch_up { 2 } else { 1 };
         let (fewest, most) = (1.min(self.bankable), allowed.min(self.bankable));
@@ -624,28 +631,43 @@ impl FinalBank<'_> {
         }
         Some(match (self.bankable, self.catch_up) {
             (0, _) => match self.off_limits {
-                Some(stolen) => format!(
-                    "{name}'s showcase holds only {stolen}, stolen on the last turn of the game, \
-                     so {name} banks no card, not {count}"
+                Some(stolen) => crate::said!(
+                    "server.vintage.refusal.bank_only_stolen_card",
+                    name = name,
+                    card = stolen,
+                    count = count
                 ),
-                None => format!("{name}'s showcase is empty, so {name} banks no card, not {count}"),
+                None => crate::said!(
+                    "server.vintage.refusal.bank_empty_showcase",
+                    name = name,
+                    count = count
+                ),
             },
-            (_, false) if count == 0 => format!("{name} banks one more card, not 0"),
-            (_, false) => format!(
-                "{name} banks one more card, not {count}; only a player who had one turn fewer \
-                 than others may add a second"
+            (_, false) if count == 0 => {
+                crate::said!("server.vintage.refusal.bank_one_not_none", name = name)
+            }
+            (_, false) => crate::said!(
+                "server.vintage.refusal.bank_one_not_more",
+                name = name,
+                count = count
             ),
-            (_, true) if count == 0 => format!(
-                "{name} banks one more card, not 0; only the second card, for having had one turn \
-                 fewer than others, may be declined"
+            (_, true) if count == 0 => {
+                crate::said!(
+                    "server.vintage.refusal.bank_one_second_optional",
+                    name = name
+                )
+            }
+            (1, true) => crate::said!(
+                "server.vintage.refusal.bank_second_but_showcase_holds_one",
+                name = name,
+                turns = turns,
+                count = count
             ),
-            (1, true) => format!(
-                "{name} had {turns} turn(s), one fewer than others, and may add a second card, \
-                 but the showcase holds only one: {name} banks 1, not {count}"
-            ),
-            (_, true) => format!(
-                "{name} had {turns} turn(s), one fewer than others, and banks one more card and \
-                 may add a second, not {count}"
+            (_, true) => crate::said!(
+                "server.vintage.refusal.bank_one_or_two",
+                name = name,
+                turns = turns,
+                count = count
             ),
         })
     }
