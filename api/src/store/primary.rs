@@ -88,15 +88,10 @@ impl Follower {
             .into_iter()
             .map(|h| h.options([("default_transaction_read_only", "on")]))
             .collect();
-        let follower = Self::new(Role::Standby, hosts);
-        follower
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .up = false;
-        Ok(follower)
+        Ok(Self::new(Role::Standby, hosts))
     }
 
+    /// A primary is taken as up (start-up waits for it); a standby is down until found.
     fn new(role: Role, hosts: Vec<PgConnectOptions>) -> Self {
         Self {
             role,
@@ -104,7 +99,7 @@ impl Follower {
             state: Mutex::new(Followed {
                 host: 0,
                 since: Instant::now(),
-                up: true,
+                up: role == Role::Primary,
             }),
             check_now: Notify::new(),
         }
