@@ -183,8 +183,19 @@ impl Browser {
             .unwrap_or_else(|e| panic!("select {value} in {css}: {e}"));
     }
 
+    /// The text of the element matching `css`; found again if the page drew it anew in between
+    /// (a live stream's frame arriving while the test reads).
     pub async fn text(&self, css: &str) -> String {
-        self.find(css).await.text().await.expect("text")
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            match self.find(css).await.text().await {
+                Ok(text) => return text,
+                Err(fantoccini::error::CmdError::Standard(e))
+                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference
+                        && tokio::time::Instant::now() < deadline => {}
+                Err(e) => panic!("text of {css}: {e}"),
+            }
+        }
     }
 
     /// Waits until the element matching `css` has text that satisfies `accept`; returns it.
