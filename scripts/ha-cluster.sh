@@ -14,6 +14,7 @@
 #                                        keeper starts it again, no failover); prints when (epoch s)
 #   scripts/ha-cluster.sh revive NODE    starts the node's keeper again; it rejoins as a standby
 #   scripts/ha-cluster.sh wait-sync      waits until there is a primary and a standby in sync
+#   scripts/ha-cluster.sh diagnose       the monitor's state and events, each keeper's last lines
 #   scripts/ha-cluster.sh stop           stops everything and removes the directory (idempotent)
 #
 # TABLETALLY_HA_DIR picks the directory (default /tmp/tabletally-ha); one cluster per directory.
@@ -87,7 +88,20 @@ wait_for() {
         if "$@"; then return 0; fi
         sleep 0.25
     done
+    diagnose >&2
     die "timed out after ${seconds}s waiting for $what (logs in $DIR)"
+}
+
+# What a test prints when the cluster does not do what it waits for (the directory is removed
+# when the test ends): the monitor's view, its last events, and each keeper's last lines.
+diagnose() {
+    as_owner pg_autoctl show state --pgdata "$DIR/monitor" 2>&1 || true
+    as_owner pg_autoctl show events --pgdata "$DIR/monitor" --count 15 2>&1 || true
+    local name
+    for name in node1 node2; do
+        echo "--- the last lines of $name's keeper"
+        tail -n 15 "$DIR/$name.log" 2>/dev/null || true
+    done
 }
 
 monitor_up() { [[ "$(ask "$(port_of monitor)" pg_auto_failover 'SELECT 1')" == 1 ]]; }
@@ -231,6 +245,7 @@ urls)
     monitor_url
     ;;
 status) as_owner pg_autoctl show state --pgdata "$DIR/monitor" ;;
+diagnose) diagnose ;;
 primary) primary || die "no primary now" ;;
 kill) kill_node "${2:?node1 or node2}" ;;
 revive) revive "${2:?node1 or node2}" ;;
