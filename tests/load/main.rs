@@ -21,7 +21,8 @@
 //!   clubs), each looping create (Mint Condition, 2–4 players) →
 //!   three appends (one round each, `expected_version`) → score read, for `seconds`; and in the
 //!   same run its denominators: the raw commit rate of the same database (one ~2 KB event row a
-//!   transaction), a bare actix-web handler (`hello`, 32 connections), one finished game's
+//!   transaction), the cycle's own floor (one of its games' rows written again by hand, a
+//!   transaction a request: `floor.rs`), a bare actix-web handler (`hello`, 32 connections), one finished game's
 //!   score and `GET /healthz` at 32 connections, and the ratios.
 //! - `hello` — the bare actix-web server `tables` measures (prints its address).
 //! - `frames [followers] [appends] [gap-µs] [bytes]` — the kernel's own cost of sending each
@@ -33,6 +34,7 @@ use serde_json::{Value, json};
 use tabletally_api::append::AppendRequest;
 use tabletally_api::store::{self, NewEvent, NewGame, NewSeat};
 
+mod floor;
 mod frames;
 mod tables;
 

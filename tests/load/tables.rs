@@ -669,6 +669,13 @@ pub async fn tables(
         monitor.as_ref(),
     )
     .await?;
+    // The cycle's own floor: one finished game's rows written again by hand, a transaction a
+    // request, as many games at once as there were tables (one at a time on SQLite).
+    let floor = std::sync::Arc::new(
+        super::floor::Floor::of_game(database_url, &game, tables.min(32) as u32).await?,
+    );
+    let floor_rate = floor.rate(tables, DENOMINATOR_TIME).await?;
+    let cycle_rate = (create.times.len() + append.times.len()) as f64 / elapsed;
     // PostgreSQL's CPU per plain append against a raw single-row insert's, same run.
     let cpu_per_append = only_cpu.map(|cpu| cpu / (only.times.len().max(1) as u32));
     let cpu_ratio = cpu_per_append
@@ -699,6 +706,17 @@ pub async fn tables(
         }
     );
     println!("{}", only.line("append"));
+    println!(
+        "the cycle's floor (one game's {} rows in {} requests, written by hand, a transaction a request, {} at once)  {floor_rate:.0} requests/s → the cycle's creations and appends {cycle_rate:.0} /s = {:.2}× its floor",
+        floor.rows_per_game(),
+        floor.requests_per_game(),
+        if database_url.starts_with("postgres") {
+            tables.min(32)
+        } else {
+            1
+        },
+        cycle_rate / floor_rate
+    );
     match raw_eight {
         None => println!(
             "raw commits (SQLite WAL+FULL, 1 connection)  {raw_one:.0} /s → appends {:.2}× raw in the cycle, {:.2}× appending only",
@@ -737,7 +755,7 @@ pub async fn tables(
     // One tab-separated line for scripts/tables.sh's table.
     let raw_floor = raw_eight.unwrap_or(raw_one);
     println!(
-        "row\t{tables}\t{appends_per_s:.0}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{}\t{raw_one:.0}\t{}\t{:.2}\t{}\t{score_rate:.0}\t{healthz_rate:.0}\t{hello_rate:.0}\t{:.2}\t{}\t{only_rate:.0}\t{:.1}\t{:.1}\t{:.2}{}\t{}\t{}\t{}",
+        "row\t{tables}\t{appends_per_s:.0}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{}\t{raw_one:.0}\t{}\t{:.2}\t{}\t{score_rate:.0}\t{healthz_rate:.0}\t{hello_rate:.0}\t{:.2}\t{}\t{only_rate:.0}\t{:.1}\t{:.1}\t{:.2}{}\t{}\t{}\t{}\t{cycle_rate:.0}\t{floor_rate:.0}\t{:.2}",
         append.quantile_ms(0.5),
         append.quantile_ms(0.99),
         create.quantile_ms(0.5),
@@ -757,6 +775,7 @@ pub async fn tables(
         cpu_per_append.map_or("-".to_owned(), |c| format!("{:.0}", c.as_secs_f64() * 1e6)),
         raw_cpu.map_or("-".to_owned(), |c| format!("{:.0}", c.as_secs_f64() * 1e6)),
         cpu_ratio.map_or("-".to_owned(), |r| format!("{r:.2}")),
+        cycle_rate / floor_rate,
     );
     Ok(())
 }
