@@ -76,9 +76,13 @@ run_keeper() {
     echo $! >"$DIR/$name.keeper"
 }
 
+# A killed keeper stays a zombie until whoever adopted it reaps it (on a loaded machine that
+# takes a while), and `kill -0` still finds a zombie: a keeper is alive only in another state.
 keeper_alive() {
-    local pidfile="$DIR/$1.keeper"
-    [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null
+    local pidfile="$DIR/$1.keeper" state
+    [[ -f "$pidfile" ]] || return 1
+    state="$(sed 's/.*) //' "/proc/$(cat "$pidfile")/stat" 2>/dev/null | cut -d' ' -f1)"
+    [[ -n "$state" && "$state" != Z && "$state" != X ]]
 }
 
 wait_for() {

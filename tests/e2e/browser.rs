@@ -153,49 +153,51 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no element {css}: {e}"))
     }
 
-    /// Clicks the element matching `css`; found again if the page drew it anew in between.
-    pub async fn click(&self, css: &str) {
+    /// Does `act` to the element matching `css`, found again while the page draws it anew in
+    /// between (a live stream's frame arriving while the test acts), for up to [`WAIT`].
+    async fn on_element<T, F>(&self, css: &str, what: &str, act: impl Fn(Element) -> F) -> T
+    where
+        F: Future<Output = Result<T, fantoccini::error::CmdError>>,
+    {
         let deadline = tokio::time::Instant::now() + WAIT;
         loop {
-            match self.find(css).await.click().await {
-                Ok(()) => return,
+            match act(self.find(css).await).await {
+                Ok(done) => return done,
                 Err(fantoccini::error::CmdError::Standard(e))
                     if e.error == fantoccini::error::ErrorStatus::StaleElementReference
                         && tokio::time::Instant::now() < deadline => {}
-                Err(e) => panic!("click {css}: {e}"),
+                Err(e) => panic!("{what} {css}: {e}"),
             }
         }
+    }
+
+    /// Clicks the element matching `css`.
+    pub async fn click(&self, css: &str) {
+        self.on_element(css, "click", |el| async move { el.click().await })
+            .await
     }
 
     /// Clears a field and types into it, as a thumb would.
     pub async fn fill(&self, css: &str, text: &str) {
-        let el = self.find(css).await;
-        el.clear().await.expect("clear");
-        el.send_keys(text).await.expect("type");
+        self.on_element(css, "type into", |el| async move {
+            el.clear().await?;
+            el.send_keys(text).await
+        })
+        .await
     }
 
     /// Picks an option of a `<select>` by its value.
     pub async fn select(&self, css: &str, value: &str) {
-        self.find(css)
-            .await
-            .select_by_value(value)
-            .await
-            .unwrap_or_else(|e| panic!("select {value} in {css}: {e}"));
+        self.on_element(css, &format!("select {value} in"), |el| async move {
+            el.select_by_value(value).await
+        })
+        .await
     }
 
-    /// The text of the element matching `css`; found again if the page drew it anew in between
-    /// (a live stream's frame arriving while the test reads).
+    /// The text of the element matching `css`.
     pub async fn text(&self, css: &str) -> String {
-        let deadline = tokio::time::Instant::now() + WAIT;
-        loop {
-            match self.find(css).await.text().await {
-                Ok(text) => return text,
-                Err(fantoccini::error::CmdError::Standard(e))
-                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference
-                        && tokio::time::Instant::now() < deadline => {}
-                Err(e) => panic!("text of {css}: {e}"),
-            }
-        }
+        self.on_element(css, "text of", |el| async move { el.text().await })
+            .await
     }
 
     /// Waits until the element matching `css` has text that satisfies `accept`; returns it.
