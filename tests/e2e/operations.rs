@@ -2,12 +2,14 @@
 
 use crate::helpers::{TestApp, event};
 use crate::on_both_backends;
+use sqlx::Connection;
 
 on_both_backends!(
     the_service_reports_health_and_readiness,
     the_openapi_document_and_swagger_ui_are_served,
     metrics_count_requests_by_route_and_reveal_no_club_data,
-    docs_without_a_slash_redirects_to_swagger_ui
+    docs_without_a_slash_redirects_to_swagger_ui,
+    connections_the_database_cut_while_idle_are_replaced_before_a_request_uses_them
 );
 
 async fn the_service_reports_health_and_readiness(app: TestApp) {
@@ -180,4 +182,54 @@ async fn a_public_url_that_is_no_web_address_stops_the_server_with_the_reason() 
         "TABLETALLY_PUBLIC_URL \"pad.example/game\" is not an address phones can open: give it \
          as http://host[:port] or https://host[:port], with no path"
     );
+}
+
+async fn connections_the_database_cut_while_idle_are_replaced_before_a_request_uses_them(
+    app: TestApp,
+) {
+    if app.backend == crate::helpers::Backend::Sqlite {
+        return; // a local file's connections cannot be cut
+    }
+    // Arrange: the pool holds connections that have served requests.
+    let club = app.new_club().await;
+    let game = app
+        .new_game(
+            &club,
+            serde_json::json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+        )
+        .await;
+    assert_eq!(app.get("/v1/games", Some(&club.token)).await.status, 200);
+
+    // Act: the database cuts every connection of the server's pool (a restart, an idle
+    // timeout), and the server is asked again once they have sat idle a while.
+    let mut admin = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .expect("connect");
+    let cut: Vec<(bool,)> = sqlx::query_as(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid() \
+         AND application_name <> 'tabletally-listen'",
+    )
+    .fetch_all(&mut admin)
+    .await
+    .expect("terminate");
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    let games = app.get("/v1/games", Some(&club.token)).await;
+    let appended = app
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![event(
+                "abandon",
+                serde_json::json!({"reason": "the pub closed"}),
+            )],
+        )
+        .await;
+
+    // Assert: connections were cut, and neither request noticed (each connection was asked
+    // whether it still answers before it was lent, and replaced).
+    assert!(!cut.is_empty());
+    assert_eq!(games.status, 200, "{}", games.body);
+    assert_eq!(appended.status, 201, "{}", appended.body);
 }

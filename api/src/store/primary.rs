@@ -158,31 +158,25 @@ impl Follower {
 
     /// The pool options that keep its connections on a host with the role: a new connection
     /// to a host without it is refused, and a connection made before the pool last moved is
-    /// dropped.
+    /// dropped ([`checked_on_acquire`]).
     pub fn guard(self: &Arc<Self>, options: PgPoolOptions) -> PgPoolOptions {
         let on_connect = self.clone();
-        let on_acquire = self.clone();
-        options
-            .after_connect(move |conn, _| {
-                let follower = on_connect.clone();
-                Box::pin(async move {
-                    if !follower.role.is(in_recovery(conn).await?) {
-                        follower.check_now.notify_one();
-                        return Err(sqlx::Error::Configuration(
-                            format!(
-                                "this host is no {} now; looking for one",
-                                follower.role.name()
-                            )
-                            .into(),
-                        ));
-                    }
-                    Ok(())
-                })
+        checked_on_acquire(options, Some(self.clone())).after_connect(move |conn, _| {
+            let follower = on_connect.clone();
+            Box::pin(async move {
+                if !follower.role.is(in_recovery(conn).await?) {
+                    follower.check_now.notify_one();
+                    return Err(sqlx::Error::Configuration(
+                        format!(
+                            "this host is no {} now; looking for one",
+                            follower.role.name()
+                        )
+                        .into(),
+                    ));
+                }
+                Ok(())
             })
-            .before_acquire(move |_, meta| {
-                let since = on_acquire.followed().since;
-                Box::pin(async move { Ok(meta.age <= since.elapsed()) })
-            })
+        })
     }
 
     /// Asks the followed host every [`CHECK_EVERY`] (on a connection of its own) whether it
@@ -261,6 +255,39 @@ impl Follower {
             up: true,
         };
     }
+}
+
+/// A pooled connection idle for this long is asked whether it still answers before it is
+/// lent; a busier one is lent as it is.
+const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
+
+/// The check a PostgreSQL pool makes before lending a connection. sqlx's own pings every
+/// connection on every acquire: one more round trip a request, and a fifth or more of
+/// PostgreSQL's CPU per plain append (BENCHMARKS.md). Only a connection that sat idle can have
+/// been cut meanwhile unnoticed (a restart, an idle timeout): it is pinged; one in use a moment
+/// ago is not, and if it broke since, its request answers a retryable 503 and sqlx's check on
+/// release drops it. With a `follower`, a connection made before the pool last moved to another
+/// host is dropped, whatever its idle time.
+pub fn checked_on_acquire(
+    options: PgPoolOptions,
+    follower: Option<Arc<Follower>>,
+) -> PgPoolOptions {
+    options
+        .test_before_acquire(false)
+        .before_acquire(move |conn, meta| {
+            let moved_since = follower
+                .as_ref()
+                .is_some_and(|f| meta.age > f.followed().since.elapsed());
+            Box::pin(async move {
+                if moved_since {
+                    return Ok(false);
+                }
+                if meta.idle_for >= PING_AFTER_IDLE {
+                    conn.ping().await?;
+                }
+                Ok(true)
+            })
+        })
 }
 
 async fn in_recovery(conn: &mut PgConnection) -> Result<bool, sqlx::Error> {

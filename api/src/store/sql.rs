@@ -227,8 +227,11 @@ impl SqliteStore {
                 "mmap_size",
                 (sqlite_mb("TABLETALLY_SQLITE_MMAP_MB", DEFAULT_SQLITE_MMAP_MB) << 20).to_string(),
             );
+        // A local file's connection cannot be cut: no ping (a hand-off to SQLite's thread)
+        // before each read.
         let pool = SqlitePoolOptions::new()
             .max_connections(readers)
+            .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
         super::migrations::sqlite()
@@ -302,12 +305,13 @@ impl PostgresStore {
             Some(primary) => primary.find_at_start().await?,
             None => PgConnectOptions::from_str(url)?,
         };
-        let mut pool_options = PgPoolOptions::new()
+        let pool_options = PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(10));
-        if let Some(primary) = &primary {
-            pool_options = primary.guard(pool_options);
-        }
+        let pool_options = match &primary {
+            Some(primary) => primary.guard(pool_options),
+            None => super::primary::checked_on_acquire(pool_options, None),
+        };
         let pool = pool_options.connect_with(options).await?;
         if let Some(primary) = &primary {
             tokio::spawn(primary.clone().watch(pool.clone()));
