@@ -752,7 +752,7 @@ macro_rules! stats_store {
                     w.fetch_all(&sql, ids.into_iter().map(Param::from).collect()).await?;
                 }
                 // A game that was finished may hold an earlier result: clear it (a first finish
-                // skips this; on SQLite every statement is a round trip to its worker thread).
+                // skips this: on PostgreSQL every statement is a round trip).
                 let mut had_result = false;
                 if was_finished {
                     let cleared = w

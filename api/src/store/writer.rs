@@ -263,7 +263,7 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
     // Every game a job of this batch touched: forgotten by the cache if the commit fails.
     let mut touched = Vec::with_capacity(requests);
     let mut done: Vec<(Answer, Option<AfterCommit>)> = Vec::with_capacity(requests);
-    // Each request runs in its own savepoint; the statement that closes one opens the next.
+    // Each request runs in its own savepoint; the writer closes one and opens the next.
     // A savepoint that cannot be opened or rolled back breaks the batch: it is rolled back
     // whole.
     let mut broken: Option<String> = match w.run(&[SAVEPOINT]).await {
