@@ -40,11 +40,7 @@ impl DirectRow {
         let value = &self.values[index];
         T::from_value(value).ok_or_else(|| sqlx::Error::ColumnDecode {
             index: name.to_owned(),
-            source: format!(
-                "{value:?} is not a {}",
-                std::any::type_name::<T>()
-            )
-            .into(),
+            source: format!("{value:?} is not a {}", std::any::type_name::<T>()).into(),
         })
     }
 }
@@ -180,13 +176,22 @@ mod tests {
             ("seq", Value::Int(3)),
             ("type", Value::Text("round_scored".into())),
             ("recorded_by", Value::Null),
-            ("recorded_at", Value::Text("2026-12-04T03:20:00.250+00:00".into())),
+            (
+                "recorded_at",
+                Value::Text("2026-12-04T03:20:00.250+00:00".into()),
+            ),
             ("old_time", Value::Text("2026-12-04 03:20:00".into())),
         ]);
 
         assert_eq!(event.try_get::<i64, _>("seq").ok(), Some(3));
-        assert_eq!(event.try_get::<String, _>("type").ok().as_deref(), Some("round_scored"));
-        assert_eq!(event.try_get::<Option<String>, _>("recorded_by").ok(), Some(None));
+        assert_eq!(
+            event.try_get::<String, _>("type").ok().as_deref(),
+            Some("round_scored")
+        );
+        assert_eq!(
+            event.try_get::<Option<String>, _>("recorded_by").ok(),
+            Some(None)
+        );
         let at: DateTime<Utc> = event.try_get("recorded_at").unwrap();
         assert_eq!(at.to_rfc3339(), "2026-12-04T03:20:00.250+00:00");
         let old: DateTime<Utc> = event.try_get("old_time").unwrap();

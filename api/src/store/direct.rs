@@ -155,17 +155,25 @@ impl Direct {
         // a statement's values and rows are never taken for another's.
         let used = (tail as usize).saturating_sub(sql.as_ptr() as usize);
         let rest = sql.get(used..).unwrap_or_default();
-        if !rest.trim_matches(|c: char| c.is_whitespace() || c == ';').is_empty() {
+        if !rest
+            .trim_matches(|c: char| c.is_whitespace() || c == ';')
+            .is_empty()
+        {
             return Err(sqlx::Error::Protocol(format!(
                 "{sql:?} holds more than one statement"
             )));
         }
         let raw = statement.raw.as_ptr();
-        // SAFETY (this block and the two calls in the loops): `raw` is a live statement of the
-        // lent connection; the names SQLite returns are NUL-terminated and valid until the
-        // statement is finalized, and are copied before then.
-        let (parameters, columns) =
-            unsafe { (ffi::sqlite3_bind_parameter_count(raw), ffi::sqlite3_column_count(raw)) };
+        // SAFETY (this block and the `unsafe` calls in the two loops below): `raw` is a live
+        // statement of the lent connection; `i` is one of its parameters or columns; the names
+        // SQLite returns are NUL-terminated, valid until the statement is finalized, and are
+        // copied before then.
+        let (parameters, columns) = unsafe {
+            (
+                ffi::sqlite3_bind_parameter_count(raw),
+                ffi::sqlite3_column_count(raw),
+            )
+        };
         let mut values = Vec::with_capacity(parameters as usize);
         for i in 1..=parameters {
             let name = unsafe { ffi::sqlite3_bind_parameter_name(raw, i) };
@@ -325,9 +333,9 @@ impl Running<'_> {
                             let text = bytes(raw, i, ffi::sqlite3_column_text(raw, i));
                             Value::Text(String::from_utf8_lossy(text).into_owned())
                         }
-                        ffi::SQLITE_BLOB => {
-                            Value::Blob(bytes(raw, i, ffi::sqlite3_column_blob(raw, i).cast()).to_vec())
-                        }
+                        ffi::SQLITE_BLOB => Value::Blob(
+                            bytes(raw, i, ffi::sqlite3_column_blob(raw, i).cast()).to_vec(),
+                        ),
                         _ => Value::Null,
                     }
                 }
@@ -392,7 +400,9 @@ mod tests {
     #[tokio::test]
     async fn a_statements_rows_are_read_back_by_name_with_its_values_bound_by_number() {
         let mut conn = connection().await;
-        let at = DateTime::parse_from_rfc3339("2026-12-04T03:30:00.5Z").unwrap().to_utc();
+        let at = DateTime::parse_from_rfc3339("2026-12-04T03:30:00.5Z")
+            .unwrap()
+            .to_utc();
         let mut handle = conn.lock_handle().await.unwrap();
 
         let rows = Direct::lend(&mut handle, async |db| {
@@ -414,8 +424,14 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].try_get::<i64, _>("position").unwrap(), 1);
         assert_eq!(rows[0].try_get::<i64, _>("seq").unwrap(), 1);
-        assert_eq!(rows[0].try_get::<DateTime<Utc>, _>("recorded_at").unwrap(), at);
-        assert_eq!(rows[0].try_get::<Option<String>, _>("recorded_by").unwrap(), None);
+        assert_eq!(
+            rows[0].try_get::<DateTime<Utc>, _>("recorded_at").unwrap(),
+            at
+        );
+        assert_eq!(
+            rows[0].try_get::<Option<String>, _>("recorded_by").unwrap(),
+            None
+        );
         // What was written directly, sqlx reads as it reads its own writes.
         let (by_sqlx,): (DateTime<Utc>,) = sqlx::query_as("SELECT recorded_at FROM events")
             .fetch_one(&mut conn)
@@ -459,7 +475,10 @@ mod tests {
         let mut handle = conn.lock_handle().await.unwrap();
 
         let (two, one) = Direct::lend(&mut handle, async |db| {
-            (db.execute("SELECT 1; SELECT 2", &[]), db.execute("SELECT 1;", &[]))
+            (
+                db.execute("SELECT 1; SELECT 2", &[]),
+                db.execute("SELECT 1;", &[]),
+            )
         })
         .await;
 

@@ -108,7 +108,8 @@ fn same_log(stored: &[StoredEvent], file: &[StoredEvent]) -> bool {
 }
 
 /// A game's seats, by game id.
-const SEATS: &str = "SELECT seat, name, player_id, color FROM game_players WHERE game_id = $1 ORDER BY seat";
+const SEATS: &str =
+    "SELECT seat, name, player_id, color FROM game_players WHERE game_id = $1 ORDER BY seat";
 
 /// The game's events up to `version`, the one its row was read at: on PostgreSQL each
 /// statement of a read sees the commits made before it, so events appended since the row was

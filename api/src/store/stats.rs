@@ -686,7 +686,13 @@ fn reseated(
 
 /// The statement of a club's buckets of one game (and variant; `None`: every variant) in a
 /// span and period, by start.
-fn buckets_query(club: &str, game: &str, variant: Option<&str>, span: &str, period: Range) -> (String, Vec<Param>) {
+fn buckets_query(
+    club: &str,
+    game: &str,
+    variant: Option<&str>,
+    span: &str,
+    period: Range,
+) -> (String, Vec<Param>) {
     let mut params = Params::default();
     let mut sql = format!(
         "SELECT starts_at, {BUCKET_COLUMNS} FROM game_buckets WHERE club_id = {} AND game = {}",
@@ -694,7 +700,10 @@ fn buckets_query(club: &str, game: &str, variant: Option<&str>, span: &str, peri
         params.bind(Param::Text(game.to_owned()))
     );
     if let Some(variant) = variant {
-        sql += &format!(" AND variant = {}", params.bind(Param::Text(variant.to_owned())));
+        sql += &format!(
+            " AND variant = {}",
+            params.bind(Param::Text(variant.to_owned()))
+        );
     }
     sql += &format!(" AND span = {}", params.bind(Param::Text(span.to_owned())));
     sql += &period_conditions("starts_at", period, &mut params);
@@ -702,13 +711,21 @@ fn buckets_query(club: &str, game: &str, variant: Option<&str>, span: &str, peri
 }
 
 /// The statement of a club's finished seats of one game (and variant) in a period.
-fn seat_summary_query(club: &str, game: &str, variant: Option<&str>, period: Range) -> (String, Vec<Param>) {
+fn seat_summary_query(
+    club: &str,
+    game: &str,
+    variant: Option<&str>,
+    period: Range,
+) -> (String, Vec<Param>) {
     let mut params = Params::default();
     params.bind(Param::Text(club.to_owned()));
     params.bind(Param::Text(game.to_owned()));
     let mut sql = SEATS_OF_GAME.to_owned();
     if let Some(variant) = variant {
-        sql += &format!(" AND g.variant = {}", params.bind(Param::Text(variant.to_owned())));
+        sql += &format!(
+            " AND g.variant = {}",
+            params.bind(Param::Text(variant.to_owned()))
+        );
     }
     sql += &period_conditions("g.started_at", period, &mut params);
     (sql, params.0)
