@@ -4,7 +4,9 @@
 //! Every read and write is scoped to a club: another club's game simply does not exist here.
 
 mod cache;
+mod columns;
 mod commit;
+mod direct;
 mod lists;
 pub mod migrations;
 mod players;

@@ -107,6 +107,16 @@ fn same_log(stored: &[StoredEvent], file: &[StoredEvent]) -> bool {
         })
 }
 
+/// A game's seats, by game id.
+const SEATS: &str =
+    "SELECT seat, name, player_id, color FROM game_players WHERE game_id = $1 ORDER BY seat";
+
+/// The game's events up to `version`, the one its row was read at: on PostgreSQL each
+/// statement of a read sees the commits made before it, so events appended since the row was
+/// read are left for the next read (the row and the log agree).
+const EVENTS: &str = "SELECT position, seq, event_id, type, schema_version, data, recorded_at, recorded_by \
+                      FROM events WHERE game_id = $1 AND seq <= $2 ORDER BY seq";
+
 /// A new event as it is stored at `seq`, recorded `at` (its position is the database's).
 fn to_store(new: NewEvent, seq: i64, at: DateTime<Utc>) -> StoredEvent {
     StoredEvent {
@@ -248,15 +258,7 @@ impl SqliteStore {
         };
         let shared = Shared::new(usage == super::Usage::Server);
         // The writer's own connection: appends and creations never queue in the pool.
-        // Its batches begin and end their transactions themselves (`Writes::begin_on`); a
-        // ping before each would be one more hand-off to SQLite's thread.
-        let writer_pool = SqlitePoolOptions::new()
-            .max_connections(1)
-            .min_connections(1)
-            .test_before_acquire(false)
-            .idle_timeout(None)
-            .max_lifetime(None);
-        let writer = Writer::start(writer_pool, options, shared.clone(), SqliteWork).await?;
+        let writer = Writer::start(options, shared.clone(), SqliteWork).await?;
         Ok(Self {
             pool,
             writer,
@@ -273,7 +275,7 @@ impl Work for SqliteWork {
     async fn append(
         &self,
         shared: &Shared,
-        w: &mut Writes<sqlx::Sqlite>,
+        w: &mut Writes<'_, sqlx::Sqlite>,
         club: &str,
         id: &str,
         request: &AppendRequest,
@@ -283,7 +285,7 @@ impl Work for SqliteWork {
 
     async fn create(
         &self,
-        w: &mut Writes<sqlx::Sqlite>,
+        w: &mut Writes<'_, sqlx::Sqlite>,
         club: &str,
         game: &NewGame,
     ) -> Result<Written<Option<GameRecord>>, StoreError> {
@@ -472,7 +474,7 @@ macro_rules! sql_store {
             }
 
             /// Moves the game's row to its new version and status.
-            async fn update_game(w: &mut Writes<$db>, id: &str, version: i64, status: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
+            async fn update_game(w: &mut Writes<'_, $db>, id: &str, version: i64, status: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
                 w.execute(
                     "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
                     args![version, status, at, id],
@@ -482,7 +484,7 @@ macro_rules! sql_store {
 
             /// Records a lobby change with the commit that caused it.
             async fn record_change(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &GameRecord,
                 previous_status: Option<&str>,
@@ -528,12 +530,11 @@ macro_rules! sql_store {
             where
                 E: sqlx::Executor<'e, Database = $db>,
             {
-                let rows = sqlx::query(
-                    "SELECT seat, name, player_id, color FROM game_players WHERE game_id = $1 ORDER BY seat",
-                )
-                .bind(game_id)
-                .fetch_all(executor)
-                .await?;
+                Self::seat_rows(&sqlx::query(SEATS).bind(game_id).fetch_all(executor).await?)
+            }
+
+            /// The seats of [`SEATS`]' rows.
+            fn seat_rows(rows: &[impl super::columns::Columns]) -> Result<Vec<SeatRecord>, StoreError> {
                 rows.iter()
                     .map(|row| {
                         Ok(SeatRecord {
@@ -548,7 +549,7 @@ macro_rules! sql_store {
             }
 
             /// The seat of a row that joined a game with its seats (none when it had none).
-            fn joined_seat(row: &<$db as sqlx::Database>::Row) -> Result<Option<SeatRecord>, StoreError> {
+            fn joined_seat(row: &impl super::columns::Columns) -> Result<Option<SeatRecord>, StoreError> {
                 let Some(seat) = row.try_get::<Option<i64>, _>("seat")? else { return Ok(None) };
                 Ok(Some(SeatRecord {
                     seat,
@@ -560,7 +561,7 @@ macro_rules! sql_store {
 
             /// Finds or adds the club's players for a new game's seats, in seat order.
             async fn seat_players(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 players: &[NewSeat],
                 now: DateTime<Utc>,
@@ -634,7 +635,7 @@ macro_rules! sql_store {
 
             /// Inserts a game's row and seats (status and version as given).
             async fn insert_game(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &NewGame,
                 status: &str,
@@ -665,7 +666,7 @@ macro_rules! sql_store {
                 .await
             }
 
-            fn game_row(row: &<$db as sqlx::Database>::Row) -> Result<GameRecord, StoreError> {
+            fn game_row(row: &impl super::columns::Columns) -> Result<GameRecord, StoreError> {
                 let options: String = row.try_get("options")?;
                 Ok(GameRecord {
                     id: row.try_get("id")?,
@@ -679,7 +680,7 @@ macro_rules! sql_store {
                 })
             }
 
-            fn event_row(row: &<$db as sqlx::Database>::Row) -> Result<StoredEvent, StoreError> {
+            fn event_row(row: &impl super::columns::Columns) -> Result<StoredEvent, StoreError> {
                 let data: String = row.try_get("data")?;
                 Ok(StoredEvent {
                     position: row.try_get("position")?,
@@ -693,26 +694,17 @@ macro_rules! sql_store {
                 })
             }
 
-            /// The game's events up to `version`, the one its row was read at: on PostgreSQL
-            /// each statement of a read sees the commits made before it, so events appended
-            /// since the row was read are left for the next read (the row and the log agree).
+            /// The game's events up to `version` ([`EVENTS`]).
             async fn load_events<'e, E>(executor: E, game_id: &str, version: i64) -> Result<Vec<StoredEvent>, StoreError>
             where
                 E: sqlx::Executor<'e, Database = $db>,
             {
-                let rows = sqlx::query(
-                    "SELECT position, seq, event_id, type, schema_version, data, recorded_at, recorded_by \
-                     FROM events WHERE game_id = $1 AND seq <= $2 ORDER BY seq",
-                )
-                .bind(game_id)
-                .bind(version)
-                .fetch_all(executor)
-                .await?;
+                let rows = sqlx::query(EVENTS).bind(game_id).bind(version).fetch_all(executor).await?;
                 rows.iter().map(Self::event_row).collect()
             }
 
             async fn insert_event(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 in_order: bool,
                 game_id: &str,
                 seq: i64,
@@ -724,7 +716,7 @@ macro_rules! sql_store {
 
             /// Inserts an event as it is (an imported one keeps its schema version and time);
             /// `in_order` as for [`Self::insert_row`].
-            async fn insert_stored(w: &mut Writes<$db>, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
+            async fn insert_stored(w: &mut Writes<'_, $db>, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
                 Self::insert_row(w, in_order, game_id, event).await
             }
 
@@ -735,7 +727,7 @@ macro_rules! sql_store {
             /// positions lock *shared*, held to the commit: the club's appends commit side by
             /// side (PostgreSQL's group commit), and a reader waits for those in flight before
             /// it reads (`settled_position`).
-            async fn insert_row(w: &mut Writes<$db>, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
+            async fn insert_row(w: &mut Writes<'_, $db>, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
                 // The insert, and the same insert reading the new row's position back.
                 let (sql, returning) = if in_order {
                     ($insert_in_order, concat!($insert_in_order, " RETURNING position"))
@@ -770,7 +762,7 @@ macro_rules! sql_store {
             /// the row is still at that state's version, else decided again.
             pub(super) async fn append_in(
                 shared: &Shared,
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 id: &str,
                 request: &AppendRequest,
@@ -799,8 +791,9 @@ macro_rules! sql_store {
                     Some(held) => held,
                     None => {
                         let mut game = row;
-                        game.players = Self::seats(w.flushed().await?, id).await?;
-                        let log = Self::load_events(w.flushed().await?, id, game.version).await?;
+                        game.players = Self::seat_rows(&w.fetch_all(SEATS, args![id]).await?)?;
+                        let log = w.fetch_all(EVENTS, args![id, game.version]).await?;
+                        let log = log.iter().map(Self::event_row).collect::<Result<_, _>>()?;
                         HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?
                     }
                 };
@@ -810,7 +803,7 @@ macro_rules! sql_store {
             /// The append's decision from the game as held, and its writes.
             async fn decide_and_write(
                 shared: &Shared,
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 id: &str,
                 request: &AppendRequest,
@@ -832,7 +825,7 @@ macro_rules! sql_store {
             /// advanced past the new events).
             async fn write_decided(
                 shared: &Shared,
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 id: &str,
                 decision: Decision,
@@ -876,7 +869,7 @@ macro_rules! sql_store {
             /// Creates a game and its event 1 inside an open transaction (see
             /// [`EventStore::create_game`]); the caller commits.
             pub(super) async fn create_in(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &NewGame,
             ) -> Result<Written<Option<GameRecord>>, StoreError> {
@@ -1261,7 +1254,8 @@ macro_rules! sql_store {
                     let owner: String = owner.try_get("club_id")?;
                     return if owner == club {
                         // Present only if it is this game as stored; another copy is a conflict.
-                        let stored = Self::load_events(w.flushed().await?, &game.game.id, i64::MAX).await?;
+                        let stored = w.fetch_all(EVENTS, args![&game.game.id, i64::MAX]).await?;
+                        let stored: Vec<StoredEvent> = stored.iter().map(Self::event_row).collect::<Result<_, _>>()?;
                         if same_log(&stored, &game.events) {
                             Ok(ImportOutcome::AlreadyPresent)
                         } else {
@@ -1683,7 +1677,7 @@ impl PostgresStore {
 
     async fn commit<T>(
         &self,
-        w: Writes<sqlx::Postgres>,
+        w: Writes<'_, sqlx::Postgres>,
         written: Written<T>,
     ) -> Result<T, StoreError> {
         if let Some(after) = written.after {

@@ -684,13 +684,60 @@ fn reseated(
     (game, result)
 }
 
+/// The statement of a club's buckets of one game (and variant; `None`: every variant) in a
+/// span and period, by start.
+fn buckets_query(
+    club: &str,
+    game: &str,
+    variant: Option<&str>,
+    span: &str,
+    period: Range,
+) -> (String, Vec<Param>) {
+    let mut params = Params::default();
+    let mut sql = format!(
+        "SELECT starts_at, {BUCKET_COLUMNS} FROM game_buckets WHERE club_id = {} AND game = {}",
+        params.bind(Param::Text(club.to_owned())),
+        params.bind(Param::Text(game.to_owned()))
+    );
+    if let Some(variant) = variant {
+        sql += &format!(
+            " AND variant = {}",
+            params.bind(Param::Text(variant.to_owned()))
+        );
+    }
+    sql += &format!(" AND span = {}", params.bind(Param::Text(span.to_owned())));
+    sql += &period_conditions("starts_at", period, &mut params);
+    (sql, params.0)
+}
+
+/// The statement of a club's finished seats of one game (and variant) in a period.
+fn seat_summary_query(
+    club: &str,
+    game: &str,
+    variant: Option<&str>,
+    period: Range,
+) -> (String, Vec<Param>) {
+    let mut params = Params::default();
+    params.bind(Param::Text(club.to_owned()));
+    params.bind(Param::Text(game.to_owned()));
+    let mut sql = SEATS_OF_GAME.to_owned();
+    if let Some(variant) = variant {
+        sql += &format!(
+            " AND g.variant = {}",
+            params.bind(Param::Text(variant.to_owned()))
+        );
+    }
+    sql += &period_conditions("g.started_at", period, &mut params);
+    (sql, params.0)
+}
+
 macro_rules! stats_store {
     ($store:ident, $db:ty, lock_players = $lock_players:literal, last_run = $last_run:expr, json_rows = $json_rows:literal) => {
         impl $store {
             /// Rewrites one game's part of the read models inside the caller's transaction: the
             /// results and facts on its seats and its row, and its players' leaderboard sums.
             pub(super) async fn write_result(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &GameRecord,
                 was_finished: bool,
@@ -722,7 +769,7 @@ macro_rules! stats_store {
                     w.fetch_all(&sql, ids.into_iter().map(Param::from).collect()).await?;
                 }
                 // A game that was finished may hold an earlier result: clear it (a first finish
-                // skips this; on SQLite every statement is a round trip to its worker thread).
+                // skips this: on PostgreSQL every statement is a round trip).
                 let mut had_result = false;
                 if was_finished {
                     let cleared = w
@@ -828,7 +875,7 @@ macro_rules! stats_store {
             /// Writes a finished game's totals, ranks and facts onto its seats (one statement,
             /// a `CASE` per column by seat) and its whole-game facts onto its row.
             async fn write_seats(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 game: &GameRecord,
                 result: &GameResult,
             ) -> Result<(), StoreError> {
@@ -874,7 +921,7 @@ macro_rules! stats_store {
             /// run before it, and the game added to the sums of any later row (a game started
             /// before others finished after them, or an imported one).
             async fn add_runs(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 game: &GameRecord,
                 result: &GameResult,
             ) -> Result<(), StoreError> {
@@ -945,7 +992,7 @@ macro_rules! stats_store {
             /// Adds a first finish to its day's and its month's sums: both rows are locked
             /// (created empty if missing), read, added to and written back.
             async fn add_to_buckets(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &GameRecord,
                 result: &GameResult,
@@ -979,7 +1026,7 @@ macro_rules! stats_store {
             /// one bucket then add to it one after the other), and reads them, in the order
             /// given (every writer locks variants in order, a day before its month).
             async fn lock_buckets(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &str,
                 variants: &[&str],
@@ -1022,7 +1069,7 @@ macro_rules! stats_store {
             /// Writes buckets `(variant, span, starts_at, sums)` whole; one without results is
             /// removed.
             async fn write_buckets(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &str,
                 buckets: &[(String, &'static str, DateTime<Utc>, GameSummary)],
@@ -1084,7 +1131,7 @@ macro_rules! stats_store {
             /// Sums a game's day and month again from its seats, for the variants its earlier
             /// and its new result count in (a correction, a retraction, an abandon).
             async fn recompute_buckets(
-                w: &mut Writes<$db>,
+                w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &GameRecord,
                 mut variants: Vec<String>,
@@ -1096,10 +1143,12 @@ macro_rules! stats_store {
                 Self::lock_buckets(w, club, &game.game, &names, &[("day", day), ("month", month)]).await?;
                 let mut sums = Vec::with_capacity(2 * variants.len());
                 for variant in &variants {
-                    let day_sum = Self::seat_summary(w.flushed().await?, club, &game.game, Some(variant), (Some(day), next_day(day))).await?;
+                    let (sql, params) = seat_summary_query(club, &game.game, Some(variant), (Some(day), next_day(day)));
+                    let day_sum = Self::summed_seats(&w.fetch_all(&sql, params).await?)?;
                     // The month: its other days as stored, and this day as it is now.
                     let mut month_sum = day_sum.clone();
-                    for (at, sum) in Self::buckets(w.flushed().await?, club, &game.game, Some(variant), "day", (Some(month), next_month(month))).await? {
+                    let (sql, params) = buckets_query(club, &game.game, Some(variant), "day", (Some(month), next_month(month)));
+                    for (at, sum) in Self::bucket_rows(&w.fetch_all(&sql, params).await?)? {
                         if at != day {
                             month_sum.merge(sum);
                         }
@@ -1110,7 +1159,7 @@ macro_rules! stats_store {
                 Self::write_buckets(w, club, &game.game, &sums).await
             }
 
-            fn bucket_row(row: &<$db as sqlx::Database>::Row) -> Result<GameSummary, StoreError> {
+            fn bucket_row(row: &impl super::columns::Columns) -> Result<GameSummary, StoreError> {
                 let record = |prefix: &str| -> Result<Option<Record>, sqlx::Error> {
                     let total: Option<i64> = row.try_get(format!("{prefix}_total").as_str())?;
                     let Some(total) = total else { return Ok(None) };
@@ -1148,18 +1197,12 @@ macro_rules! stats_store {
             where
                 E: sqlx::Executor<'e, Database = $db>,
             {
-                let mut params = Params::default();
-                let mut sql = format!(
-                    "SELECT starts_at, {BUCKET_COLUMNS} FROM game_buckets WHERE club_id = {} AND game = {}",
-                    params.bind(Param::Text(club.to_owned())),
-                    params.bind(Param::Text(game.to_owned()))
-                );
-                if let Some(variant) = variant {
-                    sql += &format!(" AND variant = {}", params.bind(Param::Text(variant.to_owned())));
-                }
-                sql += &format!(" AND span = {}", params.bind(Param::Text(span.to_owned())));
-                sql += &period_conditions("starts_at", period, &mut params);
-                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_all(executor).await?;
+                let (sql, params) = buckets_query(club, game, variant, span, period);
+                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params).fetch_all(executor).await?;
+                Self::bucket_rows(&rows)
+            }
+
+            fn bucket_rows(rows: &[impl super::columns::Columns]) -> Result<Vec<(DateTime<Utc>, GameSummary)>, StoreError> {
                 rows.iter()
                     .map(|row| Ok((row.try_get("starts_at")?, Self::bucket_row(row)?)))
                     .collect()
@@ -1176,17 +1219,14 @@ macro_rules! stats_store {
             where
                 E: sqlx::Executor<'e, Database = $db>,
             {
-                let mut params = Params::default();
-                params.bind(Param::Text(club.to_owned()));
-                params.bind(Param::Text(game.to_owned()));
-                let mut sql = SEATS_OF_GAME.to_owned();
-                if let Some(variant) = variant {
-                    sql += &format!(" AND g.variant = {}", params.bind(Param::Text(variant.to_owned())));
-                }
-                sql += &period_conditions("g.started_at", period, &mut params);
-                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_all(executor).await?;
+                let (sql, params) = seat_summary_query(club, game, variant, period);
+                let rows = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params).fetch_all(executor).await?;
+                Self::summed_seats(&rows)
+            }
+
+            fn summed_seats(rows: &[impl super::columns::Columns]) -> Result<GameSummary, StoreError> {
                 let mut summary = GameSummary::default();
-                for row in &rows {
+                for row in rows {
                     summary.add(SeatResult {
                         game_id: row.try_get("id")?,
                         seat: row.try_get("seat")?,

@@ -7,16 +7,17 @@
 //! refused or failing request is rolled back alone and does not affect the others), and
 //! commits once: one fsync for the whole batch. A request is answered only after the commit
 //! that holds it is durable (`synchronous=FULL`). Readers keep the pool (WAL: they never wait
-//! for the writer). A request's statements go to SQLite in as few round trips as its answers
-//! allow ([`Writes`]).
+//! for the writer). The writer's thread owns its connection: sqlx lends it once, and every
+//! statement of every batch runs on the writer's thread, with no hand-off ([`Direct`]).
 
 use std::sync::Arc;
 
-use sqlx::SqlitePool;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{ConnectOptions, Connection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::commit::{AfterCommit, Shared, Written};
+use super::direct::Direct;
 use super::writes::{Mark, Writes, settled_position};
 use super::{Appended, GameRecord, NewGame, StoreError};
 use crate::append::AppendRequest;
@@ -46,7 +47,7 @@ pub(super) trait Work: Send + 'static {
     async fn append(
         &self,
         shared: &Shared,
-        w: &mut Writes<sqlx::Sqlite>,
+        w: &mut Writes<'_, sqlx::Sqlite>,
         club: &str,
         id: &str,
         request: &AppendRequest,
@@ -54,7 +55,7 @@ pub(super) trait Work: Send + 'static {
 
     async fn create(
         &self,
-        w: &mut Writes<sqlx::Sqlite>,
+        w: &mut Writes<'_, sqlx::Sqlite>,
         club: &str,
         game: &NewGame,
     ) -> Result<Written<Option<GameRecord>>, StoreError>;
@@ -67,16 +68,15 @@ pub(super) struct Writer {
 }
 
 impl Writer {
-    /// Starts the writer on a thread of its own, with its own connection (`pool`'s options,
-    /// one connection).
+    /// Starts the writer on a thread of its own, with its own connection (`options`).
     ///
-    /// The writer and the thread sqlx runs its connection on hand every statement to each other
-    /// and wait: on different CPUs each hand-off wakes a sleeping CPU (on a virtual machine, an
-    /// interrupt through the hypervisor). So the writer's thread keeps to one CPU, and the
-    /// connection's thread, started from it, inherits that (BENCHMARKS.md, "Fewer hand-offs,
-    /// and one CPU for the writer"). `TABLETALLY_SQLITE_WRITER_CPU=any` lets both run anywhere.
+    /// sqlx runs a SQLite connection on a worker thread of its own; the writer borrows it from
+    /// that thread for its whole life (`lock_handle`), and runs every statement itself. The
+    /// writer's thread keeps to one CPU, which the connection's idle worker inherits: before
+    /// the writer owned its connection, the two handed every statement to each other, and on
+    /// different CPUs each hand-off woke a sleeping one (BENCHMARKS.md, "Fewer hand-offs, and
+    /// one CPU for the writer"). `TABLETALLY_SQLITE_WRITER_CPU=any` lets it run anywhere.
     pub(super) async fn start(
-        pool: SqlitePoolOptions,
         options: SqliteConnectOptions,
         shared: Arc<Shared>,
         work: impl Work,
@@ -101,16 +101,29 @@ impl Writer {
                     }
                 };
                 runtime.block_on(async move {
-                    let pool = match pool.connect_with(options).await {
-                        Ok(pool) => pool,
+                    let mut conn = match options.connect().await {
+                        Ok(conn) => conn,
                         Err(e) => {
                             let _ = ready.send(Err(e.into()));
                             return;
                         }
                     };
-                    let _ = ready.send(Ok(()));
-                    run(&pool, shared, &work, queue).await;
-                    pool.close().await;
+                    {
+                        let mut handle = match conn.lock_handle().await {
+                            Ok(handle) => handle,
+                            Err(e) => {
+                                let _ = ready.send(Err(e.into()));
+                                return;
+                            }
+                        };
+                        let _ = ready.send(Ok(()));
+                        Direct::lend(&mut handle, async move |direct| {
+                            run(direct, shared, &work, queue).await;
+                        })
+                        .await;
+                    }
+                    // Handed back to sqlx's worker, which closes it.
+                    let _ = conn.close().await;
                 });
             })
             .map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
@@ -160,7 +173,7 @@ fn stopped() -> StoreError {
 }
 
 async fn run(
-    pool: &SqlitePool,
+    direct: &mut Direct,
     shared: Arc<Shared>,
     work: &impl Work,
     mut queue: mpsc::Receiver<Job>,
@@ -168,7 +181,7 @@ async fn run(
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     // Wait for one request, then take every other one already waiting.
     while queue.recv_many(&mut jobs, MAX_BATCH).await > 0 {
-        batch(pool, &shared, work, std::mem::take(&mut jobs)).await;
+        batch(direct, &shared, work, std::mem::take(&mut jobs)).await;
     }
 }
 
@@ -235,12 +248,12 @@ impl Answer {
     }
 }
 
-async fn batch(pool: &SqlitePool, shared: &Shared, work: &impl Work, jobs: Vec<Job>) {
+async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec<Job>) {
     let requests = jobs.len();
-    let mut w = match pool.acquire().await {
-        Ok(conn) => Writes::begin_on(conn),
+    let mut w = match Writes::begin_on(direct).await {
+        Ok(w) => w,
         Err(e) => {
-            let why = format!("the writer's connection is not available: {e}");
+            let why = format!("the writer's transaction could not begin: {e}");
             for job in jobs {
                 answer_unwritten(job, &why).send();
             }
@@ -250,15 +263,16 @@ async fn batch(pool: &SqlitePool, shared: &Shared, work: &impl Work, jobs: Vec<J
     // Every game a job of this batch touched: forgotten by the cache if the commit fails.
     let mut touched = Vec::with_capacity(requests);
     let mut done: Vec<(Answer, Option<AfterCommit>)> = Vec::with_capacity(requests);
-    // Each request runs in its own savepoint. Its writes are sent with the statement that
-    // closes it (and opens the next one's), the first savepoint with the first request's first
-    // statement (`Writes`): a request costs a few round trips to SQLite's thread, not a dozen.
-    // A savepoint that cannot be rolled back breaks the batch: it is rolled back whole.
-    let mut broken: Option<String> = None;
-    w.hold("SAVEPOINT request");
+    // Each request runs in its own savepoint; the writer closes one and opens the next.
+    // A savepoint that cannot be opened or rolled back breaks the batch: it is rolled back
+    // whole.
+    let mut broken: Option<String> = match w.run(&[SAVEPOINT]).await {
+        Ok(()) => None,
+        Err(e) => Some(format!("a savepoint could not be opened: {e}")),
+    };
     let last = jobs.len().saturating_sub(1);
-    // The last request's savepoint is closed by the commit's own query (`end`), with its mark.
-    let mut end: Option<(&str, Mark)> = None;
+    // The last request's savepoint is closed by the commit (`end`), with its mark.
+    let mut end: Option<(&[&str], Mark)> = None;
     for (index, job) in jobs.into_iter().enumerate() {
         if let Some(why) = &broken {
             done.push((answer_unwritten(job, why), None));
@@ -297,15 +311,14 @@ async fn batch(pool: &SqlitePool, shared: &Shared, work: &impl Work, jobs: Vec<J
             break;
         }
         let mut refused = !ok;
-        // The request's held writes fail here if they fail: it is refused alone.
-        if ok && let Err(e) = w.finish(&format!("{RELEASE}; SAVEPOINT request")).await {
+        if ok && let Err(e) = w.run(&[RELEASE, &[SAVEPOINT]].concat()).await {
             answer = answer.refused(e);
             after = None;
             refused = true;
         }
         if refused {
             w.discard(mark);
-            if let Err(e) = w.finish(&format!("{ROLL_BACK}; SAVEPOINT request")).await {
+            if let Err(e) = w.run(&[ROLL_BACK, &[SAVEPOINT]].concat()).await {
                 tracing::error!(error = %e, "a savepoint could not be rolled back; the batch is rolled back");
                 broken = Some(format!("a savepoint could not be rolled back: {e}"));
             }
@@ -315,8 +328,8 @@ async fn batch(pool: &SqlitePool, shared: &Shared, work: &impl Work, jobs: Vec<J
     let committed = match (broken, end) {
         (None, Some((end, mark))) => match w.commit_batch(end).await {
             Ok(first) => Ok(first),
-            // The last request's held writes may be what failed: without them the others
-            // commit, and it is refused alone (if the commit itself failed, this fails too).
+            // The last request's savepoint may be what failed: without it the others commit,
+            // and it is refused alone (if the commit itself failed, this fails too).
             Err(e) if end == RELEASE => {
                 w.discard(mark);
                 match w.commit_batch(ROLL_BACK).await {
@@ -394,9 +407,11 @@ async fn unpanicked<T>(
         })
 }
 
+/// Opens a request's savepoint.
+const SAVEPOINT: &str = "SAVEPOINT request";
 /// Ends a request's savepoint with its writes kept, or with them undone (it was refused).
-const RELEASE: &str = "RELEASE request";
-const ROLL_BACK: &str = "ROLLBACK TO request; RELEASE request";
+const RELEASE: &[&str] = &["RELEASE request"];
+const ROLL_BACK: &[&str] = &["ROLLBACK TO request", "RELEASE request"];
 
 fn split<T>(
     written: Result<Written<T>, StoreError>,
