@@ -358,31 +358,19 @@ impl Floor {
             if i < last {
                 append.push(Put::Version(event["seq"].as_i64().unwrap_or(0)));
             } else {
-                append.push(Put::Row {
-                    table: "games",
-                    fields: row.clone(),
-                    upsert: true,
-                });
-                append.extend(seats.iter().map(|s| Put::Row {
-                    table: "game_players",
-                    fields: s.clone(),
-                    upsert: true,
-                }));
-                append.extend(totals.iter().map(|t| Put::Row {
-                    table: "player_game_totals",
-                    fields: t.clone(),
-                    upsert: true,
-                }));
-                append.extend(runs.iter().map(|r| Put::Row {
-                    table: "player_runs",
-                    fields: r.clone(),
-                    upsert: false,
-                }));
-                append.extend(buckets.values().map(|b| Put::Row {
-                    table: "game_buckets",
-                    fields: b.clone(),
-                    upsert: true,
-                }));
+                let rows = |table, rows: &mut dyn Iterator<Item = &Fields>, upsert| {
+                    rows.map(|fields| Put::Row {
+                        table,
+                        fields: fields.clone(),
+                        upsert,
+                    })
+                    .collect::<Vec<_>>()
+                };
+                append.extend(rows("games", &mut std::iter::once(&row), true));
+                append.extend(rows("game_players", &mut seats.iter(), true));
+                append.extend(rows("player_game_totals", &mut totals.iter(), true));
+                append.extend(rows("player_runs", &mut runs.iter(), false));
+                append.extend(rows("game_buckets", &mut buckets.values(), true));
                 append.extend(changes[1..].iter().map(|c| Put::Change(c.clone())));
             }
             requests.push(append);
