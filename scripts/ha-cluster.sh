@@ -76,13 +76,31 @@ run_keeper() {
     echo $! >"$DIR/$name.keeper"
 }
 
-# A killed keeper stays a zombie until whoever adopted it reaps it (on a loaded machine that
-# takes a while), and `kill -0` still finds a zombie: a keeper is alive only in another state.
-keeper_alive() {
-    local pidfile="$DIR/$1.keeper" state
-    [[ -f "$pidfile" ]] || return 1
-    state="$(sed 's/.*) //' "/proc/$(cat "$pidfile")/stat" 2>/dev/null | cut -d' ' -f1)"
+# A killed process stays a zombie until whoever adopted it reaps it (on a loaded machine that
+# takes a while), and `kill -0` still finds a zombie: a process is alive only in another state.
+pid_alive() {
+    local state
+    state="$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)"
     [[ -n "$state" && "$state" != Z && "$state" != X ]]
+}
+
+keeper_alive() {
+    local pidfile="$DIR/$1.keeper"
+    [[ -f "$pidfile" ]] && pid_alive "$(cat "$pidfile")"
+}
+
+# pg_autoctl and PostgreSQL each refuse to start while their pid file names a process that
+# `kill -0` finds, and a killed keeper's or postmaster's zombie is found: once every process a
+# node's pid files name is dead (or a zombie), those files are removed.
+clear_pid_files() {
+    local node="$1" file pid
+    for file in $(find "$DIR/run" -path "*/$node/pg_autoctl.pid" 2>/dev/null) "$DIR/$node/postmaster.pid"; do
+        [[ -f "$file" ]] || continue
+        pid="$(head -1 "$file" 2>/dev/null || true)"
+        [[ -n "$pid" ]] || continue
+        for _ in $(seq 1 40); do pid_alive "$pid" || break; sleep 0.25; done
+        pid_alive "$pid" || rm -f "$file"
+    done
 }
 
 wait_for() {
@@ -232,6 +250,7 @@ revive() {
     local node="$1"
     [[ -f "$DIR/$node.port" ]] || die "no node $node"
     keeper_alive "$node" && return 0
+    clear_pid_files "$node"
     run_keeper "$node" pg_autoctl run --pgdata "$DIR/$node"
 }
 
