@@ -2,7 +2,10 @@
 //! monitor and two nodes) under two servers, eight tables appending with `expected_version`.
 //! The primary's machine dies mid-load (SIGKILL to its keeper and its postmaster); the standby
 //! is promoted; every append that was acknowledged is in the logs exactly once, the logs are
-//! gapless, writes resume, and a phone following a game on the other server misses nothing.
+//! gapless, writes resume, both servers listen on the new primary, and a phone following a
+//! game on the other server — its stream dropped and opened again with `Last-Event-ID` during
+//! the failover — misses nothing. Meanwhile someone else makes games and reads scores: every
+//! answer is a success or a 503 with `Retry-After`, never a 500, and every game made is there.
 //! Then the old primary rejoins as the standby and a failover back works too.
 //!
 //! Runs when `pg_autoctl` is installed; with `CI=true` it must be. `TABLETALLY_FAILOVERS`
@@ -264,27 +267,43 @@ async fn table(
     version
 }
 
-/// A phone following game 0 on one server: reads its stream, and when the stream ends (or
-/// cannot be opened) opens it again with `Last-Event-ID`. Collects every version it is told of.
+/// A phone following one game on one server, as the test sees it.
+#[derive(Default)]
+struct Phone {
+    /// Every version an `appended` frame told of, in order.
+    seen: Mutex<Vec<i64>>,
+    opened: AtomicBool,
+    /// Set by the test: drop the stream and open it again with `Last-Event-ID`.
+    reopen: AtomicBool,
+    /// Each attempt to open the stream: its status (0: no answer) and whether it said Retry-After.
+    opens: Mutex<Vec<(u16, bool)>>,
+    done: AtomicBool,
+}
+
+/// A phone following a game on one server: reads its stream, and when the stream ends, cannot
+/// be opened, or the test asks, opens it again with `Last-Event-ID`.
 async fn follow(
     client: reqwest::Client,
     server: String,
     token: String,
     game: String,
-    seen: Arc<Mutex<Vec<i64>>>,
-    opened: Arc<AtomicBool>,
-    done: Arc<AtomicBool>,
+    phone: Arc<Phone>,
 ) {
     let mut last: Option<i64> = None;
-    while !done.load(Ordering::Relaxed) {
+    while !phone.done.load(Ordering::Relaxed) {
         let mut request = client
             .get(format!("{server}/v1/games/{game}/stream"))
             .bearer_auth(&token);
         if let Some(id) = last {
             request = request.header("last-event-id", id.to_string());
         }
-        let mut response = match request.send().await {
-            Ok(r) if r.status() == 200 => r,
+        let answer = request.send().await;
+        let (status, retry_after) = answer.as_ref().map_or((0, false), |r| {
+            (r.status().as_u16(), r.headers().contains_key("retry-after"))
+        });
+        phone.opens.lock().unwrap().push((status, retry_after));
+        let mut response = match answer {
+            Ok(r) if status == 200 => r,
             _ => {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
@@ -295,7 +314,8 @@ async fn follow(
             let chunk = tokio::select! {
                 chunk = response.chunk() => chunk,
                 _ = tokio::time::sleep(Duration::from_millis(200)) => {
-                    if done.load(Ordering::Relaxed) { return; }
+                    if phone.done.load(Ordering::Relaxed) { return; }
+                    if phone.reopen.swap(false, Ordering::Relaxed) { break; }
                     continue;
                 }
             };
@@ -310,18 +330,85 @@ async fn follow(
                     .and_then(|v| v.parse::<i64>().ok());
                 match (kind, id) {
                     (Some("appended"), Some(id)) => {
-                        seen.lock().unwrap().push(id);
+                        phone.seen.lock().unwrap().push(id);
                         last = Some(id);
                     }
                     (Some("snapshot"), Some(id)) if last.is_none() => {
                         last = Some(id);
-                        opened.store(true, Ordering::Relaxed);
+                        phone.opened.store(true, Ordering::Relaxed);
                     }
                     _ => {}
                 }
             }
         }
     }
+}
+
+/// Someone else at the club while the tables play: makes games and reads their scores through
+/// both servers in turn. Every answer is a success or a 503 with Retry-After in problem+json,
+/// never anything else. Returns the games whose creation was acknowledged and the 503s.
+async fn visitor(
+    client: reqwest::Client,
+    servers: Arc<Vec<String>>,
+    token: String,
+    load: Arc<Load>,
+) -> (Vec<String>, usize) {
+    let (mut created, mut unavailable) = (Vec::new(), 0);
+    let mut turn = 0usize;
+    while !load.stop.load(Ordering::Relaxed) {
+        turn += 1;
+        let server = &servers[turn % servers.len()];
+        let reply = if turn % 2 == 1 || created.is_empty() {
+            client
+                .post(format!("{server}/v1/games"))
+                .bearer_auth(&token)
+                .json(&new_game(json!({})))
+                .send()
+                .await
+        } else {
+            let game: &String = &created[created.len() - 1];
+            client
+                .get(format!("{server}/v1/games/{game}/score"))
+                .bearer_auth(&token)
+                .send()
+                .await
+        }
+        .expect("the tabletally server answers (it is the database that dies)");
+        let status = reply.status().as_u16();
+        let retry_after = reply.headers().contains_key("retry-after");
+        let content_type = reply
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let answer: Value = reply.json().await.unwrap_or(Value::Null);
+        match status {
+            201 => created.push(
+                answer["id"]
+                    .as_str()
+                    .expect("a created game's id")
+                    .to_owned(),
+            ),
+            // A game just made: no round yet, three players at nought.
+            200 => {
+                assert_eq!(answer["version"], 1, "{answer}");
+                assert_eq!(
+                    answer["players"].as_array().map(Vec::len),
+                    Some(3),
+                    "{answer}"
+                );
+            }
+            503 => {
+                assert!(retry_after, "a 503 says when to retry: {answer}");
+                assert_eq!(content_type, "application/problem+json", "{answer}");
+                unavailable += 1;
+            }
+            _ => panic!("the visitor's request {turn}: {status} {answer}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (created, unavailable)
 }
 
 /// Every game's log read back: gapless (seq 1..=version), each acknowledged event exactly once.
@@ -566,43 +653,41 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
         .expect("an HTTP client");
     let token = new_club(&client, &servers[0], "Failover club").await;
 
-    // A phone follows a game of the first round on the second server throughout.
-    let followed_games = new_games(&client, &servers[0], &token).await;
-    let followed = followed_games[0].clone();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let opened = Arc::new(AtomicBool::new(false));
-    let done = Arc::new(AtomicBool::new(false));
-    let phone = tokio::spawn(follow(
-        client.clone(),
-        servers[1].clone(),
-        token.clone(),
-        followed.clone(),
-        seen.clone(),
-        opened.clone(),
-        done.clone(),
-    ));
-    while !opened.load(Ordering::Relaxed) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let mut games = followed_games;
     let mut resumes = Vec::new();
     let mut total_acks = 0;
 
     for round in 1..=failovers {
-        if round > 1 {
-            // Each failover's tables start fresh games (a log holds at most 2000 events).
-            games = new_games(&client, &servers[0], &token).await;
-        }
+        // Each failover's tables start fresh games (a log holds at most 2000 events).
+        let games = new_games(&client, &servers[0], &token).await;
         let dying = cluster.primary().await;
         assert_synchronous(&cluster, &dying).await;
+
+        // A phone follows table 0's game on the second server, while table 0 appends through
+        // the first server only: every frame the phone gets comes of a wake-up heard on the
+        // second server's LISTEN connection (or of its catching up after listening again).
+        let phone = Arc::new(Phone::default());
+        let phone_task = tokio::spawn(follow(
+            client.clone(),
+            servers[1].clone(),
+            token.clone(),
+            games[0].clone(),
+            phone.clone(),
+        ));
+        while !phone.opened.load(Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
 
         let load = Arc::new(Load::default());
         let mut tasks = Vec::new();
         for (index, game) in games.iter().enumerate() {
             let version = current_version(&client, &servers[0], &token, game).await;
+            let through = match index {
+                0 => Arc::new(vec![servers[0].clone()]),
+                _ => servers.clone(),
+            };
             tasks.push(tokio::spawn(table(
                 client.clone(),
-                servers.clone(),
+                through,
                 token.clone(),
                 index,
                 game.clone(),
@@ -610,10 +695,20 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
                 load.clone(),
             )));
         }
+        let visiting = tokio::spawn(visitor(
+            client.clone(),
+            servers.clone(),
+            token.clone(),
+            load.clone(),
+        ));
         // Load before the kill, then the primary's machine dies.
         tokio::time::sleep(Duration::from_secs(2)).await;
         let before = load.acks.lock().unwrap().len();
         let killed = cluster.kill(&dying).await;
+        // The phone's connection drops while the database is gone: it opens the stream again
+        // with the last id it saw, answered 503 until a primary is back (or at once from the
+        // server's cache).
+        phone.reopen.store(true, Ordering::Relaxed);
 
         // Every table gets appends through after the kill.
         let deadline = Instant::now() + PATIENCE;
@@ -640,6 +735,7 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
         for task in tasks {
             task.await.expect("a table");
         }
+        let (visited, visitor_503s) = visiting.await.expect("the visitor");
         let acks = load.acks.lock().unwrap().clone();
         let resumed = acks
             .iter()
@@ -653,12 +749,79 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
         // Nothing acknowledged is lost or doubled, on the new primary, read through both servers.
         let versions = check_logs(&client, &servers[1], &token, &games, &acks).await;
         check_logs(&client, &servers[0], &token, &games, &acks).await;
+
+        // The visitor's acknowledged games are all there, each as it was made.
+        for game in &visited {
+            assert_eq!(
+                current_version(&client, &servers[0], &token, game).await,
+                1,
+                "{game}"
+            );
+        }
+
+        // Both servers listen on the new primary.
+        let mut promoted_db = sqlx::PgConnection::connect(&cluster.node_url(&promoted))
+            .await
+            .expect("the new primary");
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let listening: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1",
+            )
+            .bind(tabletally_api::wakeups::LISTENER)
+            .fetch_one(&mut promoted_db)
+            .await
+            .expect("the listeners");
+            if listening == 2 {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{listening} servers listen on the new primary, not 2 (round {round})"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+
+        // The phone on the second server saw every append of table 0 (made through the first
+        // server) exactly once, in order, across the failover and its own reconnection.
+        let final_version = versions[0];
+        let deadline = Instant::now() + PATIENCE;
+        while phone.seen.lock().unwrap().last().copied() != Some(final_version) {
+            assert!(
+                Instant::now() < deadline,
+                "the phone did not catch up: {:?} of {final_version} (round {round})",
+                phone.seen.lock().unwrap().last()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        phone.done.store(true, Ordering::Relaxed);
+        phone_task.await.expect("the phone");
+        assert_eq!(
+            *phone.seen.lock().unwrap(),
+            (2..=final_version).collect::<Vec<_>>(),
+            "the phone saw each version once, in order (round {round})"
+        );
+        let opens = phone.opens.lock().unwrap().clone();
+        assert!(
+            opens.len() >= 2,
+            "the phone opened its stream again: {opens:?}"
+        );
+        assert!(
+            opens
+                .iter()
+                .all(|&(status, retry_after)| status == 200 || (status == 503 && retry_after)),
+            "a stream opens, or answers 503 with Retry-After: {opens:?}"
+        );
         println!(
             "failover {round}: {dying} killed, {promoted} promoted; writes resumed {} ms after the kill; \
-             {} appends acknowledged ({before} before the kill), {} answers 503 retried, versions {versions:?}; 0 lost, 0 duplicated",
+             {} appends acknowledged ({before} before the kill), {} answers 503 retried, versions {versions:?}; 0 lost, 0 duplicated; \
+             the visitor made {} games ({visitor_503s} answers 503); the phone opened its stream {} times ({} answers 503) and saw versions 2..={final_version} once each",
             resumed.as_millis(),
             acks.len(),
             *load.retried.lock().unwrap(),
+            visited.len(),
+            opens.len(),
+            opens.iter().filter(|o| o.0 == 503).count(),
         );
         resumes.push(resumed);
         total_acks += acks.len();
@@ -683,27 +846,6 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
             rejoined.elapsed().as_millis()
         );
     }
-
-    // The phone on the second server saw every append of its game exactly once, in order,
-    // across the failover (appends made through either server).
-    let final_version = current_version(&client, &servers[0], &token, &followed).await;
-    let deadline = Instant::now() + PATIENCE;
-    while failovers > 0 && seen.lock().unwrap().last().copied() != Some(final_version) {
-        assert!(
-            Instant::now() < deadline,
-            "the phone did not catch up: {:?} of {final_version}",
-            seen.lock().unwrap().last()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    done.store(true, Ordering::Relaxed);
-    phone.await.expect("the phone");
-    let seen = seen.lock().unwrap().clone();
-    assert_eq!(
-        seen,
-        (2..=final_version).collect::<Vec<_>>(),
-        "the phone saw each version once, in order"
-    );
 
     if std::env::var("TABLETALLY_FAILOVER_COST").is_ok() {
         // The synchronous standby's cost: the same eight tables with commits waiting for the
