@@ -62,7 +62,7 @@ async function call(method, path, { body, query, timeoutMs = ANSWER_MS } = {}) {
   const text = await response.text();
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch { json = null; }
-  if (!response.ok) throw new ApiError(response.status, json ?? { detail: text || response.statusText });
+  if (!response.ok) throw new ApiError(response.status, json ?? { detail: text || t('pad.api.no_reason', { status: response.status }) });
   return json;
 }
 

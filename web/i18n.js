@@ -89,6 +89,17 @@ export function digits(text) {
   return s.replace(/(\d)\.(\d)/g, '$1٫$2').replace(/[0-9]/g, (d) => PERSIAN[Number(d)]);
 }
 
+/**
+ * A sentence the server wrote (a refusal, a breakdown's label or detail, a tie-break) as the page
+ * shows it: in Persian its numbers in Persian digits, like the page's own. Digits that belong to
+ * a Latin word or a path stay as they are (a card "c4", a period "60s", "/events/0").
+ * @param {string} text
+ */
+export function spoken(text) {
+  if (current !== 'fa') return text;
+  return text.replace(/(?<![A-Za-z0-9_/.])\d+(?:\.\d+)?(?![A-Za-z0-9_/])/g, (n) => digits(n));
+}
+
 /** A number as the page shows it (Persian digits in Persian). @param {number | string | null | undefined} n @param {number} [fraction] digits after the point */
 export function num(n, fraction) {
   if (n === null || n === undefined || n === '') return '';

@@ -1,6 +1,6 @@
 // Small DOM helpers shared by every view: building elements without innerHTML (no injection,
 // no inline styles), and showing a refused request next to the field its `pointer` names.
-import { lang, num, ownDigits, readNumber, t } from './i18n.js';
+import { lang, num, ownDigits, readNumber, spoken, t } from './i18n.js';
 
 /**
  * Builds an element. `attrs` keys starting with `on` become listeners; `true`/`false` toggle
@@ -140,7 +140,7 @@ export function clearErrors(root) {
  */
 export function showProblem(root, problem) {
   clearErrors(root);
-  const message = problem.detail || problem.title || t('pad.problem.refused');
+  const message = spoken(problem.detail || problem.title || t('pad.problem.refused'));
   let target = null;
   let best = -1;
   if (problem.pointer) {

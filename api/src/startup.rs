@@ -2,6 +2,7 @@
 
 use std::net::TcpListener;
 use std::sync::Arc;
+use tabletally_domain::message::Message;
 use tabletally_domain::said;
 
 use actix_web::dev::{Server, ServerHandle};
@@ -341,11 +342,7 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
             parameter: None,
         }
         .into(),
-        JsonPayloadError::Payload(payload) => ApiError::BadRequest(said!(
-            "server.problem.body_unreadable",
-            why = payload_words(&payload)
-        ))
-        .into(),
+        JsonPayloadError::Payload(payload) => ApiError::BadRequest(payload_words(&payload)).into(),
         other => ApiError::BadRequest(said!(
             "server.problem.body_unreadable",
             why = other.to_string()
@@ -355,15 +352,15 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
 }
 
 /// Why a body's bytes could not be read, in words (not the error's debug form).
-fn payload_words(payload: &actix_web::error::PayloadError) -> String {
+fn payload_words(payload: &actix_web::error::PayloadError) -> Message {
     use actix_web::error::PayloadError;
     match payload {
         PayloadError::Incomplete(Some(e)) => {
-            format!("{e} (does its Content-Encoding match the body?)")
+            said!("server.problem.body_cut", why = e.to_string())
         }
-        PayloadError::Incomplete(None) => "it ended before its stated length".into(),
-        PayloadError::EncodingCorrupted => "its Content-Encoding could not be decoded".into(),
-        other => other.to_string(),
+        PayloadError::Incomplete(None) => said!("server.problem.body_ended_early"),
+        PayloadError::EncodingCorrupted => said!("server.problem.body_encoding"),
+        other => said!("server.problem.body_unreadable", why = other.to_string()),
     }
 }
 

@@ -429,6 +429,37 @@ async fn a_refused_round_shows_the_rules_words_next_to_the_player_it_names() {
         "Bo a collectionné 6 cartes, mais à 2 joueurs chacun en collectionne 7 par manche \
          (mettez l'option « Vérifier le nombre de cartes » à false pour permettre d'autres tailles)"
     );
+
+    // In Persian the same: the server's sentence in Persian, under Bo's cards and nowhere else.
+    let persian = |t: &str| t.chars().any(|c| ('\u{0600}'..='\u{06FF}').contains(&c));
+    b.select("#language", "fa").await;
+    b.wait_text("#entry button[type=\"submit\"]", persian).await;
+    enter_cards(&b, "Ann", &[("animal-kingdom", 7)]).await;
+    enter_cards(&b, "Bo", &[("autographed", 6)]).await;
+    b.click("#entry button[type=\"submit\"]").await;
+    let shown = b
+        .wait_text("fieldset[data-player=\"Bo\"] .field-error", persian)
+        .await;
+    // The server's Persian sentence, its numbers in the page's Persian digits (the option's
+    // key, named in the sentence, is replaced by its Persian label).
+    assert_eq!(
+        shown,
+        "Bo ۶ کارت جمع کرده است، اما با ۲ بازیکن هر کس در هر دور ۷ کارت جمع می\u{200c}کند \
+         (برای اندازه\u{200c}های دیگر گزینه\u{654} «بررسی تعداد کارت\u{200c}ها» را false کنید)"
+    );
+    assert!(
+        b.js(
+            "return document.querySelector('fieldset[data-player=\"Ann\"] .field-error') === null;"
+        )
+        .await
+        .as_bool()
+        .unwrap()
+    );
+    b.screenshot(
+        "07-refused-fa",
+        Some("fieldset[data-player=\"Bo\"] .field-error"),
+    )
+    .await;
     b.close().await;
 }
 

@@ -389,6 +389,21 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
         columns[0] > columns[1] && columns[1] > columns[2],
         "rank, player, total from right to left: {columns:?}"
     );
+    // "Every point explained": the server's Persian lines, their numbers in Persian digits.
+    let lines = b
+        .js("return [...document.querySelectorAll('.breakdown .line')].map(l => l.textContent);")
+        .await;
+    let lines: Vec<String> = serde_json::from_value(lines).expect("the breakdown's lines");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.chars().any(|c| ('۰'..='۹').contains(&c))),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().all(|l| !latin_number(l)),
+        "a number in Latin digits: {lines:?}"
+    );
     // The log mirrors too: an event's first button (Correct) right of the next (Take back).
     let correct = lefts(&b, ".log li[data-seq=\"3\"] button.correct").await[0];
     let retract = lefts(&b, ".log li[data-seq=\"3\"] button.retract").await[0];
@@ -401,6 +416,22 @@ async fn a_phone_set_to_persian_records_a_vintage_turn_right_to_left_with_persia
     b.screenshot("fa-turn", Some(".entry-box")).await;
     b.screenshot("fa-scoreboard", Some(".board")).await;
     b.close().await;
+}
+
+/// Whether `text` holds a number in Latin digits that is not part of a Latin word or a path
+/// (the digits of "c4" or "60s" are a name's, not a number's).
+fn latin_number(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let part_of_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '/' | '.');
+    (0..chars.len()).any(|i| {
+        chars[i].is_ascii_digit() && (i == 0 || !part_of_word(chars[i - 1])) && {
+            let end = (i..chars.len())
+                .find(|&j| !chars[j].is_ascii_digit())
+                .unwrap_or(chars.len());
+            end == chars.len()
+                || !(chars[end].is_ascii_alphanumeric() || chars[end] == '_' || chars[end] == '/')
+        }
+    })
 }
 
 /// A Vintage card as typed: object, colour, period (the option's value) and value (as text).

@@ -11,7 +11,7 @@ import { follow, reload } from '../live.js';
 import * as outbox from '../outbox.js';
 import { effectiveEvents, getState, subscribe, update } from '../state.js';
 import { h, replace, showProblem, showNotice, clearErrors, newId, field, handOut, Incomplete, when } from '../ui.js';
-import { joined, plural, t } from '../i18n.js';
+import { joined, plural, spoken, t } from '../i18n.js';
 import * as scoreboard from './scoreboard.js';
 import * as log from './log.js';
 import * as conflictView from './conflict.js';
@@ -311,7 +311,7 @@ export function mount(root, id) {
       h('strong', null, w.label), ' ',
       h('ul', { class: 'contents' }, w.events.flatMap((e) => log.contents(e.data)).map((line) => h('li', null, line))),
       w.refused ? [
-        h('p', { class: 'field-error' }, inWords(w.refused).detail || w.refused.title || t('pad.problem.refused')),
+        h('p', { class: 'field-error' }, spoken(inWords(w.refused).detail || w.refused.title || t('pad.problem.refused'))),
         h('button', { type: 'button', class: 'small drop-waiting', onclick: () => outbox.drop(w, getState().game?.version ?? 0).then(resend) }, t('pad.waiting.drop')),
       ] : null));
     let panel = null;

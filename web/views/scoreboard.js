@@ -1,6 +1,6 @@
 // The scoreboard: totals, ranks, winners, every breakdown line, the tie-break and house rules.
 import { h } from '../ui.js';
-import { joined, num, t } from '../i18n.js';
+import { joined, num, spoken, t } from '../i18n.js';
 
 /** @param {import('../api.js').Schemas['ScoreView'] | null} score @returns {HTMLElement} */
 export function render(score) {
@@ -28,14 +28,14 @@ export function render(score) {
     p.rounds.map((r) => h('section', null,
       h('h4', null, t('pad.score.round', { round: r.round, points: r.points })),
       h('ul', null, r.breakdown.map((line) => h('li', { class: 'line' },
-        h('span', { class: 'label' }, line.label), ' ', h('strong', { class: 'points' }, signed(line.points)),
-        line.detail ? h('small', { class: 'detail' }, ` — ${line.detail}`) : null))))),
+        h('span', { class: 'label' }, spoken(line.label)), ' ', h('strong', { class: 'points' }, signed(line.points)),
+        line.detail ? h('small', { class: 'detail' }, ` — ${spoken(line.detail)}`) : null))))),
     p.adjustments?.length ? h('section', null, h('h4', null, t('pad.score.adjustments')), h('ul', null, p.adjustments.map((a) =>
-      h('li', { class: 'line' }, h('span', { class: 'label' }, a.label), ' ', h('strong', { class: 'points' }, signed(a.points)),
-        a.detail ? h('small', { class: 'detail' }, ` — ${a.detail}`) : null)))) : null));
+      h('li', { class: 'line' }, h('span', { class: 'label' }, spoken(a.label)), ' ', h('strong', { class: 'points' }, signed(a.points)),
+        a.detail ? h('small', { class: 'detail' }, ` — ${spoken(a.detail)}`) : null)))) : null));
 
   const tiebreak = score.tiebreak
-    ? h('p', { class: 'tiebreak' }, h('strong', null, `${t('pad.score.tiebreak')} `), `${score.tiebreak.rule} — ${score.tiebreak.detail}`)
+    ? h('p', { class: 'tiebreak' }, h('strong', null, `${t('pad.score.tiebreak')} `), spoken(`${score.tiebreak.rule} — ${score.tiebreak.detail}`))
     : null;
   const houseRules = score.house_rule_points?.length || score.house_rules?.length
     ? h('details', { class: 'house-rules' }, h('summary', null, t('pad.score.house_rules', { n: score.house_rules?.length ?? 0 })),
