@@ -48,7 +48,9 @@ impl PlayerName {
         if raw.chars().count() > MAX_NAME_CHARS {
             return Err(NameFault::TooLong);
         }
-        if name.chars().any(char::is_control) {
+        // Also around it: trimming takes spaces off, not a line break or a tab (the schema's
+        // pattern refuses a control character anywhere).
+        if raw.chars().any(char::is_control) {
             return Err(NameFault::ControlCharacters);
         }
         Ok(Self(name.to_owned()))
@@ -376,6 +378,18 @@ mod tests {
             rule.player(),
             "a player name has at most 40 characters, spaces around it included"
         );
+    }
+
+    #[test]
+    fn a_line_break_or_tab_is_refused_inside_a_name_and_around_it_where_spaces_are_trimmed() {
+        assert_eq!(PlayerName::parse("  Ann ").unwrap().as_str(), "Ann");
+        for raw in ["\nAnn", "Ann\t", "A\u{7f}nn", "\u{85}Ann"] {
+            assert_eq!(
+                PlayerName::parse(raw),
+                Err(NameFault::ControlCharacters),
+                "{raw:?}"
+            );
+        }
     }
 
     #[test]

@@ -400,6 +400,8 @@ async fn a_rename_onto_another_players_name_is_a_conflict_naming_them(app: TestA
 
     let onto_ann = c.rename(&app, &c.anne, "ann").await;
     let empty = c.rename(&app, &c.anne, "  ").await;
+    // A line break is no space: it is refused, not trimmed (the schema's pattern refuses it).
+    let line_break = c.rename(&app, &c.anne, "\nAnnie").await;
     let unknown = c
         .rename(&app, "00000000-0000-4000-8000-000000000000", "Zed")
         .await;
@@ -416,6 +418,12 @@ async fn a_rename_onto_another_players_name_is_a_conflict_naming_them(app: TestA
     let problem = empty.problem(422);
     assert_eq!(problem["pointer"], "/name");
     assert_eq!(problem["detail"], "a player name cannot be empty");
+    let problem = line_break.problem(422);
+    assert_eq!(problem["pointer"], "/name");
+    assert_eq!(
+        problem["detail"],
+        "a player name cannot contain control characters"
+    );
     unknown.problem(404);
     assert_eq!(
         listed(&c.get(&app, "/v1/players").await),

@@ -125,7 +125,7 @@ pub async fn create_token(
 fn checked_name(raw: &str) -> Result<&str, ApiError> {
     let name = raw.trim();
     // The document's maxLength counts the name as sent, spaces included.
-    if name.is_empty() || raw.chars().count() > MAX_TOKEN_NAME || name.chars().any(char::is_control)
+    if name.is_empty() || raw.chars().count() > MAX_TOKEN_NAME || raw.chars().any(char::is_control)
     {
         return Err(ApiError::invalid(
             "/name",

@@ -69,7 +69,7 @@ pub async fn create_club(
     // The document's maxLength counts the name as sent, spaces included.
     if name.is_empty()
         || body.name.chars().count() > MAX_CLUB_NAME
-        || name.chars().any(char::is_control)
+        || body.name.chars().any(char::is_control)
     {
         return Err(ApiError::invalid(
             "/name",
