@@ -124,16 +124,16 @@ pub fn seat_named(players: &[Player], name: &str) -> Option<usize> {
     players.iter().position(|p| same_name(&p.name, name))
 }
 
-/// An event's object from player name to something, with its keys rewritten to the names as
-/// seated, so the game reads it by seat name. A key naming nobody at the table, or a player
-/// given twice (in two spellings), is refused; pointers are `/<field>/<key as written>`.
-pub fn keys_by_seated_name(
-    given: &Map<String, Value>,
+/// The seat of each key of an event's object from player name to something, with its value. A
+/// key naming nobody at the table, or a player given twice (in two spellings), is refused;
+/// pointers are `/<field>/<key as written>`.
+pub fn seats_of_keys<'a>(
+    given: &'a Map<String, Value>,
     field: &str,
     players: &[Player],
-) -> Result<Map<String, Value>, RuleError> {
-    let mut seated = Map::with_capacity(given.len());
-    let mut written: Vec<(usize, &str)> = Vec::with_capacity(given.len());
+) -> Result<Vec<(usize, &'a Value)>, RuleError> {
+    let mut seats: Vec<(usize, &'a Value)> = Vec::with_capacity(given.len());
+    let mut written: Vec<&str> = Vec::with_capacity(given.len());
     for (key, value) in given {
         let Some(seat) = seat_named(players, key) else {
             let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
@@ -146,21 +146,34 @@ pub fn keys_by_seated_name(
                 ),
             ));
         };
-        if let Some((_, earlier)) = written.iter().find(|(s, _)| *s == seat) {
+        if let Some(i) = seats.iter().position(|(s, _)| *s == seat) {
             return Err(RuleError::said(
                 pointer([field, key]),
                 crate::said!(
                     "server.common.refusal.are_same_player_names_match",
-                    earlier = format!("{:?}", earlier),
+                    earlier = format!("{:?}", written[i]),
                     key = format!("{:?}", key),
                     name = &players[seat].name
                 ),
             ));
         }
-        written.push((seat, key));
-        seated.insert(players[seat].name.clone(), value.clone());
+        seats.push((seat, value));
+        written.push(key);
     }
-    Ok(seated)
+    Ok(seats)
+}
+
+/// An event's object from player name to something, with its keys rewritten to the names as
+/// seated, so the game reads it by seat name; refused as [`seats_of_keys`] refuses.
+pub fn keys_by_seated_name(
+    given: &Map<String, Value>,
+    field: &str,
+    players: &[Player],
+) -> Result<Map<String, Value>, RuleError> {
+    Ok(seats_of_keys(given, field, players)?
+        .into_iter()
+        .map(|(seat, value)| (players[seat].name.clone(), value.clone()))
+        .collect())
 }
 
 /// Seats the players in the order given and checks what every game requires: a name each,

@@ -9,7 +9,7 @@ use crate::data::fields;
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::score::list_names;
-use crate::setup::{Player, keys_by_seated_name, seat_named};
+use crate::setup::{Player, seats_of_keys};
 
 pub const ROUND_STARTED: &str = "round_started";
 pub const CARDS_PLAYED: &str = "cards_played";
@@ -283,12 +283,9 @@ fn by_player<'a>(
         )
     })?;
     // Keys match seated names by the one name rule; each key goes to its seat.
-    keys_by_seated_name(map, field, players)?;
     let mut by_seat: Vec<Option<&'a Value>> = vec![None; players.len()];
-    for (key, entry) in map {
-        if let Some(seat) = seat_named(players, key) {
-            by_seat[seat] = Some(entry);
-        }
+    for (seat, entry) in seats_of_keys(map, field, players)? {
+        by_seat[seat] = Some(entry);
     }
     if every_player && by_seat.contains(&None) {
         let missing: Vec<&str> = players
