@@ -33,27 +33,31 @@ pub struct PlayerEntry {
     pub color: Option<String>,
 }
 
+/// A name as typed (a player's, a preset's, a club's, a token's), checked as the API's schema
+/// checks it: at most `most` characters counted as sent, spaces around it included; no control
+/// character anywhere, around it included (trimming takes spaces off, not a line break or a
+/// tab); and not empty once the spaces around it are trimmed. Returns it trimmed.
+pub fn checked_name(raw: &str, most: usize) -> Result<&str, NameFault> {
+    let name = raw.trim();
+    if name.is_empty() {
+        return Err(NameFault::Empty);
+    }
+    if raw.chars().count() > most {
+        return Err(NameFault::TooLong);
+    }
+    if raw.chars().any(char::is_control) {
+        return Err(NameFault::ControlCharacters);
+    }
+    Ok(name)
+}
+
 /// A player name that has been checked: trimmed, not empty, printable, not too long.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerName(String);
 
 impl PlayerName {
     pub fn parse(raw: &str) -> Result<Self, NameFault> {
-        let name = raw.trim();
-        if name.is_empty() {
-            return Err(NameFault::Empty);
-        }
-        // Counted as sent, spaces around it included: that is the length a client checks
-        // against the API's schema, so a name the schema refuses is refused here too.
-        if raw.chars().count() > MAX_NAME_CHARS {
-            return Err(NameFault::TooLong);
-        }
-        // Also around it: trimming takes spaces off, not a line break or a tab (the schema's
-        // pattern refuses a control character anywhere).
-        if raw.chars().any(char::is_control) {
-            return Err(NameFault::ControlCharacters);
-        }
-        Ok(Self(name.to_owned()))
+        checked_name(raw, MAX_NAME_CHARS).map(|name| Self(name.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -133,7 +137,6 @@ pub fn seats_of_keys<'a>(
     players: &[Player],
 ) -> Result<Vec<(usize, &'a Value)>, RuleError> {
     let mut seats: Vec<(usize, &'a Value)> = Vec::with_capacity(given.len());
-    let mut written: Vec<&str> = Vec::with_capacity(given.len());
     for (key, value) in given {
         let Some(seat) = seat_named(players, key) else {
             let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
@@ -146,19 +149,23 @@ pub fn seats_of_keys<'a>(
                 ),
             ));
         };
-        if let Some(i) = seats.iter().position(|(s, _)| *s == seat) {
+        // The seats follow the keys' order: the i-th seat is the i-th key's.
+        if let Some(earlier) = seats
+            .iter()
+            .position(|(s, _)| *s == seat)
+            .and_then(|i| given.keys().nth(i))
+        {
             return Err(RuleError::said(
                 pointer([field, key]),
                 crate::said!(
                     "server.common.refusal.are_same_player_names_match",
-                    earlier = format!("{:?}", written[i]),
+                    earlier = format!("{:?}", earlier),
                     key = format!("{:?}", key),
                     name = &players[seat].name
                 ),
             ));
         }
         seats.push((seat, value));
-        written.push(key);
     }
     Ok(seats)
 }

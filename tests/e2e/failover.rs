@@ -24,6 +24,7 @@ use sqlx::{Connection, Row};
 use tabletally_api::config::Config;
 use tabletally_api::startup::{Application, Stopper};
 
+use crate::helpers::Reply;
 use crate::mint_condition::{new_game, round_1, round_2, round_3};
 
 const TABLES: usize = 8;
@@ -228,13 +229,8 @@ async fn table(
                 .bearer_auth(&token)
                 .json(&body)
                 .send()
-                .await
-                .expect("the tabletally server answers (it is the database that dies)");
-            let Answer {
-                status,
-                body: answer,
-                ..
-            } = answer_of(reply, "a table's append").await;
+                .await;
+            let (status, answer) = answer_of(reply, "a table's append").await;
             match status {
                 200 | 201 => {
                     let now = answer["version"].as_i64().expect("a version");
@@ -261,29 +257,22 @@ async fn table(
     version
 }
 
-/// An answer as these tests read it.
-struct Answer {
-    status: u16,
-    /// The JSON body, null when there is none.
-    body: Value,
-}
-
-/// Reads an answer; a 503 must say when to retry (`Retry-After`) in problem+json.
-async fn answer_of(reply: reqwest::Response, what: &str) -> Answer {
-    let status = reply.status().as_u16();
-    let retry_after = reply.headers().contains_key("retry-after");
-    let content_type = reply
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    let body: Value = reply.json().await.unwrap_or(Value::Null);
+/// Reads an answer through the suite's `Reply`; a 503 must be a problem that says when to
+/// retry (`Retry-After`). Returns the status and the body.
+async fn answer_of(reply: reqwest::Result<reqwest::Response>, what: &str) -> (u16, Value) {
+    let reply =
+        Reply::read(reply.expect("the tabletally server answers (it is the database that dies)"))
+            .await;
+    let status = reply.status.as_u16();
     if status == 503 {
-        assert!(retry_after, "{what}: a 503 says when to retry: {body}");
-        assert_eq!(content_type, "application/problem+json", "{what}: {body}");
+        reply.problem(503);
+        assert!(
+            reply.headers.contains_key("retry-after"),
+            "{what}: a 503 says when to retry: {}",
+            reply.body
+        );
     }
-    Answer { status, body }
+    (status, reply.body)
 }
 
 /// A phone following one game on one server, as the test sees it.
@@ -391,13 +380,8 @@ async fn visitor(
                 .bearer_auth(&token)
                 .send()
                 .await
-        }
-        .expect("the tabletally server answers (it is the database that dies)");
-        let Answer {
-            status,
-            body: answer,
-            ..
-        } = answer_of(reply, "the visitor's request").await;
+        };
+        let (status, answer) = answer_of(reply, "the visitor's request").await;
         match status {
             201 => created.push(
                 answer["id"]

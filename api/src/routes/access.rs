@@ -123,15 +123,12 @@ pub async fn create_token(
 }
 
 fn checked_name(raw: &str) -> Result<&str, ApiError> {
-    let name = raw.trim();
-    // The document's maxLength counts the name as sent, spaces included.
-    if name.is_empty() || raw.chars().count() > MAX_TOKEN_NAME || raw.chars().any(char::is_control)
-    {
-        return Err(ApiError::invalid(
+    let name = tabletally_domain::setup::checked_name(raw, MAX_TOKEN_NAME).map_err(|_| {
+        ApiError::invalid(
             "/name",
             tabletally_domain::said!("server.api.access.token_name_length", most = MAX_TOKEN_NAME),
-        ));
-    }
+        )
+    })?;
     // Events name the token that recorded them: the club's own token's name stays its own.
     if name.eq_ignore_ascii_case(auth::CLUB_TOKEN_NAME) {
         return Err(ApiError::invalid(

@@ -65,17 +65,12 @@ pub async fn create_club(
                 .map_err(ApiError::TooManyRequests)?;
         }
     }
-    let name = body.name.trim();
-    // The document's maxLength counts the name as sent, spaces included.
-    if name.is_empty()
-        || body.name.chars().count() > MAX_CLUB_NAME
-        || body.name.chars().any(char::is_control)
-    {
-        return Err(ApiError::invalid(
+    let name = tabletally_domain::setup::checked_name(&body.name, MAX_CLUB_NAME).map_err(|_| {
+        ApiError::invalid(
             "/name",
             tabletally_domain::said!("server.api.clubs.name_length", most = MAX_CLUB_NAME),
-        ));
-    }
+        )
+    })?;
     let id = uuid::Uuid::new_v4().to_string();
     let (token, hash) = auth::new_token(&id)?;
     let club = state.store.create_club(&id, name, &hash).await?;
