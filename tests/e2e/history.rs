@@ -9,7 +9,10 @@ use sqlx::Connection;
 
 use crate::helpers::{Backend, TestApp, event, ranks};
 use crate::on_both_backends;
-use crate::statistics::{at, g1_rounds, g2_rounds, mint_condition, seed};
+use crate::statistics::{
+    Rounds, at, g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds, mint_condition, seat_ids,
+    seed,
+};
 
 on_both_backends!(
     a_period_cutting_through_days_sums_the_same_games_as_whole_days_and_whole_months,
@@ -17,6 +20,7 @@ on_both_backends!(
     head_to_head_and_player_stats_count_a_period_to_the_instant,
     a_game_started_earlier_that_finishes_later_counts_in_its_own_period,
     the_migration_builds_the_read_models_the_appends_write,
+    period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and_corrected_in,
 );
 
 async fn get(app: &TestApp, token: &str, path: &str) -> Value {
@@ -281,8 +285,9 @@ async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
     let h = seed(&app).await;
     let written = period_answers(&app, &h).await;
 
-    // Act: drop what migration 0010 made and run it again on the same games.
-    let drop = "DROP TABLE player_runs; DROP TABLE game_buckets; \
+    // Act: drop what migrations 0010 and 0012 made and run them again on the same games.
+    let drop = "DROP TABLE run_snapshots; DROP TABLE run_months; \
+                DROP TABLE player_runs; DROP TABLE game_buckets; \
                 DROP INDEX games_club_status_started; DROP INDEX games_club_game_started;";
     match app.backend {
         Backend::Sqlite => {
@@ -296,6 +301,10 @@ async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
             .execute(&mut db)
             .await
             .unwrap();
+            sqlx::raw_sql(include_str!("../../migrations/sqlite/0012_run_snapshots.sql"))
+                .execute(&mut db)
+                .await
+                .unwrap();
         }
         Backend::Postgres => {
             let mut db = sqlx::PgConnection::connect(&app.database_url)
@@ -308,6 +317,10 @@ async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
             .execute(&mut db)
             .await
             .unwrap();
+            sqlx::raw_sql(include_str!("../../migrations/postgres/0012_run_snapshots.sql"))
+                .execute(&mut db)
+                .await
+                .unwrap();
         }
     }
     let migrated = period_answers(&app, &h).await;
@@ -316,4 +329,234 @@ async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
     for ((path, before), (_, after)) in written.iter().zip(&migrated) {
         assert_eq!(after, before, "{path}");
     }
+}
+
+/// A small deterministic generator: the same "random" club on every run.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// Per player id: (games, wins, sum of ranks, sum of totals) over the finished games started
+/// in `[from, to)`, worked out from each game's own scoreboard.
+type Expected = std::collections::BTreeMap<String, (i64, i64, i64, i64)>;
+
+fn expected_board(
+    games: &[(String, chrono::DateTime<chrono::Utc>, Vec<(String, i64, i64)>)],
+    from: Option<chrono::DateTime<chrono::Utc>>,
+    to: Option<chrono::DateTime<chrono::Utc>>,
+) -> Expected {
+    let mut board = Expected::new();
+    for (_, started, seats) in games {
+        if from.is_some_and(|f| *started < f) || to.is_some_and(|t| *started >= t) {
+            continue;
+        }
+        for (player, rank, total) in seats {
+            let e = board.entry(player.clone()).or_default();
+            *e = (e.0 + 1, e.1 + i64::from(*rank == 1), e.2 + rank, e.3 + total);
+        }
+    }
+    board
+}
+
+/// Each finished game's start and its seats as (player id now, rank, total), from the API.
+async fn finished_games(
+    app: &TestApp,
+    club: &crate::helpers::TestClub,
+    ids: &[String],
+) -> Vec<(String, chrono::DateTime<chrono::Utc>, Vec<(String, i64, i64)>)> {
+    let mut games = Vec::new();
+    for id in ids {
+        let game = get(app, &club.token, &format!("/v1/games/{id}")).await;
+        if game["status"] != "finished" {
+            continue;
+        }
+        let started = game["started_at"].as_str().unwrap().parse().unwrap();
+        let seats = seat_ids(app, club, id).await;
+        let score = get(app, &club.token, &format!("/v1/games/{id}/score")).await;
+        let mut results = Vec::new();
+        for p in score["players"].as_array().unwrap() {
+            let name = p["name"].as_str().unwrap();
+            let player = &seats.iter().find(|s| s.0 == name).expect("seated").1;
+            results.push((
+                player.clone(),
+                p["rank"].as_i64().unwrap(),
+                p["total"].as_i64().unwrap(),
+            ));
+        }
+        games.push((id.clone(), started, results));
+    }
+    games
+}
+
+/// Asks the leaderboard over many periods (month starts, game starts, midnights, open sides)
+/// and checks every player's games, wins, average rank and average damage against the games.
+async fn check_periods(
+    app: &TestApp,
+    club: &crate::helpers::TestClub,
+    ids: &[String],
+    rng: &mut Lcg,
+    when: &str,
+) {
+    let games = finished_games(app, club, ids).await;
+    let bound = |rng: &mut Lcg| -> Option<String> {
+        let month = 1 + rng.below(9);
+        let day = 1 + rng.below(28);
+        match rng.below(5) {
+            0 => None,
+            1 => Some(format!("2026-{month:02}-01T00:00:00Z")),
+            2 => Some(format!("2026-{month:02}-{day:02}T19:00:00Z")),
+            3 => Some(format!("2026-{month:02}-{day:02}T00:00:00Z")),
+            _ => Some(format!("2026-{month:02}-{day:02}T19:00:00.5Z")),
+        }
+    };
+    for _ in 0..30 {
+        let (from, to) = (bound(rng), bound(rng));
+        let parse = |t: &Option<String>| t.as_ref().map(|t| t.parse().unwrap());
+        let (from_at, to_at) = (parse(&from), parse(&to));
+        if let (Some(f), Some(t)) = (from_at, to_at)
+            && f >= t
+        {
+            continue;
+        }
+        let mut query = String::new();
+        if let Some(from) = &from {
+            query += &format!("&from={from}");
+        }
+        if let Some(to) = &to {
+            query += &format!("&to={to}");
+        }
+        let expected = expected_board(&games, from_at, to_at);
+        let board = get(
+            app,
+            &club.token,
+            &format!("/v1/stats/leaderboard?game=mint-condition{query}"),
+        )
+        .await;
+        let answered: Expected = board["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let played = p["games_played"].as_i64().unwrap();
+                let rank_sum = (p["average_rank"].as_f64().unwrap() * played as f64).round();
+                let total_sum = (p["average_score"].as_f64().unwrap() * played as f64).round();
+                (
+                    p["player_id"].as_str().unwrap().to_owned(),
+                    (
+                        played,
+                        p["wins"].as_i64().unwrap(),
+                        rank_sum as i64,
+                        total_sum as i64,
+                    ),
+                )
+            })
+            .collect();
+        assert_eq!(answered, expected, "{when}: from {from:?} to {to:?}");
+    }
+}
+
+async fn period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and_corrected_in(
+    app: TestApp,
+) {
+    // Arrange: 28 two-player games over January to August, recorded in a shuffled order, so
+    // that months are first seen late and games land before months already summed. Ed never
+    // sits with Cy, so that Ed can be merged into Cy at the end.
+    let club = app.new_club().await;
+    let mut rng = Lcg(31);
+    let pairs = [
+        ("Ann", "Bo"),
+        ("Ann", "Cy"),
+        ("Bo", "Cy"),
+        ("Cy", "Di"),
+        ("Ann", "Ed"),
+        ("Bo", "Ed"),
+        ("Di", "Ed"),
+    ];
+    let specs: [fn() -> Rounds; 5] = [g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds];
+    let mut planned: Vec<(String, usize, usize)> = (0..28)
+        .map(|_| {
+            let date = format!("2026-{:02}-{:02}", 1 + rng.below(8), 1 + rng.below(28));
+            let pair = rng.below(pairs.len() as u64) as usize;
+            let spec = rng.below(specs.len() as u64) as usize;
+            (date, pair, spec)
+        })
+        .collect();
+    for i in (1..planned.len()).rev() {
+        planned.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let mut ids = Vec::new();
+    for (date, pair, spec) in &planned {
+        ids.push(mint_condition(&app, &club, date, pairs[*pair], specs[*spec](), 3).await);
+    }
+    check_periods(&app, &club, &ids, &mut rng, "recorded").await;
+
+    // Act and assert: corrections. Three games lose their last round (no longer finished),
+    // one of them gets it back; one game is abandoned after finishing.
+    for id in &ids[3..6] {
+        let reply = app
+            .append(
+                &club,
+                id,
+                Some(4),
+                vec![event("retract", json!({"seq": 4, "reason": "wrong table"}))],
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    let (date, pair, spec) = &planned[4];
+    let round = specs[*spec]()[2].clone();
+    let (first, second) = pairs[*pair];
+    let reply = app
+        .append(
+            &club,
+            &ids[4],
+            Some(5),
+            vec![event(
+                "round_collected",
+                json!({"round": 3, "collections": {first: round.0, second: round.1}}),
+            )],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{date}: {}", reply.body);
+    let reply = app
+        .append(
+            &club,
+            &ids[7],
+            Some(4),
+            vec![event("abandon", json!({"reason": "the cat sat on the cards"}))],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    check_periods(&app, &club, &ids, &mut rng, "corrected").await;
+
+    // Ed merged into Cy: Ed's games count as Cy's in every period.
+    let players = get(&app, &club.token, "/v1/players?limit=50").await;
+    let id_of = |name: &str| {
+        players["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .expect("listed")["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let reply = app
+        .post(
+            &format!("/v1/players/{}/merge", id_of("Ed")),
+            Some(&club.token),
+            &json!({"into": id_of("Cy")}),
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    check_periods(&app, &club, &ids, &mut rng, "merged").await;
 }

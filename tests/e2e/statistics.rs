@@ -104,7 +104,7 @@ pub(crate) fn g2_rounds() -> Rounds {
 /// Totals: first 5 + 3 + 2 = 10, second 2 + 2 + 5 = 9 → second wins.
 /// Without Be Careful! first 10 − 8 = 2, second 9 → first would win: Be Careful! decided it.
 /// Damage by kind: first be-careful 8, fine-wine 2; second fine-wine 4, autographed 5.
-fn g3_rounds() -> Rounds {
+pub(crate) fn g3_rounds() -> Rounds {
     [
         (
             hand(&[(MEM, 4), (SMU, 3)]),
@@ -146,7 +146,7 @@ pub(crate) fn g4_rounds() -> Rounds {
 /// R1: second Animal Kingdom ×3 → 6. R2: first Autographed pair → 5. R3: second Fine Wine → 2.
 /// Totals: first 5, second 6 + 2 = 8 → first wins.
 /// Damage by kind: first autographed 5; second animal-kingdom 6, fine-wine 2.
-fn g6_rounds() -> Rounds {
+pub(crate) fn g6_rounds() -> Rounds {
     [
         (
             hand(&[(BC, 1), (MEM, 3), (SMU, 3)]),

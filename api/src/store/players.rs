@@ -13,7 +13,7 @@ use tabletally_domain::setup::name_key;
 
 use super::StoreError;
 use super::sql::{PostgresStore, SqliteStore};
-use super::stats::{CLEAR_RUNS, RECOMPUTE_RUNS};
+use super::stats::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, SNAPSHOTS_LOCK};
 
 /// How a rename went.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,7 +98,7 @@ const RECOMPUTE_TOTALS: &str = "INSERT INTO player_game_totals \
      GROUP BY g.club_id, gp.player_id, g.game, g.variant";
 
 macro_rules! players_store {
-    ($store:ident, begin = $begin:literal, lock = $lock:literal) => {
+    ($store:ident, begin = $begin:literal, lock = $lock:literal, lock_club = $lock_club:expr) => {
         #[async_trait]
         impl PlayerStore for $store {
             async fn rename_player(&self, club: &str, id: &str, name: &str) -> Result<Rename, StoreError> {
@@ -211,6 +211,14 @@ macro_rules! players_store {
                     sqlx::query(CLEAR_RUNS).bind(player).bind(None::<&str>).execute(&mut *tx).await?;
                 }
                 sqlx::query(RECOMPUTE_RUNS).bind(club).bind(into).bind(None::<&str>).execute(&mut *tx).await?;
+                // The month snapshots follow the runs, taken as a finish takes them.
+                if let Some(lock) = $lock_club {
+                    sqlx::query(lock).bind(club).execute(&mut *tx).await?;
+                }
+                for player in [from, into] {
+                    sqlx::query(CLEAR_SNAPSHOTS).bind(club).bind(player).bind(None::<&str>).execute(&mut *tx).await?;
+                }
+                sqlx::query(RECOMPUTE_SNAPSHOTS).bind(club).bind(into).bind(None::<&str>).execute(&mut *tx).await?;
                 sqlx::query("DELETE FROM players WHERE club_id = $1 AND id = $2")
                     .bind(club)
                     .bind(from)
@@ -336,5 +344,5 @@ macro_rules! players_store {
     };
 }
 
-players_store!(SqliteStore, begin = "BEGIN IMMEDIATE", lock = "");
-players_store!(PostgresStore, begin = "BEGIN", lock = " FOR UPDATE");
+players_store!(SqliteStore, begin = "BEGIN IMMEDIATE", lock = "", lock_club = None::<&str>);
+players_store!(PostgresStore, begin = "BEGIN", lock = " FOR UPDATE", lock_club = Some(SNAPSHOTS_LOCK));

@@ -556,85 +556,77 @@ fn period_conditions(column: &str, (start, end): Range, params: &mut Params) -> 
     conditions
 }
 
-/// The running sums a period's leaderboard reads of a run, in this order, packed into one text
-/// value (`played,wins,total_sum,rank_sum,lower_games`) so that one index seek fetches them all.
-const RUN_SUMS: [&str; 5] = ["played", "wins", "total_sum", "rank_sum", "lower_games"];
-
-/// SQLite: the last run (before `before`) of `t`'s player, game and variant, as the column
-/// `{alias}_run` — a scalar subquery, one seek in the runs' primary key, whose row carries the
-/// sums (SQLite has no `LATERAL`). Returns the column and the (empty) join.
-fn last_run_by_key(alias: &str, before: Option<&str>) -> (String, String) {
-    let bound = before
-        .map(|b| format!(" AND r.played_at < {b}"))
-        .unwrap_or_default();
-    let packed = RUN_SUMS.map(|c| format!("r.{c}")).join(" || ',' || ");
-    (
-        format!(
-            "(SELECT {packed} FROM player_runs r \
-              WHERE r.player_id = t.player_id AND r.game = t.game AND r.variant = t.variant{bound} \
-              ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1) AS {alias}_run"
-        ),
-        String::new(),
-    )
-}
-
-/// PostgreSQL: the same run, sought by a `LATERAL` subquery (measured a little faster there
-/// than SQLite's scalar subquery: 35–39 against 42–52 ms for 4,000 lookups). Returns the
-/// column and the join.
-fn last_run_lateral(alias: &str, before: Option<&str>) -> (String, String) {
-    let bound = before
-        .map(|b| format!(" AND r.played_at < {b}"))
-        .unwrap_or_default();
-    let packed = RUN_SUMS.map(|c| format!("r.{c}")).join(", ");
-    (
-        format!("{alias}.run AS {alias}_run"),
-        format!(
-            "LEFT JOIN LATERAL (SELECT concat_ws(',', {packed}) AS run FROM player_runs r \
-               WHERE r.player_id = t.player_id AND r.game = t.game AND r.variant = t.variant{bound} \
-               ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1) {alias} ON true"
-        ),
-    )
-}
-
-/// The cores a period's leaderboard is read on, asked once: on Linux the answer reads the
-/// process's cgroup files, which a request should not.
-static CORES: std::sync::LazyLock<usize> =
-    std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-
-/// Bounds of the ranges of player ids a period's leaderboard is read in, one range per core
-/// (at most four), split on the first hex digit of the ids (which are UUIDs; any other id
-/// still falls in exactly one range).
-fn player_parts(cores: usize) -> Vec<(Option<&'static str>, Option<&'static str>)> {
-    const DIGITS: [&str; 16] = [
-        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f",
-    ];
-    let parts = cores.clamp(1, 4);
-    let cut = |i: usize| (i > 0 && i < parts).then(|| DIGITS[16 * i / parts]);
-    (0..parts).map(|i| (cut(i), cut(i + 1))).collect()
-}
-
-/// The sums of a run packed by [`last_run_by_key`] or [`last_run_lateral`]; no run is zeros.
-fn run_sums(packed: Option<&str>) -> Result<[i64; 5], StoreError> {
-    let mut sums = [0_i64; 5];
-    let Some(packed) = packed else {
-        return Ok(sums);
+/// The club's month snapshots (`run_snapshots`) and what a period's leaderboard reads: the sums
+/// per player, game and variant of the club's finished games started before `before` (`None`:
+/// all of them), negated when `negate`. They are the snapshot of the latest month at or before
+/// that instant (the club has one for every month in which a game it finished was started),
+/// plus the seats of the games started from that month's start: a range of some thousand rows
+/// and at most a month's games, whatever the club's size. `only` narrows them (`(column,
+/// placeholder)` pairs on `game` or `variant`). Columns: `player_id`, `game`, `variant`,
+/// `played`, `wins`, `total_sum`, `rank_sum`, `lower_games`.
+fn sums_before(club: &str, before: Option<&str>, negate: bool, only: &[(&str, String)]) -> String {
+    let minus = if negate { "-" } else { "" };
+    let (month_bound, seat_bound) = match before {
+        Some(t) => (format!(" AND m.starts_at <= {t}"), format!(" AND g.started_at < {t}")),
+        None => (String::new(), String::new()),
     };
-    let mut parts = packed.split(',');
-    for sum in &mut sums {
-        *sum = parts
-            .next()
-            .and_then(|part| part.parse().ok())
-            .ok_or_else(|| corrupt_run(packed))?;
-    }
-    match parts.next() {
-        None => Ok(sums),
-        Some(_) => Err(corrupt_run(packed)),
-    }
+    let narrow = |alias: &str| {
+        only.iter()
+            .map(|(column, value)| format!(" AND {alias}.{column} = {value}"))
+            .collect::<String>()
+    };
+    let month = format!("(SELECT MAX(m.starts_at) FROM run_months m WHERE m.club_id = {club}{month_bound})");
+    format!(
+        "SELECT s.player_id, s.game, s.variant, {minus}s.played AS played, {minus}s.wins AS wins, \
+           {minus}s.total_sum AS total_sum, {minus}s.rank_sum AS rank_sum, {minus}s.lower_games AS lower_games \
+         FROM run_snapshots s WHERE s.club_id = {club} AND s.starts_at = {month}{s_only} \
+         UNION ALL \
+         SELECT gp.player_id, g.game, g.variant, {minus}1, {minus}CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END, \
+           {minus}gp.total, {minus}gp.rank, {minus}COALESCE(g.lower_wins, 0) \
+         FROM games g JOIN game_players gp ON gp.game_id = g.id \
+         WHERE g.club_id = {club} AND g.status = 'finished' AND g.started_at >= {month}{seat_bound}{g_only} \
+           AND gp.rank IS NOT NULL",
+        s_only = narrow("s"),
+        g_only = narrow("g"),
+    )
 }
 
-fn corrupt_run(packed: &str) -> StoreError {
-    StoreError::Corrupt(format!("a run's sums read as {packed:?}"))
+/// The five sums of [`sums_before`]'s rows (`u`), added up by the caller's `GROUP BY`.
+const SUMMED: &str = "CAST(SUM(u.played) AS BIGINT) AS played, CAST(SUM(u.wins) AS BIGINT) AS wins, \
+     CAST(SUM(u.total_sum) AS BIGINT) AS total_sum, CAST(SUM(u.rank_sum) AS BIGINT) AS rank_sum, \
+     CAST(SUM(u.lower_games) AS BIGINT) AS lower_games";
+
+/// A month's snapshot, made from the one before it and the seats since (`$1` the club, `$2`
+/// the month, not yet in `run_months`).
+fn snapshot_of_month() -> String {
+    format!(
+        "INSERT INTO run_snapshots \
+           (club_id, starts_at, player_id, game, variant, played, wins, total_sum, rank_sum, lower_games) \
+         SELECT $1, $2, u.player_id, u.game, u.variant, {SUMMED} \
+         FROM ({}) u GROUP BY u.player_id, u.game, u.variant",
+        sums_before("$1", Some("$2"), false, &[])
+    )
 }
+
+/// PostgreSQL: the club's month snapshots, for one transaction (`$1` the club). Finishes take it
+/// one at a time per club; see `lock_snapshots`.
+pub(super) const SNAPSHOTS_LOCK: &str = "SELECT pg_advisory_xact_lock(7461627, hashtext($1))";
+
+/// Removes a player's month snapshots (`$1` the club, `$2` the player, `$3`: of one game; NULL:
+/// of every game) before they are recomputed.
+pub(super) const CLEAR_SNAPSHOTS: &str =
+    "DELETE FROM run_snapshots WHERE club_id = $1 AND player_id = $2 AND ($3 IS NULL OR game = $3)";
+
+/// A player's month snapshots recomputed from their runs (the same parameters): for each of the
+/// club's months, the player's runs started before it, summed.
+pub(super) const RECOMPUTE_SNAPSHOTS: &str = "INSERT INTO run_snapshots \
+       (club_id, starts_at, player_id, game, variant, played, wins, total_sum, rank_sum, lower_games) \
+     SELECT m.club_id, m.starts_at, r.player_id, r.game, r.variant, COUNT(*), \
+       SUM(CASE WHEN r.rank = 1 THEN 1 ELSE 0 END), SUM(r.total), SUM(r.rank), SUM(r.lower_wins) \
+     FROM run_months m JOIN player_runs r ON r.player_id = $2 AND ($3 IS NULL OR r.game = $3) \
+       AND r.played_at < m.starts_at \
+     WHERE m.club_id = $1 \
+     GROUP BY m.club_id, m.starts_at, r.player_id, r.game, r.variant";
 
 /// A club player with their games played and last game, from the leaderboard sums (a
 /// `PlayerRow`); the caller adds the `WHERE`.
@@ -732,7 +724,7 @@ fn seat_summary_query(
 }
 
 macro_rules! stats_store {
-    ($store:ident, $db:ty, lock_players = $lock_players:literal, last_run = $last_run:expr, json_rows = $json_rows:literal) => {
+    ($store:ident, $db:ty, lock_players = $lock_players:literal, lock_club = $lock_club:expr, json_rows = $json_rows:literal) => {
         impl $store {
             /// Rewrites one game's part of the read models inside the caller's transaction: the
             /// results and facts on its seats and its row, and its players' leaderboard sums.
@@ -797,6 +789,9 @@ macro_rules! stats_store {
                 // Rows are written in player id order, the order every writer locks them in:
                 // two tables finishing at once with the same players cannot deadlock.
                 if had_result || result.is_none() {
+                    if had_result {
+                        Self::lock_snapshots(w, club).await?;
+                    }
                     let mut seats: Vec<&SeatRecord> = game.players.iter().collect();
                     seats.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
                     for seat in seats {
@@ -821,6 +816,8 @@ macro_rules! stats_store {
                         if had_result {
                             w.execute(CLEAR_RUNS, args![&seat.player_id, &game.game]).await?;
                             w.execute(RECOMPUTE_RUNS, args![club, &seat.player_id, &game.game]).await?;
+                            w.execute(CLEAR_SNAPSHOTS, args![club, &seat.player_id, &game.game]).await?;
+                            w.execute(RECOMPUTE_SNAPSHOTS, args![club, &seat.player_id, &game.game]).await?;
                         }
                     }
                     if had_result {
@@ -867,6 +864,7 @@ macro_rules! stats_store {
                     }
                     w.execute(&sql, values).await?;
                     Self::add_runs(w, game, result).await?;
+                    Self::add_to_snapshots(w, club, game, result).await?;
                     Self::add_to_buckets(w, club, game, result).await?;
                 }
                 Ok(())
@@ -987,6 +985,77 @@ macro_rules! stats_store {
                     w.execute(&sql, values).await?;
                 }
                 Ok(())
+            }
+
+            /// Takes the club's month snapshots for this transaction (PostgreSQL; on SQLite the
+            /// database write lock holds them already). Two finishes at once would otherwise
+            /// miss each other: one making a month's snapshot from seats the other has not
+            /// committed, the other adding its seats to the months it sees, not that one. Taken
+            /// after the players' rows, as by every writer of snapshots: no two wait in a circle.
+            async fn lock_snapshots(w: &mut Writes<'_, $db>, club: &str) -> Result<(), StoreError> {
+                if let Some(lock) = $lock_club {
+                    w.execute(lock, args![club]).await?;
+                }
+                Ok(())
+            }
+
+            /// Adds a first finish to the club's month snapshots: the game's month gets one if it
+            /// has none, and every later month's counts the game's seats (a game recorded after
+            /// others that started later, or an imported one).
+            async fn add_to_snapshots(
+                w: &mut Writes<'_, $db>,
+                club: &str,
+                game: &GameRecord,
+                result: &GameResult,
+            ) -> Result<(), StoreError> {
+                Self::lock_snapshots(w, club).await?;
+                let month = month_start(game.started_at);
+                let found = w
+                    .fetch_one(
+                        "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = $2) \
+                                THEN 1 ELSE 0 END AS BIGINT) AS here, \
+                           CAST(CASE WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at > $2) \
+                                THEN 1 ELSE 0 END AS BIGINT) AS later",
+                        args![club, month],
+                    )
+                    .await?;
+                if found.try_get::<i64, _>("here")? == 0 {
+                    // Made before the month is listed: until then the month before it answers.
+                    w.execute(&snapshot_of_month(), args![club, month]).await?;
+                    w.execute("INSERT INTO run_months (club_id, starts_at) VALUES ($1, $2)", args![club, month]).await?;
+                }
+                if found.try_get::<i64, _>("later")? == 0 || result.players.is_empty() {
+                    return Ok(());
+                }
+                // $1 club, $2 the game's start, $3 game, $4 variant, $5 lower wins; then per
+                // player (from $6, four each): id, total, rank, won.
+                let values = (0..result.players.len())
+                    .map(|i| format!("(${}, ${}, ${}, ${})", 6 + 4 * i, 7 + 4 * i, 8 + 4 * i, 9 + 4 * i))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let sql = format!(
+                    "INSERT INTO run_snapshots \
+                       (club_id, starts_at, player_id, game, variant, played, wins, total_sum, rank_sum, lower_games) \
+                     SELECT m.club_id, m.starts_at, v.column1, $3, $4, 1, v.column4, v.column2, v.column3, $5 \
+                     FROM run_months m CROSS JOIN (VALUES {values}) v \
+                     WHERE m.club_id = $1 AND m.starts_at > $2 \
+                     ON CONFLICT (club_id, starts_at, player_id, game, variant) DO UPDATE SET \
+                       played = run_snapshots.played + 1, wins = run_snapshots.wins + excluded.wins, \
+                       total_sum = run_snapshots.total_sum + excluded.total_sum, \
+                       rank_sum = run_snapshots.rank_sum + excluded.rank_sum, \
+                       lower_games = run_snapshots.lower_games + excluded.lower_games"
+                );
+                let mut values = args![
+                    club,
+                    game.started_at,
+                    &game.game,
+                    result.variant.as_deref().unwrap_or(""),
+                    i64::from(result.lower_wins),
+                ];
+                for p in &result.players {
+                    values.extend(args![&p.player_id, p.total, p.rank, i64::from(p.won)]);
+                }
+                w.execute(&sql, values).await
             }
 
             /// Adds a first finish to its day's and its month's sums: both rows are locked
@@ -1240,8 +1309,8 @@ macro_rules! stats_store {
                 Ok(summary)
             }
 
-            /// The leaderboard of a period from the runs: per player, game and variant, the
-            /// sums of the last run before `to` less those of the last run before `from`.
+            /// The leaderboard of a period from the month snapshots: per player, the sums
+            /// before `to` less those before `from` ([`sums_before`]), in one statement.
             async fn leaderboard_between(&self, club: &str, filter: &StatsFilter) -> Result<Vec<LeaderRow>, StoreError> {
                 if let (Some(from), Some(to)) = (filter.from, filter.to)
                     && from >= to
@@ -1249,69 +1318,38 @@ macro_rules! stats_store {
                     return Ok(Vec::new());
                 }
                 let mut params = Params::default();
-                let mut conditions = format!("t.club_id = {}", params.bind(Param::Text(club.to_owned())));
+                let club = params.bind(Param::Text(club.to_owned()));
+                let mut only = Vec::new();
                 if let Some(game) = &filter.game {
-                    conditions += &format!(" AND t.game = {}", params.bind(Param::Text(game.clone())));
+                    only.push(("game", params.bind(Param::Text(game.clone()))));
                 }
                 if let Some(variant) = &filter.variant {
-                    conditions += &format!(" AND t.variant = {}", params.bind(Param::Text(variant.clone())));
+                    only.push(("variant", params.bind(Param::Text(variant.clone()))));
                 }
                 let to = filter.to.map(|to| params.bind(Param::Time(to)));
-                let (until, until_join) = $last_run("hi", to.as_deref());
-                let (since, since_join) = match filter.from {
-                    Some(from) => $last_run("lo", Some(&params.bind(Param::Time(from)))),
-                    None => ("NULL AS lo_run".to_owned(), String::new()),
+                let mut parts = vec![sums_before(&club, to.as_deref(), false, &only)];
+                if let Some(from) = filter.from {
+                    parts.push(sums_before(&club, Some(&params.bind(Param::Time(from))), true, &only));
+                }
+                // One row, the players as one JSON array: on SQLite every row is a hand-off from
+                // the connection's thread, and a thousand of them took longer than the reads.
+                let sql = format!(
+                    "SELECT {json_rows} AS players FROM \
+                       (SELECT u.player_id, p.name, {SUMMED} \
+                        FROM ({parts}) u JOIN players p ON p.id = u.player_id \
+                        GROUP BY u.player_id, p.name HAVING SUM(u.played) > 0) AS board",
+                    json_rows = $json_rows,
+                    parts = parts.join(" UNION ALL "),
+                );
+                let row = bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_one(&self.pool).await?;
+                let Some(json) = row.try_get::<Option<String>, _>("players")? else {
+                    return Ok(Vec::new());
                 };
-                // The players in parts read at once (one per core): each run is a seek of its
-                // own, so a club's thousands of players take the parts' time, not their sum.
-                let reads = player_parts(*CORES).into_iter().map(|(first, end)| {
-                    let mut params = Params(params.0.clone());
-                    let mut part = String::new();
-                    if let Some(first) = first {
-                        part += &format!(" AND t.player_id >= {}", params.bind(Param::Text(first.to_owned())));
-                    }
-                    if let Some(end) = end {
-                        part += &format!(" AND t.player_id < {}", params.bind(Param::Text(end.to_owned())));
-                    }
-                    // One row a part, its players as one JSON array: on SQLite every row is a
-                    // hand-off from the connection's thread, and a thousand of them took longer
-                    // than the seeks.
-                    let sql = format!(
-                        "SELECT {json_rows} AS players FROM \
-                           (SELECT t.player_id, p.name, {until}, {since} \
-                            FROM player_game_totals t JOIN players p ON p.id = t.player_id {until_join} {since_join} \
-                            WHERE {conditions}{part}) AS part",
-                        json_rows = $json_rows,
-                    );
-                    async move { bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql)), params.0).fetch_one(&self.pool).await }
-                });
-                let mut players: Vec<(String, String, Option<String>, Option<String>)> = Vec::new();
-                for part in futures_util::future::try_join_all(reads).await? {
-                    if let Some(json) = part.try_get::<Option<String>, _>("players")? {
-                        players.extend(
-                            serde_json::from_str::<Vec<(String, String, Option<String>, Option<String>)>>(&json)
-                                .map_err(|e| StoreError::Corrupt(format!("a leaderboard's part: {e}")))?,
-                        );
-                    }
-                }
-                // (played, wins, total_sum, rank_sum, lower_games) per player, by id.
-                let mut sums: BTreeMap<String, (String, [i64; 5])> = BTreeMap::new();
-                for (player_id, name, hi_run, lo_run) in players {
-                    let hi = run_sums(hi_run.as_deref())?;
-                    let lo = run_sums(lo_run.as_deref())?;
-                    let diff: [i64; 5] = std::array::from_fn(|i| hi[i] - lo[i]);
-                    if diff[0] == 0 {
-                        continue;
-                    }
-                    let entry = sums.entry(player_id).or_insert_with(|| (String::new(), [0; 5]));
-                    entry.0 = name;
-                    for (sum, d) in entry.1.iter_mut().zip(diff) {
-                        *sum += d;
-                    }
-                }
-                Ok(sums
+                let board: Vec<(String, String, [i64; 5])> = serde_json::from_str(&json)
+                    .map_err(|e| StoreError::Corrupt(format!("a period's leaderboard: {e}")))?;
+                Ok(board
                     .into_iter()
-                    .map(|(player_id, (name, [played, wins, total_sum, rank_sum, lower_games]))| LeaderRow {
+                    .map(|(player_id, name, [played, wins, total_sum, rank_sum, lower_games])| LeaderRow {
                         player_id,
                         name,
                         played,
@@ -1612,6 +1650,8 @@ macro_rules! stats_store {
                     "UPDATE games SET facts = NULL WHERE facts IS NOT NULL",
                     "DELETE FROM player_game_totals",
                     "DELETE FROM player_runs",
+                    "DELETE FROM run_snapshots",
+                    "DELETE FROM run_months",
                     "DELETE FROM game_buckets",
                 ] {
                     sqlx::query(statement).execute(&mut *tx).await?;
@@ -1634,53 +1674,20 @@ stats_store!(
     SqliteStore,
     sqlx::Sqlite,
     lock_players = "",
-    last_run = last_run_by_key,
-    json_rows = "json_group_array(json_array(player_id, name, hi_run, lo_run))"
+    lock_club = None::<&str>,
+    json_rows = "json_group_array(json_array(player_id, name, json_array(played, wins, total_sum, rank_sum, lower_games)))"
 );
 stats_store!(
     PostgresStore,
     sqlx::Postgres,
     lock_players = "FOR NO KEY UPDATE",
-    last_run = last_run_lateral,
-    json_rows = "CAST(json_agg(json_build_array(player_id, name, hi_run, lo_run)) AS TEXT)"
+    lock_club = Some(SNAPSHOTS_LOCK),
+    json_rows = "CAST(json_agg(json_build_array(player_id, name, json_build_array(played, wins, total_sum, rank_sum, lower_games))) AS TEXT)"
 );
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_player_id_falls_in_exactly_one_part_of_a_leaderboard_read() {
-        let ids = [
-            "", "0", "00aa", "7fff", "8", "8000", "9z", "a", "c0", "ffff", "g", "Zed", "~",
-        ];
-        for cores in 0..=6 {
-            let parts = player_parts(cores);
-            assert_eq!(parts.len(), cores.clamp(1, 4), "{cores} cores");
-            for id in ids {
-                let holding = parts
-                    .iter()
-                    .filter(|(first, end)| {
-                        first.is_none_or(|f| id >= f) && end.is_none_or(|e| id < e)
-                    })
-                    .count();
-                assert_eq!(holding, 1, "id {id:?} with {cores} cores: {parts:?}");
-            }
-        }
-        assert_eq!(player_parts(2), vec![(None, Some("8")), (Some("8"), None)]);
-    }
-
-    #[test]
-    fn a_runs_packed_sums_read_back_in_order_and_anything_else_is_corrupt() {
-        assert_eq!(
-            run_sums(Some("12,5,-340,27,12")).unwrap(),
-            [12, 5, -340, 27, 12]
-        );
-        assert_eq!(run_sums(None).unwrap(), [0; 5]);
-        for bad in ["", "1,2,3,4", "1,2,3,4,5,6", "1,2,x,4,5", "1,,3,4,5"] {
-            assert!(run_sums(Some(bad)).is_err(), "{bad:?}");
-        }
-    }
 
     fn seat(
         game: &str,

@@ -1,0 +1,47 @@
+-- Period leaderboards at scale (issue 31): the club's running sums at the start of each month,
+-- so that "every player's sums before T" is one range of a month's snapshot plus the seats of
+-- the games started from that month's start to T, not a seek per player (4,000 seeks at
+-- 100,000 games). The server keeps them with the append that finishes (or un-finishes) a game
+-- (`api/src/store/stats.rs`); this migration builds them for the games already stored.
+
+-- The months a club has a snapshot of: every month in which a game it finished was started.
+CREATE TABLE run_months (
+    club_id     TEXT NOT NULL REFERENCES clubs (id),
+    starts_at   TIMESTAMPTZ NOT NULL,      -- midnight UTC of the month's first day
+    PRIMARY KEY (club_id, starts_at)
+);
+
+-- Per month, player, game and variant: the sums over the club's finished games started before
+-- the month (as player_runs counts them), for every player who had played by then. Derived
+-- rows, rewritten with the runs they come from: no foreign keys.
+CREATE TABLE run_snapshots (
+    club_id     TEXT NOT NULL,
+    starts_at   TIMESTAMPTZ NOT NULL,      -- the month, as in run_months
+    player_id   TEXT NOT NULL,
+    game        TEXT NOT NULL,
+    variant     TEXT NOT NULL,
+    played      BIGINT NOT NULL,
+    wins        BIGINT NOT NULL,
+    total_sum   BIGINT NOT NULL,
+    rank_sum    BIGINT NOT NULL,
+    lower_games BIGINT NOT NULL,
+    PRIMARY KEY (club_id, starts_at, player_id, game, variant)
+);
+
+INSERT INTO run_months (club_id, starts_at)
+SELECT DISTINCT g.club_id, date_trunc('month', g.started_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+FROM games g JOIN game_players gp ON gp.game_id = g.id
+WHERE gp.rank IS NOT NULL;
+
+-- Each month's sums are the player's last run before it: one seek per month and run.
+INSERT INTO run_snapshots
+    (club_id, starts_at, player_id, game, variant, played, wins, total_sum, rank_sum, lower_games)
+SELECT m.club_id, m.starts_at, t.player_id, t.game, t.variant,
+    r.played, r.wins, r.total_sum, r.rank_sum, r.lower_games
+FROM run_months m
+JOIN player_game_totals t ON t.club_id = m.club_id
+JOIN LATERAL (
+    SELECT l.played, l.wins, l.total_sum, l.rank_sum, l.lower_games FROM player_runs l
+    WHERE l.player_id = t.player_id AND l.game = t.game AND l.variant = t.variant
+      AND l.played_at < m.starts_at
+    ORDER BY l.played_at DESC, l.game_id DESC LIMIT 1) r ON true;
