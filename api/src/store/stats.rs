@@ -535,9 +535,9 @@ pub(super) const CLEAR_RUNS: &str =
 /// A player's runs recomputed from their finished seats (`$1` the club, `$2` the player, `$3`
 /// one game or NULL for every game), each with its running sums in play order.
 pub(super) const RECOMPUTE_RUNS: &str = "INSERT INTO player_runs \
-       (player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
+       (club_id, player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
         played, wins, total_sum, rank_sum, lower_games) \
-     SELECT gp.player_id, g.game, g.variant, g.started_at, g.id, gp.total, gp.rank, COALESCE(g.lower_wins, 0), \
+     SELECT p.club_id, gp.player_id, g.game, g.variant, g.started_at, g.id, gp.total, gp.rank, COALESCE(g.lower_wins, 0), \
        COUNT(*) OVER w, SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END) OVER w, SUM(gp.total) OVER w, \
        SUM(gp.rank) OVER w, SUM(COALESCE(g.lower_wins, 0)) OVER w \
      FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
@@ -560,14 +560,14 @@ fn period_conditions(column: &str, (start, end): Range, params: &mut Params) -> 
 /// per player, game and variant of the club's finished games started before `before` (`None`:
 /// all of them), negated when `negate`. They are the snapshot of the latest month at or before
 /// that instant (the club has one for every month in which a game it finished was started),
-/// plus the seats of the games started from that month's start: a range of some thousand rows
-/// and at most a month's games, whatever the club's size. `only` narrows them (`(column,
+/// plus the club's runs from that month's start (`player_runs` by club and time): two ranges of
+/// an index each, some thousand rows and at most a month's seats, whatever the club's size. `only` narrows them (`(column,
 /// placeholder)` pairs on `game` or `variant`). Columns: `player_id`, `game`, `variant`,
 /// `played`, `wins`, `total_sum`, `rank_sum`, `lower_games`.
 fn sums_before(club: &str, before: Option<&str>, negate: bool, only: &[(&str, String)]) -> String {
     let minus = if negate { "-" } else { "" };
-    let (month_bound, seat_bound) = match before {
-        Some(t) => (format!(" AND m.starts_at <= {t}"), format!(" AND g.started_at < {t}")),
+    let (month_bound, run_bound) = match before {
+        Some(t) => (format!(" AND m.starts_at <= {t}"), format!(" AND r.played_at < {t}")),
         None => (String::new(), String::new()),
     };
     let narrow = |alias: &str| {
@@ -581,13 +581,11 @@ fn sums_before(club: &str, before: Option<&str>, negate: bool, only: &[(&str, St
            {minus}s.total_sum AS total_sum, {minus}s.rank_sum AS rank_sum, {minus}s.lower_games AS lower_games \
          FROM run_snapshots s WHERE s.club_id = {club} AND s.starts_at = {month}{s_only} \
          UNION ALL \
-         SELECT gp.player_id, g.game, g.variant, {minus}1, {minus}CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END, \
-           {minus}gp.total, {minus}gp.rank, {minus}COALESCE(g.lower_wins, 0) \
-         FROM games g JOIN game_players gp ON gp.game_id = g.id \
-         WHERE g.club_id = {club} AND g.status = 'finished' AND g.started_at >= {month}{seat_bound}{g_only} \
-           AND gp.rank IS NOT NULL",
+         SELECT r.player_id, r.game, r.variant, {minus}1, {minus}CASE WHEN r.rank = 1 THEN 1 ELSE 0 END, \
+           {minus}r.total, {minus}r.rank, {minus}r.lower_wins \
+         FROM player_runs r WHERE r.club_id = {club} AND r.played_at >= {month}{run_bound}{r_only}",
         s_only = narrow("s"),
-        g_only = narrow("g"),
+        r_only = narrow("r"),
     )
 }
 
@@ -596,7 +594,7 @@ const SUMMED: &str = "CAST(SUM(u.played) AS BIGINT) AS played, CAST(SUM(u.wins) 
      CAST(SUM(u.total_sum) AS BIGINT) AS total_sum, CAST(SUM(u.rank_sum) AS BIGINT) AS rank_sum, \
      CAST(SUM(u.lower_games) AS BIGINT) AS lower_games";
 
-/// A month's snapshot, made from the one before it and the seats since (`$1` the club, `$2`
+/// A month's snapshot, made from the one before it and the runs since (`$1` the club, `$2`
 /// the month, not yet in `run_months`).
 fn snapshot_of_month() -> String {
     format!(
@@ -863,7 +861,7 @@ macro_rules! stats_store {
                         ]);
                     }
                     w.execute(&sql, values).await?;
-                    Self::add_runs(w, game, result).await?;
+                    Self::add_runs(w, club, game, result).await?;
                     Self::add_to_snapshots(w, club, game, result).await?;
                     Self::add_to_buckets(w, club, game, result).await?;
                 }
@@ -920,14 +918,15 @@ macro_rules! stats_store {
             /// before others finished after them, or an imported one).
             async fn add_runs(
                 w: &mut Writes<'_, $db>,
+                club: &str,
                 game: &GameRecord,
                 result: &GameResult,
             ) -> Result<(), StoreError> {
                 let mut players: Vec<&PlayerResult> = result.players.iter().collect();
                 players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
-                // $1 game, $2 variant, $3 start, $4 game id, $5 lower wins; then per player
-                // (from $6, four each): id, total, rank, won.
-                let player = |i: usize, column: usize| format!("${}", 6 + 4 * i + column);
+                // $1 game, $2 variant, $3 start, $4 game id, $5 lower wins, $6 club; then per
+                // player (from $7, four each): id, total, rank, won.
+                let player = |i: usize, column: usize| format!("${}", 7 + 4 * i + column);
                 let before = |column: &str| {
                     format!(
                         "COALESCE((SELECT r.{column} FROM player_runs r \
@@ -942,9 +941,9 @@ macro_rules! stats_store {
                     .join(", ");
                 let insert = format!(
                     "INSERT INTO player_runs \
-                       (player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
+                       (club_id, player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
                         played, wins, total_sum, rank_sum, lower_games) \
-                     SELECT v.column1, $1, $2, $3, $4, v.column2, v.column3, $5, \
+                     SELECT $6, v.column1, $1, $2, $3, $4, v.column2, v.column3, $5, \
                        1 + {}, v.column4 + {}, v.column2 + {}, v.column3 + {}, $5 + {} \
                      FROM (VALUES {values}) v",
                     before("played"),
@@ -965,7 +964,8 @@ macro_rules! stats_store {
                        total_sum = total_sum + CASE player_id {} ELSE 0 END, \
                        rank_sum = rank_sum + CASE player_id {} ELSE 0 END, \
                        lower_games = lower_games + $5 \
-                     WHERE player_id IN ({}) AND game = $1 AND variant = $2 AND (played_at, game_id) > ($3, $4)",
+                     WHERE club_id = $6 AND player_id IN ({}) AND game = $1 AND variant = $2 \
+                       AND (played_at, game_id) > ($3, $4)",
                     by_player(3),
                     by_player(1),
                     by_player(2),
@@ -978,6 +978,7 @@ macro_rules! stats_store {
                         game.started_at,
                         &game.id,
                         i64::from(result.lower_wins),
+                        club,
                     ];
                     for p in &players {
                         values.extend(args![&p.player_id, p.total, p.rank, i64::from(p.won)]);
@@ -1333,11 +1334,13 @@ macro_rules! stats_store {
                 }
                 // One row, the players as one JSON array: on SQLite every row is a hand-off from
                 // the connection's thread, and a thousand of them took longer than the reads.
+                // Summed by player first, then named: the join meets one row a player.
                 let sql = format!(
                     "SELECT {json_rows} AS players FROM \
-                       (SELECT u.player_id, p.name, {SUMMED} \
-                        FROM ({parts}) u JOIN players p ON p.id = u.player_id \
-                        GROUP BY u.player_id, p.name HAVING SUM(u.played) > 0) AS board",
+                       (SELECT b.player_id, p.name, b.played, b.wins, b.total_sum, b.rank_sum, b.lower_games \
+                        FROM (SELECT u.player_id, {SUMMED} FROM ({parts}) u \
+                              GROUP BY u.player_id HAVING SUM(u.played) > 0) b \
+                        JOIN players p ON p.id = b.player_id) AS board",
                     json_rows = $json_rows,
                     parts = parts.join(" UNION ALL "),
                 );
