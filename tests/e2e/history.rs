@@ -21,6 +21,7 @@ on_both_backends!(
     a_game_started_earlier_that_finishes_later_counts_in_its_own_period,
     the_migration_builds_the_read_models_the_appends_write,
     period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and_corrected_in,
+    period_leaderboards_stay_exact_when_tables_finish_games_of_many_months_at_once,
 );
 
 async fn get(app: &TestApp, token: &str, path: &str) -> Value {
@@ -559,4 +560,39 @@ async fn period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and
         .await;
     assert_eq!(reply.status, 200, "{}", reply.body);
     check_periods(&app, &club, &ids, &mut rng, "merged").await;
+}
+
+async fn period_leaderboards_stay_exact_when_tables_finish_games_of_many_months_at_once(
+    app: TestApp,
+) {
+    // Arrange: eight tables with players of their own, each recording four games at once with
+    // the others, started in months scattered over the year (so that one table's finish makes
+    // a month while another's adds a late game to the months after its own).
+    let club = app.new_club().await;
+    let names: Vec<String> = (0..16).map(|i| format!("P{i:02}")).collect();
+    let specs: [fn() -> Rounds; 5] = [g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds];
+    let table = |t: usize| {
+        let (app, club, names) = (&app, &club, &names);
+        async move {
+            let mut rng = Lcg(100 + t as u64);
+            let mut ids = Vec::new();
+            for _ in 0..4 {
+                let date = format!("2026-{:02}-{:02}", 1 + rng.below(9), 1 + rng.below(28));
+                let pair = (names[2 * t].as_str(), names[2 * t + 1].as_str());
+                let spec = specs[rng.below(specs.len() as u64) as usize]();
+                ids.push(mint_condition(app, club, &date, pair, spec, 3).await);
+            }
+            ids
+        }
+    };
+
+    // Act
+    let ids: Vec<String> = futures_util::future::join_all((0..8).map(table))
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+
+    // Assert
+    check_periods(&app, &club, &ids, &mut Lcg(7), "at once").await;
 }
