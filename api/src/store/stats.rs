@@ -560,10 +560,10 @@ fn period_conditions(column: &str, (start, end): Range, params: &mut Params) -> 
 /// per player, game and variant of the club's finished games started before `before` (`None`:
 /// all of them), negated when `negate`. They are the snapshot of the latest month at or before
 /// that instant (the club has one for every month in which a game it finished was started),
-/// plus the club's runs from that month's start (`player_runs` by club and time): two ranges of
-/// an index each, some thousand rows and at most a month's seats, whatever the club's size. `only` narrows them (`(column,
-/// placeholder)` pairs on `game` or `variant`). Columns: `player_id`, `game`, `variant`,
-/// `played`, `wins`, `total_sum`, `rank_sum`, `lower_games`.
+/// plus the club's runs from that month's start (`player_runs` by club and time): two index
+/// ranges, some thousand rows and at most a month's seats, whatever the club's size. `only`
+/// narrows them (`(column, placeholder)` pairs on `game` or `variant`). Columns: `player_id`,
+/// `game`, `variant`, `played`, `wins`, `total_sum`, `rank_sum`, `lower_games`.
 fn sums_before(club: &str, before: Option<&str>, negate: bool, only: &[(&str, String)]) -> String {
     let minus = if negate { "-" } else { "" };
     let (month_bound, run_bound) = match before {
@@ -964,13 +964,16 @@ macro_rules! stats_store {
                        total_sum = total_sum + CASE player_id {} ELSE 0 END, \
                        rank_sum = rank_sum + CASE player_id {} ELSE 0 END, \
                        lower_games = lower_games + $5 \
-                     WHERE club_id = $6 AND player_id IN ({}) AND game = $1 AND variant = $2 \
-                       AND (played_at, game_id) > ($3, $4)",
+                     WHERE player_id IN ({}) AND game = $1 AND variant = $2 AND (played_at, game_id) > ($3, $4) \
+                       AND club_id || '' = $6",
                     by_player(3),
                     by_player(1),
                     by_player(2),
                     (0..players.len()).map(|i| player(i, 0)).collect::<Vec<_>>().join(", "),
                 );
+                // The club is in `later` only because both statements take the same values:
+                // compared so that no index serves it, the players' runs are found by their key,
+                // not by walking the club's runs since this game's start.
                 for sql in [insert, later] {
                     let mut values = args![
                         &game.game,
