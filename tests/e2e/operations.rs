@@ -199,6 +199,17 @@ async fn connections_the_database_cut_while_idle_are_replaced_before_a_request_u
         )
         .await;
     assert_eq!(app.get("/v1/games", Some(&club.token)).await.status, 200);
+    // A plain append: its connection is kept for the next one, out of the pool.
+    let rounds = crate::statistics::g1_rounds();
+    let round = |n: usize| {
+        let (ann, bo) = rounds[n - 1].clone();
+        vec![event(
+            "round_collected",
+            serde_json::json!({"round": n, "collections": {"Ann": ann, "Bo": bo}}),
+        )]
+    };
+    let first = app.append(&club, &game, Some(1), round(1)).await;
+    assert_eq!(first.status, 201, "{}", first.body);
 
     // Act: the database cuts every connection of the server's pool (a restart, an idle
     // timeout), and the server is asked again once they have sat idle a while.
@@ -215,11 +226,12 @@ async fn connections_the_database_cut_while_idle_are_replaced_before_a_request_u
     .expect("terminate");
     tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
     let games = app.get("/v1/games", Some(&club.token)).await;
-    let appended = app
+    let appended = app.append(&club, &game, Some(2), round(2)).await;
+    let abandoned = app
         .append(
             &club,
             &game,
-            Some(1),
+            Some(3),
             vec![event(
                 "abandon",
                 serde_json::json!({"reason": "the pub closed"}),
@@ -227,9 +239,10 @@ async fn connections_the_database_cut_while_idle_are_replaced_before_a_request_u
         )
         .await;
 
-    // Assert: connections were cut, and neither request noticed (each connection was asked
-    // whether it still answers before it was lent, and replaced).
+    // Assert: connections were cut, and no request noticed (each connection was asked whether
+    // it still answers before it was lent, and replaced; the kept one was handed back).
     assert!(!cut.is_empty());
     assert_eq!(games.status, 200, "{}", games.body);
     assert_eq!(appended.status, 201, "{}", appended.body);
+    assert_eq!(abandoned.status, 201, "{}", abandoned.body);
 }

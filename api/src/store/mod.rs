@@ -7,6 +7,7 @@ mod cache;
 mod columns;
 mod commit;
 mod direct;
+mod lanes;
 mod lists;
 pub mod migrations;
 mod players;

@@ -109,6 +109,12 @@ impl Follower {
         *self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The pool moved to a host (or to the same one again) after `t`: connections made before
+    /// are dropped.
+    pub(super) fn moved_after(&self, t: std::time::Instant) -> bool {
+        self.followed().since > t
+    }
+
     /// Whether the followed host had the role at the last check.
     pub fn is_up(&self) -> bool {
         self.followed().up
@@ -259,7 +265,7 @@ impl Follower {
 
 /// A pooled connection idle for this long is asked whether it still answers before it is
 /// lent; a busier one is lent as it is.
-const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
+pub(super) const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
 
 /// The check a PostgreSQL pool makes before lending a connection. sqlx's own pings every
 /// connection on every acquire: one more round trip a request, and a fifth or more of

@@ -21,6 +21,7 @@ use tabletally_domain::Scoreboard;
 use tabletally_domain::setup::name_key;
 
 use super::commit::{AfterCommit, Shared, Written};
+use super::lanes::Lanes;
 use super::lists::{Param, Params, bind_params, placeholders};
 use super::primary::Follower;
 use super::server_lock::ServerLock;
@@ -52,6 +53,8 @@ pub struct PostgresStore {
     shared: Arc<Shared>,
     /// Score reads' version checks, gathered into one statement (see [`versions`]).
     versions: VersionReads,
+    /// Connections plain appends keep between them, spared the pool's ping on release.
+    lanes: Lanes,
     /// Statistics and history lists read from a standby (`TABLETALLY_READ_DATABASE_URL`).
     standby: Option<Box<Standby>>,
 }
@@ -329,6 +332,7 @@ impl PostgresStore {
     fn on(pool: PgPool, primary: Option<Arc<Follower>>, standby: Option<Box<Standby>>) -> Self {
         Self {
             versions: VersionReads::start(pool.clone()),
+            lanes: Lanes::new(primary.clone()),
             pool,
             primary,
             shared: Shared::new(false),
@@ -1606,6 +1610,7 @@ impl PostgresStore {
         let now = now();
         let version = at + events.len() as i64;
         let seqs: Vec<i64> = (at + 1..=version).collect();
+        let mut lane = self.lanes.take(&self.pool).await?;
         let rows = sqlx::query(
             "WITH moved AS ( \
                  UPDATE games SET version = $1, updated_at = $2 \
@@ -1632,9 +1637,10 @@ impl PostgresStore {
         .bind(events.iter().map(|e| e.event_type.as_str()).collect::<Vec<_>>())
         .bind(events.iter().map(|e| e.data.to_string()).collect::<Vec<_>>())
         .bind(events.iter().map(|e| e.recorded_by.as_deref()).collect::<Vec<_>>())
-        .fetch_all(&self.pool)
+        .fetch_all(&mut **lane)
         .await
         .map_err(translate)?;
+        self.lanes.give_back(lane);
         if rows.len() != events.len() {
             // The row moved on (or is another club's): nothing was written.
             return Ok(None);
