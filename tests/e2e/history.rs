@@ -22,6 +22,7 @@ on_both_backends!(
     the_migration_builds_the_read_models_the_appends_write,
     period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and_corrected_in,
     period_leaderboards_stay_exact_when_tables_finish_games_of_many_months_at_once,
+    a_rebuild_replays_the_games_in_play_order_page_by_page_and_answers_the_same,
 );
 
 async fn get(app: &TestApp, token: &str, path: &str) -> Value {
@@ -595,4 +596,50 @@ async fn period_leaderboards_stay_exact_when_tables_finish_games_of_many_months_
 
     // Assert
     check_periods(&app, &club, &ids, &mut Lcg(7), "at once").await;
+}
+
+async fn a_rebuild_replays_the_games_in_play_order_page_by_page_and_answers_the_same(
+    app: TestApp,
+) {
+    // Arrange: games recorded out of play order, two of them started at the same instant.
+    let club = app.new_club().await;
+    let mut ids = Vec::new();
+    for (date, pair) in [
+        ("2026-05-02", ("Ann", "Bo")),
+        ("2026-01-09", ("Bo", "Cy")),
+        ("2026-03-14", ("Ann", "Cy")),
+        ("2026-01-09", ("Ann", "Di")),
+        ("2026-02-27", ("Cy", "Di")),
+    ] {
+        ids.push(mint_condition(&app, &club, date, pair, g1_rounds(), 3).await);
+    }
+    let mut rng = Lcg(11);
+    check_periods(&app, &club, &ids, &mut rng, "recorded").await;
+    let store = tabletally_api::store::connect(&app.database_url)
+        .await
+        .expect("a second connection to the server's database");
+
+    // Act: the rebuild's pages, two games each, and the rebuild itself.
+    let mut paged = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = store.game_ids(after.as_deref(), 2).await.expect("a page");
+        let Some(last) = page.last() else { break };
+        after = Some(last.1.clone());
+        paged.extend(page.into_iter().filter(|(c, _)| *c == club.id).map(|(_, id)| id));
+    }
+    tabletally_api::statistics::rebuild(store.as_ref())
+        .await
+        .expect("the rebuild succeeds");
+
+    // Assert: every game once, by start and then id; the same answers after the rebuild.
+    let mut by_start = Vec::new();
+    for id in &ids {
+        let game = get(&app, &club.token, &format!("/v1/games/{id}")).await;
+        by_start.push((game["started_at"].as_str().unwrap().to_owned(), id.clone()));
+    }
+    by_start.sort();
+    let expected: Vec<String> = by_start.into_iter().map(|(_, id)| id).collect();
+    assert_eq!(paged, expected);
+    check_periods(&app, &club, &ids, &mut rng, "rebuilt").await;
 }

@@ -178,7 +178,8 @@ pub trait StatsStore: Send + Sync {
         limit: i64,
     ) -> Result<Vec<PlayerGameRow>, StoreError>;
 
-    /// Every game, `(club id, game id)` by id, for a rebuild.
+    /// Every game, `(club id, game id)` in play order (start, then id) from after the game `after`,
+    /// for a rebuild.
     async fn game_ids(
         &self,
         after: Option<&str>,
@@ -1638,7 +1639,14 @@ macro_rules! stats_store {
             }
 
             async fn game_ids(&self, after: Option<&str>, limit: i64) -> Result<Vec<(String, String)>, StoreError> {
-                let rows = sqlx::query("SELECT club_id, id FROM games WHERE ($1 IS NULL OR id > $1) ORDER BY id LIMIT $2")
+                // In play order: each game then extends its players' runs and its club's month
+                // snapshots at their ends, where a game from the past would rewrite every later
+                // run and month of its players.
+                let rows = sqlx::query(
+                        "SELECT club_id, id FROM games \
+                         WHERE $1 IS NULL OR (started_at, id) > ((SELECT started_at FROM games WHERE id = $1), $1) \
+                         ORDER BY started_at, id LIMIT $2",
+                    )
                     .bind(after)
                     .bind(limit)
                     .fetch_all(&self.pool)
