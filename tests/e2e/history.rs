@@ -303,10 +303,12 @@ async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
             .execute(&mut db)
             .await
             .unwrap();
-            sqlx::raw_sql(include_str!("../../migrations/sqlite/0012_run_snapshots.sql"))
-                .execute(&mut db)
-                .await
-                .unwrap();
+            sqlx::raw_sql(include_str!(
+                "../../migrations/sqlite/0012_run_snapshots.sql"
+            ))
+            .execute(&mut db)
+            .await
+            .unwrap();
         }
         Backend::Postgres => {
             let mut db = sqlx::PgConnection::connect(&app.database_url)
@@ -319,10 +321,12 @@ async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
             .execute(&mut db)
             .await
             .unwrap();
-            sqlx::raw_sql(include_str!("../../migrations/postgres/0012_run_snapshots.sql"))
-                .execute(&mut db)
-                .await
-                .unwrap();
+            sqlx::raw_sql(include_str!(
+                "../../migrations/postgres/0012_run_snapshots.sql"
+            ))
+            .execute(&mut db)
+            .await
+            .unwrap();
         }
     }
     let migrated = period_answers(&app, &h).await;
@@ -351,7 +355,11 @@ impl Lcg {
 type Expected = std::collections::BTreeMap<String, (i64, i64, i64, i64)>;
 
 fn expected_board(
-    games: &[(String, chrono::DateTime<chrono::Utc>, Vec<(String, i64, i64)>)],
+    games: &[(
+        String,
+        chrono::DateTime<chrono::Utc>,
+        Vec<(String, i64, i64)>,
+    )],
     from: Option<chrono::DateTime<chrono::Utc>>,
     to: Option<chrono::DateTime<chrono::Utc>>,
 ) -> Expected {
@@ -362,7 +370,12 @@ fn expected_board(
         }
         for (player, rank, total) in seats {
             let e = board.entry(player.clone()).or_default();
-            *e = (e.0 + 1, e.1 + i64::from(*rank == 1), e.2 + rank, e.3 + total);
+            *e = (
+                e.0 + 1,
+                e.1 + i64::from(*rank == 1),
+                e.2 + rank,
+                e.3 + total,
+            );
         }
     }
     board
@@ -373,7 +386,11 @@ async fn finished_games(
     app: &TestApp,
     club: &crate::helpers::TestClub,
     ids: &[String],
-) -> Vec<(String, chrono::DateTime<chrono::Utc>, Vec<(String, i64, i64)>)> {
+) -> Vec<(
+    String,
+    chrono::DateTime<chrono::Utc>,
+    Vec<(String, i64, i64)>,
+)> {
     let mut games = Vec::new();
     for id in ids {
         let game = get(app, &club.token, &format!("/v1/games/{id}")).await;
@@ -533,7 +550,10 @@ async fn period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and
             &club,
             &ids[7],
             Some(4),
-            vec![event("abandon", json!({"reason": "the cat sat on the cards"}))],
+            vec![event(
+                "abandon",
+                json!({"reason": "the cat sat on the cards"}),
+            )],
         )
         .await;
     assert_eq!(reply.status, 201, "{}", reply.body);
@@ -598,9 +618,7 @@ async fn period_leaderboards_stay_exact_when_tables_finish_games_of_many_months_
     check_periods(&app, &club, &ids, &mut Lcg(7), "at once").await;
 }
 
-async fn a_rebuild_replays_the_games_in_play_order_page_by_page_and_answers_the_same(
-    app: TestApp,
-) {
+async fn a_rebuild_replays_the_games_in_play_order_page_by_page_and_answers_the_same(app: TestApp) {
     // Arrange: games recorded out of play order, two of them started at the same instant.
     let club = app.new_club().await;
     let mut ids = Vec::new();
@@ -626,7 +644,11 @@ async fn a_rebuild_replays_the_games_in_play_order_page_by_page_and_answers_the_
         let page = store.game_ids(after.as_deref(), 2).await.expect("a page");
         let Some(last) = page.last() else { break };
         after = Some(last.1.clone());
-        paged.extend(page.into_iter().filter(|(c, _)| *c == club.id).map(|(_, id)| id));
+        paged.extend(
+            page.into_iter()
+                .filter(|(c, _)| *c == club.id)
+                .map(|(_, id)| id),
+        );
     }
     tabletally_api::statistics::rebuild(store.as_ref())
         .await

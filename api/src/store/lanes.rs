@@ -54,9 +54,16 @@ impl Lanes {
     /// A lane still fit to use, or a connection lent by the pool (with the pool's checks).
     pub(super) async fn take(&self, pool: &PgPool) -> Result<Lane, sqlx::Error> {
         loop {
-            let lane = self.free.lock().unwrap_or_else(PoisonError::into_inner).pop();
+            let lane = self
+                .free
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop();
             let Some(lane) = lane else { break };
-            let moved = self.follower.as_ref().is_some_and(|f| f.moved_after(lane.made));
+            let moved = self
+                .follower
+                .as_ref()
+                .is_some_and(|f| f.moved_after(lane.made));
             if !moved && lane.used.elapsed() < PING_AFTER_IDLE {
                 return Ok(lane);
             }

@@ -13,7 +13,9 @@ use tabletally_domain::setup::name_key;
 
 use super::StoreError;
 use super::sql::{PostgresStore, SqliteStore};
-use super::stats::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, SNAPSHOTS_LOCK};
+use super::stats::{
+    CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, SNAPSHOTS_LOCK,
+};
 
 /// How a rename went.
 #[derive(Debug, Clone, PartialEq)]
@@ -344,5 +346,15 @@ macro_rules! players_store {
     };
 }
 
-players_store!(SqliteStore, begin = "BEGIN IMMEDIATE", lock = "", lock_club = None::<&str>);
-players_store!(PostgresStore, begin = "BEGIN", lock = " FOR UPDATE", lock_club = Some(SNAPSHOTS_LOCK));
+players_store!(
+    SqliteStore,
+    begin = "BEGIN IMMEDIATE",
+    lock = "",
+    lock_club = None::<&str>
+);
+players_store!(
+    PostgresStore,
+    begin = "BEGIN",
+    lock = " FOR UPDATE",
+    lock_club = Some(SNAPSHOTS_LOCK)
+);

@@ -568,7 +568,10 @@ fn period_conditions(column: &str, (start, end): Range, params: &mut Params) -> 
 fn sums_before(club: &str, before: Option<&str>, negate: bool, only: &[(&str, String)]) -> String {
     let minus = if negate { "-" } else { "" };
     let (month_bound, run_bound) = match before {
-        Some(t) => (format!(" AND m.starts_at <= {t}"), format!(" AND r.played_at < {t}")),
+        Some(t) => (
+            format!(" AND m.starts_at <= {t}"),
+            format!(" AND r.played_at < {t}"),
+        ),
         None => (String::new(), String::new()),
     };
     let narrow = |alias: &str| {
@@ -576,7 +579,9 @@ fn sums_before(club: &str, before: Option<&str>, negate: bool, only: &[(&str, St
             .map(|(column, value)| format!(" AND {alias}.{column} = {value}"))
             .collect::<String>()
     };
-    let month = format!("(SELECT MAX(m.starts_at) FROM run_months m WHERE m.club_id = {club}{month_bound})");
+    let month = format!(
+        "(SELECT MAX(m.starts_at) FROM run_months m WHERE m.club_id = {club}{month_bound})"
+    );
     format!(
         "SELECT s.player_id, s.game, s.variant, {minus}s.played AS played, {minus}s.wins AS wins, \
            {minus}s.total_sum AS total_sum, {minus}s.rank_sum AS rank_sum, {minus}s.lower_games AS lower_games \
