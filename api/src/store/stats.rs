@@ -612,6 +612,23 @@ fn snapshot_of_month() -> String {
     )
 }
 
+/// A finished game's players as `VALUES` rows from parameter `$first` on, four a player (id,
+/// total, rank, won), and those parameters in the same order.
+fn player_rows(players: &[&PlayerResult], first: usize) -> (String, Vec<Param>) {
+    let rows = (0..players.len())
+        .map(|i| {
+            let at = first + 4 * i;
+            format!("(${at}, ${}, ${}, ${})", at + 1, at + 2, at + 3)
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut values = Vec::with_capacity(4 * players.len());
+    for p in players {
+        values.extend(args![&p.player_id, p.total, p.rank, i64::from(p.won)]);
+    }
+    (rows, values)
+}
+
 /// PostgreSQL: the club's month snapshots, for one transaction (`$1` the club). Finishes take it
 /// one at a time per club; see `lock_snapshots`.
 pub(super) const SNAPSHOTS_LOCK: &str = "SELECT pg_advisory_xact_lock(7461627, hashtext($1))";
@@ -941,10 +958,7 @@ macro_rules! stats_store {
                            ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1), 0)"
                     )
                 };
-                let values = (0..players.len())
-                    .map(|i| format!("({}, {}, {}, {})", player(i, 0), player(i, 1), player(i, 2), player(i, 3)))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let (values, player_values) = player_rows(&players, 7);
                 let insert = format!(
                     "INSERT INTO player_runs \
                        (club_id, player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
@@ -989,9 +1003,7 @@ macro_rules! stats_store {
                         i64::from(result.lower_wins),
                         club,
                     ];
-                    for p in &players {
-                        values.extend(args![&p.player_id, p.total, p.rank, i64::from(p.won)]);
-                    }
+                    values.extend(player_values.iter().cloned());
                     w.execute(&sql, values).await?;
                 }
                 Ok(())
@@ -1037,12 +1049,10 @@ macro_rules! stats_store {
                 if found.try_get::<i64, _>("later")? == 0 || result.players.is_empty() {
                     return Ok(());
                 }
-                // $1 club, $2 the game's start, $3 game, $4 variant, $5 lower wins; then per
-                // player (from $6, four each): id, total, rank, won.
-                let values = (0..result.players.len())
-                    .map(|i| format!("(${}, ${}, ${}, ${})", 6 + 4 * i, 7 + 4 * i, 8 + 4 * i, 9 + 4 * i))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                // $1 club, $2 the game's start, $3 game, $4 variant, $5 lower wins; then the
+                // players (from $6).
+                let players: Vec<&PlayerResult> = result.players.iter().collect();
+                let (values, player_values) = player_rows(&players, 6);
                 let sql = format!(
                     "INSERT INTO run_snapshots \
                        (club_id, starts_at, player_id, game, variant, played, wins, total_sum, rank_sum, lower_games) \
@@ -1062,9 +1072,7 @@ macro_rules! stats_store {
                     result.variant.as_deref().unwrap_or(""),
                     i64::from(result.lower_wins),
                 ];
-                for p in &result.players {
-                    values.extend(args![&p.player_id, p.total, p.rank, i64::from(p.won)]);
-                }
+                values.extend(player_values);
                 w.execute(&sql, values).await
             }
 
