@@ -10,8 +10,8 @@ use sqlx::Connection;
 use crate::helpers::{Backend, TestApp, event, ranks};
 use crate::on_both_backends;
 use crate::statistics::{
-    Rounds, at, g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds, mint_condition, seat_ids,
-    seed,
+    Rounds, abandon, at, g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds, mint_condition,
+    seat_ids, seed,
 };
 
 on_both_backends!(
@@ -545,18 +545,7 @@ async fn period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and
         )
         .await;
     assert_eq!(reply.status, 201, "{date}: {}", reply.body);
-    let reply = app
-        .append(
-            &club,
-            &ids[7],
-            Some(4),
-            vec![event(
-                "abandon",
-                json!({"reason": "the cat sat on the cards"}),
-            )],
-        )
-        .await;
-    assert_eq!(reply.status, 201, "{}", reply.body);
+    abandon(&app, &club, &ids[7], 4).await;
     check_periods(&app, &club, &ids, &mut rng, "corrected").await;
 
     // Ed merged into Cy: Ed's games count as Cy's in every period.

@@ -163,6 +163,22 @@ pub(crate) fn g6_rounds() -> Rounds {
     ]
 }
 
+/// Abandons a game at `version` (the cat sat on the cards).
+pub(crate) async fn abandon(app: &TestApp, club: &TestClub, game: &str, version: i64) {
+    let reply = app
+        .append(
+            club,
+            game,
+            Some(version),
+            vec![event(
+                "abandon",
+                json!({"reason": "the cat sat on the cards"}),
+            )],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+}
+
 pub(crate) fn at(date: &str) -> String {
     format!("{date}T19:00:00Z")
 }
@@ -324,18 +340,7 @@ pub(crate) async fn seed(app: &TestApp) -> History {
     let g6 = mint_condition(app, &club, "2026-06-06", ("Ann", "Cy"), g6_rounds(), 3).await;
     // X1: finished, then abandoned.
     let x1 = mint_condition(app, &club, "2026-06-20", ("Bo", "Cy"), g4_rounds(), 3).await;
-    let reply = app
-        .append(
-            &club,
-            &x1,
-            Some(4),
-            vec![event(
-                "abandon",
-                json!({"reason": "the cat sat on the cards"}),
-            )],
-        )
-        .await;
-    assert_eq!(reply.status, 201, "{}", reply.body);
+    abandon(app, &club, &x1, 4).await;
     // X2: two rounds only.
     let x2 = mint_condition(app, &club, "2026-07-04", ("Cy", "Di"), g4_rounds(), 2).await;
     // X3: finished, then its last round (seq 4) retracted.
