@@ -9,7 +9,8 @@ on_both_backends!(
     the_openapi_document_and_swagger_ui_are_served,
     metrics_count_requests_by_route_and_reveal_no_club_data,
     docs_without_a_slash_redirects_to_swagger_ui,
-    connections_the_database_cut_while_idle_are_replaced_before_a_request_uses_them
+    connections_the_database_cut_while_idle_are_replaced_before_a_request_uses_them,
+    a_game_is_found_by_its_primary_key_however_little_the_planner_knows
 );
 
 async fn the_service_reports_health_and_readiness(app: TestApp) {
@@ -245,4 +246,64 @@ async fn connections_the_database_cut_while_idle_are_replaced_before_a_request_u
     assert_eq!(games.status, 200, "{}", games.body);
     assert_eq!(appended.status, 201, "{}", appended.body);
     assert_eq!(abandoned.status, 201, "{}", abandoned.body);
+}
+
+async fn a_game_is_found_by_its_primary_key_however_little_the_planner_knows(app: TestApp) {
+    if app.backend == crate::helpers::Backend::Sqlite {
+        return; // SQLite plans each statement for its values, by the unique id first
+    }
+    // Arrange: a fresh database, its games table empty and never analysed, as when a server's
+    // connections first plan their statements; and plans made for any values (generic), which
+    // PostgreSQL keeps for a connection's life.
+    let mut db = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .expect("connect");
+    sqlx::raw_sql("SET plan_cache_mode = force_generic_plan")
+        .execute(&mut db)
+        .await
+        .expect("generic plans");
+    let statements = [
+        (
+            "a plain append",
+            tabletally_api::store::PLAIN_APPEND,
+            "(2, now(), 'g', 'c', 1, 1, '{2}', '{e}', '{t}', '{\"{}\"}', '{null}')",
+        ),
+        (
+            "a game's row",
+            tabletally_api::store::GAME_ROW,
+            "('g', 'c')",
+        ),
+        (
+            "a stored version",
+            tabletally_api::store::STORED_VERSION,
+            "('g', 'c')",
+        ),
+    ];
+    for (what, statement, values) in statements {
+        // Act
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+            "PREPARE checked AS {statement}"
+        )))
+        .execute(&mut db)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let plan: Vec<(String,)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "EXPLAIN EXECUTE checked {values}"
+        )))
+        .fetch_all(&mut db)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        sqlx::raw_sql("DEALLOCATE checked")
+            .execute(&mut db)
+            .await
+            .expect("deallocate");
+
+        // Assert: the primary key finds the row, not an index by club walked row by row.
+        let plan: Vec<String> = plan.into_iter().map(|(line,)| line).collect();
+        let plan = plan.join("\n");
+        assert!(
+            plan.contains("Index Scan using games_pkey on games") && !plan.contains("games_club"),
+            "{what}:\n{plan}"
+        );
+    }
 }

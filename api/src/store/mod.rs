@@ -35,8 +35,8 @@ pub use players::{ClubPlayer, Merge, PlayerImport, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
 pub use primary::lost_primary;
 pub use sql::{
-    NOTIFY_CHANNEL, PostgresStore, REVOCATIONS_CHANNEL, SqliteStore, first_token_revocation,
-    revoked_first_token,
+    GAME_ROW, NOTIFY_CHANNEL, PLAIN_APPEND, PostgresStore, REVOCATIONS_CHANNEL, STORED_VERSION,
+    SqliteStore, first_token_revocation, revoked_first_token,
 };
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,

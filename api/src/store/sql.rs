@@ -46,6 +46,36 @@ pub struct SqliteStore {
     _lock: Option<ServerLock>,
 }
 
+/// A plain append in one statement (`PostgresStore::write_at_version`). The club is compared
+/// as `club_id || ''`, so that only the primary key can find the game's row: given
+/// `club_id = $4`, a generic plan made while the table was empty or not yet analysed walked an
+/// index by club on every append, checking each of the club's games' ids (BENCHMARKS.md).
+pub const PLAIN_APPEND: &str = "WITH moved AS ( \
+         UPDATE games SET version = $1, updated_at = $2 \
+         WHERE id = $3 AND club_id || '' = $4 AND version = $5 RETURNING club_id \
+     ), in_flight AS MATERIALIZED ( \
+         SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM moved \
+     ) \
+     INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+     SELECT $3, e.seq, e.event_id, e.type, $6, e.data, $2, e.recorded_by \
+     FROM in_flight CROSS JOIN \
+          unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[]) \
+          WITH ORDINALITY AS e (seq, event_id, type, data, recorded_by, n) \
+     ORDER BY e.n \
+     RETURNING seq, position";
+
+/// A game's row by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
+macro_rules! game_row {
+    () => {
+        "SELECT id, game, status, version, options, started_at, updated_at FROM games \
+         WHERE id = $1 AND club_id || '' = $2"
+    };
+}
+/// [`game_row!`] as a constant, for the test that checks the plans.
+pub const GAME_ROW: &str = game_row!();
+/// A game's stored version by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
+pub const STORED_VERSION: &str = "SELECT version FROM games WHERE id = $1 AND club_id || '' = $2";
+
 pub struct PostgresStore {
     pub(super) pool: PgPool,
     /// The hosts of a multi-host `DATABASE_URL`, the pool following their primary.
@@ -54,7 +84,7 @@ pub struct PostgresStore {
     /// Score reads' version checks, gathered into one statement (see [`versions`]).
     versions: VersionReads,
     /// Connections plain appends keep between them, spared the pool's ping on release.
-    lanes: Lanes,
+    lanes: Arc<Lanes>,
     /// Statistics and history lists read from a standby (`TABLETALLY_READ_DATABASE_URL`).
     standby: Option<Box<Standby>>,
 }
@@ -330,9 +360,10 @@ impl PostgresStore {
     }
 
     fn on(pool: PgPool, primary: Option<Arc<Follower>>, standby: Option<Box<Standby>>) -> Self {
+        let lanes = Arc::new(Lanes::new(primary.clone()));
         Self {
-            versions: VersionReads::start(pool.clone()),
-            lanes: Lanes::new(primary.clone()),
+            versions: VersionReads::start(pool.clone(), lanes.clone()),
+            lanes,
             pool,
             primary,
             shared: Shared::new(false),
@@ -779,8 +810,7 @@ macro_rules! sql_store {
                 let row = w
                     .fetch_optional(
                         concat!(
-                            "SELECT id, game, status, version, options, started_at, updated_at FROM games \
-                             WHERE id = $1 AND club_id = $2",
+                            game_row!(),
                             $lock
                         ),
                         args![id, club],
@@ -1121,10 +1151,7 @@ macro_rules! sql_store {
             }
 
             async fn game(&self, club: &str, id: &str) -> Result<Option<GameRecord>, StoreError> {
-                let row = sqlx::query(
-                    "SELECT id, game, status, version, options, started_at, updated_at FROM games \
-                     WHERE id = $1 AND club_id = $2",
-                )
+                let row = sqlx::query(GAME_ROW)
                 .bind(id)
                 .bind(club)
                 .fetch_optional(&self.pool)
@@ -1155,10 +1182,7 @@ macro_rules! sql_store {
             async fn events(&self, club: &str, id: &str) -> Result<Option<(GameRecord, Vec<StoredEvent>)>, StoreError> {
                 // The row first, then its log up to the row's version (`load_events`).
                 let mut tx = self.pool.begin().await?;
-                let row = sqlx::query(
-                    "SELECT id, game, status, version, options, started_at, updated_at FROM games \
-                     WHERE id = $1 AND club_id = $2",
-                )
+                let row = sqlx::query(GAME_ROW)
                 .bind(id)
                 .bind(club)
                 .fetch_optional(&mut *tx)
@@ -1482,7 +1506,7 @@ impl SqliteStore {
     /// The game's stored version. Reads on SQLite never wait for the writer (WAL), and most
     /// are answered by the cache without asking (`current_game`).
     async fn stored_version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError> {
-        let row = sqlx::query("SELECT version FROM games WHERE id = $1 AND club_id = $2")
+        let row = sqlx::query(STORED_VERSION)
             .bind(id)
             .bind(club)
             .fetch_optional(&self.pool)
@@ -1611,35 +1635,36 @@ impl PostgresStore {
         let version = at + events.len() as i64;
         let seqs: Vec<i64> = (at + 1..=version).collect();
         let mut lane = self.lanes.take(&self.pool).await?;
-        let rows = sqlx::query(
-            "WITH moved AS ( \
-                 UPDATE games SET version = $1, updated_at = $2 \
-                 WHERE id = $3 AND club_id = $4 AND version = $5 RETURNING club_id \
-             ), in_flight AS MATERIALIZED ( \
-                 SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM moved \
-             ) \
-             INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-             SELECT $3, e.seq, e.event_id, e.type, $6, e.data, $2, e.recorded_by \
-             FROM in_flight CROSS JOIN \
-                  unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[]) \
-                  WITH ORDINALITY AS e (seq, event_id, type, data, recorded_by, n) \
-             ORDER BY e.n \
-             RETURNING seq, position",
-        )
-        .bind(version)
-        .bind(now)
-        .bind(id)
-        .bind(club)
-        .bind(at)
-        .bind(SCHEMA_VERSION)
-        .bind(&seqs)
-        .bind(events.iter().map(|e| e.id.as_str()).collect::<Vec<_>>())
-        .bind(events.iter().map(|e| e.event_type.as_str()).collect::<Vec<_>>())
-        .bind(events.iter().map(|e| e.data.to_string()).collect::<Vec<_>>())
-        .bind(events.iter().map(|e| e.recorded_by.as_deref()).collect::<Vec<_>>())
-        .fetch_all(&mut **lane)
-        .await
-        .map_err(translate)?;
+        let rows = sqlx::query(PLAIN_APPEND)
+            .bind(version)
+            .bind(now)
+            .bind(id)
+            .bind(club)
+            .bind(at)
+            .bind(SCHEMA_VERSION)
+            .bind(&seqs)
+            .bind(events.iter().map(|e| e.id.as_str()).collect::<Vec<_>>())
+            .bind(
+                events
+                    .iter()
+                    .map(|e| e.event_type.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                events
+                    .iter()
+                    .map(|e| e.data.to_string())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                events
+                    .iter()
+                    .map(|e| e.recorded_by.as_deref())
+                    .collect::<Vec<_>>(),
+            )
+            .fetch_all(&mut **lane)
+            .await
+            .map_err(translate)?;
         self.lanes.give_back(lane);
         if rows.len() != events.len() {
             // The row moved on (or is another club's): nothing was written.

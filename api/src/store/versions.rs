@@ -7,7 +7,8 @@
 //! flight asks at once, on its own task (a lone read pays nothing extra). Asks made while a
 //! statement is in flight wait, and when it ends they all get the next statement. So every
 //! answer was read after its ask was made: a reader never gets a version older than an append
-//! it has seen acknowledged.
+//! it has seen acknowledged. A statement runs on a connection kept as plain appends keep theirs
+//! ([`super::lanes`]), sparing the pool's ping after each: one round trip a statement.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -17,6 +18,7 @@ use sqlx::{PgPool, Row};
 use tokio::sync::oneshot;
 
 use super::StoreError;
+use super::lanes::Lanes;
 
 /// Asks answered by one statement at most.
 const MAX_BATCH: usize = 256;
@@ -34,6 +36,8 @@ pub(super) struct VersionReads {
 
 struct Reads {
     pool: PgPool,
+    /// A statement of reads runs on a kept connection, as a plain append does (no ping).
+    lanes: Arc<Lanes>,
     /// Where the statements for waiting asks run (any thread may end a turn).
     runtime: tokio::runtime::Handle,
     turns: Mutex<Turns>,
@@ -48,9 +52,10 @@ struct Turns {
 
 impl VersionReads {
     /// Called inside the runtime the statements for waiting asks are to run on.
-    pub(super) fn start(pool: PgPool) -> Self {
+    pub(super) fn start(pool: PgPool, lanes: Arc<Lanes>) -> Self {
         let reads = Reads {
             pool,
+            lanes,
             runtime: tokio::runtime::Handle::current(),
             turns: Mutex::default(),
         };
@@ -81,7 +86,7 @@ impl VersionReads {
             None => {
                 // Ends this read's turn however the read ends, dropped midway included.
                 let _turn = Turn(&self.reads);
-                let rows = versions(&self.reads.pool, &[id]).await?;
+                let rows = self.reads.versions(&[id]).await?;
                 Ok(version_in_club(rows, club))
             }
         }
@@ -107,9 +112,66 @@ impl Reads {
         };
         let runtime = self.runtime.clone();
         runtime.spawn(async move {
-            answer(&self.pool, asks).await;
+            self.answer(asks).await;
             self.next_turn();
         });
+    }
+
+    async fn answer(&self, asks: Vec<Ask>) {
+        let ids: Vec<&str> = asks.iter().map(|ask| ask.id.as_str()).collect();
+        match self.versions(&ids).await {
+            Ok(rows) => {
+                let found: HashMap<String, (String, i64)> = rows
+                    .into_iter()
+                    .map(|(id, club, version)| (id, (club, version)))
+                    .collect();
+                for ask in asks {
+                    let version = found
+                        .get(&ask.id)
+                        .filter(|(club, _)| *club == ask.club)
+                        .map(|&(_, version)| version);
+                    // A caller that gave up (its request was dropped) needs no answer.
+                    let _ = ask.reply.send(Ok(version));
+                }
+            }
+            // The batch failed (a lost connection, say): each ask is tried on its own, so each
+            // gets its own answer or its own error.
+            Err(_) => {
+                join_all(asks.into_iter().map(|ask| async move {
+                    let answer = self
+                        .versions(&[ask.id.as_str()])
+                        .await
+                        .map(|rows| version_in_club(rows, &ask.club));
+                    let _ = ask.reply.send(answer.map_err(StoreError::from));
+                }))
+                .await;
+            }
+        }
+    }
+
+    /// (id, club, version) of each of `ids` that exists, in any club.
+    async fn versions(&self, ids: &[&str]) -> Result<Vec<(String, String, i64)>, sqlx::Error> {
+        let mut lane = self.lanes.take(&self.pool).await?;
+        // One primary-key lookup per id, whatever the planner knows of the table: a plain
+        // `id = ANY($1)` is planned once for any array, and with missing or old statistics that
+        // plan scans the whole table. (`LIMIT 1` keeps the lookup a lookup, not a join.)
+        let rows = sqlx::query(
+            "SELECT g.id, g.club_id, g.version FROM unnest($1::text[]) AS asked (id) \
+             CROSS JOIN LATERAL (SELECT id, club_id, version FROM games WHERE id = asked.id LIMIT 1) AS g",
+        )
+        .bind(ids)
+        .fetch_all(&mut **lane)
+        .await?;
+        self.lanes.give_back(lane);
+        rows.iter()
+            .map(|row| {
+                Ok((
+                    row.try_get("id")?,
+                    row.try_get("club_id")?,
+                    row.try_get("version")?,
+                ))
+            })
+            .collect()
     }
 }
 
@@ -125,63 +187,9 @@ fn stopped() -> StoreError {
     StoreError::Database(sqlx::Error::PoolClosed)
 }
 
-async fn answer(pool: &PgPool, asks: Vec<Ask>) {
-    let ids: Vec<&str> = asks.iter().map(|ask| ask.id.as_str()).collect();
-    match versions(pool, &ids).await {
-        Ok(rows) => {
-            let found: HashMap<String, (String, i64)> = rows
-                .into_iter()
-                .map(|(id, club, version)| (id, (club, version)))
-                .collect();
-            for ask in asks {
-                let version = found
-                    .get(&ask.id)
-                    .filter(|(club, _)| *club == ask.club)
-                    .map(|&(_, version)| version);
-                // A caller that gave up (its request was dropped) needs no answer.
-                let _ = ask.reply.send(Ok(version));
-            }
-        }
-        // The batch failed (a lost connection, say): each ask is tried on its own, so each
-        // gets its own answer or its own error.
-        Err(_) => {
-            join_all(asks.into_iter().map(|ask| async move {
-                let answer = versions(pool, &[ask.id.as_str()])
-                    .await
-                    .map(|rows| version_in_club(rows, &ask.club));
-                let _ = ask.reply.send(answer.map_err(StoreError::from));
-            }))
-            .await;
-        }
-    }
-}
-
 /// The version of the one game read, if it is the club's.
 fn version_in_club(rows: Vec<(String, String, i64)>, club: &str) -> Option<i64> {
     rows.into_iter()
         .find(|(_, owner, _)| owner == club)
         .map(|(_, _, version)| version)
-}
-
-/// (id, club, version) of each of `ids` that exists, in any club.
-async fn versions(pool: &PgPool, ids: &[&str]) -> Result<Vec<(String, String, i64)>, sqlx::Error> {
-    // One primary-key lookup per id, whatever the planner knows of the table: a plain
-    // `id = ANY($1)` is planned once for any array, and with missing or old statistics that
-    // plan scans the whole table. (`LIMIT 1` keeps the lookup a lookup, not a join.)
-    let rows = sqlx::query(
-        "SELECT g.id, g.club_id, g.version FROM unnest($1::text[]) AS asked (id) \
-         CROSS JOIN LATERAL (SELECT id, club_id, version FROM games WHERE id = asked.id LIMIT 1) AS g",
-    )
-    .bind(ids)
-    .fetch_all(pool)
-    .await?;
-    rows.iter()
-        .map(|row| {
-            Ok((
-                row.try_get("id")?,
-                row.try_get("club_id")?,
-                row.try_get("version")?,
-            ))
-        })
-        .collect()
 }
