@@ -250,7 +250,7 @@ async fn connections_the_database_cut_while_idle_are_replaced_before_a_request_u
 
 async fn a_game_is_found_by_its_primary_key_however_little_the_planner_knows(app: TestApp) {
     if app.backend == crate::helpers::Backend::Sqlite {
-        return; // SQLite plans each statement for its values, by the unique id first
+        return; // SQLite's planner takes the unique id's equality first, with or without statistics
     }
     // Arrange: a fresh database, its games table empty and never analysed, as when a server's
     // connections first plan their statements; and plans made for any values (generic), which
