@@ -220,6 +220,7 @@ async fn append_only_table(
             match ready_game(&client, &base, &token, seed, &mut rng).await {
                 Ok(next) => (game, version) = (next, 1),
                 Err(e) => {
+                    timings.failures += 1;
                     report_failure(&mut failures, "create", &e);
                     break;
                 }

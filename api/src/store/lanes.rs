@@ -1,8 +1,9 @@
-//! PostgreSQL connections that plain appends keep from one to the next. sqlx pings every
-//! connection given back to its pool (a round trip, and a wake-up of its backend, per request);
-//! a plain append is one statement, so that ping was a second round trip for each. A lane is a
-//! pooled connection kept out of the pool while appends use it: taken and given back without a
-//! word to the database. What the pool's own check does on lending is kept: a lane idle for a
+//! PostgreSQL connections that one-statement requests keep from one to the next: plain appends
+//! and the score reads' version statements ([`super::versions`]). sqlx pings every connection
+//! given back to its pool (a round trip, and a wake-up of its backend, per request); such a
+//! request is one statement, so that ping was a second round trip for each. A lane is a
+//! pooled connection kept out of the pool between those statements: taken and given back
+//! without a word to the database. What the pool's own check does on lending is kept: a lane idle for a
 //! second is handed back to the pool (which pings it before lending it again), and a lane made
 //! before the pool moved to another host is dropped.
 
@@ -14,14 +15,14 @@ use sqlx::{PgPool, Postgres};
 
 use super::primary::{Follower, PING_AFTER_IDLE};
 
-/// At most this many lanes wait between appends; the pool's other connections serve the rest.
+/// At most this many lanes wait between statements; the pool's other connections serve the rest.
 const MOST_LANES: usize = 8;
 
 pub(super) struct Lane {
     connection: PoolConnection<Postgres>,
     /// When the pool lent it: a lane older than the pool's last move is dropped.
     made: Instant,
-    /// When an append last gave it back.
+    /// When a statement last gave it back.
     used: Instant,
 }
 

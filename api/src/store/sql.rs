@@ -83,7 +83,7 @@ pub struct PostgresStore {
     shared: Arc<Shared>,
     /// Score reads' version checks, gathered into one statement (see [`versions`]).
     versions: VersionReads,
-    /// Connections plain appends keep between them, spared the pool's ping on release.
+    /// Connections plain appends and version reads keep between them, spared the pool's ping.
     lanes: Arc<Lanes>,
     /// Statistics and history lists read from a standby (`TABLETALLY_READ_DATABASE_URL`).
     standby: Option<Box<Standby>>,
