@@ -71,7 +71,7 @@ macro_rules! game_row {
          WHERE id = $1 AND club_id || '' = $2"
     };
 }
-/// [`game_row!`] as a constant, for the test that checks the plans.
+/// `game_row!` as a constant, for the test that checks the plans.
 pub const GAME_ROW: &str = game_row!();
 /// A game's stored version by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
 pub const STORED_VERSION: &str = "SELECT version FROM games WHERE id = $1 AND club_id || '' = $2";
