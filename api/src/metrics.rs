@@ -161,6 +161,18 @@ pub fn render_store(cache: CacheCounters, writer: WriterCounters) -> String {
             cache.bytes,
         ),
         (
+            "tabletally_cache_answered_alone_total",
+            "counter",
+            "Score reads answered from the state cache without asking the database.",
+            cache.answered_alone,
+        ),
+        (
+            "tabletally_sole_server",
+            "gauge",
+            "1 while this server is the database's only writer (its cache may answer alone).",
+            u64::from(cache.sole),
+        ),
+        (
             "tabletally_write_commits_total",
             "counter",
             "Transactions committed by the write path (appends and game creations).",
@@ -238,6 +250,8 @@ mod tests {
             misses: 2,
             games: 3,
             bytes: 4096,
+            answered_alone: 6,
+            sole: true,
         };
         let writer = WriterCounters {
             commits: 4,
@@ -252,6 +266,8 @@ mod tests {
             "tabletally_cache_misses_total 2",
             "tabletally_cache_games 3",
             "tabletally_cache_bytes 4096",
+            "tabletally_cache_answered_alone_total 6",
+            "tabletally_sole_server 1",
             "tabletally_write_commits_total 4",
             "tabletally_write_requests_total 10",
             "tabletally_write_largest_batch 5",

@@ -674,6 +674,155 @@ async fn a_score_read_on_one_server_shows_the_append_just_acknowledged_by_the_ot
     assert!(reads > 0, "the other club's readers read nothing");
 }
 
+/// One figure of a server's `GET /metrics`.
+async fn metric(client: &reqwest::Client, server: &ServerProcess, name: &str) -> u64 {
+    let text = client
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .expect("the server answers")
+        .text()
+        .await
+        .expect("a body");
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("/metrics has no {name}:\n{text}"))
+}
+
+/// Waits (at most 10 s) until the server says it is, or is not, the database's only writer.
+async fn wait_sole(client: &reqwest::Client, server: &ServerProcess, sole: bool) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while metric(client, server, "tabletally_sole_server").await != u64::from(sole) {
+        assert!(
+            Instant::now() < until,
+            "server {} did not become {} within 10 s; last lines:\n{}",
+            server.label,
+            if sole { "sole" } else { "one of two" },
+            server.log_tail()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Appends round `n` to `game` on `server` (created at version 1, so expected at `n`); the
+/// version acknowledged.
+async fn append_round(
+    client: &reqwest::Client,
+    server: &ServerProcess,
+    token: &str,
+    game: &str,
+    n: usize,
+) -> i64 {
+    let body = append_body(
+        Some(n as i64),
+        &[new_event("round_collected", round(n, n.is_multiple_of(2)))],
+    );
+    let reply = post(
+        client,
+        &server.url(&format!("/v1/games/{game}/events")),
+        Some(token),
+        &body,
+    )
+    .await
+    .expect("the server answers");
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    reply.body["version"].as_i64().expect("version")
+}
+
+/// A new game on `server`, its id.
+async fn create_game(client: &reqwest::Client, server: &ServerProcess, token: &str) -> String {
+    let game = uuid::Uuid::new_v4().to_string();
+    let reply = post(
+        client,
+        &server.url("/v1/games"),
+        Some(token),
+        &new_game_body(&game),
+    )
+    .await
+    .expect("the server answers");
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    game
+}
+
+async fn score_version(
+    client: &reqwest::Client,
+    server: &ServerProcess,
+    token: &str,
+    game: &str,
+) -> i64 {
+    let score = get(
+        client,
+        &server.url(&format!("/v1/games/{game}/score")),
+        token,
+    )
+    .await
+    .expect("the server answers");
+    assert_eq!(score.status, 200, "{}", score.body);
+    score.body["version"].as_i64().expect("version")
+}
+
+/// A server alone on a PostgreSQL database answers score reads of the games it wrote from
+/// memory; a second server started meanwhile writes only once the first has stopped doing so,
+/// so the first never answers a version older than one the second acknowledged; and when the
+/// second is gone the first answers from memory again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_alone_answers_from_memory_and_never_misses_a_second_servers_append() {
+    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+        return;
+    };
+    let client = http_client();
+    let a = ServerProcess::start("A", &url);
+    let token = new_club(&client, &a).await;
+
+    // Alone: A's reads of the games it wrote ask no database.
+    wait_sole(&client, &a, true).await;
+    let mut games = Vec::new();
+    for _ in 0..4 {
+        let game = create_game(&client, &a, &token).await;
+        assert_eq!(append_round(&client, &a, &token, &game, 1).await, 2);
+        games.push(game);
+    }
+    let before = metric(&client, &a, "tabletally_cache_answered_alone_total").await;
+    for game in &games {
+        assert_eq!(score_version(&client, &a, &token, game).await, 2);
+    }
+    let alone = metric(&client, &a, "tabletally_cache_answered_alone_total").await - before;
+    assert_eq!(alone, 4, "A answered {alone} of 4 score reads from memory");
+
+    // B starts while A answers from memory and appends at once: A shows every append B
+    // acknowledged, and B every append of A's (the last round finishes the game).
+    let b = ServerProcess::start("B", &url);
+    for game in &games {
+        for (n, writer, reader) in [(2, &b, &a), (3, &a, &b)] {
+            let acked = append_round(&client, writer, &token, game, n).await;
+            assert_eq!(acked, n as i64 + 1);
+            assert_eq!(
+                score_version(&client, reader, &token, game).await,
+                acked,
+                "round {n} of {game}: server {} does not show the append server {} acknowledged",
+                reader.label,
+                writer.label
+            );
+        }
+    }
+    assert_eq!(metric(&client, &a, "tabletally_sole_server").await, 0);
+    assert_eq!(metric(&client, &b, "tabletally_sole_server").await, 0);
+
+    // B gone, A alone again: from memory, and current.
+    drop(b);
+    wait_sole(&client, &a, true).await;
+    let game = create_game(&client, &a, &token).await;
+    let acked = append_round(&client, &a, &token, &game, 1).await;
+    let before = metric(&client, &a, "tabletally_cache_answered_alone_total").await;
+    assert_eq!(score_version(&client, &a, &token, &game).await, acked);
+    assert_eq!(score_version(&client, &a, &token, &games[0]).await, 4);
+    assert_eq!(
+        metric(&client, &a, "tabletally_cache_answered_alone_total").await - before,
+        1,
+        "only the game written in A's new term is known current without asking"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_on_one_postgres_database() {
     let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {

@@ -884,6 +884,158 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
     second.stopper.stop().await;
 }
 
+/// One figure of a server's `GET /metrics`.
+async fn metric(client: &reqwest::Client, server: &str, name: &str) -> u64 {
+    let text = client
+        .get(format!("{server}/metrics"))
+        .send()
+        .await
+        .expect("the metrics")
+        .text()
+        .await
+        .expect("a body");
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("/metrics has no {name}:\n{text}"))
+}
+
+/// Waits until the server says it is, or is not, the database's only writer.
+async fn wait_sole(client: &reqwest::Client, server: &str, sole: bool) {
+    let deadline = Instant::now() + PATIENCE;
+    while metric(client, server, "tabletally_sole_server").await != u64::from(sole) {
+        assert!(
+            Instant::now() < deadline,
+            "{server} did not become {}",
+            if sole { "sole" } else { "one of two" }
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Appends `round` at `version` through `server`, retried on 503 (same body) while the pair
+/// fails over; the version acknowledged.
+async fn append_round(
+    client: &reqwest::Client,
+    server: &str,
+    token: &str,
+    game: &str,
+    version: i64,
+    round: Value,
+) -> i64 {
+    let body = json!({"expected_version": version, "events": [
+        {"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}
+    ]});
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let reply = client
+            .post(format!("{server}/v1/games/{game}/events"))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await;
+        match answer_of(reply, "an append").await {
+            (200 | 201, answer) => return answer["version"].as_i64().expect("a version"),
+            (503, _) if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await
+            }
+            (status, answer) => panic!("append to {game} at {version}: {status} {answer}"),
+        }
+    }
+}
+
+async fn score_version(client: &reqwest::Client, server: &str, token: &str, game: &str) -> i64 {
+    let score: Value = client
+        .get(format!("{server}/v1/games/{game}/score"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("the score")
+        .json()
+        .await
+        .expect("JSON");
+    score["version"].as_i64().expect("a version")
+}
+
+/// A server alone on the pair answers score reads from memory. Its primary dies: it becomes
+/// the only server again on the new primary, and a second server started there, appending to
+/// the games the first holds, is never missed by the first's reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_alone_before_the_failover_never_answers_from_memory_what_another_moved_on() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let first = start_server(&cluster.database_url()).await;
+    let client = reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(3))
+        .build()
+        .expect("an HTTP client");
+    let token = &new_club(&client, &first.base, "Alone, then not").await;
+    wait_sole(&client, &first.base, true).await;
+    let games = new_games(&client, &first.base, token).await;
+    for game in &games {
+        assert_eq!(
+            append_round(&client, &first.base, token, game, 1, round_1()).await,
+            2
+        );
+    }
+    let before = metric(
+        &client,
+        &first.base,
+        "tabletally_cache_answered_alone_total",
+    )
+    .await;
+    for game in &games {
+        assert_eq!(score_version(&client, &first.base, token, game).await, 2);
+    }
+    assert_eq!(
+        metric(
+            &client,
+            &first.base,
+            "tabletally_cache_answered_alone_total"
+        )
+        .await
+            - before,
+        TABLES as u64,
+        "every score read answered from memory"
+    );
+
+    // The primary dies; the first server writes again on the new one, alone there too.
+    let dying = cluster.primary().await;
+    cluster.kill(&dying).await;
+    assert_eq!(
+        append_round(&client, &first.base, token, &games[0], 2, round_2()).await,
+        3
+    );
+    wait_sole(&client, &first.base, true).await;
+    assert_eq!(
+        cluster.primary().await,
+        other(&dying),
+        "the standby was promoted"
+    );
+
+    // A second server on the new primary moves the other games on: the first shows each.
+    let second = start_server(&cluster.database_url()).await;
+    for game in &games[1..] {
+        let acked = append_round(&client, &second.base, token, game, 2, round_2()).await;
+        assert_eq!(acked, 3);
+        assert_eq!(
+            score_version(&client, &first.base, token, game).await,
+            acked,
+            "{game}: the first server does not show the second's append"
+        );
+    }
+    assert_eq!(
+        metric(&client, &first.base, "tabletally_sole_server").await,
+        0
+    );
+    assert_eq!(
+        score_version(&client, &second.base, token, &games[0]).await,
+        3
+    );
+    second.stopper.stop().await;
+    first.stopper.stop().await;
+}
+
 /// The leaderboard as one server answers it: status, `Read-From`, `Read-Position`, body.
 async fn leaderboard(
     client: &reqwest::Client,

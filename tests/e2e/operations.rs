@@ -266,7 +266,7 @@ async fn a_game_is_found_by_its_primary_key_however_little_the_planner_knows(app
         (
             "a plain append",
             tabletally_api::store::PLAIN_APPEND,
-            "(2, now(), 'g', 'c', 1, 1, '{2}', '{e}', '{t}', '{\"{}\"}', '{null}')",
+            "(2, now(), 'g', 'c', 1, 1, '{2}', '{e}', '{t}', '{\"{}\"}', '{null}', false)",
         ),
         (
             "a game's row",

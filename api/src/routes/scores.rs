@@ -57,7 +57,8 @@ pub async fn get_score(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
     let language = Language::of(&request);
-    // Known current without reading the database (SQLite), or the game's row decides.
+    // Known current without reading the database (while this server is its only writer), or
+    // the game's row decides.
     let current = state.store.current_game(&club.id, &id);
     let asks_tag = request
         .headers()

@@ -5,16 +5,19 @@
 //! row's version. So two servers on one PostgreSQL stay right: an entry one server holds for a
 //! version another server moved past is simply not used, and is rebuilt from the log.
 //!
-//! On SQLite the server's own writer is the database's only writer (the store holds the
-//! database's server lock), so the cache can know an entry is current without asking: it is
-//! *confirmed* when the writer put it (after its commit, or from inside the write
-//! transaction), or when a reader put it and no write to the game began since before that
-//! reader read the database. A confirmed entry of a game no open batch is writing answers a
-//! score read with no database read at all ([`StateCache::current`]).
+//! While this server is the database's only writer, the cache can know an entry is current
+//! without asking. On SQLite it always is (the store holds the database's server lock); on
+//! PostgreSQL only while it holds the servers' lock alone ([`super::sole`]), each such time a
+//! new *term*. An entry is current in a term when a write of this server that began in the
+//! term put it (after its commit, or from inside the write transaction), or when a reader put
+//! it and no write to the game began since before that reader read the database, in the same
+//! term. A current entry of a game no write is writing answers a score read with no database
+//! read at all ([`StateCache::current`]); when the term ends, nothing is current any more.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use crate::records::HeldGame;
 
@@ -34,15 +37,28 @@ struct Entry {
     tick: u64,
     /// The club whose game this is, once the entry is known to be the stored version.
     confirmed_for: Option<String>,
+    /// The term in which it was known to be the stored version (see the module's docs).
+    current_in: Option<u64>,
 }
 
 /// Writes to a game bump one of these counters (chosen by the game's id) as they begin and
 /// end; a reader's put is confirmed only when its counter did not move meanwhile.
 const STRIPES: usize = 1024;
 
-/// What a reader saw before reading the database: see [`StateCache::ticket`].
+/// What a reader saw before reading the database: see [`StateCache::ticket`]. The stripe's
+/// count (none while a write to the game is open) and the term.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ticket(Option<u64>);
+pub struct Ticket(Option<u64>, Option<u64>);
+
+/// A time this server is the database's only writer.
+#[derive(Debug, Clone, Copy)]
+struct Term {
+    number: u64,
+    /// PostgreSQL: the term holds only until then, unless renewed (the servers' lock is lost
+    /// with its connection, and nothing may be trusted that long after the database last
+    /// answered). SQLite: no end.
+    until: Option<Instant>,
+}
 
 #[derive(Default)]
 struct Inner {
@@ -51,9 +67,18 @@ struct Inner {
     by_use: BTreeMap<u64, String>,
     bytes: usize,
     tick: u64,
-    /// Games the writer's open batch touches: nothing about them is current until it ends.
-    writing: HashSet<String>,
+    /// Games with writes open (how many, and the term the oldest began in, if they all began
+    /// in the same one): nothing about them is current until they end.
+    writing: HashMap<String, Writing>,
     stripes: Vec<u64>,
+    term: Option<Term>,
+    /// The last term's number: a new term is never an old one.
+    terms: u64,
+}
+
+struct Writing {
+    open: u32,
+    term: Option<u64>,
 }
 
 /// The cache; cheap to share (one lock, held only to move an entry in or out).
@@ -61,10 +86,10 @@ pub struct StateCache {
     inner: Mutex<Inner>,
     max_games: usize,
     max_bytes: usize,
-    /// Set by a store whose writer is the database's only one (SQLite, server lock held).
-    authoritative: bool,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Score reads answered with no database read ([`StateCache::current`]).
+    alone: AtomicU64,
 }
 
 /// The cache's counters, for `GET /metrics`.
@@ -74,6 +99,10 @@ pub struct CacheCounters {
     pub misses: u64,
     pub games: u64,
     pub bytes: u64,
+    /// Reads answered with no database read.
+    pub answered_alone: u64,
+    /// This server is the database's only writer now (a term is open).
+    pub sole: bool,
 }
 
 impl StateCache {
@@ -85,9 +114,9 @@ impl StateCache {
             }),
             max_games,
             max_bytes,
-            authoritative: false,
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            alone: AtomicU64::new(0),
         }
     }
 
@@ -104,10 +133,34 @@ impl StateCache {
         )
     }
 
-    /// This cache's writer is the database's only writer: confirmed entries answer alone.
-    pub fn authoritative(mut self) -> Self {
-        self.authoritative = true;
+    /// This cache's writer is the database's only writer for good (SQLite, server lock held):
+    /// one term with no end.
+    pub fn authoritative(self) -> Self {
+        self.begin_term(None);
         self
+    }
+
+    /// A term begins: this server is now the database's only writer, until `until` (none: for
+    /// good) unless renewed. Nothing from an earlier term is current in it.
+    pub fn begin_term(&self, until: Option<Instant>) -> u64 {
+        let mut inner = self.lock();
+        inner.terms += 1;
+        let number = inner.terms;
+        inner.term = Some(Term { number, until });
+        number
+    }
+
+    /// The term `number` holds until `until` now (ignored once it ended).
+    pub fn renew_term(&self, number: u64, until: Instant) {
+        let mut inner = self.lock();
+        if let Some(term) = inner.term.as_mut().filter(|t| t.number == number) {
+            term.until = Some(until);
+        }
+    }
+
+    /// The term ends: from the moment this returns, no read is answered without the database.
+    pub fn end_term(&self) {
+        self.lock().term = None;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -115,21 +168,23 @@ impl StateCache {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The club's game as stored now, when this cache can say so without the database: a
-    /// confirmed entry of a game no open batch is writing (authoritative caches only).
+    /// The club's game as stored now, when this cache can say so without the database: an
+    /// entry current in the open term, of a game no write is writing.
     pub fn current(&self, club: &str, id: &str) -> Option<Arc<HeldGame>> {
-        if !self.authoritative {
-            return None;
-        }
         let mut inner = self.lock();
-        if inner.writing.contains(id) {
+        let term = inner.term_now()?;
+        if inner.writing.contains_key(id) {
             return None;
         }
-        let version = inner.entries.get(id)?.held.game.version;
-        let entry = inner.touch(id, version)?;
-        let found = (entry.confirmed_for.as_deref() == Some(club)).then(|| entry.held.clone());
+        let entry = inner.entries.get(id)?;
+        if entry.current_in != Some(term) || entry.confirmed_for.as_deref() != Some(club) {
+            return None;
+        }
+        let version = entry.held.game.version;
+        let found = inner.touch(id, version).map(|entry| entry.held.clone());
         if found.is_some() {
             self.count(true);
+            self.alone.fetch_add(1, Ordering::Relaxed);
         }
         found
     }
@@ -138,7 +193,10 @@ impl StateCache {
     /// what it read ([`StateCache::get_read`], [`StateCache::put_read`]).
     pub fn ticket(&self, id: &str) -> Ticket {
         let inner = self.lock();
-        Ticket((!inner.writing.contains(id)).then(|| inner.stripes[stripe(id)]))
+        Ticket(
+            (!inner.writing.contains_key(id)).then(|| inner.stripes[stripe(id)]),
+            inner.term_now(),
+        )
     }
 
     /// The game's state if it is held at exactly `version`, asked by a reader that read that
@@ -153,11 +211,15 @@ impl StateCache {
     ) -> Option<Arc<HeldGame>> {
         let mut inner = self.lock();
         let still = inner.unchanged_since(id, ticket);
+        let term = inner.current_term_of(ticket);
         let found = inner.touch(id, version).is_some();
         let found = found.then(|| {
             let entry = inner.entries.get_mut(id).expect("touched just now");
             if still && entry.confirmed_for.is_none() {
                 entry.confirmed_for = Some(club.to_owned());
+            }
+            if still && entry.confirmed_for.as_deref() == Some(club) && term.is_some() {
+                entry.current_in = term;
             }
             entry.held.clone()
         });
@@ -165,22 +227,49 @@ impl StateCache {
         found
     }
 
-    /// Marks the start of a write to `id` by the writer's open batch.
-    pub fn begin_write(&self, id: &str) {
+    /// Marks the start of a write to `id` (each is ended by [`StateCache::end_writes`]).
+    /// Returns the term it began in: none when this server is not the database's only writer.
+    pub fn begin_write(&self, id: &str) -> Option<u64> {
         let mut inner = self.lock();
-        if inner.writing.insert(id.to_owned()) {
-            inner.stripes[stripe(id)] += 1;
+        let term = inner.term_now();
+        match inner.writing.get_mut(id) {
+            Some(writing) => {
+                writing.open += 1;
+                writing.term = writing.term.filter(|t| Some(*t) == term);
+            }
+            None => {
+                inner
+                    .writing
+                    .insert(id.to_owned(), Writing { open: 1, term });
+                inner.stripes[stripe(id)] += 1;
+            }
         }
+        term
     }
 
-    /// The batch that wrote these games ended (committed or rolled back; its entries are put
-    /// or forgotten already).
+    /// Writes to these games ended, one per id given (committed or rolled back; their entries
+    /// are put or forgotten already).
     pub fn end_writes<'a>(&self, ids: impl IntoIterator<Item = &'a String>) {
         let mut inner = self.lock();
         for id in ids {
-            if inner.writing.remove(id) {
+            let Some(writing) = inner.writing.get_mut(id.as_str()) else {
+                continue;
+            };
+            writing.open -= 1;
+            if writing.open == 0 {
+                inner.writing.remove(id.as_str());
                 inner.stripes[stripe(id)] += 1;
             }
+        }
+    }
+
+    /// [`StateCache::begin_write`], ended when the guard is dropped (a write on its own task).
+    pub fn writing<'a>(&'a self, id: &str) -> WriteGuard<'a> {
+        let term = self.begin_write(id);
+        WriteGuard {
+            cache: self,
+            id: id.to_owned(),
+            term,
         }
     }
 
@@ -221,19 +310,25 @@ impl StateCache {
         found
     }
 
-    /// Takes the club's game's state out if it is confirmed (authoritative caches only), for
-    /// the database's sole writer to continue inside its batch: the entry is the game as
-    /// stored, even while the batch writes it — a write of the batch took the entry out, and
-    /// puts it back only once committed. The writer puts it back after its commit.
+    /// Takes the club's game's state out if it is current in the open term, for the
+    /// database's sole writer to continue inside its batch: the entry is the game as stored,
+    /// even while the batch writes it — a write of the batch took the entry out, and puts it
+    /// back only once committed. The writer puts it back after its commit.
     pub fn take_confirmed(&self, club: &str, id: &str) -> Option<HeldGame> {
-        if !self.authoritative {
-            return None;
+        {
+            let inner = self.lock();
+            let term = inner.term_now()?;
+            inner
+                .entries
+                .get(id)
+                .filter(|e| e.current_in == Some(term))?;
         }
         self.take_latest(club, id)
     }
 
-    /// Holds a game's state the writer committed or read inside its write transaction: the
-    /// stored version, once its batch ends (a failed batch forgets the game).
+    /// Holds a game's state a write committed or read inside its write transaction: the stored
+    /// version, once the write ends (a failed write forgets the game). Current only when every
+    /// write open on the game began in the open term.
     pub fn put_written(&self, club: &str, held: impl Into<Arc<HeldGame>>) {
         self.put_as(held.into(), club, None);
     }
@@ -264,15 +359,27 @@ impl StateCache {
         {
             return;
         }
-        let confirmed_for = match ticket {
-            None => Some(club.to_owned()),
-            Some(ticket) if inner.unchanged_since(&id, ticket) => Some(club.to_owned()),
+        let same = inner
+            .entries
+            .get(&id)
+            .filter(|e| e.held.game.version == held.game.version);
+        let (confirmed_for, current_in) = match ticket {
+            None => (
+                Some(club.to_owned()),
+                inner
+                    .writing
+                    .get(&id)
+                    .and_then(|w| w.term)
+                    .filter(|t| inner.term_now() == Some(*t)),
+            ),
+            Some(ticket) if inner.unchanged_since(&id, ticket) => {
+                (Some(club.to_owned()), inner.current_term_of(ticket))
+            }
             // The same version put again stays as known as it was.
-            _ => inner
-                .entries
-                .get(&id)
-                .filter(|e| e.held.game.version == held.game.version)
-                .and_then(|e| e.confirmed_for.clone()),
+            _ => (
+                same.and_then(|e| e.confirmed_for.clone()),
+                same.and_then(|e| e.current_in),
+            ),
         };
         inner.remove(&id);
         inner.tick += 1;
@@ -286,6 +393,7 @@ impl StateCache {
                 bytes,
                 tick,
                 confirmed_for,
+                current_in,
             },
         );
         while inner.entries.len() > self.max_games || inner.bytes > self.max_bytes {
@@ -315,7 +423,29 @@ impl StateCache {
             misses: self.misses.load(Ordering::Relaxed),
             games: inner.entries.len() as u64,
             bytes: inner.bytes as u64,
+            answered_alone: self.alone.load(Ordering::Relaxed),
+            sole: inner.term_now().is_some(),
         }
+    }
+}
+
+/// A write open on a game while it lives ([`StateCache::writing`]).
+pub struct WriteGuard<'a> {
+    cache: &'a StateCache,
+    id: String,
+    term: Option<u64>,
+}
+
+impl WriteGuard<'_> {
+    /// The term the write began in: none when this server was not the database's only writer.
+    pub fn term(&self) -> Option<u64> {
+        self.term
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        self.cache.end_writes([&self.id]);
     }
 }
 
@@ -330,7 +460,19 @@ fn stripe(id: &str) -> usize {
 impl Inner {
     /// No write to `id` is open, nor began or ended since `ticket` was taken.
     fn unchanged_since(&self, id: &str, ticket: Ticket) -> bool {
-        ticket.0 == Some(self.stripes[stripe(id)]) && !self.writing.contains(id)
+        ticket.0 == Some(self.stripes[stripe(id)]) && !self.writing.contains_key(id)
+    }
+
+    /// The open term, if it still holds.
+    fn term_now(&self) -> Option<u64> {
+        self.term
+            .filter(|t| t.until.is_none_or(|until| Instant::now() < until))
+            .map(|t| t.number)
+    }
+
+    /// The open term, if `ticket` was taken in it.
+    fn current_term_of(&self, ticket: Ticket) -> Option<u64> {
+        self.term_now().filter(|t| ticket.1 == Some(*t))
     }
 
     fn touch(&mut self, id: &str, version: i64) -> Option<&Entry> {
@@ -404,7 +546,9 @@ mod tests {
                 hits: 1,
                 misses: 1,
                 games: 1,
-                bytes: held("g1", 1).bytes() as u64
+                bytes: held("g1", 1).bytes() as u64,
+                answered_alone: 0,
+                sole: false,
             }
         );
     }
@@ -449,17 +593,113 @@ mod tests {
         assert_eq!(cache.counters().games, 1);
     }
 
+    /// What a write does: open, put what it committed, end.
+    fn write(cache: &StateCache, game: HeldGame) {
+        let id = game.game.id.clone();
+        let _open = cache.writing(&id);
+        cache.put_written("c1", game);
+    }
+
     #[test]
     fn only_an_authoritative_cache_answers_without_the_database() {
         let checking = StateCache::new(10, DEFAULT_BYTES);
-        checking.put_written("c1", held("g1", 1));
+        write(&checking, held("g1", 1));
         let alone = StateCache::new(10, DEFAULT_BYTES).authoritative();
-        alone.put_written("c1", held("g1", 1));
+        write(&alone, held("g1", 1));
 
         assert!(checking.current("c1", "g1").is_none());
         assert_eq!(alone.current("c1", "g1").unwrap().game.version, 1);
         // Another club's token never sees it.
         assert!(alone.current("c2", "g1").is_none());
+        assert_eq!(alone.counters().answered_alone, 1);
+    }
+
+    #[test]
+    fn a_term_answers_while_it_lasts_and_trusts_nothing_from_an_earlier_one() {
+        let cache = StateCache::new(10, DEFAULT_BYTES);
+        let first = cache.begin_term(None);
+        write(&cache, held("g1", 1));
+        assert!(cache.current("c1", "g1").is_some());
+        assert!(cache.counters().sole);
+
+        cache.end_term();
+        assert!(cache.current("c1", "g1").is_none());
+        assert!(!cache.counters().sole);
+        // Meanwhile another server may have moved g1 on: a new term must not take it as stored.
+        let second = cache.begin_term(None);
+
+        assert_ne!(first, second);
+        assert!(cache.current("c1", "g1").is_none());
+        // A reader that reads its version in the new term makes it current again.
+        assert!(get(&cache, "g1", 1).is_some());
+        assert!(cache.current("c1", "g1").is_some());
+    }
+
+    #[test]
+    fn a_write_begun_before_the_term_makes_nothing_current_in_it() {
+        let cache = StateCache::new(10, DEFAULT_BYTES);
+        let before = cache.writing("g1");
+        assert_eq!(before.term(), None);
+        cache.begin_term(None);
+        // A write begun now shares the game with the older one, still open.
+        let during = cache.writing("g1");
+        assert!(during.term().is_some());
+
+        cache.put_written("c1", held("g1", 2));
+        drop(during);
+        assert!(cache.current("c1", "g1").is_none(), "a write is still open");
+        drop(before);
+
+        assert!(cache.current("c1", "g1").is_none());
+        write(&cache, held("g1", 3));
+        assert_eq!(cache.current("c1", "g1").unwrap().game.version, 3);
+    }
+
+    #[test]
+    fn a_readers_ticket_from_before_the_term_confirms_nothing_in_it() {
+        let cache = StateCache::new(10, DEFAULT_BYTES);
+        let before = cache.ticket("g1");
+        cache.begin_term(None);
+
+        cache.put_read("c1", held("g1", 1), before);
+        assert!(cache.current("c1", "g1").is_none());
+        assert!(cache.get_read("c1", "g1", 1, before).is_some());
+        assert!(cache.current("c1", "g1").is_none());
+
+        let during = cache.ticket("g1");
+        assert!(cache.get_read("c1", "g1", 1, during).is_some());
+        assert!(cache.current("c1", "g1").is_some());
+    }
+
+    #[test]
+    fn a_term_past_its_lease_answers_nothing_until_renewed() {
+        let cache = StateCache::new(10, DEFAULT_BYTES);
+        let past = Instant::now() - std::time::Duration::from_millis(1);
+        let term = cache.begin_term(Some(past));
+        write(&cache, held("g1", 1));
+
+        assert!(cache.current("c1", "g1").is_none());
+        cache.renew_term(term, Instant::now() + std::time::Duration::from_secs(60));
+        // What was written past the lease was not known to be alone: still not current.
+        assert!(cache.current("c1", "g1").is_none());
+        write(&cache, held("g1", 2));
+        assert_eq!(cache.current("c1", "g1").unwrap().game.version, 2);
+        cache.renew_term(term, past);
+        assert!(cache.current("c1", "g1").is_none());
+    }
+
+    #[test]
+    fn a_game_with_two_writes_open_is_current_only_when_both_end() {
+        let cache = StateCache::new(10, DEFAULT_BYTES).authoritative();
+        let one = cache.writing("g1");
+        let two = cache.writing("g1");
+        cache.put_written("c1", held("g1", 2));
+
+        drop(one);
+        assert!(cache.current("c1", "g1").is_none());
+        drop(two);
+
+        assert_eq!(cache.current("c1", "g1").unwrap().game.version, 2);
     }
 
     #[test]

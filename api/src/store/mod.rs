@@ -14,6 +14,7 @@ mod players;
 mod presets;
 mod primary;
 mod server_lock;
+mod sole;
 mod sql;
 mod stats;
 mod versions;
@@ -470,9 +471,9 @@ pub async fn connect_server(
 ) -> Result<Box<dyn Store>, StoreError> {
     match read_url {
         None => connect(url).await,
-        Some(read_url) if is_postgres(url) && is_postgres(read_url) => {
-            Ok(Box::new(PostgresStore::connect(url, Some(read_url)).await?))
-        }
+        Some(read_url) if is_postgres(url) && is_postgres(read_url) => Ok(Box::new(
+            PostgresStore::connect(url, Some(read_url), Usage::Server).await?,
+        )),
         Some(_) => Err(StoreError::Database(sqlx::Error::Configuration(
             "TABLETALLY_READ_DATABASE_URL names a PostgreSQL standby (postgres://…) of a \
              PostgreSQL DATABASE_URL; SQLite has no standby"
@@ -488,7 +489,7 @@ fn is_postgres(url: &str) -> bool {
 /// [`connect`], for a given use.
 pub async fn connect_for(url: &str, usage: Usage) -> Result<Box<dyn Store>, StoreError> {
     if is_postgres(url) {
-        Ok(Box::new(PostgresStore::connect(url, None).await?))
+        Ok(Box::new(PostgresStore::connect(url, None, usage).await?))
     } else if url.starts_with("sqlite:") {
         Ok(Box::new(SqliteStore::connect_for(url, usage).await?))
     } else {

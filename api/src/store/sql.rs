@@ -50,11 +50,15 @@ pub struct SqliteStore {
 /// as `club_id || ''`, so that only the primary key can find the game's row: given
 /// `club_id = $4`, a generic plan made while the table was empty or not yet analysed walked an
 /// index by club on every append, checking each of the club's games' ids (BENCHMARKS.md).
+/// `$12`: this server is the database's only writer (its term began before the append); when
+/// not, the append takes the servers' writes lock, shared, until its commit ([`super::sole`]).
 pub const PLAIN_APPEND: &str = "WITH moved AS ( \
          UPDATE games SET version = $1, updated_at = $2 \
          WHERE id = $3 AND club_id || '' = $4 AND version = $5 RETURNING club_id \
      ), in_flight AS MATERIALIZED ( \
-         SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM moved \
+         SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)), \
+                CASE WHEN NOT $12::boolean THEN pg_advisory_xact_lock_shared(7461627, 2) END \
+         FROM moved \
      ) \
      INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
      SELECT $3, e.seq, e.event_id, e.type, $6, e.data, $2, e.recorded_by \
@@ -334,7 +338,11 @@ fn in_memory(url: &str) -> bool {
 impl PostgresStore {
     /// The store on `url`'s primary, reading statistics and history lists from a standby among
     /// `read_url`'s hosts when one is given and up.
-    pub async fn connect(url: &str, read_url: Option<&str>) -> Result<Self, StoreError> {
+    pub async fn connect(
+        url: &str,
+        read_url: Option<&str>,
+        usage: super::Usage,
+    ) -> Result<Self, StoreError> {
         let primary = Follower::primary_of(url)?.map(Arc::new);
         let options = match &primary {
             Some(primary) => primary.find_at_start().await?,
@@ -356,7 +364,17 @@ impl PostgresStore {
             .await
             .map_err(|e| StoreError::Database(e.into()))?;
         let standby = read_url.map(Standby::connect).transpose()?.map(Box::new);
-        Ok(Self::on(pool, primary, standby))
+        let store = Self::on(pool, primary, standby);
+        // A pass (export, import, migrate) only adds games; a server's cache may answer alone
+        // while it is the database's only one.
+        if usage == super::Usage::Server && super::sole::wanted() {
+            tokio::spawn(super::sole::keep(
+                Arc::downgrade(&store.shared),
+                (*store.pool.connect_options()).clone(),
+                store.primary.clone(),
+            ));
+        }
+        Ok(store)
     }
 
     fn on(pool: PgPool, primary: Option<Arc<Follower>>, standby: Option<Box<Standby>>) -> Self {
@@ -1580,6 +1598,10 @@ impl PostgresStore {
         id: &str,
         request: AppendRequest,
     ) -> Result<Appended, StoreError> {
+        // Open until the answer: a read meanwhile asks the database; the term it began in
+        // says whether this server is the only one writing (no writes lock to take).
+        let writing = self.shared.cache.writing(id);
+        let alone = writing.term().is_some();
         let mut decided = None;
         if let Some(mut held) = self.shared.cache.take_latest(club, id) {
             let version = held.game.version;
@@ -1597,25 +1619,32 @@ impl PostgresStore {
             }
         }
         if let Some(plain) = decided.take_if(|d| d.is_plain())
-            && let Some(appended) = self.write_at_version(club, id, plain).await?
+            && let Some(appended) = self.write_at_version(club, id, plain, alone).await?
         {
             return Ok(appended);
         }
         let mut w = Writes::new(self.pool.begin().await?);
+        if !alone {
+            w.execute(super::sole::WRITES_LOCK, args![]).await?;
+        }
         let written = Self::append_in(&self.shared, &mut w, club, id, &request, decided).await?;
-        self.commit(w, written).await
+        let answer = self.commit(w, written).await;
+        drop(writing);
+        answer
     }
 
     /// Writes a plain append ([`Decided::is_plain`]) in one statement, its own transaction: the
     /// game's row moves on only if it is still at the decided version and in the club (the
     /// database decides the version, never the cache), and the events are inserted only if it
     /// did, after the club's positions lock (shared). `None`, with nothing written, when the
-    /// row was not there at that version.
+    /// row was not there at that version. `alone`: this server's term began before the append
+    /// (no writes lock to take, [`super::sole`]).
     async fn write_at_version(
         &self,
         club: &str,
         id: &str,
         decided: Decided,
+        alone: bool,
     ) -> Result<Option<Appended>, StoreError> {
         let Decided {
             version: at,
@@ -1662,6 +1691,7 @@ impl PostgresStore {
                     .map(|e| e.recorded_by.as_deref())
                     .collect::<Vec<_>>(),
             )
+            .bind(alone)
             .fetch_all(&mut **lane)
             .await
             .map_err(translate)?;
