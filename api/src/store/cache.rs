@@ -3,7 +3,8 @@
 //! The database decides the version, never the cache: an append reads the game's row (locked)
 //! and uses an entry only when it is at that version; a score read does the same with the
 //! row's version. So two servers on one PostgreSQL stay right: an entry one server holds for a
-//! version another server moved past is simply not used, and is rebuilt from the log.
+//! version another server moved past is simply not used, and is rebuilt from the log. The one
+//! exception is a term, below: while no other writer can exist, nothing needs asking.
 //!
 //! While this server is the database's only writer, the cache can know an entry is current
 //! without asking. On SQLite it always is (the store holds the database's server lock); on
