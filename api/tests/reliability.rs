@@ -15,6 +15,9 @@
 //! 4. `a_request_whose_writes_fail_in_a_shared_batch_is_refused_alone` — SQLite's writer sends
 //!    a request's last writes with the statement closing its savepoint; when they fail there,
 //!    that request alone is refused and the others of its batch are stored.
+//! 5. A server alone on a PostgreSQL database answers score reads from memory
+//!    (`a_server_alone_…`, `a_server_that_never_answers_alone_…`, `servers_of_two_databases_…`):
+//!    never a version older than one another server acknowledged, and only while it is alone.
 //!
 //! Each test uses its own fresh database: a SQLite file in its own temp directory, or a
 //! PostgreSQL database created from `TABLETALLY_TEST_POSTGRES_URL` (skipped with a notice when
@@ -188,7 +191,13 @@ struct ServerProcess {
 impl ServerProcess {
     /// Spawns the binary on port 0; [`ServerProcess::wait_ready`] reads the bound address.
     fn spawn(label: &str, database_url: &str) -> ServerProcess {
+        ServerProcess::spawn_with(label, database_url, &[])
+    }
+
+    /// [`ServerProcess::spawn`] with more environment.
+    fn spawn_with(label: &str, database_url: &str, env: &[(&str, &str)]) -> ServerProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tabletally"))
+            .envs(env.iter().copied())
             .env("TABLETALLY_ADDR", "127.0.0.1:0")
             .env("DATABASE_URL", database_url)
             .env("RUST_LOG", "info")
@@ -821,6 +830,47 @@ async fn a_server_alone_answers_from_memory_and_never_misses_a_second_servers_ap
         1,
         "only the game written in A's new term is known current without asking"
     );
+}
+
+/// A server told not to answer from memory (`TABLETALLY_SOLE_READS=off`) is still present:
+/// while it runs, no other server on its database becomes the only one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_alone_keeps_the_others_from_it() {
+    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+        return;
+    };
+    let client = http_client();
+    let mut quiet = ServerProcess::spawn_with("Q", &url, &[("TABLETALLY_SOLE_READS", "off")]);
+    quiet.wait_ready();
+    let a = ServerProcess::start("A", &url);
+
+    // Ten looks of A's at the lock table: A never takes the term.
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(metric(&client, &a, "tabletally_sole_server").await, 0);
+    }
+    assert_eq!(metric(&client, &quiet, "tabletally_sole_server").await, 0);
+
+    drop(quiet);
+    wait_sole(&client, &a, true).await;
+}
+
+/// Advisory locks are each database's own: servers of two databases on one PostgreSQL are each
+/// the only one on theirs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_of_two_databases_on_one_host_are_each_alone() {
+    let Some((_first, first_url)) = Database::fresh(Backend::Postgres).await else {
+        return;
+    };
+    let Some((_second, second_url)) = Database::fresh(Backend::Postgres).await else {
+        return;
+    };
+    let client = http_client();
+    let a = ServerProcess::start("A", &first_url);
+    let b = ServerProcess::start("B", &second_url);
+
+    wait_sole(&client, &a, true).await;
+    wait_sole(&client, &b, true).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

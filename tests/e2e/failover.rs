@@ -571,16 +571,28 @@ async fn rate(
 }
 
 async fn current_version(client: &reqwest::Client, server: &str, token: &str, game: &str) -> i64 {
-    let log: Value = client
-        .get(format!("{server}/v1/games/{game}"))
+    version_at(client, &format!("{server}/v1/games/{game}"), token).await
+}
+
+/// The version a game's score shows.
+async fn score_version(client: &reqwest::Client, server: &str, token: &str, game: &str) -> i64 {
+    version_at(client, &format!("{server}/v1/games/{game}/score"), token).await
+}
+
+/// The `version` of what `url` answers.
+async fn version_at(client: &reqwest::Client, url: &str, token: &str) -> i64 {
+    let answer: Value = client
+        .get(url)
         .bearer_auth(token)
         .send()
         .await
-        .expect("the game")
+        .unwrap_or_else(|e| panic!("{url}: {e}"))
         .json()
         .await
         .expect("JSON");
-    log["version"].as_i64().expect("a version")
+    answer["version"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{url}: no version in {answer}"))
 }
 
 /// A new club on `server`: its token.
@@ -941,19 +953,6 @@ async fn append_round(
             (status, answer) => panic!("append to {game} at {version}: {status} {answer}"),
         }
     }
-}
-
-async fn score_version(client: &reqwest::Client, server: &str, token: &str, game: &str) -> i64 {
-    let score: Value = client
-        .get(format!("{server}/v1/games/{game}/score"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .expect("the score")
-        .json()
-        .await
-        .expect("JSON");
-    score["version"].as_i64().expect("a version")
 }
 
 /// A server alone on the pair answers score reads from memory. Its primary dies: it becomes

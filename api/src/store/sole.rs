@@ -11,11 +11,11 @@
 //!
 //! A server that finds itself the only one present takes *writes* exclusively
 //! (`pg_try_advisory_lock`, so only when no append of anyone's is in flight), and a *term*
-//! begins in its cache ([`super::StateCache::begin_term`]): from then on no other server's append can
-//! commit until it lets go, and its own appends skip the lock. It lets go as soon as it sees
-//! another server present or an append waiting for *writes* (checked every [`TICK`]): it ends
-//! the term first, then unlocks, so no read answered from memory can miss an append another
-//! server has acknowledged.
+//! begins in its cache ([`super::StateCache::begin_term`]): from then on no other server's
+//! append can commit until it lets go, and its own appends skip the lock. It lets go as soon
+//! as it sees another server present or an append waiting for *writes* (checked every
+//! [`TICK`]): it ends the term first, then unlocks, so no read answered from memory can miss
+//! an append another server has acknowledged.
 //!
 //! Session locks die with the database host. So a term holds only [`LEASE`] after the
 //! statement that last found the lock held was sent, unless the next one renews it; a new
@@ -37,9 +37,9 @@ const PRESENT: i32 = 1;
 const WRITES: i32 = 2;
 
 /// How often the sole server looks for others, and a server alone tries to become sole.
-pub(super) const TICK: Duration = Duration::from_millis(50);
+const TICK: Duration = Duration::from_millis(50);
 /// How long a term holds after the statement that last found the lock held was sent.
-pub(super) const LEASE: Duration = Duration::from_millis(200);
+const LEASE: Duration = Duration::from_millis(200);
 /// Before connecting again after the lock's connection failed.
 const AGAIN_AFTER: Duration = Duration::from_millis(500);
 
@@ -49,11 +49,13 @@ pub fn wanted() -> bool {
 }
 
 /// Keeps the locks on a connection of its own, on the host the pool writes to, for as long as
-/// the store lives; a failed connection is made again.
+/// the store lives; a failed connection is made again. A server that may not become sole
+/// ([`wanted`]) is still present, so that no other one becomes sole beside it.
 pub(super) async fn keep(
     shared: Weak<Shared>,
     options: PgConnectOptions,
     primary: Option<Arc<Follower>>,
+    may_be_sole: bool,
 ) {
     loop {
         let options = match &primary {
@@ -62,7 +64,7 @@ pub(super) async fn keep(
         };
         match tokio::time::timeout(LEASE * 10, PgConnection::connect_with(&options)).await {
             Ok(Ok(mut conn)) => {
-                if let Err(e) = keep_on(&shared, &mut conn).await {
+                if let Err(e) = keep_on(&shared, &mut conn, may_be_sole).await {
                     tracing::debug!(error = %e, "the servers' lock connection failed; connecting again");
                 }
                 // Before anything else: the lock may be gone with the connection.
@@ -90,7 +92,11 @@ struct Seen {
 }
 
 /// Ends (the connection's locks going with it) when the store is gone.
-async fn keep_on(shared: &Weak<Shared>, conn: &mut PgConnection) -> Result<(), sqlx::Error> {
+async fn keep_on(
+    shared: &Weak<Shared>,
+    conn: &mut PgConnection,
+    may_be_sole: bool,
+) -> Result<(), sqlx::Error> {
     if look(conn).await?.standby {
         return Ok(());
     }
@@ -101,14 +107,15 @@ async fn keep_on(shared: &Weak<Shared>, conn: &mut PgConnection) -> Result<(), s
         .await?;
     let mut term: Option<u64> = None;
     loop {
-        tokio::time::sleep(TICK).await;
+        // A server that may not be sole looks only to notice a lost connection.
+        tokio::time::sleep(if may_be_sole { TICK } else { TICK * 20 }).await;
         let Some(shared) = shared.upgrade() else {
             return Ok(());
         };
         let cache = &shared.cache;
         let sent = Instant::now();
         let seen = look(conn).await?;
-        let alone = seen.present == 1 && !seen.waiting && !seen.standby;
+        let alone = may_be_sole && seen.present == 1 && !seen.waiting && !seen.standby;
         match term {
             Some(number) if alone => cache.renew_term(number, sent + LEASE),
             Some(_) => {
@@ -122,7 +129,9 @@ async fn keep_on(shared: &Weak<Shared>, conn: &mut PgConnection) -> Result<(), s
                     .await?;
                 tracing::info!(
                     servers = seen.present,
-                    "another server writes to this database; score reads ask it again"
+                    append_waiting = seen.waiting,
+                    standby = seen.standby,
+                    "this server may no longer be the database's only one; score reads ask it again"
                 );
             }
             None if alone => {
@@ -147,12 +156,14 @@ async fn keep_on(shared: &Weak<Shared>, conn: &mut PgConnection) -> Result<(), s
 
 /// The servers present, whether an append waits for the writes lock, and whether the host is a
 /// standby: one statement, bounded by the lease (a host that does not answer ends the term).
+/// Advisory locks are the database's own: servers of other databases on the host are not seen.
 async fn look(conn: &mut PgConnection) -> Result<Seen, sqlx::Error> {
     let asked = sqlx::query(
         "SELECT count(*) FILTER (WHERE objid::bigint = $2 AND granted) AS present, \
                 coalesce(bool_or(objid::bigint = $3 AND NOT granted), false) AS waiting, \
                 pg_is_in_recovery() AS standby \
-         FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objsubid = 2",
+         FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objsubid = 2 \
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
     )
     .bind(i64::from(CLASS))
     .bind(i64::from(PRESENT))

@@ -367,11 +367,12 @@ impl PostgresStore {
         let store = Self::on(pool, primary, standby);
         // A pass (export, import, migrate) only adds games; a server's cache may answer alone
         // while it is the database's only one.
-        if usage == super::Usage::Server && super::sole::wanted() {
+        if usage == super::Usage::Server {
             tokio::spawn(super::sole::keep(
                 Arc::downgrade(&store.shared),
                 (*store.pool.connect_options()).clone(),
                 store.primary.clone(),
+                super::sole::wanted(),
             ));
         }
         Ok(store)
