@@ -822,13 +822,15 @@ async fn a_server_alone_answers_from_memory_and_never_misses_a_second_servers_ap
     wait_sole(&client, &a, true).await;
     let game = create_game(&client, &a, &token).await;
     let acked = append_round(&client, &a, &token, &game, 1).await;
+    let created = create_game(&client, &a, &token).await;
     let before = metric(&client, &a, "tabletally_cache_answered_alone_total").await;
     assert_eq!(score_version(&client, &a, &token, &game).await, acked);
+    assert_eq!(score_version(&client, &a, &token, &created).await, 1);
     assert_eq!(score_version(&client, &a, &token, &games[0]).await, 4);
     assert_eq!(
         metric(&client, &a, "tabletally_cache_answered_alone_total").await - before,
-        1,
-        "only the game written in A's new term is known current without asking"
+        2,
+        "only the games written in A's new term are known current without asking"
     );
 }
 

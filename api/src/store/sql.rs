@@ -1732,6 +1732,8 @@ impl PostgresStore {
         club: &str,
         game: &NewGame,
     ) -> Result<Option<GameRecord>, StoreError> {
+        // Open until the answer, as for an append: a new game is current from its creation.
+        let _writing = self.shared.cache.writing(&game.id);
         let mut w = Writes::new(self.pool.begin().await?);
         let written = Self::create_in(&mut w, club, game).await?;
         self.commit(w, written).await
