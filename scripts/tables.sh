@@ -8,6 +8,9 @@
 # Loopback only; every loop is bounded by time.
 #
 #   scripts/tables.sh [SECONDS] [TABLES...]      # default 20 s, 1 8 32 tables
+#
+# SECOND_SERVER=1: on PostgreSQL, a second server runs idle on the same database, so the one
+# measured is not the database's only one (what a shared database costs; docs/deploy.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +24,9 @@ ROWS=()
 # One run: a fresh server on $2, a club, then `tabletally-load tables $3`.
 measure() {
     local name=$1 url=$2 tables=$3
+    if [ -n "${SECOND_SERVER:-}" ] && [[ $url == postgres* ]]; then
+        start_server "$url" "" "$name-$tables-second"
+    fi
     start_server "$url" "" "$name-$tables"
     local token
     token=$(new_club "$BASE" token)
