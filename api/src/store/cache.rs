@@ -296,11 +296,25 @@ impl StateCache {
     /// append decides from it first, and writes only if the row is still at that version). An
     /// entry not put for this club stays where it is.
     pub fn take_latest(&self, club: &str, id: &str) -> Option<HeldGame> {
+        self.take_ours(club, id, false)
+    }
+
+    /// Takes the club's game's state out if it is current in the open term, for the
+    /// database's sole writer to continue inside its batch: the entry is the game as stored,
+    /// even while the batch writes it — a write of the batch took the entry out, and puts it
+    /// back only once committed. The writer puts it back after its commit.
+    pub fn take_confirmed(&self, club: &str, id: &str) -> Option<HeldGame> {
+        self.take_ours(club, id, true)
+    }
+
+    /// The club's entry taken out (`current`: only if it is current in the open term).
+    fn take_ours(&self, club: &str, id: &str, current: bool) -> Option<HeldGame> {
         let mut inner = self.lock();
-        let ours = inner
-            .entries
-            .get(id)
-            .is_some_and(|e| e.confirmed_for.as_deref() == Some(club));
+        let term = inner.term_now();
+        let ours = inner.entries.get(id).is_some_and(|e| {
+            e.confirmed_for.as_deref() == Some(club)
+                && (!current || (term.is_some() && e.current_in == term))
+        });
         let found = ours
             .then(|| inner.remove(id).map(Arc::unwrap_or_clone))
             .flatten();
@@ -309,22 +323,6 @@ impl StateCache {
             self.count(true);
         }
         found
-    }
-
-    /// Takes the club's game's state out if it is current in the open term, for the
-    /// database's sole writer to continue inside its batch: the entry is the game as stored,
-    /// even while the batch writes it — a write of the batch took the entry out, and puts it
-    /// back only once committed. The writer puts it back after its commit.
-    pub fn take_confirmed(&self, club: &str, id: &str) -> Option<HeldGame> {
-        {
-            let inner = self.lock();
-            let term = inner.term_now()?;
-            inner
-                .entries
-                .get(id)
-                .filter(|e| e.current_in == Some(term))?;
-        }
-        self.take_latest(club, id)
     }
 
     /// Holds a game's state a write committed or read inside its write transaction: the stored
@@ -687,6 +685,24 @@ mod tests {
         assert_eq!(cache.current("c1", "g1").unwrap().game.version, 2);
         cache.renew_term(term, past);
         assert!(cache.current("c1", "g1").is_none());
+    }
+
+    #[test]
+    fn the_sole_writer_takes_only_an_entry_current_in_the_open_term() {
+        let cache = StateCache::new(10, DEFAULT_BYTES);
+        write(&cache, held("g1", 1));
+        assert!(cache.take_confirmed("c1", "g1").is_none());
+
+        cache.begin_term(None);
+        assert!(
+            cache.take_confirmed("c1", "g1").is_none(),
+            "written before the term"
+        );
+        write(&cache, held("g1", 2));
+        assert!(cache.take_confirmed("c2", "g1").is_none(), "another club's");
+
+        assert_eq!(cache.take_confirmed("c1", "g1").unwrap().game.version, 2);
+        assert!(cache.take_latest("c1", "g1").is_none(), "taken out");
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! given back to its pool (a round trip, and a wake-up of its backend, per request); such a
 //! request is one statement, so that ping was a second round trip for each. A lane is a
 //! pooled connection kept out of the pool between those statements: taken and given back
-//! without a word to the database. What the pool's own check does on lending is kept: a lane idle for a
-//! second is handed back to the pool (which pings it before lending it again), and a lane made
-//! before the pool moved to another host is dropped.
+//! without a word to the database. What the pool's own check does on lending is kept: a lane
+//! idle for a second is handed back to the pool (which pings it before lending it again), and a
+//! lane made before the pool moved to another host is dropped.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;

@@ -1599,8 +1599,9 @@ impl PostgresStore {
         id: &str,
         request: AppendRequest,
     ) -> Result<Appended, StoreError> {
-        // Open until the answer: a read meanwhile asks the database; the term it began in
-        // says whether this server is the only one writing (no writes lock to take).
+        // Open until the answer (the guard lives to the end of this function): a read meanwhile
+        // asks the database; the term it began in says whether this server is the only one
+        // writing (no writes lock to take).
         let writing = self.shared.cache.writing(id);
         let alone = writing.term().is_some();
         let mut decided = None;
@@ -1629,9 +1630,7 @@ impl PostgresStore {
             w.execute(super::sole::WRITES_LOCK, args![]).await?;
         }
         let written = Self::append_in(&self.shared, &mut w, club, id, &request, decided).await?;
-        let answer = self.commit(w, written).await;
-        drop(writing);
-        answer
+        self.commit(w, written).await
     }
 
     /// Writes a plain append ([`Decided::is_plain`]) in one statement, its own transaction: the
