@@ -10,7 +10,8 @@ on_both_backends!(
     metrics_count_requests_by_route_and_reveal_no_club_data,
     docs_without_a_slash_redirects_to_swagger_ui,
     connections_the_database_cut_while_idle_are_replaced_before_a_request_uses_them,
-    a_game_is_found_by_its_primary_key_however_little_the_planner_knows
+    a_game_is_found_by_its_primary_key_however_little_the_planner_knows,
+    a_new_games_players_are_found_by_their_whole_key_however_little_the_planner_knows
 );
 
 async fn the_service_reports_health_and_readiness(app: TestApp) {
@@ -306,4 +307,62 @@ async fn a_game_is_found_by_its_primary_key_however_little_the_planner_knows(app
             "{what}:\n{plan}"
         );
     }
+}
+
+async fn a_new_games_players_are_found_by_their_whole_key_however_little_the_planner_knows(
+    app: TestApp,
+) {
+    if app.backend == crate::helpers::Backend::Sqlite {
+        return; // SQLite's planner takes a unique key's equality first, with or without statistics
+    }
+    // Arrange: a club of 1,200 players, never analysed (a new database, or a club that grew
+    // faster than autovacuum looked), and plans made for any values, kept for a connection's life.
+    let mut db = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .expect("connect");
+    sqlx::raw_sql(
+        "INSERT INTO clubs (id, name, token_hash, created_at) VALUES ('c', 'Club', '', now()); \
+         INSERT INTO players (id, club_id, name, name_key, created_at) \
+         SELECT 'p' || i, 'c', 'Player ' || i, 'player ' || i, now() FROM generate_series(1, 1200) i; \
+         SET plan_cache_mode = force_generic_plan",
+    )
+    .execute(&mut db)
+    .await
+    .expect("arrange");
+    let statement = tabletally_api::store::seat_players_read(2, 1);
+
+    // Act
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("PREPARE read AS {statement}")))
+        .execute(&mut db)
+        .await
+        .expect("prepare");
+    let plan: Vec<(String,)> =
+        sqlx::query_as("EXPLAIN EXECUTE read ('c', 'player 7', 'player 9', 'p11')")
+            .fetch_all(&mut db)
+            .await
+            .expect("explain");
+    let found: Vec<(String, String)> =
+        sqlx::query_as("EXECUTE read ('c', 'player 7', 'player 9', 'p11')")
+            .fetch_all(&mut db)
+            .await
+            .expect("execute");
+
+    // Assert: each name is one lookup of the club's unique key by both its columns, the known
+    // player one of the primary key; no player of the club is read and filtered out.
+    let plan = plan
+        .into_iter()
+        .map(|(line,)| line)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(
+        plan.matches("Index Cond: ((club_id = $1) AND (name_key = $")
+            .count(),
+        2,
+        "{plan}"
+    );
+    assert!(plan.contains("players_pkey"), "{plan}");
+    assert!(!plan.contains("Filter: (name_key"), "{plan}");
+    let mut found: Vec<String> = found.into_iter().map(|(id, _)| id).collect();
+    found.sort();
+    assert_eq!(found, ["p11", "p7", "p9"]);
 }

@@ -37,7 +37,7 @@ pub use presets::{PresetRecord, PresetStore};
 pub use primary::lost_primary;
 pub use sql::{
     GAME_ROW, NOTIFY_CHANNEL, PLAIN_APPEND, PostgresStore, REVOCATIONS_CHANNEL, STORED_VERSION,
-    SqliteStore, first_token_revocation, revoked_first_token,
+    SqliteStore, first_token_revocation, revoked_first_token, seat_players_read,
 };
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,

@@ -22,7 +22,7 @@ use tabletally_domain::setup::name_key;
 
 use super::commit::{AfterCommit, Shared, Written};
 use super::lanes::Lanes;
-use super::lists::{Param, Params, bind_params, placeholders};
+use super::lists::{Param, bind_params, placeholders};
 use super::primary::Follower;
 use super::server_lock::ServerLock;
 use super::versions::VersionReads;
@@ -79,6 +79,29 @@ macro_rules! game_row {
 pub const GAME_ROW: &str = game_row!();
 /// A game's stored version by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
 pub const STORED_VERSION: &str = "SELECT version FROM games WHERE id = $1 AND club_id || '' = $2";
+
+/// The read of a new game's players: `$1` the club, then `names` name keys, each looked up by
+/// the whole unique key, then `ids` known players' ids, by the primary key (the club compared
+/// as in [`PLAIN_APPEND`]). Written as `name_key IN (…)`, PostgreSQL read every player of the
+/// club until it had the table's statistics (it took a club for a handful of rows): 0.5 ms a
+/// creation in a club of 1,200 players.
+pub fn seat_players_read(names: usize, ids: usize) -> String {
+    let mut lookups: Vec<String> = (2..names + 2)
+        .map(|key| {
+            format!("SELECT id, name_key FROM players WHERE club_id = $1 AND name_key = ${key}")
+        })
+        .collect();
+    if ids > 0 {
+        let ids: Vec<String> = (names + 2..names + 2 + ids)
+            .map(|n| format!("${n}"))
+            .collect();
+        lookups.push(format!(
+            "SELECT id, name_key FROM players WHERE id IN ({}) AND club_id || '' = $1",
+            ids.join(", ")
+        ));
+    }
+    lookups.join(" UNION ALL ")
+}
 
 pub struct PostgresStore {
     pub(super) pool: PgPool,
@@ -645,23 +668,15 @@ macro_rules! sql_store {
                     )
                     .await?;
                 }
-                // Every seat's player in one read: a new name's by its key, a known one's by id.
-                let mut params = Params::default();
-                let club_id = params.bind(Param::from(club));
-                let mut list = |values: Vec<Param>| values.into_iter().map(|v| params.bind(v)).collect::<Vec<_>>().join(", ");
-                let mut wanted = Vec::new();
-                if !new_keys.is_empty() {
-                    wanted.push(format!("name_key IN ({})", list(new_keys.iter().map(|(key, _)| Param::from(key)).collect())));
-                }
-                let known: Vec<Param> = players.iter().filter_map(|seat| seat.player_id.as_ref()).map(Param::from).collect();
-                if !known.is_empty() {
-                    wanted.push(format!("id IN ({})", list(known)));
-                }
+                // Every seat's player in one read ([`seat_players_read`]).
+                let known: Vec<&String> = players.iter().filter_map(|seat| seat.player_id.as_ref()).collect();
+                let mut params = vec![Param::from(club)];
+                params.extend(new_keys.iter().map(|(key, _)| Param::from(key)));
+                params.extend(known.iter().map(|id| Param::from(*id)));
                 let mut by_key = std::collections::HashMap::new();
                 let mut ids = std::collections::HashSet::new();
-                if !wanted.is_empty() {
-                    let sql = format!("SELECT id, name_key FROM players WHERE club_id = {club_id} AND ({})", wanted.join(" OR "));
-                    for row in w.fetch_all(&sql, params.0).await? {
+                if params.len() > 1 {
+                    for row in w.fetch_all(&seat_players_read(new_keys.len(), known.len()), params).await? {
                         let id: String = row.try_get("id")?;
                         by_key.insert(row.try_get::<String, _>("name_key")?, id.clone());
                         ids.insert(id);
