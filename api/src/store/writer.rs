@@ -359,20 +359,22 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
     match committed {
         Ok(first) => {
             shared.count_batch(requests);
-            let mut answers = Vec::with_capacity(done.len());
+            // Each caller hears as soon as its commit is durable; the cache and the streams
+            // catch up meanwhile. Until `end_writes`, the batch's games count as being
+            // written, so a read that comes first asks the database, which has them.
+            let mut afters = Vec::with_capacity(done.len());
             for (mut answer, after) in done {
                 answer.settle(first);
+                answer.send();
                 if let Some(mut after) = after {
                     after.settle(first);
-                    shared.committed(after);
+                    afters.push(after);
                 }
-                answers.push(answer);
             }
-            // The batch's games are current in the cache before anyone hears of them.
+            for after in afters {
+                shared.committed(after);
+            }
             shared.cache.end_writes(&touched);
-            for answer in answers {
-                answer.send();
-            }
         }
         Err(e) => {
             tracing::error!(error = %e, requests, "a group commit failed; its writes are answered with the error");
