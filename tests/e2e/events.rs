@@ -1,8 +1,9 @@
 //! The log over HTTP: optimistic concurrency, idempotent retries, all-or-nothing batches.
 
 use serde_json::json;
+use sqlx::Connection;
 
-use crate::helpers::{Backend, TestApp, TestClub, event};
+use crate::helpers::{Backend, TestApp, TestClub, event, metric};
 use crate::on_both_backends;
 
 /// A 2-player Mint Condition game (7 cards a round).
@@ -36,6 +37,7 @@ on_both_backends!(
     the_log_can_be_read_in_pages,
     an_event_sent_without_an_id_gets_one_from_the_server,
     an_append_to_a_game_another_server_moved_on_is_decided_against_the_stored_game,
+    plain_appends_made_while_one_is_in_flight_are_written_together_each_at_its_own_version,
 );
 
 async fn a_stale_expected_version_is_a_conflict_naming_the_current_version(app: TestApp) {
@@ -433,6 +435,138 @@ async fn an_append_to_a_game_another_server_moved_on_is_decided_against_the_stor
     let expected = app.score(&club, &reference).await["players"].clone();
     assert_eq!(app.score(&club, &game).await["players"], expected);
     assert_eq!(other.score(&club, &game).await["players"], expected);
+}
+
+async fn plain_appends_made_while_one_is_in_flight_are_written_together_each_at_its_own_version(
+    app: TestApp,
+) {
+    if app.backend == Backend::Sqlite {
+        return; // SQLite's writer gathers every write of a batch (tests of `writer.rs`)
+    }
+    // Arrange: four games this server holds after round 1; the other server then retracts the
+    // last one's round. The first game's row is held locked from outside, so that an append to
+    // it stays in flight.
+    let other = app.second_server().await;
+    let club = app.new_club().await;
+    let mut games = Vec::new();
+    for _ in 0..4 {
+        let game = two_player_game(&app, &club).await;
+        let reply = app
+            .append(&club, &game, None, vec![event("round_collected", round(1))])
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        games.push(game);
+    }
+    let (held, together, moved_on) = (&games[0], &games[1..3], &games[3]);
+    let retract = other
+        .append(
+            &club,
+            moved_on,
+            None,
+            vec![event("retract", json!({"seq": 2}))],
+        )
+        .await;
+    assert_eq!(retract.status, 201, "{}", retract.body);
+    let mut db = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .expect("connect");
+    sqlx::raw_sql("BEGIN")
+        .execute(&mut db)
+        .await
+        .expect("begin");
+    sqlx::query("SELECT 1 FROM games WHERE id = $1 FOR UPDATE")
+        .bind(held)
+        .execute(&mut db)
+        .await
+        .expect("the row held");
+
+    // Act: round 2 to the held game (in flight until the row is let go); meanwhile round 2 to
+    // the other three, the last of which this server holds at round 1 but the database does not.
+    let first = app.append(&club, held, None, vec![event("round_collected", round(2))]);
+    let rest = async {
+        let mut waited = 0;
+        while waiting_appends(&mut db).await == 0 {
+            waited += 1;
+            assert!(
+                waited < 200,
+                "the held game's append never waited for its row"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        let appends = futures_util::future::join_all(
+            together
+                .iter()
+                .map(|game| app.append(&club, game, None, vec![event("round_collected", round(2))]))
+                .chain([app.append(
+                    &club,
+                    moved_on,
+                    None,
+                    vec![event("round_collected", round(2))],
+                )]),
+        );
+        let release = async {
+            // Time for the three to reach the statement after the one in flight.
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            sqlx::raw_sql("COMMIT")
+                .execute(&mut db)
+                .await
+                .expect("commit");
+        };
+        tokio::join!(appends, release).0
+    };
+    let (first, rest) = tokio::join!(first, rest);
+
+    // Assert: round 2 went in after round 1 (seq 3) where the server held the game as stored;
+    // where it did not, nothing was written by the statement and the append, decided again
+    // against the stored game (round 1 retracted), was refused. The three made meanwhile
+    // shared one statement, and every game scores as its own rounds do.
+    assert_eq!(first.status, 201, "{}", first.body);
+    assert_eq!(first.body["events"][0]["seq"], 3);
+    for (reply, game) in rest.iter().zip(together) {
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        assert_eq!(reply.body["events"][0]["seq"], 3, "{game}");
+        assert_eq!(other.version(&club, game).await, 3);
+    }
+    let problem = rest[2].problem(422);
+    assert_eq!(problem["pointer"], "/events/0/data/round", "{problem}");
+    assert_eq!(other.version(&club, held).await, 3);
+    assert_eq!(other.version(&club, moved_on).await, 3);
+    let largest = metric(&app.client, &app.url(""), "tabletally_write_largest_batch").await;
+    assert!(
+        largest >= 3,
+        "the appends made meanwhile were written apart"
+    );
+    let reference = two_player_game(&app, &club).await;
+    for n in 1..=2 {
+        let reply = app
+            .append(
+                &club,
+                &reference,
+                None,
+                vec![event("round_collected", round(n))],
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    let two_rounds = app.score(&club, &reference).await["players"].clone();
+    for game in [held].into_iter().chain(together) {
+        assert_eq!(
+            other.score(&club, game).await["players"],
+            two_rounds,
+            "{game}"
+        );
+    }
+}
+
+/// How many plain-append statements wait for a lock.
+async fn waiting_appends(db: &mut sqlx::PgConnection) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity \
+         WHERE wait_event_type = 'Lock' AND query LIKE 'WITH asked AS%'",
+    )
+    .fetch_one(db)
+    .await
+    .expect("the waiting statements")
 }
 
 /// A log or a score read while appends commit is one version's: the log's events are exactly

@@ -24,7 +24,7 @@ use sqlx::{Connection, Row};
 use tabletally_api::config::Config;
 use tabletally_api::startup::{Application, Stopper};
 
-use crate::helpers::Reply;
+use crate::helpers::{Reply, metric};
 use crate::mint_condition::{new_game, round_1, round_2, round_3};
 
 const TABLES: usize = 8;
@@ -894,21 +894,6 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
     );
     first.stopper.stop().await;
     second.stopper.stop().await;
-}
-
-/// One figure of a server's `GET /metrics`.
-async fn metric(client: &reqwest::Client, server: &str, name: &str) -> u64 {
-    let text = client
-        .get(format!("{server}/metrics"))
-        .send()
-        .await
-        .expect("the metrics")
-        .text()
-        .await
-        .expect("a body");
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or_else(|| panic!("/metrics has no {name}:\n{text}"))
 }
 
 /// Waits until the server says it is, or is not, the database's only writer.

@@ -517,3 +517,18 @@ pub(crate) fn skip_outside_ci(missing: &str, how: &str) {
     );
     eprintln!("skipped: {how}");
 }
+
+/// One figure of a server's `GET /metrics`.
+pub async fn metric(client: &reqwest::Client, server: &str, name: &str) -> u64 {
+    let text = client
+        .get(format!("{server}/metrics"))
+        .send()
+        .await
+        .expect("the metrics")
+        .text()
+        .await
+        .expect("a body");
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("/metrics has no {name}:\n{text}"))
+}

@@ -7,9 +7,11 @@ mod cache;
 mod columns;
 mod commit;
 mod direct;
+mod gather;
 mod lanes;
 mod lists;
 pub mod migrations;
+mod plain;
 mod players;
 mod presets;
 mod primary;
@@ -36,7 +38,7 @@ pub use players::{ClubPlayer, Merge, PlayerImport, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
 pub use primary::lost_primary;
 pub use sql::{
-    GAME_ROW, NOTIFY_CHANNEL, PLAIN_APPEND, PostgresStore, REVOCATIONS_CHANNEL, STORED_VERSION,
+    GAME_ROW, NOTIFY_CHANNEL, PLAIN_APPENDS, PostgresStore, REVOCATIONS_CHANNEL, STORED_VERSION,
     SqliteStore, first_token_revocation, revoked_first_token, seat_players_read,
 };
 pub use stats::{

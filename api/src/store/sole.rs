@@ -7,7 +7,7 @@
 //!
 //! - **present**: every server holds it, shared, on a connection of its own while it runs;
 //! - **writes**: every append of a server that is not sole holds it, shared, from its first
-//!   write to its commit ([`super::PLAIN_APPEND`], and the locked path).
+//!   write to its commit ([`super::PLAIN_APPENDS`], and the locked path).
 //!
 //! A server that finds itself the only one present takes *writes* exclusively
 //! (`pg_try_advisory_lock`, so only when no append of anyone's is in flight), and a *term*
@@ -191,7 +191,7 @@ mod tests {
     fn a_plain_append_takes_the_writes_lock_the_sole_server_holds() {
         let lock = format!("pg_advisory_xact_lock_shared({CLASS}, {WRITES})");
 
-        assert!(super::super::PLAIN_APPEND.contains(&lock));
+        assert!(super::super::PLAIN_APPENDS.contains(&lock));
         assert!(WRITES_LOCK.contains(&lock));
     }
 }

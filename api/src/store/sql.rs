@@ -23,11 +23,12 @@ use tabletally_domain::setup::name_key;
 use super::commit::{AfterCommit, Shared, Written};
 use super::lanes::Lanes;
 use super::lists::{Param, bind_params, placeholders};
+use super::plain::{PlainAppend, PlainAppends};
 use super::primary::Follower;
 use super::server_lock::ServerLock;
 use super::versions::VersionReads;
 use super::writer::{Work, Writer};
-use super::writes::{Writes, args, translate};
+use super::writes::{Writes, args};
 use super::{
     AccessTokenRecord, Appended, CacheCounters, ClubCopy, ClubRecord, EventMeta, EventStore,
     GameChange, GameFilter, GameRecord, HeldGame, ImportOutcome, ImportResult, ImportedGame,
@@ -46,29 +47,45 @@ pub struct SqliteStore {
     _lock: Option<ServerLock>,
 }
 
-/// A plain append in one statement (`PostgresStore::write_at_version`). The club is compared
-/// as `club_id || ''`, so that only the primary key can find the game's row: given
-/// `club_id = $4`, a generic plan made while the table was empty or not yet analysed walked an
-/// index by club on every append, checking each of the club's games' ids (BENCHMARKS.md).
-/// `$12`: this server is the database's only writer (its term began before the append); when
-/// not, the append takes the servers' writes lock, shared, until its commit ([`super::sole`]).
-pub const PLAIN_APPEND: &str = "WITH moved AS ( \
-         UPDATE games SET version = $1, updated_at = $2 \
-         WHERE id = $3 AND club_id || '' = $4 AND version = $5 RETURNING club_id \
+/// Plain appends in one statement (`PostgresStore::write_at_version`, [`super::plain`]), one
+/// transaction: `$1`–`$5` each append's game, club, decided version, new version and time;
+/// `$8`–`$14` each event's game, seq, id, type, data, author and time. A game's row moves on only
+/// if it is still at its decided version and in the club, and only such a game's events are
+/// inserted, after the club's positions lock (shared). Each game's row is found by its primary
+/// key alone, one lookup a game, and updated where that lookup found it (`ctid`): joined to the
+/// games by any column, a generic plan made while the table was empty or not yet analysed read
+/// the whole table into a hash, and given `club_id = …` one walked an index by club, checking
+/// each of the club's games' ids (BENCHMARKS.md). A row another transaction moved on meanwhile
+/// is a new row version, and is not updated (nor its version compared equal, for certain).
+/// `$6`: this server is the database's
+/// only writer (its term began before each append); when not, the statement takes the servers'
+/// writes lock, shared, until its commit ([`super::sole`]).
+pub const PLAIN_APPENDS: &str = "WITH asked AS MATERIALIZED ( \
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::timestamptz[]) \
+             AS a (id, club_id, at, version, now) \
+     ), moved AS ( \
+         UPDATE games AS g SET version = a.version, updated_at = a.now \
+         FROM asked AS a CROSS JOIN LATERAL ( \
+             SELECT ctid FROM games \
+             WHERE id = a.id AND club_id || '' = a.club_id AND version = a.at LIMIT 1 \
+         ) AS found \
+         WHERE g.ctid = found.ctid AND g.version IS NOT DISTINCT FROM a.at \
+         RETURNING g.id, g.club_id \
      ), in_flight AS MATERIALIZED ( \
-         SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)), \
-                CASE WHEN NOT $12::boolean THEN pg_advisory_xact_lock_shared(7461627, 2) END \
+         SELECT id, pg_advisory_xact_lock_shared(7461626, hashtext(club_id)), \
+                CASE WHEN NOT $6::boolean THEN pg_advisory_xact_lock_shared(7461627, 2) END \
          FROM moved \
      ) \
      INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-     SELECT $3, e.seq, e.event_id, e.type, $6, e.data, $2, e.recorded_by \
-     FROM in_flight CROSS JOIN \
-          unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[]) \
-          WITH ORDINALITY AS e (seq, event_id, type, data, recorded_by, n) \
+     SELECT e.game_id, e.seq, e.event_id, e.type, $7, e.data, e.recorded_at, e.recorded_by \
+     FROM unnest($8::text[], $9::bigint[], $10::text[], $11::text[], $12::text[], $13::text[], \
+                 $14::timestamptz[]) \
+          WITH ORDINALITY AS e (game_id, seq, event_id, type, data, recorded_by, recorded_at, n) \
+     JOIN in_flight AS f ON f.id = e.game_id \
      ORDER BY e.n \
-     RETURNING seq, position";
+     RETURNING game_id, seq, position";
 
-/// A game's row by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
+/// A game's row by its id, in its club (the club compared as in [`PLAIN_APPENDS`]).
 macro_rules! game_row {
     () => {
         "SELECT id, game, status, version, options, started_at, updated_at FROM games \
@@ -77,12 +94,12 @@ macro_rules! game_row {
 }
 /// `game_row!` as a constant, for the test that checks the plans.
 pub const GAME_ROW: &str = game_row!();
-/// A game's stored version by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
+/// A game's stored version by its id, in its club (the club compared as in [`PLAIN_APPENDS`]).
 pub const STORED_VERSION: &str = "SELECT version FROM games WHERE id = $1 AND club_id || '' = $2";
 
 /// The read of a new game's players: `$1` the club, then `names` name keys, each looked up by
 /// the whole unique key, then `ids` known players' ids, by the primary key (the club compared
-/// as in [`PLAIN_APPEND`]). Written as `name_key IN (…)`, PostgreSQL read every player of the
+/// as in [`PLAIN_APPENDS`]). Written as `name_key IN (…)`, PostgreSQL read every player of the
 /// club until it had the table's statistics (it took a club for a handful of rows): 0.5 ms a
 /// creation in a club of 1,200 players.
 pub fn seat_players_read(names: usize, ids: usize) -> String {
@@ -110,8 +127,8 @@ pub struct PostgresStore {
     shared: Arc<Shared>,
     /// Score reads' version checks, gathered into one statement (see [`versions`]).
     versions: VersionReads,
-    /// Connections plain appends and version reads keep between them, spared the pool's ping.
-    lanes: Arc<Lanes>,
+    /// Plain appends, gathered into one statement while one is in flight (see [`plain`]).
+    plain: PlainAppends,
     /// Statistics and history lists read from a standby (`TABLETALLY_READ_DATABASE_URL`).
     standby: Option<Box<Standby>>,
 }
@@ -403,12 +420,13 @@ impl PostgresStore {
 
     fn on(pool: PgPool, primary: Option<Arc<Follower>>, standby: Option<Box<Standby>>) -> Self {
         let lanes = Arc::new(Lanes::new(primary.clone()));
+        let shared = Shared::new(false);
         Self {
             versions: VersionReads::start(pool.clone(), lanes.clone()),
-            lanes,
+            plain: PlainAppends::start(pool.clone(), lanes, shared.clone()),
             pool,
             primary,
-            shared: Shared::new(false),
+            shared,
             standby,
         }
     }
@@ -1648,8 +1666,8 @@ impl PostgresStore {
         self.commit(w, written).await
     }
 
-    /// Writes a plain append ([`Decided::is_plain`]) in one statement, its own transaction: the
-    /// game's row moves on only if it is still at the decided version and in the club (the
+    /// Writes a plain append ([`Decided::is_plain`]) in one statement, with the plain appends made
+    /// while the one before was in flight ([`super::plain`]): the game's row moves on only if it is still at the decided version and in the club (the
     /// database decides the version, never the cache), and the events are inserted only if it
     /// did, after the club's positions lock (shared). `None`, with nothing written, when the
     /// row was not there at that version. `alone`: this server's term began before the append
@@ -1676,55 +1694,18 @@ impl PostgresStore {
             return Ok(None);
         };
         let now = now();
-        let version = at + events.len() as i64;
-        let seqs: Vec<i64> = (at + 1..=version).collect();
-        let mut lane = self.lanes.take(&self.pool).await?;
-        let rows = sqlx::query(PLAIN_APPEND)
-            .bind(version)
-            .bind(now)
-            .bind(id)
-            .bind(club)
-            .bind(at)
-            .bind(SCHEMA_VERSION)
-            .bind(&seqs)
-            .bind(events.iter().map(|e| e.id.as_str()).collect::<Vec<_>>())
-            .bind(
-                events
-                    .iter()
-                    .map(|e| e.event_type.as_str())
-                    .collect::<Vec<_>>(),
-            )
-            .bind(
-                events
-                    .iter()
-                    .map(|e| e.data.to_string())
-                    .collect::<Vec<_>>(),
-            )
-            .bind(
-                events
-                    .iter()
-                    .map(|e| e.recorded_by.as_deref())
-                    .collect::<Vec<_>>(),
-            )
-            .bind(alone)
-            .fetch_all(&mut **lane)
-            .await
-            .map_err(translate)?;
-        self.lanes.give_back(lane);
-        if rows.len() != events.len() {
+        let append = PlainAppend {
+            club,
+            id,
+            at,
+            now,
+            events: &events,
+            alone,
+        };
+        let Some(positions) = self.plain.write(append).await? else {
             // The row moved on (or is another club's): nothing was written.
             return Ok(None);
-        }
-        let mut positions = rows
-            .iter()
-            .map(|row| {
-                Ok((
-                    row.try_get::<i64, _>("seq")?,
-                    row.try_get::<i64, _>("position")?,
-                ))
-            })
-            .collect::<Result<Vec<_>, sqlx::Error>>()?;
-        positions.sort_unstable();
+        };
         let stored = events
             .into_iter()
             .zip(positions)
@@ -1734,7 +1715,6 @@ impl PostgresStore {
             })
             .collect();
         let written = appended(club, held, stored, status.as_str(), now, *scoreboard);
-        self.shared.count_batch(1);
         if let Some(after) = written.after {
             self.shared.committed(after);
         }

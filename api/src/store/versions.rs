@@ -3,27 +3,23 @@
 //! A read answered from the state cache on PostgreSQL must still ask the database for the
 //! game's version: another server may have moved the game on, and the database, never the
 //! cache, decides the version. One round trip per read bounds the score reads far below what
-//! the server can answer, so concurrent asks are gathered. A read that finds no statement in
-//! flight asks at once, on its own task (a lone read pays nothing extra). Asks made while a
-//! statement is in flight wait, and when it ends they all get the next statement. So every
-//! answer was read after its ask was made: a reader never gets a version older than an append
-//! it has seen acknowledged. A statement runs on a connection kept as plain appends keep theirs
+//! the server can answer, so concurrent asks are gathered ([`super::gather`]): every answer
+//! was read after its ask was made, and a reader never gets a version older than an append it
+//! has seen acknowledged. A statement runs on a connection kept as plain appends keep theirs
 //! ([`super::lanes`]), sparing the pool's ping after each: one round trip a statement.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use futures_util::future::join_all;
 use sqlx::{PgPool, Row};
 use tokio::sync::oneshot;
 
 use super::StoreError;
+use super::gather::{Gather, Gathered};
 use super::lanes::Lanes;
 
-/// Asks answered by one statement at most.
-const MAX_BATCH: usize = 256;
-
-struct Ask {
+pub(super) struct Ask {
     club: String,
     id: String,
     reply: oneshot::Sender<Result<Option<i64>, StoreError>>,
@@ -31,91 +27,40 @@ struct Ask {
 
 /// The handle reads ask through.
 pub(super) struct VersionReads {
-    reads: Arc<Reads>,
+    reads: Gathered<Reads>,
 }
 
 struct Reads {
     pool: PgPool,
     /// A statement of reads runs on a kept connection, as a plain append does (no ping).
     lanes: Arc<Lanes>,
-    /// Where the statements for waiting asks run (any thread may end a turn).
-    runtime: tokio::runtime::Handle,
-    turns: Mutex<Turns>,
-}
-
-#[derive(Default)]
-struct Turns {
-    /// A statement is in flight: new asks wait for the next one.
-    in_flight: bool,
-    waiting: Vec<Ask>,
 }
 
 impl VersionReads {
     /// Called inside the runtime the statements for waiting asks are to run on.
     pub(super) fn start(pool: PgPool, lanes: Arc<Lanes>) -> Self {
-        let reads = Reads {
-            pool,
-            lanes,
-            runtime: tokio::runtime::Handle::current(),
-            turns: Mutex::default(),
-        };
         Self {
-            reads: Arc::new(reads),
+            reads: Gathered::start(Reads { pool, lanes }),
         }
     }
 
     /// The game's stored version, `None` when the club has no such game.
     pub(super) async fn version(&self, club: &str, id: &str) -> Result<Option<i64>, StoreError> {
-        let waiting = {
-            let mut turns = self.reads.turns();
-            if turns.in_flight {
-                let (reply, answer) = oneshot::channel();
-                turns.waiting.push(Ask {
-                    club: club.to_owned(),
-                    id: id.to_owned(),
-                    reply,
-                });
-                Some(answer)
-            } else {
-                turns.in_flight = true;
-                None
-            }
-        };
-        match waiting {
-            Some(answer) => answer.await.unwrap_or_else(|_| Err(stopped())),
-            None => {
-                // Ends this read's turn however the read ends, dropped midway included.
-                let _turn = Turn(&self.reads);
-                let rows = self.reads.versions(&[id]).await?;
-                Ok(version_in_club(rows, club))
-            }
-        }
+        let (reply, answer) = oneshot::channel();
+        self.reads
+            .ask(Ask {
+                club: club.to_owned(),
+                id: id.to_owned(),
+                reply,
+            })
+            .await;
+        answer.await.unwrap_or_else(|_| Err(stopped()))
     }
 }
 
-impl Reads {
-    fn turns(&self) -> std::sync::MutexGuard<'_, Turns> {
-        self.turns.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// A statement ended: the asks made meanwhile get the next one, on a task of its own.
-    fn next_turn(self: Arc<Self>) {
-        let asks = {
-            let mut turns = self.turns();
-            if turns.waiting.is_empty() {
-                turns.in_flight = false;
-                return;
-            }
-            let taken = turns.waiting.len().min(MAX_BATCH);
-            let rest = turns.waiting.split_off(taken);
-            std::mem::replace(&mut turns.waiting, rest)
-        };
-        let runtime = self.runtime.clone();
-        runtime.spawn(async move {
-            self.answer(asks).await;
-            self.next_turn();
-        });
-    }
+impl Gather for Reads {
+    type Ask = Ask;
+    const MOST: usize = 256;
 
     async fn answer(&self, asks: Vec<Ask>) {
         let ids: Vec<&str> = asks.iter().map(|ask| ask.id.as_str()).collect();
@@ -134,6 +79,11 @@ impl Reads {
                     let _ = ask.reply.send(Ok(version));
                 }
             }
+            Err(e) if asks.len() == 1 => {
+                if let Some(ask) = asks.into_iter().next() {
+                    let _ = ask.reply.send(Err(e.into()));
+                }
+            }
             // The batch failed (a lost connection, say): each ask is tried on its own, so each
             // gets its own answer or its own error.
             Err(_) => {
@@ -148,7 +98,9 @@ impl Reads {
             }
         }
     }
+}
 
+impl Reads {
     /// (id, club, version) of each of `ids` that exists, in any club.
     async fn versions(&self, ids: &[&str]) -> Result<Vec<(String, String, i64)>, sqlx::Error> {
         let mut lane = self.lanes.take(&self.pool).await?;
@@ -172,14 +124,6 @@ impl Reads {
                 ))
             })
             .collect()
-    }
-}
-
-struct Turn<'a>(&'a Arc<Reads>);
-
-impl Drop for Turn<'_> {
-    fn drop(&mut self) {
-        self.0.clone().next_turn();
     }
 }
 

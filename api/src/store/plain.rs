@@ -1,0 +1,225 @@
+//! PostgreSQL: plain appends written together.
+//!
+//! A plain append (every round but a game's last, [`super::sql`]'s `write_at_version`) is one
+//! statement in its own transaction. PostgreSQL spends most of such an append on what every
+//! statement pays whatever it writes — the commit and its WAL flush, the socket, starting the
+//! executor — so concurrent plain appends are gathered ([`super::gather`]): the ones made while
+//! a statement is in flight are written by the next, one commit for all of them (group commit,
+//! as SQLite's writer does). A lone append is written at once, by the same statement.
+//!
+//! Each append in a statement still applies only while its game's row is at the version it
+//! was decided at, so one that finds its row moved on writes nothing and is answered `None`
+//! while the others are written. A statement that fails (a lost connection, a deadlock with
+//! another server's statement) is sent again one append at a time, so each append gets its own
+//! answer or its own error; one whose first statement did commit finds its row moved on and
+//! goes the locked way, where its events are recognised as a retry.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use futures_util::future::join_all;
+use sqlx::{PgPool, Row};
+use tokio::sync::oneshot;
+
+use super::commit::Shared;
+use super::gather::{Gather, Gathered};
+use super::lanes::Lanes;
+use super::sql::PLAIN_APPENDS;
+use super::writes::translate;
+use super::{SCHEMA_VERSION, StoreError};
+use crate::records::NewEvent;
+
+/// Each event's `(seq, position)` in order, or `None`: the game's row was not at the decided
+/// version in the club, and nothing was written.
+pub(super) type Positions = Option<Vec<(i64, i64)>>;
+
+/// One plain append, as decided.
+pub(super) struct PlainAppend<'a> {
+    pub club: &'a str,
+    pub id: &'a str,
+    /// The game's version it was decided at; its events take the numbers after it.
+    pub at: i64,
+    pub now: DateTime<Utc>,
+    pub events: &'a [NewEvent],
+    /// This server's term began before the append: no writes lock to take ([`super::sole`]).
+    pub alone: bool,
+}
+
+pub(super) struct Ask {
+    club: String,
+    id: String,
+    at: i64,
+    now: DateTime<Utc>,
+    event_ids: Vec<String>,
+    types: Vec<String>,
+    data: Vec<String>,
+    recorded_by: Vec<Option<String>>,
+    alone: bool,
+    reply: oneshot::Sender<Result<Positions, StoreError>>,
+}
+
+/// The handle plain appends are written through.
+pub(super) struct PlainAppends {
+    appends: Gathered<Statements>,
+}
+
+struct Statements {
+    pool: PgPool,
+    /// A statement runs on a kept connection (no ping, [`super::lanes`]).
+    lanes: Arc<Lanes>,
+    /// Counts each statement's appends as one commit's.
+    shared: Arc<Shared>,
+}
+
+impl PlainAppends {
+    /// Called inside the runtime the statements for waiting appends are to run on.
+    pub(super) fn start(pool: PgPool, lanes: Arc<Lanes>, shared: Arc<Shared>) -> Self {
+        Self {
+            appends: Gathered::start(Statements {
+                pool,
+                lanes,
+                shared,
+            }),
+        }
+    }
+
+    pub(super) async fn write(&self, append: PlainAppend<'_>) -> Result<Positions, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        let events = append.events;
+        self.appends
+            .ask(Ask {
+                club: append.club.to_owned(),
+                id: append.id.to_owned(),
+                at: append.at,
+                now: append.now,
+                event_ids: events.iter().map(|e| e.id.clone()).collect(),
+                types: events.iter().map(|e| e.event_type.clone()).collect(),
+                data: events.iter().map(|e| e.data.to_string()).collect(),
+                recorded_by: events.iter().map(|e| e.recorded_by.clone()).collect(),
+                alone: append.alone,
+                reply,
+            })
+            .await;
+        answer
+            .await
+            .unwrap_or_else(|_| Err(StoreError::Database(sqlx::Error::PoolClosed)))
+    }
+}
+
+impl Gather for Statements {
+    type Ask = Ask;
+    const MOST: usize = 64;
+
+    async fn answer(&self, mut asks: Vec<Ask>) {
+        // In the games' order, so that two servers' statements lock their rows in one order.
+        asks.sort_by(|a, b| a.id.cmp(&b.id));
+        // One append a game a statement: a second one waiting for the same game (another way
+        // in than the held state, kept safe all the same) goes the locked way.
+        let mut once: Vec<Ask> = Vec::with_capacity(asks.len());
+        for ask in asks {
+            if once.last().is_some_and(|last| last.id == ask.id) {
+                let _ = ask.reply.send(Ok(None));
+            } else {
+                once.push(ask);
+            }
+        }
+        match self.statement(&once).await {
+            Ok(rows) => answer_each(once, rows),
+            Err(e) if once.len() == 1 => {
+                if let Some(ask) = once.into_iter().next() {
+                    let _ = ask.reply.send(Err(translate(e)));
+                }
+            }
+            Err(_) => {
+                join_all(once.into_iter().map(|ask| async move {
+                    match self.statement(std::slice::from_ref(&ask)).await {
+                        Ok(rows) => answer_each(vec![ask], rows),
+                        Err(e) => {
+                            let _ = ask.reply.send(Err(translate(e)));
+                        }
+                    }
+                }))
+                .await;
+            }
+        }
+    }
+}
+
+impl Statements {
+    /// Writes `asks` in one statement: `(game, seq, position)` of each event written.
+    async fn statement(&self, asks: &[Ask]) -> Result<Vec<(String, i64, i64)>, sqlx::Error> {
+        let count = asks.iter().map(|a| a.event_ids.len()).sum();
+        let mut games = Vec::with_capacity(count);
+        let mut seqs = Vec::with_capacity(count);
+        let mut times = Vec::with_capacity(count);
+        for ask in asks {
+            for n in 1..=ask.event_ids.len() as i64 {
+                games.push(ask.id.as_str());
+                seqs.push(ask.at + n);
+                times.push(ask.now);
+            }
+        }
+        let flat = |f: fn(&Ask) -> &[String]| -> Vec<&str> {
+            asks.iter()
+                .flat_map(|a| f(a).iter().map(String::as_str))
+                .collect()
+        };
+        let mut lane = self.lanes.take(&self.pool).await?;
+        let rows = sqlx::query(PLAIN_APPENDS)
+            .bind(asks.iter().map(|a| a.id.as_str()).collect::<Vec<_>>())
+            .bind(asks.iter().map(|a| a.club.as_str()).collect::<Vec<_>>())
+            .bind(asks.iter().map(|a| a.at).collect::<Vec<_>>())
+            .bind(
+                asks.iter()
+                    .map(|a| a.at + a.event_ids.len() as i64)
+                    .collect::<Vec<_>>(),
+            )
+            .bind(asks.iter().map(|a| a.now).collect::<Vec<_>>())
+            .bind(asks.iter().all(|a| a.alone))
+            .bind(SCHEMA_VERSION)
+            .bind(games)
+            .bind(seqs)
+            .bind(flat(|a| &a.event_ids))
+            .bind(flat(|a| &a.types))
+            .bind(flat(|a| &a.data))
+            .bind(
+                asks.iter()
+                    .flat_map(|a| a.recorded_by.iter().map(Option::as_deref))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(times)
+            .fetch_all(&mut **lane)
+            .await?;
+        self.lanes.give_back(lane);
+        self.shared.count_batch(asks.len());
+        rows.iter()
+            .map(|row| {
+                Ok((
+                    row.try_get("game_id")?,
+                    row.try_get("seq")?,
+                    row.try_get("position")?,
+                ))
+            })
+            .collect()
+    }
+}
+
+/// Each ask's events as written, or `None` when its game's row had moved on.
+fn answer_each(asks: Vec<Ask>, rows: Vec<(String, i64, i64)>) {
+    let mut written: HashMap<String, Vec<(i64, i64)>> = HashMap::new();
+    for (game, seq, position) in rows {
+        written.entry(game).or_default().push((seq, position));
+    }
+    for ask in asks {
+        let positions = written
+            .remove(&ask.id)
+            .filter(|events| events.len() == ask.event_ids.len())
+            .map(|mut events| {
+                events.sort_unstable();
+                events
+            });
+        // A caller that gave up (its request was dropped) needs no answer.
+        let _ = ask.reply.send(Ok(positions));
+    }
+}
