@@ -487,6 +487,21 @@ pub fn expect_totals(pairs: &[(&str, i64)]) -> Vec<(String, i64)> {
     v
 }
 
+/// One figure of a server's `GET /metrics`.
+pub async fn metric(client: &reqwest::Client, server: &str, name: &str) -> u64 {
+    let text = client
+        .get(format!("{server}/metrics"))
+        .send()
+        .await
+        .expect("the metrics")
+        .text()
+        .await
+        .expect("a body");
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("/metrics has no {name}:\n{text}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::replace_database;
@@ -516,19 +531,4 @@ pub(crate) fn skip_outside_ci(missing: &str, how: &str) {
         "{missing} in CI: this test may not be skipped there"
     );
     eprintln!("skipped: {how}");
-}
-
-/// One figure of a server's `GET /metrics`.
-pub async fn metric(client: &reqwest::Client, server: &str, name: &str) -> u64 {
-    let text = client
-        .get(format!("{server}/metrics"))
-        .send()
-        .await
-        .expect("the metrics")
-        .text()
-        .await
-        .expect("a body");
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or_else(|| panic!("/metrics has no {name}:\n{text}"))
 }
