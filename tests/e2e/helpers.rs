@@ -502,6 +502,16 @@ pub async fn metric(client: &reqwest::Client, server: &str, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("/metrics has no {name}:\n{text}"))
 }
 
+/// A test that needs something this machine lacks prints `skipped` (with `how`) locally; in CI
+/// (`CI` set) nothing may be skipped, so it fails saying `missing`.
+pub(crate) fn skip_outside_ci(missing: &str, how: &str) {
+    assert!(
+        std::env::var("CI").is_err(),
+        "{missing} in CI: this test may not be skipped there"
+    );
+    eprintln!("skipped: {how}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::replace_database;
@@ -521,14 +531,4 @@ mod tests {
             "postgres://u@h:5432/t1"
         );
     }
-}
-
-/// A test that needs something this machine lacks prints `skipped` (with `how`) locally; in CI
-/// (`CI` set) nothing may be skipped, so it fails saying `missing`.
-pub(crate) fn skip_outside_ci(missing: &str, how: &str) {
-    assert!(
-        std::env::var("CI").is_err(),
-        "{missing} in CI: this test may not be skipped there"
-    );
-    eprintln!("skipped: {how}");
 }
