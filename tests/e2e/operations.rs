@@ -11,6 +11,7 @@ on_both_backends!(
     docs_without_a_slash_redirects_to_swagger_ui,
     connections_the_database_cut_while_idle_are_replaced_before_a_request_uses_them,
     a_game_is_found_by_its_primary_key_however_little_the_planner_knows,
+    statements_given_arrays_are_planned_once_for_any_length,
     a_new_games_players_are_found_by_their_whole_key_however_little_the_planner_knows
 );
 
@@ -280,6 +281,11 @@ async fn a_game_is_found_by_its_primary_key_however_little_the_planner_knows(app
             tabletally_api::store::STORED_VERSION,
             "('g', 'c')",
         ),
+        (
+            "gathered versions",
+            tabletally_api::store::VERSIONS_READ,
+            "('{g}')",
+        ),
     ];
     for (what, statement, values) in statements {
         // Act
@@ -310,6 +316,69 @@ async fn a_game_is_found_by_its_primary_key_however_little_the_planner_knows(app
                 && !plan.contains("Seq Scan on games"),
             "{what}:\n{plan}"
         );
+    }
+}
+
+async fn statements_given_arrays_are_planned_once_for_any_length(app: TestApp) {
+    if app.backend == crate::helpers::Backend::Sqlite {
+        return; // only PostgreSQL's statements take arrays
+    }
+    // Arrange: a connection of its own, as a server's, keeping its prepared statements.
+    let mut db = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .expect("connect");
+    let statements: [(&str, fn(usize) -> String); 2] = [
+        (tabletally_api::store::PLAIN_APPENDS, |n: usize| {
+            let list = |value: &str| format!("'{{{}}}'", vec![value; n].join(","));
+            format!(
+                "({g}, {c}, {at}, {version}, ARRAY[{now}]::timestamptz[], false, 1, {g}, {version}, \
+                     {e}, {t}, {data}, {null}, ARRAY[{now}]::timestamptz[])",
+                g = list("g"),
+                c = list("c"),
+                at = list("1"),
+                version = list("2"),
+                e = list("e"),
+                t = list("t"),
+                data = list("x"),
+                null = list("null"),
+                now = vec!["now()"; n].join(","),
+            )
+        }),
+        (tabletally_api::store::VERSIONS_READ, |n: usize| {
+            format!("('{{{}}}')", vec!["g"; n].join(","))
+        }),
+    ];
+    for (statement, values) in statements {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+            "PREPARE checked AS {statement}"
+        )))
+        .execute(&mut db)
+        .await
+        .expect("prepare");
+
+        // Act: executed with arrays of 1 to 12 elements.
+        for n in 1..=12 {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                "EXECUTE checked {}",
+                values(n)
+            )))
+            .execute(&mut db)
+            .await
+            .unwrap_or_else(|e| panic!("{statement}: {e}"));
+        }
+        let (generic, custom): (i64, i64) = sqlx::query_as(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'checked'",
+        )
+        .fetch_one(&mut db)
+        .await
+        .expect("the plans");
+        sqlx::raw_sql("DEALLOCATE checked")
+            .execute(&mut db)
+            .await
+            .expect("deallocate");
+
+        // Assert: past PostgreSQL's first five tries, one plan for any length, none made anew.
+        assert_eq!((generic, custom), (7, 5), "{statement}");
     }
 }
 

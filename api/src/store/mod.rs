@@ -45,6 +45,7 @@ pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
     StatsFilter, StatsStore,
 };
+pub use versions::VERSIONS_READ;
 
 /// The schema version every event is written with. The domain owns it: it knows how to upcast
 /// the data of older versions (`docs/schema-versions.md`).

@@ -19,6 +19,17 @@ use super::StoreError;
 use super::gather::{Gather, Gathered};
 use super::lanes::Lanes;
 
+/// The versions of the games `$1` names, in any club: one primary-key lookup per id, whatever
+/// the planner knows of the table (a plain `id = ANY($1)` is planned once for any array, and
+/// with missing or old statistics that plan scans the whole table; `LIMIT 1` keeps the lookup a
+/// lookup, not a join). The ids are read by subscript, not `unnest`, so that one plan serves
+/// any number of them ([`super::PLAIN_APPENDS`] says why).
+pub const VERSIONS_READ: &str = "SELECT g.id, g.club_id, g.version \
+     FROM generate_subscripts($1::text[], 1) AS i \
+     CROSS JOIN LATERAL ( \
+         SELECT id, club_id, version FROM games WHERE id = ($1::text[])[i] LIMIT 1 \
+     ) AS g";
+
 pub(super) struct Ask {
     club: String,
     id: String,
@@ -104,16 +115,10 @@ impl Reads {
     /// (id, club, version) of each of `ids` that exists, in any club.
     async fn versions(&self, ids: &[&str]) -> Result<Vec<(String, String, i64)>, sqlx::Error> {
         let mut lane = self.lanes.take(&self.pool).await?;
-        // One primary-key lookup per id, whatever the planner knows of the table: a plain
-        // `id = ANY($1)` is planned once for any array, and with missing or old statistics that
-        // plan scans the whole table. (`LIMIT 1` keeps the lookup a lookup, not a join.)
-        let rows = sqlx::query(
-            "SELECT g.id, g.club_id, g.version FROM unnest($1::text[]) AS asked (id) \
-             CROSS JOIN LATERAL (SELECT id, club_id, version FROM games WHERE id = asked.id LIMIT 1) AS g",
-        )
-        .bind(ids)
-        .fetch_all(&mut **lane)
-        .await?;
+        let rows = sqlx::query(VERSIONS_READ)
+            .bind(ids)
+            .fetch_all(&mut **lane)
+            .await?;
         self.lanes.give_back(lane);
         rows.iter()
             .map(|row| {
