@@ -104,6 +104,20 @@ pub struct EventMeta {
     pub id: String,
     pub recorded_at: DateTime<Utc>,
     pub recorded_by: Option<String>,
+    /// The event's rough size in memory, counted once (see [`HeldGame::bytes`]).
+    bytes: usize,
+}
+
+impl EventMeta {
+    pub fn of(event: &StoredEvent) -> Self {
+        Self {
+            position: event.position,
+            id: event.id.clone(),
+            recorded_at: event.recorded_at,
+            recorded_by: event.recorded_by.clone(),
+            bytes: 96 + event.event_type.len() + value_bytes(&event.data),
+        }
+    }
 }
 
 /// A game's row and its log, replayed: what an append decides from and a score read answers with.
@@ -136,12 +150,7 @@ impl HeldGame {
         let mut meta = Vec::with_capacity(log.len());
         let mut events = Vec::with_capacity(log.len());
         for e in log {
-            meta.push(EventMeta {
-                position: e.position,
-                id: e.id.clone(),
-                recorded_at: e.recorded_at,
-                recorded_by: e.recorded_by.clone(),
-            });
+            meta.push(EventMeta::of(&e));
             events.push(into_log_event(e));
         }
         let state = kind.replay(events).map_err(|e| e.to_string())?;
@@ -192,16 +201,10 @@ impl HeldGame {
     }
 
     /// A rough size in memory, for the cache's byte bound: the log, and as much again each for
-    /// the replayed state and the score's answer body.
+    /// the replayed state and the score's answer body. Each event's size is counted once, when
+    /// it joins the log (a game is put back in the cache after every append).
     pub fn bytes(&self) -> usize {
-        3 * self
-            .state
-            .log()
-            .iter()
-            .map(|e| 96 + e.event_type.len() + value_bytes(&e.data))
-            .sum::<usize>()
-            + self.meta.len() * 80
-            + 1024
+        3 * self.meta.iter().map(|m| m.bytes).sum::<usize>() + self.meta.len() * 80 + 1024
     }
 }
 

@@ -225,14 +225,7 @@ fn appended(
     at: DateTime<Utc>,
     scoreboard: Scoreboard,
 ) -> Written<Appended> {
-    for e in &stored {
-        held.meta.push(EventMeta {
-            position: e.position,
-            id: e.id.clone(),
-            recorded_at: e.recorded_at,
-            recorded_by: e.recorded_by.clone(),
-        });
-    }
+    held.meta.extend(stored.iter().map(EventMeta::of));
     let version = held.game.version + stored.len() as i64;
     let previous_status = std::mem::replace(&mut held.game.status, status.to_owned());
     held.game.version = version;
