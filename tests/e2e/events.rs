@@ -506,7 +506,7 @@ async fn plain_appends_made_while_one_is_in_flight_are_written_together_each_at_
         );
         let release = async {
             // Time for the three to reach the statement after the one in flight.
-            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
             sqlx::raw_sql("COMMIT")
                 .execute(&mut db)
                 .await
@@ -558,12 +558,14 @@ async fn plain_appends_made_while_one_is_in_flight_are_written_together_each_at_
     }
 }
 
-/// How many plain-append statements wait for a lock.
+/// How many plain-append statements (of one append or more) wait for a lock.
 async fn waiting_appends(db: &mut sqlx::PgConnection) -> i64 {
     sqlx::query_scalar(
         "SELECT count(*) FROM pg_stat_activity \
-         WHERE wait_event_type = 'Lock' AND query LIKE 'WITH asked AS%'",
+         WHERE wait_event_type = 'Lock' AND left(query, 60) IN (left($1, 60), left($2, 60))",
     )
+    .bind(tabletally_api::store::PLAIN_APPEND)
+    .bind(tabletally_api::store::PLAIN_APPENDS)
     .fetch_one(db)
     .await
     .expect("the waiting statements")

@@ -266,6 +266,11 @@ async fn a_game_is_found_by_its_primary_key_however_little_the_planner_knows(app
         .expect("generic plans");
     let statements = [
         (
+            "a plain append",
+            tabletally_api::store::PLAIN_APPEND,
+            "(2, now(), 'g', 'c', 1, 1, '{2}', '{e}', '{t}', '{\"{}\"}', '{null}', false)",
+        ),
+        (
             "plain appends",
             tabletally_api::store::PLAIN_APPENDS,
             "('{g}', '{c}', '{1}', '{2}', ARRAY[now()], false, 1, '{g}', '{2}', '{e}', '{t}', \

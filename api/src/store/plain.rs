@@ -5,7 +5,8 @@
 //! statement pays whatever it writes — the commit and its WAL flush, the socket, starting the
 //! executor — so concurrent plain appends are gathered ([`super::gather`]): the ones made while
 //! a statement is in flight are written by the next, one commit for all of them (group commit,
-//! as SQLite's writer does). A lone append is written at once, by the same statement.
+//! as SQLite's writer does). A lone append is written at once, by a statement made for one
+//! ([`PLAIN_APPEND`]: the gathered one costs PostgreSQL more for a single append).
 //!
 //! Each append in a statement still applies only while its game's row is at the version it
 //! was decided at, so one that finds its row moved on writes nothing and is answered `None`
@@ -19,13 +20,14 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use futures_util::future::join_all;
+use sqlx::postgres::PgRow;
 use sqlx::{PgPool, Row};
 use tokio::sync::oneshot;
 
 use super::commit::Shared;
 use super::gather::{Gather, Gathered};
 use super::lanes::Lanes;
-use super::sql::PLAIN_APPENDS;
+use super::sql::{PLAIN_APPEND, PLAIN_APPENDS};
 use super::writes::translate;
 use super::{SCHEMA_VERSION, StoreError};
 use crate::records::NewEvent;
@@ -149,6 +151,9 @@ impl Gather for Statements {
 impl Statements {
     /// Writes `asks` in one statement: `(game, seq, position)` of each event written.
     async fn statement(&self, asks: &[Ask]) -> Result<Vec<(String, i64, i64)>, sqlx::Error> {
+        if let [ask] = asks {
+            return self.one(ask).await;
+        }
         let count = asks.iter().map(|a| a.event_ids.len()).sum();
         let mut games = Vec::with_capacity(count);
         let mut seqs = Vec::with_capacity(count);
@@ -193,16 +198,45 @@ impl Statements {
             .await?;
         self.lanes.give_back(lane);
         self.shared.count_batch(asks.len());
-        rows.iter()
-            .map(|row| {
-                Ok((
-                    row.try_get("game_id")?,
-                    row.try_get("seq")?,
-                    row.try_get("position")?,
-                ))
-            })
-            .collect()
+        written(rows)
     }
+
+    /// Writes a lone append by the statement made for one ([`PLAIN_APPEND`]).
+    async fn one(&self, ask: &Ask) -> Result<Vec<(String, i64, i64)>, sqlx::Error> {
+        let count = ask.event_ids.len() as i64;
+        let mut lane = self.lanes.take(&self.pool).await?;
+        let rows = sqlx::query(PLAIN_APPEND)
+            .bind(ask.at + count)
+            .bind(ask.now)
+            .bind(&ask.id)
+            .bind(&ask.club)
+            .bind(ask.at)
+            .bind(SCHEMA_VERSION)
+            .bind((ask.at + 1..=ask.at + count).collect::<Vec<_>>())
+            .bind(&ask.event_ids)
+            .bind(&ask.types)
+            .bind(&ask.data)
+            .bind(&ask.recorded_by)
+            .bind(ask.alone)
+            .fetch_all(&mut **lane)
+            .await?;
+        self.lanes.give_back(lane);
+        self.shared.count_batch(1);
+        written(rows)
+    }
+}
+
+/// `(game, seq, position)` of each event a statement wrote.
+fn written(rows: Vec<PgRow>) -> Result<Vec<(String, i64, i64)>, sqlx::Error> {
+    rows.iter()
+        .map(|row| {
+            Ok((
+                row.try_get("game_id")?,
+                row.try_get("seq")?,
+                row.try_get("position")?,
+            ))
+        })
+        .collect()
 }
 
 /// Each ask's events as written, or `None` when its game's row had moved on.

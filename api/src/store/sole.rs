@@ -7,7 +7,8 @@
 //!
 //! - **present**: every server holds it, shared, on a connection of its own while it runs;
 //! - **writes**: every append of a server that is not sole holds it, shared, from its first
-//!   write to its commit ([`super::PLAIN_APPENDS`], and the locked path).
+//!   write to its commit ([`super::PLAIN_APPENDS`], [`super::PLAIN_APPEND`], and the locked
+//!   path).
 //!
 //! A server that finds itself the only one present takes *writes* exclusively
 //! (`pg_try_advisory_lock`, so only when no append of anyone's is in flight), and a *term*
@@ -192,6 +193,7 @@ mod tests {
         let lock = format!("pg_advisory_xact_lock_shared({CLASS}, {WRITES})");
 
         assert!(super::super::PLAIN_APPENDS.contains(&lock));
+        assert!(super::super::PLAIN_APPEND.contains(&lock));
         assert!(WRITES_LOCK.contains(&lock));
     }
 }
