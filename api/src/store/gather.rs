@@ -8,6 +8,10 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use tokio::sync::oneshot;
+
+use super::StoreError;
+
 /// What one statement does for the asks of a turn.
 pub(super) trait Gather: Send + Sync + 'static {
     /// An ask, with the means to answer it (a `oneshot` sender).
@@ -102,4 +106,14 @@ impl<G: Gather> Drop for Turn<'_, G> {
     fn drop(&mut self) {
         self.0.clone().next_turn();
     }
+}
+
+/// The answer an ask's reply brings; a reply dropped unsent (the statement's task ended with
+/// the runtime) is the store closing.
+pub(super) async fn answered<T>(
+    reply: oneshot::Receiver<Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    reply
+        .await
+        .unwrap_or_else(|_| Err(StoreError::Database(sqlx::Error::PoolClosed)))
 }

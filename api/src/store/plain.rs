@@ -25,7 +25,7 @@ use sqlx::{PgPool, Row};
 use tokio::sync::oneshot;
 
 use super::commit::Shared;
-use super::gather::{Gather, Gathered};
+use super::gather::{Gather, Gathered, answered};
 use super::lanes::Lanes;
 use super::sql::{PLAIN_APPEND, PLAIN_APPENDS};
 use super::writes::translate;
@@ -103,9 +103,7 @@ impl PlainAppends {
                 reply,
             })
             .await;
-        answer
-            .await
-            .unwrap_or_else(|_| Err(StoreError::Database(sqlx::Error::PoolClosed)))
+        answered(answer).await
     }
 }
 

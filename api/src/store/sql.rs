@@ -48,10 +48,12 @@ pub struct SqliteStore {
 }
 
 /// One plain append in one statement: what [`PLAIN_APPENDS`] writes, for a lone append, in a
-/// shape PostgreSQL runs faster (one game, nothing to join: 7–10 % more appends at one table). `$1`–`$5` the game's new
-/// version, the time, the game, its club and the decided version; `$7`–`$11` the events' seq,
-/// id, type, data and author. The club is compared as `club_id || ''`, so that only the primary
-/// key can find the game's row; `$12` as `$6` there.
+/// shape PostgreSQL runs faster (one game, nothing to join: 7–10 % more appends at one table).
+/// `$1`–`$5` the game's new version, the time, the game, its club and the decided version;
+/// `$7`–`$11` the events' seq, id, type, data and author; `$12` as `$6` there. The club is
+/// compared as `club_id || ''`, so that only the primary key can find the game's row: given
+/// `club_id = $4`, a generic plan made while the table was empty or not yet analysed walked an
+/// index by club on every append, checking each of the club's games' ids (BENCHMARKS.md).
 pub const PLAIN_APPEND: &str = "WITH moved AS ( \
          UPDATE games SET version = $1, updated_at = $2 \
          WHERE id = $3 AND club_id || '' = $4 AND version = $5 RETURNING club_id \
@@ -73,17 +75,16 @@ pub const PLAIN_APPEND: &str = "WITH moved AS ( \
 /// `$8`–`$14` each event's game, seq, id, type, data, author and time. A game's row moves on only
 /// if it is still at its decided version and in the club, and only such a game's events are
 /// inserted, after the club's positions lock (shared). Each game's row is found by its primary
-/// key alone, one lookup a game, and updated where that lookup found it (`ctid`): joined to the
-/// games by any column, a generic plan made while the table was empty or not yet analysed read
-/// the whole table into a hash, and given `club_id = …` one walked an index by club, checking
-/// each of the club's games' ids (BENCHMARKS.md). A row another transaction moved on meanwhile
-/// is a new row version, and is not updated (nor its version compared equal, for certain). The
-/// arrays are read by subscript, not `unnest`: the planner counts the elements of an array it
-/// is given, so each execution's own plan looked cheaper than one plan for any arrays, and
-/// PostgreSQL planned the statement afresh every time (a fifth of its CPU for an append).
-/// `$6`: this server is the database's
-/// only writer (its term began before each append); when not, the statement takes the servers'
-/// writes lock, shared, until its commit ([`super::sole`]).
+/// key alone, one lookup a game (the club compared as in [`PLAIN_APPEND`]), and updated where
+/// that lookup found it (`ctid`): joined to the games by any column, a generic plan made while
+/// the table was empty or not yet analysed read the whole table into a hash. A row another
+/// transaction moved on meanwhile is a new row version, and is not updated (nor its version
+/// compared equal, for certain). The arrays are read by subscript, not `unnest`: the planner
+/// counts the elements of an array it is given, so each execution's own plan looked cheaper
+/// than one plan for any arrays, and PostgreSQL planned the statement afresh every time (a
+/// fifth of its CPU for an append). `$6`: this server is the database's only writer (its term
+/// began before each append); when not, the statement takes the servers' writes lock, shared,
+/// until its commit ([`super::sole`]).
 pub const PLAIN_APPENDS: &str = "WITH asked AS MATERIALIZED ( \
          SELECT ($1::text[])[i] AS id, ($2::text[])[i] AS club_id, ($3::bigint[])[i] AS at, \
                 ($4::bigint[])[i] AS version, ($5::timestamptz[])[i] AS now \
@@ -113,7 +114,7 @@ pub const PLAIN_APPENDS: &str = "WITH asked AS MATERIALIZED ( \
      ORDER BY e.n \
      RETURNING game_id, seq, position";
 
-/// A game's row by its id, in its club (the club compared as in [`PLAIN_APPENDS`]).
+/// A game's row by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
 macro_rules! game_row {
     () => {
         "SELECT id, game, status, version, options, started_at, updated_at FROM games \
@@ -122,12 +123,12 @@ macro_rules! game_row {
 }
 /// `game_row!` as a constant, for the test that checks the plans.
 pub const GAME_ROW: &str = game_row!();
-/// A game's stored version by its id, in its club (the club compared as in [`PLAIN_APPENDS`]).
+/// A game's stored version by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
 pub const STORED_VERSION: &str = "SELECT version FROM games WHERE id = $1 AND club_id || '' = $2";
 
 /// The read of a new game's players: `$1` the club, then `names` name keys, each looked up by
 /// the whole unique key, then `ids` known players' ids, by the primary key (the club compared
-/// as in [`PLAIN_APPENDS`]). Written as `name_key IN (…)`, PostgreSQL read every player of the
+/// as in [`PLAIN_APPEND`]). Written as `name_key IN (…)`, PostgreSQL read every player of the
 /// club until it had the table's statistics (it took a club for a handful of rows): 0.5 ms a
 /// creation in a club of 1,200 players.
 pub fn seat_players_read(names: usize, ids: usize) -> String {
@@ -1687,10 +1688,11 @@ impl PostgresStore {
         self.commit(w, written).await
     }
 
-    /// Writes a plain append ([`Decided::is_plain`]) in one statement, with the plain appends made
-    /// while the one before was in flight ([`super::plain`]): the game's row moves on only if it is still at the decided version and in the club (the
-    /// database decides the version, never the cache), and the events are inserted only if it
-    /// did, after the club's positions lock (shared). `None`, with nothing written, when the
+    /// Writes a plain append ([`Decided::is_plain`]) in one statement, with the plain appends
+    /// made while the one before was in flight ([`super::plain`]): the game's row moves on only
+    /// if it is still at the decided version and in the club (the database decides the version,
+    /// never the cache), and the events are inserted only if it did, after the club's positions
+    /// lock (shared). `None`, with nothing written, when the
     /// row was not there at that version. `alone`: this server's term began before the append
     /// (no writes lock to take, [`super::sole`]).
     async fn write_at_version(

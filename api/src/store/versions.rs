@@ -16,7 +16,7 @@ use sqlx::{PgPool, Row};
 use tokio::sync::oneshot;
 
 use super::StoreError;
-use super::gather::{Gather, Gathered};
+use super::gather::{Gather, Gathered, answered};
 use super::lanes::Lanes;
 
 /// The versions of the games `$1` names, in any club: one primary-key lookup per id, whatever
@@ -65,7 +65,7 @@ impl VersionReads {
                 reply,
             })
             .await;
-        answer.await.unwrap_or_else(|_| Err(stopped()))
+        answered(answer).await
     }
 }
 
@@ -130,10 +130,6 @@ impl Reads {
             })
             .collect()
     }
-}
-
-fn stopped() -> StoreError {
-    StoreError::Database(sqlx::Error::PoolClosed)
 }
 
 /// The version of the one game read, if it is the club's.
