@@ -11,11 +11,13 @@
 //!   database in turn (A B B A …): e.g. with read models (A) against without (B).
 //! - `answers <base-url-a> <base-url-b> <token> [paths]` — the same reads asked of two servers
 //!   over equal data (before and after a change): every answer must be the same.
-//! - `streams <base-url> <token> <games> <streams> <appends> [server-pid]` — live streams:
-//!   tables append (abandon / resume, `appends` per game) first with no stream open, then with
-//!   `streams` open over the `games`; delivery latency from each append's answer to the event
-//!   at every subscriber, the append rate both times, and (with the pid) the server's memory
-//!   per open stream.
+//! - `streams <base-url> <token> <games> <streams> <appends> [server-pid] [gap-ms]` — live
+//!   streams: tables append (abandon / resume, `appends` per game) first with no stream open,
+//!   then with `streams` open over the `games`; delivery latency from each append's answer to
+//!   the event at every subscriber, the append rate and p99 both times, and (with the pid) the
+//!   server's CPU per delivered frame and memory per open stream. With `gap-ms`, each table
+//!   waits that long after each answer before its next append (paced, as real tables are, so
+//!   the CPUs are not saturated); without, tables append back to back.
 //! - `tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid]` — issue
 //!   14's write path: `tables` tables at once (several tokens: the tables take turns among those
 //!   clubs), each looping create (Mint Condition, 2–4 players) →
@@ -636,7 +638,8 @@ struct Appended {
     latencies: Vec<Duration>,
 }
 
-/// Every table appends `appends` events, one request each, all tables at once.
+/// Every table appends `appends` events, one request each, all tables at once; with a `gap`,
+/// each table waits that long after each answer (the tables' starts spread over one gap).
 async fn tables_append(
     client: &reqwest::Client,
     base: &str,
@@ -644,14 +647,20 @@ async fn tables_append(
     games: &[String],
     from_version: i64,
     appends: usize,
+    gap: Duration,
 ) -> Result<Appended, String> {
     let started = Instant::now();
-    let tables = games.iter().map(|game| {
+    let tables = games.iter().enumerate().map(|(table, game)| {
         let (client, base, token, game) = (client.clone(), base.to_owned(), token.to_owned(), game.clone());
+        let offset = gap * table as u32 / games.len() as u32;
         tokio::spawn(async move {
             let mut answered = Vec::with_capacity(appends);
             let mut version = from_version;
+            tokio::time::sleep(offset).await;
             for i in 0..appends {
+                if i > 0 {
+                    tokio::time::sleep(gap).await;
+                }
                 // Abandon and resume, again and again: a valid append whatever the game.
                 let event = if i % 2 == 0 {
                     json!({"id": uuid::Uuid::new_v4().to_string(), "type": "abandon", "data": {"reason": "break"}})
@@ -760,49 +769,68 @@ async fn streams(
     streams: usize,
     appends: usize,
     pid: Option<u32>,
+    gap: Duration,
 ) -> Result<(), String> {
     if games == 0 || !appends.is_multiple_of(2) {
         return Err("streams needs games and an even number of appends".into());
     }
     let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(streams + games)
+        .pool_max_idle_per_host(games)
         .build()
         .map_err(|e| e.to_string())?;
-    let mut ids = Vec::with_capacity(games);
-    for _ in 0..games {
-        let created: Value = client
-            .post(format!("{base}/v1/games"))
-            .bearer_auth(token)
-            .json(&json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}))
-            .send()
-            .await
-            .map_err(|e| e.to_string())?
-            .json()
-            .await
-            .map_err(|e| e.to_string())?;
-        ids.push(
-            created["id"]
-                .as_str()
-                .ok_or_else(|| format!("no game: {created}"))?
-                .to_owned(),
-        );
-    }
+    // Each round on games of its own, all new: both measured rounds replay logs of the same
+    // lengths (each abandon or resume replays its game's log), so what differs is the streams.
+    let new_games = async || {
+        let mut ids = Vec::with_capacity(games);
+        for _ in 0..games {
+            let created: Value = client
+                .post(format!("{base}/v1/games"))
+                .bearer_auth(token)
+                .json(&json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}))
+                .send()
+                .await
+                .map_err(|e| e.to_string())?
+                .json()
+                .await
+                .map_err(|e| e.to_string())?;
+            ids.push(
+                created["id"]
+                    .as_str()
+                    .ok_or_else(|| format!("no game: {created}"))?
+                    .to_owned(),
+            );
+        }
+        Ok::<_, String>(ids)
+    };
     // Without subscribers (a warm-up round first, then the measured one).
-    tables_append(&client, base, token, &ids, 1, appends).await?;
+    tables_append(&client, base, token, &new_games().await?, 1, appends, gap).await?;
+    let quiet = new_games().await?;
     let cpu_at = || pid.and_then(cpu_time);
     let cpu_before = cpu_at();
-    let without = tables_append(&client, base, token, &ids, 1 + appends as i64, appends).await?;
+    let without = tables_append(&client, base, token, &quiet, 1, appends, gap).await?;
     let cpu_without = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
-    let from = 1 + 2 * appends as i64;
-    let last = from + appends as i64;
+    let ids = new_games().await?;
+    let (from, last) = (1, 1 + appends as i64);
 
     let before = pid.and_then(rss_kib);
+    // The followers are other phones than the tables': they read on a runtime (and threads) of
+    // their own, so a table's answer never waits behind frames in the load tool's own queue.
+    let phones = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("followers")
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let reader = reqwest::Client::builder()
+        .pool_max_idle_per_host(streams)
+        .build()
+        .map_err(|e| e.to_string())?;
     let (opened, mut ready) = tokio::sync::mpsc::channel(streams.max(1));
     let followers: Vec<_> = (0..streams)
         .map(|i| {
             let game = &ids[i % games];
-            tokio::spawn(follow(
-                client.clone(),
+            phones.spawn(follow(
+                reader.clone(),
                 format!("{base}/v1/games/{game}/stream"),
                 token.to_owned(),
                 last,
@@ -816,7 +844,7 @@ async fn streams(
     let after = pid.and_then(rss_kib);
 
     let cpu_before = cpu_at();
-    let with = tables_append(&client, base, token, &ids, from, appends).await?;
+    let with = tables_append(&client, base, token, &ids, from, appends, gap).await?;
     let answers = &with.answers;
     let cpu_with = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
     let mut latencies = Vec::with_capacity(streams * appends);
@@ -837,9 +865,15 @@ async fn streams(
             }
         }
     }
+    phones.shutdown_background();
     let rate = |elapsed: Duration| (games * appends) as f64 / elapsed.as_secs_f64();
+    let pace = if gap.is_zero() {
+        "back to back".to_owned()
+    } else {
+        format!("{} ms apart", gap.as_millis())
+    };
     println!(
-        "{games} tables, {appends} appends each, {streams} streams ({} per game)",
+        "{games} tables, {appends} appends each, {pace}, {streams} streams ({} per game)",
         streams / games
     );
     println!(
@@ -873,6 +907,8 @@ async fn streams(
     // What the server spends per append, whoever else shares the machine's cores: the
     // streams' own cost to the server, apart from the load tool's reading of them.
     // (The kernel counts CPU time in 10 ms ticks: a short run shows none.)
+    let apart = (with.elapsed / (games * appends) as u32)
+        .clamp(Duration::from_micros(50), Duration::from_millis(20));
     if let (Some(without), Some(with)) = (cpu_without, cpu_with)
         && !without.is_zero()
         && !with.is_zero()
@@ -886,14 +922,16 @@ async fn streams(
         );
         // The restated target (issue 31): the server's CPU per delivered frame against the
         // kernel's own floor, measured here in the same run (as many followers per game, frames
-        // of the size these were, apart as a table's appends are).
+        // of the size these were, as far apart as the server's appends were: paced, a frame
+        // finds its reader, and the writer, asleep more often, and each wake-up costs).
         let per_frame =
             with.saturating_sub(without).as_secs_f64() * 1e6 / latencies.len().max(1) as f64;
         let followers = (streams / games).max(1);
-        let floor = frames::floor(followers, 2_000, Duration::from_micros(200), FRAME_BYTES)?;
+        let floor = frames::floor(followers, 2_000, apart, FRAME_BYTES)?;
         let floor_us = floor.writer.as_secs_f64() * 1e6;
         println!(
-            "server CPU per delivered frame {per_frame:.1} µs; the kernel's floor (writer side, same run) {floor_us:.1} µs → {:.2}× (target ≤ 2×)",
+            "server CPU per delivered frame {per_frame:.1} µs; the kernel's floor (writer side, same run, appends {} µs apart) {floor_us:.1} µs → {:.2}× (target ≤ 2×)",
+            apart.as_micros(),
             per_frame / floor_us.max(1e-9)
         );
     }
@@ -940,7 +978,7 @@ async fn run() {
         (Some("seed"), Some(url), _) => seed(url, number(3).unwrap_or(100_000), number(4).unwrap_or(2_000)).await,
         (Some("query"), Some(base), Some(token)) => query(base, token, number(4).unwrap_or(300), number(5).unwrap_or(30) as u64).await,
         (Some("appends"), Some(base), Some(token)) => appends(base, token, number(4).unwrap_or(200)).await,
-        (Some("streams"), Some(base), Some(token)) => streams(base, token, number(4).unwrap_or(50), number(5).unwrap_or(500), number(6).unwrap_or(20), number(7).map(|p| p as u32)).await,
+        (Some("streams"), Some(base), Some(token)) => streams(base, token, number(4).unwrap_or(50), number(5).unwrap_or(500), number(6).unwrap_or(20), number(7).map(|p| p as u32), Duration::from_millis(number(8).unwrap_or(0) as u64)).await,
         (Some("answers"), Some(base_a), Some(base_b)) => match args.get(4) {
             Some(token) => answers(base_a, base_b, token, number(5).unwrap_or(20)).await,
             None => Err("answers needs a token".into()),
@@ -953,7 +991,7 @@ async fn run() {
             (Some(count), Some(seconds), Some(url)) => tables::tables(base, token, count, seconds as u64, url, number(7).map(|p| p as u32)).await,
             _ => Err("tables needs <tables> <seconds> <database-url>".into()),
         },
-        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] | tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid] | hello | frames [followers] [appends] [gap-µs] [bytes]".into()),
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] [gap-ms] | tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid] | hello | frames [followers] [appends] [gap-µs] [bytes]".into()),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
