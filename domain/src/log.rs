@@ -47,7 +47,9 @@ pub const RESULT_RECORDED: &str = "result_recorded";
 ///    could leave them out).
 /// 5. Mint Julep's `replaces` replaces the bet it names in any game (games of versions 1–4 read
 ///    it only with 2 players holding two bets).
-pub const SCHEMA_VERSION: u32 = 5;
+/// 6. Vintage reads a prize's attribute name ignoring case (games of versions 1–5 read it letter
+///    for letter).
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// An event as stored: its number in the game's log, its type, its data and the schema version
 /// that data was written with.

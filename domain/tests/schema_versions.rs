@@ -121,8 +121,8 @@ fn replay(log: &[LogEvent]) -> Evaluation {
 }
 
 #[test]
-fn events_are_written_at_schema_version_5() {
-    assert_eq!(SCHEMA_VERSION, 5);
+fn events_are_written_at_schema_version_6() {
+    assert_eq!(SCHEMA_VERSION, 6);
     assert_eq!(
         LogEvent::new(2, "abandon", json!({})).schema_version,
         SCHEMA_VERSION

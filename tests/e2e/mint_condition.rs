@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 use sqlx::Connection;
+use tabletally_api::store::SCHEMA_VERSION;
 
 use crate::helpers::{
     Backend, TestApp, TestClub, assert_every_point_is_explained, event, expect_totals,
@@ -428,14 +429,14 @@ async fn a_protected_be_careful_counts_toward_the_majority_by_default(app: TestA
     );
     assert_eq!(score["house_rules"], json!([]));
     assert_every_point_is_explained(&score);
-    // Every event is written at today's schema version (5), game_started with the option.
+    // Every event is written at today's schema version, game_started with the option.
     let log = app
         .get(&format!("/v1/games/{game}/events"), Some(&club.token))
         .await;
     let events = log.body["events"].as_array().unwrap();
     assert_eq!(events.len(), 4);
     assert!(
-        events.iter().all(|e| e["schema_version"] == 5),
+        events.iter().all(|e| e["schema_version"] == SCHEMA_VERSION),
         "{events:?}"
     );
     assert_eq!(
@@ -561,7 +562,8 @@ async fn a_game_stored_before_protected_be_careful_keeps_its_old_score(app: Test
         .iter()
         .map(|e| &e["schema_version"])
         .collect();
-    assert_eq!(versions, [&json!(1), &json!(5), &json!(5), &json!(5)]);
+    let today = json!(SCHEMA_VERSION);
+    assert_eq!(versions, [&json!(1), &today, &today, &today]);
 
     // And a game stored whole before the change scores the same.
     execute(

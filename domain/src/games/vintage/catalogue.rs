@@ -32,17 +32,31 @@ pub enum Attribute {
     Type,
     Colour,
     Period,
-    Other(String),
+    /// Another printed attribute, by name: lower-cased and found on a card ignoring case, or
+    /// letter for letter in games stored before schema version 6 (`exact`).
+    Other {
+        name: String,
+        exact: bool,
+    },
 }
 
 impl Attribute {
-    pub fn parse(name: &str) -> Option<Attribute> {
-        match name.trim() {
+    /// The attribute a prize names, ignoring case and surrounding spaces as attribute values
+    /// are compared (`"Colour"` is `colour`). `exact`: letter for letter, as games stored
+    /// before schema version 6 read it ([`super::Options::attribute_names_exact`]).
+    pub fn parse(name: &str, exact: bool) -> Option<Attribute> {
+        let name = name.trim();
+        let name = if exact {
+            name.to_owned()
+        } else {
+            name.to_lowercase()
+        };
+        match name.as_str() {
             "type" => Some(Attribute::Type),
             "colour" => Some(Attribute::Colour),
             "period" => Some(Attribute::Period),
             "" | "id" | "value" => None,
-            other => Some(Attribute::Other(other.to_owned())),
+            _ => Some(Attribute::Other { name, exact }),
         }
     }
 }
@@ -54,7 +68,12 @@ impl Card {
             Attribute::Type => Some(&self.object),
             Attribute::Colour => Some(&self.colour),
             Attribute::Period => Some(&self.period),
-            Attribute::Other(name) => self.other.get(name).map(String::as_str),
+            Attribute::Other { name, exact: true } => self.other.get(name).map(String::as_str),
+            Attribute::Other { name, exact: false } => self
+                .other
+                .iter()
+                .find(|(recorded, _)| recorded.to_lowercase() == *name)
+                .map(|(_, text)| text.as_str()),
         }
     }
 

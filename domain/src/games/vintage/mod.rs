@@ -40,7 +40,16 @@ pub struct Options {
     /// events may name a card by its number (`17` or `"17"`) instead of describing it. Empty:
     /// cards are described the first time they appear.
     pub deck: BTreeMap<u32, DeckCard>,
+    /// Games stored before schema version [`ATTRIBUTE_NAMES_IGNORE_CASE_SINCE`] compared a
+    /// prize's attribute name letter for letter (a prize on `"Colour"` counted nothing). Set
+    /// only by the upcaster on replay: never stored, shown or accepted at creation.
+    #[serde(skip_serializing)]
+    pub attribute_names_exact: bool,
 }
+
+/// The schema version since which a prize's attribute name is read ignoring case and
+/// surrounding spaces, as attribute values always were.
+pub const ATTRIBUTE_NAMES_IGNORE_CASE_SINCE: u32 = 6;
 
 /// One card of a table's deck, as printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,7 +68,8 @@ pub struct DeckCard {
 pub struct Prize {
     pub id: String,
     pub name: String,
-    /// `type`, `colour` or `period` (checked by `check_setup`).
+    /// `type`, `colour`, `period` or another attribute the cards record, in any case (checked
+    /// by `check_setup`).
     pub attribute: String,
     pub value: String,
     pub points: i64,

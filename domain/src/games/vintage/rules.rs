@@ -4,7 +4,9 @@
 use super::catalogue::{CARDS, Catalogue};
 use super::events::{COLLECTIONS_RECORDED, FINAL_BANKED, SHOWCASES_DEALT, TURN_TAKEN};
 use super::state::{Record, State, deal, final_bank, record_collections, take_turn};
-use super::{Attribute, Card, MAX_PRIZES, Options, insights, scoring};
+use super::{
+    ATTRIBUTE_NAMES_IGNORE_CASE_SINCE, Attribute, Card, MAX_PRIZES, Options, insights, scoring,
+};
 use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
@@ -103,7 +105,7 @@ impl Ruleset for Vintage {
                     ),
                 ));
             }
-            if Attribute::parse(&prize.attribute).is_none() {
+            if Attribute::parse(&prize.attribute, options.attribute_names_exact).is_none() {
                 return Err(RuleError::said(
                     at("attribute"),
                     crate::said!(
@@ -135,6 +137,16 @@ impl Ruleset for Vintage {
             }
         }
         Ok(())
+    }
+
+    fn upcast_options(schema_version: u32, options: &mut Map<String, Value>) {
+        // Games stored before attribute names were read ignoring case read them letter for
+        // letter: a prize on "Colour" counted nothing, and still counts nothing there.
+        if schema_version < ATTRIBUTE_NAMES_IGNORE_CASE_SINCE {
+            options
+                .entry("attribute_names_exact")
+                .or_insert(Value::Bool(true));
+        }
     }
 
     fn new_game(players: Vec<Player>, options: Options) -> State {

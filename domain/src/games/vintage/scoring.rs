@@ -122,7 +122,8 @@ fn values_line(cards: &[&Card]) -> Line {
 /// One line per player holding a card the prize counts. rules: the player with the most
 /// matching cards takes its points; one card can count for several prizes.
 fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<(usize, Line)> {
-    let Some(attribute) = Attribute::parse(&prize.attribute) else {
+    let Some(attribute) = Attribute::parse(&prize.attribute, state.options.attribute_names_exact)
+    else {
         return Vec::new();
     };
     let counts: Vec<i64> = collections

@@ -381,7 +381,7 @@ fn two_prizes_with_one_id_are_refused() {
 
 #[test]
 fn a_prize_counts_a_cards_text_not_its_id_or_value() {
-    for attribute in ["id", "value", " "] {
+    for attribute in ["id", "value", " ", "Value", " ID "] {
         let options = json!({"prizes": [prize("big", attribute, "large", 2)]});
         assert_eq!(
             setup_error(options),
@@ -1579,6 +1579,79 @@ fn a_prize_may_count_any_other_text_the_cards_record() {
             ("Collection ×2".into(), 3, "a1 1 + a2 2 = 3".into()),
             ("Most wood".into(), 3, "2 vs 1 → +3".into()),
         ]
+    );
+}
+
+/// Prizes on "Colour", " PERIOD " and "Material", and collections that hold them: Ann two blue
+/// objects (one 60s, of wood), Bo two 60s objects, Cy neither.
+fn prizes_named_loosely() -> (Value, Value) {
+    let prizes = json!({"prizes": [
+        prize("blue", "Colour", "blue", 4),
+        prize("sixties", " PERIOD ", "60s", 3),
+        prize("wood", "Material", "wood", 2),
+    ]});
+    let mut a1 = antique("a1", "lamp", "blue", "60s", 3);
+    a1["material"] = json!("wood");
+    let collections = json!({"collections": {
+        "Ann": [a1, antique("a2", "radio", "blue", "50s", 2)],
+        "Bo": [antique("b1", "chair", "red", "60s", 1), antique("b2", "vase", "red", "60s", 4)],
+        "Cy": [antique("k1", "lamp", "green", "70s", 0)]}});
+    (prizes, collections)
+}
+
+#[test]
+fn a_prizes_attribute_name_is_read_ignoring_case_and_surrounding_spaces() {
+    let (prizes, collections) = prizes_named_loosely();
+    let mut log = started(&["Ann", "Bo", "Cy"], prizes);
+    let evaluation = record(&mut log, "collections_recorded", collections);
+    // Values: Ann 3 + 2 = 5, Bo 1 + 4 = 5, Cy 0. Blue: Ann 2 vs 0 → +4; 60s: Bo 2 vs Ann 1 →
+    // +3; wood: Ann 1 vs 0 → +2. Ann 5 + 4 + 2 = 11, Bo 5 + 3 = 8, Cy 0.
+    assert_eq!(
+        totals(&evaluation),
+        vec![("Ann".into(), 11), ("Bo".into(), 8), ("Cy".into(), 0)]
+    );
+    assert_eq!(
+        lines(&evaluation, "Ann"),
+        vec![
+            ("Collection ×2".into(), 5, "a1 3 + a2 2 = 5".into()),
+            ("Most blue".into(), 4, "2 vs 0 → +4".into()),
+            ("Most 60s".into(), 0, "1 vs 2 (Bo) → 0".into()),
+            ("Most wood".into(), 2, "1 vs 0 → +2".into()),
+        ]
+    );
+}
+
+#[test]
+fn a_game_stored_before_schema_6_still_reads_attribute_names_letter_for_letter() {
+    // Given a game stored at version 5, whose prizes named "Colour", " PERIOD " and "Material"
+    let (prizes, collections) = prizes_named_loosely();
+    let mut log = started(&["Ann", "Bo", "Cy"], json!({"prizes": []}));
+    log[0].data["options"]["prizes"] = prizes["prizes"].clone();
+    log[0].schema_version = 5;
+    log.push(LogEvent {
+        schema_version: 5,
+        ..LogEvent::new(2, "collections_recorded", collections)
+    });
+    // When it is replayed, then its prizes still count nothing, as when it was stored: only
+    // the values, Ann 5, Bo 5, Cy 0.
+    let evaluation = evaluate(&log);
+    assert_eq!(
+        totals(&evaluation),
+        vec![("Ann".into(), 5), ("Bo".into(), 5), ("Cy".into(), 0)]
+    );
+    assert_eq!(
+        lines(&evaluation, "Ann"),
+        vec![("Collection ×2".into(), 5, "a1 3 + a2 2 = 5".into())]
+    );
+}
+
+#[test]
+fn a_new_game_cannot_set_the_letter_for_letter_reading_of_attribute_names() {
+    let (pointer, rule) = setup_error(json!({"prizes": [], "attribute_names_exact": true}));
+    assert_eq!(pointer, "/options/attribute_names_exact");
+    assert!(
+        rule.starts_with("unknown option \"attribute_names_exact\""),
+        "{rule}"
     );
 }
 
