@@ -481,6 +481,29 @@ async fn answers(base_a: &str, base_b: &str, token: &str, requests: usize) -> Re
     Ok(())
 }
 
+/// Creates a game (`POST /v1/games` with `body`) and returns its id.
+async fn create_game(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    body: &Value,
+) -> Result<String, String> {
+    let created: Value = client
+        .post(format!("{base}/v1/games"))
+        .bearer_auth(token)
+        .json(body)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    created["id"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("no game: {created}"))
+}
+
 /// Plays one game over HTTP (creation, then its three rounds one request each, with
 /// `expected_version`) and returns the time of each round's append.
 async fn play_game(
@@ -491,20 +514,7 @@ async fn play_game(
 ) -> Result<[Duration; 3], String> {
     let names = pick_players(2000, rng);
     let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
-    let created: Value = client
-        .post(format!("{base}/v1/games"))
-        .bearer_auth(token)
-        .json(&body)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
-    let id = created["id"]
-        .as_str()
-        .ok_or_else(|| format!("no game: {created}"))?
-        .to_owned();
+    let id = create_game(client, base, token, &body).await?;
     let mut times = [Duration::ZERO; 3];
     for (i, round) in rounds(&names, rng).into_iter().enumerate() {
         let body = json!({"expected_version": i + 1, "events": [{"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}]});
@@ -781,24 +791,10 @@ async fn streams(
     // Each round on games of its own, all new: both measured rounds replay logs of the same
     // lengths (each abandon or resume replays its game's log), so what differs is the streams.
     let new_games = async || {
+        let body = json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]});
         let mut ids = Vec::with_capacity(games);
         for _ in 0..games {
-            let created: Value = client
-                .post(format!("{base}/v1/games"))
-                .bearer_auth(token)
-                .json(&json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}))
-                .send()
-                .await
-                .map_err(|e| e.to_string())?
-                .json()
-                .await
-                .map_err(|e| e.to_string())?;
-            ids.push(
-                created["id"]
-                    .as_str()
-                    .ok_or_else(|| format!("no game: {created}"))?
-                    .to_owned(),
-            );
+            ids.push(create_game(&client, base, token, &body).await?);
         }
         Ok::<_, String>(ids)
     };
