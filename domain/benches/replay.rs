@@ -11,13 +11,13 @@ use std::fs;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 
 // The server binary's allocator (api/src/main.rs), so the bench measures what it runs.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde_json::Value;
-use tabletally_domain::{Game, LogEvent, Status};
+use tabletally_domain::{Game, LogEvent, NewEvent, Status};
 
 /// One event as the database stores it: its data is JSON text.
 struct StoredRow {
@@ -149,6 +149,42 @@ fn bench_replay(c: &mut Criterion) {
         });
     }
     parts.finish();
+    // What the server's held state does with a new event (`POST …/events`, the game cached):
+    // the last event of the fixture, then a retract of it (a table's "undo").
+    let mut held = c.benchmark_group("held");
+    for f in &fixtures {
+        let log = parse(&f.rows);
+        let (last, before) = log.split_last().expect("a fixture has events");
+        let mut state = f.game.replay(before.to_vec()).expect("the fixture replays");
+        let new = |event: &LogEvent| NewEvent {
+            event_type: event.event_type.clone(),
+            data: event.data.clone(),
+        };
+        held.bench_function(format!("{}/append_last", f.id), |b| {
+            b.iter_batched(
+                || state.clone(),
+                |mut state| state.append(black_box(&[new(last)])).expect("appends"),
+                BatchSize::SmallInput,
+            )
+        });
+        state.append(&[new(last)]).expect("the last event appends");
+        let undo = NewEvent {
+            event_type: "retract".into(),
+            data: serde_json::json!({"seq": last.seq, "reason": "undo"}),
+        };
+        held.bench_function(format!("{}/undo_last", f.id), |b| {
+            b.iter_batched(
+                || state.clone(),
+                |mut state| {
+                    state
+                        .append(black_box(std::slice::from_ref(&undo)))
+                        .expect("undoes")
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    held.finish();
 }
 
 criterion_group!(benches, bench_replay);

@@ -219,6 +219,10 @@ pub fn check_append<R: Ruleset>(
 pub struct Replayed<R: Ruleset> {
     replay: Replay<R>,
     log: Vec<LogEvent>,
+    /// The replay of every event held but the last, when known (the copy an append makes in
+    /// case it is refused). Retracting the last event, the table's "undo", then costs a swap
+    /// instead of a whole replay: the events in force are exactly those before it.
+    before_last: Option<Replay<R>>,
 }
 
 impl<R: Ruleset> Clone for Replayed<R> {
@@ -226,6 +230,7 @@ impl<R: Ruleset> Clone for Replayed<R> {
         Self {
             replay: self.replay.clone(),
             log: self.log.clone(),
+            before_last: self.before_last.clone(),
         }
     }
 }
@@ -234,7 +239,11 @@ impl<R: Ruleset> Replayed<R> {
     /// Replays a whole stored log.
     pub fn from_log(log: Vec<LogEvent>) -> Result<Self, LogError> {
         let replay = replay_stored::<R>(&log)?;
-        Ok(Self { replay, log })
+        Ok(Self {
+            replay,
+            log,
+            before_last: None,
+        })
     }
 
     /// The seq of the last event held (the game's version).
@@ -256,20 +265,57 @@ impl<R: Ruleset> Replayed<R> {
     /// all pass: the evaluation of the resulting log (with facts: the append decides the
     /// statistics read models). On a rejection nothing changes.
     pub fn append(&mut self, batch: &[NewEvent]) -> Result<Evaluation, Rejection> {
+        if let [new] = batch
+            && self.undoes_last(new)
+        {
+            return Ok(self.undo_last(new));
+        }
         let held = self.log.len();
         let before = self.replay.clone();
         let outcome = self.append_each(batch);
-        if outcome.is_err() {
-            self.log.truncate(held);
-            self.replay = before;
+        match outcome {
+            Err(_) => {
+                self.log.truncate(held);
+                self.replay = before;
+            }
+            Ok(()) if !batch.is_empty() => {
+                self.before_last = (batch.len() == 1).then_some(before);
+            }
+            Ok(()) => {}
         }
         outcome.map(|()| self.replay.evaluation(true))
+    }
+
+    /// Whether `new` is a valid retract of the last event held, with the replay before that
+    /// event known. Anything else (a malformed retract included) takes the whole replay, which
+    /// says what is wrong.
+    fn undoes_last(&self, new: &NewEvent) -> bool {
+        let last = self.log.len() as u64;
+        new.event_type == RETRACT
+            && self.before_last.is_some()
+            && parse_json::<RetractData>(&new.data, "/data", RETRACT, RETRACT_FIELDS)
+                .is_ok_and(|retract| retract.seq == last)
+            && check_target(last + 1, last, "retract", "").is_ok()
+    }
+
+    /// Appends a retract of the last event: only a later event can retract one, so with both
+    /// left out the events in force, their corrections and any abandon are those before the
+    /// last event, and so is the replay. The replay it replaces is the one before the retract.
+    fn undo_last(&mut self, new: &NewEvent) -> Evaluation {
+        let seq = self.log.len() as u64 + 1;
+        let mut restored = self.before_last.take().expect("checked by undoes_last");
+        restored.version = seq;
+        self.before_last = Some(std::mem::replace(&mut self.replay, restored));
+        self.log
+            .push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
+        self.replay.evaluation(true)
     }
 
     fn append_each(&mut self, batch: &[NewEvent]) -> Result<(), Rejection> {
         let Self {
             replay: current,
             log,
+            ..
         } = self;
         for (index, new) in batch.iter().enumerate() {
             let seq = log.len() as u64 + 1;

@@ -108,3 +108,119 @@ fn a_retract_appended_to_a_held_state_counts_as_in_a_whole_replay() {
         assert_eq!(held.version, 4);
     }
 }
+
+/// Appends `event` to both the held state and `log`, and checks the held answer against a
+/// whole replay of the log.
+fn append_and_compare(game: Game, state: &mut GameState, log: &mut Vec<LogEvent>, event: LogEvent) {
+    log.push(event.clone());
+    let whole = game.evaluate_with_facts(log);
+    let held = state.append(&[new_event(&event)]);
+    match (held, whole) {
+        (Ok(held), Ok(whole)) => {
+            assert_eq!(held, whole, "{} after seq {}", game.id(), event.seq);
+            assert_eq!(state.evaluation(true), whole);
+        }
+        (held, whole) => panic!(
+            "{} seq {}: held {:?}, whole replay {:?}",
+            game.id(),
+            event.seq,
+            held.map(|e| e.version),
+            whole.map(|e| e.version)
+        ),
+    }
+    assert_eq!(state.version(), log.len() as u64);
+}
+
+fn retract(seq: u64, target: u64) -> LogEvent {
+    LogEvent::new(seq, "retract", json!({"seq": target, "reason": "undo"}))
+}
+
+#[test]
+fn undoing_the_last_event_again_and_again_counts_as_in_a_whole_replay() {
+    for game in Game::ALL {
+        let fixture = fixture(game);
+        for split in 1..fixture.len() {
+            let mut log = fixture[..split].to_vec();
+            let mut state = game.replay(log.clone()).expect("a prefix replays");
+            // The next event, its undo, the undo of the undo, … and the game goes on.
+            append_and_compare(game, &mut state, &mut log, fixture[split].clone());
+            for _ in 0..4 {
+                let seq = log.len() as u64 + 1;
+                append_and_compare(game, &mut state, &mut log, retract(seq, seq - 1));
+            }
+            if let Some(next) = fixture.get(split + 1) {
+                let seq = log.len() as u64 + 1;
+                let event = LogEvent::new(seq, next.event_type.clone(), next.data.clone());
+                append_and_compare(game, &mut state, &mut log, event);
+            }
+        }
+    }
+}
+
+#[test]
+fn undoing_an_abandon_or_a_correction_counts_as_in_a_whole_replay() {
+    for game in Game::ALL {
+        let mut log = fixture(game);
+        log.truncate(3);
+        let mut state = game.replay(log.clone()).expect("a prefix replays");
+        let correction = LogEvent::new(
+            4,
+            "correct",
+            json!({"seq": 3, "data": log[2].data.clone(), "reason": "same again"}),
+        );
+        append_and_compare(game, &mut state, &mut log, correction);
+        append_and_compare(game, &mut state, &mut log, retract(5, 4));
+        append_and_compare(
+            game,
+            &mut state,
+            &mut log,
+            LogEvent::new(6, "abandon", json!({})),
+        );
+        assert_eq!(state.evaluation(true).status, Status::Abandoned);
+        append_and_compare(game, &mut state, &mut log, retract(7, 6));
+        assert_eq!(state.evaluation(true).status, Status::InProgress);
+        append_and_compare(game, &mut state, &mut log, retract(8, 7));
+        assert_eq!(state.evaluation(true).status, Status::Abandoned);
+    }
+}
+
+#[test]
+fn a_malformed_undo_is_refused_as_a_whole_replay_refuses_it_and_leaves_the_state() {
+    for game in Game::ALL {
+        let mut log = fixture(game);
+        log.truncate(3);
+        let mut state = game.replay(log[..2].to_vec()).expect("a prefix replays");
+        state.append(&[new_event(&log[2])]).expect("event 3");
+        let before = state.evaluation(true);
+        for (data, pointer) in [
+            (json!({"seq": "3"}), "/data/seq"),
+            (json!({"seq": 3, "why": "typo"}), "/data/why"),
+            (json!({"seq": 4}), "/data/seq"),
+        ] {
+            let undo = NewEvent {
+                event_type: "retract".into(),
+                data,
+            };
+
+            let refused = state.append(&[undo]).unwrap_err();
+
+            assert_eq!(refused.pointer, pointer, "{}", game.id());
+            assert_eq!(state.version(), 3);
+            assert_eq!(state.evaluation(true), before);
+        }
+        // The state before the last event is still known: the right undo is answered from it.
+        let undone = state
+            .append(&[new_event(&retract(4, 3))])
+            .expect("the undo");
+        assert_eq!(
+            undone,
+            game.evaluate_with_facts(&[
+                log[0].clone(),
+                log[1].clone(),
+                log[2].clone(),
+                retract(4, 3)
+            ])
+            .expect("replays")
+        );
+    }
+}
