@@ -201,10 +201,11 @@ impl HeldGame {
     }
 
     /// A rough size in memory, for the cache's byte bound: the log, and as much again each for
-    /// the replayed state and the score's answer body. Each event's size is counted once, when
-    /// it joins the log (a game is put back in the cache after every append).
+    /// the replayed state, the state before the last event (kept for an undo) and the score's
+    /// answer body. Each event's size is counted once, when it joins the log (a game is put back
+    /// in the cache after every append).
     pub fn bytes(&self) -> usize {
-        3 * self.meta.iter().map(|m| m.bytes).sum::<usize>() + self.meta.len() * 80 + 1024
+        4 * self.meta.iter().map(|m| m.bytes).sum::<usize>() + self.meta.len() * 80 + 1024
     }
 }
 
