@@ -224,3 +224,101 @@ fn a_malformed_undo_is_refused_as_a_whole_replay_refuses_it_and_leaves_the_state
         );
     }
 }
+
+/// A typed-in result for every seated player of `log`'s game, the first one winning.
+fn typed_in(seq: u64, log: &[LogEvent]) -> LogEvent {
+    let names: Vec<&str> = log[0].data["players"]
+        .as_array()
+        .expect("seated players")
+        .iter()
+        .map(|p| p["name"].as_str().expect("a name"))
+        .collect();
+    let totals: serde_json::Map<String, Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| ((*name).to_owned(), json!(10 + i)))
+        .collect();
+    LogEvent::new(
+        seq,
+        "result_recorded",
+        json!({"totals": totals, "winners": [names[0]], "source": "BG Stats"}),
+    )
+}
+
+#[test]
+fn undoing_a_typed_in_result_or_the_only_game_event_counts_as_in_a_whole_replay() {
+    for game in Game::ALL {
+        let fixture = fixture(game);
+        let mut log = fixture[..1].to_vec();
+        let mut state = game.replay(log.clone()).expect("a start replays");
+        let result = typed_in(2, &log);
+        append_and_compare(game, &mut state, &mut log, result);
+        assert_eq!(state.evaluation(true).status, Status::Finished);
+        append_and_compare(game, &mut state, &mut log, retract(3, 2));
+        // With the typed-in result undone, the game is played again …
+        let first = LogEvent::new(4, fixture[1].event_type.clone(), fixture[1].data.clone());
+        append_and_compare(game, &mut state, &mut log, first);
+        // … and with its only game event undone, a result may be typed in again.
+        append_and_compare(game, &mut state, &mut log, retract(5, 4));
+        let again = typed_in(6, &log);
+        append_and_compare(game, &mut state, &mut log, again);
+    }
+}
+
+#[test]
+fn after_an_undone_abandon_the_game_goes_on_and_after_a_new_one_it_does_not() {
+    for game in Game::ALL {
+        let fixture = fixture(game);
+        let mut log = fixture[..2].to_vec();
+        let mut state = game.replay(log.clone()).expect("a prefix replays");
+        append_and_compare(
+            game,
+            &mut state,
+            &mut log,
+            LogEvent::new(3, "abandon", json!({})),
+        );
+        append_and_compare(game, &mut state, &mut log, retract(4, 3));
+        let next = LogEvent::new(5, fixture[2].event_type.clone(), fixture[2].data.clone());
+        append_and_compare(game, &mut state, &mut log, next);
+        append_and_compare(
+            game,
+            &mut state,
+            &mut log,
+            LogEvent::new(6, "abandon", json!({})),
+        );
+        let after = LogEvent::new(7, fixture[3].event_type.clone(), fixture[3].data.clone());
+        let mut whole_log = log.clone();
+        whole_log.push(after.clone());
+
+        let refused = state.append(&[new_event(&after)]).unwrap_err();
+
+        assert!(
+            game.evaluate_with_facts(&whole_log).is_err(),
+            "{}",
+            game.id()
+        );
+        assert_eq!(refused.event_index, 0);
+        assert_eq!(state.version(), 6);
+        assert_eq!(state.evaluation(true).status, Status::Abandoned);
+    }
+}
+
+#[test]
+fn an_undo_after_a_batch_of_several_events_counts_as_in_a_whole_replay() {
+    for game in Game::ALL {
+        let fixture = fixture(game);
+        let mut log = fixture[..2].to_vec();
+        let mut state = game.replay(log.clone()).expect("a prefix replays");
+        state
+            .append(&[new_event(&fixture[2]), new_event(&fixture[3])])
+            .expect("two events at once");
+        log.extend_from_slice(&fixture[2..4]);
+        // Undone twice over: the copy of the first is undone too.
+        append_and_compare(game, &mut state, &mut log, retract(5, 4));
+        append_and_compare(game, &mut state, &mut log, retract(6, 5));
+        let mut copy = state.clone();
+        let mut copy_log = log.clone();
+        append_and_compare(game, &mut state, &mut log, retract(7, 6));
+        append_and_compare(game, &mut copy, &mut copy_log, retract(7, 6));
+    }
+}
