@@ -354,12 +354,15 @@ impl Lcg {
 /// in `[from, to)`, worked out from each game's own scoreboard.
 type Expected = std::collections::BTreeMap<String, (i64, i64, i64, i64)>;
 
+/// A finished game: its id, its start, and its seats as (player id now, rank, total).
+type FinishedGame = (
+    String,
+    chrono::DateTime<chrono::Utc>,
+    Vec<(String, i64, i64)>,
+);
+
 fn expected_board(
-    games: &[(
-        String,
-        chrono::DateTime<chrono::Utc>,
-        Vec<(String, i64, i64)>,
-    )],
+    games: &[FinishedGame],
     from: Option<chrono::DateTime<chrono::Utc>>,
     to: Option<chrono::DateTime<chrono::Utc>>,
 ) -> Expected {
@@ -386,11 +389,7 @@ async fn finished_games(
     app: &TestApp,
     club: &crate::helpers::TestClub,
     ids: &[String],
-) -> Vec<(
-    String,
-    chrono::DateTime<chrono::Utc>,
-    Vec<(String, i64, i64)>,
-)> {
+) -> Vec<FinishedGame> {
     let mut games = Vec::new();
     for id in ids {
         let game = get(app, &club.token, &format!("/v1/games/{id}")).await;

@@ -324,6 +324,9 @@ async fn a_game_is_found_by_its_primary_key_however_little_the_planner_knows(app
     }
 }
 
+/// The literal values for a statement given arrays of `n` items each.
+type ValuesFor = fn(usize) -> String;
+
 async fn statements_given_arrays_are_planned_once_for_any_length(app: TestApp) {
     if app.backend == crate::helpers::Backend::Sqlite {
         return; // only PostgreSQL's statements take arrays
@@ -332,7 +335,7 @@ async fn statements_given_arrays_are_planned_once_for_any_length(app: TestApp) {
     let mut db = sqlx::PgConnection::connect(&app.database_url)
         .await
         .expect("connect");
-    let statements: [(&str, fn(usize) -> String); 2] = [
+    let statements: [(&str, ValuesFor); 2] = [
         (tabletally_api::store::PLAIN_APPENDS, |n: usize| {
             let list = |value: &str| format!("'{{{}}}'", vec![value; n].join(","));
             format!(
