@@ -46,10 +46,11 @@ impl Attribute {
     /// before schema version 6 read it ([`super::Options::attribute_names_exact`]).
     pub fn parse(name: &str, exact: bool) -> Option<Attribute> {
         let name = name.trim();
-        let name = if exact {
+        // Lower-cased a character at a time, as `same_text` compares.
+        let name: String = if exact {
             name.to_owned()
         } else {
-            name.to_lowercase()
+            name.chars().flat_map(char::to_lowercase).collect()
         };
         match name.as_str() {
             "type" => Some(Attribute::Type),
@@ -72,7 +73,7 @@ impl Card {
             Attribute::Other { name, exact: false } => self
                 .other
                 .iter()
-                .find(|(recorded, _)| recorded.to_lowercase() == *name)
+                .find(|(recorded, _)| same_text(recorded, name))
                 .map(|(_, text)| text.as_str()),
         }
     }
