@@ -131,6 +131,11 @@ fn append_and_compare(game: Game, state: &mut GameState, log: &mut Vec<LogEvent>
     assert_eq!(state.version(), log.len() as u64);
 }
 
+/// A fixture's event as event `seq` of another log.
+fn renumbered(seq: u64, event: &LogEvent) -> LogEvent {
+    LogEvent::new(seq, event.event_type.clone(), event.data.clone())
+}
+
 fn retract(seq: u64, target: u64) -> LogEvent {
     LogEvent::new(seq, "retract", json!({"seq": target, "reason": "undo"}))
 }
@@ -150,7 +155,7 @@ fn undoing_the_last_event_again_and_again_counts_as_in_a_whole_replay() {
             }
             if let Some(next) = fixture.get(split + 1) {
                 let seq = log.len() as u64 + 1;
-                let event = LogEvent::new(seq, next.event_type.clone(), next.data.clone());
+                let event = renumbered(seq, next);
                 append_and_compare(game, &mut state, &mut log, event);
             }
         }
@@ -256,7 +261,7 @@ fn undoing_a_typed_in_result_or_the_only_game_event_counts_as_in_a_whole_replay(
         assert_eq!(state.evaluation(true).status, Status::Finished);
         append_and_compare(game, &mut state, &mut log, retract(3, 2));
         // With the typed-in result undone, the game is played again …
-        let first = LogEvent::new(4, fixture[1].event_type.clone(), fixture[1].data.clone());
+        let first = renumbered(4, &fixture[1]);
         append_and_compare(game, &mut state, &mut log, first);
         // … and with its only game event undone, a result may be typed in again.
         append_and_compare(game, &mut state, &mut log, retract(5, 4));
@@ -278,7 +283,7 @@ fn after_an_undone_abandon_the_game_goes_on_and_after_a_new_one_it_does_not() {
             LogEvent::new(3, "abandon", json!({})),
         );
         append_and_compare(game, &mut state, &mut log, retract(4, 3));
-        let next = LogEvent::new(5, fixture[2].event_type.clone(), fixture[2].data.clone());
+        let next = renumbered(5, &fixture[2]);
         append_and_compare(game, &mut state, &mut log, next);
         append_and_compare(
             game,
@@ -286,7 +291,7 @@ fn after_an_undone_abandon_the_game_goes_on_and_after_a_new_one_it_does_not() {
             &mut log,
             LogEvent::new(6, "abandon", json!({})),
         );
-        let after = LogEvent::new(7, fixture[3].event_type.clone(), fixture[3].data.clone());
+        let after = renumbered(7, &fixture[3]);
         let mut whole_log = log.clone();
         whole_log.push(after.clone());
 
