@@ -590,13 +590,22 @@ macro_rules! sql_store {
                 Ok(())
             }
 
-            /// Moves the game's row to its new version and status.
-            async fn update_game(w: &mut Writes<'_, $db>, id: &str, version: i64, status: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
-                w.execute(
-                    "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
-                    args![version, status, at, id],
-                )
-                .await
+            /// Moves the game's row to its new version, and to its new status when it changed
+            /// (`None`: the same). The status is in the games' list indexes: set even to the
+            /// same value, SQLite rewrites its index entry, one more page for every append.
+            async fn update_game(w: &mut Writes<'_, $db>, id: &str, version: i64, status: Option<&str>, at: DateTime<Utc>) -> Result<(), StoreError> {
+                match status {
+                    Some(status) => w.execute(
+                        "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
+                        args![version, status, at, id],
+                    )
+                    .await,
+                    None => w.execute(
+                        "UPDATE games SET version = $1, updated_at = $2 WHERE id = $3",
+                        args![version, at, id],
+                    )
+                    .await,
+                }
             }
 
             /// Records a lobby change with the commit that caused it.
@@ -952,7 +961,8 @@ macro_rules! sql_store {
                         // Everything but the events first: on PostgreSQL the first event's insert
                         // takes the club's positions lock (shared), held to the commit, so the
                         // fewer statements after it, the sooner a reader of the club's log goes.
-                        Self::update_game(w, id, version, status.as_str(), now).await?;
+                        let changed = Some(status.as_str()).filter(|s| *s != held.game.status);
+                        Self::update_game(w, id, version, changed, now).await?;
                         // The read models change only when the game was or is now finished. Their
                         // shared rows are locked in one order by every writer (`write_result`),
                         // and always before the positions lock: no two appends wait in a circle.
