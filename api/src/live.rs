@@ -377,7 +377,7 @@ impl Live {
 }
 
 impl Subscribers for Live {
-    fn committed(&self, commit: &Committed<'_>) {
+    fn committed(&self, commit: Committed<'_>) {
         if let Some(last) = commit.events.last() {
             self.wakeups.committed(last.position);
         }
@@ -398,7 +398,7 @@ impl Subscribers for Live {
         {
             return;
         }
-        let frame = appended_frame(commit.game, commit.events.to_vec(), scoreboard.clone());
+        let frame = appended_frame(commit.game, commit.events, scoreboard);
         self.publish(game, vec![frame]);
     }
 }
@@ -460,13 +460,19 @@ impl Drop for LobbySubscription {
     }
 }
 
-/// One SSE event: `event:`, `id:` and one `data:` line (compact JSON has no line breaks).
+/// One SSE event: `event:`, `id:` and one `data:` line (compact JSON has no line breaks),
+/// the JSON written straight after its prefix.
 pub(crate) fn sse(event: &str, id: i64, data: &impl Serialize) -> Bytes {
-    let json = serde_json::to_string(data).unwrap_or_else(|e| {
+    let mut out = Vec::with_capacity(2048);
+    out.extend_from_slice(format!("event: {event}\nid: {id}\ndata: ").as_bytes());
+    let prefix = out.len();
+    if let Err(e) = serde_json::to_writer(&mut out, data) {
         tracing::error!(error = %e, "an SSE payload did not serialise");
-        "null".to_owned()
-    });
-    Bytes::from(format!("event: {event}\nid: {id}\ndata: {json}\n\n"))
+        out.truncate(prefix);
+        out.extend_from_slice(b"null");
+    }
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
 }
 
 fn appended_frame(game: &GameRecord, events: Vec<StoredEvent>, board: Scoreboard) -> Frame {

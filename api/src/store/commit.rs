@@ -108,12 +108,12 @@ impl Shared {
         let held = Arc::new(after.held);
         self.cache.put_written(&after.club, held.clone());
         if let Some(subscribers) = self.subscribers.get() {
-            subscribers.committed(&Committed {
+            subscribers.committed(Committed {
                 club: &after.club,
                 game: &held.game,
                 previous_status: after.previous_status.as_deref(),
-                events: &after.events,
-                scoreboard: after.scoreboard.as_ref(),
+                events: after.events,
+                scoreboard: after.scoreboard,
             });
         }
     }

@@ -112,16 +112,17 @@ pub struct Committed<'a> {
     pub game: &'a GameRecord,
     /// The status before the commit; `None` when the commit created the game.
     pub previous_status: Option<&'a str>,
-    /// The events written, with their seq and global position.
-    pub events: &'a [StoredEvent],
+    /// The events written, with their seq and global position (the subscriber's to keep: a
+    /// game's frame is made of them).
+    pub events: Vec<StoredEvent>,
     /// The scoreboard after the commit, when the write path computed it (appends do).
-    pub scoreboard: Option<&'a Scoreboard>,
+    pub scoreboard: Option<Scoreboard>,
 }
 
 /// Where a store reports what it committed: the one post-commit seam of the write path.
 /// Called after the commit, never inside a transaction; it must not block.
 pub trait Subscribers: Send + Sync {
-    fn committed(&self, commit: &Committed<'_>);
+    fn committed(&self, commit: Committed<'_>);
 }
 
 /// A token besides the club's first one: a scoped token (`admin`, `write`, `read`) or a share

@@ -1443,11 +1443,11 @@ macro_rules! sql_store {
                 }
                 w.commit().await?;
                 if let Some(subscribers) = self.shared.subscribers.get() {
-                    subscribers.committed(&super::Committed {
+                    subscribers.committed(super::Committed {
                         club,
                         game: &record,
                         previous_status: None,
-                        events: &stored,
+                        events: stored,
                         scoreboard: None,
                     });
                 }
