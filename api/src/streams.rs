@@ -3,15 +3,12 @@
 //! and ends when its token is revoked or the server shuts down.
 
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tabletally_domain::said;
 
 use actix_web::web::Bytes;
-use tokio::sync::broadcast;
-use tokio::time::{Instant, Sleep};
+use tokio::sync::{broadcast, watch};
 
 use crate::auth::{Club, Credential};
 use crate::error::ApiError;
@@ -33,7 +30,10 @@ pub struct GameStream {
     pending: VecDeque<Bytes>,
     /// The version of the last frame queued.
     last: i64,
-    life: Life,
+    heartbeat: tokio::time::Interval,
+    closing: watch::Receiver<bool>,
+    /// The token the stream was opened with: revoked, expired or replaced, the stream ends.
+    revocation: Revocation,
     /// The language of the scores' words (`?lang=`, else `Accept-Language`).
     language: Language,
     _ticket: Ticket,
@@ -49,7 +49,7 @@ impl GameStream {
         resume: Option<i64>,
         language: Language,
     ) -> Result<Self, ApiError> {
-        let life = Life::new(live, &store, club);
+        let revocation = watch_revocation(live, club);
         let club = club.id.as_str();
         let ticket = live.admit(club)?;
         // Subscribe before reading: a commit after the read is then on the channel.
@@ -85,7 +85,9 @@ impl GameStream {
             subscription,
             pending,
             last: record.version,
-            life,
+            heartbeat: heartbeat(live.limits.heartbeat),
+            closing: live.closing(),
+            revocation,
             language,
             _ticket: ticket,
         })
@@ -95,13 +97,17 @@ impl GameStream {
     async fn next_chunk(&mut self) -> Option<Bytes> {
         loop {
             if let Some(bytes) = self.pending.pop_front() {
-                self.life.sent();
+                self.heartbeat.reset();
                 return Some(bytes);
+            }
+            if *self.closing.borrow() {
+                return None;
             }
             let receiver = self.subscription.receiver.as_mut()?;
             tokio::select! {
-                biased;
-                said = self.life.ended_or_heartbeat() => return said,
+                _ = self.closing.changed() => return None,
+                _ = self.heartbeat.tick() => return self.revocation.heartbeat_unless_revoked(self.store.as_ref()).await,
+                () = self.revocation.ended(self.store.as_ref()) => return None,
                 received = receiver.recv() => match received {
                     Ok(frame) if frame.version <= self.last => continue,
                     Ok(frame) if frame.first_seq == self.last + 1 => {
@@ -157,7 +163,9 @@ pub struct LobbyStream {
     pending: VecDeque<Bytes>,
     /// The position of the last change queued.
     last: i64,
-    life: Life,
+    heartbeat: tokio::time::Interval,
+    closing: watch::Receiver<bool>,
+    revocation: Revocation,
     _ticket: Ticket,
 }
 
@@ -172,7 +180,7 @@ impl LobbyStream {
         club: &Club,
         resume: Option<i64>,
     ) -> Result<Self, ApiError> {
-        let life = Life::new(live, &store, club);
+        let revocation = watch_revocation(live, club);
         let club = club.id.as_str();
         let ticket = live.admit(club)?;
         let subscription = live.subscribe_lobby(club);
@@ -195,7 +203,9 @@ impl LobbyStream {
             subscription,
             pending: VecDeque::new(),
             last,
-            life,
+            heartbeat: heartbeat(live.limits.heartbeat),
+            closing: live.closing(),
+            revocation,
             _ticket: ticket,
         };
         // A resuming client first gets what it missed; a fresh one an immediate comment, so
@@ -232,13 +242,17 @@ impl LobbyStream {
     async fn next_chunk(&mut self) -> Option<Bytes> {
         loop {
             if let Some(bytes) = self.pending.pop_front() {
-                self.life.sent();
+                self.heartbeat.reset();
                 return Some(bytes);
+            }
+            if *self.closing.borrow() {
+                return None;
             }
             let receiver = self.subscription.receiver.as_mut()?;
             tokio::select! {
-                biased;
-                said = self.life.ended_or_heartbeat() => return said,
+                _ = self.closing.changed() => return None,
+                _ = self.heartbeat.tick() => return self.revocation.heartbeat_unless_revoked(self.store.as_ref()).await,
+                () = self.revocation.ended(self.store.as_ref()) => return None,
                 woken = receiver.changed() => {
                     if woken.is_err() {
                         return None;
@@ -260,110 +274,43 @@ impl LobbyStream {
     }
 }
 
-/// What ends a stream, and its heartbeats. Made once a stream and kept across its frames: a
-/// `select!` over new futures for every frame (the shutdown's watch, the revocations' channel,
-/// a timer moved on) cost a busy table's streams more than their frames' own writes.
-struct Life {
-    /// Resolves when the server closes or the stream's token is revoked.
-    ended: Pin<Box<dyn Future<Output = ()> + Send>>,
-    heartbeat: Heartbeat,
-    token: Token,
-    store: Arc<dyn Store>,
-}
-
-impl Life {
-    fn new(live: &Live, store: &Arc<dyn Store>, club: &Club) -> Self {
-        let token = Token {
-            club: club.id.clone(),
-            credential: club.credential.clone(),
-        };
-        let revocation = Revocation {
-            key: club.credential.revocation_key(&club.id),
-            token: token.clone(),
-            revocations: live.revocations(),
-        };
-        let mut closing = live.closing();
-        let revoked_in = Arc::clone(store);
-        let ended = Box::pin(async move {
-            tokio::select! {
-                // An error is the server gone: the stream ends too.
-                _ = closing.wait_for(|closing| *closing) => {}
-                () = revocation.ended(revoked_in.as_ref()) => {}
-            }
-        });
-        Self {
-            ended,
-            heartbeat: Heartbeat::new(live.limits.heartbeat),
-            token,
-            store: Arc::clone(store),
-        }
-    }
-
-    /// A chunk was sent now.
-    fn sent(&mut self) {
-        self.heartbeat.sent();
-    }
-
-    /// `None` when the stream must end; a heartbeat when nothing was sent for a period (or the
-    /// end, if its token has expired meanwhile).
-    async fn ended_or_heartbeat(&mut self) -> Option<Bytes> {
-        tokio::select! {
-            biased;
-            () = &mut self.ended => None,
-            () = self.heartbeat.due() => {
-                self.token.heartbeat_unless_revoked(self.store.as_ref()).await
-            }
-        }
+/// What a stream opened by `club` watches to end when its token stops holding.
+fn watch_revocation(live: &Live, club: &Club) -> Revocation {
+    Revocation {
+        key: club.credential.revocation_key(&club.id),
+        club: club.id.clone(),
+        credential: club.credential.clone(),
+        revocations: live.revocations(),
     }
 }
 
-/// Due a period after the last chunk sent. A chunk does not move its timer (a reset for each
-/// of a busy table's frames): the timer is moved on when it fires early.
-struct Heartbeat {
-    timer: Pin<Box<Sleep>>,
-    period: Duration,
-    sent_at: Instant,
-}
-
-impl Heartbeat {
-    fn new(period: Duration) -> Self {
-        let now = Instant::now();
-        Self {
-            timer: Box::pin(tokio::time::sleep_until(now + period)),
-            period,
-            sent_at: now,
-        }
-    }
-
-    fn sent(&mut self) {
-        self.sent_at = Instant::now();
-    }
-
-    /// Resolves when a heartbeat is due, and counts it as sent.
-    async fn due(&mut self) {
-        loop {
-            (&mut self.timer).await;
-            // No await from here on: a caller that gives up never finds the timer spent.
-            let due = self.sent_at + self.period;
-            let now = Instant::now();
-            if due <= now {
-                self.sent_at = now;
-                self.timer.as_mut().reset(now + self.period);
-                return;
-            }
-            self.timer.as_mut().reset(due);
-        }
-    }
-}
-
-/// The token a stream was opened with.
-#[derive(Clone)]
-struct Token {
+/// Ends a stream when the token it was opened with is revoked (an issued token or a share
+/// link) or replaced (the club's first token). An expiry is caught by the heartbeat.
+struct Revocation {
+    /// What a revocation of this token names ([`Credential::revocation_key`]).
+    key: String,
     club: String,
     credential: Credential,
+    revocations: broadcast::Receiver<Arc<str>>,
 }
 
-impl Token {
+impl Revocation {
+    /// Resolves when the token is revoked.
+    async fn ended(&mut self, store: &dyn Store) {
+        loop {
+            let check = match self.revocations.recv().await {
+                Ok(revoked) if *revoked == *self.key => return,
+                Ok(revoked) => *revoked == *RECHECK,
+                // Revocations were dropped while this stream was busy: ask the database.
+                Err(broadcast::error::RecvError::Lagged(_)) => true,
+                Err(broadcast::error::RecvError::Closed) => return std::future::pending().await,
+            };
+            if check && matches!(self.still_valid(store).await, Ok(false)) {
+                return;
+            }
+        }
+    }
+
     async fn still_valid(&self, store: &dyn Store) -> Result<bool, ApiError> {
         crate::auth::still_valid(store, &self.club, &self.credential).await
     }
@@ -380,73 +327,8 @@ impl Token {
     }
 }
 
-/// Ends a stream when the token it was opened with is revoked (an issued token or a share
-/// link) or replaced (the club's first token). An expiry is caught by the heartbeat.
-struct Revocation {
-    /// What a revocation of this token names ([`Credential::revocation_key`]).
-    key: String,
-    token: Token,
-    revocations: broadcast::Receiver<Arc<str>>,
-}
-
-impl Revocation {
-    /// Resolves when the token is revoked.
-    async fn ended(mut self, store: &dyn Store) {
-        loop {
-            let check = match self.revocations.recv().await {
-                Ok(revoked) if *revoked == *self.key => return,
-                Ok(revoked) => *revoked == *RECHECK,
-                // Revocations were dropped while this stream was busy: ask the database.
-                Err(broadcast::error::RecvError::Lagged(_)) => true,
-                Err(broadcast::error::RecvError::Closed) => return std::future::pending().await,
-            };
-            if check && matches!(self.token.still_valid(store).await, Ok(false)) {
-                return;
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const PERIOD: Duration = Duration::from_secs(15);
-
-    /// Whether `heartbeat` is due within `wait` (the paused clock moves on by `wait`).
-    async fn due_within(heartbeat: &mut Heartbeat, wait: Duration) -> bool {
-        tokio::time::timeout(wait, heartbeat.due()).await.is_ok()
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_heartbeat_is_due_a_period_after_the_last_chunk_however_many_went_before() {
-        let mut heartbeat = Heartbeat::new(PERIOD);
-        // Chunks every 5 s for 30 s: never a period without one.
-        let mut early = Vec::new();
-        for _ in 0..6 {
-            early.push(due_within(&mut heartbeat, Duration::from_secs(5)).await);
-            heartbeat.sent();
-        }
-
-        // The last chunk was sent at 30 s: nothing due by 44 s, one due at 45 s.
-        let by_44 = due_within(&mut heartbeat, Duration::from_secs(14)).await;
-        let at_45 = due_within(&mut heartbeat, Duration::from_secs(1)).await;
-
-        assert_eq!(early, vec![false; 6]);
-        assert!(!by_44);
-        assert!(at_45);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn an_idle_streams_heartbeats_come_a_period_apart() {
-        let mut heartbeat = Heartbeat::new(PERIOD);
-
-        let first = due_within(&mut heartbeat, PERIOD).await;
-        let too_soon = due_within(&mut heartbeat, PERIOD - Duration::from_secs(1)).await;
-        let second = due_within(&mut heartbeat, Duration::from_secs(1)).await;
-
-        assert!(first);
-        assert!(!too_soon);
-        assert!(second);
-    }
+fn heartbeat(period: Duration) -> tokio::time::Interval {
+    let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    interval
 }
