@@ -109,6 +109,12 @@ fn a_retract_appended_to_a_held_state_counts_as_in_a_whole_replay() {
     }
 }
 
+/// A held state replayed from `prefix`, and the log it holds (what `append_and_compare` extends).
+fn held_from(game: Game, prefix: &[LogEvent]) -> (Vec<LogEvent>, GameState) {
+    let state = game.replay(prefix.to_vec()).expect("a prefix replays");
+    (prefix.to_vec(), state)
+}
+
 /// Appends `event` to both the held state and `log`, and checks the held answer against a
 /// whole replay of the log.
 fn append_and_compare(game: Game, state: &mut GameState, log: &mut Vec<LogEvent>, event: LogEvent) {
@@ -145,8 +151,7 @@ fn undoing_the_last_event_again_and_again_counts_as_in_a_whole_replay() {
     for game in Game::ALL {
         let fixture = fixture(game);
         for split in 1..fixture.len() {
-            let mut log = fixture[..split].to_vec();
-            let mut state = game.replay(log.clone()).expect("a prefix replays");
+            let (mut log, mut state) = held_from(game, &fixture[..split]);
             // The next event, its undo, the undo of the undo, … and the game goes on.
             append_and_compare(game, &mut state, &mut log, fixture[split].clone());
             for _ in 0..4 {
@@ -165,9 +170,7 @@ fn undoing_the_last_event_again_and_again_counts_as_in_a_whole_replay() {
 #[test]
 fn undoing_an_abandon_or_a_correction_counts_as_in_a_whole_replay() {
     for game in Game::ALL {
-        let mut log = fixture(game);
-        log.truncate(3);
-        let mut state = game.replay(log.clone()).expect("a prefix replays");
+        let (mut log, mut state) = held_from(game, &fixture(game)[..3]);
         let correction = LogEvent::new(
             4,
             "correct",
@@ -254,8 +257,7 @@ fn typed_in(seq: u64, log: &[LogEvent]) -> LogEvent {
 fn undoing_a_typed_in_result_or_the_only_game_event_counts_as_in_a_whole_replay() {
     for game in Game::ALL {
         let fixture = fixture(game);
-        let mut log = fixture[..1].to_vec();
-        let mut state = game.replay(log.clone()).expect("a start replays");
+        let (mut log, mut state) = held_from(game, &fixture[..1]);
         let result = typed_in(2, &log);
         append_and_compare(game, &mut state, &mut log, result);
         assert_eq!(state.evaluation(true).status, Status::Finished);
@@ -274,8 +276,7 @@ fn undoing_a_typed_in_result_or_the_only_game_event_counts_as_in_a_whole_replay(
 fn after_an_undone_abandon_the_game_goes_on_and_after_a_new_one_it_does_not() {
     for game in Game::ALL {
         let fixture = fixture(game);
-        let mut log = fixture[..2].to_vec();
-        let mut state = game.replay(log.clone()).expect("a prefix replays");
+        let (mut log, mut state) = held_from(game, &fixture[..2]);
         append_and_compare(
             game,
             &mut state,
@@ -312,8 +313,7 @@ fn after_an_undone_abandon_the_game_goes_on_and_after_a_new_one_it_does_not() {
 fn an_undo_after_a_batch_of_several_events_counts_as_in_a_whole_replay() {
     for game in Game::ALL {
         let fixture = fixture(game);
-        let mut log = fixture[..2].to_vec();
-        let mut state = game.replay(log.clone()).expect("a prefix replays");
+        let (mut log, mut state) = held_from(game, &fixture[..2]);
         state
             .append(&[new_event(&fixture[2]), new_event(&fixture[3])])
             .expect("two events at once");
