@@ -287,7 +287,7 @@ async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
     let h = seed(&app).await;
     let written = period_answers(&app, &h).await;
 
-    // Act: drop what migrations 0010 and 0012 made and run them again on the same games.
+    // Act: drop what migrations 0010, 0012 and 0013 made and run them again on the same games.
     let drop = "DROP TABLE run_snapshots; DROP TABLE run_months; \
                 DROP TABLE player_runs; DROP TABLE game_buckets; \
                 DROP INDEX games_club_status_started; DROP INDEX games_club_game_started;";
@@ -309,6 +309,12 @@ async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
             .execute(&mut db)
             .await
             .unwrap();
+            sqlx::raw_sql(include_str!(
+                "../../migrations/sqlite/0013_bucket_shards.sql"
+            ))
+            .execute(&mut db)
+            .await
+            .unwrap();
         }
         Backend::Postgres => {
             let mut db = sqlx::PgConnection::connect(&app.database_url)
@@ -323,6 +329,12 @@ async fn the_migration_builds_the_read_models_the_appends_write(app: TestApp) {
             .unwrap();
             sqlx::raw_sql(include_str!(
                 "../../migrations/postgres/0012_run_snapshots.sql"
+            ))
+            .execute(&mut db)
+            .await
+            .unwrap();
+            sqlx::raw_sql(include_str!(
+                "../../migrations/postgres/0013_bucket_shards.sql"
             ))
             .execute(&mut db)
             .await
@@ -415,7 +427,8 @@ async fn finished_games(
 }
 
 /// Asks the leaderboard over many periods (month starts, game starts, midnights, open sides)
-/// and checks every player's games, wins, average rank and average damage against the games.
+/// and checks every player's games, wins, average rank and average damage against the games;
+/// and the game's statistics (plays, average damage, records) over the same periods.
 async fn check_periods(
     app: &TestApp,
     club: &crate::helpers::TestClub,
@@ -478,7 +491,77 @@ async fn check_periods(
             })
             .collect();
         assert_eq!(answered, expected, "{when}: from {from:?} to {to:?}");
+
+        // The game's statistics over the same period, read from its day and month sums.
+        let stats = get(
+            app,
+            &club.token,
+            &format!(
+                "/v1/stats/games/mint-condition?{}",
+                query.trim_start_matches('&')
+            ),
+        )
+        .await;
+        let record = |r: &Value| {
+            (!r.is_null()).then(|| (r["total"].as_i64().unwrap(), r["game_id"].to_string()))
+        };
+        let answered = (
+            stats["plays"].as_i64().unwrap(),
+            stats["average_score"]
+                .as_f64()
+                .map(|a| (a * 1e3).round() as i64),
+            record(&stats["record_best"]),
+            record(&stats["record_worst"]),
+        );
+        assert_eq!(
+            answered,
+            expected_game_stats(&games, from_at, to_at),
+            "{when}: game statistics from {from:?} to {to:?}"
+        );
     }
+}
+
+/// A game's statistics as compared: plays, average total (in thousandths), and the best and the
+/// worst total with the game that set it.
+type GameStatsSeen = (
+    i64,
+    Option<i64>,
+    Option<(i64, String)>,
+    Option<(i64, String)>,
+);
+
+/// A period's game statistics from its games: the best total is the lowest, and a record is
+/// held by the game that set it first (the earliest start, then the lowest game id).
+fn expected_game_stats(
+    games: &[FinishedGame],
+    from: Option<chrono::DateTime<chrono::Utc>>,
+    to: Option<chrono::DateTime<chrono::Utc>>,
+) -> GameStatsSeen {
+    let counted: Vec<&FinishedGame> = games
+        .iter()
+        .filter(|(_, started, _)| {
+            !(from.is_some_and(|f| *started < f) || to.is_some_and(|t| *started >= t))
+        })
+        .collect();
+    let seats = counted.iter().flat_map(|(id, started, seats)| {
+        seats
+            .iter()
+            .map(move |(_, _, total)| (*total, *started, id))
+    });
+    let (count, sum) = seats
+        .clone()
+        .fold((0, 0), |(n, s), (t, _, _)| (n + 1, s + t));
+    let best = seats.clone().min_by_key(|(t, at, id)| (*t, *at, *id));
+    let worst = seats.min_by_key(|(t, at, id)| (-*t, *at, *id));
+    let record = |r: Option<(i64, chrono::DateTime<chrono::Utc>, &String)>| {
+        r.map(|(t, _, id)| (t, Value::from(id.as_str()).to_string()))
+    };
+    (
+        counted.len() as i64,
+        (count > 0).then(|| (sum as f64 / count as f64 * 1e3).round() as i64),
+        record(best),
+        record(worst),
+    )
 }
 
 async fn period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and_corrected_in(

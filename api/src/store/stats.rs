@@ -633,6 +633,28 @@ fn player_rows(players: &[&PlayerResult], first: usize) -> (String, Vec<Param>) 
 /// one at a time per club; see `lock_snapshots`.
 pub(super) const SNAPSHOTS_LOCK: &str = "SELECT pg_advisory_xact_lock(7461627, hashtext($1))";
 
+/// PostgreSQL: the same lock for a first finish (`$1` the club, `$2` its game's month), shared
+/// when that month has its snapshot already, as it has for nearly every finish. Such finishes
+/// only add their seats to later months' snapshots, which they can do side by side (their
+/// players' rows are locked). One that makes its month's snapshot takes the lock alone, so that
+/// no finish it cannot see is still adding seats. A month once listed stays listed, so what the
+/// check found before the lock still holds after it.
+pub(super) const SNAPSHOTS_LOCK_TO_ADD: &str = "SELECT CASE \
+       WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = $2) \
+       THEN pg_advisory_xact_lock_shared(7461627, hashtext($1)) \
+       ELSE pg_advisory_xact_lock(7461627, hashtext($1)) END";
+
+/// The shard of its day's and month's buckets a first finish adds to (of `shards`), picked by
+/// its game id (FNV-1a). PostgreSQL holds a row a finish adds to until its commit, so tables
+/// of a club finishing the same game at once would otherwise wait on the same two rows. Any
+/// shard counts the same: a read adds a bucket's shards up.
+fn shard_of(game_id: &str, shards: u64) -> i64 {
+    let hash = game_id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    i64::try_from(hash % shards).unwrap_or(0)
+}
+
 /// Removes a player's month snapshots (`$1` the club, `$2` the player, `$3`: of one game; NULL:
 /// of every game) before they are recomputed.
 pub(super) const CLEAR_SNAPSHOTS: &str =
@@ -745,7 +767,8 @@ fn seat_summary_query(
 }
 
 macro_rules! stats_store {
-    ($store:ident, $db:ty, lock_players = $lock_players:literal, lock_club = $lock_club:expr, json_rows = $json_rows:literal) => {
+    ($store:ident, $db:ty, lock_players = $lock_players:literal, lock_club = $lock_club:expr,
+     lock_club_to_add = $lock_club_to_add:expr, bucket_shards = $bucket_shards:expr, json_rows = $json_rows:literal) => {
         impl $store {
             /// Rewrites one game's part of the read models inside the caller's transaction: the
             /// results and facts on its seats and its row, and its players' leaderboard sums.
@@ -1009,11 +1032,12 @@ macro_rules! stats_store {
                 Ok(())
             }
 
-            /// Takes the club's month snapshots for this transaction (PostgreSQL; on SQLite the
-            /// database write lock holds them already). Two finishes at once would otherwise
-            /// miss each other: one making a month's snapshot from seats the other has not
-            /// committed, the other adding its seats to the months it sees, not that one. Taken
-            /// after the players' rows, as by every writer of snapshots: no two wait in a circle.
+            /// Takes the club's month snapshots alone for this transaction (PostgreSQL; on SQLite
+            /// the database write lock holds them already), for a correction that recomputes
+            /// them. A finish at once would otherwise miss it: one making a month's snapshot
+            /// from seats the other has not committed, the other adding its seats to the months
+            /// it sees, not that one. Taken after the players' rows, as by every writer of
+            /// snapshots: no two wait in a circle.
             async fn lock_snapshots(w: &mut Writes<'_, $db>, club: &str) -> Result<(), StoreError> {
                 if let Some(lock) = $lock_club {
                     w.execute(lock, args![club]).await?;
@@ -1030,8 +1054,10 @@ macro_rules! stats_store {
                 game: &GameRecord,
                 result: &GameResult,
             ) -> Result<(), StoreError> {
-                Self::lock_snapshots(w, club).await?;
                 let month = month_start(game.started_at);
+                if let Some(lock) = $lock_club_to_add {
+                    w.execute(lock, args![club, month]).await?;
+                }
                 let found = w
                     .fetch_one(
                         "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = $2) \
@@ -1076,8 +1102,9 @@ macro_rules! stats_store {
                 w.execute(&sql, values).await
             }
 
-            /// Adds a first finish to its day's and its month's sums: both rows are locked
-            /// (created empty if missing), read, added to and written back.
+            /// Adds a first finish to its day's and its month's sums, in the shard its game id
+            /// picks: both rows are locked (created empty if missing), read, added to and
+            /// written back.
             async fn add_to_buckets(
                 w: &mut Writes<'_, $db>,
                 club: &str,
@@ -1099,95 +1126,102 @@ macro_rules! stats_store {
                     })?;
                 }
                 let spans = [("day", day_start(game.started_at)), ("month", month_start(game.started_at))];
-                let locked = Self::lock_buckets(w, club, &game.game, &[variant], &spans).await?;
+                let shard = shard_of(&game.id, $bucket_shards);
+                let locked = Self::lock_buckets(w, club, &game.game, &[variant], &spans, &[shard]).await?;
                 let mut sums = Vec::with_capacity(locked.len());
-                for (span, starts_at, mut sum) in locked {
+                for (span, starts_at, shard, mut sum) in locked {
                     sum.merge(this.clone());
-                    sums.push((variant.to_owned(), span, starts_at, sum));
+                    sums.push((variant.to_owned(), span, starts_at, shard, sum));
                 }
                 Self::write_buckets(w, club, &game.game, &sums).await
             }
 
-            /// Locks the buckets of these variants and spans, creating empty ones where there
-            /// are none (an upsert locks a row whether it inserts or finds it; two writers of
-            /// one bucket then add to it one after the other), and reads them, in the order
-            /// given (every writer locks variants in order, a day before its month).
+            /// Locks the buckets of these variants, spans and shards, creating empty ones where
+            /// there are none (an upsert locks a row whether it inserts or finds it; two writers
+            /// of one bucket then add to it one after the other), and reads them, in the order
+            /// given (every writer locks variants in order, a day before its month, shards in
+            /// order).
             async fn lock_buckets(
                 w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &str,
                 variants: &[&str],
                 spans: &[(&'static str, DateTime<Utc>)],
-            ) -> Result<Vec<(&'static str, DateTime<Utc>, GameSummary)>, StoreError> {
-                let keys: Vec<(&str, &'static str, DateTime<Utc>)> = variants
+                shards: &[i64],
+            ) -> Result<Vec<(&'static str, DateTime<Utc>, i64, GameSummary)>, StoreError> {
+                let keys: Vec<(&str, &'static str, DateTime<Utc>, i64)> = variants
                     .iter()
-                    .flat_map(|v| spans.iter().map(move |(span, at)| (*v, *span, *at)))
+                    .flat_map(|v| spans.iter().flat_map(move |(span, at)| shards.iter().map(move |shard| (*v, *span, *at, *shard))))
                     .collect();
                 let values = (0..keys.len())
-                    .map(|i| format!("($1, $2, ${}, ${}, ${}, 0, 0, 0, 0, '{{}}', '{{}}')", 3 + 3 * i, 4 + 3 * i, 5 + 3 * i))
+                    .map(|i| {
+                        let at = 3 + 4 * i;
+                        format!("($1, $2, ${at}, ${}, ${}, ${}, 0, 0, 0, 0, '{{}}', '{{}}')", at + 1, at + 2, at + 3)
+                    })
                     .collect::<Vec<_>>()
                     .join(", ");
                 let sql = format!(
                     "INSERT INTO game_buckets \
-                       (club_id, game, variant, span, starts_at, plays, results, total_sum, lower_results, seat_facts, game_facts) \
+                       (club_id, game, variant, span, starts_at, shard, plays, results, total_sum, lower_results, seat_facts, game_facts) \
                      VALUES {values} \
-                     ON CONFLICT (club_id, game, variant, span, starts_at) DO UPDATE SET plays = game_buckets.plays \
-                     RETURNING variant, span, starts_at, {BUCKET_COLUMNS}"
+                     ON CONFLICT (club_id, game, variant, span, starts_at, shard) DO UPDATE SET plays = game_buckets.plays \
+                     RETURNING variant, span, starts_at, shard, {BUCKET_COLUMNS}"
                 );
                 let mut values = args![club, game];
-                for (variant, span, starts_at) in &keys {
-                    values.extend(args![*variant, *span, *starts_at]);
+                for (variant, span, starts_at, shard) in &keys {
+                    values.extend(args![*variant, *span, *starts_at, *shard]);
                 }
                 let rows = w.fetch_all(&sql, values).await?;
                 let mut locked = Vec::with_capacity(keys.len());
-                for (variant, span, starts_at) in keys {
+                for (variant, span, starts_at, shard) in keys {
                     let row = rows
                         .iter()
                         .find(|row| {
                             row.try_get::<String, _>("variant").is_ok_and(|v| v == variant)
                                 && row.try_get::<String, _>("span").is_ok_and(|s| s == span)
+                                && row.try_get::<i64, _>("shard").is_ok_and(|s| s == shard)
                         })
-                        .ok_or_else(|| StoreError::Corrupt(format!("bucket {span} {starts_at} was not returned")))?;
-                    locked.push((span, starts_at, Self::bucket_row(row)?));
+                        .ok_or_else(|| StoreError::Corrupt(format!("bucket {span} {starts_at} {shard} was not returned")))?;
+                    locked.push((span, starts_at, shard, Self::bucket_row(row)?));
                 }
                 Ok(locked)
             }
 
-            /// Writes buckets `(variant, span, starts_at, sums)` whole; one without results is
-            /// removed.
+            /// Writes bucket shards `(variant, span, starts_at, shard, sums)` whole; one without
+            /// results is removed.
             async fn write_buckets(
                 w: &mut Writes<'_, $db>,
                 club: &str,
                 game: &str,
-                buckets: &[(String, &'static str, DateTime<Utc>, GameSummary)],
+                buckets: &[(String, &'static str, DateTime<Utc>, i64, GameSummary)],
             ) -> Result<(), StoreError> {
-                for (variant, span, starts_at, sum) in buckets {
+                for (variant, span, starts_at, shard, sum) in buckets {
                     if sum.results == 0 {
                         w.execute(
                             "DELETE FROM game_buckets \
-                             WHERE club_id = $1 AND game = $2 AND variant = $3 AND span = $4 AND starts_at = $5",
-                            args![club, game, variant, *span, *starts_at],
+                             WHERE club_id = $1 AND game = $2 AND variant = $3 AND span = $4 AND starts_at = $5 AND shard = $6",
+                            args![club, game, variant, *span, *starts_at, *shard],
                         )
                         .await?;
                     }
                 }
-                let kept: Vec<_> = buckets.iter().filter(|b| b.3.results > 0).collect();
+                let kept: Vec<_> = buckets.iter().filter(|b| b.4.results > 0).collect();
                 if kept.is_empty() {
                     return Ok(());
                 }
-                let columns = 19;
+                let columns = 20;
                 let update = BUCKET_COLUMNS
                     .split(',')
                     .map(|c| format!("{0} = excluded.{0}", c.trim()))
                     .collect::<Vec<_>>()
                     .join(", ");
                 let sql = format!(
-                    "INSERT INTO game_buckets (club_id, game, variant, span, starts_at, {BUCKET_COLUMNS}) VALUES {} \
-                     ON CONFLICT (club_id, game, variant, span, starts_at) DO UPDATE SET {update}",
+                    "INSERT INTO game_buckets (club_id, game, variant, span, starts_at, shard, {BUCKET_COLUMNS}) VALUES {} \
+                     ON CONFLICT (club_id, game, variant, span, starts_at, shard) DO UPDATE SET {update}",
                     placeholders(kept.len(), columns)
                 );
                 let mut values = Vec::with_capacity(columns * kept.len());
-                for (variant, span, starts_at, sum) in kept {
+                for (variant, span, starts_at, shard, sum) in kept {
                     let lowest = sum.lowest.as_ref();
                     let highest = sum.highest.as_ref();
                     values.extend(args![
@@ -1196,6 +1230,7 @@ macro_rules! stats_store {
                         variant,
                         *span,
                         *starts_at,
+                        *shard,
                         sum.plays,
                         sum.results,
                         sum.total_sum,
@@ -1216,7 +1251,8 @@ macro_rules! stats_store {
             }
 
             /// Sums a game's day and month again from its seats, for the variants its earlier
-            /// and its new result count in (a correction, a retraction, an abandon).
+            /// and its new result count in (a correction, a retraction, an abandon): each is
+            /// written whole to shard 0, its other shards locked and emptied.
             async fn recompute_buckets(
                 w: &mut Writes<'_, $db>,
                 club: &str,
@@ -1227,8 +1263,9 @@ macro_rules! stats_store {
                 variants.dedup();
                 let (day, month) = (day_start(game.started_at), month_start(game.started_at));
                 let names: Vec<&str> = variants.iter().map(String::as_str).collect();
-                Self::lock_buckets(w, club, &game.game, &names, &[("day", day), ("month", month)]).await?;
-                let mut sums = Vec::with_capacity(2 * variants.len());
+                let shards: Vec<i64> = (0..$bucket_shards).filter_map(|shard| i64::try_from(shard).ok()).collect();
+                Self::lock_buckets(w, club, &game.game, &names, &[("day", day), ("month", month)], &shards).await?;
+                let mut sums = Vec::with_capacity(2 * shards.len() * variants.len());
                 for variant in &variants {
                     let (sql, params) = seat_summary_query(club, &game.game, Some(variant), (Some(day), next_day(day)));
                     let day_sum = Self::summed_seats(&w.fetch_all(&sql, params).await?)?;
@@ -1240,8 +1277,12 @@ macro_rules! stats_store {
                             month_sum.merge(sum);
                         }
                     }
-                    sums.push((variant.clone(), "day", day, day_sum));
-                    sums.push((variant.clone(), "month", month, month_sum));
+                    for (span, starts_at, sum) in [("day", day, day_sum), ("month", month, month_sum)] {
+                        sums.push((variant.clone(), span, starts_at, 0, sum));
+                        for shard in &shards[1..] {
+                            sums.push((variant.clone(), span, starts_at, *shard, GameSummary::default()));
+                        }
+                    }
                 }
                 Self::write_buckets(w, club, &game.game, &sums).await
             }
@@ -1702,6 +1743,9 @@ stats_store!(
     sqlx::Sqlite,
     lock_players = "",
     lock_club = None::<&str>,
+    lock_club_to_add = None::<&str>,
+    // One writer at a time: nothing waits on a bucket's row.
+    bucket_shards = 1,
     json_rows = "json_group_array(json_array(player_id, name, json_array(played, wins, total_sum, rank_sum, lower_games)))"
 );
 stats_store!(
@@ -1709,6 +1753,8 @@ stats_store!(
     sqlx::Postgres,
     lock_players = "FOR NO KEY UPDATE",
     lock_club = Some(SNAPSHOTS_LOCK),
+    lock_club_to_add = Some(SNAPSHOTS_LOCK_TO_ADD),
+    bucket_shards = 8,
     json_rows = "CAST(json_agg(json_build_array(player_id, name, json_build_array(played, wins, total_sum, rank_sum, lower_games))) AS TEXT)"
 );
 
