@@ -629,8 +629,9 @@ fn player_rows(players: &[&PlayerResult], first: usize) -> (String, Vec<Param>) 
     (rows, values)
 }
 
-/// PostgreSQL: the club's month snapshots, for one transaction (`$1` the club). Finishes take it
-/// one at a time per club; see `lock_snapshots`.
+/// PostgreSQL: the club's month snapshots, alone for one transaction (`$1` the club): taken by a
+/// correction and a merge, which recompute snapshots; see `lock_snapshots`. A first finish
+/// takes it through [`SNAPSHOTS_LOCK_TO_ADD`].
 pub(super) const SNAPSHOTS_LOCK: &str = "SELECT pg_advisory_xact_lock(7461627, hashtext($1))";
 
 /// PostgreSQL: the same lock for a first finish (`$1` the club, `$2` its game's month), shared
@@ -1034,9 +1035,9 @@ macro_rules! stats_store {
 
             /// Takes the club's month snapshots alone for this transaction (PostgreSQL; on SQLite
             /// the database write lock holds them already), for a correction that recomputes
-            /// them. A finish at once would otherwise miss it: one making a month's snapshot
-            /// from seats the other has not committed, the other adding its seats to the months
-            /// it sees, not that one. Taken after the players' rows, as by every writer of
+            /// them. Two writers of snapshots at once would otherwise miss each other: one making
+            /// a month's snapshot from seats the other has not committed, the other adding its
+            /// seats to the months it sees, not that one. Taken after the players' rows, as by every writer of
             /// snapshots: no two wait in a circle.
             async fn lock_snapshots(w: &mut Writes<'_, $db>, club: &str) -> Result<(), StoreError> {
                 if let Some(lock) = $lock_club {
@@ -1195,15 +1196,28 @@ macro_rules! stats_store {
                 game: &str,
                 buckets: &[(String, &'static str, DateTime<Utc>, i64, GameSummary)],
             ) -> Result<(), StoreError> {
-                for (variant, span, starts_at, shard, sum) in buckets {
-                    if sum.results == 0 {
-                        w.execute(
-                            "DELETE FROM game_buckets \
-                             WHERE club_id = $1 AND game = $2 AND variant = $3 AND span = $4 AND starts_at = $5 AND shard = $6",
-                            args![club, game, variant, *span, *starts_at, *shard],
-                        )
-                        .await?;
+                // A recount empties every shard but 0: one statement for all of them.
+                let emptied: Vec<_> = buckets.iter().filter(|b| b.4.results == 0).collect();
+                if !emptied.is_empty() {
+                    let keys = (0..emptied.len())
+                        .map(|i| {
+                            let at = 3 + 4 * i;
+                            format!("(${at}, ${}, ${}, ${})", at + 1, at + 2, at + 3)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let mut values = args![club, game];
+                    for (variant, span, starts_at, shard, _) in emptied {
+                        values.extend(args![variant, *span, *starts_at, *shard]);
                     }
+                    w.execute(
+                        &format!(
+                            "DELETE FROM game_buckets WHERE club_id = $1 AND game = $2 \
+                             AND (variant, span, starts_at, shard) IN (VALUES {keys})"
+                        ),
+                        values,
+                    )
+                    .await?;
                 }
                 let kept: Vec<_> = buckets.iter().filter(|b| b.4.results > 0).collect();
                 if kept.is_empty() {
