@@ -656,6 +656,15 @@ fn shard_of(game_id: &str, shards: u64) -> i64 {
     i64::try_from(hash % shards).unwrap_or(0)
 }
 
+/// The placeholders of `n` buckets' keys after the club and the game (`$1`, `$2`): variant,
+/// span, start and shard, four a key.
+fn bucket_keys(n: usize) -> impl Iterator<Item = String> {
+    (0..n).map(|i| {
+        let at = 3 + 4 * i;
+        format!("${at}, ${}, ${}, ${}", at + 1, at + 2, at + 3)
+    })
+}
+
 /// Removes a player's month snapshots (`$1` the club, `$2` the player, `$3`: of one game; NULL:
 /// of every game) before they are recomputed.
 pub(super) const CLEAR_SNAPSHOTS: &str =
@@ -1154,11 +1163,8 @@ macro_rules! stats_store {
                     .iter()
                     .flat_map(|v| spans.iter().flat_map(move |(span, at)| shards.iter().map(move |shard| (*v, *span, *at, *shard))))
                     .collect();
-                let values = (0..keys.len())
-                    .map(|i| {
-                        let at = 3 + 4 * i;
-                        format!("($1, $2, ${at}, ${}, ${}, ${}, 0, 0, 0, 0, '{{}}', '{{}}')", at + 1, at + 2, at + 3)
-                    })
+                let values = bucket_keys(keys.len())
+                    .map(|key| format!("($1, $2, {key}, 0, 0, 0, 0, '{{}}', '{{}}')"))
                     .collect::<Vec<_>>()
                     .join(", ");
                 let sql = format!(
@@ -1199,13 +1205,7 @@ macro_rules! stats_store {
                 // A recount empties every shard but 0: one statement for all of them.
                 let emptied: Vec<_> = buckets.iter().filter(|b| b.4.results == 0).collect();
                 if !emptied.is_empty() {
-                    let keys = (0..emptied.len())
-                        .map(|i| {
-                            let at = 3 + 4 * i;
-                            format!("(${at}, ${}, ${}, ${})", at + 1, at + 2, at + 3)
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ");
+                    let keys = bucket_keys(emptied.len()).map(|key| format!("({key})")).collect::<Vec<_>>().join(", ");
                     let mut values = args![club, game];
                     for (variant, span, starts_at, shard, _) in emptied {
                         values.extend(args![variant, *span, *starts_at, *shard]);
