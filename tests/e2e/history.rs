@@ -373,6 +373,15 @@ type FinishedGame = (
     Vec<(String, i64, i64)>,
 );
 
+/// Whether a game started at `started` counts in the period `[from, to)` (either side open).
+fn in_period(
+    started: chrono::DateTime<chrono::Utc>,
+    from: Option<chrono::DateTime<chrono::Utc>>,
+    to: Option<chrono::DateTime<chrono::Utc>>,
+) -> bool {
+    from.is_none_or(|f| started >= f) && to.is_none_or(|t| started < t)
+}
+
 fn expected_board(
     games: &[FinishedGame],
     from: Option<chrono::DateTime<chrono::Utc>>,
@@ -380,7 +389,7 @@ fn expected_board(
 ) -> Expected {
     let mut board = Expected::new();
     for (_, started, seats) in games {
-        if from.is_some_and(|f| *started < f) || to.is_some_and(|t| *started >= t) {
+        if !in_period(*started, from, to) {
             continue;
         }
         for (player, rank, total) in seats {
@@ -503,7 +512,10 @@ async fn check_periods(
         )
         .await;
         let record = |r: &Value| {
-            (!r.is_null()).then(|| (r["total"].as_i64().unwrap(), r["game_id"].to_string()))
+            (!r.is_null()).then(|| {
+                let game = r["game_id"].as_str().unwrap().to_owned();
+                (r["total"].as_i64().unwrap(), game)
+            })
         };
         let answered = (
             stats["plays"].as_i64().unwrap(),
@@ -539,9 +551,7 @@ fn expected_game_stats(
 ) -> GameStatsSeen {
     let counted: Vec<&FinishedGame> = games
         .iter()
-        .filter(|(_, started, _)| {
-            !(from.is_some_and(|f| *started < f) || to.is_some_and(|t| *started >= t))
-        })
+        .filter(|(_, started, _)| in_period(*started, from, to))
         .collect();
     let seats = counted.iter().flat_map(|(id, started, seats)| {
         seats
@@ -554,7 +564,7 @@ fn expected_game_stats(
     let best = seats.clone().min_by_key(|(t, at, id)| (*t, *at, *id));
     let worst = seats.min_by_key(|(t, at, id)| (-*t, *at, *id));
     let record = |r: Option<(i64, chrono::DateTime<chrono::Utc>, &String)>| {
-        r.map(|(t, _, id)| (t, Value::from(id.as_str()).to_string()))
+        r.map(|(t, _, id)| (t, id.clone()))
     };
     (
         counted.len() as i64,

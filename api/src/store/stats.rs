@@ -1046,8 +1046,8 @@ macro_rules! stats_store {
             /// the database write lock holds them already), for a correction that recomputes
             /// them. Two writers of snapshots at once would otherwise miss each other: one making
             /// a month's snapshot from seats the other has not committed, the other adding its
-            /// seats to the months it sees, not that one. Taken after the players' rows, as by every writer of
-            /// snapshots: no two wait in a circle.
+            /// seats to the months it sees, not that one. Taken after the players' rows, as by
+            /// every writer of snapshots: no two wait in a circle.
             async fn lock_snapshots(w: &mut Writes<'_, $db>, club: &str) -> Result<(), StoreError> {
                 if let Some(lock) = $lock_club {
                     w.execute(lock, args![club]).await?;
@@ -1277,7 +1277,7 @@ macro_rules! stats_store {
                 variants.dedup();
                 let (day, month) = (day_start(game.started_at), month_start(game.started_at));
                 let names: Vec<&str> = variants.iter().map(String::as_str).collect();
-                let shards: Vec<i64> = (0..$bucket_shards).filter_map(|shard| i64::try_from(shard).ok()).collect();
+                let shards: Vec<i64> = (0..$bucket_shards).collect();
                 Self::lock_buckets(w, club, &game.game, &names, &[("day", day), ("month", month)], &shards).await?;
                 let mut sums = Vec::with_capacity(2 * shards.len() * variants.len());
                 for variant in &variants {
