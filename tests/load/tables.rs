@@ -58,6 +58,8 @@ impl Timings {
 struct Table {
     create: Timings,
     append: Timings,
+    /// The appends that finished their game (also in `append`): a finish writes the statistics.
+    finish: Timings,
     score: Timings,
     finished_game: Option<String>,
 }
@@ -122,7 +124,9 @@ async fn play_table(
             }
         };
         let mut whole = true;
-        for (i, round) in rounds(&names, &mut rng).into_iter().enumerate() {
+        let rounds = rounds(&names, &mut rng);
+        let last = rounds.len() - 1;
+        for (i, round) in rounds.into_iter().enumerate() {
             if Instant::now() >= until {
                 return table;
             }
@@ -132,7 +136,12 @@ async fn play_table(
                 .bearer_auth(&token)
                 .json(&body);
             match timed(append, 201, false).await {
-                Ok((elapsed, _)) => table.append.times.push(elapsed),
+                Ok((elapsed, _)) => {
+                    table.append.times.push(elapsed);
+                    if i == last {
+                        table.finish.times.push(elapsed);
+                    }
+                }
                 Err(e) => {
                     table.append.failures += 1;
                     report_failure(&mut failures, "append", &e);
@@ -671,13 +680,18 @@ pub async fn tables(
             ))
         })
         .collect();
-    let (mut create, mut append, mut score) =
-        (Timings::default(), Timings::default(), Timings::default());
+    let (mut create, mut append, mut finish, mut score) = (
+        Timings::default(),
+        Timings::default(),
+        Timings::default(),
+        Timings::default(),
+    );
     let mut finished_game = None;
     for handle in handles {
         let table = handle.await.map_err(|e| e.to_string())?;
         create.merge(table.create);
         append.merge(table.append);
+        finish.merge(table.finish);
         score.merge(table.score);
         finished_game = finished_game.or(table.finished_game);
     }
@@ -716,6 +730,10 @@ pub async fn tables(
     );
     println!("{}", create.line("create"));
     println!("{}", append.line("append"));
+    println!(
+        "{}  (of the appends, those that finished a game)",
+        finish.line("finish")
+    );
     println!("{}", score.line("score"));
     println!(
         "appends only (a game in progress a table, a new one every {GAME_EVENTS} events): {only_rate:.0} appends/s, state cache missed {:.1} % of its lookups",

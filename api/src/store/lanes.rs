@@ -1,46 +1,62 @@
-//! PostgreSQL connections that one-statement requests keep from one to the next: plain appends
-//! and the score reads' version statements ([`super::versions`]). sqlx pings every connection
-//! given back to its pool (a round trip, and a wake-up of its backend, per request); such a
-//! request is one statement, so that ping was a second round trip for each. A lane is a
-//! pooled connection kept out of the pool between those statements: taken and given back
-//! without a word to the database. What the pool's own check does on lending is kept: a lane
-//! idle for a second is handed back to the pool (which pings it before lending it again), and a
-//! lane made before the pool moved to another host is dropped.
+//! PostgreSQL connections that writes and score reads keep from one request to the next: plain
+//! appends, the score reads' version statements ([`super::versions`]), and the transactions of
+//! the other appends and of game creations. sqlx pings every connection given back to its pool
+//! (a round trip, and a wake-up of its backend, per request). A lane is a pooled connection
+//! kept out of the pool between requests: taken and given back without a word to the database.
+//! What the pool's own check does on lending is kept: a lane idle for a second is handed back
+//! to the pool (which pings it before lending it again), and a lane made before the pool moved
+//! to another host is dropped.
+//!
+//! At most [`MOST_LANES`] are in use at once, taken in the order asked (a fair queue). Measured
+//! (BENCHMARKS.md, "Writes take turns on kept connections"): with more transactions at once, two
+//! busy cores switch between more of PostgreSQL's backends, and a finish's fourteen statements
+//! each wait longer; first come, first served keeps a latecomer from overtaking those waiting.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use sqlx::pool::PoolConnection;
 use sqlx::{PgPool, Postgres};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::primary::{Follower, PING_AFTER_IDLE};
 
-/// At most this many lanes wait between statements; the pool's other connections serve the rest.
+/// At most this many lanes are in use, or kept, at once; the pool's other connections serve
+/// the rest (reads of lists, statistics, imports).
 const MOST_LANES: usize = 8;
 
-pub(super) struct Lane {
+/// A connection kept out of the pool.
+struct Kept {
     connection: PoolConnection<Postgres>,
     /// When the pool lent it: a lane older than the pool's last move is dropped.
     made: Instant,
-    /// When a statement last gave it back.
+    /// When a request last gave it back.
     used: Instant,
+}
+
+/// A lane in use: its connection, and its turn among the lanes, passed on when it is given
+/// back or dropped.
+pub(super) struct Lane {
+    kept: Kept,
+    _turn: OwnedSemaphorePermit,
 }
 
 impl std::ops::Deref for Lane {
     type Target = PoolConnection<Postgres>;
     fn deref(&self) -> &Self::Target {
-        &self.connection
+        &self.kept.connection
     }
 }
 
 impl std::ops::DerefMut for Lane {
     fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.connection
+        &mut self.kept.connection
     }
 }
 
 pub(super) struct Lanes {
-    free: Mutex<Vec<Lane>>,
+    free: Mutex<Vec<Kept>>,
+    turns: Arc<Semaphore>,
     follower: Option<Arc<Follower>>,
 }
 
@@ -48,43 +64,54 @@ impl Lanes {
     pub(super) fn new(follower: Option<Arc<Follower>>) -> Self {
         Self {
             free: Mutex::new(Vec::new()),
+            turns: Arc::new(Semaphore::new(MOST_LANES)),
             follower,
         }
     }
 
-    /// A lane still fit to use, or a connection lent by the pool (with the pool's checks).
+    /// A lane still fit to use, or a connection lent by the pool (with the pool's checks), once
+    /// it is this request's turn.
     pub(super) async fn take(&self, pool: &PgPool) -> Result<Lane, sqlx::Error> {
+        let turn = Arc::clone(&self.turns)
+            .acquire_owned()
+            .await
+            .map_err(|_| sqlx::Error::PoolClosed)?;
         loop {
-            let lane = self
+            let kept = self
                 .free
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .pop();
-            let Some(lane) = lane else { break };
+            let Some(kept) = kept else { break };
             let moved = self
                 .follower
                 .as_ref()
-                .is_some_and(|f| f.moved_after(lane.made));
-            if !moved && lane.used.elapsed() < PING_AFTER_IDLE {
-                return Ok(lane);
+                .is_some_and(|f| f.moved_after(kept.made));
+            if !moved && kept.used.elapsed() < PING_AFTER_IDLE {
+                return Ok(Lane { kept, _turn: turn });
             }
             // Dropped: back to the pool, through sqlx's check on release.
         }
         let now = Instant::now();
         Ok(Lane {
-            connection: pool.acquire().await?,
-            made: now,
-            used: now,
+            kept: Kept {
+                connection: pool.acquire().await?,
+                made: now,
+                used: now,
+            },
+            _turn: turn,
         })
     }
 
-    /// Keeps a lane whose statement came back whole; one that failed, or was dropped with its
-    /// request, goes back to the pool instead, whose check on release settles it.
-    pub(super) fn give_back(&self, mut lane: Lane) {
-        lane.used = Instant::now();
-        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
-        if free.len() < MOST_LANES {
-            free.push(lane);
-        }
+    /// Keeps a lane whose request came back whole, then passes its turn on; one that failed,
+    /// or was dropped with its request, goes back to the pool instead, whose check on release
+    /// settles it.
+    pub(super) fn give_back(&self, lane: Lane) {
+        let Lane { mut kept, _turn } = lane;
+        kept.used = Instant::now();
+        self.free
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(kept);
     }
 }

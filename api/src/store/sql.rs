@@ -158,6 +158,8 @@ pub struct PostgresStore {
     versions: VersionReads,
     /// Plain appends, gathered into one statement while one is in flight (see [`plain`]).
     plain: PlainAppends,
+    /// Connections kept between requests (see [`lanes`]): appends and creations write on them.
+    lanes: Arc<Lanes>,
     /// Statistics and history lists read from a standby (`TABLETALLY_READ_DATABASE_URL`).
     standby: Option<Box<Standby>>,
 }
@@ -445,7 +447,8 @@ impl PostgresStore {
         let shared = Shared::new(false);
         Self {
             versions: VersionReads::start(pool.clone(), lanes.clone()),
-            plain: PlainAppends::start(pool.clone(), lanes, shared.clone()),
+            plain: PlainAppends::start(pool.clone(), lanes.clone(), shared.clone()),
+            lanes,
             pool,
             primary,
             shared,
@@ -1690,12 +1693,15 @@ impl PostgresStore {
         {
             return Ok(appended);
         }
-        let mut w = Writes::new(self.pool.begin().await?);
+        let mut lane = self.lanes.take(&self.pool).await?;
+        let mut w = Writes::on_lane(&mut lane).await?;
         if !alone {
             w.execute(super::sole::WRITES_LOCK, args![]).await?;
         }
         let written = Self::append_in(&self.shared, &mut w, club, id, &request, decided).await?;
-        self.commit(w, written).await
+        let answer = self.commit(w, written).await?;
+        self.lanes.give_back(lane);
+        Ok(answer)
     }
 
     /// Writes a plain append ([`Decided::is_plain`]) in one statement, with the plain appends
@@ -1761,9 +1767,12 @@ impl PostgresStore {
     ) -> Result<Option<GameRecord>, StoreError> {
         // Open until the answer, as for an append: a new game is current from its creation.
         let _writing = self.shared.cache.writing(&game.id);
-        let mut w = Writes::new(self.pool.begin().await?);
+        let mut lane = self.lanes.take(&self.pool).await?;
+        let mut w = Writes::on_lane(&mut lane).await?;
         let written = Self::create_in(&mut w, club, game).await?;
-        self.commit(w, written).await
+        let answer = self.commit(w, written).await?;
+        self.lanes.give_back(lane);
+        Ok(answer)
     }
 
     async fn commit<T>(

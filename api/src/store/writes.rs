@@ -38,7 +38,7 @@ pub(super) trait Backend: sqlx::Database {
 }
 
 impl Backend for sqlx::Postgres {
-    type Conn<'c> = sqlx::Transaction<'static, sqlx::Postgres>;
+    type Conn<'c> = sqlx::Transaction<'c, sqlx::Postgres>;
 
     fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static> {
         tx
@@ -89,7 +89,18 @@ impl<DB: Backend> Writes<'_, DB> {
     }
 }
 
-impl Writes<'_, sqlx::Postgres> {
+impl<'c> Writes<'c, sqlx::Postgres> {
+    /// A transaction begun on a kept connection ([`super::lanes`]): given back after the
+    /// commit, it spares the pool's ping on release, a round trip of each write request. One
+    /// ended without a commit (an append already stored) leaves its `ROLLBACK` queued on the
+    /// connection; sqlx sends it ahead of the lane's next statement.
+    pub(super) async fn on_lane(lane: &'c mut super::lanes::Lane) -> Result<Self, StoreError> {
+        Ok(Self {
+            conn: sqlx::Connection::begin(&mut ***lane).await?,
+            events: 0,
+        })
+    }
+
     /// PostgreSQL has many writers: its events read their positions back.
     pub(super) fn is_sole_writer(&self) -> bool {
         false
