@@ -23,6 +23,7 @@ on_both_backends!(
     period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and_corrected_in,
     period_leaderboards_stay_exact_when_tables_finish_games_of_many_months_at_once,
     a_rebuild_replays_the_games_in_play_order_page_by_page_and_answers_the_same,
+    a_rebuild_beside_tables_finishing_games_leaves_every_period_exact,
 );
 
 async fn get(app: &TestApp, token: &str, path: &str) -> Value {
@@ -745,4 +746,53 @@ async fn a_rebuild_replays_the_games_in_play_order_page_by_page_and_answers_the_
     let expected: Vec<String> = by_start.into_iter().map(|(_, id)| id).collect();
     assert_eq!(paged, expected);
     check_periods(&app, &club, &ids, &mut rng, "rebuilt").await;
+}
+
+async fn a_rebuild_beside_tables_finishing_games_leaves_every_period_exact(app: TestApp) {
+    // Arrange: sixteen games of eight players over the year, and a second connection to the
+    // server's database to rebuild from, as `tabletally rebuild-stats` does while servers run.
+    let club = app.new_club().await;
+    let names: Vec<String> = (0..8).map(|i| format!("P{i:02}")).collect();
+    let specs: [fn() -> Rounds; 5] = [g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds];
+    let played = |rng: &mut Lcg| {
+        let date = format!("2026-{:02}-{:02}", 1 + rng.below(9), 1 + rng.below(28));
+        let first = rng.below(8) as usize;
+        let second = (first + 1 + rng.below(7) as usize) % 8;
+        let spec = specs[rng.below(specs.len() as u64) as usize]();
+        (date, first, second, spec)
+    };
+    let mut rng = Lcg(23);
+    let mut ids = Vec::new();
+    for _ in 0..16 {
+        let (date, a, b, spec) = played(&mut rng);
+        ids.push(mint_condition(&app, &club, &date, (&names[a], &names[b]), spec, 3).await);
+    }
+    let store = tabletally_api::store::connect(&app.database_url)
+        .await
+        .expect("a second connection to the server's database");
+    let table = |t: u64| {
+        let (app, club, names, played) = (&app, &club, &names, &played);
+        async move {
+            let mut rng = Lcg(200 + t);
+            let mut ids = Vec::new();
+            for _ in 0..3 {
+                let (date, a, b, spec) = played(&mut rng);
+                ids.push(mint_condition(app, club, &date, (&names[a], &names[b]), spec, 3).await);
+            }
+            ids
+        }
+    };
+
+    // Act: four tables record three games each (the same players, months scattered over the
+    // year) while the rebuild clears the read models and replays every game.
+    let (rebuilt, recorded) = tokio::join!(
+        tabletally_api::statistics::rebuild(store.as_ref()),
+        futures_util::future::join_all((0..4).map(table)),
+    );
+
+    // Assert: the rebuild ended, and every period counts every game once.
+    let (replayed, _) = rebuilt.expect("the rebuild succeeds beside the tables");
+    assert!(replayed >= 16, "the rebuild replayed {replayed} games");
+    ids.extend(recorded.into_iter().flatten());
+    check_periods(&app, &club, &ids, &mut rng, "rebuilt beside tables").await;
 }

@@ -639,7 +639,7 @@ pub(super) const SNAPSHOTS_LOCK: &str = "SELECT pg_advisory_xact_lock(7461627, h
 /// only add their seats to later months' snapshots, which they can do side by side (their
 /// players' rows are locked). One that makes its month's snapshot takes the lock alone, so that
 /// no finish it cannot see is still adding seats. A month once listed stays listed, so what the
-/// check found before the lock still holds after it.
+/// check found before the lock still holds after it (a rebuild, too, keeps the months listed).
 pub(super) const SNAPSHOTS_LOCK_TO_ADD: &str = "SELECT CASE \
        WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = $2) \
        THEN pg_advisory_xact_lock_shared(7461627, hashtext($1)) \
@@ -777,7 +777,7 @@ fn seat_summary_query(
 }
 
 macro_rules! stats_store {
-    ($store:ident, $db:ty, lock_players = $lock_players:literal, lock_club = $lock_club:expr,
+    ($store:ident, $db:ty, begin = $begin:literal, lock_players = $lock_players:literal, lock_club = $lock_club:expr,
      lock_club_to_add = $lock_club_to_add:expr, bucket_shards = $bucket_shards:expr, json_rows = $json_rows:literal) => {
         impl $store {
             /// Rewrites one game's part of the read models inside the caller's transaction: the
@@ -1726,14 +1726,17 @@ macro_rules! stats_store {
             }
 
             async fn clear_statistics(&self) -> Result<(), StoreError> {
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.pool.begin_with($begin).await?;
+                // The months stay listed, their snapshots emptied: the games replayed add their
+                // seats to every later month again. A finish meanwhile (a rebuild runs beside
+                // the servers) may then rely on a month it found listed staying so
+                // (`SNAPSHOTS_LOCK_TO_ADD`).
                 for statement in [
                     "UPDATE game_players SET total = NULL, rank = NULL, facts = NULL WHERE rank IS NOT NULL OR facts IS NOT NULL",
                     "UPDATE games SET facts = NULL WHERE facts IS NOT NULL",
                     "DELETE FROM player_game_totals",
                     "DELETE FROM player_runs",
                     "DELETE FROM run_snapshots",
-                    "DELETE FROM run_months",
                     "DELETE FROM game_buckets",
                 ] {
                     sqlx::query(statement).execute(&mut *tx).await?;
@@ -1743,7 +1746,9 @@ macro_rules! stats_store {
             }
 
             async fn replace_result(&self, club: &str, game: &GameRecord, result: Option<&GameResult>) -> Result<(), StoreError> {
-                let mut w = Writes::new(self.pool.begin().await?);
+                // On SQLite the write lock from the start: a rebuild runs beside a server, whose
+                // commit would otherwise fail this transaction's first write (`SQLITE_BUSY`).
+                let mut w = Writes::new(self.pool.begin_with($begin).await?);
                 Self::write_result(&mut w, club, game, true, result).await?;
                 w.commit().await?;
                 Ok(())
@@ -1755,6 +1760,7 @@ macro_rules! stats_store {
 stats_store!(
     SqliteStore,
     sqlx::Sqlite,
+    begin = "BEGIN IMMEDIATE",
     lock_players = "",
     lock_club = None::<&str>,
     lock_club_to_add = None::<&str>,
@@ -1765,6 +1771,7 @@ stats_store!(
 stats_store!(
     PostgresStore,
     sqlx::Postgres,
+    begin = "BEGIN",
     lock_players = "FOR NO KEY UPDATE",
     lock_club = Some(SNAPSHOTS_LOCK),
     lock_club_to_add = Some(SNAPSHOTS_LOCK_TO_ADD),
