@@ -648,8 +648,22 @@ struct Appended {
     latencies: Vec<Duration>,
 }
 
+impl Appended {
+    /// Two rounds of the same tables as one.
+    fn then(mut self, next: Appended) -> Appended {
+        self.elapsed += next.elapsed;
+        for (table, more) in self.answers.iter_mut().zip(next.answers) {
+            table.extend(more);
+        }
+        self.latencies.extend(next.latencies);
+        self
+    }
+}
+
 /// Every table appends `appends` events, one request each, all tables at once; with a `gap`,
-/// each table waits that long after each answer (the tables' starts spread over one gap).
+/// each table waits that long after each answer (the tables' starts spread over one gap). The
+/// games are at `from_version`, which is odd while they are in progress and even while they
+/// are abandoned.
 async fn tables_append(
     client: &reqwest::Client,
     base: &str,
@@ -672,7 +686,7 @@ async fn tables_append(
                     tokio::time::sleep(gap).await;
                 }
                 // Abandon and resume, again and again: a valid append whatever the game.
-                let event = if i % 2 == 0 {
+                let event = if version % 2 == 1 {
                     json!({"id": uuid::Uuid::new_v4().to_string(), "type": "abandon", "data": {"reason": "break"}})
                 } else {
                     json!({"id": uuid::Uuid::new_v4().to_string(), "type": "retract", "data": {"seq": version, "reason": "back"}})
@@ -788,7 +802,7 @@ async fn streams(
         .pool_max_idle_per_host(games)
         .build()
         .map_err(|e| e.to_string())?;
-    // Each round on games of its own, all new: both measured rounds replay logs of the same
+    // Games of their own for each kind of round, all new: both kinds replay logs of the same
     // lengths (each abandon or resume replays its game's log), so what differs is the streams.
     let new_games = async || {
         let body = json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]});
@@ -798,15 +812,18 @@ async fn streams(
         }
         Ok::<_, String>(ids)
     };
-    // Without subscribers (a warm-up round first, then the measured one).
+    // Four measured rounds, each half of the appends, in the order without, with, with,
+    // without: a drift of the machine's speed over the run weighs on both kinds alike. A
+    // warm-up round without subscribers first.
     tables_append(&client, base, token, &new_games().await?, 1, appends, gap).await?;
+    let (first, second) = (appends / 2, appends - appends / 2);
     let quiet = new_games().await?;
     let cpu_at = || pid.and_then(cpu_time);
     let cpu_before = cpu_at();
-    let without = tables_append(&client, base, token, &quiet, 1, appends, gap).await?;
-    let cpu_without = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
+    let without_first = tables_append(&client, base, token, &quiet, 1, first, gap).await?;
+    let cpu_without_first = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
     let ids = new_games().await?;
-    let (from, last) = (1, 1 + appends as i64);
+    let last = 1 + appends as i64;
 
     let before = pid.and_then(rss_kib);
     // The followers are other phones than the tables': they read on a runtime (and threads) of
@@ -840,9 +857,11 @@ async fn streams(
     let after = pid.and_then(rss_kib);
 
     let cpu_before = cpu_at();
-    let with = tables_append(&client, base, token, &ids, from, appends, gap).await?;
-    let answers = &with.answers;
+    let with = tables_append(&client, base, token, &ids, 1, first, gap)
+        .await?
+        .then(tables_append(&client, base, token, &ids, 1 + first as i64, second, gap).await?);
     let cpu_with = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
+    let answers = &with.answers;
     let mut latencies = Vec::with_capacity(streams * appends);
     let mut early = 0usize;
     for (i, follower) in followers.into_iter().enumerate() {
@@ -862,6 +881,15 @@ async fn streams(
         }
     }
     phones.shutdown_background();
+    // The streams closed; the quiet games' second half.
+    let cpu_before = cpu_at();
+    let without = without_first
+        .then(tables_append(&client, base, token, &quiet, 1 + first as i64, second, gap).await?);
+    let cpu_without = cpu_at()
+        .zip(cpu_before)
+        .map(|(a, b)| a.saturating_sub(b))
+        .zip(cpu_without_first)
+        .map(|(a, b)| a + b);
     let rate = |elapsed: Duration| (games * appends) as f64 / elapsed.as_secs_f64();
     let pace = if gap.is_zero() {
         "back to back".to_owned()
