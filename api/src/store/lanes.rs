@@ -9,8 +9,8 @@
 //!
 //! At most [`MOST_LANES`] are in use at once, taken in the order asked (a fair queue). Measured
 //! (BENCHMARKS.md, "Writes take turns on kept connections"): with more transactions at once, two
-//! busy cores switch between more of PostgreSQL's backends, and a finish's fourteen statements
-//! each wait longer; first come, first served keeps a latecomer from overtaking those waiting.
+//! busy cores switch between more of PostgreSQL's backends, and each of a finish's statements
+//! waits longer; first come, first served keeps a latecomer from overtaking those waiting.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
