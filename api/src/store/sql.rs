@@ -1788,6 +1788,8 @@ impl PostgresStore {
             }
             self.shared.count_batch(1);
             self.shared.committed(after);
+        } else {
+            w.roll_back().await?;
         }
         Ok(written.answer)
     }

@@ -92,8 +92,8 @@ impl<DB: Backend> Writes<'_, DB> {
 impl<'c> Writes<'c, sqlx::Postgres> {
     /// A transaction begun on a kept connection ([`super::lanes`]): given back after the
     /// commit, it spares the pool's ping on release, a round trip of each write request. One
-    /// ended without a commit (an append already stored) leaves its `ROLLBACK` queued on the
-    /// connection; sqlx sends it ahead of the lane's next statement.
+    /// that wrote nothing is rolled back before its lane is kept ([`Writes::roll_back`]); one
+    /// that failed drops its lane, whose return to the pool sends the rollback at once.
     pub(super) async fn on_lane(lane: &'c mut super::lanes::Lane) -> Result<Self, StoreError> {
         Ok(Self {
             conn: sqlx::Connection::begin(&mut ***lane).await?,
@@ -136,6 +136,13 @@ impl<'c> Writes<'c, sqlx::Postgres> {
 
     pub(super) async fn commit(self) -> Result<(), StoreError> {
         self.conn.commit().await.map_err(translate)
+    }
+
+    /// Ends a transaction that wrote nothing. Its lane may then be kept: a rollback only
+    /// queued would be sent with the lane's next statement, and until then the transaction
+    /// would hold its locks (the game's row).
+    pub(super) async fn roll_back(self) -> Result<(), StoreError> {
+        self.conn.rollback().await.map_err(translate)
     }
 }
 
