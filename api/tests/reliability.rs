@@ -1113,6 +1113,46 @@ async fn two_servers_on_one_postgres_database() {
     );
 }
 
+/// A request sent again and answered from the log (its events already stored) ends its
+/// transaction before the server keeps the connection for its next write. Left open, it held
+/// the game's row, and the other server's next append to that game waited for this server's
+/// next write (`3ec17b6`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_answered_again_from_the_log_leaves_no_lock_behind() {
+    // Arrange: a game on server A with round 1 acknowledged.
+    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+        return;
+    };
+    let servers = two_servers(&url);
+    let client = http_client();
+    let token = new_club(&client, &servers[0]).await;
+    let game = create_game(&client, &servers[0], &token).await;
+    let path = format!("/v1/games/{game}/events");
+    let round_one = append_body(Some(1), &[new_event("round_collected", round(1, false))]);
+    let first = post(&client, &servers[0].url(&path), Some(&token), &round_one)
+        .await
+        .expect("the server answers");
+    assert_eq!(first.status, 201, "{}", first.body);
+
+    // Act: round 1 sent again to A, then round 2 to B, which waits at most 5 s.
+    let again = post(&client, &servers[0].url(&path), Some(&token), &round_one)
+        .await
+        .expect("the server answers");
+    let impatient = reqwest::Client::builder()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .expect("an HTTP client");
+    let round_two = append_body(Some(2), &[new_event("round_collected", round(2, true))]);
+    let next = post(&impatient, &servers[1].url(&path), Some(&token), &round_two).await;
+
+    // Assert
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.body["version"], 2, "{}", again.body);
+    let next = next.expect("B answers within 5 s: no transaction of A's holds the game");
+    assert_eq!(next.status, 201, "{}", next.body);
+    assert_eq!(next.body["version"], 3, "{}", next.body);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. Crash safety: SIGKILL at random moments, restart on the same database.
 
