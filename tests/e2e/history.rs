@@ -665,6 +665,13 @@ async fn period_leaderboards_sum_the_games_whatever_order_they_were_recorded_and
     check_periods(&app, &club, &ids, &mut rng, "merged").await;
 }
 
+/// A game of Mint Condition somewhere in 2026's first nine months: its date and rounds.
+fn scattered_game(rng: &mut Lcg) -> (String, Rounds) {
+    let specs: [fn() -> Rounds; 5] = [g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds];
+    let date = format!("2026-{:02}-{:02}", 1 + rng.below(9), 1 + rng.below(28));
+    (date, specs[rng.below(specs.len() as u64) as usize]())
+}
+
 async fn period_leaderboards_stay_exact_when_tables_finish_games_of_many_months_at_once(
     app: TestApp,
 ) {
@@ -673,16 +680,14 @@ async fn period_leaderboards_stay_exact_when_tables_finish_games_of_many_months_
     // a month while another's adds a late game to the months after its own).
     let club = app.new_club().await;
     let names: Vec<String> = (0..16).map(|i| format!("P{i:02}")).collect();
-    let specs: [fn() -> Rounds; 5] = [g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds];
     let table = |t: usize| {
         let (app, club, names) = (&app, &club, &names);
         async move {
             let mut rng = Lcg(100 + t as u64);
             let mut ids = Vec::new();
             for _ in 0..4 {
-                let date = format!("2026-{:02}-{:02}", 1 + rng.below(9), 1 + rng.below(28));
+                let (date, spec) = scattered_game(&mut rng);
                 let pair = (names[2 * t].as_str(), names[2 * t + 1].as_str());
-                let spec = specs[rng.below(specs.len() as u64) as usize]();
                 ids.push(mint_condition(app, club, &date, pair, spec, 3).await);
             }
             ids
@@ -753,12 +758,10 @@ async fn a_rebuild_beside_tables_finishing_games_leaves_every_period_exact(app: 
     // server's database to rebuild from, as `tabletally rebuild-stats` does while servers run.
     let club = app.new_club().await;
     let names: Vec<String> = (0..8).map(|i| format!("P{i:02}")).collect();
-    let specs: [fn() -> Rounds; 5] = [g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds];
     let played = |rng: &mut Lcg| {
-        let date = format!("2026-{:02}-{:02}", 1 + rng.below(9), 1 + rng.below(28));
+        let (date, spec) = scattered_game(rng);
         let first = rng.below(8) as usize;
         let second = (first + 1 + rng.below(7) as usize) % 8;
-        let spec = specs[rng.below(specs.len() as u64) as usize]();
         (date, first, second, spec)
     };
     let mut rng = Lcg(23);
