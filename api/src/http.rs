@@ -1,6 +1,7 @@
 //! Cross-cutting HTTP: tokens taken out of URLs before anything logs them, CORS for browser
-//! clients on other origins, `HEAD` answered as `GET` without the body, and `405` with `Allow`
-//! for a known path with the wrong method.
+//! clients on other origins, `HEAD` answered as `GET` without the body, `405` with `Allow`
+//! for a known path with the wrong method, and changes that run to their end when their phone
+//! hangs up.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -143,6 +144,27 @@ pub async fn catch_panics<B: MessageBody>(
             Err(crate::error::ApiError::Internal(format!("a handler panicked: {why}")).into())
         }
     }
+}
+
+/// A request that changes something runs to its end even when its client hangs up midway.
+/// actix drops a request's handler when its connection breaks; dropped between its commit and
+/// what follows it, an append was stored but never told to the game's followers (nor to a
+/// retry, which finds it stored), and every other phone at the table stayed behind. So the
+/// handler of a change runs as a task of its own on the same worker, which the connection does
+/// not own; a read (`GET`, `HEAD`) still stops with its reader.
+pub async fn finish_changes<B: MessageBody + 'static>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<B>, actix_web::Error> {
+    use tracing::Instrument;
+    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        return next.call(req).await;
+    }
+    let change = next.call(req).instrument(tracing::Span::current());
+    actix_web::rt::spawn(change).await.unwrap_or_else(|e| {
+        // Only when the worker stops meanwhile (a panic was answered inside, as a 500).
+        Err(crate::error::ApiError::Internal(format!("the request's task ended: {e}")).into())
+    })
 }
 
 /// A request body the answer did not need — refused before it was read (a bad id in the path, a

@@ -238,6 +238,8 @@ fn run(
         .default_service(web::to(no_route))
         // Innermost: a handler's panic becomes a 500 the other layers see like any answer.
         .wrap(middleware::from_fn(http::catch_panics))
+        // A change runs to its end when its phone hangs up midway.
+        .wrap(middleware::from_fn(http::finish_changes))
         // Problems said in the language asked for; `Content-Language` on every answer.
         .wrap(middleware::from_fn(crate::language::speak))
         .wrap(middleware::from_fn(http::read_unread_body))

@@ -151,6 +151,7 @@ on_both_backends!(
     a_lost_listening_connection_misses_nothing,
     one_clubs_appends_commit_side_by_side_and_its_log_waits_for_those_in_flight,
     an_append_waits_for_a_reader_settling_its_clubs_positions_but_not_another_clubs,
+    an_append_whose_phone_hangs_up_midway_still_reaches_the_followers,
 );
 
 /// The scripted game: created (v1), round 1 (v2), round 2 (v3), round 2 retracted (v4), then
@@ -919,6 +920,102 @@ async fn an_append_waits_for_a_reader_settling_its_clubs_positions_but_not_anoth
             .status,
         201
     );
+}
+
+async fn an_append_whose_phone_hangs_up_midway_still_reaches_the_followers(app: TestApp) {
+    // Arrange: a game followed by a phone; the writes held up in the database (PostgreSQL: the
+    // club's positions lock held alone; SQLite: its write lock), so that an append waits there.
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+    assert_eq!(stream.expect().await.event, "snapshot");
+    let held = HeldWrites::take(&app, &club).await;
+
+    // Act: a phone sends round 1 and loses its network while its append waits; then the
+    // writes go on.
+    let body = json!({"expected_version": 1, "events": [event("round_collected", round_1())]});
+    let body = body.to_string();
+    let mut phone = tokio::net::TcpStream::connect(app.address.trim_start_matches("http://"))
+        .await
+        .expect("connect");
+    let request = format!(
+        "POST /v1/games/{game}/events HTTP/1.1\r\nHost: tabletally\r\n\
+         Authorization: Bearer {}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        club.token,
+        body.len()
+    );
+    tokio::io::AsyncWriteExt::write_all(&mut phone, request.as_bytes())
+        .await
+        .expect("the request is sent");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // A reset, as a lost network gives (a plain close still had the answer awaited). With no
+    // lingering, the drop does not block.
+    #[allow(deprecated)]
+    phone.set_linger(Some(Duration::ZERO)).expect("linger");
+    drop(phone);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    held.release().await;
+
+    // Assert: round 1 is stored, and the follower hears of it.
+    let frame = tokio::time::timeout(Duration::from_secs(10), stream.expect())
+        .await
+        .expect("the follower hears of the append whose phone hung up");
+    assert_eq!(frame.event, "appended");
+    assert_eq!(frame.data["version"], 2);
+    let log = app
+        .get(&format!("/v1/games/{game}/events"), Some(&club.token))
+        .await;
+    assert_eq!(
+        log.body["events"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        log.body
+    );
+}
+
+/// A transaction that holds up the server's writes until released.
+enum HeldWrites {
+    Postgres(sqlx::PgConnection),
+    Sqlite(sqlx::SqliteConnection),
+}
+
+impl HeldWrites {
+    async fn take(app: &TestApp, club: &TestClub) -> Self {
+        match app.backend {
+            Backend::Postgres => {
+                Self::Postgres(holding_positions_lock(app, club, "pg_advisory_xact_lock").await)
+            }
+            Backend::Sqlite => {
+                let mut conn = sqlx::SqliteConnection::connect(&app.database_url)
+                    .await
+                    .expect("connect");
+                sqlx::query("BEGIN IMMEDIATE")
+                    .execute(&mut conn)
+                    .await
+                    .expect("the write lock");
+                Self::Sqlite(conn)
+            }
+        }
+    }
+
+    async fn release(self) {
+        match self {
+            Self::Postgres(mut conn) => {
+                sqlx::query("COMMIT")
+                    .execute(&mut conn)
+                    .await
+                    .expect("commit");
+            }
+            Self::Sqlite(mut conn) => {
+                sqlx::query("COMMIT")
+                    .execute(&mut conn)
+                    .await
+                    .expect("commit");
+            }
+        }
+    }
 }
 
 /// A transaction holding the club's positions lock (PostgreSQL) as the store takes it: `lock`
