@@ -151,7 +151,7 @@ pub async fn catch_panics<B: MessageBody>(
 /// what follows it, an append was stored but never told to the game's followers (nor to a
 /// retry, which finds it stored), and every other phone at the table stayed behind. So the
 /// handler of a change runs as a task of its own on the same worker, which the connection does
-/// not own; a read (`GET`, `HEAD`) still stops with its reader.
+/// not own; a read (`GET`, `HEAD`, `OPTIONS`) still stops with its reader.
 pub async fn finish_changes<B: MessageBody + 'static>(
     req: ServiceRequest,
     next: Next<B>,

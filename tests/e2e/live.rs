@@ -930,7 +930,7 @@ async fn an_append_whose_phone_hangs_up_midway_still_reaches_the_followers(app: 
     let mut stream =
         EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
     assert_eq!(stream.expect().await.event, "snapshot");
-    let held = HeldWrites::take(&app, &club).await;
+    let mut held = HeldWrites::take(&app, &club).await;
 
     // Act: a phone sends round 1 and loses its network while its append waits; then the
     // writes go on.
@@ -949,7 +949,7 @@ async fn an_append_whose_phone_hangs_up_midway_still_reaches_the_followers(app: 
     tokio::io::AsyncWriteExt::write_all(&mut phone, request.as_bytes())
         .await
         .expect("the request is sent");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    held.wait_for_a_write().await;
     // A reset, as a lost network gives (a plain close still had the answer awaited). With no
     // lingering, the drop does not block.
     #[allow(deprecated)]
@@ -997,6 +997,29 @@ impl HeldWrites {
                     .expect("the write lock");
                 Self::Sqlite(conn)
             }
+        }
+    }
+
+    /// Returns once a write waits behind the held one (SQLite shows none: a while).
+    async fn wait_for_a_write(&mut self) {
+        match self {
+            Self::Postgres(conn) => {
+                for _ in 0..200 {
+                    let waiting: i64 = sqlx::query_scalar(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
+                         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+                    )
+                    .fetch_one(&mut *conn)
+                    .await
+                    .expect("the locks");
+                    if waiting > 0 {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                panic!("no write came to wait behind the held lock within 10 s");
+            }
+            Self::Sqlite(_) => tokio::time::sleep(Duration::from_secs(1)).await,
         }
     }
 
