@@ -21,7 +21,8 @@
 //! - `tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid]` — issue
 //!   14's write path: `tables` tables at once (several tokens: the tables take turns among those
 //!   clubs), each looping create (Mint Condition, 2–4 players) →
-//!   three appends (one round each, `expected_version`) → score read, for `seconds`; and in the
+//!   three appends (one round each, `expected_version`) → score read, for `seconds`; then
+//!   appends only, each table on a connection of its own (`phone.rs`); and in the
 //!   same run its denominators: the raw commit rate of the same database (one ~2 KB event row a
 //!   transaction), the cycle's own floor (one of its games' rows written again by hand, a
 //!   transaction a request: `floor.rs`), a bare actix-web handler (`hello`, 32 connections), one finished game's
@@ -38,6 +39,7 @@ use tabletally_api::store::{self, NewEvent, NewGame, NewSeat};
 
 mod floor;
 mod frames;
+mod phone;
 mod tables;
 
 /// A small deterministic generator (no randomness crate in the tree): numbers repeat per seed.

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use sqlx::{ConnectOptions, Connection};
 
+use super::phone::Phone;
 use super::{Lcg, rounds};
 
 /// Connections of the read measurements (score, `/healthz`, the bare handler).
@@ -75,15 +76,34 @@ async fn timed(
     let status = response.status().as_u16();
     let body = response.bytes().await.map_err(|e| e.to_string())?;
     let elapsed = started.elapsed();
+    Ok((elapsed, answered(status, &body, expected, parse)?))
+}
+
+/// `timed`, for a table's own connection: POSTs `body` to `path`.
+async fn timed_post(
+    phone: &mut Phone,
+    path: &str,
+    body: &Value,
+    expected: u16,
+    parse: bool,
+) -> Result<(Duration, Value), String> {
+    let body = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let (status, answer) = phone.post(path, body).await?;
+    let elapsed = started.elapsed();
+    Ok((elapsed, answered(status, &answer, expected, parse)?))
+}
+
+/// An answer's body (parsed when `parse`), or why it is not the one `expected`.
+fn answered(status: u16, body: &[u8], expected: u16, parse: bool) -> Result<Value, String> {
     if status != expected {
-        return Err(format!("{status}: {}", String::from_utf8_lossy(&body)));
+        return Err(format!("{status}: {}", String::from_utf8_lossy(body)));
     }
-    let value = if parse {
-        serde_json::from_slice(&body).map_err(|e| e.to_string())?
+    if parse {
+        serde_json::from_slice(body).map_err(|e| e.to_string())
     } else {
-        Value::Null
-    };
-    Ok((elapsed, value))
+        Ok(Value::Null)
+    }
 }
 
 /// One table: games of Mint Condition for 2–4 players, one after another, until `until`.
@@ -182,9 +202,7 @@ const GAME_EVENTS: i64 = 40;
 /// round 1 and its retraction in turn, so every append goes to a game in progress (no finish,
 /// no read models of a result).
 async fn ready_game(
-    client: &reqwest::Client,
-    base: &str,
-    token: &str,
+    phone: &mut Phone,
     seed: u64,
     rng: &mut Lcg,
 ) -> Result<(String, Vec<Value>), String> {
@@ -192,15 +210,7 @@ async fn ready_game(
         .map(|i| format!("Player {:04}", (seed * 7 + i) % 2000))
         .collect();
     let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
-    let (_, created) = timed(
-        client
-            .post(format!("{base}/v1/games"))
-            .bearer_auth(token)
-            .json(&body),
-        201,
-        true,
-    )
-    .await?;
+    let (_, created) = timed_post(phone, "/v1/games", &body, 201, true).await?;
     let id = created["id"]
         .as_str()
         .ok_or("a created game without an id")?
@@ -213,9 +223,7 @@ async fn ready_game(
 /// in progress the server holds. At [`GAME_EVENTS`] the table starts its next game; that
 /// creation is not timed, but its time counts in the loop's (one request in 40).
 async fn append_only_table(
-    client: reqwest::Client,
-    base: String,
-    token: String,
+    mut phone: Phone,
     seed: u64,
     mut rng: Lcg,
     first: (String, Vec<Value>),
@@ -226,7 +234,7 @@ async fn append_only_table(
     let (mut game, mut version) = (first, 1i64);
     while Instant::now() < until {
         if version >= GAME_EVENTS {
-            match ready_game(&client, &base, &token, seed, &mut rng).await {
+            match ready_game(&mut phone, seed, &mut rng).await {
                 Ok(next) => (game, version) = (next, 1),
                 Err(e) => {
                     timings.failures += 1;
@@ -242,11 +250,16 @@ async fn append_only_table(
         } else {
             json!({"id": uuid::Uuid::new_v4().to_string(), "type": "retract", "data": {"seq": version, "reason": "recounted"}})
         };
-        let append = client
-            .post(format!("{base}/v1/games/{id}/events"))
-            .bearer_auth(&token)
-            .json(&json!({"expected_version": version, "events": [event]}));
-        match timed(append, 201, false).await {
+        let append = json!({"expected_version": version, "events": [event]});
+        match timed_post(
+            &mut phone,
+            &format!("/v1/games/{id}/events"),
+            &append,
+            201,
+            false,
+        )
+        .await
+        {
             Ok((elapsed, _)) => {
                 timings.times.push(elapsed);
                 version += 1;
@@ -297,11 +310,12 @@ async fn appends_only(
 ) -> Result<(f64, Timings, f64, Option<Duration>), String> {
     let making: Vec<_> = (0..tables as u64)
         .map(|seed| {
-            let (client, base, token) = (client.clone(), base.to_owned(), token.to_owned());
+            let (base, token) = (base.to_owned(), token.to_owned());
             tokio::spawn(async move {
                 let mut rng = Lcg(0xa99e + seed);
-                let first = ready_game(&client, &base, &token, seed, &mut rng).await?;
-                Ok::<_, String>((seed, rng, first))
+                let mut phone = Phone::connect(&base, &token).await?;
+                let first = ready_game(&mut phone, seed, &mut rng).await?;
+                Ok::<_, String>((phone, seed, rng, first))
             })
         })
         .collect();
@@ -318,16 +332,8 @@ async fn appends_only(
     let until = started + Duration::from_secs(seconds);
     let handles: Vec<_> = ready
         .into_iter()
-        .map(|(seed, rng, first)| {
-            tokio::spawn(append_only_table(
-                client.clone(),
-                base.to_owned(),
-                token.to_owned(),
-                seed,
-                rng,
-                first,
-                until,
-            ))
+        .map(|(phone, seed, rng, first)| {
+            tokio::spawn(append_only_table(phone, seed, rng, first, until))
         })
         .collect();
     let mut all = Timings::default();
