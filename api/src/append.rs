@@ -186,13 +186,14 @@ pub fn decide(held: &mut HeldGame, request: &AppendRequest) -> Result<Decision, 
     Ok(decision)
 }
 
-/// What a finished game puts into the statistics (`None` while unfinished or abandoned):
+/// What a finished game puts into the statistics (`None` while unfinished or abandoned, or
+/// when its typed-in result is kept out of them):
 /// the scoreboard's totals and ranks and the game's facts, by club player id.
 pub fn game_result(
     game: &GameRecord,
     evaluation: &Evaluation,
 ) -> Result<Option<GameResult>, Refused> {
-    if evaluation.status != Status::Finished {
+    if evaluation.status != Status::Finished || !evaluation.in_statistics {
         return Ok(None);
     }
     let player_id = |name: &str| {

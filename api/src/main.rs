@@ -138,17 +138,22 @@ async fn import(config: &Config, club: &str) -> std::io::Result<()> {
     let mut progress = tabletally_api::portability::Progress::new("imported");
     for (i, line) in std::io::stdin().lock().lines().enumerate() {
         let line = line?;
-        if !line.trim().is_empty() {
-            tabletally_api::portability::import_line(
-                store.as_ref(),
-                club,
-                i as u64 + 1,
-                line.trim(),
-                &mut report,
-            )
-            .await;
+        if line.trim().is_empty() {
+            continue;
         }
-        progress.tick();
+        let before = report.games();
+        tabletally_api::portability::import_line(
+            store.as_ref(),
+            club,
+            i as u64 + 1,
+            line.trim(),
+            &mut report,
+        )
+        .await;
+        // Progress counts games, not the players' and presets' lines before them.
+        if report.games() > before {
+            progress.tick();
+        }
     }
     progress.finish();
     println!(

@@ -29,7 +29,7 @@ use crate::message::Message;
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
 use crate::score::{self, Adjustment, Fact, PlayerScore, Scoreboard, list_names};
-use crate::setup::{Player, PlayerEntry, parse_options, seat_players};
+use crate::setup::{Player, PlayerEntry, parse_options, same_name, seat_players};
 use crate::words;
 
 pub const GAME_STARTED: &str = "game_started";
@@ -116,6 +116,9 @@ pub struct Evaluation {
     pub scoreboard: Scoreboard,
     /// What the club statistics take from this game (see [`Ruleset::facts`]).
     pub facts: Vec<Fact>,
+    /// Whether the club's statistics count it: false for a typed-in result marked
+    /// `in_statistics: false` (a BoardGameGeek play kept out of its win statistics).
+    pub in_statistics: bool,
 }
 
 /// Why a submitted batch was refused: which event of the batch, which field of it (a JSON
@@ -479,6 +482,9 @@ const RESULT_FIELDS: &[Meaning] = &[
     ("winners", || {
         crate::said!("server.log.meaning.result_winners")
     }),
+    ("in_statistics", || {
+        crate::said!("server.log.meaning.result_in_statistics")
+    }),
 ];
 
 #[derive(Deserialize)]
@@ -516,6 +522,12 @@ struct ResultRecordedData {
     winners: Vec<String>,
     #[serde(default)]
     source: Option<String>,
+    #[serde(default = "counted")]
+    in_statistics: bool,
+}
+
+fn counted() -> bool {
+    true
 }
 
 /// A `result_recorded` in force: the typed-in totals in seat order.
@@ -525,6 +537,7 @@ struct RecordedResult {
     totals: Vec<(Player, i64)>,
     winners: Vec<String>,
     source: Option<String>,
+    in_statistics: bool,
 }
 
 impl RecordedResult {
@@ -532,43 +545,52 @@ impl RecordedResult {
     fn parse(seq: u64, data: &Value, players: &[Player]) -> Result<Self, RuleError> {
         let data: ResultRecordedData = parse_json(data, "", RESULT_RECORDED, RESULT_FIELDS)?;
         let names = || list_names(&players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>());
-        if let Some(stranger) = data
-            .totals
-            .keys()
-            .find(|name| !players.iter().any(|p| &p.name == *name))
-        {
-            return Err(RuleError::said(
-                pointer(["totals", stranger.as_str()]),
-                crate::said!(
-                    "server.common.refusal.not_player_this_game_players",
-                    stranger = stranger,
-                    names = names()
-                ),
-            ));
+        // Names follow the one rule (`same_name`): "Jay " and "jay" are the seated "Jay".
+        let seated = |name: &str| players.iter().find(|p| same_name(&p.name, name));
+        let mut given: Vec<(&Player, &str, &Value)> = Vec::with_capacity(data.totals.len());
+        for (name, value) in &data.totals {
+            let Some(player) = seated(name) else {
+                return Err(RuleError::said(
+                    pointer(["totals", name.as_str()]),
+                    crate::said!(
+                        "server.common.refusal.not_player_this_game_players",
+                        stranger = name,
+                        names = names()
+                    ),
+                ));
+            };
+            if given.iter().any(|(p, _, _)| p.seat == player.seat) {
+                return Err(RuleError::said(
+                    pointer(["totals", name.as_str()]),
+                    crate::said!(
+                        "server.common.refusal.total_given_twice",
+                        name = &player.name
+                    ),
+                ));
+            }
+            given.push((player, name.as_str(), value));
         }
         let mut totals = Vec::with_capacity(players.len());
         for player in players {
-            let at = pointer(["totals", player.name.as_str()]);
-            let total = match data.totals.get(&player.name) {
-                None => {
-                    return Err(RuleError::said(
-                        "/totals",
-                        crate::said!(
-                            "server.common.refusal.total_missing_every_player_needs",
-                            name = &player.name
-                        ),
-                    ));
-                }
-                Some(value) => value.as_i64().ok_or_else(|| {
-                    RuleError::said(
-                        at.clone(),
-                        crate::said!(
-                            "server.common.refusal.total_must_whole_number",
-                            name = &player.name
-                        ),
-                    )
-                })?,
+            let Some((_, key, value)) = given.iter().find(|(p, _, _)| p.seat == player.seat) else {
+                return Err(RuleError::said(
+                    "/totals",
+                    crate::said!(
+                        "server.common.refusal.total_missing_every_player_needs",
+                        name = &player.name
+                    ),
+                ));
             };
+            let at = pointer(["totals", *key]);
+            let total = value.as_i64().ok_or_else(|| {
+                RuleError::said(
+                    at.clone(),
+                    crate::said!(
+                        "server.common.refusal.total_must_whole_number",
+                        name = &player.name
+                    ),
+                )
+            })?;
             crate::score::within_limit(total, at, &format!("{}'s total", player.name))?;
             totals.push((player.clone(), total));
         }
@@ -578,9 +600,11 @@ impl RecordedResult {
                 crate::said!("server.common.refusal.name_least_one_winner_several"),
             ));
         }
+        // The winners by their seated names, so the scoreboard finds them.
+        let mut winners: Vec<String> = Vec::with_capacity(data.winners.len());
         for (i, winner) in data.winners.iter().enumerate() {
             let at = pointer(["winners", &i.to_string()]);
-            if !players.iter().any(|p| &p.name == winner) {
+            let Some(player) = seated(winner) else {
                 return Err(RuleError::said(
                     at,
                     crate::said!(
@@ -589,19 +613,21 @@ impl RecordedResult {
                         names = names()
                     ),
                 ));
-            }
-            if data.winners[..i].contains(winner) {
+            };
+            if winners.contains(&player.name) {
                 return Err(RuleError::said(
                     at,
-                    crate::said!("server.common.refusal.named_twice", winner = winner),
+                    crate::said!("server.common.refusal.named_twice", winner = &player.name),
                 ));
             }
+            winners.push(player.name.clone());
         }
         Ok(Self {
             seq,
             totals,
-            winners: data.winners,
+            winners,
             source: data.source,
+            in_statistics: data.in_statistics,
         })
     }
 
@@ -646,6 +672,7 @@ impl RecordedResult {
                 "event": self.seq,
                 "source": self.source,
                 "checked_against_rules": false,
+                "in_statistics": self.in_statistics,
                 "note": "the totals were typed in and not checked against the rules",
             }),
         );
@@ -798,6 +825,7 @@ impl<R: Ruleset> Replay<R> {
                     || self.recorded.is_some(),
             ),
             facts,
+            in_statistics: self.recorded.as_ref().is_none_or(|r| r.in_statistics),
         }
     }
 }

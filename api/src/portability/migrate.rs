@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tabletally_domain::Game;
 
-use super::{EXPORT_PAGE, ImportReport, export, import_line, is_game_line};
+use super::{EXPORT_PAGE, ImportReport, copy_line, export, is_game_line};
 use crate::records::to_log_event;
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -117,7 +117,7 @@ pub async fn migrate(source: Arc<dyn Store>, target: &dyn Store) -> Result<Migra
         while let Some(line) = futures_util::TryStreamExt::try_next(&mut lines).await? {
             number += 1;
             let text = String::from_utf8_lossy(&line);
-            import_line(target, &club.id, number, text.trim_end(), &mut report).await;
+            copy_line(target, &club.id, number, text.trim_end(), &mut report).await;
             if let Some(failure) = report.failed.pop() {
                 return Err(MigrateError::Copy {
                     club: club.id.clone(),

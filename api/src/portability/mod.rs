@@ -163,6 +163,14 @@ pub struct Counted {
     pub already_present: u64,
 }
 
+impl ImportReport {
+    /// The games read so far: stored, present, or failed.
+    pub fn games(&self) -> u64 {
+        let failed = self.failed.iter().filter(|f| f.game_id.is_some()).count();
+        self.imported + self.already_present + failed as u64
+    }
+}
+
 impl Counted {
     fn is_empty(&self) -> bool {
         *self == Self::default()
@@ -189,6 +197,8 @@ struct ImportSummary {
     id: String,
     game: String,
     started_at: Option<DateTime<Utc>>,
+    /// When it last changed (absent in files from before it was kept: its last event's time).
+    updated_at: Option<DateTime<Utc>>,
     /// The club player each seat names, by seat (1-based): where an import seats them when the
     /// club has that player.
     seated: Vec<Option<String>>,
@@ -205,6 +215,8 @@ struct ImportEvent {
     recorded_by: Option<String>,
     /// Absent: written by today's schema.
     schema_version: Option<i64>,
+    /// Its place in the club's log where it comes from (kept only by `migrate`).
+    position: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -236,6 +248,18 @@ pub async fn import_line(
     report: &mut ImportReport,
 ) {
     import_line_as(store, club, line_number, line, report, GameIds::Kept).await;
+}
+
+/// [`import_line`] for `migrate`: each event also keeps its place in the club's log (the
+/// target database is empty, so no other event holds it).
+pub(crate) async fn copy_line(
+    store: &dyn Store,
+    club: &str,
+    line_number: u64,
+    line: &str,
+    report: &mut ImportReport,
+) {
+    read_line(store, club, line_number, line, report, GameIds::Kept, true).await;
 }
 
 /// How an import names its games.
@@ -270,6 +294,18 @@ pub async fn import_line_as(
     report: &mut ImportReport,
     ids: GameIds,
 ) {
+    read_line(store, club, line_number, line, report, ids, false).await;
+}
+
+async fn read_line(
+    store: &dyn Store,
+    club: &str,
+    line_number: u64,
+    line: &str,
+    report: &mut ImportReport,
+    ids: GameIds,
+    keep_positions: bool,
+) {
     // As a request body is read: a key named twice in one object is refused, not half-read.
     let outcome = match shape::object(line) {
         Ok(object) => match Fields::new(&object, "the line")
@@ -277,7 +313,7 @@ pub async fn import_line_as(
         {
             Ok(PLAYER_FORMAT) => club::import_player(store, club, &object, report, ids).await,
             Ok(PRESET_FORMAT) => club::import_preset(store, club, &object, report, ids).await,
-            Ok(FORMAT) => import_game(store, club, &object, report, ids).await,
+            Ok(FORMAT) => import_game(store, club, &object, report, ids, keep_positions).await,
             Ok(other) => Err((
                 None,
                 400,
@@ -308,8 +344,10 @@ async fn import_game(
     line: &Map<String, Value>,
     report: &mut ImportReport,
     ids: GameIds,
+    keep_positions: bool,
 ) -> Result<(), LineError> {
     let (mut game, evaluation, seated) = check_line(line)?;
+    game.keep_positions = keep_positions;
     if ids == GameIds::New {
         game.game.id = derived_id(club, &format!("tabletally:{}", game.game.id));
     }
@@ -497,7 +535,7 @@ fn check_line(
         .events
         .into_iter()
         .map(|e| StoredEvent {
-            position: 0,
+            position: e.position.unwrap_or(0),
             seq: e.seq,
             id: e.id,
             event_type: e.event_type,
@@ -557,9 +595,14 @@ fn check_line(
     };
     Ok((
         ImportedGame {
+            updated_at: parsed
+                .game
+                .updated_at
+                .unwrap_or(stored[stored.len() - 1].recorded_at),
             game,
             status: evaluation.status,
             events: stored,
+            keep_positions: false,
         },
         evaluation,
         named_seats,
@@ -618,6 +661,7 @@ fn read_game(line: &Map<String, Value>) -> Result<ImportLine, String> {
             .text("game", "the game's kind, such as \"mint-condition\"")?
             .to_owned(),
         started_at: summary.optional_time("started_at", "when the table played")?,
+        updated_at: summary.optional_time("updated_at", "when it last changed")?,
         seated,
     };
     let mut read = Vec::with_capacity(events.len().min(MAX_EVENTS_PER_GAME + 1));
@@ -646,6 +690,7 @@ fn read_game(line: &Map<String, Value>) -> Result<ImportLine, String> {
                 "schema_version",
                 "the schema version its data was written in",
             )?,
+            position: event.optional_integer("position", "its place in the club's log")?,
         });
     }
     Ok(ImportLine { game, events: read })

@@ -34,6 +34,8 @@ pub struct Skipped {
 /// One play as another app knows it.
 #[derive(Debug, Clone)]
 struct Play {
+    /// Its place in the file, from 1 (what its report line names).
+    place: u64,
     /// The app and its id for the play, e.g. `bgstats:6F1…`; our game id when it is one of ours.
     source_id: String,
     our_id: Option<String>,
@@ -42,6 +44,11 @@ struct Play {
     /// In seat order.
     seats: Vec<Seat>,
     source: &'static str,
+    /// False for a play its app keeps out of win statistics (BoardGameGeek's `nowinstats`).
+    in_statistics: bool,
+    /// Why the play cannot be imported although its game is ours (a player it names that the
+    /// file does not list), said in its report line.
+    fault: Option<String>,
 }
 
 /// A player's place at a play as another app knows it.
@@ -127,12 +134,28 @@ async fn import_plays(
     route: &str,
 ) {
     let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
-    for (i, play) in plays.into_iter().enumerate() {
-        let number = i as u64 + 1;
+    for play in plays {
+        let number = play.place;
         let Some((kind, variant)) = game_named(&play.game_name) else {
             *skipped.entry(play.game_name).or_default() += 1;
             continue;
         };
+        let refuse = |detail: String| ImportFailure {
+            line: number,
+            game_id: None,
+            status: 422,
+            detail: format!("play {}: {detail}", play.source_id),
+        };
+        if let Some(fault) = &play.fault {
+            report.failed.push(refuse(fault.clone()));
+            continue;
+        }
+        if play.seats.is_empty() {
+            report
+                .failed
+                .push(refuse("the play lists no players".into()));
+            continue;
+        }
         let id = game_id(club, &play, ids);
         // One of our own games come back: its play is a summary of the stored log, so the
         // game's id alone says it is present. In another club it is a copy to make.
@@ -160,12 +183,7 @@ async fn import_plays(
         }
         match as_line(&id, (kind, variant), &play) {
             Ok(line) => import_line(store, club, number, &line, report).await,
-            Err(detail) => report.failed.push(ImportFailure {
-                line: number,
-                game_id: None,
-                status: 422,
-                detail: format!("play {}: {detail}", play.source_id),
-            }),
+            Err(detail) => report.failed.push(refuse(detail)),
         }
     }
     report.skipped = skipped
@@ -180,7 +198,7 @@ fn as_line(id: &str, (kind, variant): Kind, play: &Play) -> Result<String, Strin
         .seats
         .iter()
         .map(|seat| PlayerEntry {
-            name: seat.name.clone(),
+            name: seat.name.trim().to_owned(),
             color: seat.color.clone(),
         })
         .collect();
@@ -203,13 +221,13 @@ fn as_line(id: &str, (kind, variant): Kind, play: &Play) -> Result<String, Strin
         let score = seat
             .score
             .ok_or_else(|| format!("{} has no whole-number score", seat.name))?;
-        totals.insert(seat.name.clone(), json!(score));
+        totals.insert(seat.name.trim().to_owned(), json!(score));
     }
     let mut winners: Vec<&str> = play
         .seats
         .iter()
         .filter(|s| s.winner)
-        .map(|s| s.name.as_str())
+        .map(|s| s.name.trim())
         .collect();
     if winners.is_empty() {
         // Not marked: the best score wins, in the game's own direction.
@@ -223,8 +241,13 @@ fn as_line(id: &str, (kind, variant): Kind, play: &Play) -> Result<String, Strin
             .seats
             .iter()
             .filter(|s| s.score == best)
-            .map(|s| s.name.as_str())
+            .map(|s| s.name.trim())
             .collect();
+    }
+    let mut result = json!({"totals": totals, "winners": winners, "source": play.source});
+    // Said only when false: a file imported before the field existed reads the same.
+    if !play.in_statistics {
+        result["in_statistics"] = Value::Bool(false);
     }
     let line = json!({
         "format": FORMAT,
@@ -235,7 +258,7 @@ fn as_line(id: &str, (kind, variant): Kind, play: &Play) -> Result<String, Strin
                       "started_at": play.played_at}},
             {"seq": 2, "id": derived_id(id, "result_recorded"),
              "type": RESULT_RECORDED, "recorded_at": play.played_at,
-             "data": {"totals": totals, "winners": winners, "source": play.source}},
+             "data": result},
         ]
     });
     Ok(line.to_string())
@@ -325,6 +348,22 @@ async fn finished_plays(store: &dyn Store, club: &str) -> Result<Vec<OurPlay>, S
         }
     }
     plays.sort_by(|a, b| (a.started_at, &a.id).cmp(&(b.started_at, &b.id)));
+    // Each seat by its player's name today: a renamed or merged player is one person.
+    let ids: Vec<String> = plays
+        .iter()
+        .flat_map(|p| p.seats.iter().map(|s| s.player_id.clone()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for chunk in ids.chunks(500) {
+        names.extend(store.players_by_id(club, chunk).await?);
+    }
+    for seat in plays.iter_mut().flat_map(|p| p.seats.iter_mut()) {
+        if let Some(name) = names.get(&seat.player_id) {
+            seat.name.clone_from(name);
+        }
+    }
     Ok(plays)
 }
 
@@ -343,8 +382,12 @@ fn first_plays(plays: &[OurPlay]) -> Vec<Vec<bool>> {
         .collect()
 }
 
-/// The marker our exports put in a play (BG Stats: its comments; BoardGameGeek: its location)
-/// so its game id comes back on import.
+/// Where our exports keep a play's game id, so it comes back on import: BG Stats' play
+/// `metaData` and BoardGameGeek's `<play>` attribute of this name (both apps ignore it).
+const OUR_GAME_ID: &str = "tabletallyGameId";
+
+/// The marker our exports before 2026-12 put in a play (BG Stats: its comments; BoardGameGeek:
+/// its location), still read on import.
 const OUR_ID: &str = "tabletally:";
 
 // ---------------------------------------------------------------------------------------------
@@ -387,9 +430,15 @@ struct BgStatsPlayIn {
     game_ref_id: i64,
     #[serde(default)]
     player_scores: Vec<BgStatsScoreIn>,
-    /// Our export writes `tabletally:<game id>` here, so the game comes back as itself.
+    /// Files from our exports before 2026-12 wrote `tabletally:<game id>` here.
     #[serde(default)]
     comments: Option<String>,
+    /// A JSON object in a string; our exports name our game id in it (`tabletallyGameId`).
+    #[serde(default)]
+    meta_data: Option<Value>,
+    /// A play its owner keeps out of the statistics.
+    #[serde(default)]
+    ignored: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -408,6 +457,9 @@ struct BgStatsScoreIn {
     #[serde(default)]
     seat_order: Option<i64>,
 }
+
+/// What some editors write before a file's first character.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// BG Stats dates are local times `2024-01-05 19:30:00` (or a date alone); read as UTC.
 fn bgstats_date(text: &str) -> Option<DateTime<Utc>> {
@@ -446,11 +498,24 @@ pub async fn import_bgstats(
     ids: GameIds,
 ) -> Result<ImportReport, Message> {
     let mut report = ImportReport::default();
+    // Some editors and phones save JSON with a byte-order mark first.
+    let file = file.strip_prefix(UTF8_BOM).unwrap_or(file);
     let value: Value = serde_json::from_slice(file)
         .map_err(|e| tabletally_domain::said!("server.api.import.not_bgstats", why = e))?;
-    if !value.is_object() {
+    let Some(object) = value.as_object() else {
         return Err(tabletally_domain::said!(
             "server.api.import.not_bgstats_object"
+        ));
+    };
+    // Every BG Stats export lists its games, players and plays (empty lists when it has none).
+    let missing: Vec<&str> = ["games", "players", "plays"]
+        .into_iter()
+        .filter(|key| !object.get(*key).is_some_and(Value::is_array))
+        .collect();
+    if !missing.is_empty() {
+        return Err(tabletally_domain::said!(
+            "server.api.import.bgstats_lists_missing",
+            missing = missing.join(", ")
         ));
     }
     let export: BgStatsFile = serde_json::from_value(value)
@@ -482,34 +547,44 @@ pub async fn import_bgstats(
                     .clone()
             },
         );
-        let seats = play
-            .player_scores
-            .iter()
-            .map(|s| {
-                let name = players.get(&s.player_ref_id).map_or_else(
-                    || format!("player #{}", s.player_ref_id),
-                    |n| (*n).to_owned(),
-                );
-                let seat = Seat {
-                    name,
-                    score: whole_number(s.score.as_ref()),
-                    winner: s.winner,
-                    color: colour(s.role.as_deref()),
-                };
-                (s.seat_order, seat)
-            })
-            .collect();
+        let mut fault = None;
+        let mut seats = Vec::with_capacity(play.player_scores.len());
+        for (at, s) in play.player_scores.iter().enumerate() {
+            let Some(name) = players.get(&s.player_ref_id) else {
+                fault.get_or_insert(format!(
+                    "playerScores[{at}] names playerRefId {}, which the file's players do not list",
+                    s.player_ref_id
+                ));
+                continue;
+            };
+            let seat = Seat {
+                name: (*name).to_owned(),
+                score: whole_number(s.score.as_ref()),
+                winner: s.winner,
+                color: colour(s.role.as_deref()),
+            };
+            seats.push((s.seat_order, seat));
+        }
         plays.push(Play {
+            place: i as u64 + 1,
             our_id: play
-                .comments
-                .as_deref()
-                .and_then(|c| c.strip_prefix(OUR_ID))
-                .map(str::to_owned),
+                .meta_data
+                .as_ref()
+                .and_then(Value::as_str)
+                .and_then(|m| serde_json::from_str::<Value>(m).ok())
+                .and_then(|m| m.get(OUR_GAME_ID)?.as_str().map(str::to_owned))
+                .or_else(|| {
+                    let legacy = play.comments.as_deref()?.strip_prefix(OUR_ID)?;
+                    Some(legacy.to_owned())
+                }),
             game_name,
             played_at: bgstats_date(&play.play_date).unwrap_or_default(),
             seats: in_seat_order(seats),
             source: "BG Stats",
             source_id,
+            // BG Stats' `ignored` plays count in no statistics of its own either.
+            in_statistics: !play.ignored,
+            fault,
         });
     }
     import_plays(store, club, plays, &mut report, ids, BGSTATS_ROUTE).await;
@@ -521,11 +596,19 @@ pub async fn import_bgstats(
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BgStatsExport {
-    about: String,
-    players: Vec<BgStatsPlayer>,
-    locations: Vec<BgStatsLocation>,
+    challenges: Vec<Value>,
     games: Vec<BgStatsGame>,
+    locations: Vec<BgStatsLocation>,
+    players: Vec<BgStatsPlayer>,
     plays: Vec<BgStatsPlay>,
+    user_info: BgStatsUserInfo,
+}
+
+/// Whose file it is: BG Stats names one of its players as the phone's owner.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BgStatsUserInfo {
+    me_ref_id: i64,
 }
 
 #[derive(Debug, Serialize)]
@@ -574,6 +657,10 @@ struct BgStatsGame {
     min_play_time: i64,
     max_play_time: i64,
     min_age: i64,
+    preferred_image: i64,
+    copies: Vec<Value>,
+    /// A JSON object written as a string, as BG Stats writes it.
+    meta_data: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -593,9 +680,15 @@ struct BgStatsPlay {
     board: String,
     rating: i64,
     scoring_setting: i64,
+    bgg_id: i64,
+    nemestats_id: i64,
+    import_play_id: i64,
+    expansion_plays: Vec<Value>,
     player_scores: Vec<BgStatsScore>,
-    /// `tabletally:<game id>`, so the game comes back as itself.
     comments: String,
+    /// Where BG Stats notes a play's origin, as a JSON object in a string: ours names our game
+    /// id (`tabletallyGameId`), so the game comes back as itself.
+    meta_data: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -610,6 +703,8 @@ struct BgStatsScore {
     role: String,
     rank: i64,
     seat_order: i64,
+    /// No teams: empty, as BG Stats leaves it.
+    team: String,
 }
 
 /// The fewest and most players a kind seats, as its own seating rule says.
@@ -643,9 +738,8 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
     let new = first_plays(&plays);
     let latest = plays.iter().map(|p| p.changed_at).max().unwrap_or_default();
     let mut export = BgStatsExport {
-        about: format!(
-            "The finished games of {club_name}, from tabletally, in the shape of a BG Stats export"
-        ),
+        challenges: Vec::new(),
+        user_info: BgStatsUserInfo { me_ref_id: 0 },
         players: Vec::new(),
         locations: vec![BgStatsLocation {
             uuid: derived_id(club, "bgstats location"),
@@ -694,6 +788,9 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
                 min_play_time: 0,
                 max_play_time: 0,
                 min_age: 0,
+                preferred_image: 0,
+                copies: Vec::new(),
+                meta_data: "{}".into(),
             });
             export.games.len() - 1
         });
@@ -729,6 +826,7 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
                 role: seat.color.clone().unwrap_or_default(),
                 rank: i64::from(seat.rank),
                 seat_order: i64::from(seat.seat),
+                team: String::new(),
             });
         }
         export.plays.push(BgStatsPlay {
@@ -746,10 +844,22 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
             board: String::new(),
             rating: 0,
             scoring_setting: 0,
+            bgg_id: 0,
+            nemestats_id: 0,
+            import_play_id: 0,
+            expansion_plays: Vec::new(),
             player_scores: scores,
-            comments: format!("{OUR_ID}{}", play.id),
+            comments: String::new(),
+            meta_data: json!({
+                "MetaDataImportSourceName": "tabletally",
+                "MetaDataImportSourceType": "tabletally",
+                OUR_GAME_ID: play.id,
+            })
+            .to_string(),
         });
     }
+    // The file's owner is one of its players; a club has none of its own, so its first.
+    export.user_info.me_ref_id = export.players.first().map_or(0, |p| p.id);
     Ok(export)
 }
 
@@ -849,6 +959,9 @@ fn xml_escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The most games one BoardGameGeek play of `quantity` > 1 becomes.
+const MAX_QUANTITY: u32 = 100;
+
 /// The route that imports BoardGameGeek files (named in a refusal's advice).
 const BGG_ROUTE: &str = "/v1/import/bgg";
 
@@ -875,8 +988,8 @@ pub async fn import_bgg(
             }
         })
         .map_err(|detail| tabletally_domain::said!("server.api.import.not_bgg", why = detail))?;
-    // Each play with its seats as `startposition` numbers them.
-    let mut plays: Vec<(Play, Vec<NumberedSeat>)> = Vec::new();
+    // Each play with its seats as `startposition` numbers them, and how many times it was played.
+    let mut plays: Vec<(Play, Vec<NumberedSeat>, u32)> = Vec::new();
     let mut incomplete = false;
     for (name, attributes) in elements {
         let get = |key: &str| attributes.get(key).cloned().unwrap_or_default();
@@ -889,9 +1002,14 @@ pub async fn import_bgg(
                     "" | "0" => format!("bgg:play-{}", plays.len() + 1),
                     id => format!("bgg:{id}"),
                 };
+                let quantity = get("quantity").trim().parse::<u32>().unwrap_or(1).max(1);
                 let play = Play {
+                    place: plays.len() as u64 + 1,
                     source_id,
-                    our_id: location.strip_prefix(OUR_ID).map(str::to_owned),
+                    our_id: attributes
+                        .get(OUR_GAME_ID)
+                        .cloned()
+                        .or_else(|| location.strip_prefix(OUR_ID).map(str::to_owned)),
                     game_name: String::new(),
                     played_at: NaiveDate::parse_from_str(&get("date"), "%Y-%m-%d")
                         .ok()
@@ -900,11 +1018,20 @@ pub async fn import_bgg(
                         .unwrap_or_default(),
                     seats: Vec::new(),
                     source: "BoardGameGeek",
+                    // BoardGameGeek leaves such a play out of its win statistics.
+                    in_statistics: get("nowinstats") != "1",
+                    fault: (quantity > MAX_QUANTITY).then(|| {
+                        format!(
+                            "quantity=\"{quantity}\" says the game was played {quantity} times \
+                             with the same scores; at most {MAX_QUANTITY} are imported as \
+                             separate games, so record them apart"
+                        )
+                    }),
                 };
-                plays.push((play, Vec::new()));
+                plays.push((play, Vec::new(), quantity));
             }
             "item" => {
-                if let Some((play, _)) = plays.last_mut() {
+                if let Some((play, _, _)) = plays.last_mut() {
                     play.game_name = get("name");
                     // A play marked incomplete has no final scores: it is counted as skipped.
                     if incomplete {
@@ -913,7 +1040,7 @@ pub async fn import_bgg(
                 }
             }
             "player" => {
-                if let Some((_, seats)) = plays.last_mut() {
+                if let Some((_, seats, _)) = plays.last_mut() {
                     let seat = Seat {
                         name: get("name"),
                         score: get("score").trim().parse().ok(),
@@ -926,11 +1053,24 @@ pub async fn import_bgg(
             _ => {}
         }
     }
+    // A play of quantity 3 is three games with the same scores, each with an id of its own.
     let plays = plays
         .into_iter()
-        .map(|(play, seats)| Play {
-            seats: in_seat_order(seats),
-            ..play
+        .flat_map(|(play, seats, quantity)| {
+            let play = Play {
+                seats: in_seat_order(seats),
+                ..play
+            };
+            let copies = if play.fault.is_some() { 1 } else { quantity };
+            (1..=copies).map(move |n| match n {
+                1 => play.clone(),
+                n => Play {
+                    source_id: format!("{}#{n}", play.source_id),
+                    // Our exports write quantity 1: a copy is another app's play.
+                    our_id: None,
+                    ..play.clone()
+                },
+            })
         })
         .collect();
     import_plays(store, club, plays, &mut report, ids, BGG_ROUTE).await;
@@ -939,19 +1079,23 @@ pub async fn import_bgg(
 
 /// Our finished games as a BoardGameGeek plays file, with the attributes its XML API 2 writes.
 /// BoardGameGeek's ids (of plays, games, users) are not ours to know, so they are 0 and the
-/// item's name says which game it is; the play's location holds our game id.
+/// item's name says which game it is; the club is where it was played, and an attribute of our
+/// own (`tabletallyGameId`, which BoardGameGeek's readers ignore) holds our game id.
 pub async fn export_bgg(store: &dyn Store, club: &str) -> Result<String, StoreError> {
+    let club_name = store.club(club).await?.map_or_else(String::new, |c| c.name);
     let plays = finished_plays(store, club).await?;
     let new = first_plays(&plays);
+    // A user's plays, as BoardGameGeek answers them; the user is nobody BoardGameGeek knows.
     let mut xml = format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<plays total=\"{}\" page=\"1\">\n",
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<plays username=\"\" userid=\"0\" total=\"{}\" page=\"1\" termsofuse=\"https://boardgamegeek.com/xmlapi/termsofuse\">\n",
         plays.len()
     );
     for (play, new) in plays.iter().zip(new) {
         xml.push_str(&format!(
-            "  <play id=\"0\" date=\"{}\" quantity=\"1\" length=\"{}\" incomplete=\"0\" nowinstats=\"0\" location=\"{OUR_ID}{}\">\n",
+            "  <play id=\"0\" date=\"{}\" quantity=\"1\" length=\"{}\" incomplete=\"0\" nowinstats=\"0\" location=\"{}\" {OUR_GAME_ID}=\"{}\">\n",
             play.started_at.format("%Y-%m-%d"),
             play.minutes(),
+            xml_escape(&club_name),
             play.id
         ));
         xml.push_str(&format!(

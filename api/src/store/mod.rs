@@ -184,6 +184,11 @@ pub struct ImportedGame {
     pub status: tabletally_domain::Status,
     /// Every stored event, seq 1 (`game_started`) first, with its id, schema version and time.
     pub events: Vec<StoredEvent>,
+    /// When the game last changed where it comes from (kept: a move is not a change).
+    pub updated_at: DateTime<Utc>,
+    /// Whether each event keeps the club-log `position` it has (`migrate` into an empty
+    /// database: a phone resuming the club's log reads the same order before and after).
+    pub keep_positions: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -762,12 +762,12 @@ macro_rules! sql_store {
                 status: &str,
                 version: i64,
                 seats: &[SeatRecord],
-                now: DateTime<Utc>,
+                (created, updated): (DateTime<Utc>, DateTime<Utc>),
             ) -> Result<(), StoreError> {
                 w.execute(
                     "INSERT INTO games (id, club_id, game, status, version, options, started_at, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
-                    args![&game.id, club, &game.game, status, version, game.options.to_string(), game.started_at, now],
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    args![&game.id, club, &game.game, status, version, game.options.to_string(), game.started_at, created, updated],
                 )
                 .await?;
                 if seats.is_empty() {
@@ -839,6 +839,31 @@ macro_rules! sql_store {
             /// `in_order` as for [`Self::insert_row`].
             async fn insert_stored(w: &mut Writes<'_, $db>, in_order: bool, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
                 Self::insert_row(w, in_order, game_id, event).await
+            }
+
+            /// Inserts one event row at the position it had in another database (`migrate`,
+            /// into an empty one: no reader or writer is there to order against).
+            async fn insert_at_position(w: &mut Writes<'_, $db>, game_id: &str, event: StoredEvent) -> Result<StoredEvent, StoreError> {
+                let overriding = if $backend == "postgres" { " OVERRIDING SYSTEM VALUE" } else { "" };
+                w.execute(
+                    &format!(
+                        "INSERT INTO events (position, game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by){overriding} \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+                    ),
+                    args![
+                        event.position,
+                        game_id,
+                        event.seq,
+                        &event.id,
+                        &event.event_type,
+                        event.schema_version,
+                        event.data.to_string(),
+                        event.recorded_at,
+                        &event.recorded_by,
+                    ],
+                )
+                .await?;
+                Ok(event)
             }
 
             /// Inserts one event row. A reader of the club's log that has seen position `p`
@@ -1000,7 +1025,7 @@ macro_rules! sql_store {
                 }
                 let now = now();
                 let seats = Self::seat_players(w, club, &game.players, now).await?;
-                Self::insert_game(w, club, game, "in_progress", 1, &seats, now).await?;
+                Self::insert_game(w, club, game, "in_progress", 1, &seats, (now, now)).await?;
                 let started = json!({
                     "game": game.game,
                     "players": seats.iter().map(|s| json!({
@@ -1404,7 +1429,8 @@ macro_rules! sql_store {
                     )));
                 }
                 let version = game.events.len() as i64;
-                Self::insert_game(&mut w, club, &game.game, game.status.as_str(), version, &seats, now).await?;
+                let created = game.events.first().map_or(game.updated_at, |e| e.recorded_at);
+                Self::insert_game(&mut w, club, &game.game, game.status.as_str(), version, &seats, (created, game.updated_at)).await?;
                 let record = GameRecord {
                     id: game.game.id.clone(),
                     game: game.game.game.clone(),
@@ -1413,7 +1439,7 @@ macro_rules! sql_store {
                     options: game.game.options.clone(),
                     players: seats,
                     started_at: game.game.started_at,
-                    updated_at: now,
+                    updated_at: game.updated_at,
                 };
                 // The read models before the events, like an append: their shared rows are
                 // locked before the club's positions lock.
@@ -1436,7 +1462,19 @@ macro_rules! sql_store {
                     }
                     // Under the club's positions lock, like an append: a client following the
                     // club's log meanwhile misses none of the imported events.
-                    stored.push(Self::insert_stored(&mut w, i == 0, &game.game.id, event).await?);
+                    stored.push(if game.keep_positions && event.position > 0 {
+                        Self::insert_at_position(&mut w, &game.game.id, event).await?
+                    } else {
+                        Self::insert_stored(&mut w, i == 0, &game.game.id, event).await?
+                    });
+                }
+                if game.keep_positions && $backend == "postgres" {
+                    // Positions given by hand leave the identity behind: later appends go after them.
+                    w.execute(
+                        "SELECT setval(pg_get_serial_sequence('events', 'position'), (SELECT MAX(position) FROM events))",
+                        args![],
+                    )
+                    .await?;
                 }
                 // The lobby's news, as if it had been played here: created, then how it ended.
                 let created = GameRecord { status: "in_progress".into(), version: 1, ..record.clone() };
