@@ -211,8 +211,8 @@ impl ServerProcess {
             .expect("start the tabletally binary");
         let (tx, ready) = mpsc::channel();
         let tail = Arc::new(Mutex::new(VecDeque::new()));
-        // The fmt subscriber writes to stdout; stderr is read too (panics, and in case that
-        // changes). Both are drained until the process ends so logging never blocks on a pipe.
+        // The fmt subscriber writes to stderr; stdout is read too (in case that changes).
+        // Both are drained until the process ends so logging never blocks on a pipe.
         let stdout = child.stdout.take().expect("stdout piped");
         let stderr = child.stderr.take().expect("stderr piped");
         drain(label, stdout, tx.clone(), tail.clone());
@@ -1931,5 +1931,142 @@ impl Table {
                 )
             })
             .collect()
+    }
+}
+
+// 6. The commands: `tabletally export` piped into `tabletally import`, as the README shows.
+
+/// A club made on a server of `url` (stopped afterwards): its id and token.
+async fn club_on(url: &str, label: &str) -> (String, String) {
+    let server = ServerProcess::start(label, url);
+    let client = http_client();
+    let reply = post(
+        &client,
+        &server.url("/v1/clubs"),
+        None,
+        &json!({"name": "Moving club"}),
+    )
+    .await
+    .expect("the server answers");
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let id = reply.body["id"].as_str().expect("id").to_owned();
+    let token = reply.body["token"].as_str().expect("token").to_owned();
+    (id, token)
+}
+
+/// The binary running `args` on the database `url`, logging at `info` with colours forced on
+/// (a terminal's setting): none of it may reach standard output.
+fn command(url: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tabletally"));
+    command
+        .args(args)
+        .env("DATABASE_URL", url)
+        .env("RUST_LOG", "info")
+        .env("CLICOLOR_FORCE", "1")
+        .env_remove("NO_COLOR")
+        .env_remove("TABLETALLY_LOG_FORMAT");
+    command
+}
+
+async fn the_export_command_pipes_into_the_import_command(backend: Backend) {
+    let Some((source, source_url)) = Database::fresh(backend).await else {
+        return;
+    };
+    let Some((target, target_url)) = Database::fresh(backend).await else {
+        return;
+    };
+    // Given a club with a finished game of three rounds and a game whose totals were typed in
+    let (club, token) = club_on(&source_url, "source").await;
+    {
+        let server = ServerProcess::start("source", &source_url);
+        let client = http_client();
+        let played = create_game(&client, &server, &token).await;
+        for n in 1..=3 {
+            append_round(&client, &server, &token, &played, n).await;
+        }
+        let typed = create_game(&client, &server, &token).await;
+        let reply = post(
+            &client,
+            &server.url(&format!("/v1/games/{typed}/events")),
+            Some(&token),
+            &append_body(
+                Some(1),
+                &[new_event(
+                    "result_recorded",
+                    json!({"totals": {"Ann": 20, "Bo": 31}, "winners": ["Ann"]}),
+                )],
+            ),
+        )
+        .await
+        .expect("the server answers");
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    let (into, _) = club_on(&target_url, "target").await;
+
+    // When the export's standard output is the import's standard input
+    let mut export = command(&source_url, &["export", "--club", &club])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("export starts");
+    let import = command(&target_url, &["import", "--club", &into])
+        .stdin(Stdio::from(export.stdout.take().expect("piped")))
+        .output()
+        .expect("import runs");
+    let exported = export.wait_with_output().expect("export ends");
+
+    // Then both succeed, the import's standard output is its JSON report alone, and the logs
+    // (colourless, since standard error is not a terminal) went to standard error.
+    let report = String::from_utf8_lossy(&import.stdout);
+    let logs = format!(
+        "{}{}",
+        String::from_utf8_lossy(&exported.stderr),
+        String::from_utf8_lossy(&import.stderr)
+    );
+    assert!(exported.status.success(), "{logs}");
+    assert!(import.status.success(), "{report}\n{logs}");
+    let report: Value = serde_json::from_str(&report).unwrap_or_else(|e| panic!("{e}: {report}"));
+    assert_eq!(report["imported"], 2, "{report}");
+    assert_eq!(report["failed"], json!([]), "{report}");
+    assert!(
+        logs.contains("exported") && logs.contains("imported"),
+        "{logs}"
+    );
+    assert!(
+        !logs.contains('\u{1b}'),
+        "colour codes in a log that is not a terminal: {logs}"
+    );
+    // And the export alone writes only its lines, each a JSON object.
+    let alone = command(&source_url, &["export", "--club", &club])
+        .output()
+        .expect("export runs");
+    let lines = String::from_utf8(alone.stdout).expect("UTF-8");
+    assert_eq!(
+        lines.lines().count(),
+        2 + 2,
+        "two players, two games:\n{lines}"
+    );
+    for line in lines.lines() {
+        let value: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(
+            value["format"]
+                .as_str()
+                .is_some_and(|f| f.starts_with("tabletally."))
+        );
+    }
+    drop((source, target));
+}
+
+mod the_export_command_pipes_into_the_import_command {
+    use super::{Backend, the_export_command_pipes_into_the_import_command};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn on_sqlite() {
+        the_export_command_pipes_into_the_import_command(Backend::Sqlite).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn on_postgres() {
+        the_export_command_pipes_into_the_import_command(Backend::Postgres).await;
     }
 }

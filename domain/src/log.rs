@@ -665,17 +665,18 @@ impl RecordedResult {
                 (false, better(p))
             }
         });
+        let mut recorded = serde_json::json!({
+            "event": self.seq,
+            "source": self.source,
+            "checked_against_rules": false,
+            "note": "the totals were typed in and not checked against the rules",
+        });
+        // Said only of a result kept out of the statistics.
+        if !self.in_statistics {
+            recorded["in_statistics"] = Value::Bool(false);
+        }
         let mut details = serde_json::Map::new();
-        details.insert(
-            RESULT_RECORDED.into(),
-            serde_json::json!({
-                "event": self.seq,
-                "source": self.source,
-                "checked_against_rules": false,
-                "in_statistics": self.in_statistics,
-                "note": "the totals were typed in and not checked against the rules",
-            }),
-        );
+        details.insert(RESULT_RECORDED.into(), recorded);
         Scoreboard {
             winners: score::winners(&players),
             players,

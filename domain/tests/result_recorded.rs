@@ -245,6 +245,101 @@ fn a_typed_in_result_names_every_player_and_at_least_one_winner() {
 }
 
 #[test]
+fn a_typed_in_result_matches_names_as_a_table_does_ignoring_spaces_around_and_case() {
+    // Given Ann, Bo and Cy seated, when a file's result names them "Ann ", "bo" and " CY "
+    // (real BG Stats files keep trailing spaces), then each total is the seated player's.
+    let mut log = started();
+
+    let evaluation = append(
+        &mut log,
+        vec![typed_in(
+            json!({"Ann ": 31, "bo": 40, " CY ": 25}),
+            json!(["ann "]),
+        )],
+    );
+
+    assert_eq!(
+        ranking(&evaluation),
+        vec![("Ann", 31, 1), ("Cy", 25, 2), ("Bo", 40, 3)]
+    );
+    assert_eq!(evaluation.scoreboard.winners, ["Ann"]);
+    assert!(evaluation.in_statistics);
+}
+
+#[test]
+fn one_player_given_two_totals_under_two_spellings_is_refused() {
+    let log = started();
+
+    let refused = refuse(
+        &log,
+        vec![typed_in(
+            json!({"Ann": 31, "ann ": 30, "Bo": 40, "Cy": 25}),
+            json!(["Ann"]),
+        )],
+    );
+
+    // serde_json keeps the keys in sorted order: "Ann" comes before "ann ".
+    assert_eq!(
+        refused,
+        (
+            "/data/totals/ann ".into(),
+            "Ann's total is given twice".into()
+        )
+    );
+    // The same winner under two spellings is one winner named twice.
+    let refused = refuse(
+        &log,
+        vec![typed_in(
+            json!({"Ann": 31, "Bo": 40, "Cy": 25}),
+            json!(["Ann", "ANN"]),
+        )],
+    );
+    assert_eq!(
+        refused,
+        ("/data/winners/1".into(), "Ann is named twice".into())
+    );
+}
+
+#[test]
+fn a_typed_in_result_kept_out_of_the_statistics_is_finished_and_says_so() {
+    // Given a play its app keeps out of win statistics (BoardGameGeek's nowinstats)
+    let mut log = started();
+
+    let evaluation = append(
+        &mut log,
+        vec![event(
+            "result_recorded",
+            json!({"totals": {"Ann": 31, "Bo": 40, "Cy": 25}, "winners": ["Ann"],
+                   "source": "BoardGameGeek", "in_statistics": false}),
+        )],
+    );
+
+    // Then the game is finished and scored as typed in, and the statistics leave it out.
+    assert_eq!(evaluation.status, Status::Finished);
+    assert_eq!(evaluation.scoreboard.winners, ["Ann"]);
+    assert!(!evaluation.in_statistics);
+    assert_eq!(
+        evaluation.scoreboard.details.as_ref().unwrap()["result_recorded"]["in_statistics"],
+        json!(false)
+    );
+    // A result counted says nothing of it.
+    let mut counted = started();
+    let evaluation = append(
+        &mut counted,
+        vec![typed_in(
+            json!({"Ann": 31, "Bo": 40, "Cy": 25}),
+            json!(["Ann"]),
+        )],
+    );
+    assert!(evaluation.in_statistics);
+    assert!(
+        evaluation.scoreboard.details.as_ref().unwrap()["result_recorded"]
+            .get("in_statistics")
+            .is_none()
+    );
+}
+
+#[test]
 fn a_typed_in_result_of_the_wrong_shape_names_the_field_in_words() {
     let log = started();
     // Without winners

@@ -414,6 +414,20 @@ async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: Test
         )
         .await;
     assert_eq!(preset.status, 201, "{}", preset.body);
+    // And, last of all, a retraction in the July game X2: late in the club's log, early in the
+    // export's order of games played.
+    let x2 = &history.x[1];
+    let late = app
+        .append(
+            &history.club,
+            x2,
+            Some(3),
+            vec![event("retract", json!({"seq": 3, "reason": "typed late"}))],
+        )
+        .await;
+    assert_eq!(late.status, 201, "{}", late.body);
+    let log_before = club_log(&app, &history.club).await;
+    let games_before = app.get("/v1/games", Some(&history.club.token)).await.body;
     let target = other_server(&app).await;
     let connect = |url: String| async move {
         std::sync::Arc::from(
@@ -449,6 +463,45 @@ async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: Test
         assert_eq!(after.status, 200, "{path}: {}", after.body);
         assert_eq!(after.body, before.body, "{path}");
     }
+    // The club's log reads the same, position by position: a phone resuming it across the move
+    // misses nothing (X2's retraction is still last). Every game keeps its last change's time.
+    let log_after = club_log(&target, &history.club).await;
+    assert_eq!(log_after.len(), log_before.len());
+    assert_eq!(log_after, log_before);
+    let last = log_after.last().unwrap();
+    assert_eq!(
+        (last["game_id"].as_str(), &last["type"]),
+        (Some(x2.as_str()), &json!("retract"))
+    );
+    let games_after = target
+        .get("/v1/games", Some(&history.club.token))
+        .await
+        .body;
+    assert_eq!(games_after, games_before);
+    // A phone resuming just before the retraction still gets it, and a new append goes after it.
+    let position = last["position"].as_i64().unwrap();
+    let resumed = target
+        .get(
+            &format!("/v1/events?after={}", position - 1),
+            Some(&history.club.token),
+        )
+        .await;
+    assert_eq!(
+        resumed.body["events"][0]["type"], "retract",
+        "{}",
+        resumed.body
+    );
+    let next = target
+        .append(
+            &history.club,
+            x2,
+            Some(4),
+            vec![event("retract", json!({"seq": 4}))],
+        )
+        .await;
+    assert_eq!(next.status, 201, "{}", next.body);
+    let newest = club_log(&target, &history.club).await;
+    assert!(newest.last().unwrap()["position"].as_i64().unwrap() > position);
     // And a second migration into the now full database fails loudly, changing nothing.
     let again = tabletally_api::portability::migrate(source, copy.as_ref())
         .await
@@ -457,6 +510,28 @@ async fn every_club_migrates_to_an_empty_database_and_answers_the_same(app: Test
         again.to_string(),
         "the target database already holds 2 club(s); migrate into an empty database"
     );
+}
+
+/// The club's whole log in order (`GET /v1/events`, page by page).
+async fn club_log(app: &TestApp, club: &TestClub) -> Vec<Value> {
+    let mut events = Vec::new();
+    let mut after = 0;
+    loop {
+        let page = app
+            .get(
+                &format!("/v1/events?after={after}&limit=100"),
+                Some(&club.token),
+            )
+            .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        let got = page.body["events"].as_array().unwrap().clone();
+        after = page.body["next_after"].as_i64().unwrap();
+        let done = got.len() < 100;
+        events.extend(got);
+        if done {
+            return events;
+        }
+    }
 }
 
 fn fixture(name: &str) -> Vec<u8> {

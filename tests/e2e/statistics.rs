@@ -301,7 +301,7 @@ pub(crate) struct History {
     pub(crate) cy: String,
     di: String,
     pub(crate) g: [String; 6],
-    x: [String; 3],
+    pub(crate) x: [String; 3],
 }
 
 pub(crate) async fn seat_ids(app: &TestApp, club: &TestClub, game: &str) -> Vec<(String, String)> {
