@@ -97,6 +97,8 @@ pub enum ApiError {
         detail: Message,
         pointer: Option<String>,
         event_index: Option<usize>,
+        /// The query or path parameter whose value it is (`at` beyond a game's version).
+        parameter: Option<String>,
     },
     /// 422: an event breaks a rule of the game or of the log.
     RuleViolation {
@@ -134,6 +136,7 @@ impl ApiError {
 
     pub fn invalid(pointer: impl Into<String>, detail: impl Into<Message>) -> Self {
         ApiError::Unprocessable {
+            parameter: None,
             detail: detail.into(),
             pointer: Some(pointer.into()),
             event_index: None,
@@ -261,10 +264,12 @@ impl ApiError {
             ApiError::Unprocessable {
                 pointer,
                 event_index,
+                parameter,
                 ..
             } => {
                 problem.pointer.clone_from(pointer);
                 problem.event_index = *event_index;
+                problem.parameter.clone_from(parameter);
             }
             ApiError::RuleViolation {
                 pointer,
@@ -421,11 +426,13 @@ impl From<Refused> for ApiError {
                 ApiError::IdTaken(refused.said())
             }
             Refused::GameTooLong { .. } => ApiError::Unprocessable {
+                parameter: None,
                 detail: refused.said(),
                 pointer: Some("/events".into()),
                 event_index: None,
             },
             Refused::DuplicateId { index, .. } => ApiError::Unprocessable {
+                parameter: None,
                 detail: refused.said(),
                 pointer: Some(format!("/events/{index}/id")),
                 event_index: Some(index),

@@ -46,6 +46,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
             // as a share link with every default), which the document calls invalid.
             if !value.is_object() {
                 return Err(ApiError::Unprocessable {
+                    parameter: None,
                     detail: said!(
                         "server.problem.body_not_object",
                         got = match value {
@@ -231,6 +232,7 @@ pub fn body_error(path: &Path, message: &str) -> ApiError {
         },
     };
     ApiError::Unprocessable {
+        parameter: None,
         detail,
         pointer: Some(pointer),
         event_index: None,
@@ -458,7 +460,10 @@ mod tests {
         let e = serde_path_to_error::deserialize::<_, Append>(body).expect_err("refused");
         match body_error(&e.path().clone(), &e.into_inner().to_string()) {
             ApiError::Unprocessable {
-                detail, pointer, ..
+                parameter: None,
+                detail,
+                pointer,
+                ..
             } => (detail.to_string(), pointer),
             other => panic!("{other:?}"),
         }

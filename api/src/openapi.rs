@@ -80,6 +80,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
     describe_stream_events(&mut api);
     a_player_needs_a_name_or_an_id(&mut api);
     preset_options_per_game(&mut api);
+    new_game_per_game(&mut api);
     append_examples_name_their_game(&mut api);
     crate::language::describe(&mut api);
     routes::stats::describe_read_headers(&mut api);
@@ -262,6 +263,68 @@ fn preset_options_per_game(api: &mut utoipa::openapi::OpenApi) {
     components
         .schemas
         .insert("CreatePreset".to_owned(), per_game.into());
+}
+
+/// `CreateGame`: one shape per game, with the number of players it seats, the options it takes
+/// and those it needs (in `options` or from a preset).
+fn new_game_per_game(api: &mut utoipa::openapi::OpenApi) {
+    let Some(components) = api.components.as_mut() else {
+        return;
+    };
+    let Some(RefOr::T(Schema::Object(create))) = components.schemas.remove("CreateGame") else {
+        panic!("CreateGame is not in the document as an object");
+    };
+    let mut per_game = OneOfBuilder::new()
+        .description(create.description.clone())
+        .examples(create.examples.clone());
+    for game in Game::ALL {
+        let mut shape = create.clone();
+        shape.description = None;
+        shape.examples = Vec::new();
+        shape.title = Some(game.title().to_owned());
+        shape.properties.insert(
+            "game".to_owned(),
+            leaf(json!({"type": "string", "enum": [game.id()]})),
+        );
+        let seats = game.players();
+        if let Some(RefOr::T(Schema::Array(players))) = shape.properties.get_mut("players") {
+            players.min_items = Some(*seats.start());
+            players.max_items = Some(*seats.end());
+            players.description = Some(format!(
+                "In seat order: {} to {} players. Each has a `name`, or the `player_id` of one \
+                 of the club's players.",
+                seats.start(),
+                seats.end()
+            ));
+        }
+        let mut options = game_options(game);
+        options["type"] = json!(["object", "null"]);
+        options["description"] = json!(format!(
+            "{}'s options; left-out options take their defaults.",
+            game.title()
+        ));
+        shape.properties.insert("options".to_owned(), leaf(options));
+        let required: Vec<&str> = game.required_options().iter().map(|(k, _)| *k).collect();
+        let shape = if required.is_empty() {
+            RefOr::T(Schema::Object(shape))
+        } else {
+            // Options with no published default come in `options` or from a preset.
+            let given = AnyOfBuilder::new()
+                .item(leaf(json!({"type": "object", "required": ["options"],
+                    "properties": {"options": {"type": "object", "required": required}}})))
+                .item(leaf(json!({"type": "object", "required": ["preset"],
+                    "properties": {"preset": {"type": "string"}}})));
+            AllOfBuilder::new()
+                .title(shape.title.clone())
+                .item(RefOr::T(Schema::Object(shape)))
+                .item(given)
+                .into()
+        };
+        per_game = per_game.item(shape);
+    }
+    components
+        .schemas
+        .insert("CreateGame".to_owned(), per_game.into());
 }
 
 /// `POST /v1/games/{id}/events`: the examples of `id` are the scenarios' game ids, in the order

@@ -328,6 +328,7 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
         }
         // Right JSON syntax, wrong shape (handlers reading `extract::Json` get the field too).
         JsonPayloadError::Deserialize(e) if e.is_data() => ApiError::Unprocessable {
+            parameter: None,
             detail: tabletally_domain::said!("server.api.request.body_shape", why = e.to_string()),
             pointer: None,
             event_index: None,

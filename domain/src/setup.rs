@@ -264,6 +264,24 @@ pub fn seat_players(
     Ok(players)
 }
 
+/// The value with every number that is whole written as an integer: JSON Schema, and so a
+/// client generated from our document, calls `12337.0` an integer.
+fn whole_numbers(value: &Value) -> Value {
+    match value {
+        Value::Number(n) if n.is_f64() => n
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+            .map_or_else(|| value.clone(), |f| Value::from(f as i64)),
+        Value::Array(items) => Value::Array(items.iter().map(whole_numbers).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), whole_numbers(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// Reads a game's options: every key must be known, each value of the right type; keys left
 /// out take their defaults. Errors point at `/options/<key>`.
 pub fn parse_options<O>(given: &Value) -> Result<O, RuleError>
@@ -274,9 +292,9 @@ where
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
     };
-    let given = match given {
+    let given = match whole_numbers(given) {
         Value::Null => Map::new(),
-        Value::Object(map) => map.clone(),
+        Value::Object(map) => map,
         _ => {
             return Err(RuleError::said(
                 "/options",

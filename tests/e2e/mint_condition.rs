@@ -365,7 +365,18 @@ async fn the_score_at_an_earlier_seq_replays_only_that_far(app: TestApp) {
         totals(&at_1.body),
         expect_totals(&[("Ann", 0), ("Bo", 0), ("Cy", 0)])
     );
-    at_9.problem(422);
+    let beyond = at_9.problem(422);
+    assert_eq!(beyond["parameter"], "at", "{beyond}");
+    // Below 1 is not a seq at all, as the schema's minimum says: 400, naming the parameter.
+    let at_0 = app
+        .get(&format!("/v1/games/{game}/score?at=0"), Some(&club.token))
+        .await;
+    let unreadable = at_0.problem(400);
+    assert_eq!(unreadable["parameter"], "at", "{unreadable}");
+    assert_eq!(
+        unreadable["detail"],
+        "at must be a seq from 1 to 4 (the game's version), got 0"
+    );
 }
 
 async fn a_house_rule_changes_the_score_and_is_listed(app: TestApp) {

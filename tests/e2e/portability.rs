@@ -30,6 +30,11 @@ on_both_backends!(
     a_copy_under_new_ids_keeps_a_merged_player_one_player,
     a_line_that_is_not_what_a_line_must_be_is_named_in_words,
     a_name_the_club_already_has_keeps_the_clubs_player_and_preset,
+    every_format_version_of_our_own_files_still_imports,
+    a_real_shaped_bg_stats_file_imports_with_its_names_trimmed_and_its_faults_named,
+    a_bg_stats_file_is_read_after_a_byte_order_mark_and_must_hold_its_lists,
+    a_boardgamegeek_file_of_two_pages_imports_quantities_as_games_and_keeps_nowinstats_out,
+    our_exports_are_read_by_the_apps_own_readers,
 );
 
 /// The other database when PostgreSQL is configured, else a second server on the same kind.
@@ -1501,4 +1506,391 @@ async fn a_name_the_club_already_has_keeps_the_clubs_player_and_preset(app: Test
         .get(&format!("/v1/games/{g1}"), Some(&copy.token))
         .await;
     assert_eq!(seats.body["players"][0]["player_id"], json!(their_ann));
+}
+
+/// A game's `(name, total, rank)` in score order, and its winners.
+async fn final_score(
+    app: &TestApp,
+    club: &TestClub,
+    game: &str,
+) -> (Vec<(String, i64, i64)>, Value) {
+    let score = app
+        .get(&format!("/v1/games/{game}/score"), Some(&club.token))
+        .await;
+    assert_eq!(score.status, 200, "{}", score.body);
+    let players = score.body["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_owned(),
+                p["total"].as_i64().unwrap(),
+                p["rank"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    (players, score.body["winners"].clone())
+}
+
+/// The club's games, oldest first: `(id, game)`.
+async fn games_played(app: &TestApp, club: &TestClub) -> Vec<(String, String)> {
+    let list = app.get("/v1/games?limit=200", Some(&club.token)).await;
+    assert_eq!(list.status, 200, "{}", list.body);
+    let mut games: Vec<(String, String, String)> = list.body["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["started_at"].as_str().unwrap().to_owned(),
+                g["id"].as_str().unwrap().to_owned(),
+                g["game"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    games.sort();
+    games.into_iter().map(|(_, id, game)| (id, game)).collect()
+}
+
+/// `(name, games played)` of the club's players, by name.
+async fn players_played(app: &TestApp, club: &TestClub) -> Vec<(String, i64)> {
+    let list = app.get("/v1/players", Some(&club.token)).await;
+    assert_eq!(list.status, 200, "{}", list.body);
+    let mut players: Vec<(String, i64)> = list.body["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_owned(),
+                p["games_played"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    players.sort();
+    players
+}
+
+fn named(rows: &[(&str, i64, i64)]) -> Vec<(String, i64, i64)> {
+    rows.iter()
+        .map(|(n, t, r)| ((*n).to_owned(), *t, *r))
+        .collect()
+}
+
+async fn every_format_version_of_our_own_files_still_imports(app: TestApp) {
+    // Given an export of today (players, a renamed one, a preset, then games) and one from the
+    // first format (games alone, schema version 2, no recorded_by, no colour when none)
+    for (file, players, presets) in [
+        (
+            "tabletally-club-2026.ndjson",
+            json!({"imported": 3, "already_present": 0}),
+            json!({"imported": 1, "already_present": 0}),
+        ),
+        ("tabletally-games-2025.ndjson", Value::Null, Value::Null),
+    ] {
+        let club = app.new_club().await;
+
+        // When each is imported into a club of its own
+        let report = import(&app, &club, std::str::from_utf8(&fixture(file)).unwrap()).await;
+
+        // Then both games of each come in whole, scored as the rules score them
+        assert_eq!(report["imported"], 2, "{file}: {report}");
+        assert_eq!(report["failed"], json!([]), "{file}: {report}");
+        assert_eq!(report["players"], players, "{file}");
+        assert_eq!(report["presets"], presets, "{file}");
+        let games = games_played(&app, &club).await;
+        assert_eq!(games.len(), 2, "{file}");
+        let (condition, julep) = (&games[0].0, &games[1].0);
+        assert_eq!(games[0].1, "mint-condition");
+        // The worked example's damage, with a round corrected (kept today, retracted in 2025).
+        let expected = if file.contains("2026") { 46 } else { 44 };
+        assert_eq!(
+            final_score(&app, &club, condition).await,
+            (named(&[("Bo", 40, 1), ("Ann", expected, 2)]), json!(["Bo"])),
+            "{file}"
+        );
+        assert_eq!(
+            final_score(&app, &club, julep).await,
+            (named(&[("Ann", 9, 1), ("Cy", 4, 2)]), json!(["Ann"])),
+            "{file}"
+        );
+        // Today's file brings the renamed player under his name now; the old one by name.
+        let cy = if file.contains("2026") { "Cyril" } else { "Cy" };
+        assert_eq!(
+            players_played(&app, &club).await,
+            vec![("Ann".into(), 2), ("Bo".into(), 1), (cy.into(), 1)],
+            "{file}"
+        );
+        // And a second import changes nothing.
+        let again = import(&app, &club, std::str::from_utf8(&fixture(file)).unwrap()).await;
+        assert_eq!(again["imported"], 0, "{file}: {again}");
+        assert_eq!(again["already_present"], 2, "{file}: {again}");
+    }
+}
+
+async fn a_real_shaped_bg_stats_file_imports_with_its_names_trimmed_and_its_faults_named(
+    app: TestApp,
+) {
+    // Given a BG Stats backup as the app writes one: names with trailing spaces ("Jay ",
+    // "Abbie Wilkinson "), a play with no players, one naming a player the file lacks, an
+    // ignored play and a play of another game
+    let club = app.new_club().await;
+
+    // When it is imported
+    let report = import_file(
+        &app,
+        &club,
+        "/v1/import/bgstats",
+        "application/json",
+        fixture("bgstats-real-shape.json"),
+    )
+    .await;
+
+    // Then the three good plays of our games come in, the two faulty ones are named by their
+    // place in `plays`, and the other game is counted as skipped
+    assert_eq!(
+        report,
+        json!({"imported": 3, "already_present": 0, "failed": [
+            {"line": 4, "game_id": null, "status": 422,
+             "detail": "play bgstats:a3f7c1e9-5d2b-4f86-9c4a-2e8b6d0f3a75: the play lists no players"},
+            {"line": 5, "game_id": null, "status": 422,
+             "detail": "play bgstats:d9e4b2a6-3c8f-4b15-a7d9-6f1e0c5b8a32: playerScores[1] names playerRefId 999, which the file's players do not list"}],
+            "skipped": [{"game": "Coloretto", "plays": 1}]})
+    );
+    let games = games_played(&app, &club).await;
+    assert_eq!(
+        final_score(&app, &club, &games[0].0).await,
+        (
+            named(&[("Jay", 12, 1), ("Ann", 15, 2), ("Abbie Wilkinson", 20, 3)]),
+            json!(["Jay"])
+        )
+    );
+    assert_eq!(
+        final_score(&app, &club, &games[1].0).await,
+        (
+            named(&[("Jay", 31, 1), ("Abbie Wilkinson", 28, 2), ("Ann", 22, 3)]),
+            json!(["Jay"])
+        )
+    );
+    // The ignored play is stored and scored, and kept out of the statistics, as BG Stats keeps it.
+    let ignored = &games[2].0;
+    let score = app
+        .get(&format!("/v1/games/{ignored}/score"), Some(&club.token))
+        .await;
+    assert_eq!(score.body["winners"], json!(["Abbie Wilkinson"]));
+    assert_eq!(
+        score.body["details"]["result_recorded"]["in_statistics"],
+        json!(false)
+    );
+    assert_eq!(
+        players_played(&app, &club).await,
+        vec![
+            ("Abbie Wilkinson".into(), 2),
+            ("Ann".into(), 2),
+            ("Jay".into(), 2)
+        ]
+    );
+    // Nothing was stored for the faulty plays: a second import finds only the three.
+    let again = import_file(
+        &app,
+        &club,
+        "/v1/import/bgstats",
+        "application/json",
+        fixture("bgstats-real-shape.json"),
+    )
+    .await;
+    assert_eq!(
+        (&again["imported"], &again["already_present"]),
+        (&json!(0), &json!(3))
+    );
+}
+
+async fn a_bg_stats_file_is_read_after_a_byte_order_mark_and_must_hold_its_lists(app: TestApp) {
+    // Given the same backup saved with a UTF-8 byte-order mark
+    let club = app.new_club().await;
+    let mut file = b"\xEF\xBB\xBF".to_vec();
+    file.extend(fixture("bgstats-real-shape.json"));
+
+    let report = import_file(&app, &club, "/v1/import/bgstats", "application/json", file).await;
+
+    // Then it is read as without it
+    assert_eq!(report["imported"], 3, "{report}");
+    // And an object without the lists every BG Stats file holds is refused, naming them.
+    for (body, missing) in [
+        ("{}", "games, players, plays"),
+        (r#"{"games": [], "players": []}"#, "plays"),
+    ] {
+        let reply = app
+            .post_raw(
+                "/v1/import/bgstats",
+                Some(&club.token),
+                "application/json",
+                body.as_bytes().to_vec(),
+            )
+            .await;
+        let problem = reply.problem(400);
+        assert_eq!(
+            problem["detail"],
+            format!(
+                "not a BG Stats export: a BG Stats export is a JSON object with the lists games, \
+                 players and plays (empty when it has none); this one has no {missing}"
+            ),
+            "{body}"
+        );
+    }
+    assert_eq!(games_played(&app, &club).await.len(), 3);
+}
+
+async fn a_boardgamegeek_file_of_two_pages_imports_quantities_as_games_and_keeps_nowinstats_out(
+    app: TestApp,
+) {
+    // Given a user's two pages of plays saved into one file after a byte-order mark: a Mint
+    // Julep race played 3 times (quantity="3"), a teaching game of Mint Condition left out of
+    // the win statistics (nowinstats="1"), Coloretto, and on page 2 an older game of Mind Up!
+    let club = app.new_club().await;
+
+    let report = import_file(
+        &app,
+        &club,
+        "/v1/import/bgg",
+        "application/xml",
+        fixture("bgg-plays-real-shape.xml"),
+    )
+    .await;
+
+    // Then the race is three games, every play of ours is in, and Coloretto is skipped
+    assert_eq!(
+        report,
+        json!({"imported": 5, "already_present": 0, "failed": [],
+               "skipped": [{"game": "Coloretto", "plays": 1}]})
+    );
+    let games = games_played(&app, &club).await;
+    let kinds: Vec<&str> = games.iter().map(|(_, g)| g.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "mind-up",
+            "mint-condition",
+            "mint-julep",
+            "mint-julep",
+            "mint-julep"
+        ]
+    );
+    for (id, _) in &games[2..5] {
+        assert_eq!(
+            final_score(&app, &club, id).await,
+            (named(&[("Ann", 7, 1), ("Bo", 5, 2)]), json!(["Ann"]))
+        );
+    }
+    assert_eq!(
+        final_score(&app, &club, &games[0].0).await,
+        (
+            named(&[("Cy", 41, 1), ("Ann", 30, 2), ("Bo", 25, 3)]),
+            json!(["Cy"])
+        )
+    );
+    // The teaching game is scored, and counts in no statistic: Ann's three races and the game
+    // of Mind Up! are her four games and three wins (the leaderboard ranks by share of wins).
+    assert_eq!(
+        final_score(&app, &club, &games[1].0).await,
+        (named(&[("Ann", 12, 1), ("Bo", 20, 2)]), json!(["Ann"]))
+    );
+    let board = app
+        .get("/v1/stats/leaderboard", Some(&club.token))
+        .await
+        .body;
+    assert_eq!(
+        standings(&board),
+        vec![
+            ("Cy".into(), 1, 1, 1),
+            ("Ann".into(), 2, 3, 4),
+            ("Bo".into(), 3, 0, 4)
+        ]
+    );
+    // A second import finds all five.
+    let again = import_file(
+        &app,
+        &club,
+        "/v1/import/bgg",
+        "application/xml",
+        fixture("bgg-plays-real-shape.xml"),
+    )
+    .await;
+    assert_eq!(
+        (&again["imported"], &again["already_present"]),
+        (&json!(0), &json!(5))
+    );
+}
+
+async fn our_exports_are_read_by_the_apps_own_readers(app: TestApp) {
+    // Given the statistics history (6 finished games), with Ann renamed Annie afterwards
+    let history = crate::statistics::seed(&app).await;
+    let club = &history.club;
+    let renamed = app
+        .patch(
+            &format!("/v1/players/{}", history.ann),
+            Some(&club.token),
+            &json!({"name": "Annie"}),
+        )
+        .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+
+    let (_, _, bgstats) = app.get_text("/v1/export/bgstats", &club.token).await;
+    let (_, _, bgg) = app.get_text("/v1/export/bgg", &club.token).await;
+
+    // Then each file says who played under their names today, and our ids stay out of what
+    // the apps show (a play's comment, the place it was played)
+    assert!(!bgstats.contains("tabletally:") && !bgg.contains("tabletally:"));
+    assert!(bgg.contains(r#"<plays username="" userid="0" total="6" page="1" termsofuse="#));
+    assert!(bgg.contains(r#"name="Annie""#) && !bgg.contains(r#"name="Ann""#));
+    let parsed: Value = serde_json::from_str(&bgstats).unwrap();
+    let names: Vec<&str> = parsed["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"Annie") && !names.contains(&"Ann"),
+        "{names:?}"
+    );
+
+    // And the apps' own readers read them: BoardGameGeek's client (PyPI), and for BG Stats (no
+    // reader is published) the shape all real backups share.
+    let dir = std::env::temp_dir().join(format!("tabletally-exports-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("plays.xml"), &bgg).unwrap();
+    std::fs::write(dir.join("BGStatsExport.json"), &bgstats).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/read-exports.sh");
+    let read = std::process::Command::new(script)
+        .arg("--bgg")
+        .arg(dir.join("plays.xml"))
+        .arg("--bgstats")
+        .arg(dir.join("BGStatsExport.json"))
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    let read = match read {
+        Ok(read) => read,
+        Err(e) if std::env::var("CI").is_err() => {
+            eprintln!("skipped: the readers could not run ({e})");
+            return;
+        }
+        Err(e) => panic!("scripts/read-exports.sh: {e}"),
+    };
+    let stderr = String::from_utf8_lossy(&read.stderr);
+    if !read.status.success() && stderr.contains("pip") && std::env::var("CI").is_err() {
+        eprintln!("skipped: the readers could not be installed: {stderr}");
+        return;
+    }
+    assert!(
+        read.status.success(),
+        "the readers refused our files: {stderr}"
+    );
+    let seen: Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!(seen["bgg"]["play_count"], 6, "{seen}");
+    assert_eq!(seen["bgstats"]["play_count"], 6, "{seen}");
+    let first = &seen["bgg"]["plays"][0];
+    assert_eq!(first["game_name"], "Mint Condition", "{seen}");
+    assert_eq!(first["players"][0]["name"], "Annie", "{seen}");
 }

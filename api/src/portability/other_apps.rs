@@ -707,22 +707,10 @@ struct BgStatsScore {
     team: String,
 }
 
-/// The fewest and most players a kind seats, as its own seating rule says.
+/// The fewest and most players a kind seats.
 fn player_counts((game, _): Kind) -> (i64, i64) {
-    let seats = |n: usize| {
-        let entries: Vec<PlayerEntry> = (1..=n)
-            .map(|i| PlayerEntry {
-                name: format!("P{i}"),
-                color: None,
-            })
-            .collect();
-        game.seat(&entries).is_ok()
-    };
-    let counts: Vec<i64> = (1..=12).filter(|n| seats(*n)).map(|n| n as i64).collect();
-    (
-        counts.first().copied().unwrap_or(0),
-        counts.last().copied().unwrap_or(0),
-    )
+    let seats = game.players();
+    (*seats.start() as i64, *seats.end() as i64)
 }
 
 /// Our finished games as a BG Stats export: the kinds played, the club's players, the club as

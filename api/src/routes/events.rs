@@ -169,6 +169,7 @@ fn check_events(events: Vec<EventInput>, recorded_by: &str) -> Result<Vec<NewEve
         .map(|(i, e)| {
             let id = match e.id {
                 Some(id) => uuid::Uuid::parse_str(&id).map_err(|_| ApiError::Unprocessable {
+                    parameter: None,
                     detail: said!("server.problem.event_id_not_uuid", id = format!("{id:?}")),
                     pointer: Some(format!("/events/{i}/id")),
                     event_index: Some(i),
@@ -178,6 +179,7 @@ fn check_events(events: Vec<EventInput>, recorded_by: &str) -> Result<Vec<NewEve
             .to_string();
             if e.event_type.trim().is_empty() {
                 return Err(ApiError::Unprocessable {
+                    parameter: None,
                     detail: tabletally_domain::said!("server.api.events.needs_type"),
                     pointer: Some(format!("/events/{i}/type")),
                     event_index: Some(i),

@@ -59,6 +59,7 @@ impl ImportQuery {
     request_body(content = String, content_type = "application/x-ndjson", description = "One exported player, preset or game per line (`tabletally.player/1`, `tabletally.preset/1`, `tabletally.game/1`)"),
     responses(
     (status = 200, description = "What was imported, line by line", body = ImportReport),
+    (status = 400, description = "A query parameter is not what it must be (`new_ids` is true or false)", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),

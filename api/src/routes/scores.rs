@@ -42,10 +42,10 @@ pub struct ScoreQuery {
 #[utoipa::path(tag = "scores", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id"), ScoreQuery), responses(
     (status = 200, description = "The scoreboard", body = ScoreView, headers(("ETag" = String, description = "The game's version (with `at` for a past score); send it back in If-None-Match"))),
     (status = 304, description = "Not modified since the If-None-Match tag"),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
+    (status = 400, description = "A bad query parameter, such as `at` below 1 (`parameter` names it)", body = Problem, content_type = "application/problem+json"),
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "`at` is outside 1..version", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "`at` is beyond the game's version (`parameter`: `at`)", body = Problem, content_type = "application/problem+json"),
 ))]
 #[get("/v1/games/{id}/score")]
 pub async fn get_score(
@@ -88,8 +88,20 @@ pub async fn get_score(
     };
     let game = &held.game;
     let at = query.at.unwrap_or(game.version);
-    if !(1..=game.version).contains(&at) {
+    if at < 1 {
+        // The schema's own minimum: a parameter that cannot be read as a seq.
+        return Err(ApiError::bad_parameter(
+            "at",
+            said!(
+                "server.problem.score_at_outside",
+                version = game.version,
+                at = at
+            ),
+        ));
+    }
+    if at > game.version {
         return Err(ApiError::Unprocessable {
+            parameter: Some("at".into()),
             detail: said!(
                 "server.problem.score_at_outside",
                 version = game.version,

@@ -529,6 +529,7 @@ pub async fn leaderboard(
     let sort = query.sort.unwrap_or(LeaderboardSort::WinRate);
     if sort == LeaderboardSort::AverageScore && query.game.is_none() {
         return Err(ApiError::Unprocessable {
+            parameter: None,
             detail: tabletally_domain::said!("server.api.stats.average_needs_game"),
             pointer: None,
             event_index: None,

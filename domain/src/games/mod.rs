@@ -151,6 +151,14 @@ impl Game {
         with_ruleset!(self, required())
     }
 
+    /// How many players the game seats.
+    pub fn players(self) -> std::ops::RangeInclusive<usize> {
+        fn players<R: Ruleset>() -> std::ops::RangeInclusive<usize> {
+            R::PLAYERS
+        }
+        with_ruleset!(self, players())
+    }
+
     /// Seats the players as a new game would: their count, names and colours checked.
     pub fn seat(self, players: &[PlayerEntry]) -> Result<Vec<crate::setup::Player>, RuleError> {
         fn seat<R: Ruleset>(
