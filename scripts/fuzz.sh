@@ -29,8 +29,8 @@
 #   - GET /v1/players/{id}/stats, GET /v1/stats/leaderboard, GET /v1/stats/games/{game}:
 #     `variant` needs a game that has that variant;
 #   - GET /v1/stats/head-to-head: two different players (a name and the same player's id are one);
-#   - POST /v1/games: each game's own player count and options, names unique within the game,
-#     a `player_id` of the club's players;
+#   - POST /v1/games: names unique within the game, a `player_id` of the club's players, a
+#     `preset` the club has (each game's player count and options are in the document);
 #   - POST /v1/presets: option values pass the game's own checks (a prize id given once, limits).
 #
 # `--checks all` includes max_response_time, whose limit (10 s by default) is timed by the client:

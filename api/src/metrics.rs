@@ -40,6 +40,8 @@ pub struct Metrics {
 
 impl Metrics {
     /// Counts one answered request.
+    /// `method` is a [`method_label`], `route` a route's pattern or `unmatched`: both come from
+    /// short fixed lists, so no client can grow the counters.
     pub fn record(&self, method: &str, route: &str, status: u16, took: Duration) {
         let key = (method.to_owned(), route.to_owned());
         if let Ok(mut requests) = self.requests.lock() {
@@ -279,4 +281,25 @@ mod tests {
             );
         }
     }
+}
+
+/// A request's method as the metrics label it: the methods HTTP defines, each by its name;
+/// anything a client made up is `other` (a label per made-up method would grow without bound).
+pub fn method_label(method: &actix_web::http::Method) -> &'static str {
+    use actix_web::http::Method;
+    const KNOWN: [(Method, &str); 9] = [
+        (Method::GET, "GET"),
+        (Method::HEAD, "HEAD"),
+        (Method::POST, "POST"),
+        (Method::PUT, "PUT"),
+        (Method::PATCH, "PATCH"),
+        (Method::DELETE, "DELETE"),
+        (Method::OPTIONS, "OPTIONS"),
+        (Method::CONNECT, "CONNECT"),
+        (Method::TRACE, "TRACE"),
+    ];
+    KNOWN
+        .iter()
+        .find(|(known, _)| known == method)
+        .map_or("other", |(_, label)| label)
 }

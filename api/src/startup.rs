@@ -288,7 +288,7 @@ async fn record_metrics(
     next: middleware::Next<impl actix_web::body::MessageBody>,
 ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
     let started = std::time::Instant::now();
-    let method = http::method_sent(req.request()).to_string();
+    let method = crate::metrics::method_label(&http::method_sent(req.request()));
     let metrics = req
         .app_data::<web::Data<AppState>>()
         .map(|state| state.metrics.clone());
@@ -299,7 +299,7 @@ async fn record_metrics(
             .request()
             .match_pattern()
             .unwrap_or_else(|| "unmatched".to_owned());
-        metrics.record(&method, &route, res.status().as_u16(), started.elapsed());
+        metrics.record(method, &route, res.status().as_u16(), started.elapsed());
     }
     Ok(res)
 }

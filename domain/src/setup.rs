@@ -266,7 +266,7 @@ pub fn seat_players(
 
 /// The value with every number that is whole written as an integer: JSON Schema, and so a
 /// client generated from our document, calls `12337.0` an integer.
-fn whole_numbers(value: &Value) -> Value {
+pub fn whole_numbers(value: &Value) -> Value {
     match value {
         Value::Number(n) if n.is_f64() => n
             .as_f64()

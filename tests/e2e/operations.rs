@@ -8,6 +8,7 @@ on_both_backends!(
     the_service_reports_health_and_readiness,
     the_openapi_document_and_swagger_ui_are_served,
     metrics_count_requests_by_route_and_reveal_no_club_data,
+    made_up_methods_are_counted_as_one_label_and_grow_nothing,
     docs_without_a_slash_redirects_to_swagger_ui,
     connections_the_database_cut_while_idle_are_replaced_before_a_request_uses_them,
     a_game_is_found_by_its_primary_key_however_little_the_planner_knows,
@@ -104,6 +105,45 @@ async fn metrics_count_requests_by_route_and_reveal_no_club_data(app: TestApp) {
     for secret in [club.id.as_str(), game.as_str(), "Zelda", "not-a-uuid"] {
         assert!(!text.contains(secret), "{secret} is in the metrics");
     }
+}
+
+async fn made_up_methods_are_counted_as_one_label_and_grow_nothing(app: TestApp) {
+    // Given requests with methods nobody defined, each different and long, on routes and off
+    let client = reqwest::Client::new();
+    for i in 0..20 {
+        let method =
+            reqwest::Method::from_bytes(format!("MADEUP{i}{}", "X".repeat(2_000)).as_bytes())
+                .unwrap();
+        let path = if i % 2 == 0 { "/v1/games" } else { "/nowhere" };
+        let reply = client.request(method, app.url(path)).send().await.unwrap();
+        assert!(reply.status().is_client_error(), "{}", reply.status());
+    }
+
+    // Then the metrics count them under one label, `other`, with none of their names
+    let text = app
+        .client
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !text.contains("MADEUP"),
+        "a made-up method is a label:\n{text}"
+    );
+    let other: u64 = text
+        .lines()
+        .filter(|l| l.starts_with("tabletally_http_requests_total{method=\"other\""))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(other, 20, "{text}");
+    assert!(
+        text.len() < 64 * 1024,
+        "the metrics grew to {} bytes",
+        text.len()
+    );
 }
 
 async fn docs_without_a_slash_redirects_to_swagger_ui(app: TestApp) {

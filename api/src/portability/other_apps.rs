@@ -393,20 +393,21 @@ const OUR_ID: &str = "tabletally:";
 // ---------------------------------------------------------------------------------------------
 // BG Stats
 
-/// The parts of a BG Stats export we read (it holds much more: locations, expansions …).
-#[derive(Debug, Deserialize)]
+/// What every BG Stats export holds, as far as we read it: its lists of games, players and
+/// plays (empty when it has none). The app writes more (locations, challenges, userInfo …),
+/// which is read past.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct BgStatsFile {
-    #[serde(default)]
+#[schema(as = BgStatsFile)]
+pub struct BgStatsFile {
     games: Vec<BgStatsGameIn>,
-    #[serde(default)]
     players: Vec<BgStatsPlayerIn>,
-    #[serde(default)]
     plays: Vec<BgStatsPlayIn>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = BgStatsGame)]
 struct BgStatsGameIn {
     id: i64,
     name: String,
@@ -414,15 +415,17 @@ struct BgStatsGameIn {
     bgg_name: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = BgStatsPlayer)]
 struct BgStatsPlayerIn {
     id: i64,
     name: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = BgStatsPlay)]
 struct BgStatsPlayIn {
     #[serde(default)]
     uuid: Option<String>,
@@ -435,18 +438,21 @@ struct BgStatsPlayIn {
     comments: Option<String>,
     /// A JSON object in a string; our exports name our game id in it (`tabletallyGameId`).
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     meta_data: Option<Value>,
     /// A play its owner keeps out of the statistics.
     #[serde(default)]
     ignored: bool,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = BgStatsScore)]
 struct BgStatsScoreIn {
     player_ref_id: i64,
     /// BG Stats writes scores as text ("31"); absent or null when not recorded.
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     score: Option<Value>,
     #[serde(default)]
     winner: bool,
@@ -518,8 +524,10 @@ pub async fn import_bgstats(
             missing = missing.join(", ")
         ));
     }
-    let export: BgStatsFile = serde_json::from_value(value)
-        .map_err(|e| tabletally_domain::said!("server.api.import.not_bgstats", why = e))?;
+    // `12.0` is a whole number to JSON Schema, and so to the tools that write such files.
+    let export: BgStatsFile =
+        serde_json::from_value(tabletally_domain::setup::whole_numbers(&value))
+            .map_err(|e| tabletally_domain::said!("server.api.import.not_bgstats", why = e))?;
     let games: BTreeMap<i64, &BgStatsGameIn> = export.games.iter().map(|g| (g.id, g)).collect();
     let players: BTreeMap<i64, &str> = export
         .players

@@ -148,7 +148,7 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
 /// exported from another club of this server holds that club's game ids: import it with
 /// `new_ids=true`.
 #[utoipa::path(tag = "portability", security(("club_token" = [])), params(ImportQuery),
-    request_body(content = Object, content_type = "application/json", description = "A BG Stats export (games, players, plays with playerScores)"),
+    request_body(content = other_apps::BgStatsFile, content_type = "application/json", description = "A BG Stats export (games, players, plays with playerScores)"),
     responses(
     (status = 200, description = "What was imported, play by play: `line` is the play's place in `plays`, counted from 1 (`line` 1 is `plays[0]`)", body = ImportReport),
     (status = 400, description = "The file is not a BG Stats export", body = Problem, content_type = "application/problem+json"),
