@@ -7,8 +7,57 @@
 use tabletally_domain::log::{Evaluation, NewEvent as DomainEvent, Rejection, Status};
 use tabletally_domain::score::Scoreboard;
 
-use crate::config::MAX_EVENTS_PER_GAME;
+use crate::config::{MAX_EVENT_DATA_BYTES, MAX_EVENTS_PER_GAME, MAX_REASON_CHARS};
 use crate::records::{GameRecord, GameResult, HeldGame, NewEvent, PlayerResult};
+
+/// Whether an event's data stays within what any legal event needs: its size, and a reason's
+/// length. `Err` names the field (a pointer into the data) and says why, in players' words.
+pub fn check_event_size(
+    data: &serde_json::Value,
+) -> Result<(), (String, tabletally_domain::Message)> {
+    if let Some(reason) = data.get("reason").and_then(serde_json::Value::as_str) {
+        let length = reason.chars().count();
+        if length > MAX_REASON_CHARS {
+            return Err((
+                "/reason".into(),
+                tabletally_domain::said!(
+                    "server.api.events.reason_too_long",
+                    most = MAX_REASON_CHARS,
+                    length = length
+                ),
+            ));
+        }
+    }
+    let size = json_size(data);
+    if size > MAX_EVENT_DATA_BYTES {
+        return Err((
+            String::new(),
+            tabletally_domain::said!(
+                "server.api.events.data_too_large",
+                most = MAX_EVENT_DATA_BYTES,
+                size = size
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A value's size as compact JSON, counted without building the text.
+pub fn json_size(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
 
 #[derive(Debug, Clone)]
 pub struct AppendRequest {

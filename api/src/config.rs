@@ -8,6 +8,14 @@ pub const BODY_LIMIT: usize = 256 * 1024;
 pub const MAX_EVENTS_PER_REQUEST: usize = 200;
 /// Most events one game's log may hold (→ 422). A long game of Mind Up! is about 30.
 pub const MAX_EVENTS_PER_GAME: usize = 2000;
+/// Most bytes an event's `data` may hold, as compact JSON (→ 422). The largest legal events —
+/// a round of the biggest table, a correction of one — hold about 2,000.
+pub const MAX_EVENT_DATA_BYTES: usize = 8 * 1024;
+/// Most characters of a `reason` (a retraction's, a correction's, an abandon's): a sentence.
+pub const MAX_REASON_CHARS: usize = 500;
+/// Most bytes a game's or a preset's options may hold, as compact JSON (→ 422): a whole custom
+/// deck of Vintage (63 cards) or of Mind Up! holds about 6,000.
+pub const MAX_OPTIONS_BYTES: usize = 16 * 1024;
 /// How long a client may take to send a request's head before it gets 408 and is closed.
 pub const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 

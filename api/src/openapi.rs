@@ -253,7 +253,8 @@ fn preset_options_per_game(api: &mut utoipa::openapi::OpenApi) {
         let mut options = leaf(game_options(game));
         if let RefOr::T(Schema::Object(o)) = &mut options {
             o.description = Some(format!(
-                "{}'s options; left-out options take their defaults when a game starts.",
+                "{}'s options; left-out options take their defaults when a game starts. At most \
+                 16,384 bytes as compact JSON (422 beyond).",
                 game.title()
             ));
         }
@@ -300,7 +301,8 @@ fn new_game_per_game(api: &mut utoipa::openapi::OpenApi) {
         let mut options = game_options(game);
         options["type"] = json!(["object", "null"]);
         options["description"] = json!(format!(
-            "{}'s options; left-out options take their defaults.",
+            "{}'s options; left-out options take their defaults. At most 16,384 bytes as \
+             compact JSON (a whole custom deck holds about 6,000; 422 beyond).",
             game.title()
         ));
         shape.properties.insert("options".to_owned(), leaf(options));

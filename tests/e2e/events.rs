@@ -38,6 +38,9 @@ on_both_backends!(
     an_event_sent_without_an_id_gets_one_from_the_server,
     an_append_to_a_game_another_server_moved_on_is_decided_against_the_stored_game,
     plain_appends_made_while_one_is_in_flight_are_written_together_each_at_its_own_version,
+    a_reason_longer_than_a_sentence_is_refused_and_nothing_is_stored,
+    an_event_larger_than_any_legal_one_is_refused_and_nothing_is_stored,
+    options_larger_than_a_whole_custom_deck_are_refused,
 );
 
 async fn a_stale_expected_version_is_a_conflict_naming_the_current_version(app: TestApp) {
@@ -622,4 +625,162 @@ async fn reads_made_while_appends_commit_agree_with_their_version(app: TestApp) 
     };
     let ((), checked) = tokio::join!(appends, reads);
     assert_eq!(checked, 60);
+}
+
+async fn a_reason_longer_than_a_sentence_is_refused_and_nothing_is_stored(app: TestApp) {
+    // Given a game with one round, and a retraction of it with a reason of 501 characters
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let first = app
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("round_collected", round(1))],
+        )
+        .await;
+    assert_eq!(first.status, 201, "{}", first.body);
+    let long = "x".repeat(501);
+
+    // When it is sent (and an abandon with a reason of 200,000 characters, as an attacker would)
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(2),
+            vec![event("retract", json!({"seq": 2, "reason": long}))],
+        )
+        .await;
+    let huge = app
+        .append(
+            &club,
+            &game,
+            Some(2),
+            vec![event("abandon", json!({"reason": "y".repeat(200_000)}))],
+        )
+        .await;
+
+    // Then both are refused at the reason, in words, and the log is as it was
+    let problem = reply.problem(422);
+    assert_eq!(problem["pointer"], "/events/0/data/reason");
+    assert_eq!(problem["event_index"], 0);
+    assert_eq!(
+        problem["detail"],
+        "a reason is a sentence of at most 500 characters; this one has 501"
+    );
+    assert_eq!(
+        huge.problem(422)["detail"],
+        "a reason is a sentence of at most 500 characters; this one has 200000"
+    );
+    assert_eq!(app.version(&club, &game).await, 2);
+    // And a reason of 500 characters is a reason.
+    let kept = app
+        .append(
+            &club,
+            &game,
+            Some(2),
+            vec![event(
+                "retract",
+                json!({"seq": 2, "reason": "z".repeat(500)}),
+            )],
+        )
+        .await;
+    assert_eq!(kept.status, 201, "{}", kept.body);
+}
+
+async fn an_event_larger_than_any_legal_one_is_refused_and_nothing_is_stored(app: TestApp) {
+    // Given a round padded with 9,000 bytes of made-up cards (the largest legal events hold
+    // about 2,000), second in a batch after a good round
+    let club = app.new_club().await;
+    let game = two_player_game(&app, &club).await;
+    let mut padded = round(2);
+    padded["collections"]["Ann"] = json!(vec!["fine-wine"; 1_000]);
+
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![
+                event("round_collected", round(1)),
+                event("round_collected", padded.clone()),
+            ],
+        )
+        .await;
+
+    // Then the batch is refused at that event's data, with its size, and nothing is stored
+    let problem = reply.problem(422);
+    assert_eq!(problem["pointer"], "/events/1/data");
+    assert_eq!(problem["event_index"], 1);
+    let size = serde_json::to_string(&padded).unwrap().len();
+    assert_eq!(
+        problem["detail"],
+        format!(
+            "an event may hold at most 8192 bytes (a round of the biggest table holds about \
+             2,000); this one holds {size}"
+        )
+    );
+    assert_eq!(app.version(&club, &game).await, 1);
+    // In French, too.
+    let reply = app
+        .client
+        .post(app.url(&format!("/v1/games/{game}/events")))
+        .bearer_auth(&club.token)
+        .header("accept-language", "fr")
+        .json(&json!({"events": [event("round_collected", padded)]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 422);
+    let problem: serde_json::Value = reply.json().await.unwrap();
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("un événement contient au plus 8192 octets"),
+        "{problem}"
+    );
+}
+
+async fn options_larger_than_a_whole_custom_deck_are_refused(app: TestApp) {
+    // Given Vintage options whose prizes' names fill 20,000 bytes
+    let club = app.new_club().await;
+    let prize = |i: usize| {
+        json!({"id": format!("p{i}"), "name": "n".repeat(1_000), "attribute": "colour",
+               "value": "blue", "points": 1})
+    };
+    let options = json!({"prizes": (0..20).map(prize).collect::<Vec<_>>()});
+
+    // When a game or a preset is made with them
+    let game = app
+        .post(
+            "/v1/games",
+            Some(&club.token),
+            &json!({"game": "vintage", "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}],
+                    "options": options}),
+        )
+        .await;
+    let preset = app
+        .post(
+            "/v1/presets",
+            Some(&club.token),
+            &json!({"name": "Big", "game": "vintage", "options": options}),
+        )
+        .await;
+
+    // Then both are refused at the options, with their size, and nothing is made
+    let size = serde_json::to_string(&options).unwrap().len();
+    for reply in [&game, &preset] {
+        let problem = reply.problem(422);
+        assert_eq!(problem["pointer"], "/options", "{problem}");
+        assert_eq!(
+            problem["detail"],
+            format!(
+                "a game's options may hold at most 16384 bytes (a whole custom deck holds about \
+                 6,000); these hold {size}"
+            )
+        );
+    }
+    let games = app.get("/v1/games", Some(&club.token)).await;
+    assert_eq!(games.body["games"], json!([]));
 }

@@ -35,6 +35,7 @@ on_both_backends!(
     a_bg_stats_file_is_read_after_a_byte_order_mark_and_must_hold_its_lists,
     a_boardgamegeek_file_of_two_pages_imports_quantities_as_games_and_keeps_nowinstats_out,
     our_exports_are_read_by_the_apps_own_readers,
+    an_imported_event_beyond_the_limits_of_an_append_is_refused_with_its_line,
 );
 
 /// The other database when PostgreSQL is configured, else a second server on the same kind.
@@ -1892,4 +1893,32 @@ async fn our_exports_are_read_by_the_apps_own_readers(app: TestApp) {
     let first = &seen["bgg"]["plays"][0];
     assert_eq!(first["game_name"], "Mint Condition", "{seen}");
     assert_eq!(first["players"][0]["name"], "Annie", "{seen}");
+}
+
+async fn an_imported_event_beyond_the_limits_of_an_append_is_refused_with_its_line(app: TestApp) {
+    // Given an export whose typed-in game gained an abandon with a reason of 600 characters
+    let club = app.new_club().await;
+    let typed_in = typed_in_game(&app, &club).await;
+    let file = export(&app, &club).await;
+    let mut line: Value = serde_json::from_str(game_lines(&file)[0]).unwrap();
+    line["events"].as_array_mut().unwrap().push(json!({
+        "seq": 3, "id": uuid::Uuid::new_v4().to_string(), "type": "abandon",
+        "data": {"reason": "r".repeat(600)}, "recorded_at": "2025-12-24T20:00:00Z"}));
+
+    // When it is imported elsewhere
+    let target = other_server(&app).await;
+    let copy = target.new_club().await;
+    let report = import(&target, &copy, &format!("{line}\n")).await;
+
+    // Then the line is refused as an append would be, and nothing of it is stored
+    assert_eq!(
+        report["failed"],
+        json!([{"line": 1, "game_id": typed_in, "status": 422,
+                "detail": "event 3 (abandon): a reason is a sentence of at most 500 characters; \
+                           this one has 600 (at /data/reason)"}])
+    );
+    let missing = target
+        .get(&format!("/v1/games/{typed_in}"), Some(&copy.token))
+        .await;
+    assert_eq!(missing.status, 404);
 }

@@ -484,6 +484,14 @@ fn check_line(
                 event.seq
             )));
         }
+        if let Err((at, detail)) = crate::append::check_event_size(&event.data) {
+            return Err(unprocessable(format!(
+                "event {} ({}): {} (at /data{at})",
+                event.seq,
+                event.event_type,
+                detail.english()
+            )));
+        }
         if parsed.events[..i].iter().any(|e| e.id == event.id) {
             return Err(unprocessable(format!(
                 "event id {} appears twice (events {} and {})",

@@ -44,6 +44,9 @@ pub struct EventInput {
     #[serde(rename = "type")]
     #[schema(min_length = 1, pattern = r"\S")]
     pub event_type: String,
+    /// The event's fields, as its game's rules name them. At most 8,192 bytes as compact JSON
+    /// (the largest legal events hold about 2,000), and a `reason` (of `retract`, `correct`,
+    /// `abandon`) at most 500 characters; beyond either, 422 naming the field.
     #[serde(default)]
     #[schema(value_type = Object)]
     pub data: Value,
@@ -185,6 +188,14 @@ fn check_events(events: Vec<EventInput>, recorded_by: &str) -> Result<Vec<NewEve
                     event_index: Some(i),
                 });
             }
+            crate::append::check_event_size(&e.data).map_err(|(at, detail)| {
+                ApiError::Unprocessable {
+                    parameter: None,
+                    detail,
+                    pointer: Some(format!("/events/{i}/data{at}")),
+                    event_index: Some(i),
+                }
+            })?;
             Ok(NewEvent {
                 id,
                 event_type: e.event_type,

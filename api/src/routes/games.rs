@@ -34,7 +34,8 @@ pub struct CreateGame {
     /// Vintage 3–6; another count is refused with 422).
     #[schema(min_items = 2, max_items = 6)]
     pub players: Vec<PlayerInput>,
-    /// The game's options; left-out options take their defaults.
+    /// The game's options; left-out options take their defaults. At most 16,384 bytes as
+    /// compact JSON (a whole custom deck holds about 6,000; 422 beyond).
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
@@ -149,6 +150,7 @@ pub async fn create_game(
         }
         None => body.options.clone().unwrap_or(Value::Null),
     };
+    check_options_size(&options)?;
     let setup = kind
         .start(&entries, &options)
         .map_err(|e| ApiError::invalid(e.pointer, e.said))?;
@@ -438,4 +440,20 @@ pub async fn list_games(
         next_cursor,
     };
     super::stats::read_answer(&reads, &club.id, &page).await
+}
+
+/// A game's or a preset's options stay within what a whole custom deck needs.
+pub(super) fn check_options_size(options: &Value) -> Result<(), ApiError> {
+    let size = crate::append::json_size(options);
+    if size > crate::config::MAX_OPTIONS_BYTES {
+        return Err(ApiError::invalid(
+            "/options",
+            tabletally_domain::said!(
+                "server.api.games.options_too_large",
+                most = crate::config::MAX_OPTIONS_BYTES,
+                size = size
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -122,6 +122,7 @@ pub async fn create_preset(
             ));
         }
     };
+    super::games::check_options_size(&options)?;
     kind.check_options(&options)
         .map_err(|e| ApiError::invalid(e.pointer, e.said))?;
     let preset = PresetRecord {
