@@ -24,8 +24,12 @@ pub const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct StreamLimits {
     /// Frames a game stream may fall behind before it is closed.
     pub buffer: usize,
-    /// Open streams per club (→ 429 above it).
+    /// Open streams per club, opened with its own tokens (→ 429 above it).
     pub per_club: usize,
+    /// Open streams per share link, counted apart from its club's (→ 429 above it).
+    pub per_share: usize,
+    /// Open streams per client address (→ 429 above it).
+    pub per_address: usize,
     /// Open streams per server (→ 503 above it).
     pub per_server: usize,
     /// A comment line at least this often keeps proxies and phones from closing an idle stream.
@@ -37,6 +41,10 @@ impl Default for StreamLimits {
         Self {
             buffer: 64,
             per_club: 200,
+            // A share link is for a table's guests and a screen or two.
+            per_share: 20,
+            // A club's tables behind one address (a café's Wi-Fi) open a few hundred at most.
+            per_address: 500,
             per_server: 10_000,
             // API.md: "at least every 15 s"; 10 leaves room for a busy server's timers.
             heartbeat: Duration::from_secs(10),
@@ -78,6 +86,9 @@ pub struct Config {
     /// phones. None by default: the pad then offers the machine's LAN addresses when the
     /// server listens on all interfaces, or the page's own address.
     pub public_url: Option<String>,
+    /// `TABLETALLY_TRUSTED_PROXIES`: the proxies (addresses or CIDR ranges, comma-separated)
+    /// whose `X-Forwarded-For` names the client; none by default (the peer is the client).
+    pub trusted_proxies: String,
 }
 
 impl Default for Config {
@@ -93,6 +104,7 @@ impl Default for Config {
             streams: StreamLimits::default(),
             cors_origins: Vec::new(),
             public_url: None,
+            trusted_proxies: String::new(),
         }
     }
 }
@@ -118,6 +130,10 @@ impl Config {
                 buffer: number("TABLETALLY_STREAM_BUFFER").unwrap_or(defaults.streams.buffer),
                 per_club: number("TABLETALLY_STREAMS_PER_CLUB")
                     .unwrap_or(defaults.streams.per_club),
+                per_share: number("TABLETALLY_STREAMS_PER_SHARE")
+                    .unwrap_or(defaults.streams.per_share),
+                per_address: number("TABLETALLY_STREAMS_PER_ADDRESS")
+                    .unwrap_or(defaults.streams.per_address),
                 per_server: number("TABLETALLY_STREAMS_PER_SERVER")
                     .unwrap_or(defaults.streams.per_server),
                 heartbeat: defaults.streams.heartbeat,
@@ -131,6 +147,7 @@ impl Config {
                 })
                 .unwrap_or_default(),
             public_url: var("TABLETALLY_PUBLIC_URL"),
+            trusted_proxies: var("TABLETALLY_TRUSTED_PROXIES").unwrap_or_default(),
         }
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod append;
 pub mod auth;
+pub mod client;
 pub mod config;
 pub mod error;
 pub mod examples;

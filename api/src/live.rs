@@ -11,6 +11,7 @@
 //! a commit made by another server, a lost `LISTEN` connection) it reads the gap from the log.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
@@ -115,7 +116,42 @@ struct GameChannel {
 #[derive(Default)]
 struct OpenStreams {
     total: usize,
+    /// Streams opened with the club's own tokens.
     per_club: HashMap<String, usize>,
+    /// Streams opened with one share link, counted apart from its club's.
+    per_share: HashMap<String, usize>,
+    per_address: HashMap<IpAddr, usize>,
+}
+
+/// Counts one more in `map` under `key` unless it holds `most` already (`Err(most)`).
+fn take_place<K: std::hash::Hash + Eq>(
+    map: &mut HashMap<K, usize>,
+    key: K,
+    most: usize,
+) -> Result<(), usize> {
+    let count = map.entry(key).or_default();
+    if *count >= most {
+        return Err(*count);
+    }
+    *count += 1;
+    Ok(())
+}
+
+/// Counts one less in `map` under `key`, forgetting keys at 0.
+fn give_place<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: &K) {
+    if let Some(count) = map.get_mut(key) {
+        *count = count.saturating_sub(1);
+        if *count == 0 {
+            map.remove(key);
+        }
+    }
+}
+
+/// Whose place a stream takes: a club's own, or one share link's (either way from an address).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Holder {
+    Club(String),
+    Share(String),
 }
 
 pub struct Live {
@@ -140,6 +176,10 @@ pub(crate) const RECHECK: &str = "*";
 pub enum StreamRefused {
     #[error("this club has {0} open streams, the most allowed; close one or retry later")]
     ClubFull(usize),
+    #[error("this share link has {0} open streams, the most allowed; close one or retry later")]
+    ShareFull(usize),
+    #[error("this address has {0} open streams, the most allowed; close one or retry later")]
+    AddressFull(usize),
     #[error("this server has {0} open streams, the most it serves; retry later")]
     ServerFull(usize),
 }
@@ -188,21 +228,43 @@ impl Live {
         self.closing.send_replace(true);
     }
 
-    /// Counts a new stream against the limits; the ticket gives its place back when dropped.
-    pub fn admit(self: &Arc<Self>, club: &str) -> Result<Ticket, StreamRefused> {
-        let mut open = lock(&self.open);
+    /// Counts a new stream against the limits (the server's, its holder's, its address's);
+    /// the ticket gives its places back when dropped.
+    pub fn admit(
+        self: &Arc<Self>,
+        holder: Holder,
+        address: Option<IpAddr>,
+    ) -> Result<Ticket, StreamRefused> {
+        let mut guard = lock(&self.open);
+        let open = &mut *guard;
         if open.total >= self.limits.per_server {
             return Err(StreamRefused::ServerFull(open.total));
         }
-        let of_club = open.per_club.entry(club.to_owned()).or_default();
-        if *of_club >= self.limits.per_club {
-            return Err(StreamRefused::ClubFull(*of_club));
+        if let Some(address) = address
+            && let Some(count) = open.per_address.get(&address)
+            && *count >= self.limits.per_address
+        {
+            return Err(StreamRefused::AddressFull(*count));
         }
-        *of_club += 1;
+        match &holder {
+            Holder::Club(club) => {
+                take_place(&mut open.per_club, club.clone(), self.limits.per_club)
+                    .map_err(StreamRefused::ClubFull)?
+            }
+            Holder::Share(share) => {
+                take_place(&mut open.per_share, share.clone(), self.limits.per_share)
+                    .map_err(StreamRefused::ShareFull)?
+            }
+        }
+        if let Some(address) = address {
+            // Checked above: there is room.
+            let _ = take_place(&mut open.per_address, address, usize::MAX);
+        }
         open.total += 1;
         Ok(Ticket {
             live: Arc::clone(self),
-            club: club.to_owned(),
+            holder,
+            address,
         })
     }
 
@@ -406,18 +468,21 @@ impl Subscribers for Live {
 /// A stream's place in the limits.
 pub struct Ticket {
     live: Arc<Live>,
-    club: String,
+    holder: Holder,
+    address: Option<IpAddr>,
 }
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        let mut open = lock(&self.live.open);
+        let mut guard = lock(&self.live.open);
+        let open = &mut *guard;
         open.total = open.total.saturating_sub(1);
-        if let Some(count) = open.per_club.get_mut(&self.club) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                open.per_club.remove(&self.club);
-            }
+        match &self.holder {
+            Holder::Club(club) => give_place(&mut open.per_club, club),
+            Holder::Share(share) => give_place(&mut open.per_share, share),
+        }
+        if let Some(address) = &self.address {
+            give_place(&mut open.per_address, address);
         }
     }
 }
@@ -687,6 +752,14 @@ impl From<StreamRefused> for ApiError {
                 "server.api.live.club_streams_full",
                 most = most
             )),
+            StreamRefused::ShareFull(most) => ApiError::TooManyStreams(tabletally_domain::said!(
+                "server.api.live.share_streams_full",
+                most = most
+            )),
+            StreamRefused::AddressFull(most) => ApiError::TooManyStreams(tabletally_domain::said!(
+                "server.api.live.address_streams_full",
+                most = most
+            )),
             StreamRefused::ServerFull(most) => ApiError::ServerBusy(tabletally_domain::said!(
                 "server.api.live.server_streams_full",
                 most = most
@@ -736,16 +809,48 @@ mod tests {
             ..StreamLimits::default()
         });
 
-        let first = live.admit("a").unwrap();
-        let _second = live.admit("a").unwrap();
-        let refused = live.admit("a");
-        let _other = live.admit("b").unwrap();
-        let server_full = live.admit("c");
+        let club = |c: &str| Holder::Club(c.into());
+        let first = live.admit(club("a"), None).unwrap();
+        let _second = live.admit(club("a"), None).unwrap();
+        let refused = live.admit(club("a"), None);
+        let _other = live.admit(club("b"), None).unwrap();
+        let server_full = live.admit(club("c"), None);
         drop(first);
-        let again = live.admit("a");
+        let again = live.admit(club("a"), None);
 
         assert!(matches!(refused, Err(StreamRefused::ClubFull(2))));
         assert!(matches!(server_full, Err(StreamRefused::ServerFull(3))));
         assert!(again.is_ok());
+    }
+
+    #[test]
+    fn a_share_links_streams_count_apart_from_its_clubs_and_an_address_has_its_own_limit() {
+        let live = Live::new(StreamLimits {
+            per_club: 2,
+            per_share: 2,
+            per_address: 3,
+            ..StreamLimits::default()
+        });
+        let (one, two): (IpAddr, IpAddr) =
+            ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+
+        // A share link's streams fill the link, never the club
+        let shared = [
+            live.admit(Holder::Share("s".into()), Some(one)).unwrap(),
+            live.admit(Holder::Share("s".into()), Some(one)).unwrap(),
+        ];
+        let share_full = live.admit(Holder::Share("s".into()), Some(two));
+        let own = live.admit(Holder::Club("a".into()), Some(two));
+        // One address holds at most three, whoever it holds them for
+        let third = live.admit(Holder::Share("t".into()), Some(one)).unwrap();
+        let address_full = live.admit(Holder::Club("b".into()), Some(one));
+        drop(shared);
+        let after = live.admit(Holder::Club("b".into()), Some(one));
+
+        assert!(matches!(share_full, Err(StreamRefused::ShareFull(2))));
+        assert!(own.is_ok());
+        assert!(matches!(address_full, Err(StreamRefused::AddressFull(3))));
+        assert!(after.is_ok());
+        drop(third);
     }
 }

@@ -44,6 +44,11 @@ pub enum StartError {
          http://host[:port] or https://host[:port], with no path"
     )]
     PublicUrl(String),
+    #[error(
+        "TABLETALLY_TRUSTED_PROXIES: {0:?} is neither an address nor a range (such as 10.0.0.1 \
+         or 10.0.0.0/8)"
+    )]
+    TrustedProxy(String),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: String,
@@ -87,7 +92,10 @@ impl Application {
         if let Some(pool) = store.notifications() {
             tokio::spawn(live::follow_postgres(live.clone(), store.clone(), pool));
         }
+        let trusted_proxies = crate::client::TrustedProxies::parse(&config.trusted_proxies)
+            .map_err(StartError::TrustedProxy)?;
         let state = AppState {
+            trusted_proxies,
             store,
             club_creation: RateLimit::per_minute(config.clubs_per_minute),
             clubs_per_minute: config.clubs_per_minute,
@@ -248,6 +256,8 @@ fn run(
         .wrap(middleware::from_fn(http::cors))
         .wrap(middleware::from_fn(http::head_as_get))
         .wrap(Compat::new(TracingLogger::default()))
+        // The client's address as the log and the limits know it (trusted proxies only).
+        .wrap(middleware::from_fn(crate::client::name_the_client))
         // Outermost: no token in a URL reaches the request log.
         .wrap(middleware::from_fn(http::take_token_from_url))
     })
@@ -255,6 +265,9 @@ fn run(
     // A slow client gets 408 and is closed rather than holding a worker.
     .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
     .client_disconnect_timeout(std::time::Duration::from_secs(2))
+    // A client that closes its side has gone (no client of ours half-closes): its live
+    // stream ends and gives its place back at once, not at the next heartbeat's failed write.
+    .h1_allow_half_closed(false)
     .shutdown_timeout(10)
     .disable_signals();
     if let Some(workers) = workers {

@@ -21,4 +21,6 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The open live streams and what the write path publishes to them.
     pub live: Arc<Live>,
+    /// Whose `X-Forwarded-For` names the client ([`crate::client`]).
+    pub trusted_proxies: crate::client::TrustedProxies,
 }

@@ -48,10 +48,11 @@ impl GameStream {
         game: &str,
         resume: Option<i64>,
         language: Language,
+        address: Option<std::net::IpAddr>,
     ) -> Result<Self, ApiError> {
         let revocation = watch_revocation(live, club);
+        let ticket = live.admit(holder(club), address)?;
         let club = club.id.as_str();
-        let ticket = live.admit(club)?;
         // Subscribe before reading: a commit after the read is then on the channel.
         let subscription = live.subscribe_game(club, game);
         let (record, log) = store
@@ -179,10 +180,11 @@ impl LobbyStream {
         store: Arc<dyn Store>,
         club: &Club,
         resume: Option<i64>,
+        address: Option<std::net::IpAddr>,
     ) -> Result<Self, ApiError> {
         let revocation = watch_revocation(live, club);
+        let ticket = live.admit(holder(club), address)?;
         let club = club.id.as_str();
-        let ticket = live.admit(club)?;
         let subscription = live.subscribe_lobby(club);
         let last = match resume {
             Some(position) if position < 0 => {
@@ -331,4 +333,15 @@ fn heartbeat(period: Duration) -> tokio::time::Interval {
     let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     interval
+}
+
+/// Whose place a stream takes: a share link's streams are counted apart from its club's, so
+/// a link passed around cannot lock the club's own phones out.
+fn holder(club: &Club) -> crate::live::Holder {
+    match (&club.scope, &club.credential) {
+        (crate::auth::Scope::Share { .. }, crate::auth::Credential::Issued { id }) => {
+            crate::live::Holder::Share(id.clone())
+        }
+        _ => crate::live::Holder::Club(club.id.clone()),
+    }
 }

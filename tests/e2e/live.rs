@@ -146,6 +146,7 @@ on_both_backends!(
     a_stream_refuses_another_clubs_game_and_a_bad_last_event_id,
     a_last_event_id_beyond_the_games_version_starts_again_with_a_snapshot,
     streams_over_the_clubs_limit_are_refused_with_429,
+    a_share_links_streams_never_lock_the_club_out_and_a_closed_stream_frees_its_place_at_once,
     streams_over_the_servers_limit_are_refused_with_503,
     a_follower_on_one_server_sees_appends_made_on_another,
     a_lost_listening_connection_misses_nothing,
@@ -1059,4 +1060,67 @@ async fn holding_positions_lock(app: &TestApp, club: &TestClub, lock: &str) -> s
     .await
     .expect("the club's positions lock");
     conn
+}
+
+async fn a_share_links_streams_never_lock_the_club_out_and_a_closed_stream_frees_its_place_at_once(
+    app: TestApp,
+) {
+    // Given at most two streams for the club's own phones and two per share link, heartbeats
+    // at their usual 10 s (a closed stream must not wait for one to be noticed)
+    let app = spawn_app_with(app.backend, |config| {
+        config.streams.per_club = 2;
+        config.streams.per_share = 2;
+    })
+    .await
+    .expect("the backend is configured");
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let path = format!("/v1/games/{game}/stream");
+    let share = app
+        .post(
+            &format!("/v1/games/{game}/shares"),
+            Some(&club.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(share.status, 201, "{}", share.body);
+    let link = share.body["token"].as_str().unwrap().to_owned();
+
+    // When the link opens its two streams and asks for a third
+    let _guests = [
+        EventStream::open(&app, &path, &link, None).await,
+        EventStream::open(&app, &path, &link, None).await,
+    ];
+    let third_guest = app.get(&path, Some(&link)).await;
+
+    // Then the link is refused, and the club's own phones still open theirs
+    let refused = third_guest.problem(429);
+    assert_eq!(
+        refused["detail"],
+        "this share link has 2 open streams, the most allowed; close one or retry later"
+    );
+    let first = EventStream::open(&app, &path, &club.token, None).await;
+    let _second = EventStream::open(&app, "/v1/stream", &club.token, None).await;
+    app.get("/v1/stream", Some(&club.token)).await.problem(429);
+
+    // And a phone that closes its stream gives its place back within two seconds
+    drop(first);
+    let started = std::time::Instant::now();
+    loop {
+        let reply = app
+            .client
+            .get(app.url(&path))
+            .bearer_auth(&club.token)
+            .send()
+            .await
+            .unwrap();
+        if reply.status() == 200 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "the closed stream's place was still taken after 2 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 
 use serde_json::json;
 
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, spawn_app_with};
 use crate::on_both_backends;
 
 on_both_backends!(
@@ -19,6 +19,7 @@ on_both_backends!(
     a_bad_query_parameter_is_a_bad_request,
     too_many_events_in_one_request_are_refused,
     too_many_clubs_from_one_address_are_throttled,
+    a_forwarded_address_counts_only_from_a_trusted_proxy,
     a_client_that_never_finishes_its_request_is_timed_out,
     an_id_that_is_not_a_uuid_is_a_bad_request,
     text_with_a_nul_character_is_a_bad_request_not_a_server_error,
@@ -389,4 +390,41 @@ async fn a_refusal_before_the_body_is_read_keeps_the_connection_open(app: TestAp
             "the next request is answered on the same connection"
         );
     }
+}
+
+/// Creates a club saying it comes from `forwarded`; the answer's status.
+async fn club_from(app: &TestApp, forwarded: &str) -> u16 {
+    app.client
+        .post(app.url("/v1/clubs"))
+        .header("x-forwarded-for", forwarded)
+        .json(&json!({"name": "Friday games"}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+async fn a_forwarded_address_counts_only_from_a_trusted_proxy(app: TestApp) {
+    // Given a server that trusts no proxy: a client naming a new address each time is still
+    // one client (20 clubs a minute)
+    for i in 0..20 {
+        assert_eq!(club_from(&app, &format!("198.51.100.{i}")).await, 201);
+    }
+    assert_eq!(club_from(&app, "198.51.100.99").await, 429);
+
+    // Given a server behind a proxy it trusts (this test's own address)
+    let proxied = spawn_app_with(app.backend, |config| {
+        config.trusted_proxies = "127.0.0.0/8, ::1".into();
+        config.clubs_per_minute = 2;
+    })
+    .await
+    .expect("the backend is configured");
+
+    // Then each client the proxy names has its own count, and the proxy's own last hop counts
+    // (not an address the client wrote before it)
+    assert_eq!(club_from(&proxied, "203.0.113.1").await, 201);
+    assert_eq!(club_from(&proxied, "6.6.6.6, 203.0.113.1").await, 201);
+    assert_eq!(club_from(&proxied, "7.7.7.7, 203.0.113.1").await, 429);
+    assert_eq!(club_from(&proxied, "203.0.113.2").await, 201);
 }

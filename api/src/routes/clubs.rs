@@ -50,18 +50,18 @@ pub async fn create_club(
     req: HttpRequest,
     body: Json<CreateClub>,
 ) -> Result<HttpResponse, ApiError> {
-    if let Some(client) = req.peer_addr() {
+    if let Some(client) = crate::client::address(&req) {
         if state.store.backend() == "postgres" {
             // Several servers share one PostgreSQL: the count lives there.
             state
                 .store
-                .count_club_creation(&client.ip().to_string(), Utc::now(), state.clubs_per_minute)
+                .count_club_creation(&client.to_string(), Utc::now(), state.clubs_per_minute)
                 .await?
                 .map_err(ApiError::TooManyRequests)?;
         } else {
             state
                 .club_creation
-                .check(client.ip(), Instant::now())
+                .check(client, Instant::now())
                 .map_err(ApiError::TooManyRequests)?;
         }
     }

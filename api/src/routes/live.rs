@@ -132,6 +132,7 @@ pub async fn game_stream(
         &id,
         resume,
         language,
+        crate::client::address(&req),
     )
     .await?;
     Ok(event_stream(stream.into_body()))
@@ -159,7 +160,14 @@ pub async fn lobby_stream(
     let resume = resume_from(&req, &query)?;
     // The lobby's events carry no words, but a bad `lang` is refused alike.
     stream_language(&req, &query)?;
-    let stream = LobbyStream::open(&state.live, state.store.clone(), &club, resume).await?;
+    let stream = LobbyStream::open(
+        &state.live,
+        state.store.clone(),
+        &club,
+        resume,
+        crate::client::address(&req),
+    )
+    .await?;
     Ok(event_stream(stream.into_body()))
 }
 
