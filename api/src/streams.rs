@@ -196,7 +196,16 @@ impl LobbyStream {
                     ),
                 ));
             }
-            Some(position) => position,
+            // Beyond the club's log: the client's position is not this log's (a copy restored
+            // elsewhere). It starts again from the beginning, every game's news once more, as
+            // a game stream starts again with a snapshot.
+            Some(position) => {
+                if position > store.head_position(club).await? {
+                    0
+                } else {
+                    position
+                }
+            }
             None => store.head_position(club).await?,
         };
         let mut stream = Self {

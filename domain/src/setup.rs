@@ -36,7 +36,9 @@ pub struct PlayerEntry {
 /// A name as typed (a player's, a preset's, a club's, a token's), checked as the API's schema
 /// checks it: at most `most` characters counted as sent, spaces around it included; no control
 /// character anywhere, around it included (trimming takes spaces off, not a line break or a
-/// tab); and not empty once the spaces around it are trimmed. Returns it trimmed.
+/// tab); and not empty once the spaces around it are trimmed. Nor may it be made of invisible
+/// characters alone (zero-width spaces and joiners), or hold a bidirectional control, which
+/// can make a name read as another on screen (`Ann\u{202e}gnp.exe`). Returns it trimmed.
 pub fn checked_name(raw: &str, most: usize) -> Result<&str, NameFault> {
     let name = raw.trim();
     if name.is_empty() {
@@ -48,7 +50,39 @@ pub fn checked_name(raw: &str, most: usize) -> Result<&str, NameFault> {
     if raw.chars().any(char::is_control) {
         return Err(NameFault::ControlCharacters);
     }
+    if raw.chars().any(is_bidi_control) {
+        return Err(NameFault::BidiControls);
+    }
+    if name.chars().all(is_invisible) {
+        return Err(NameFault::Invisible);
+    }
     Ok(name)
+}
+
+/// Embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): they reorder what
+/// follows them. The marks (U+200E, U+200F) only give a direction and stay allowed.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A character that shows nothing by itself: a space, a zero-width character or joiner (a
+/// Persian name keeps its zero-width non-joiner between letters), a word joiner, a
+/// byte-order mark, a soft hyphen, a filler.
+fn is_invisible(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '\u{200b}'..='\u{200f}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{feff}'
+                | '\u{00ad}'
+                | '\u{034f}'
+                | '\u{180e}'
+                | '\u{115f}'
+                | '\u{1160}'
+                | '\u{3164}'
+                | '\u{ffa0}'
+        )
 }
 
 /// A player name that has been checked: trimmed, not empty, printable, not too long.
@@ -71,9 +105,24 @@ pub enum NameFault {
     Empty,
     TooLong,
     ControlCharacters,
+    /// Only characters that show nothing.
+    Invisible,
+    /// A bidirectional control character.
+    BidiControls,
 }
 
 impl NameFault {
+    /// Said of any name (a club's, a token's) for the faults not about its length.
+    pub fn of_any_name(self) -> Option<Message> {
+        match self {
+            NameFault::Invisible => Some(crate::said!("server.common.refusal.name_invisible")),
+            NameFault::BidiControls => {
+                Some(crate::said!("server.common.refusal.name_bidi_controls"))
+            }
+            NameFault::Empty | NameFault::TooLong | NameFault::ControlCharacters => None,
+        }
+    }
+
     /// Said of a player's name.
     pub fn player(self) -> Message {
         match self {
@@ -84,6 +133,9 @@ impl NameFault {
             ),
             NameFault::ControlCharacters => {
                 crate::said!("server.common.refusal.player_name_control_characters")
+            }
+            NameFault::Invisible | NameFault::BidiControls => {
+                self.of_any_name().unwrap_or_else(|| unreachable!())
             }
         }
     }
@@ -98,6 +150,9 @@ impl NameFault {
             ),
             NameFault::ControlCharacters => {
                 crate::said!("server.common.refusal.preset_name_control_characters")
+            }
+            NameFault::Invisible | NameFault::BidiControls => {
+                self.of_any_name().unwrap_or_else(|| unreachable!())
             }
         }
     }
@@ -451,6 +506,45 @@ mod tests {
         );
         let o: Demo = parse_options(&Value::Null).unwrap();
         assert_eq!(o, Demo::default());
+    }
+
+    #[test]
+    fn a_name_of_invisible_characters_alone_or_with_a_bidirectional_control_is_refused() {
+        for invisible in [
+            "\u{200b}\u{200c}\u{200d}",
+            "\u{feff}",
+            " \u{2060} ",
+            "\u{3164}",
+        ] {
+            assert_eq!(
+                PlayerName::parse(invisible),
+                Err(NameFault::Invisible),
+                "{invisible:?}"
+            );
+        }
+        for reordered in ["Ann\u{202e}gnp.exe", "\u{2067}Bo", "Cy\u{202a}"] {
+            assert_eq!(
+                PlayerName::parse(reordered),
+                Err(NameFault::BidiControls),
+                "{reordered:?}"
+            );
+        }
+        let rule = seat_players(&entries(&["Ann", "\u{200b}"]), 2..=5, "Demo").unwrap_err();
+        assert_eq!(
+            rule.rule,
+            "a name must show at least one visible character (spaces and zero-width characters \
+             alone show nothing)"
+        );
+        // A Persian name keeps its zero-width non-joiner between letters, and a direction mark
+        // only gives a direction.
+        assert_eq!(
+            PlayerName::parse("نیم\u{200c}رخ").unwrap().as_str(),
+            "نیم\u{200c}رخ"
+        );
+        assert_eq!(
+            PlayerName::parse("\u{200f}بابک").unwrap().as_str(),
+            "\u{200f}بابک"
+        );
     }
 
     #[test]

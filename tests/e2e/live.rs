@@ -147,6 +147,7 @@ on_both_backends!(
     a_last_event_id_beyond_the_games_version_starts_again_with_a_snapshot,
     streams_over_the_clubs_limit_are_refused_with_429,
     a_share_links_streams_never_lock_the_club_out_and_a_closed_stream_frees_its_place_at_once,
+    a_lobby_resumed_beyond_the_clubs_log_starts_again_from_its_beginning,
     streams_over_the_servers_limit_are_refused_with_503,
     a_follower_on_one_server_sees_appends_made_on_another,
     a_lost_listening_connection_misses_nothing,
@@ -1123,4 +1124,30 @@ async fn a_share_links_streams_never_lock_the_club_out_and_a_closed_stream_frees
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+async fn a_lobby_resumed_beyond_the_clubs_log_starts_again_from_its_beginning(app: TestApp) {
+    // Given a club with two games (a phone held position 2^63 − 1 of a copy restored elsewhere)
+    let club = app.new_club().await;
+    let first = app.new_game(&club, new_game(json!({}))).await;
+    let second = app.new_game(&club, new_game(json!({}))).await;
+
+    // When its lobby is resumed from there
+    let mut lobby = EventStream::open(&app, "/v1/stream", &club.token, Some(i64::MAX)).await;
+
+    // Then it tells every game's news again, from the start, and then what comes next
+    let a = lobby.expect().await;
+    let b = lobby.expect().await;
+    assert_eq!(
+        (a.event.as_str(), &a.data["id"]),
+        ("game_created", &json!(first))
+    );
+    assert_eq!(
+        (b.event.as_str(), &b.data["id"]),
+        ("game_created", &json!(second))
+    );
+    let third = app.new_game(&club, new_game(json!({}))).await;
+    let c = lobby.expect().await;
+    assert_eq!(c.data["id"], json!(third));
+    assert!(c.id > b.id, "{:?} then {:?}", b.id, c.id);
 }

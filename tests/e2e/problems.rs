@@ -20,6 +20,7 @@ on_both_backends!(
     too_many_events_in_one_request_are_refused,
     too_many_clubs_from_one_address_are_throttled,
     a_forwarded_address_counts_only_from_a_trusted_proxy,
+    names_that_show_nothing_or_read_as_another_are_refused_everywhere,
     a_client_that_never_finishes_its_request_is_timed_out,
     an_id_that_is_not_a_uuid_is_a_bad_request,
     text_with_a_nul_character_is_a_bad_request_not_a_server_error,
@@ -427,4 +428,46 @@ async fn a_forwarded_address_counts_only_from_a_trusted_proxy(app: TestApp) {
     assert_eq!(club_from(&proxied, "6.6.6.6, 203.0.113.1").await, 201);
     assert_eq!(club_from(&proxied, "7.7.7.7, 203.0.113.1").await, 429);
     assert_eq!(club_from(&proxied, "203.0.113.2").await, 201);
+}
+
+async fn names_that_show_nothing_or_read_as_another_are_refused_everywhere(app: TestApp) {
+    let club = app.new_club().await;
+    let invisible = "\u{200b}\u{200c}\u{200d}";
+    let reordered = "Ann\u{202e}gnp.exe";
+    let nothing = "a name must show at least one visible character (spaces and zero-width \
+                   characters alone show nothing)";
+    let bidi = "a name cannot hold bidirectional control characters (U+202A–U+202E, \
+                U+2066–U+2069): they can make a name read as another";
+    for (name, detail) in [(invisible, nothing), (reordered, bidi)] {
+        // A club's, a token's, a preset's, a player's at a table
+        let replies = [
+            app.post("/v1/clubs", None, &json!({"name": name})).await,
+            app.post(
+                "/v1/tokens",
+                Some(&club.token),
+                &json!({"name": name, "scope": "write"}),
+            )
+            .await,
+            app.post(
+                "/v1/presets",
+                Some(&club.token),
+                &json!({"name": name, "game": "mint-julep", "options": {}}),
+            )
+            .await,
+            app.post(
+                "/v1/games",
+                Some(&club.token),
+                &json!({"game": "mint-julep", "players": [{"name": "Bo"}, {"name": name}]}),
+            )
+            .await,
+        ];
+        for reply in &replies {
+            let problem = reply.problem(422);
+            assert_eq!(problem["detail"], detail, "{name:?}: {problem}");
+        }
+    }
+    assert_eq!(
+        app.get("/v1/games", Some(&club.token)).await.body["games"],
+        json!([])
+    );
 }

@@ -29,7 +29,7 @@ pub struct CreateToken {
     #[schema(
         min_length = 1,
         max_length = 100,
-        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+        pattern = r"^[^\x00-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069]*[^\s\x00-\x1F\x7F-\x9F\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u034F\u180E\u115F\u1160\u3164\uFFA0\u202A-\u202E\u2066-\u2069][^\x00-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069]*$"
     )]
     pub name: String,
     // What it may do: the values and their meaning are `TokenScope`'s (a description here would
@@ -123,10 +123,15 @@ pub async fn create_token(
 }
 
 fn checked_name(raw: &str) -> Result<&str, ApiError> {
-    let name = tabletally_domain::setup::checked_name(raw, MAX_TOKEN_NAME).map_err(|_| {
+    let name = tabletally_domain::setup::checked_name(raw, MAX_TOKEN_NAME).map_err(|fault| {
         ApiError::invalid(
             "/name",
-            tabletally_domain::said!("server.api.access.token_name_length", most = MAX_TOKEN_NAME),
+            fault.of_any_name().unwrap_or_else(|| {
+                tabletally_domain::said!(
+                    "server.api.access.token_name_length",
+                    most = MAX_TOKEN_NAME
+                )
+            }),
         )
     })?;
     // Events name the token that recorded them: the club's own token's name stays its own.

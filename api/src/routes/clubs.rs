@@ -18,11 +18,11 @@ const MAX_CLUB_NAME: usize = 100;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Friday games"}))]
 pub struct CreateClub {
-    /// 1 to 100 printable characters (spaces around it are trimmed).
+    /// 1 to 100 printable characters, one of them visible, no bidirectional control (spaces around it are trimmed).
     #[schema(
         min_length = 1,
         max_length = 100,
-        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+        pattern = r"^[^\x00-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069]*[^\s\x00-\x1F\x7F-\x9F\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u034F\u180E\u115F\u1160\u3164\uFFA0\u202A-\u202E\u2066-\u2069][^\x00-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069]*$"
     )]
     pub name: String,
 }
@@ -65,12 +65,15 @@ pub async fn create_club(
                 .map_err(ApiError::TooManyRequests)?;
         }
     }
-    let name = tabletally_domain::setup::checked_name(&body.name, MAX_CLUB_NAME).map_err(|_| {
-        ApiError::invalid(
-            "/name",
-            tabletally_domain::said!("server.api.clubs.name_length", most = MAX_CLUB_NAME),
-        )
-    })?;
+    let name =
+        tabletally_domain::setup::checked_name(&body.name, MAX_CLUB_NAME).map_err(|fault| {
+            ApiError::invalid(
+                "/name",
+                fault.of_any_name().unwrap_or_else(|| {
+                    tabletally_domain::said!("server.api.clubs.name_length", most = MAX_CLUB_NAME)
+                }),
+            )
+        })?;
     let id = uuid::Uuid::new_v4().to_string();
     let (token, hash) = auth::new_token(&id)?;
     let club = state.store.create_club(&id, name, &hash).await?;

@@ -56,12 +56,12 @@ pub struct CreateGame {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerInput {
-    /// 1 to 40 printable characters (spaces around it are trimmed); unique within the game.
+    /// 1 to 40 printable characters, one of them visible, no bidirectional control (spaces around it are trimmed); unique within the game.
     #[serde(default)]
     #[schema(
         min_length = 1,
         max_length = 40,
-        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+        pattern = r"^[^\x00-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069]*[^\s\x00-\x1F\x7F-\x9F\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u034F\u180E\u115F\u1160\u3164\uFFA0\u202A-\u202E\u2066-\u2069][^\x00-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069]*$"
     )]
     pub name: Option<String>,
     #[serde(default)]
