@@ -32,7 +32,38 @@ pub async fn take_token_from_url(
         req.match_info_mut().get_mut().update(&uri);
         req.head_mut().uri = uri;
     }
+    // A token in any other form (`access%5Ftoken=`, `;access_token=`, a path) is refused, and
+    // its secret kept out of the log all the same.
+    if let Some(hidden) = hide_secrets(&req.uri().to_string())
+        && let Ok(uri) = hidden.parse::<Uri>()
+    {
+        req.match_info_mut().get_mut().update(&uri);
+        req.head_mut().uri = uri;
+    }
     next.call(req).await
+}
+
+/// The text with every token secret (64 hexadecimal digits in a row) replaced by `REDACTED`;
+/// `None` when it holds none.
+fn hide_secrets(text: &str) -> Option<String> {
+    const SECRET: usize = 64;
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut at, mut copied, mut found) = (0, 0, false);
+    while at < bytes.len() {
+        let run = bytes[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_hexdigit())
+            .count();
+        if run >= SECRET {
+            out.push_str(&text[copied..at]);
+            out.push_str(REDACTED);
+            copied = at + run;
+            found = true;
+        }
+        at += run.max(1);
+    }
+    found.then(|| out + &text[copied..])
 }
 
 /// `(token, the path and query with the token replaced)`, when the query holds one.
@@ -323,6 +354,27 @@ mod tests {
             "/v1/stream?last_event_id=4&access_token=REDACTED&x=1"
         );
         assert!(redact(&"/v1/stream?last_event_id=4".parse().unwrap()).is_none());
+    }
+
+    #[test]
+    fn a_token_secret_in_any_other_form_is_hidden_and_nothing_else_is() {
+        let secret = "0123456789abcdef".repeat(4);
+        for form in [
+            format!("/v1/stream?access%5Ftoken=tt.c1.{secret}"),
+            format!("/v1/stream?x=1;access_token=tts.9.{secret}"),
+            format!("/v1/games/tt.c1.{secret}"),
+        ] {
+            let hidden = hide_secrets(&form).expect("a secret");
+            assert!(
+                !hidden.contains(&secret) && hidden.contains("REDACTED"),
+                "{hidden}"
+            );
+        }
+        // Ids and versions are shorter than a secret: left as they are.
+        assert_eq!(
+            hide_secrets("/v1/games/0b6c3f0e-5d7e-4f3b-9a51-3c2d1e0f9a8b/score?at=3"),
+            None
+        );
     }
 
     #[actix_web::test]

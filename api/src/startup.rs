@@ -251,6 +251,7 @@ fn run(
         // Problems said in the language asked for; `Content-Language` on every answer.
         .wrap(middleware::from_fn(crate::language::speak))
         .wrap(middleware::from_fn(http::read_unread_body))
+        .wrap(middleware::from_fn(pad::secure_docs))
         .wrap(middleware::from_fn(request_id_header))
         .wrap(middleware::from_fn(record_metrics))
         .wrap(middleware::from_fn(http::cors))

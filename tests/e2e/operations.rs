@@ -10,6 +10,7 @@ on_both_backends!(
     metrics_count_requests_by_route_and_reveal_no_club_data,
     made_up_methods_are_counted_as_one_label_and_grow_nothing,
     docs_without_a_slash_redirects_to_swagger_ui,
+    swagger_ui_is_shown_in_no_other_sites_frame_and_runs_only_its_own_files,
     connections_the_database_cut_while_idle_are_replaced_before_a_request_uses_them,
     a_game_is_found_by_its_primary_key_however_little_the_planner_knows,
     statements_given_arrays_are_planned_once_for_any_length,
@@ -144,6 +145,22 @@ async fn made_up_methods_are_counted_as_one_label_and_grow_nothing(app: TestApp)
         "the metrics grew to {} bytes",
         text.len()
     );
+}
+
+async fn swagger_ui_is_shown_in_no_other_sites_frame_and_runs_only_its_own_files(app: TestApp) {
+    for path in ["/docs/", "/docs/swagger-ui-bundle.js"] {
+        let reply = app.client.get(app.url(path)).send().await.unwrap();
+        assert_eq!(reply.status(), 200, "{path}");
+        let csp = reply.headers()["content-security-policy"].to_str().unwrap();
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert!(csp.contains("script-src 'self';"), "{path}: {csp}");
+        assert_eq!(reply.headers()["x-frame-options"], "DENY", "{path}");
+        assert_eq!(
+            reply.headers()["x-content-type-options"],
+            "nosniff",
+            "{path}"
+        );
+    }
 }
 
 async fn docs_without_a_slash_redirects_to_swagger_ui(app: TestApp) {
