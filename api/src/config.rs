@@ -89,6 +89,9 @@ pub struct Config {
     /// `TABLETALLY_TRUSTED_PROXIES`: the proxies (addresses or CIDR ranges, comma-separated)
     /// whose `X-Forwarded-For` names the client; none by default (the peer is the client).
     pub trusted_proxies: String,
+    /// `TABLETALLY_REQUESTS_PER_ADDRESS`: requests one client address may have in flight at
+    /// once (→ 429); live streams are counted by their own limits.
+    pub requests_per_address: usize,
 }
 
 impl Default for Config {
@@ -105,6 +108,8 @@ impl Default for Config {
             cors_origins: Vec::new(),
             public_url: None,
             trusted_proxies: String::new(),
+            // A café's tables behind one address: a few requests in flight each.
+            requests_per_address: 256,
         }
     }
 }
@@ -148,6 +153,8 @@ impl Config {
                 .unwrap_or_default(),
             public_url: var("TABLETALLY_PUBLIC_URL"),
             trusted_proxies: var("TABLETALLY_TRUSTED_PROXIES").unwrap_or_default(),
+            requests_per_address: number("TABLETALLY_REQUESTS_PER_ADDRESS")
+                .unwrap_or(defaults.requests_per_address),
         }
     }
 }

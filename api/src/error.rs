@@ -89,6 +89,8 @@ pub enum ApiError {
     Conflict(Message),
     /// 413: the body is larger than the server accepts.
     PayloadTooLarge(usize),
+    /// 408: the body did not arrive within this many seconds; the connection is closed.
+    BodyTooSlow(u64),
     /// 415: the body is not JSON.
     UnsupportedMediaType(Message),
     /// 422: the request is well-formed but invalid (a field's value, an option, an id that is
@@ -108,6 +110,8 @@ pub enum ApiError {
     },
     /// 429: too many requests from this client; retry after the given seconds.
     TooManyRequests(u64),
+    /// 429: this client address has as many requests in flight as it may.
+    TooManyInFlight(usize),
     /// 429: the club holds as many open streams as it may.
     TooManyStreams(Message),
     /// 503: the server holds as many open streams as it serves.
@@ -169,6 +173,10 @@ impl ApiError {
                 "payload-too-large",
                 said!("server.problem.payload_too_large.title"),
             ),
+            ApiError::BodyTooSlow(_) => (
+                "request-timeout",
+                said!("server.problem.request_timeout.title"),
+            ),
             ApiError::UnsupportedMediaType(_) => (
                 "unsupported-media-type",
                 said!("server.problem.unsupported_media_type.title"),
@@ -182,6 +190,10 @@ impl ApiError {
                 said!("server.problem.invalid_request.title"),
             ),
             ApiError::TooManyRequests(_) => (
+                "too-many-requests",
+                said!("server.problem.too_many_requests.title"),
+            ),
+            ApiError::TooManyInFlight(_) => (
                 "too-many-requests",
                 said!("server.problem.too_many_requests.title"),
             ),
@@ -224,6 +236,12 @@ impl ApiError {
             ApiError::StaleVersion { .. } => said!("server.problem.stale_version.detail"),
             ApiError::PayloadTooLarge(bytes) => {
                 said!("server.problem.payload_too_large.detail", bytes = *bytes)
+            }
+            ApiError::TooManyInFlight(most) => {
+                said!("server.problem.too_many_in_flight", most = *most)
+            }
+            ApiError::BodyTooSlow(seconds) => {
+                said!("server.problem.request_timeout.detail", seconds = *seconds)
             }
             ApiError::TooManyRequests(seconds) => {
                 said!(
@@ -323,6 +341,9 @@ impl ApiError {
             ApiError::MethodNotAllowed { allow, .. } => {
                 response.insert_header((header::ALLOW, allow.as_str()));
             }
+            ApiError::TooManyInFlight(_) => {
+                response.insert_header((header::RETRY_AFTER, "1"));
+            }
             // A failover takes seconds; a restart of the one database may take longer.
             ApiError::DatabaseLost | ApiError::Unavailable => {
                 response.insert_header((header::RETRY_AFTER, "2"));
@@ -361,13 +382,14 @@ impl ResponseError for ApiError {
             | ApiError::SatTogether { .. }
             | ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::BodyTooSlow(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable { .. } | ApiError::RuleViolation { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
-            ApiError::TooManyRequests(_) | ApiError::TooManyStreams(_) => {
-                StatusCode::TOO_MANY_REQUESTS
-            }
+            ApiError::TooManyRequests(_)
+            | ApiError::TooManyStreams(_)
+            | ApiError::TooManyInFlight(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ServerBusy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::Unavailable | ApiError::DatabaseLost => StatusCode::SERVICE_UNAVAILABLE,
@@ -403,16 +425,58 @@ impl From<StoreError> for ApiError {
                     ApiError::Conflict(said!("server.problem.conflict.player_merged"))
                 }
                 ref e if crate::store::lost_primary(e) => {
-                    tracing::warn!(error = %e, "the database went away during a request");
+                    unavailable_episode(e, "the database went away during a request");
                     ApiError::DatabaseLost
                 }
                 sqlx::Error::PoolTimedOut => {
-                    tracing::error!(error = %e, "database unreachable");
+                    unavailable_episode(&e, "database unreachable");
+                    ApiError::Unavailable
+                }
+                // SQLite busy or locked (another process holds the file), PostgreSQL's own
+                // bounds on a wait (statement_timeout, lock_timeout): the database is slow to
+                // answer, not the request wrong. Sending it again is safe.
+                ref e if database_busy(e) => {
+                    unavailable_episode(e, "the database is busy");
                     ApiError::Unavailable
                 }
                 e => ApiError::Internal(e.to_string()),
             },
         }
+    }
+}
+
+/// Whether the database refused to wait any longer: SQLite's `SQLITE_BUSY` and
+/// `SQLITE_LOCKED` (and their extended codes), PostgreSQL's `query_canceled` (a
+/// statement_timeout) and `lock_not_available` (a lock_timeout).
+pub fn database_busy(e: &sqlx::Error) -> bool {
+    let sqlx::Error::Database(db) = e else {
+        return false;
+    };
+    match db.code().as_deref() {
+        Some("57014" | "55P03") => true,
+        Some(code) => code
+            .parse::<i64>()
+            .is_ok_and(|code| matches!(code & 0xff, 5 | 6)),
+        None => false,
+    }
+}
+
+/// Logs a database that cannot answer once per episode (at WARN; again only after 30 s of
+/// answers), not once per request: a failover or a long lock would otherwise flood the log.
+pub(crate) fn unavailable_episode(cause: &dyn std::fmt::Display, what: &str) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    static SINCE: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let last = LAST.swap(now, Ordering::Relaxed);
+    let answered = SINCE.fetch_add(1, Ordering::Relaxed);
+    if now.saturating_sub(last) >= 30 {
+        SINCE.store(0, Ordering::Relaxed);
+        tracing::warn!(error = %cause, "{what}: answering 503 with Retry-After until it answers again");
+    } else if answered > 0 && answered.is_power_of_two() {
+        tracing::debug!(error = %cause, answered, "{what}: still answering 503");
     }
 }
 

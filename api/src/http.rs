@@ -222,8 +222,14 @@ pub async fn read_unread_body(
         payload: Box::pin(SharedBody(Rc::clone(&body))),
     });
     let res = next.call(req).await;
+    // An answer that closes the connection (a body too slow to wait for) leaves the rest unread.
+    let closes = res.as_ref().is_ok_and(|res| {
+        res.response().head().connection_type() == actix_web::http::ConnectionType::Close
+    });
     // What the handler read is gone; the rest is read and dropped.
-    while let Some(Ok(_)) = std::future::poll_fn(|cx| body.borrow_mut().poll_next_unpin(cx)).await {
+    while !closes
+        && let Some(Ok(_)) = std::future::poll_fn(|cx| body.borrow_mut().poll_next_unpin(cx)).await
+    {
     }
     res
 }

@@ -10,6 +10,7 @@
 //! - [`live`] fans commits out to the server-sent-event streams (in process, and across servers
 //!   on PostgreSQL through `LISTEN/NOTIFY`).
 
+pub mod admission;
 pub mod append;
 pub mod auth;
 pub mod client;

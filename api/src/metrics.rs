@@ -209,6 +209,27 @@ fn escape(value: &str) -> String {
         .replace('\n', "\\n")
 }
 
+/// A request's method as the metrics label it: the methods HTTP defines, each by its name;
+/// anything a client made up is `other` (a label per made-up method would grow without bound).
+pub fn method_label(method: &actix_web::http::Method) -> &'static str {
+    use actix_web::http::Method;
+    const KNOWN: [(Method, &str); 9] = [
+        (Method::GET, "GET"),
+        (Method::HEAD, "HEAD"),
+        (Method::POST, "POST"),
+        (Method::PUT, "PUT"),
+        (Method::PATCH, "PATCH"),
+        (Method::DELETE, "DELETE"),
+        (Method::OPTIONS, "OPTIONS"),
+        (Method::CONNECT, "CONNECT"),
+        (Method::TRACE, "TRACE"),
+    ];
+    KNOWN
+        .iter()
+        .find(|(known, _)| known == method)
+        .map_or("other", |(_, label)| label)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,25 +302,4 @@ mod tests {
             );
         }
     }
-}
-
-/// A request's method as the metrics label it: the methods HTTP defines, each by its name;
-/// anything a client made up is `other` (a label per made-up method would grow without bound).
-pub fn method_label(method: &actix_web::http::Method) -> &'static str {
-    use actix_web::http::Method;
-    const KNOWN: [(Method, &str); 9] = [
-        (Method::GET, "GET"),
-        (Method::HEAD, "HEAD"),
-        (Method::POST, "POST"),
-        (Method::PUT, "PUT"),
-        (Method::PATCH, "PATCH"),
-        (Method::DELETE, "DELETE"),
-        (Method::OPTIONS, "OPTIONS"),
-        (Method::CONNECT, "CONNECT"),
-        (Method::TRACE, "TRACE"),
-    ];
-    KNOWN
-        .iter()
-        .find(|(known, _)| known == method)
-        .map_or("other", |(_, label)| label)
 }

@@ -95,6 +95,7 @@ impl Application {
         let trusted_proxies = crate::client::TrustedProxies::parse(&config.trusted_proxies)
             .map_err(StartError::TrustedProxy)?;
         let state = AppState {
+            admission: crate::admission::Admission::per_address(config.requests_per_address),
             trusted_proxies,
             store,
             club_creation: RateLimit::per_minute(config.clubs_per_minute),
@@ -248,6 +249,8 @@ fn run(
         .wrap(middleware::from_fn(http::catch_panics))
         // A change runs to its end when its phone hangs up midway.
         .wrap(middleware::from_fn(http::finish_changes))
+        // Each address's requests in flight, their bodies and answers in time.
+        .wrap(middleware::from_fn(crate::admission::admit))
         // Problems said in the language asked for; `Content-Language` on every answer.
         .wrap(middleware::from_fn(crate::language::speak))
         .wrap(middleware::from_fn(http::read_unread_body))
@@ -369,7 +372,7 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
 }
 
 /// Why a body's bytes could not be read, in words (not the error's debug form).
-fn payload_words(payload: &actix_web::error::PayloadError) -> Message {
+pub(crate) fn payload_words(payload: &actix_web::error::PayloadError) -> Message {
     use actix_web::error::PayloadError;
     match payload {
         PayloadError::Incomplete(Some(e)) => {

@@ -21,6 +21,8 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The open live streams and what the write path publishes to them.
     pub live: Arc<Live>,
+    /// Each client address's requests in flight ([`crate::admission`]).
+    pub admission: crate::admission::Admission,
     /// Whose `X-Forwarded-For` names the client ([`crate::client`]).
     pub trusted_proxies: crate::client::TrustedProxies,
 }

@@ -21,6 +21,9 @@ on_both_backends!(
     too_many_clubs_from_one_address_are_throttled,
     a_forwarded_address_counts_only_from_a_trusted_proxy,
     names_that_show_nothing_or_read_as_another_are_refused_everywhere,
+    a_body_sent_a_byte_at_a_time_is_cut_off_with_408,
+    one_address_holds_at_most_its_share_of_requests_and_health_checks_still_answer,
+    a_database_that_does_not_answer_is_answered_503_in_seconds,
     a_client_that_never_finishes_its_request_is_timed_out,
     an_id_that_is_not_a_uuid_is_a_bad_request,
     text_with_a_nul_character_is_a_bad_request_not_a_server_error,
@@ -470,4 +473,167 @@ async fn names_that_show_nothing_or_read_as_another_are_refused_everywhere(app: 
         app.get("/v1/games", Some(&club.token)).await.body["games"],
         json!([])
     );
+}
+
+/// A raw connection that sends `head` and then, every `pause`, one byte of its body; what the
+/// server answered (read until it closes, or `give_up`).
+fn trickle(
+    address: String,
+    head: String,
+    pause: std::time::Duration,
+    give_up: std::time::Duration,
+) -> (String, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(pause)).unwrap();
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    while started.elapsed() < give_up {
+        let mut buffer = [0u8; 4096];
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            // Nothing yet: one more byte, as a slow or hostile client would.
+            Err(_) => {
+                if stream.write_all(b" ").is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    (
+        String::from_utf8_lossy(&answer).into_owned(),
+        started.elapsed(),
+    )
+}
+
+fn slow_club_head(length: usize) -> String {
+    format!(
+        "POST /v1/clubs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: {length}\r\n\r\n"
+    )
+}
+
+async fn a_body_sent_a_byte_at_a_time_is_cut_off_with_408(app: TestApp) {
+    // Given a client that states a body of 200,000 bytes and sends a byte every 2 s
+    let address = app.address.trim_start_matches("http://").to_owned();
+
+    let (answer, took) = tokio::task::spawn_blocking(move || {
+        trickle(
+            address,
+            slow_club_head(200_000),
+            std::time::Duration::from_secs(2),
+            std::time::Duration::from_secs(30),
+        )
+    })
+    .await
+    .unwrap();
+
+    // Then the server answers 408 after 10 s, in words, and closes the connection
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    assert!(
+        answer.to_ascii_lowercase().contains("connection: close"),
+        "{answer:?}"
+    );
+    assert!(
+        answer.contains("the request's body did not arrive within 10 s; send it again"),
+        "{answer:?}"
+    );
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+}
+
+async fn one_address_holds_at_most_its_share_of_requests_and_health_checks_still_answer(
+    app: TestApp,
+) {
+    // Given a server that lets an address hold two requests, and two slow bodies holding them
+    let app = spawn_app_with(app.backend, |config| config.requests_per_address = 2)
+        .await
+        .expect("the backend is configured");
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let held: Vec<_> = (0..2)
+        .map(|_| {
+            let address = address.clone();
+            std::thread::spawn(move || {
+                trickle(
+                    address,
+                    slow_club_head(1_000),
+                    std::time::Duration::from_millis(500),
+                    std::time::Duration::from_secs(15),
+                )
+            })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+
+    // When the same address sends a third request, and a health check
+    let third = app
+        .post("/v1/clubs", None, &json!({"name": "Friday"}))
+        .await;
+    let health = app.get("/healthz", None).await;
+
+    // Then the third is refused at once, the health check answered
+    let problem = third.problem(429);
+    assert_eq!(
+        problem["detail"],
+        "this address has 2 requests in flight, the most allowed; send this one again in a moment"
+    );
+    assert_eq!(third.headers["retry-after"], "1");
+    assert_eq!(health.status, 200);
+    // And once the slow ones are cut off (408), the address has its places back.
+    for handle in held {
+        let (answer, _) = handle.join().unwrap();
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    }
+    let after = app
+        .post("/v1/clubs", None, &json!({"name": "Friday"}))
+        .await;
+    assert_eq!(after.status, 201, "{}", after.body);
+}
+
+async fn a_database_that_does_not_answer_is_answered_503_in_seconds(app: TestApp) {
+    // Given the database held by another session: SQLite's file locked for writing, or
+    // PostgreSQL's clubs table locked
+    use sqlx::Connection;
+    let started = std::time::Instant::now();
+    let reply = match app.backend {
+        crate::helpers::Backend::Sqlite => {
+            let mut other = sqlx::SqliteConnection::connect(&app.database_url)
+                .await
+                .unwrap();
+            sqlx::raw_sql("BEGIN EXCLUSIVE")
+                .execute(&mut other)
+                .await
+                .unwrap();
+            let reply = app
+                .post("/v1/clubs", None, &json!({"name": "Friday"}))
+                .await;
+            sqlx::raw_sql("ROLLBACK").execute(&mut other).await.unwrap();
+            reply
+        }
+        crate::helpers::Backend::Postgres => {
+            let mut other = sqlx::PgConnection::connect(&app.database_url)
+                .await
+                .unwrap();
+            sqlx::raw_sql("BEGIN; LOCK TABLE clubs IN ACCESS EXCLUSIVE MODE")
+                .execute(&mut other)
+                .await
+                .unwrap();
+            let reply = app
+                .post("/v1/clubs", None, &json!({"name": "Friday"}))
+                .await;
+            sqlx::raw_sql("ROLLBACK").execute(&mut other).await.unwrap();
+            reply
+        }
+    };
+
+    // Then the request is answered 503 with Retry-After within 10 s, not held until the
+    // client gives up, and the server is fine once the database answers again
+    let took = started.elapsed();
+    let problem = reply.problem(503);
+    assert_eq!(reply.headers["retry-after"], "2", "{problem}");
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    let again = app
+        .post("/v1/clubs", None, &json!({"name": "Friday"}))
+        .await;
+    assert_eq!(again.status, 201, "{}", again.body);
 }

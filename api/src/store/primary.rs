@@ -306,7 +306,7 @@ async fn in_recovery(conn: &mut PgConnection) -> Result<bool, sqlx::Error> {
 /// not know it).
 fn hosts(url: &str) -> Result<Vec<PgConnectOptions>, sqlx::Error> {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return Ok(vec![PgConnectOptions::from_str(url)?]);
+        return Ok(vec![bounded(PgConnectOptions::from_str(url)?)]);
     };
     let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
@@ -323,9 +323,19 @@ fn hosts(url: &str) -> Result<Vec<PgConnectOptions>, sqlx::Error> {
                     format!("the database URL names an empty host in {hostlist:?}").into(),
                 ));
             }
-            PgConnectOptions::from_str(&format!("{scheme}://{userinfo}{host}{tail}"))
+            PgConnectOptions::from_str(&format!("{scheme}://{userinfo}{host}{tail}")).map(bounded)
         })
         .collect()
+}
+
+/// Every session bounds its waits, so that a request is answered (503, to be sent again) in
+/// seconds rather than held: a lock held by another session for 5 s, or a transaction a lost
+/// client left open for 30 s, ends. Sent with the connection's start, at no round trip.
+pub(super) fn bounded(options: PgConnectOptions) -> PgConnectOptions {
+    options.options([
+        ("lock_timeout", "5s"),
+        ("idle_in_transaction_session_timeout", "30s"),
+    ])
 }
 
 /// The URL's path and query without the query parameter `name`.

@@ -410,7 +410,7 @@ impl PostgresStore {
         let primary = Follower::primary_of(url)?.map(Arc::new);
         let options = match &primary {
             Some(primary) => primary.find_at_start().await?,
-            None => PgConnectOptions::from_str(url)?,
+            None => super::primary::bounded(PgConnectOptions::from_str(url)?),
         };
         let pool_options = PgPoolOptions::new()
             .max_connections(16)
