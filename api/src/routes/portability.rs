@@ -148,7 +148,15 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
 /// exported from another club of this server holds that club's game ids: import it with
 /// `new_ids=true`.
 #[utoipa::path(tag = "portability", security(("club_token" = [])), params(ImportQuery),
-    request_body(content = other_apps::BgStatsFile, content_type = "application/json", description = "A BG Stats export (games, players, plays with playerScores)"),
+    request_body(content = other_apps::BgStatsFile, content_type = "application/json", description = "A BG Stats export (games, players, plays with playerScores)",
+        example = json!({
+            "games": [{"id": 1, "name": "Mint Julep"}],
+            "players": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bo"}],
+            "plays": [{"uuid": "3D0E5A6C-0000-4000-8000-00000000A001", "playDate": "2024-03-01 20:00:00",
+                       "gameRefId": 1, "playerScores": [
+                           {"playerRefId": 1, "score": "9", "winner": true, "seatOrder": 1},
+                           {"playerRefId": 2, "score": "4", "winner": false, "seatOrder": 2}]}]
+        })),
     responses(
     (status = 200, description = "What was imported, play by play: `line` is the play's place in `plays`, counted from 1 (`line` 1 is `plays[0]`)", body = ImportReport),
     (status = 400, description = "The file is not a BG Stats export", body = Problem, content_type = "application/problem+json"),
