@@ -38,9 +38,10 @@ const ANSWER_MS = 15000;
 /**
  * @param {string} method
  * @param {string} path
- * @param {{body?: any, query?: Record<string, any>, timeoutMs?: number}} [options]
+ * @param {{body?: any, query?: Record<string, any>, timeoutMs?: number, key?: string}} [options]
+ * `key`: a token to send with this request only, instead of the one in use.
  */
-async function call(method, path, { body, query, timeoutMs = ANSWER_MS } = {}) {
+async function call(method, path, { body, query, timeoutMs = ANSWER_MS, key } = {}) {
   const url = new URL(path, window.location.origin);
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, String(v));
@@ -48,7 +49,8 @@ async function call(method, path, { body, query, timeoutMs = ANSWER_MS } = {}) {
   /** @type {Record<string, string>} */
   // The server's own words (refusals, score explanations) in the page's language.
   const headers = { accept: 'application/json, application/problem+json', 'accept-language': lang() };
-  if (token) headers.authorization = `Bearer ${token}`;
+  const bearer = key ?? token;
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response;
   try {
@@ -68,6 +70,13 @@ async function call(method, path, { body, query, timeoutMs = ANSWER_MS } = {}) {
 
 /** `POST /v1/clubs` → `{id, name, token}`. @param {string} name @returns {Promise<Schemas['ClubCreated']>} */
 export const createClub = (name) => call('POST', '/v1/clubs', { body: { name } });
+
+/**
+ * `GET /v1/club` → `{id, name}`: the club a key opens. With `key`, asked with that key alone (a
+ * join link's, before this phone decides to keep it); else with the key in use.
+ * @param {string} [key] @returns {Promise<Schemas['ClubView']>}
+ */
+export const getClub = (key) => call('GET', '/v1/club', { key });
 
 /** `GET /v1/games` with filters. @param {{game?: string, player?: string, status?: string, from?: string, to?: string, limit?: number, cursor?: string}} [query] @returns {Promise<Schemas['GamePage']>} */
 export const listGames = (query) => call('GET', '/v1/games', { query });

@@ -3,6 +3,9 @@
 
 const TOKEN_KEY = 'tabletally.token';
 const CLUB_KEY = 'tabletally.club';
+/** The clubs this phone had open before (name and key), newest first: see `switchClub`. */
+const EARLIER_KEY = 'tabletally.earlier';
+const EARLIER_MAX = 5;
 
 /**
  * @typedef {import('./api.js').Schemas} Schemas
@@ -53,6 +56,36 @@ export function update(patch) {
     else localStorage.removeItem(CLUB_KEY);
   }
   for (const listener of listeners) listener(state, changed);
+}
+
+/** @typedef {{name: string | null, token: string}} EarlierClub */
+
+/** The clubs this phone had open before, newest first (at most 5). @returns {EarlierClub[]} */
+export function earlierClubs() {
+  let kept;
+  try {
+    kept = JSON.parse(localStorage.getItem(EARLIER_KEY) ?? '[]');
+  } catch {
+    kept = [];
+  }
+  if (!Array.isArray(kept)) return [];
+  return kept
+    .filter((c) => c && typeof c.token === 'string' && c.token !== '')
+    .map((c) => ({ name: typeof c.name === 'string' && c.name !== '' ? c.name : null, token: c.token }))
+    .slice(0, EARLIER_MAX);
+}
+
+/**
+ * Opens another club on this phone: `next` becomes the key in use, and the club open until now
+ * (named `currentName`, when known) goes first in the list of earlier clubs, so that it stays
+ * reachable; `next` leaves that list. The list keeps the last 5.
+ * @param {EarlierClub} next @param {string | null} [currentName]
+ */
+export function switchClub(next, currentName = state.clubName) {
+  const earlier = earlierClubs().filter((c) => c.token !== next.token && c.token !== state.token);
+  if (state.token && state.token !== next.token) earlier.unshift({ name: currentName, token: state.token });
+  localStorage.setItem(EARLIER_KEY, JSON.stringify(earlier.slice(0, EARLIER_MAX)));
+  update({ token: next.token, clubName: next.name });
 }
 
 /** @param {(s: State, changed: Set<string>) => void} listener @returns {() => void} */

@@ -24,6 +24,7 @@ on_both_backends!(
     cors_preflight_is_answered_for_allowed_origins_only,
     the_club_creation_limit_holds_across_servers,
     each_event_names_the_token_that_recorded_it,
+    every_token_names_its_own_club_and_a_share_link_none,
 );
 
 /// Issues a token with this scope using the club's admin token; `(id, token)`.
@@ -741,4 +742,44 @@ async fn each_event_names_the_token_that_recorded_it(app: TestApp) {
         )
         .await;
     assert_eq!(taken.problem(422)["pointer"], "/name");
+}
+
+async fn every_token_names_its_own_club_and_a_share_link_none(app: TestApp) {
+    // Arrange: Friday's first token and the tokens it issued; another club; a share link.
+    let created = app
+        .post("/v1/clubs", None, &json!({"name": "Tuesday Club"}))
+        .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let tuesday = created.body["token"].as_str().unwrap().to_owned();
+    let friday = app.new_club().await;
+    let (_, admin) = issue(&app, &friday, "admin").await;
+    let (_, write) = issue(&app, &friday, "write").await;
+    let (_, read) = issue(&app, &friday, "read").await;
+    let game = app.new_game(&friday, new_game(json!({}))).await;
+    let share = app
+        .post(
+            &format!("/v1/games/{game}/shares"),
+            Some(&friday.token),
+            &json!({"expires_in_hours": 1}),
+        )
+        .await;
+    assert_eq!(share.status, 201, "{}", share.body);
+    let share = share.body["token"].as_str().unwrap().to_owned();
+
+    // Act + Assert: each token's own club, its id and name and nothing else.
+    for token in [&friday.token, &admin, &write, &read] {
+        let reply = app.get("/v1/club", Some(token)).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(reply.body, json!({"id": friday.id, "name": "Friday games"}));
+    }
+    let other = app.get("/v1/club", Some(&tuesday)).await;
+    assert_eq!(other.body["name"], "Tuesday Club", "{}", other.body);
+    assert_ne!(other.body["id"], json!(friday.id));
+    // A share link reads its game only; no token, or a wrong one, is 401.
+    let shared = app.get("/v1/club", Some(&share)).await;
+    assert!(!shared.body.to_string().contains(&friday.id));
+    shared.problem(404);
+    app.get("/v1/club", None).await.problem(401);
+    let forged = format!("tt.{}.{}", friday.id, "0".repeat(64));
+    app.get("/v1/club", Some(&forged)).await.problem(401);
 }

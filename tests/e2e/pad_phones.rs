@@ -5,8 +5,8 @@
 
 use serde_json::json;
 
-use crate::browser::{Browser, browser};
-use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app_with};
+use crate::browser::{Browser, browser, browser_speaking};
+use crate::helpers::{Backend, TestApp, TestClub, event, spawn_app, spawn_app_with};
 use crate::pad::open_club;
 
 /// A server listening on every interface (as for a game night), and a phone-sized browser.
@@ -159,6 +159,237 @@ async fn a_share_link_made_on_this_computer_points_at_its_lan_address() {
     b.goto(&href).await;
     b.find("table.totals").await;
     assert_eq!(b.text(".readonly").await, "· read-only link");
+    b.close().await;
+}
+
+/// A club of this name, with one game of `game` (so that the page's list of games tells the
+/// clubs apart).
+async fn club_with_a_game(app: &TestApp, name: &str, game: &str) -> TestClub {
+    let created = app.post("/v1/clubs", None, &json!({"name": name})).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let club = TestClub {
+        id: created.body["id"].as_str().unwrap().to_owned(),
+        token: created.body["token"].as_str().unwrap().to_owned(),
+    };
+    app.new_game(
+        &club,
+        json!({"game": game, "players": [{"name": "Ann"}, {"name": "Bo"}]}),
+    )
+    .await;
+    club
+}
+
+/// The key the page keeps, and the address bar's hash.
+async fn kept_key_and_hash(b: &Browser) -> serde_json::Value {
+    b.js("return [localStorage.getItem('tabletally.token'), location.hash];")
+        .await
+}
+
+/// Waits until the address bar's hash is `hash`.
+async fn wait_for_hash(b: &Browser, hash: &str) {
+    for _ in 0..200 {
+        if b.js("return location.hash;").await == json!(hash) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the address never became {hash}");
+}
+
+/// The page's list of games shows this game and not that one.
+async fn games_listed(b: &Browser, shown: &str, not_shown: &str) {
+    b.wait_text("ul.games", |t| t.contains(shown) && !t.contains(not_shown))
+        .await;
+}
+
+/// Nowhere on the page, nor in what it shows as text: a key.
+async fn assert_no_key_shown(b: &Browser, keys: &[&str]) {
+    let page = b.js("return document.documentElement.outerHTML;").await;
+    let page = page.as_str().unwrap();
+    for key in keys {
+        assert!(!page.contains(key), "the page shows a key");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_join_link_to_another_club_asks_before_switching_and_keeps_the_old_key() {
+    let Some(b) = browser().await else {
+        return;
+    };
+    let app = spawn_app(Backend::Sqlite)
+        .await
+        .expect("sqlite always runs");
+    let friday = club_with_a_game(&app, "Friday Club", "mint-condition").await;
+    let tuesday = club_with_a_game(&app, "Tuesday Club", "mint-julep").await;
+    let tuesday_link = app.url(&format!("/#/join/{}", tuesday.token));
+
+    // The phone is in Friday Club; a link to Tuesday Club asks first, naming both, and keeps
+    // nothing of the link until then.
+    open_club(&app, &b, &friday, "#/").await;
+    games_listed(&b, "Mint Condition", "Mint Julep").await;
+    b.goto(&tuesday_link).await;
+    let question = b
+        .wait_text("#join-question .question", |t| !t.is_empty())
+        .await;
+    assert_eq!(question, "You are in Friday Club. Switch to Tuesday Club?");
+    assert_eq!(b.text("#join-question button.stay").await, "Stay");
+    assert_eq!(b.text("#join-question button.switch").await, "Switch");
+    assert_eq!(
+        b.js("return localStorage.getItem('tabletally.token');")
+            .await,
+        json!(friday.token)
+    );
+    b.screenshot("33-join-asks", None).await;
+
+    // Stay: still Friday Club, its games listed, and the link gone from the address bar.
+    b.click("#join-question button.stay").await;
+    games_listed(&b, "Mint Condition", "Mint Julep").await;
+    assert_eq!(kept_key_and_hash(&b).await, json!([friday.token, "#/"]));
+
+    // The link again, and Switch: Tuesday Club's games.
+    b.goto(&tuesday_link).await;
+    b.wait_text("#join-question .question", |t| {
+        t == "You are in Friday Club. Switch to Tuesday Club?"
+    })
+    .await;
+    b.click("#join-question button.switch").await;
+    games_listed(&b, "Mint Julep", "Mint Condition").await;
+    assert_eq!(kept_key_and_hash(&b).await, json!([tuesday.token, "#/"]));
+
+    // The club page lists Friday Club under earlier clubs, by name only.
+    b.goto(&app.url("/#/club")).await;
+    b.wait_text("#current-club", |t| t == "Club: Tuesday Club")
+        .await;
+    assert_eq!(
+        b.text("#earlier-clubs h2").await,
+        "Earlier clubs on this phone"
+    );
+    let earlier = b
+        .wait_text("#earlier-clubs ul", |t| t.contains("Friday Club"))
+        .await;
+    assert!(!earlier.contains("Tuesday Club"), "{earlier}");
+    assert_no_key_shown(&b, &[&friday.token, &tuesday.token]).await;
+    b.screenshot("34-earlier-clubs", Some("#earlier-clubs"))
+        .await;
+
+    // Switch back: Friday Club again, and Tuesday Club is the earlier one now.
+    b.click("#earlier-clubs li button").await;
+    games_listed(&b, "Mint Condition", "Mint Julep").await;
+    assert_eq!(kept_key_and_hash(&b).await, json!([friday.token, "#/"]));
+    b.goto(&app.url("/#/club")).await;
+    b.wait_text("#current-club", |t| t == "Club: Friday Club")
+        .await;
+    let earlier = b
+        .wait_text("#earlier-clubs ul", |t| t.contains("Tuesday Club"))
+        .await;
+    assert!(!earlier.contains("Friday Club"), "{earlier}");
+    assert_no_key_shown(&b, &[&friday.token, &tuesday.token]).await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_join_link_opens_at_once_on_a_new_phone_or_its_own_key_and_a_refused_one_changes_nothing()
+{
+    let Some(b) = browser().await else {
+        return;
+    };
+    let app = spawn_app(Backend::Sqlite)
+        .await
+        .expect("sqlite always runs");
+    let friday = club_with_a_game(&app, "Friday Club", "mint-condition").await;
+    let tuesday = club_with_a_game(&app, "Tuesday Club", "mint-julep").await;
+
+    // No club on the phone: the link opens its club at once, and the page knows its name.
+    b.goto(&app.url("/")).await;
+    b.js("localStorage.clear(); return true;").await;
+    b.goto(&app.url(&format!("/#/join/{}", friday.token))).await;
+    b.client.refresh().await.expect("reload");
+    games_listed(&b, "Mint Condition", "Mint Julep").await;
+    assert_eq!(kept_key_and_hash(&b).await, json!([friday.token, "#/"]));
+    assert_eq!(
+        b.js("return localStorage.getItem('tabletally.club');")
+            .await,
+        json!("Friday Club")
+    );
+
+    // The key the phone already has: nothing to ask.
+    b.goto(&app.url(&format!("/#/join/{}", friday.token))).await;
+    wait_for_hash(&b, "#/").await;
+    b.wait_text("main h1", |t| t == "Games").await;
+    assert_eq!(kept_key_and_hash(&b).await, json!([friday.token, "#/"]));
+    assert_eq!(
+        b.js("return document.getElementById('join-question');")
+            .await,
+        json!(null)
+    );
+
+    // A link whose key the server refuses says so, and the phone stays in Friday Club.
+    let forged = format!("tt.{}.{}", tuesday.id, "0".repeat(64));
+    b.goto(&app.url(&format!("/#/join/{forged}"))).await;
+    b.wait_text("main h1", |t| t == "This link does not open a club")
+        .await;
+    assert_eq!(
+        b.text("main .field-error").await,
+        "Its key was revoked or cut short. Ask for a new link."
+    );
+    assert_eq!(
+        b.js("return localStorage.getItem('tabletally.token');")
+            .await,
+        json!(friday.token)
+    );
+
+    // The list of earlier clubs keeps the last five: the oldest leaves it.
+    b.js("localStorage.setItem('tabletally.earlier', JSON.stringify([1, 2, 3, 4, 5].map(n => ({name: `Old ${n}`, token: `tk.old${n}.secret`})))); return true;")
+        .await;
+    b.goto(&app.url(&format!("/#/join/{}", tuesday.token)))
+        .await;
+    b.click("#join-question button.switch").await;
+    games_listed(&b, "Mint Julep", "Mint Condition").await;
+    b.goto(&app.url("/#/club")).await;
+    let names = b
+        .js("return [...document.querySelectorAll('#earlier-clubs li .name')].map(n => n.textContent);")
+        .await;
+    assert_eq!(
+        names,
+        json!(["Friday Club", "Old 1", "Old 2", "Old 3", "Old 4"])
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_join_link_to_another_club_asks_in_the_phones_language() {
+    let Some(b) = browser_speaking("fr-FR,fr").await else {
+        return;
+    };
+    let app = spawn_app(Backend::Sqlite)
+        .await
+        .expect("sqlite always runs");
+    let friday = club_with_a_game(&app, "Club du vendredi", "mint-condition").await;
+    let tuesday = club_with_a_game(&app, "Club du mardi", "mint-julep").await;
+
+    open_club(&app, &b, &friday, "#/").await;
+    b.goto(&app.url(&format!("/#/join/{}", tuesday.token)))
+        .await;
+    let question = b
+        .wait_text("#join-question .question", |t| !t.is_empty())
+        .await;
+    assert_eq!(
+        question,
+        "Vous êtes dans Club du vendredi. Passer à Club du mardi ?"
+    );
+    assert_eq!(b.text("#join-question h1").await, "Ouvrir ce lien ?");
+    assert_eq!(b.text("#join-question button.stay").await, "Rester");
+    assert_eq!(b.text("#join-question button.switch").await, "Changer");
+    b.screenshot("35-join-asks-fr", None).await;
+
+    b.click("#join-question button.switch").await;
+    b.wait_text("ul.games", |t| t.contains("Mint Julep")).await;
+    b.goto(&app.url("/#/club")).await;
+    assert_eq!(
+        b.text("#earlier-clubs h2").await,
+        "Clubs précédents sur ce téléphone"
+    );
+    assert_eq!(b.text("#earlier-clubs li button").await, "Y revenir");
     b.close().await;
 }
 

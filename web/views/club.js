@@ -1,8 +1,10 @@
 // Opening the club: create one (its token is shown once and kept in this browser), paste a
 // token from another phone, or open a phone's link (#/join/<token>). Also where a phone is
-// added (a token of its own, handed over as a link and QR code) and the token is forgotten.
-import { createClub, createToken, linkBases, listGames, qrCodeUrl, useToken, ApiError } from '../api.js';
-import { getState, update } from '../state.js';
+// added (a token of its own, handed over as a link and QR code), the token is forgotten, and
+// the clubs this phone had open before are switched back to. A link to another club than the
+// one open asks first: a link must never move a phone to another club unnoticed.
+import { createClub, createToken, getClub, linkBases, qrCodeUrl, useToken, ApiError } from '../api.js';
+import { earlierClubs, getState, switchClub, update } from '../state.js';
 import { h, field, handOut, replace, showProblem, clearErrors } from '../ui.js';
 import { plain, t } from '../i18n.js';
 
@@ -25,7 +27,7 @@ export function mount(root) {
     clearErrors(createForm);
     try {
       const club = await createClub(name.value.trim());
-      update({ token: club.token, clubName: club.name });
+      switchClub({ token: club.token, name: club.name });
       useToken(club.token);
       const where = await linkBases();
       root.replaceChildren(h('section', { class: 'card' },
@@ -49,27 +51,61 @@ export function mount(root) {
     e.preventDefault();
     clearErrors(pasteForm);
     const value = token.value.trim();
-    useToken(value);
     try {
-      await listGames({ limit: 1 });
-      update({ token: value, clubName: null });
-      window.location.hash = '#/';
+      const club = await getClub(value);
+      switchClub({ token: value, name: club.name });
+      showGames();
     } catch (err) {
-      useToken(getState().token);
       const problem = err instanceof ApiError ? err.problem : { detail: String(err) };
       showProblem(pasteForm, { ...problem, pointer: '/token', detail: err instanceof ApiError && err.status === 401 ? t('pad.club.bad_key') : problem.detail });
     }
   });
 
+  const heading = h('h2', { id: 'current-club' }, state.clubName ? t('pad.club.current', { club: state.clubName }) : t('pad.club.current_unnamed'));
   const current = state.token
     ? h('section', { class: 'card' },
-      h('h2', null, state.clubName ? t('pad.club.current', { club: state.clubName }) : t('pad.club.current_unnamed')),
+      heading,
       h('button', { type: 'button', onclick: () => { update({ token: null, clubName: null }); window.location.hash = '#/club'; window.location.reload(); } }, t('pad.club.forget')))
     : null;
+  let open = true;
+  if (state.token && !state.clubName) {
+    // Opened with a key from a link or pasted before the page kept names: ask the club's.
+    const asked = state.token;
+    getClub().then((club) => {
+      if (getState().token !== asked) return;
+      update({ clubName: club.name });
+      if (open) heading.textContent = t('pad.club.current', { club: club.name });
+    }, () => {});
+  }
 
   // Element.append would print a null as "null": the helper skips it.
-  replace(root, h('h1', null, t('pad.club.title')), current, state.token ? addPhoneForm() : null, createForm, pasteForm);
-  return () => {};
+  replace(root, h('h1', null, t('pad.club.title')), current, earlierList(), state.token ? addPhoneForm() : null, createForm, pasteForm);
+  return () => { open = false; };
+}
+
+/** Shows the games of the club now open (also when the address already is `#/`). */
+function showGames() {
+  if (window.location.hash === '#/') window.dispatchEvent(new HashChangeEvent('hashchange'));
+  else window.location.hash = '#/';
+}
+
+/**
+ * "Earlier clubs on this phone": the clubs it had open before a switch, each with a button that
+ * opens it again (the club open now takes its place in the list). Names only, never a key.
+ */
+function earlierList() {
+  const earlier = earlierClubs();
+  if (!earlier.length) return null;
+  return h('section', { class: 'card', id: 'earlier-clubs' },
+    h('h2', null, t('pad.club.earlier')),
+    h('p', { class: 'help' }, t('pad.club.earlier_help')),
+    h('ul', { class: 'earlier' }, earlier.map((club) => {
+      const name = club.name ?? t('pad.club.earlier_unnamed');
+      return h('li', null,
+        h('span', { class: 'name' }, name),
+        h('button', { type: 'button', 'aria-label': t('pad.club.switch_back_to', { club: name }), onclick: () => { switchClub(club); showGames(); } },
+          t('pad.club.switch_back')));
+    })));
 }
 
 /** "Add a phone": a key of its own (scope write, named after its owner) as a link and QR code. */
@@ -99,22 +135,62 @@ function addPhoneForm() {
 
 /**
  * `#/join/<token>`: a phone opens the club with the key in its link, keeps it, and drops it from
- * the address bar and history.
+ * the address bar and history. A phone that has another club's key open is asked first, naming
+ * both clubs: *Stay* leaves everything as it was, *Switch* keeps the key open until now under
+ * "Earlier clubs on this phone". The link's key is only used to ask its club's name until then.
  * @param {HTMLElement} root @param {string} value
  */
 export function mountJoin(root, value) {
-  root.append(h('p', null, t('pad.join.opening')));
-  useToken(value);
-  listGames({ limit: 1 }).then(() => {
-    update({ token: value, clubName: null });
+  let open = true;
+  /** The games of the club open now, without the link in the address bar or the history. */
+  const toGames = () => {
+    if (!open) return;
     window.history.replaceState(null, '', '#/');
     window.dispatchEvent(new HashChangeEvent('hashchange'));
+  };
+  const before = getState();
+  root.append(h('p', null, t('pad.join.opening')));
+  if (before.token === value) {
+    // The key this phone already has: nothing to ask (after this view is mounted).
+    queueMicrotask(toGames);
+    return () => { open = false; };
+  }
+  const current = before.token;
+  Promise.all([
+    getClub(value),
+    // The club open now, by name; unknown (offline, its key revoked) when this fails.
+    current ? getClub(current).catch(() => null) : Promise.resolve(null),
+  ]).then(([club, now]) => {
+    if (!open) return;
+    if (!current) {
+      // Nothing to replace: the club opens at once.
+      switchClub({ token: value, name: club.name });
+      toGames();
+      return;
+    }
+    const currentName = now?.name ?? before.clubName;
+    const question = now && now.id === club.id
+      ? t('pad.join.question_same', { club: club.name })
+      : currentName
+        ? t('pad.join.question', { current: currentName, club: club.name })
+        : t('pad.join.question_unnamed', { club: club.name });
+    replace(root, h('section', { class: 'card', id: 'join-question' },
+      h('h1', null, t('pad.join.ask_title')),
+      h('p', { class: 'question' }, question),
+      h('p', { class: 'help' }, t('pad.join.ask_help')),
+      h('div', { class: 'row join-actions' },
+        h('button', { type: 'button', class: 'primary stay', onclick: toGames }, t('pad.join.stay')),
+        h('button', { type: 'button', class: 'switch', onclick: () => {
+          switchClub({ token: value, name: club.name }, currentName);
+          toGames();
+        } }, t('pad.join.switch')))));
+    /** @type {HTMLElement | null} */ (root.querySelector('button.stay'))?.focus({ preventScroll: true });
   }, (err) => {
-    useToken(getState().token);
+    if (!open) return;
     replace(root, h('h1', null, t('pad.join.failed')),
       h('p', { class: 'field-error' }, err instanceof ApiError && err.status === 401
         ? t('pad.join.revoked')
         : err instanceof ApiError ? err.message : String(err)));
   });
-  return () => {};
+  return () => { open = false; };
 }

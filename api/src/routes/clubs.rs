@@ -1,13 +1,14 @@
-//! `POST /v1/clubs`: a new club and its token (shown once).
+//! `POST /v1/clubs`: a new club and its token (shown once); `GET /v1/club`: the club a token
+//! opens.
 
 use std::time::Instant;
 
-use actix_web::{HttpRequest, HttpResponse, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth;
+use crate::auth::{self, Club};
 use crate::error::{ApiError, Problem};
 use crate::extract::Json;
 use crate::state::AppState;
@@ -82,5 +83,34 @@ pub async fn create_club(
         id: club.id,
         name: club.name,
         token,
+    }))
+}
+
+/// The club a token opens: its id and name.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "5f0c6a1e-3b7d-4a8e-9c2f-1d4b6e8a0c3f", "name": "Friday games"}))]
+pub struct ClubView {
+    pub id: String,
+    pub name: String,
+}
+
+/// The club this token opens, by name: what a phone shows before it opens a link to another
+/// club (any token but a share link; nothing else of the club's is in the answer).
+#[utoipa::path(tag = "clubs", security(("club_token" = [])), responses(
+    (status = 200, description = "The token's club", body = ClubView),
+    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "A share link (it reads its game only)", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/v1/club")]
+pub async fn get_club(state: web::Data<AppState>, club: Club) -> Result<HttpResponse, ApiError> {
+    // A club whose token still holds has its row; a club that is gone answers as a wrong token.
+    let record = state
+        .store
+        .club(&club.id)
+        .await?
+        .ok_or(ApiError::Unauthorized)?;
+    Ok(HttpResponse::Ok().json(ClubView {
+        id: record.id,
+        name: record.name,
     }))
 }

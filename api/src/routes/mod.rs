@@ -22,6 +22,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(health::readyz)
         .service(health::metrics)
         .service(clubs::create_club)
+        .service(clubs::get_club)
         .service(games::create_game)
         .service(games::list_games)
         .service(games::get_game)
