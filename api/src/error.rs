@@ -110,6 +110,8 @@ pub enum ApiError {
     },
     /// 429: too many requests from this client; retry after the given seconds.
     TooManyRequests(u64),
+    /// 503: the server is importing as many files at once as it does; retry in a minute.
+    ImportsBusy(usize),
     /// 429: this client address has as many requests in flight as it may.
     TooManyInFlight(usize),
     /// 429: the club holds as many open streams as it may.
@@ -193,6 +195,7 @@ impl ApiError {
                 "too-many-requests",
                 said!("server.problem.too_many_requests.title"),
             ),
+            ApiError::ImportsBusy(_) => ("server-busy", said!("server.problem.imports_busy.title")),
             ApiError::TooManyInFlight(_) => (
                 "too-many-requests",
                 said!("server.problem.too_many_requests.title"),
@@ -236,6 +239,9 @@ impl ApiError {
             ApiError::StaleVersion { .. } => said!("server.problem.stale_version.detail"),
             ApiError::PayloadTooLarge(bytes) => {
                 said!("server.problem.payload_too_large.detail", bytes = *bytes)
+            }
+            ApiError::ImportsBusy(most) => {
+                said!("server.problem.imports_busy.detail", most = *most)
             }
             ApiError::TooManyInFlight(most) => {
                 said!("server.problem.too_many_in_flight", most = *most)
@@ -344,6 +350,9 @@ impl ApiError {
             ApiError::TooManyInFlight(_) => {
                 response.insert_header((header::RETRY_AFTER, "1"));
             }
+            ApiError::ImportsBusy(_) => {
+                response.insert_header((header::RETRY_AFTER, "30"));
+            }
             // A failover takes seconds; a restart of the one database may take longer.
             ApiError::DatabaseLost | ApiError::Unavailable => {
                 response.insert_header((header::RETRY_AFTER, "2"));
@@ -390,7 +399,7 @@ impl ResponseError for ApiError {
             ApiError::TooManyRequests(_)
             | ApiError::TooManyStreams(_)
             | ApiError::TooManyInFlight(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::ServerBusy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::ServerBusy(_) | ApiError::ImportsBusy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::Unavailable | ApiError::DatabaseLost => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -160,12 +160,12 @@ async fn import(config: &Config, club: &str) -> std::io::Result<()> {
         "{}",
         serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?
     );
-    if report.failed.is_empty() {
+    if report.failures() == 0 {
         Ok(())
     } else {
         Err(std::io::Error::other(format!(
             "{} line(s) were not imported",
-            report.failed.len()
+            report.failures()
         )))
     }
 }

@@ -209,6 +209,29 @@ fn escape(value: &str) -> String {
         .replace('\n', "\\n")
 }
 
+/// The primary followed among several PostgreSQL hosts: which, whether up, failovers, and
+/// the time spent without one (nothing for one database).
+pub fn render_primary(primary: Option<crate::store::primary::FollowerStatus>) -> String {
+    let Some(p) = primary else {
+        return String::new();
+    };
+    format!(
+        "# HELP tabletally_database_primary_up Whether the followed host took writes at the last check.\n\
+         # TYPE tabletally_database_primary_up gauge\n\
+         tabletally_database_primary_up{{host=\"{host}\"}} {up}\n\
+         # HELP tabletally_database_failovers_total Moves to another host after the primary was lost.\n\
+         # TYPE tabletally_database_failovers_total counter\n\
+         tabletally_database_failovers_total {failovers}\n\
+         # HELP tabletally_database_without_primary_seconds_total Time spent with no host taking writes.\n\
+         # TYPE tabletally_database_without_primary_seconds_total counter\n\
+         tabletally_database_without_primary_seconds_total {without:.3}\n",
+        host = escape(&p.host),
+        up = u8::from(p.up),
+        failovers = p.failovers,
+        without = p.without.as_secs_f64(),
+    )
+}
+
 /// A request's method as the metrics label it: the methods HTTP defines, each by its name;
 /// anything a client made up is `other` (a label per made-up method would grow without bound).
 pub fn method_label(method: &actix_web::http::Method) -> &'static str {

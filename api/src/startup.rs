@@ -95,6 +95,7 @@ impl Application {
         let trusted_proxies = crate::client::TrustedProxies::parse(&config.trusted_proxies)
             .map_err(StartError::TrustedProxy)?;
         let state = AppState {
+            imports: tokio::sync::Semaphore::new(crate::state::IMPORTS_AT_ONCE),
             admission: crate::admission::Admission::per_address(config.requests_per_address),
             trusted_proxies,
             store,

@@ -8,6 +8,9 @@ use crate::metrics::Metrics;
 use crate::store::Store;
 
 /// What every handler can reach.
+/// Files a server imports at once; another gets 503 with `Retry-After`.
+pub const IMPORTS_AT_ONCE: usize = 2;
+
 pub struct AppState {
     pub store: Arc<dyn Store>,
     /// `POST /v1/clubs` per client address (SQLite: in memory; PostgreSQL: in the database).
@@ -21,6 +24,9 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The open live streams and what the write path publishes to them.
     pub live: Arc<Live>,
+    /// Imports under way: at most [`crate::state::IMPORTS_AT_ONCE`], so that the tables'
+    /// appends keep the database's time and the server its memory.
+    pub imports: tokio::sync::Semaphore,
     /// Each client address's requests in flight ([`crate::admission`]).
     pub admission: crate::admission::Admission,
     /// Whose `X-Forwarded-For` names the client ([`crate::client`]).

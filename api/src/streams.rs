@@ -196,11 +196,11 @@ impl LobbyStream {
                     ),
                 ));
             }
-            // Beyond the club's log: the client's position is not this log's (a copy restored
+            // Beyond every log here: the client's position is not this log's (a copy restored
             // elsewhere). It starts again from the beginning, every game's news once more, as
             // a game stream starts again with a snapshot.
             Some(position) => {
-                if position > store.head_position(club).await? {
+                if position > store.last_position().await? {
                     0
                 } else {
                     position

@@ -887,6 +887,44 @@ async fn when_the_primary_dies_mid_load_no_acknowledged_append_is_lost_and_write
             commit_alone.as_secs_f64() * 1000.0 / 600.0,
         );
     }
+    // Each server counted the failovers it followed, says which host it follows now and how
+    // long it was without one, and is ready again.
+    for server in servers.iter() {
+        let text = client
+            .get(format!("{server}/metrics"))
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text");
+        let counted: u64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("tabletally_database_failovers_total "))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no failovers counted:\n{text}"));
+        assert!(
+            counted >= failovers as u64,
+            "{counted} failovers counted of {failovers}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("tabletally_database_primary_up{") && l.ends_with(" 1")),
+            "{text}"
+        );
+        let without: f64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("tabletally_database_without_primary_seconds_total "))
+            .and_then(|n| n.parse().ok())
+            .expect("time without a primary");
+        assert!(without > 0.0, "{text}");
+        let ready = client
+            .get(format!("{server}/readyz"))
+            .send()
+            .await
+            .expect("readyz");
+        assert_eq!(ready.status(), 200);
+    }
     println!(
         "{failovers} failovers, {total_acks} appends acknowledged, 0 lost, 0 duplicated; writes resumed after {:?} ms (worst {} ms)",
         resumes.iter().map(Duration::as_millis).collect::<Vec<_>>(),

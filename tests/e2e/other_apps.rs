@@ -428,9 +428,9 @@ async fn the_bg_stats_export_has_every_field_bg_stats_writes_with_its_type(app: 
     // Exporting twice gives the same file, uuids included.
     assert_eq!(file, again);
     let ours: Value = serde_json::from_str(&file).unwrap();
-    let mut theirs: Value = serde_json::from_str(&fixture("bgstats.json")).unwrap();
-    // Whose device wrote the file: a club's history has no such player.
-    theirs.as_object_mut().unwrap().remove("userInfo");
+    let mut theirs: Value = serde_json::from_str(&fixture("bgstats-real-shape.json")).unwrap();
+    // What the phone that wrote the file was: a server is no phone.
+    theirs["userInfo"] = json!({"meRefId": 1});
     let mut found = Vec::new();
     shape_differences("", &theirs, &ours, &mut found);
     assert_eq!(found, Vec::<String>::new(), "{ours:#}");
@@ -509,7 +509,11 @@ async fn the_bg_stats_export_has_every_field_bg_stats_writes_with_its_type(app: 
             &json!(bgstats_time(&log["events"][1]["recorded_at"]))
         )
     );
-    assert_eq!(play["comments"], format!("tabletally:{}", ids[1]));
+    // Our id where BG Stats keeps a play's origin, never in the comment its players read.
+    assert_eq!(play["comments"], "");
+    let origin: Value = serde_json::from_str(play["metaData"].as_str().unwrap()).unwrap();
+    assert_eq!(origin["tabletallyGameId"], json!(ids[1]));
+    assert_eq!(ours["userInfo"]["meRefId"], ours["players"][0]["id"]);
 }
 
 /// The attributes of every `<name …>` element of a file, in order (the files here quote every
@@ -545,10 +549,6 @@ async fn the_boardgamegeek_export_has_every_attribute_boardgamegeek_writes(app: 
     for element in ["plays", "play", "item", "subtype", "player"] {
         let (their, ours) = (&elements(&theirs, element)[0], &elements(&file, element)[0]);
         for (key, value) in their {
-            // Whose plays they are: a BoardGameGeek user's, not a club's.
-            if element == "plays" && ["username", "userid", "termsofuse"].contains(&key.as_str()) {
-                continue;
-            }
             let our = ours
                 .get(key)
                 .unwrap_or_else(|| panic!("<{element}> has no {key}: {file}"));
@@ -577,9 +577,14 @@ async fn the_boardgamegeek_export_has_every_attribute_boardgamegeek_writes(app: 
             "3|Bo||15|1|0",
         ]
     );
+    // Played at the club; our id in an attribute of our own, which BoardGameGeek's readers skip.
     let plays = elements(&file, "play");
     assert_eq!(
-        (plays[1]["date"].as_str(), plays[1]["location"].as_str()),
-        ("2025-12-26", format!("tabletally:{}", ids[1]).as_str())
+        (
+            plays[1]["date"].as_str(),
+            plays[1]["location"].as_str(),
+            plays[1]["tabletallyGameId"].as_str()
+        ),
+        ("2025-12-26", "Friday games", ids[1].as_str())
     );
 }

@@ -36,6 +36,9 @@ on_both_backends!(
     a_boardgamegeek_file_of_two_pages_imports_quantities_as_games_and_keeps_nowinstats_out,
     our_exports_are_read_by_the_apps_own_readers,
     an_imported_event_beyond_the_limits_of_an_append_is_refused_with_its_line,
+    a_report_lists_the_first_hundred_failures_and_counts_the_rest,
+    an_import_whose_client_hangs_up_stops_between_two_games,
+    a_third_import_at_once_is_asked_to_come_back_later,
 );
 
 /// The other database when PostgreSQL is configured, else a second server on the same kind.
@@ -1921,4 +1924,152 @@ async fn an_imported_event_beyond_the_limits_of_an_append_is_refused_with_its_li
         .get(&format!("/v1/games/{typed_in}"), Some(&copy.token))
         .await;
     assert_eq!(missing.status, 404);
+}
+
+async fn a_report_lists_the_first_hundred_failures_and_counts_the_rest(app: TestApp) {
+    // Given a file of 150 lines that are not JSON
+    let club = app.new_club().await;
+    let file = "not json\n".repeat(150);
+
+    let report = import(&app, &club, &file).await;
+
+    // Then the report lists the first 100 and counts the other 50: it stays small
+    let failed = report["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 100);
+    assert_eq!(failed[99]["line"], 100);
+    assert_eq!(report["failures_left_out"], 50);
+    assert_eq!(report["imported"], 0);
+}
+
+/// A BG Stats file of `plays` plays of Mint Julep by Ann and Bo.
+fn bgstats_file(plays: usize) -> Vec<u8> {
+    let plays: Vec<Value> = (0..plays)
+        .map(|i| {
+            json!({"uuid": format!("PLAY-{i:06}"), "playDate": "2024-03-01 20:00:00", "gameRefId": 1,
+                   "playerScores": [{"playerRefId": 1, "score": "9", "winner": true},
+                                    {"playerRefId": 2, "score": "4", "winner": false}]})
+        })
+        .collect();
+    serde_json::to_vec(&json!({
+        "games": [{"id": 1, "name": "Mint Julep"}],
+        "players": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bo"}],
+        "plays": plays,
+    }))
+    .unwrap()
+}
+
+/// How many games the club has (its games list, counted page by page).
+async fn games_count(app: &TestApp, club: &TestClub) -> usize {
+    let players = app.get("/v1/players", Some(&club.token)).await;
+    players.body["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["games_played"].as_u64().unwrap_or(0) as usize)
+        .max()
+        .unwrap_or(0)
+}
+
+async fn an_import_whose_client_hangs_up_stops_between_two_games(app: TestApp) {
+    // Given a BG Stats file of 3,000 plays, sent by a client that hangs up after 1 s
+    let club = app.new_club().await;
+    let file = bgstats_file(3_000);
+    let sent = app
+        .client
+        .post(app.url("/v1/import/bgstats"))
+        .bearer_auth(&club.token)
+        .header("content-type", "application/json")
+        .body(file)
+        .timeout(std::time::Duration::from_secs(1))
+        .send()
+        .await;
+    assert!(
+        sent.is_err(),
+        "the import should still be running after 1 s"
+    );
+
+    // Then the import stops soon after: the club's games stop growing, short of 3,000
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let then = games_count(&app, &club).await;
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let later = games_count(&app, &club).await;
+    assert_eq!(later, then, "the import went on without its client");
+    assert!(then < 3_000, "{then}");
+    // And what it stored is whole: the same file again brings the rest, nothing twice.
+    let report = import_file(
+        &app,
+        &club,
+        "/v1/import/bgstats",
+        "application/json",
+        bgstats_file(3_000),
+    )
+    .await;
+    assert_eq!(report["already_present"], then as u64, "{report}");
+    assert_eq!(report["imported"], (3_000 - then) as u64, "{report}");
+}
+
+async fn a_third_import_at_once_is_asked_to_come_back_later(app: TestApp) {
+    use std::io::Write;
+    // Given two imports under way, their files still coming (a line every half second)
+    let club = app.new_club().await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let token = club.token.clone();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let uploads: Vec<_> = (0..2)
+        .map(|_| {
+            let (address, token, stop) = (address.clone(), token.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut stream = std::net::TcpStream::connect(address).unwrap();
+                let head = format!(
+                    "POST /v1/import HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+                     Content-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
+                );
+                stream.write_all(head.as_bytes()).unwrap();
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = stream.write_all(b"1\r\n\n\r\n");
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+
+    // When a third file is sent
+    let third = app
+        .post_raw(
+            "/v1/import",
+            Some(&club.token),
+            "application/x-ndjson",
+            b"\n".to_vec(),
+        )
+        .await;
+
+    // Then it is asked to come back, in words, and is taken once the others end
+    let problem = third.problem(503);
+    assert_eq!(
+        problem["detail"],
+        "this server is importing 2 files already; send this one again in a minute"
+    );
+    assert_eq!(third.headers["retry-after"], "30");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for upload in uploads {
+        upload.join().unwrap();
+    }
+    let mut taken = false;
+    for _ in 0..50 {
+        let again = app
+            .post_raw(
+                "/v1/import",
+                Some(&club.token),
+                "application/x-ndjson",
+                b"\n".to_vec(),
+            )
+            .await;
+        if again.status == 200 {
+            taken = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(taken, "the third import was never taken");
 }

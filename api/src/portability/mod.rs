@@ -141,8 +141,15 @@ pub struct ImportReport {
     pub imported: u64,
     /// Games whose id this club already has: nothing was changed.
     pub already_present: u64,
-    /// Lines that were not imported, and why; the other lines still were.
+    /// Lines that were not imported, and why (the first 100); the other lines still were.
     pub failed: Vec<ImportFailure>,
+    /// Lines not imported past the first 100 listed in `failed`: counted, not listed, so a
+    /// report stays small whatever the file (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub failures_left_out: u64,
+    /// Games among the failures, listed or not (what progress counts).
+    #[serde(skip)]
+    failed_games: u64,
     /// From other apps: plays of games tabletally does not keep, counted by game.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<other_apps::Skipped>,
@@ -163,11 +170,32 @@ pub struct Counted {
     pub already_present: u64,
 }
 
+/// Failures a report lists; the rest are counted in `failures_left_out`.
+pub const LISTED_FAILURES: usize = 100;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl ImportReport {
     /// The games read so far: stored, present, or failed.
     pub fn games(&self) -> u64 {
-        let failed = self.failed.iter().filter(|f| f.game_id.is_some()).count();
-        self.imported + self.already_present + failed as u64
+        self.imported + self.already_present + self.failed_games
+    }
+
+    /// Counts a line that was not imported; the first [`LISTED_FAILURES`] are listed.
+    pub fn refuse(&mut self, failure: ImportFailure) {
+        self.failed_games += u64::from(failure.game_id.is_some());
+        if self.failed.len() < LISTED_FAILURES {
+            self.failed.push(failure);
+        } else {
+            self.failures_left_out += 1;
+        }
+    }
+
+    /// Every line not imported, listed or not.
+    pub fn failures(&self) -> u64 {
+        self.failed.len() as u64 + self.failures_left_out
     }
 }
 
@@ -328,7 +356,7 @@ async fn read_line(
         Err(detail) => Err((None, 400, detail)),
     };
     if let Err((game_id, status, detail)) = outcome {
-        report.failed.push(ImportFailure {
+        report.refuse(ImportFailure {
             line: line_number,
             game_id,
             status,

@@ -135,6 +135,8 @@ async fn import_plays(
 ) {
     let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
     for play in plays {
+        // The worker's other requests (a table's append) go first between two plays.
+        tokio::task::yield_now().await;
         let number = play.place;
         let Some((kind, variant)) = game_named(&play.game_name) else {
             *skipped.entry(play.game_name).or_default() += 1;
@@ -147,7 +149,7 @@ async fn import_plays(
             detail: format!("play {}: {detail}", play.source_id),
         };
         if let Some(fault) = &play.fault {
-            report.failed.push(refuse(fault.clone()));
+            report.refuse(refuse(fault.clone()));
             continue;
         }
         if play.seats.is_empty() {
@@ -166,7 +168,7 @@ async fn import_plays(
                     continue;
                 }
                 Ok(Some(_)) => {
-                    report.failed.push(ImportFailure {
+                    report.refuse(ImportFailure {
                         line: number,
                         game_id: Some(id.clone()),
                         status: 409,
@@ -183,7 +185,7 @@ async fn import_plays(
         }
         match as_line(&id, (kind, variant), &play) {
             Ok(line) => import_line(store, club, number, &line, report).await,
-            Err(detail) => report.failed.push(refuse(detail)),
+            Err(detail) => report.refuse(refuse(detail)),
         }
     }
     report.skipped = skipped
@@ -604,7 +606,10 @@ pub async fn import_bgstats(
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BgStatsExport {
+    tags: Vec<Value>,
+    groups: Vec<Value>,
     challenges: Vec<Value>,
+    deleted_objects: Vec<Value>,
     games: Vec<BgStatsGame>,
     locations: Vec<BgStatsLocation>,
     players: Vec<BgStatsPlayer>,
@@ -628,6 +633,8 @@ struct BgStatsPlayer {
     is_anonymous: bool,
     modification_date: String,
     bgg_username: String,
+    /// A JSON object written as a string, as BG Stats writes it.
+    meta_data: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -666,6 +673,8 @@ struct BgStatsGame {
     max_play_time: i64,
     min_age: i64,
     preferred_image: i64,
+    previously_played_amount: i64,
+    tags: Vec<Value>,
     copies: Vec<Value>,
     /// A JSON object written as a string, as BG Stats writes it.
     meta_data: String,
@@ -734,7 +743,10 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
     let new = first_plays(&plays);
     let latest = plays.iter().map(|p| p.changed_at).max().unwrap_or_default();
     let mut export = BgStatsExport {
+        tags: Vec::new(),
+        groups: Vec::new(),
         challenges: Vec::new(),
+        deleted_objects: Vec::new(),
         user_info: BgStatsUserInfo { me_ref_id: 0 },
         players: Vec::new(),
         locations: vec![BgStatsLocation {
@@ -785,6 +797,8 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
                 max_play_time: 0,
                 min_age: 0,
                 preferred_image: 0,
+                previously_played_amount: 0,
+                tags: Vec::new(),
                 copies: Vec::new(),
                 meta_data: "{}".into(),
             });
@@ -805,6 +819,7 @@ pub async fn export_bgstats(store: &dyn Store, club: &str) -> Result<BgStatsExpo
                         is_anonymous: false,
                         modification_date: String::new(),
                         bgg_username: String::new(),
+                        meta_data: "{}".into(),
                     });
                     next
                 });

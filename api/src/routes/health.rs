@@ -25,7 +25,8 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
                 + &crate::metrics::render_store(
                     state.store.cache_counters(),
                     state.store.writer_counters(),
-                ),
+                )
+                + &crate::metrics::render_primary(state.store.followed_primary()),
         )
 }
 
@@ -36,6 +37,11 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 ))]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    // Between a primary lost and its standby promoted, the old host may still answer (read
+    // only): not ready until a primary takes writes again.
+    if state.store.followed_primary().is_some_and(|p| !p.up) {
+        return Err(ApiError::Unavailable);
+    }
     state.store.ping().await.map_err(|e| {
         tracing::warn!(error = %e, "readiness check failed");
         ApiError::Unavailable

@@ -142,7 +142,7 @@ pub async fn game_stream(
 /// with the game's summary; the SSE `id:` is a position of the club's log, so
 /// `Last-Event-ID` may also be the `next_after` of `GET /v1/events`.
 #[utoipa::path(tag = "live", security(("club_token" = [])),
-    params(("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]+$", description = "Resume after this position (digits); beyond the club's log, the stream starts again from its beginning (every game's news once more)"), StreamQuery),
+    params(("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]+$", description = "Resume after this position (digits); beyond every position this database has given, the stream starts again from the club's beginning (every game's news once more)"), StreamQuery),
     responses(
         (status = 200, description = "text/event-stream of lobby events, each with the game's summary (GameSummary) as data", content_type = "text/event-stream", body = String),
         (status = 400, description = "A bad Last-Event-ID", body = Problem, content_type = "application/problem+json"),

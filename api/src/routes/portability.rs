@@ -63,6 +63,7 @@ impl ImportQuery {
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
+    (status = 503, description = "The server is importing as many files at once as it takes (2): send it again after Retry-After", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/import")]
 pub async fn import(
@@ -76,6 +77,7 @@ pub async fn import(
     } else {
         GameIds::Kept
     };
+    let _turn = import_turn(&state)?;
     let limit = state.import_max_bytes;
     let mut report = ImportReport::default();
     let mut pending: Vec<u8> = Vec::new();
@@ -115,15 +117,25 @@ async fn import_line(
         Ok(text) if text.trim().is_empty() => {}
         Ok(text) => {
             let store = state.store.as_ref();
-            portability::import_line_as(store, &club.id, number, text.trim(), report, ids).await
+            portability::import_line_as(store, &club.id, number, text.trim(), report, ids).await;
+            // The worker's other requests (a table's append) go first between two games.
+            tokio::task::yield_now().await;
         }
-        Err(_) => report.failed.push(portability::ImportFailure {
+        Err(_) => report.refuse(portability::ImportFailure {
             line: number,
             game_id: None,
             status: 400,
             detail: "the line is not UTF-8 text".into(),
         }),
     }
+}
+
+/// A place among the imports under way, or 503 when the server has as many as it takes.
+fn import_turn(state: &AppState) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
+    state
+        .imports
+        .try_acquire()
+        .map_err(|_| ApiError::ImportsBusy(crate::state::IMPORTS_AT_ONCE))
 }
 
 /// The whole body, up to the import size limit.
@@ -163,6 +175,7 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
+    (status = 503, description = "The server is importing as many files at once as it takes (2): send it again after Retry-After", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/import/bgstats")]
 pub async fn import_bgstats(
@@ -171,6 +184,7 @@ pub async fn import_bgstats(
     query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
+    let _turn = import_turn(&state)?;
     let file = whole_body(body, state.import_max_bytes).await?;
     let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file, query.ids())
         .await
@@ -191,6 +205,7 @@ pub async fn import_bgstats(
     (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
     (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
+    (status = 503, description = "The server is importing as many files at once as it takes (2): send it again after Retry-After", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/v1/import/bgg")]
 pub async fn import_bgg(
@@ -199,6 +214,7 @@ pub async fn import_bgg(
     query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
+    let _turn = import_turn(&state)?;
     let file = whole_body(body, state.import_max_bytes).await?;
     let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file, query.ids())
         .await

@@ -14,7 +14,7 @@ pub mod migrations;
 mod plain;
 mod players;
 mod presets;
-mod primary;
+pub mod primary;
 mod server_lock;
 mod sole;
 mod sql;
@@ -402,6 +402,10 @@ pub trait EventStore: Send + Sync {
     /// stream starts.
     async fn head_position(&self, club: &str) -> Result<i64, StoreError>;
 
+    /// The latest position of any club's log on this database (0 when empty): a position past
+    /// it belongs to no log here.
+    async fn last_position(&self) -> Result<i64, StoreError>;
+
     /// Where a request reads statistics and history lists: a standby while one is up
     /// (`TABLETALLY_READ_DATABASE_URL`), else this store. Chosen once per request, so that all
     /// of its reads and its [`EventStore::seen_position`] come from one database.
@@ -447,6 +451,10 @@ pub trait EventStore: Send + Sync {
 
     /// What the write path committed: transactions and the requests they held.
     fn writer_counters(&self) -> WriterCounters;
+
+    /// The primary this server follows among several PostgreSQL hosts (`None`: one database,
+    /// nothing to follow).
+    fn followed_primary(&self) -> Option<primary::FollowerStatus>;
 }
 
 /// Commits of the write path; on SQLite a commit holds a batch of requests (group commit).

@@ -63,6 +63,23 @@ pub struct Follower {
     state: Mutex<Followed>,
     /// Wakes the watcher before its next check (a new connection found the wrong role).
     check_now: Notify,
+    /// Times the pool moved to a host after losing one (`/metrics`).
+    failovers: std::sync::atomic::AtomicU64,
+    /// Milliseconds spent without a host in the role, ended episodes only (`/metrics`).
+    without_ms: std::sync::atomic::AtomicU64,
+}
+
+/// What `/readyz` and `/metrics` tell of the followed host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FollowerStatus {
+    /// `host:port` followed now.
+    pub host: String,
+    /// It had the role at the last check.
+    pub up: bool,
+    /// Moves to a host after one was lost, since the server started.
+    pub failovers: u64,
+    /// Time without a host in the role since the server started, the episode under way included.
+    pub without: Duration,
 }
 
 #[derive(Clone, Copy)]
@@ -72,6 +89,8 @@ struct Followed {
     since: Instant,
     /// `host` had the role at the last check.
     up: bool,
+    /// When the host was found lost (while none is followed in its place).
+    lost_at: Option<Instant>,
 }
 
 impl Follower {
@@ -100,8 +119,24 @@ impl Follower {
                 host: 0,
                 since: Instant::now(),
                 up: role == Role::Primary,
+                lost_at: None,
             }),
             check_now: Notify::new(),
+            failovers: Default::default(),
+            without_ms: Default::default(),
+        }
+    }
+
+    /// The host followed now, whether it is up, and the failovers and time without one so far.
+    pub fn status(&self) -> FollowerStatus {
+        use std::sync::atomic::Ordering;
+        let followed = self.followed();
+        let ended = Duration::from_millis(self.without_ms.load(Ordering::Relaxed));
+        FollowerStatus {
+            host: self.name(followed.host),
+            up: followed.up,
+            failovers: self.failovers.load(Ordering::Relaxed),
+            without: ended + followed.lost_at.map_or(Duration::ZERO, |t| t.elapsed()),
         }
     }
 
@@ -210,7 +245,10 @@ impl Follower {
             }
             let lost = self.followed();
             if conn.take().is_some() {
-                self.state.lock().unwrap_or_else(PoisonError::into_inner).up = false;
+                let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+                state.up = false;
+                state.lost_at = Some(Instant::now());
+                drop(state);
                 tracing::warn!(host = %self.name(lost.host), role = self.role.name(), "the database host stopped answering in its role; looking for another");
             }
             let started = Instant::now();
@@ -252,13 +290,21 @@ impl Follower {
     /// Points the pool (if given) at `host`, up; connections made before now are dropped on
     /// their next acquire, even when the host is the same (its connections broke).
     fn move_to(&self, host: usize, pool: Option<&PgPool>) {
+        use std::sync::atomic::Ordering;
         if let Some(pool) = pool {
             pool.set_connect_options(self.hosts[host].clone());
         }
-        *self.state.lock().unwrap_or_else(PoisonError::into_inner) = Followed {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(lost_at) = state.lost_at {
+            self.failovers.fetch_add(1, Ordering::Relaxed);
+            let without = u64::try_from(lost_at.elapsed().as_millis()).unwrap_or(u64::MAX);
+            self.without_ms.fetch_add(without, Ordering::Relaxed);
+        }
+        *state = Followed {
             host,
             since: Instant::now(),
             up: true,
+            lost_at: None,
         };
     }
 }

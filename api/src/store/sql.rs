@@ -400,6 +400,10 @@ fn in_memory(url: &str) -> bool {
 }
 
 impl PostgresStore {
+    fn follower_status(&self) -> Option<super::primary::FollowerStatus> {
+        self.primary.as_ref().map(|primary| primary.status())
+    }
+
     /// The store on `url`'s primary, reading statistics and history lists from a standby among
     /// `read_url`'s hosts when one is given and up.
     pub async fn connect(
@@ -1511,6 +1515,13 @@ macro_rules! sql_store {
                 }
             }
 
+            async fn last_position(&self) -> Result<i64, StoreError> {
+                let row = sqlx::query("SELECT MAX(position) AS last FROM events")
+                    .fetch_one(&self.pool)
+                    .await?;
+                Ok(row.try_get::<Option<i64>, _>("last")?.unwrap_or(0))
+            }
+
             async fn head_position(&self, club: &str) -> Result<i64, StoreError> {
                 let row = sqlx::query("SELECT MAX(position) AS last FROM game_changes WHERE club_id = $1 AND position <= $2")
                     .bind(club)
@@ -1538,6 +1549,10 @@ macro_rules! sql_store {
 
             fn writer_counters(&self) -> WriterCounters {
                 self.shared.writer_counters()
+            }
+
+            fn followed_primary(&self) -> Option<super::primary::FollowerStatus> {
+                self.follower_status()
             }
 
             async fn held_game(&self, club: &str, id: &str) -> Result<Option<Arc<HeldGame>>, StoreError> {
@@ -1609,6 +1624,11 @@ sql_store!(
 );
 
 impl SqliteStore {
+    /// One file: no primary to follow.
+    fn follower_status(&self) -> Option<super::primary::FollowerStatus> {
+        None
+    }
+
     /// SQLite has no standby: every read is the primary's.
     fn read_side(&self) -> super::Reads<'_> {
         super::Reads {
