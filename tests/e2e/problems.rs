@@ -597,32 +597,21 @@ async fn a_database_that_does_not_answer_is_answered_503_in_seconds(app: TestApp
     let started = std::time::Instant::now();
     let reply = match app.backend {
         crate::helpers::Backend::Sqlite => {
-            let mut other = sqlx::SqliteConnection::connect(&app.database_url)
+            let other = sqlx::SqliteConnection::connect(&app.database_url)
                 .await
                 .unwrap();
-            sqlx::raw_sql("BEGIN EXCLUSIVE")
-                .execute(&mut other)
-                .await
-                .unwrap();
-            let reply = app
-                .post("/v1/clubs", None, &json!({"name": "Friday"}))
-                .await;
-            sqlx::raw_sql("ROLLBACK").execute(&mut other).await.unwrap();
-            reply
+            club_while_held(&app, other, "BEGIN EXCLUSIVE").await
         }
         crate::helpers::Backend::Postgres => {
-            let mut other = sqlx::PgConnection::connect(&app.database_url)
+            let other = sqlx::PgConnection::connect(&app.database_url)
                 .await
                 .unwrap();
-            sqlx::raw_sql("BEGIN; LOCK TABLE clubs IN ACCESS EXCLUSIVE MODE")
-                .execute(&mut other)
-                .await
-                .unwrap();
-            let reply = app
-                .post("/v1/clubs", None, &json!({"name": "Friday"}))
-                .await;
-            sqlx::raw_sql("ROLLBACK").execute(&mut other).await.unwrap();
-            reply
+            club_while_held(
+                &app,
+                other,
+                "BEGIN; LOCK TABLE clubs IN ACCESS EXCLUSIVE MODE",
+            )
+            .await
         }
     };
 
@@ -636,4 +625,21 @@ async fn a_database_that_does_not_answer_is_answered_503_in_seconds(app: TestApp
         .post("/v1/clubs", None, &json!({"name": "Friday"}))
         .await;
     assert_eq!(again.status, 201, "{}", again.body);
+}
+
+/// Creates a club while `other` holds the database as `hold` says; the answer.
+async fn club_while_held<C>(app: &TestApp, mut other: C, hold: &str) -> crate::helpers::Reply
+where
+    C: sqlx::Connection,
+    for<'c> &'c mut C: sqlx::Executor<'c, Database = C::Database>,
+{
+    sqlx::raw_sql(sqlx::AssertSqlSafe(hold.to_owned()))
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let reply = app
+        .post("/v1/clubs", None, &json!({"name": "Friday"}))
+        .await;
+    sqlx::raw_sql("ROLLBACK").execute(&mut other).await.unwrap();
+    reply
 }

@@ -505,6 +505,20 @@ fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(format!("{what}: {e}"))
 }
 
+/// An event row's values after its position, in the order of [`insert_event!`]'s columns.
+fn event_values(game_id: &str, event: &StoredEvent) -> Vec<Param> {
+    args![
+        game_id,
+        event.seq,
+        &event.id,
+        &event.event_type,
+        event.schema_version,
+        event.data.to_string(),
+        event.recorded_at,
+        &event.recorded_by,
+    ]
+}
+
 /// An event's insert, outside the club's positions lock (`insert_in_order` takes it).
 macro_rules! insert_event {
     () => {
@@ -854,17 +868,7 @@ macro_rules! sql_store {
                         "INSERT INTO events (position, game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by){overriding} \
                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
                     ),
-                    args![
-                        event.position,
-                        game_id,
-                        event.seq,
-                        &event.id,
-                        &event.event_type,
-                        event.schema_version,
-                        event.data.to_string(),
-                        event.recorded_at,
-                        &event.recorded_by,
-                    ],
+                    [args![event.position], event_values(game_id, &event)].concat(),
                 )
                 .await?;
                 Ok(event)
@@ -884,16 +888,7 @@ macro_rules! sql_store {
                 } else {
                     (insert_event!(), concat!(insert_event!(), " RETURNING position"))
                 };
-                let values = args![
-                    game_id,
-                    event.seq,
-                    &event.id,
-                    &event.event_type,
-                    event.schema_version,
-                    event.data.to_string(),
-                    event.recorded_at,
-                    &event.recorded_by,
-                ];
+                let values = event_values(game_id, &event);
                 if w.is_sole_writer() {
                     // Its position is the batch's next one, settled at the commit.
                     w.execute(sql, values).await?;
