@@ -266,8 +266,9 @@ fn preset_options_per_game(api: &mut utoipa::openapi::OpenApi) {
         .insert("CreatePreset".to_owned(), per_game.into());
 }
 
-/// `CreateGame`: one shape per game, with the number of players it seats, the options it takes
-/// and those it needs (in `options` or from a preset).
+/// `CreateGame`: one shape per game (`NewMintConditionGame` …), each with the number of
+/// players it seats and the options it takes. Each shape is a schema of its own, so that a
+/// generated client has a model per game.
 fn new_game_per_game(api: &mut utoipa::openapi::OpenApi) {
     let Some(components) = api.components.as_mut() else {
         return;
@@ -280,9 +281,15 @@ fn new_game_per_game(api: &mut utoipa::openapi::OpenApi) {
         .examples(create.examples.clone());
     for game in Game::ALL {
         let mut shape = create.clone();
-        shape.description = None;
+        shape.description = Some(match game.required_options() {
+            [] => format!("A new game of {}.", game.title()),
+            required => format!(
+                "A new game of {}; its options must give {} (here or from a preset).",
+                game.title(),
+                required.iter().map(|(key, _)| *key).collect::<Vec<_>>().join(", ")
+            ),
+        });
         shape.examples = Vec::new();
-        shape.title = Some(game.title().to_owned());
         shape.properties.insert(
             "game".to_owned(),
             leaf(json!({"type": "string", "enum": [game.id()]})),
@@ -306,23 +313,17 @@ fn new_game_per_game(api: &mut utoipa::openapi::OpenApi) {
             game.title()
         ));
         shape.properties.insert("options".to_owned(), leaf(options));
-        let required: Vec<&str> = game.required_options().iter().map(|(k, _)| *k).collect();
-        let shape = if required.is_empty() {
-            RefOr::T(Schema::Object(shape))
-        } else {
-            // Options with no published default come in `options` or from a preset.
-            let given = AnyOfBuilder::new()
-                .item(leaf(json!({"type": "object", "required": ["options"],
-                    "properties": {"options": {"type": "object", "required": required}}})))
-                .item(leaf(json!({"type": "object", "required": ["preset"],
-                    "properties": {"preset": {"type": "string"}}})));
-            AllOfBuilder::new()
-                .title(shape.title.clone())
-                .item(RefOr::T(Schema::Object(shape)))
-                .item(given)
-                .into()
-        };
-        per_game = per_game.item(shape);
+        let name = format!(
+            "New{}Game",
+            game.title()
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .collect::<String>()
+        );
+        components
+            .schemas
+            .insert(name.clone(), RefOr::T(Schema::Object(shape)));
+        per_game = per_game.item(reference(&name));
     }
     components
         .schemas
