@@ -675,8 +675,11 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
         let options = (*pool.connect_options())
             .clone()
             .application_name(crate::wakeups::LISTENER);
+        // A host that does not answer (the primary just lost) is given up on in seconds, not
+        // sqlx's 30: the next try takes the options of whatever the store follows by then.
         let listen_pool = PgPoolOptions::new()
             .max_connections(1)
+            .acquire_timeout(Duration::from_secs(3))
             .connect_lazy_with(options);
         let listener = async {
             let mut listener = PgListener::connect_with(&listen_pool).await?;
