@@ -286,7 +286,11 @@ fn new_game_per_game(api: &mut utoipa::openapi::OpenApi) {
             required => format!(
                 "A new game of {}; its options must give {} (here or from a preset).",
                 game.title(),
-                required.iter().map(|(key, _)| *key).collect::<Vec<_>>().join(", ")
+                required
+                    .iter()
+                    .map(|(key, _)| *key)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         });
         shape.examples = Vec::new();
