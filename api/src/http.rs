@@ -34,7 +34,8 @@ pub async fn take_token_from_url(
     }
     // A token in any other form (`access%5Ftoken=`, `;access_token=`, a path) is refused, and
     // its secret kept out of the log all the same.
-    if let Some(hidden) = hide_secrets(&req.uri().to_string())
+    let target = req.uri().path_and_query().map_or("", |p| p.as_str());
+    if let Some(hidden) = hide_secrets(target)
         && let Ok(uri) = hidden.parse::<Uri>()
     {
         req.match_info_mut().get_mut().update(&uri);

@@ -44,19 +44,8 @@ pub async fn secure_docs(
     let mut res = next.call(req).await?;
     if docs {
         let headers = res.headers_mut();
-        headers.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(DOCS_CONTENT_SECURITY_POLICY),
-        );
+        page_headers(headers, DOCS_CONTENT_SECURITY_POLICY);
         headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-        headers.insert(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        );
-        headers.insert(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        );
     }
     Ok(res)
 }
@@ -238,10 +227,14 @@ fn serve(index: usize, req: &HttpRequest) -> HttpResponse {
 
 /// The headers every page response carries.
 fn secure(res: &mut HttpResponse) {
-    let headers = res.headers_mut();
+    page_headers(res.headers_mut(), CONTENT_SECURITY_POLICY);
+}
+
+/// A page's security headers: its content policy, no sniffing, no referrer.
+fn page_headers(headers: &mut actix_web::http::header::HeaderMap, policy: &'static str) {
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        HeaderValue::from_static(policy),
     );
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
