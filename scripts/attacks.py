@@ -1,21 +1,27 @@
 """The hardening issue's attacks, from outside, against a running server (RELIABILITY.md,
-"Limits and abuse"): a flood of slow request bodies, made-up HTTP methods, an oversized reason.
+"Limits and abuse"): a flood of slow request bodies, made-up HTTP methods, an oversized reason,
+one club replaying long logs or flooding corrections while another club plays, and imports in a
+row.
 
-    python3 scripts/attacks.py http://127.0.0.1:8080 [SERVER_PID]
+    TABLETALLY_CACHE_GAMES=0 TABLETALLY_CLUBS_PER_MINUTE=1000 tabletally   # then:
+    python3 scripts/attacks.py http://127.0.0.1:8080 [SERVER_PID [ATTACK...]]
 
-Prints one line per attack with what the server answered, its file descriptors (with the pid)
-and how long /healthz took meanwhile. Loopback only; about a minute.
+With no state cache every append replays its game's log, as an append to a game that dropped out
+of the cache does. Prints one line per attack with what the server answered, its file
+descriptors (with the pid) and how long /healthz took meanwhile. Loopback only; a few minutes.
 """
 
 import json
 import os
 import socket
 import sys
+import threading
 import time
 import urllib.request
 
 BASE = sys.argv[1].rstrip("/")
 PID = sys.argv[2] if len(sys.argv) > 2 else None
+CHOSEN = sys.argv[3:]
 HOST, PORT = BASE.split("//")[1].split(":")
 PORT = int(PORT)
 
@@ -115,7 +121,143 @@ def long_reason():
     print(f"a 250,000-character reason -> {status} {json.loads(body).get('detail', '')[:90]}")
 
 
+MINT_CONDITION = {"game": "mint-condition",
+                  "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}]}
+ROUND_1 = {"round": 1, "collections": {
+    "Ann": ["animal-kingdom", "animal-kingdom", "animal-kingdom", "autographed", "autographed",
+            "be-careful", "be-careful", "fine-wine", "memories"],
+    "Bo": ["be-careful", "be-careful", "be-careful", "heavy-rotation", "heavy-rotation",
+           "heavy-rotation", "legacy-edition", "lost-pieces", "snack-fingers"],
+    "Cy": ["memories", "memories", "memories", "fine-wine", "fine-wine", "autographed",
+           "autographed", "autographed", "animal-kingdom"]}}
+CORRECT = {"type": "correct", "data": {"seq": 2, "data": ROUND_1}}
+
+
+def new_club(name):
+    status, body = request("POST", "/v1/clubs", json.dumps({"name": name}).encode())
+    assert status == 201, (status, body)
+    return json.loads(body)["token"]
+
+
+def new_game(token, corrections=0):
+    """A Mint Condition game after round 1 and `corrections` corrections of it."""
+    status, body = request("POST", "/v1/games", json.dumps(MINT_CONDITION).encode(), token)
+    game = json.loads(body)["id"]
+    append(token, game, [{"type": "round_collected", "data": ROUND_1}])
+    while corrections > 0:
+        n = min(corrections, 190)
+        append(token, game, [CORRECT] * n)
+        corrections -= n
+    return game
+
+
+def append(token, game, events):
+    status, body = request("POST", f"/v1/games/{game}/events",
+                           json.dumps({"events": events}).encode(), token)
+    assert status in (200, 201), (status, body[:300])
+    return status
+
+
+def p(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * q))] if values else float("nan")
+
+
+def club_plays_beside(attack, seconds=15):
+    """Another club appends one correction at a time to its own small game, and clubs are
+    created once a second, while `attack(stop)` runs: their latencies, in ms."""
+    token = new_club("Bystanders")
+    game = new_game(token)
+    stop = threading.Event()
+    attacker = threading.Thread(target=attack, args=(stop,))
+    attacker.start()
+    time.sleep(1)
+    appends, clubs, refused = [], [], 0
+    started = last_club = time.monotonic()
+    while time.monotonic() - started < seconds:
+        t = time.monotonic()
+        append(token, game, [CORRECT])
+        appends.append((time.monotonic() - t) * 1000)
+        if time.monotonic() - last_club >= 1:
+            last_club = t = time.monotonic()
+            status, _ = request("POST", "/v1/clubs", json.dumps({"name": "Newcomers"}).encode())
+            clubs.append((time.monotonic() - t) * 1000)
+            refused += status != 201
+    stop.set()
+    attacker.join()
+    return (f"the other club: {len(appends) / seconds:.0f} appends/s, p50 {p(appends, 0.5):.0f} ms, "
+            f"p99 {p(appends, 0.99):.0f} ms; {len(clubs)} clubs created, worst {max(clubs):.0f} ms, "
+            f"{refused} refused")
+
+
+def long_uncached_logs():
+    """One club appends to two games of 1,902 events each, in turn (with no cache, each append
+    replays its game's log)."""
+    token = new_club("Replayers")
+    games = [new_game(token, 1900), new_game(token, 1900)]
+    done = [0]
+
+    def attack(stop):
+        i = 0
+        while not stop.is_set():
+            game = games[i % 2]
+            status, body = request("POST", f"/v1/games/{game}/events",
+                                   json.dumps({"events": [{"type": "retract", "data": {"seq": 3}}]}).encode(),
+                                   token)
+            i += 1
+            done[0] += status == 201
+            # A retraction of a retraction-free event, once per game: then the log is full of
+            # them, and each further one is refused after its replay (the log is read anyway).
+
+    beside = club_plays_beside(attack)
+    print(f"one club appending to games of 1,902 events, uncached: {beside}")
+
+
+def one_club_floods(connections=32):
+    """32 connections of one club send corrections as fast as they are answered."""
+    token = new_club("Flooders")
+    games = [new_game(token) for _ in range(connections)]
+    sent = [0]
+
+    def attack(stop):
+        def flood(game):
+            while not stop.is_set():
+                append(token, game, [CORRECT])
+                sent[0] += 1
+        threads = [threading.Thread(target=flood, args=(g,)) for g in games]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    started = time.monotonic()
+    beside = club_plays_beside(attack)
+    print(f"one club's {connections} connections of corrections "
+          f"({sent[0] / (time.monotonic() - started):.0f}/s): {beside}")
+
+
+def imports_in_a_row(n=50):
+    """A 23-game export imported into n fresh clubs, one after the other."""
+    token = new_club("Exporters")
+    for _ in range(23):
+        new_game(token, 3)
+    req = urllib.request.Request(BASE + "/v1/export", headers={"authorization": f"Bearer {token}"})
+    export = urllib.request.urlopen(req, timeout=30).read()
+    answered, worst = 0, 0.0
+    for i in range(n):
+        club = new_club(f"Importers {i}")
+        t = time.monotonic()
+        status, body = request("POST", "/v1/import?new_ids=true", export, club)
+        worst = max(worst, time.monotonic() - t)
+        answered += status == 200 and json.loads(body)["imported"] == 23
+    print(f"{n} imports of a 23-game export in a row: {answered} answered with 23 games imported, "
+          f"the slowest in {worst * 1000:.0f} ms")
+
+
+ATTACKS = [long_uncached_logs, one_club_floods, imports_in_a_row, long_reason, made_up_methods,
+           slow_bodies]
+
 if __name__ == "__main__":
-    long_reason()
-    made_up_methods()
-    slow_bodies()
+    for attack in ATTACKS:
+        if not CHOSEN or attack.__name__ in CHOSEN:
+            attack()

@@ -709,10 +709,29 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
         live.catch_up_all(store.as_ref()).await;
         store.forget_clubs(None);
         live.recheck_tokens();
+        // A host that hangs (not a crash) keeps a LISTEN connection open and silent: once the
+        // store follows another host (a failover), listen there, without waiting for TCP.
+        let listening_to = host_of(listen_pool.connect_options().as_ref());
+        let mut check = tokio::time::interval(Duration::from_secs(1));
         loop {
-            let received = tokio::select! {
-                _ = closing.changed() => return,
-                received = listener.try_recv() => received,
+            let received = {
+                let receiving = listener.try_recv();
+                tokio::pin!(receiving);
+                loop {
+                    tokio::select! {
+                        _ = closing.changed() => return,
+                        received = &mut receiving => break Some(received),
+                        _ = check.tick() => {
+                            if host_of(pool.connect_options().as_ref()) != listening_to {
+                                break None;
+                            }
+                        }
+                    }
+                }
+            };
+            let Some(received) = received else {
+                tracing::warn!("live: the store follows another host now; listening there");
+                break;
             };
             match received {
                 Ok(Some(notification))
@@ -746,6 +765,11 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
             }
         }
     }
+}
+
+/// The host and port a connection's options name.
+fn host_of(options: &sqlx::postgres::PgConnectOptions) -> (String, u16) {
+    (options.get_host().to_owned(), options.get_port())
 }
 
 impl From<StreamRefused> for ApiError {

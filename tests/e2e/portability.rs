@@ -39,6 +39,7 @@ on_both_backends!(
     a_report_lists_the_first_hundred_failures_and_counts_the_rest,
     an_import_whose_client_hangs_up_stops_between_two_games,
     a_third_import_at_once_is_asked_to_come_back_later,
+    fifty_imports_in_a_row_all_answer_while_another_club_keeps_recording,
 );
 
 /// The other database when PostgreSQL is configured, else a second server on the same kind.
@@ -2072,4 +2073,84 @@ async fn a_third_import_at_once_is_asked_to_come_back_later(app: TestApp) {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert!(taken, "the third import was never taken");
+}
+
+async fn fifty_imports_in_a_row_all_answer_while_another_club_keeps_recording(app: TestApp) {
+    // Given a club's export of five games, and another club correcting its round all along
+    // (on a server that lets one address create the fifty clubs the imports go to)
+    let app = crate::helpers::spawn_app_with(app.backend, |config| config.clubs_per_minute = 100)
+        .await
+        .expect("the same backend runs");
+    let club = app.new_club().await;
+    for _ in 0..5 {
+        typed_in_game(&app, &club).await;
+    }
+    let file = export(&app, &club).await;
+    let players = app.new_club().await;
+    let table = app.new_game(&players, new_game(json!({}))).await;
+    let round = crate::mint_condition::round_1();
+    assert_eq!(
+        app.append(
+            &players,
+            &table,
+            Some(1),
+            vec![event("round_collected", round.clone())]
+        )
+        .await
+        .status,
+        201
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let recording = {
+        let (client, address, token, stop) = (
+            app.client.clone(),
+            app.address.clone(),
+            players.token.clone(),
+            stop.clone(),
+        );
+        let (table, round) = (table.clone(), round.clone());
+        tokio::spawn(async move {
+            let mut statuses = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let correction = json!({"events": [{"id": uuid::Uuid::new_v4().to_string(),
+                    "type": "correct", "data": {"seq": 2, "data": round}}]});
+                let reply = client
+                    .post(format!("{address}/v1/games/{table}/events"))
+                    .bearer_auth(&token)
+                    .json(&correction)
+                    .send()
+                    .await
+                    .expect("an answer");
+                statuses.push(reply.status().as_u16());
+            }
+            statuses
+        })
+    };
+
+    // When it is imported fifty times in a row, into fifty new clubs
+    for copy in 1..=50 {
+        let target = app.new_club().await;
+        let reply = app
+            .post_raw(
+                "/v1/import?new_ids=true",
+                Some(&target.token),
+                "application/x-ndjson",
+                file.clone().into_bytes(),
+            )
+            .await;
+
+        // Then every import answers, whole
+        assert_eq!(reply.status, 200, "import {copy}: {}", reply.body);
+        assert_eq!(reply.body["imported"], 5, "import {copy}: {}", reply.body);
+        assert_eq!(reply.body["failed"], json!([]), "import {copy}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let statuses = recording.await.unwrap();
+    // And the other club's every correction was stored
+    assert!(!statuses.is_empty());
+    assert!(statuses.iter().all(|s| *s == 201), "{statuses:?}");
+    let version = app
+        .get(&format!("/v1/games/{table}"), Some(&players.token))
+        .await;
+    assert_eq!(version.body["version"], 2 + statuses.len() as u64);
 }

@@ -190,6 +190,13 @@ impl StateCache {
         found
     }
 
+    /// Whether a state of the game is held, or a write is under way that will put one (a
+    /// SQLite append then needs no replay of its own before the writer's batch).
+    pub fn holds(&self, id: &str) -> bool {
+        let inner = self.lock();
+        inner.entries.contains_key(id) || inner.writing.contains_key(id)
+    }
+
     /// Taken by a reader before it reads the game from the database, and handed back with
     /// what it read ([`StateCache::get_read`], [`StateCache::put_read`]).
     pub fn ticket(&self, id: &str) -> Ticket {

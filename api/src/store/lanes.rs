@@ -7,7 +7,8 @@
 //! to the pool (which pings it before lending it again), and a lane made before the pool moved
 //! to another host is dropped.
 //!
-//! At most [`MOST_LANES`] are in use at once, taken in the order asked (a fair queue). Measured
+//! At most [`MOST_LANES`] are in use at once, taken by club in rotation ([`super::turns`]), first
+//! come, first served within a club. Measured
 //! (BENCHMARKS.md, "Writes take turns on kept connections"): with more transactions at once, two
 //! busy cores switch between more of PostgreSQL's backends, and each of a finish's statements
 //! waits longer; first come, first served keeps a latecomer from overtaking those waiting.
@@ -15,11 +16,10 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use super::primary::{Follower, PING_AFTER_IDLE};
+use super::turns::{Turn, Turns};
 use sqlx::pool::PoolConnection;
 use sqlx::{PgPool, Postgres};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-
-use super::primary::{Follower, PING_AFTER_IDLE};
 
 /// At most this many lanes are in use, or kept, at once; the pool's other connections serve
 /// the rest (reads of lists, statistics, imports).
@@ -38,7 +38,7 @@ struct Kept {
 /// back or dropped.
 pub(super) struct Lane {
     kept: Kept,
-    _turn: OwnedSemaphorePermit,
+    _turn: Turn,
 }
 
 impl std::ops::Deref for Lane {
@@ -56,26 +56,27 @@ impl std::ops::DerefMut for Lane {
 
 pub(super) struct Lanes {
     free: Mutex<Vec<Kept>>,
-    turns: Arc<Semaphore>,
+    turns: Arc<Turns>,
     follower: Option<Arc<Follower>>,
 }
 
 impl Lanes {
+    /// The line of work done for many clubs at once (batched plain appends, version reads): no
+    /// club's id is empty.
+    pub(super) const SHARED: &str = "";
+
     pub(super) fn new(follower: Option<Arc<Follower>>) -> Self {
         Self {
             free: Mutex::new(Vec::new()),
-            turns: Arc::new(Semaphore::new(MOST_LANES)),
+            turns: Turns::new(MOST_LANES),
             follower,
         }
     }
 
     /// A lane still fit to use, or a connection lent by the pool (with the pool's checks), once
-    /// it is this request's turn.
-    pub(super) async fn take(&self, pool: &PgPool) -> Result<Lane, sqlx::Error> {
-        let turn = Arc::clone(&self.turns)
-            .acquire_owned()
-            .await
-            .map_err(|_| sqlx::Error::PoolClosed)?;
+    /// it is `club`'s turn ([`Lanes::SHARED`] for work done for many clubs at once).
+    pub(super) async fn take(&self, pool: &PgPool, club: &str) -> Result<Lane, sqlx::Error> {
+        let turn = self.turns.take(club).await;
         loop {
             let kept = self
                 .free

@@ -19,6 +19,7 @@ mod server_lock;
 mod sole;
 mod sql;
 mod stats;
+mod turns;
 mod versions;
 mod writer;
 mod writes;

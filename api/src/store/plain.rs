@@ -168,7 +168,7 @@ impl Statements {
                 .flat_map(|a| f(a).iter().map(String::as_str))
                 .collect()
         };
-        let mut lane = self.lanes.take(&self.pool).await?;
+        let mut lane = self.lanes.take(&self.pool, Lanes::SHARED).await?;
         let rows = sqlx::query(PLAIN_APPENDS)
             .bind(asks.iter().map(|a| a.id.as_str()).collect::<Vec<_>>())
             .bind(asks.iter().map(|a| a.club.as_str()).collect::<Vec<_>>())
@@ -202,7 +202,7 @@ impl Statements {
     /// Writes a lone append by the statement made for one ([`PLAIN_APPEND`]).
     async fn one(&self, ask: &Ask) -> Result<Vec<(String, i64, i64)>, sqlx::Error> {
         let count = ask.event_ids.len() as i64;
-        let mut lane = self.lanes.take(&self.pool).await?;
+        let mut lane = self.lanes.take(&self.pool, Lanes::SHARED).await?;
         let rows = sqlx::query(PLAIN_APPEND)
             .bind(ask.at + count)
             .bind(ask.now)

@@ -105,6 +105,7 @@ macro_rules! players_store {
         impl PlayerStore for $store {
             async fn rename_player(&self, club: &str, id: &str, name: &str) -> Result<Rename, StoreError> {
                 let key = name_key(name);
+                let _turn = self.write_turn().await;
                 let mut tx = self.pool.begin_with($begin).await?;
                 // Another club's player does not exist here: checked before anything is compared.
                 let known = sqlx::query(concat!("SELECT id FROM players WHERE club_id = $1 AND id = $2", $lock))
@@ -146,6 +147,7 @@ macro_rules! players_store {
             }
 
             async fn merge_players(&self, club: &str, from: &str, into: &str) -> Result<Merge, StoreError> {
+                let _turn = self.write_turn().await;
                 let mut tx = self.pool.begin_with($begin).await?;
                 // The games of the player who goes, locked first in id order as an append locks
                 // its game before its players: an append finishing one of them waits for the
@@ -277,6 +279,7 @@ macro_rules! players_store {
 
             async fn import_player(&self, club: &str, player: &ClubPlayer) -> Result<PlayerImport, StoreError> {
                 let key = name_key(&player.name);
+                let _turn = self.write_turn().await;
                 let mut tx = self.pool.begin_with($begin).await?;
                 let same_id = sqlx::query("SELECT club_id, name, created_at FROM players WHERE id = $1")
                     .bind(&player.id)

@@ -70,6 +70,7 @@ macro_rules! presets_store {
                 club: &str,
                 preset: &PresetRecord,
             ) -> Result<Result<(), PresetRecord>, StoreError> {
+                let _turn = self.write_turn().await;
                 let inserted = sqlx::query(
                     "INSERT INTO presets (id, club_id, game, name, name_key, options, created_at) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (club_id, game, name_key) DO NOTHING",
@@ -120,6 +121,7 @@ macro_rules! presets_store {
             }
 
             async fn delete_preset(&self, club: &str, id: &str) -> Result<bool, StoreError> {
+                let _turn = self.write_turn().await;
                 let deleted = sqlx::query("DELETE FROM presets WHERE club_id = $1 AND id = $2")
                     .bind(club)
                     .bind(id)

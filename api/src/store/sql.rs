@@ -380,8 +380,9 @@ impl Work for SqliteWork {
         club: &str,
         id: &str,
         request: &AppendRequest,
+        prepared: Option<HeldGame>,
     ) -> Result<Written<Appended>, StoreError> {
-        SqliteStore::append_in(shared, w, club, id, request, None).await
+        SqliteStore::append_in(shared, w, club, id, request, None, prepared).await
     }
 
     async fn create(
@@ -904,7 +905,9 @@ macro_rules! sql_store {
             /// do once the transaction is durable; the caller commits.
             ///
             /// `decided`: the append as already decided from a held state; written as it is when
-            /// the row is still at that state's version, else decided again.
+            /// the row is still at that state's version, else decided again. `prepared`: the
+            /// game replayed before the transaction, used when the row is still at its version
+            /// (a long log is not replayed while holding the database's write lock).
             pub(super) async fn append_in(
                 shared: &Shared,
                 w: &mut Writes<'_, $db>,
@@ -912,6 +915,7 @@ macro_rules! sql_store {
                 id: &str,
                 request: &AppendRequest,
                 decided: Option<Decided>,
+                prepared: Option<HeldGame>,
             ) -> Result<Written<Appended>, StoreError> {
                 // The sole writer's confirmed entry is the game as stored: nothing to read.
                 if w.is_sole_writer() && let Some(held) = shared.cache.take_confirmed(club, id) {
@@ -931,7 +935,8 @@ macro_rules! sql_store {
                 if let Some(decided) = decided.filter(|d| d.version == row.version) {
                     return Self::write_decided(shared, w, club, id, decided.decision, decided.held).await;
                 }
-                let held = match shared.cache.take(id, row.version) {
+                let prepared = prepared.filter(|p| p.game.version == row.version);
+                let held = match shared.cache.take(id, row.version).or(prepared) {
                     Some(held) => held,
                     None => {
                         let mut game = row;
@@ -1084,6 +1089,7 @@ macro_rules! sql_store {
             }
 
             async fn create_club(&self, id: &str, name: &str, token_hash: &str) -> Result<ClubRecord, StoreError> {
+                let _turn = self.write_turn().await;
                 sqlx::query("INSERT INTO clubs (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)")
                     .bind(id)
                     .bind(name)
@@ -1118,6 +1124,7 @@ macro_rules! sql_store {
             }
 
             async fn replace_club_token(&self, club: &str, token_hash: &str) -> Result<bool, StoreError> {
+                let _turn = self.write_turn().await;
                 let mut tx = self.pool.begin_with($begin).await?;
                 let done = sqlx::query("UPDATE clubs SET token_hash = $1 WHERE id = $2")
                     .bind(token_hash)
@@ -1139,6 +1146,7 @@ macro_rules! sql_store {
             }
 
             async fn create_access_token(&self, token: &AccessTokenRecord) -> Result<(), StoreError> {
+                let _turn = self.write_turn().await;
                 sqlx::query(
                     "INSERT INTO access_tokens (id, club_id, name, scope, game_id, secret_hash, created_at, expires_at) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -1191,6 +1199,7 @@ macro_rules! sql_store {
             }
 
             async fn delete_access_token(&self, club: &str, id: &str, game: Option<&str>) -> Result<bool, StoreError> {
+                let _turn = self.write_turn().await;
                 let mut tx = self.pool.begin().await?;
                 let done = sqlx::query(
                     "DELETE FROM access_tokens WHERE club_id = $1 AND id = $2 \
@@ -1219,6 +1228,7 @@ macro_rules! sql_store {
                 let window = chrono::Duration::seconds(crate::limits::WINDOW.as_secs() as i64);
                 // One statement, so two servers counting the same client at once both count:
                 // a finished window starts again at 1, a current one adds 1.
+                let _turn = self.write_turn().await;
                 let row = sqlx::query(
                     "INSERT INTO club_creation_windows (client, window_start, created) VALUES ($1, $2, 1) \
                      ON CONFLICT (client) DO UPDATE SET \
@@ -1341,6 +1351,7 @@ macro_rules! sql_store {
             }
 
             async fn copy_club(&self, club: &ClubCopy) -> Result<(), StoreError> {
+                let _turn = self.write_turn().await;
                 let mut tx = self.pool.begin().await?;
                 sqlx::query("INSERT INTO clubs (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)")
                     .bind(&club.id)
@@ -1387,6 +1398,7 @@ macro_rules! sql_store {
             }
 
             async fn import_game(&self, club: &str, game: &ImportedGame, result: &ImportResult<'_>) -> Result<ImportOutcome, StoreError> {
+                let _turn = self.write_turn().await;
                 let mut w = Writes::new(self.pool.begin_with($begin).await?);
                 let owner = w.fetch_optional("SELECT club_id FROM games WHERE id = $1", args![&game.game.id]).await?;
                 if let Some(owner) = owner {
@@ -1654,13 +1666,29 @@ impl SqliteStore {
         Ok(row.map(|row| row.try_get("version")).transpose()?)
     }
 
+    /// A game this server holds no state of is replayed here, from a read snapshot, before
+    /// the writer's batch: replayed inside it, a long log held the database's write lock, and
+    /// every other club's writes waited on it.
     async fn write_append(
         &self,
         club: &str,
         id: &str,
         request: AppendRequest,
     ) -> Result<Appended, StoreError> {
-        self.writer.append(club, id, request).await
+        let prepared = if self.shared.cache.holds(id) {
+            None
+        } else {
+            let Some((game, log)) = EventStore::events(self, club, id).await? else {
+                return Err(StoreError::NotFound);
+            };
+            Some(HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?)
+        };
+        self.writer.append(club, id, request, prepared).await
+    }
+
+    /// SQLite's write lock, taken in turn with the writer's batches (see [`Writer`]).
+    pub(super) async fn write_turn(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        Some(self.writer.database_turn().await)
     }
 
     async fn write_create(
@@ -1746,12 +1774,13 @@ impl PostgresStore {
         {
             return Ok(appended);
         }
-        let mut lane = self.lanes.take(&self.pool).await?;
+        let mut lane = self.lanes.take(&self.pool, club).await?;
         let mut w = Writes::on_lane(&mut lane).await?;
         if !alone {
             w.execute(super::sole::WRITES_LOCK, args![]).await?;
         }
-        let written = Self::append_in(&self.shared, &mut w, club, id, &request, decided).await?;
+        let written =
+            Self::append_in(&self.shared, &mut w, club, id, &request, decided, None).await?;
         let answer = self.commit(w, written).await?;
         self.lanes.give_back(lane);
         Ok(answer)
@@ -1813,6 +1842,11 @@ impl PostgresStore {
         Ok(Some(written.answer))
     }
 
+    /// PostgreSQL's writers wait on row locks, bounded by `lock_timeout`: no turn to take.
+    pub(super) async fn write_turn(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        None
+    }
+
     async fn write_create(
         &self,
         club: &str,
@@ -1820,7 +1854,7 @@ impl PostgresStore {
     ) -> Result<Option<GameRecord>, StoreError> {
         // Open until the answer, as for an append: a new game is current from its creation.
         let _writing = self.shared.cache.writing(&game.id);
-        let mut lane = self.lanes.take(&self.pool).await?;
+        let mut lane = self.lanes.take(&self.pool, club).await?;
         let mut w = Writes::on_lane(&mut lane).await?;
         let written = Self::create_in(&mut w, club, game).await?;
         let answer = self.commit(w, written).await?;

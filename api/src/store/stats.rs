@@ -1726,6 +1726,7 @@ macro_rules! stats_store {
             }
 
             async fn clear_statistics(&self) -> Result<(), StoreError> {
+                let _turn = self.write_turn().await;
                 let mut tx = self.pool.begin_with($begin).await?;
                 // The months stay listed, their snapshots emptied: the games replayed add their
                 // seats to every later month again. A finish meanwhile (a rebuild runs beside
@@ -1748,6 +1749,7 @@ macro_rules! stats_store {
             async fn replace_result(&self, club: &str, game: &GameRecord, result: Option<&GameResult>) -> Result<(), StoreError> {
                 // On SQLite the write lock from the start: a rebuild runs beside a server, whose
                 // commit would otherwise fail this transaction's first write (`SQLITE_BUSY`).
+                let _turn = self.write_turn().await;
                 let mut w = Writes::new(self.pool.begin_with($begin).await?);
                 Self::write_result(&mut w, club, game, true, result).await?;
                 w.commit().await?;

@@ -114,7 +114,7 @@ impl Gather for Reads {
 impl Reads {
     /// (id, club, version) of each of `ids` that exists, in any club.
     async fn versions(&self, ids: &[&str]) -> Result<Vec<(String, String, i64)>, sqlx::Error> {
-        let mut lane = self.lanes.take(&self.pool).await?;
+        let mut lane = self.lanes.take(&self.pool, Lanes::SHARED).await?;
         let rows = sqlx::query(VERSIONS_READ)
             .bind(ids)
             .fetch_all(&mut **lane)

@@ -9,8 +9,21 @@
 //! that holds it is durable (`synchronous=FULL`). Readers keep the pool (WAL: they never wait
 //! for the writer). The writer's thread owns its connection: sqlx lends it once, and every
 //! statement of every batch runs on the writer's thread, with no hand-off ([`Direct`]).
+//!
+//! Nothing else in the server waits on SQLite's busy handler: the few writes made on the
+//! pool (clubs, tokens, presets, players, imports) take the database's turn first
+//! ([`Writer::database_turn`]), which the writer also takes for each batch, first come, first
+//! served.
+//!
+//! Clubs take turns. A batch takes its requests one club after another (the first of each
+//! club waiting, then the second…), and stops taking more once it has run [`BATCH_TIME`]: the
+//! rest lead the next batch. So a request that arrives behind one club's burst waits for the
+//! batch under way and runs early in the next, both short, however long the burst. Requests
+//! are queued on their club's turn ([`super::turns`]): past [`IN_FLIGHT`], a club waits for
+//! its own turn, not behind another club's queue.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
@@ -18,20 +31,27 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::commit::{AfterCommit, Shared, Written};
 use super::direct::Direct;
+use super::turns::Turns;
 use super::writes::{Mark, Writes, settled_position};
 use super::{Appended, GameRecord, NewGame, StoreError};
 use crate::append::AppendRequest;
 
-/// Requests taken into one transaction at most: bounds a batch's latency and its memory.
-const MAX_BATCH: usize = 256;
-/// Requests waiting at most; past it, callers wait to queue (back-pressure, not memory).
-const QUEUE: usize = 4096;
+/// Requests queued or in a batch at most, taken by club in rotation; past it, callers wait
+/// for their club's turn (back-pressure, and fairness between clubs). Also bounds a batch's
+/// memory.
+const IN_FLIGHT: usize = 256;
+/// A batch takes no further request once it has run this long: what a request arriving
+/// behind another club's burst waits for, twice at most (the batch under way, and its own).
+const BATCH_TIME: Duration = Duration::from_millis(10);
 
 enum Job {
     Append {
         club: String,
         id: String,
         request: AppendRequest,
+        /// The game as replayed before the batch, when no state of it was held: the batch uses
+        /// it if the game's row is still at its version.
+        prepared: Option<super::HeldGame>,
         reply: oneshot::Sender<Result<Appended, StoreError>>,
     },
     Create {
@@ -51,6 +71,7 @@ pub(super) trait Work: Send + 'static {
         club: &str,
         id: &str,
         request: &AppendRequest,
+        prepared: Option<super::HeldGame>,
     ) -> Result<Written<Appended>, StoreError>;
 
     async fn create(
@@ -65,6 +86,8 @@ pub(super) trait Work: Send + 'static {
 /// after the requests already queued.
 pub(super) struct Writer {
     jobs: mpsc::Sender<Job>,
+    turns: Arc<Turns>,
+    database: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Writer {
@@ -81,8 +104,10 @@ impl Writer {
         shared: Arc<Shared>,
         work: impl Work,
     ) -> Result<Self, StoreError> {
-        let (jobs, queue) = mpsc::channel(QUEUE);
+        let (jobs, queue) = mpsc::channel(IN_FLIGHT);
         let (ready, started) = oneshot::channel();
+        let database = Arc::new(tokio::sync::Mutex::new(()));
+        let batches = Arc::clone(&database);
         let pin = std::env::var("TABLETALLY_SQLITE_WRITER_CPU").map_or(true, |v| v != "any");
         std::thread::Builder::new()
             .name("sqlite-writer".into())
@@ -118,7 +143,7 @@ impl Writer {
                         };
                         let _ = ready.send(Ok(()));
                         Direct::lend(&mut handle, async move |direct| {
-                            run(direct, shared, &work, queue).await;
+                            run(direct, shared, &work, queue, &batches).await;
                         })
                         .await;
                     }
@@ -128,7 +153,17 @@ impl Writer {
             })
             .map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
         started.await.unwrap_or_else(|_| Err(stopped()))?;
-        Ok(Self { jobs })
+        Ok(Self {
+            jobs,
+            turns: Turns::new(IN_FLIGHT),
+            database,
+        })
+    }
+
+    /// The database's write lock, taken in turn with the writer's batches: held by a write
+    /// made on the pool from its `BEGIN` to its commit, it never waits in SQLite's busy handler.
+    pub(super) async fn database_turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.database.lock().await
     }
 
     pub(super) async fn append(
@@ -136,12 +171,15 @@ impl Writer {
         club: &str,
         id: &str,
         request: AppendRequest,
+        prepared: Option<super::HeldGame>,
     ) -> Result<Appended, StoreError> {
+        let _turn = self.turns.take(club).await;
         let (reply, answer) = oneshot::channel();
         self.submit(Job::Append {
             club: club.to_owned(),
             id: id.to_owned(),
             request,
+            prepared,
             reply,
         })
         .await?;
@@ -153,6 +191,7 @@ impl Writer {
         club: &str,
         game: NewGame,
     ) -> Result<Option<GameRecord>, StoreError> {
+        let _turn = self.turns.take(club).await;
         let (reply, answer) = oneshot::channel();
         self.submit(Job::Create {
             club: club.to_owned(),
@@ -177,12 +216,54 @@ async fn run(
     shared: Arc<Shared>,
     work: &impl Work,
     mut queue: mpsc::Receiver<Job>,
+    database: &tokio::sync::Mutex<()>,
 ) {
-    let mut jobs = Vec::with_capacity(MAX_BATCH);
-    // Wait for one request, then take every other one already waiting.
-    while queue.recv_many(&mut jobs, MAX_BATCH).await > 0 {
-        batch(direct, &shared, work, std::mem::take(&mut jobs)).await;
+    // Requests a batch left for the next (it ran out of time), then those received.
+    let mut waiting: Vec<Job> = Vec::with_capacity(IN_FLIGHT);
+    loop {
+        // Wait for one request, then for the database's turn, then take every other request
+        // waiting by then.
+        if waiting.is_empty() && queue.recv_many(&mut waiting, IN_FLIGHT).await == 0 {
+            return;
+        }
+        let _turn = database.lock().await;
+        while let Ok(job) = queue.try_recv() {
+            waiting.push(job);
+        }
+        let jobs = clubs_in_turn(std::mem::take(&mut waiting));
+        waiting = batch(direct, &shared, work, jobs).await;
     }
+}
+
+impl Job {
+    fn club(&self) -> &str {
+        match self {
+            Job::Append { club, .. } | Job::Create { club, .. } => club,
+        }
+    }
+}
+
+/// The requests one club after another: the first of each club (in the order the clubs
+/// first appear), then the second of each…; a club's own in the order given.
+fn clubs_in_turn(jobs: Vec<Job>) -> Vec<Job> {
+    let mut lines: Vec<(String, std::collections::VecDeque<Job>)> = Vec::new();
+    for job in jobs {
+        match lines.iter_mut().find(|(club, _)| club == job.club()) {
+            Some((_, line)) => line.push_back(job),
+            None => lines.push((job.club().to_owned(), [job].into())),
+        }
+    }
+    let mut in_turn = Vec::with_capacity(lines.iter().map(|(_, l)| l.len()).sum());
+    while !lines.is_empty() {
+        lines.retain_mut(|(_, line)| match line.pop_front() {
+            Some(job) => {
+                in_turn.push(job);
+                !line.is_empty()
+            }
+            None => false,
+        });
+    }
+    in_turn
 }
 
 /// Keeps the calling thread, and the threads it starts, to the last CPU it may run on. Nothing
@@ -248,8 +329,10 @@ impl Answer {
     }
 }
 
-async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec<Job>) {
-    let requests = jobs.len();
+/// Runs `jobs` in one transaction, in order, until [`BATCH_TIME`] has passed; returns the
+/// requests it left for the next batch.
+async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec<Job>) -> Vec<Job> {
+    let started = Instant::now();
     let mut w = match Writes::begin_on(direct).await {
         Ok(w) => w,
         Err(e) => {
@@ -257,12 +340,12 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
             for job in jobs {
                 answer_unwritten(job, &why).send();
             }
-            return;
+            return Vec::new();
         }
     };
     // Every game a job of this batch touched: forgotten by the cache if the commit fails.
-    let mut touched = Vec::with_capacity(requests);
-    let mut done: Vec<(Answer, Option<AfterCommit>)> = Vec::with_capacity(requests);
+    let mut touched = Vec::with_capacity(jobs.len());
+    let mut done: Vec<(Answer, Option<AfterCommit>)> = Vec::with_capacity(jobs.len());
     // Each request runs in its own savepoint; the writer closes one and opens the next.
     // A savepoint that cannot be opened or rolled back breaks the batch: it is rolled back
     // whole.
@@ -270,24 +353,29 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
         Ok(()) => None,
         Err(e) => Some(format!("a savepoint could not be opened: {e}")),
     };
-    let last = jobs.len().saturating_sub(1);
-    // The last request's savepoint is closed by the commit (`end`), with its mark.
+    // The last request's savepoint is closed by the commit (`end`), with its mark; when the
+    // batch ran out of time, the savepoint opened for the next request is, empty (`left`).
     let mut end: Option<(&[&str], Mark)> = None;
-    for (index, job) in jobs.into_iter().enumerate() {
+    let mut left = Vec::new();
+    let mut jobs = jobs.into_iter();
+    while let Some(job) = jobs.next() {
         if let Some(why) = &broken {
             done.push((answer_unwritten(job, why), None));
             continue;
         }
+        let last = jobs.len() == 0;
         let mark = w.mark();
         let (mut answer, mut after, ok) = match job {
             Job::Append {
                 club,
                 id,
                 request,
+                prepared,
                 reply,
             } => {
                 shared.cache.begin_write(&id);
-                let written = unpanicked(work.append(shared, &mut w, &club, &id, &request)).await;
+                let written =
+                    unpanicked(work.append(shared, &mut w, &club, &id, &request, prepared)).await;
                 touched.push(id);
                 let (result, after) = split(written);
                 let ok = result.is_ok();
@@ -302,7 +390,7 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
                 (Answer::Create(reply, result), after, ok)
             }
         };
-        if index == last {
+        if last {
             if !ok {
                 w.discard(mark);
             }
@@ -324,13 +412,19 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
             }
         }
         done.push((answer, after));
+        if broken.is_none() && started.elapsed() >= BATCH_TIME {
+            left = jobs.collect();
+            end = Some((RELEASE, w.mark()));
+            break;
+        }
     }
+    let requests = done.len();
     let committed = match (broken, end) {
         (None, Some((end, mark))) => match w.commit_batch(end).await {
             Ok(first) => Ok(first),
             // The last request's savepoint may be what failed: without it the others commit,
             // and it is refused alone (if the commit itself failed, this fails too).
-            Err(e) if end == RELEASE => {
+            Err(e) if end == RELEASE && left.is_empty() => {
                 w.discard(mark);
                 match w.commit_batch(ROLL_BACK).await {
                     Ok(first) => {
@@ -388,6 +482,7 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
             }
         }
     }
+    left
 }
 
 /// A request's work, whose panic (a bug) fails that request alone: its savepoint is rolled
@@ -436,6 +531,48 @@ fn answer_unwritten(job: Job, why: &str) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn create(club: &str, id: &str) -> Job {
+        let game = NewGame {
+            id: id.into(),
+            game: "mint-condition".into(),
+            players: Vec::new(),
+            options: serde_json::json!({}),
+            started_at: chrono::DateTime::UNIX_EPOCH,
+            recorded_by: None,
+        };
+        Job::Create {
+            club: club.into(),
+            game,
+            reply: oneshot::channel().0,
+        }
+    }
+
+    fn ids(jobs: &[Job]) -> Vec<&str> {
+        jobs.iter()
+            .map(|job| match job {
+                Job::Create { game, .. } => game.id.as_str(),
+                Job::Append { id, .. } => id.as_str(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_takes_one_request_of_each_club_in_turn_so_a_burst_does_not_go_first() {
+        let jobs = vec![
+            create("friday", "f1"),
+            create("friday", "f2"),
+            create("friday", "f3"),
+            create("monday", "m1"),
+            create("tuesday", "t1"),
+            create("monday", "m2"),
+        ];
+
+        assert_eq!(
+            ids(&clubs_in_turn(jobs)),
+            ["f1", "m1", "t1", "f2", "m2", "f3"]
+        );
+    }
 
     #[tokio::test]
     async fn a_panicking_write_is_refused_and_a_sound_one_answered() {
