@@ -16,6 +16,9 @@ pub const MAX_REASON_CHARS: usize = 500;
 /// Most bytes a game's or a preset's options may hold, as compact JSON (→ 422): a whole custom
 /// deck of Vintage (63 cards) or of Mind Up! holds about 6,000.
 pub const MAX_OPTIONS_BYTES: usize = 16 * 1024;
+/// Most bytes of event data one page of a log holds (the game's, the club's), besides its
+/// `limit`: a page of the largest events is about 1 MiB, not 8; the rest follows on the next.
+pub const MAX_PAGE_DATA_BYTES: usize = 1024 * 1024;
 /// How long a client may take to send a request's head before it gets 408 and is closed.
 pub const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 

@@ -598,28 +598,74 @@ pub fn frames_after(
     log: &[StoredEvent],
     after: i64,
 ) -> Result<Vec<Frame>, ApiError> {
-    let kind = Game::from_id(&game.game)
-        .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
-    let replay: Vec<_> = log.iter().map(to_log_event).collect();
-    let mut frames = Vec::new();
-    for append in appends(log) {
-        let end = append[append.len() - 1].seq;
-        if end <= after {
-            continue;
-        }
+    let mut frames = FramesAfter::new(game.clone(), log.to_vec(), after)?;
+    std::iter::from_fn(|| frames.next_frame()).collect()
+}
+
+/// [`frames_after`], made one at a time as a stream sends them: a phone resuming a long game
+/// from far back holds the log and one frame, not every frame at once.
+pub struct FramesAfter {
+    kind: Game,
+    game: GameRecord,
+    log: Vec<StoredEvent>,
+    replay: Vec<tabletally_domain::LogEvent>,
+    /// Each append's events, as ranges of the log, the next first.
+    appends: std::collections::VecDeque<std::ops::Range<usize>>,
+    after: i64,
+}
+
+impl FramesAfter {
+    pub fn new(game: GameRecord, log: Vec<StoredEvent>, after: i64) -> Result<Self, ApiError> {
+        let kind = Game::from_id(&game.game)
+            .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
+        let replay = log.iter().map(to_log_event).collect();
+        let mut start = 0;
+        let appends = appends(&log)
+            .iter()
+            .map(|append| {
+                let range = start..start + append.len();
+                start = range.end;
+                range
+            })
+            .filter(|range| log[range.end - 1].seq > after)
+            .collect();
+        Ok(Self {
+            kind,
+            game,
+            log,
+            replay,
+            appends,
+            after,
+        })
+    }
+
+    /// The next append's frame; `None` after the last.
+    pub fn next_frame(&mut self) -> Option<Result<Frame, ApiError>> {
+        let range = self.appends.pop_front()?;
+        let end = self.log[range.end - 1].seq;
         // A resume inside an append (an id this server never sent) gets the rest of it.
-        let events: Vec<StoredEvent> = append.iter().filter(|e| e.seq > after).cloned().collect();
-        let evaluation = kind
-            .evaluate(&replay[..end as usize])
-            .map_err(|e| ApiError::Internal(format!("game {}: {e}", game.id)))?;
+        let after = self.after;
+        let events: Vec<StoredEvent> = self.log[range]
+            .iter()
+            .filter(|e| e.seq > after)
+            .cloned()
+            .collect();
+        let evaluation = match self.kind.evaluate(&self.replay[..end as usize]) {
+            Ok(evaluation) => evaluation,
+            Err(e) => {
+                return Some(Err(ApiError::Internal(format!(
+                    "game {}: {e}",
+                    self.game.id
+                ))));
+            }
+        };
         let at_end = GameRecord {
             version: end,
             status: evaluation.status.as_str().to_owned(),
-            ..game.clone()
+            ..self.game.clone()
         };
-        frames.push(appended_frame(&at_end, events, evaluation.scoreboard));
+        Some(Ok(appended_frame(&at_end, events, evaluation.scoreboard)))
     }
-    Ok(frames)
 }
 
 /// The `snapshot` event, its score said in `language`.

@@ -14,7 +14,7 @@ use crate::auth::{Club, Credential};
 use crate::error::ApiError;
 use crate::language::Language;
 use crate::live::{
-    GameSubscription, Live, LobbySubscription, RECHECK, Ticket, frames_after, snapshot, sse,
+    FramesAfter, GameSubscription, Live, LobbySubscription, RECHECK, Ticket, snapshot, sse,
 };
 use crate::store::{Store, StoreError};
 use crate::views::GameSummary;
@@ -28,7 +28,10 @@ pub struct GameStream {
     game: String,
     subscription: GameSubscription,
     pending: VecDeque<Bytes>,
-    /// The version of the last frame queued.
+    /// What a resuming client missed, or a gap read from the log: sent after `pending`, a
+    /// frame at a time, before anything newer.
+    catching_up: Option<FramesAfter>,
+    /// The version of the last frame queued (or to be sent by `catching_up`).
     last: i64,
     heartbeat: tokio::time::Interval,
     closing: watch::Receiver<bool>,
@@ -60,6 +63,7 @@ impl GameStream {
             .await?
             .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
         let mut pending = VecDeque::new();
+        let mut catching_up = None;
         match resume {
             Some(v) if v < 0 => {
                 return Err(ApiError::bad_parameter(
@@ -68,11 +72,7 @@ impl GameStream {
                 ));
             }
             Some(v) if v <= record.version => {
-                pending.extend(
-                    frames_after(&record, &log, v)?
-                        .into_iter()
-                        .map(|f| f.sse_in(language)),
-                );
+                catching_up = Some(FramesAfter::new(record.clone(), log, v)?);
             }
             // Ahead of the game (a club restored from an older copy, a phone that was ahead):
             // what the client holds is not this log's, so it starts again from a snapshot. An
@@ -85,6 +85,7 @@ impl GameStream {
             game: game.to_owned(),
             subscription,
             pending,
+            catching_up,
             last: record.version,
             heartbeat: heartbeat(live.limits.heartbeat),
             closing: live.closing(),
@@ -103,6 +104,19 @@ impl GameStream {
             }
             if *self.closing.borrow() {
                 return None;
+            }
+            if let Some(frames) = &mut self.catching_up {
+                match frames.next_frame() {
+                    Some(Ok(frame)) => {
+                        self.heartbeat.reset();
+                        return Some(frame.sse_in(self.language));
+                    }
+                    Some(Err(e)) => {
+                        tracing::warn!(error = %e, game = %self.game, "a game stream could not catch up; closing it");
+                        return None;
+                    }
+                    None => self.catching_up = None,
+                }
             }
             let receiver = self.subscription.receiver.as_mut()?;
             tokio::select! {
@@ -140,10 +154,8 @@ impl GameStream {
             .ok_or_else(|| {
                 ApiError::NotFound(tabletally_domain::said!("server.api.live.game_gone"))
             })?;
-        for frame in frames_after(&record, &log, self.last)? {
-            self.last = frame.version;
-            self.pending.push_back(frame.sse_in(self.language));
-        }
+        self.catching_up = Some(FramesAfter::new(record.clone(), log, self.last)?);
+        self.last = record.version;
         Ok(())
     }
 

@@ -699,6 +699,32 @@ async fn metric(client: &reqwest::Client, server: &ServerProcess, name: &str) ->
 }
 
 /// Waits (at most 10 s) until the server says it is, or is not, the database's only writer.
+/// Waits until `servers` servers hold the presence lock (`api/src/store/sole.rs`) of the
+/// database at `url`.
+async fn wait_present(url: &str, servers: i64) {
+    let mut conn = sqlx::PgConnection::connect(url)
+        .await
+        .expect("a connection");
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let held: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 7461627 \
+             AND objid = 1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        )
+        .fetch_one(&mut conn)
+        .await
+        .expect("the lock table");
+        if held == servers {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "{held} servers present, not {servers}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 async fn wait_sole(client: &reqwest::Client, server: &ServerProcess, sole: bool) {
     let until = Instant::now() + Duration::from_secs(10);
     while metric(client, server, "tabletally_sole_server").await != u64::from(sole) {
@@ -844,6 +870,9 @@ async fn a_server_that_never_answers_alone_keeps_the_others_from_it() {
     let client = http_client();
     let mut quiet = ServerProcess::spawn_with("Q", &url, &[("TABLETALLY_SOLE_READS", "off")]);
     quiet.wait_ready();
+    // Q takes its presence lock on a connection of its own, soon after it answers: A starts
+    // once it holds it.
+    wait_present(&url, 1).await;
     let a = ServerProcess::start("A", &url);
 
     // Ten looks of A's at the lock table: A never takes the term.

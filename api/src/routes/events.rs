@@ -9,7 +9,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::append::AppendRequest;
 use crate::auth::Club;
-use crate::config::MAX_EVENTS_PER_REQUEST;
+use crate::config::{MAX_EVENTS_PER_REQUEST, MAX_PAGE_DATA_BYTES};
 use crate::error::{ApiError, Problem};
 use crate::examples;
 use crate::extract::{Json, Query};
@@ -244,7 +244,8 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
 pub struct EventsQuery {
     /// Only events with a seq greater than this (default 0).
     pub after: Option<i64>,
-    /// Page size, 1–1000 (default 500).
+    /// Page size, 1–1000 (default 500). A page also ends before its events' data passes
+    /// 1 MiB; `next_after` then says where the next begins.
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<usize>,
 }
@@ -290,13 +291,12 @@ pub async fn list_events(
         .events(&club.id, &id)
         .await?
         .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
-    let mut events: Vec<EventView> = event_views(log)
-        .into_iter()
-        .filter(|e| e.seq > after)
-        .take(limit + 1)
-        .collect();
-    let next_after = if events.len() > limit {
-        events.truncate(limit);
+    let (events, more) = page_of(
+        event_views(log).into_iter().filter(|e| e.seq > after),
+        limit,
+        |e| &e.data,
+    );
+    let next_after = if more {
         events.last().map(|e| e.seq)
     } else {
         None
@@ -306,4 +306,56 @@ pub async fn list_events(
         events,
         next_after,
     }))
+}
+
+/// The first `limit` items, or fewer if their data would pass [`MAX_PAGE_DATA_BYTES`] (never
+/// none); and whether any item is left after them.
+pub(crate) fn page_of<T>(
+    items: impl Iterator<Item = T>,
+    limit: usize,
+    data: impl Fn(&T) -> &serde_json::Value,
+) -> (Vec<T>, bool) {
+    let mut page = Vec::new();
+    let mut bytes = 0;
+    for item in items {
+        let size = crate::append::json_size(data(&item));
+        if page.len() == limit || (!page.is_empty() && bytes + size > MAX_PAGE_DATA_BYTES) {
+            return (page, true);
+        }
+        bytes += size;
+        page.push(item);
+    }
+    (page, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data_of(bytes: usize) -> serde_json::Value {
+        // `"…"`: two quotes around the characters.
+        serde_json::Value::String("x".repeat(bytes - 2))
+    }
+
+    #[test]
+    fn a_page_ends_before_its_data_passes_a_mebibyte_and_says_more_follows() {
+        let items: Vec<_> = (0..5).map(|_| data_of(400 * 1024)).collect();
+
+        let (page, more) = page_of(items.iter(), 10, |v| v);
+
+        assert_eq!(page.len(), 2, "800 KiB fit, a third would pass 1 MiB");
+        assert!(more);
+    }
+
+    #[test]
+    fn a_page_holds_one_item_however_large_and_its_limit_at_most() {
+        let huge = [data_of(2 * 1024 * 1024)];
+        let small: Vec<_> = (0..5).map(|_| data_of(10)).collect();
+
+        assert_eq!(page_of(huge.iter(), 10, |v| v), (vec![&huge[0]], false));
+        let (page, more) = page_of(small.iter(), 3, |v| v);
+        assert_eq!((page.len(), more), (3, true));
+        let (page, more) = page_of(small.iter(), 5, |v| v);
+        assert_eq!((page.len(), more), (5, false));
+    }
 }

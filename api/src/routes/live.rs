@@ -178,7 +178,8 @@ pub struct ClubEventsQuery {
     /// Only events after this position (default 0: from the start).
     #[param(minimum = 0)]
     pub after: Option<i64>,
-    /// Page size, 1–1000 (default 500).
+    /// Page size, 1–1000 (default 500). A page also ends before its events' data passes
+    /// 1 MiB; `next_after` is where the next begins.
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
@@ -239,10 +240,10 @@ pub async fn club_events(
             tabletally_domain::said!("server.api.query.after", got = after),
         ));
     }
-    let events: Vec<ClubEventView> = state
-        .store
-        .club_events(&club.id, after, limit)
-        .await?
+    let read = state.store.club_events(&club.id, after, limit).await?;
+    let (read, _) =
+        crate::routes::events::page_of(read.into_iter(), limit as usize, |(_, e)| &e.data);
+    let events: Vec<ClubEventView> = read
         .into_iter()
         .map(|(game_id, e)| ClubEventView {
             position: e.position,
