@@ -9,9 +9,14 @@
 set -euo pipefail
 
 VENV="${TMPDIR:-/tmp}/tabletally-readers"
-if [ ! -x "$VENV/bin/python" ]; then
+# One at a time: the tests of both databases run this at once, and one must not find the other's
+# venv half made (a python, no pip yet).
+exec 9>"$VENV.lock"
+flock 9
+if [ ! -x "$VENV/bin/pip" ]; then
     python3 -m venv "$VENV"
 fi
 "$VENV/bin/pip" install --quiet --disable-pip-version-check \
     boardgamegeek2==1.0.1 requests-cache==0.5.2 requests==2.34.2
+flock -u 9
 exec "$VENV/bin/python" "$(dirname "$0")/read_exports.py" "$@"

@@ -91,6 +91,13 @@ pub enum ApiError {
     PayloadTooLarge(usize),
     /// 408: the body did not arrive within this many seconds; the connection is closed.
     BodyTooSlow(u64),
+    /// 400: the request's line or headers could not be read, by actix-web's parser
+    /// ([`crate::bare_answers`]).
+    HeadUnreadable,
+    /// 431: the request's line and headers are more than the parser reads.
+    HeadTooLarge,
+    /// 408: the request's line and headers did not arrive within this many seconds.
+    HeadTooSlow(u64),
     /// 415: the body is not JSON.
     UnsupportedMediaType(Message),
     /// 422: the request is well-formed but invalid (a field's value, an option, an id that is
@@ -175,9 +182,14 @@ impl ApiError {
                 "payload-too-large",
                 said!("server.problem.payload_too_large.title"),
             ),
-            ApiError::BodyTooSlow(_) => (
+            ApiError::BodyTooSlow(_) | ApiError::HeadTooSlow(_) => (
                 "request-timeout",
                 said!("server.problem.request_timeout.title"),
+            ),
+            ApiError::HeadUnreadable => ("bad-request", said!("server.problem.bad_request.title")),
+            ApiError::HeadTooLarge => (
+                "request-head-too-large",
+                said!("server.problem.head_too_large.title"),
             ),
             ApiError::UnsupportedMediaType(_) => (
                 "unsupported-media-type",
@@ -249,6 +261,11 @@ impl ApiError {
             ApiError::BodyTooSlow(seconds) => {
                 said!("server.problem.request_timeout.detail", seconds = *seconds)
             }
+            ApiError::HeadTooSlow(seconds) => {
+                said!("server.problem.head_too_slow.detail", seconds = *seconds)
+            }
+            ApiError::HeadUnreadable => said!("server.problem.head_unreadable.detail"),
+            ApiError::HeadTooLarge => said!("server.problem.head_too_large.detail"),
             ApiError::TooManyRequests(seconds) => {
                 said!(
                     "server.problem.too_many_requests.detail",
@@ -381,7 +398,10 @@ impl std::error::Error for ApiError {}
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest(_) | ApiError::Unreadable { .. } => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest(_) | ApiError::Unreadable { .. } | ApiError::HeadUnreadable => {
+                StatusCode::BAD_REQUEST
+            }
+            ApiError::HeadTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
@@ -391,7 +411,7 @@ impl ResponseError for ApiError {
             | ApiError::SatTogether { .. }
             | ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::BodyTooSlow(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::BodyTooSlow(_) | ApiError::HeadTooSlow(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable { .. } | ApiError::RuleViolation { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY

@@ -13,6 +13,7 @@
 pub mod admission;
 pub mod append;
 pub mod auth;
+pub mod bare_answers;
 pub mod client;
 pub mod config;
 pub mod error;

@@ -726,6 +726,12 @@ pub async fn follow_postgres(live: Arc<Live>, store: Arc<dyn Store>, pool: sqlx:
         let listen_pool = PgPoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(3))
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    crate::store::keepalive::turn_on(conn).await;
+                    Ok(())
+                })
+            })
             .connect_lazy_with(options);
         let listener = async {
             let mut listener = PgListener::connect_with(&listen_pool).await?;

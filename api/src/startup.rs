@@ -9,11 +9,12 @@ use actix_web::dev::{Server, ServerHandle};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::{self, Compat};
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use actix_web::{App, HttpRequest, HttpResponse, web};
 use tracing_actix_web::{RequestId, TracingLogger};
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
+use crate::bare_answers::Worded;
 use crate::config::{BODY_LIMIT, CLIENT_REQUEST_TIMEOUT, Config};
 use crate::error::ApiError;
 use crate::extract;
@@ -211,7 +212,7 @@ fn run(
         serde_json::to_vec(&openapi::document())
             .map_err(|e| std::io::Error::other(format!("the OpenAPI document: {e}")))?,
     );
-    let mut server = HttpServer::new(move || {
+    let app = move || {
         let document = document.clone();
         let (app, _) = App::new()
             .into_utoipa_app()
@@ -265,16 +266,37 @@ fn run(
         .wrap(middleware::from_fn(crate::client::name_the_client))
         // Outermost: no token in a URL reaches the request log.
         .wrap(middleware::from_fn(http::take_token_from_url))
-    })
-    .listen(listener)?
-    // A slow client gets 408 and is closed rather than holding a worker.
-    .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
-    .client_disconnect_timeout(std::time::Duration::from_secs(2))
-    // A client that closes its side has gone (no client of ours half-closes): its live
-    // stream ends and gives its place back at once, not at the next heartbeat's failed write.
-    .h1_allow_half_closed(false)
-    .shutdown_timeout(10)
-    .disable_signals();
+    };
+    // actix-web's `HttpServer`, put together by hand for one thing it cannot do: each
+    // connection is `Worded`, so the parser's own bare answers carry a problem body.
+    let mut server = actix_server::Server::build()
+        .listen("tabletally", listener, move || {
+            let http = actix_http::HttpService::build()
+                // A slow client gets 408 and is closed rather than holding a worker.
+                .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
+                .client_disconnect_timeout(std::time::Duration::from_secs(2))
+                // A client that closes its side has gone (no client of ours half-closes): its
+                // live stream ends and gives its place back at once, not at the next
+                // heartbeat's failed write.
+                .h1_allow_half_closed(false)
+                .local_addr(addr)
+                .finish(actix_service::map_config(app(), |_| {
+                    actix_web::dev::AppConfig::default()
+                }));
+            actix_service::ServiceFactoryExt::and_then(
+                actix_service::fn_service(|io: actix_web::rt::net::TcpStream| async move {
+                    let peer = io.peer_addr().ok();
+                    Ok::<_, actix_http::error::DispatchError>((
+                        Worded::new(io),
+                        actix_http::Protocol::Http1,
+                        peer,
+                    ))
+                }),
+                http,
+            )
+        })?
+        .shutdown_timeout(10)
+        .disable_signals();
     if let Some(workers) = workers {
         server = server.workers(workers);
     }

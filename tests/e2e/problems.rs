@@ -25,6 +25,7 @@ on_both_backends!(
     one_address_holds_at_most_its_share_of_requests_and_health_checks_still_answer,
     a_database_that_does_not_answer_is_answered_503_in_seconds,
     a_client_that_never_finishes_its_request_is_timed_out,
+    a_url_or_headers_too_long_to_read_are_answered_with_a_problem,
     an_id_that_is_not_a_uuid_is_a_bad_request,
     text_with_a_nul_character_is_a_bad_request_not_a_server_error,
     a_refusal_before_the_body_is_read_keeps_the_connection_open,
@@ -270,6 +271,86 @@ async fn a_client_that_never_finishes_its_request_is_timed_out(app: TestApp) {
     .unwrap();
 
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    assert!(
+        answer.contains("content-type: application/problem+json"),
+        "{answer:?}"
+    );
+    assert!(
+        answer.ends_with(
+            r#""detail":"the request line and headers did not arrive within 5 s; send it again"}"#
+        ),
+        "{answer:?}"
+    );
+}
+
+/// Sends `request` as it is and reads the answer to its end (the server closes).
+async fn raw_answer(app: &TestApp, request: Vec<u8>) -> String {
+    let address = app.address.trim_start_matches("http://").to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(15)))
+            .unwrap();
+        // The server may answer and close before it has read it all.
+        let _ = stream.write_all(&request);
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer).into_owned()
+    })
+    .await
+    .unwrap()
+}
+
+/// The problem in an answer read from a socket.
+fn problem_of(answer: &str) -> serde_json::Value {
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+    assert!(
+        head.contains("content-type: application/problem+json"),
+        "{head}"
+    );
+    serde_json::from_str(body).expect("a problem")
+}
+
+async fn a_url_or_headers_too_long_to_read_are_answered_with_a_problem(app: TestApp) {
+    let long_url = format!(
+        "GET /v1/games?x={} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "a".repeat(100_000)
+    );
+    let long_header = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: {}\r\n\r\n",
+        "a".repeat(140_000)
+    );
+    let many_headers = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\n{}\r\n",
+        (0..100)
+            .map(|i| format!("X-{i}: y\r\n"))
+            .collect::<String>()
+    );
+
+    let url = raw_answer(&app, long_url.into_bytes()).await;
+    let header = raw_answer(&app, long_header.into_bytes()).await;
+    let headers = raw_answer(&app, many_headers.into_bytes()).await;
+
+    assert!(
+        url.starts_with("HTTP/1.1 400 Bad Request\r\n"),
+        "{url:.300}"
+    );
+    assert_eq!(
+        problem_of(&url)["detail"],
+        "the request line or a header could not be read: a URL may hold at most 65,534 bytes, \
+         and each line must be well-formed HTTP/1.1"
+    );
+    for answer in [&header, &headers] {
+        assert!(
+            answer.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"),
+            "{answer:.300}"
+        );
+        let problem = problem_of(answer);
+        assert_eq!(problem["status"], 431);
+        assert_eq!(problem["type"], "/problems/request-head-too-large");
+    }
+    // And the server goes on answering.
+    assert_eq!(app.get("/healthz", None).await.status, 200);
 }
 
 async fn an_id_that_is_not_a_uuid_is_a_bad_request(app: TestApp) {

@@ -8,6 +8,7 @@ mod columns;
 mod commit;
 mod direct;
 mod gather;
+pub mod keepalive;
 mod lanes;
 mod lists;
 pub mod migrations;

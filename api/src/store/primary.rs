@@ -205,6 +205,7 @@ impl Follower {
         checked_on_acquire(options, Some(self.clone())).after_connect(move |conn, _| {
             let follower = on_connect.clone();
             Box::pin(async move {
+                super::keepalive::turn_on(conn).await;
                 if !follower.role.is(in_recovery(conn).await?) {
                     follower.check_now.notify_one();
                     return Err(sqlx::Error::Configuration(

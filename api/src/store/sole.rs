@@ -65,6 +65,7 @@ pub(super) async fn keep(
         };
         match tokio::time::timeout(LEASE * 10, PgConnection::connect_with(&options)).await {
             Ok(Ok(mut conn)) => {
+                super::keepalive::turn_on(&mut conn).await;
                 if let Err(e) = keep_on(&shared, &mut conn, may_be_sole).await {
                     tracing::debug!(error = %e, "the servers' lock connection failed; connecting again");
                 }

@@ -422,7 +422,14 @@ impl PostgresStore {
             .acquire_timeout(Duration::from_secs(10));
         let pool_options = match &primary {
             Some(primary) => primary.guard(pool_options),
-            None => super::primary::checked_on_acquire(pool_options, None),
+            None => {
+                super::primary::checked_on_acquire(pool_options, None).after_connect(|conn, _| {
+                    Box::pin(async move {
+                        super::keepalive::turn_on(conn).await;
+                        Ok(())
+                    })
+                })
+            }
         };
         let pool = pool_options.connect_with(options).await?;
         if let Some(primary) = &primary {
