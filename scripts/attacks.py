@@ -254,7 +254,74 @@ def imports_in_a_row(n=50):
           f"the slowest in {worst * 1000:.0f} ms")
 
 
-ATTACKS = [long_uncached_logs, one_club_floods, imports_in_a_row, long_reason, made_up_methods,
+def big_log_streams():
+    """big_log_reads's streams alone, on a server that has read nothing else."""
+    big_log_reads(readers=0)
+
+
+def big_log_reads(readers=6, streams=8):
+    """A game of 2,000 events, each a correction with a 500-character reason (the largest a
+    log may hold of them), read whole by six clients at once, and by eight streams resumed from
+    its start whose clients read a kilobyte a second."""
+    token = new_club("Readers")
+    game = new_game(token)
+    correction = {"type": "correct", "data": {"seq": 2, "data": ROUND_1, "reason": "r" * 500}}
+    left = 1998
+    while left > 0:
+        append(token, game, [correction] * min(left, 190))
+        left -= min(left, 190)
+    before, peak, done = rss_mb(), [0.0], threading.Event()
+
+    def watch():
+        while not done.is_set():
+            peak[0] = max(peak[0], rss_mb())
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    pages = []
+
+    def read_log():
+        after, n, biggest = 0, 0, 0
+        while after is not None:
+            req = urllib.request.Request(f"{BASE}/v1/games/{game}/events?limit=1000&after={after}",
+                                         headers={"authorization": f"Bearer {token}"})
+            body = urllib.request.urlopen(req, timeout=60).read()
+            page = json.loads(body)
+            n, biggest = n + len(page["events"]), max(biggest, len(body))
+            after = page["next_after"]
+        pages.append((n, biggest))
+
+    threads = [threading.Thread(target=read_log) for _ in range(readers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    reads_peak, peak[0] = peak[0], 0.0
+    slow = []
+    for _ in range(streams):
+        sock = socket.create_connection((HOST, PORT))
+        sock.sendall(f"GET /v1/games/{game}/stream HTTP/1.1\r\nHost: x\r\n"
+                     f"Authorization: Bearer {token}\r\nLast-Event-ID: 1\r\n\r\n".encode())
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.append(sock)
+    for _ in range(10):
+        for sock in slow:
+            sock.recv(1024)
+        time.sleep(1)
+    for sock in slow:
+        sock.close()
+    done.set()
+    watcher.join()
+    events, biggest = pages[0] if pages else (0, 0)
+    print(f"a log of 2,000 corrections with 500-character reasons: {readers} clients each read "
+          f"all {events} events at once, in pages of at most {biggest:,} bytes; then {streams} "
+          f"streams resumed from its start read a kilobyte a second for 10 s; "
+          f"RSS {before:.0f} MB before, at most {reads_peak:.0f} MB during the reads and "
+          f"{peak[0]:.0f} MB during the streams")
+
+
+ATTACKS = [big_log_reads, big_log_streams, long_uncached_logs, one_club_floods, imports_in_a_row, long_reason, made_up_methods,
            slow_bodies]
 
 if __name__ == "__main__":

@@ -615,10 +615,18 @@ pub struct FramesAfter {
 }
 
 impl FramesAfter {
-    pub fn new(game: GameRecord, log: Vec<StoredEvent>, after: i64) -> Result<Self, ApiError> {
+    pub fn new(game: GameRecord, mut log: Vec<StoredEvent>, after: i64) -> Result<Self, ApiError> {
         let kind = Game::from_id(&game.game)
             .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
-        let replay = log.iter().map(to_log_event).collect();
+        // Each event's data is held once, by the replay; a frame's events take theirs back.
+        let replay = log
+            .iter_mut()
+            .map(|e| {
+                let data = std::mem::take(&mut e.data);
+                let event = to_log_event(e);
+                tabletally_domain::LogEvent { data, ..event }
+            })
+            .collect();
         let mut start = 0;
         let appends = appends(&log)
             .iter()
@@ -645,10 +653,14 @@ impl FramesAfter {
         let end = self.log[range.end - 1].seq;
         // A resume inside an append (an id this server never sent) gets the rest of it.
         let after = self.after;
-        let events: Vec<StoredEvent> = self.log[range]
+        let events: Vec<StoredEvent> = self.log[range.clone()]
             .iter()
-            .filter(|e| e.seq > after)
-            .cloned()
+            .zip(&self.replay[range])
+            .filter(|(e, _)| e.seq > after)
+            .map(|(e, replayed)| StoredEvent {
+                data: replayed.data.clone(),
+                ..e.clone()
+            })
             .collect();
         let evaluation = match self.kind.evaluate(&self.replay[..end as usize]) {
             Ok(evaluation) => evaluation,
