@@ -51,7 +51,7 @@ enum Job {
         request: AppendRequest,
         /// The game as replayed before the batch, when no state of it was held: the batch uses
         /// it if the game's row is still at its version.
-        prepared: Option<super::HeldGame>,
+        prepared: Option<Box<super::HeldGame>>,
         reply: oneshot::Sender<Result<Appended, StoreError>>,
     },
     Create {
@@ -179,7 +179,7 @@ impl Writer {
             club: club.to_owned(),
             id: id.to_owned(),
             request,
-            prepared,
+            prepared: prepared.map(Box::new),
             reply,
         })
         .await?;
@@ -374,8 +374,15 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
                 reply,
             } => {
                 shared.cache.begin_write(&id);
-                let written =
-                    unpanicked(work.append(shared, &mut w, &club, &id, &request, prepared)).await;
+                let written = unpanicked(work.append(
+                    shared,
+                    &mut w,
+                    &club,
+                    &id,
+                    &request,
+                    prepared.map(|p| *p),
+                ))
+                .await;
                 touched.push(id);
                 let (result, after) = split(written);
                 let ok = result.is_ok();
