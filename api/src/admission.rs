@@ -93,17 +93,15 @@ pub async fn admit<B: MessageBody>(
     mut req: ServiceRequest,
     next: Next<B>,
 ) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
-    let state = req
-        .app_data::<actix_web::web::Data<crate::state::AppState>>()
-        .cloned();
+    let admission = req.app_data::<actix_web::web::Data<Admission>>().cloned();
     // Health checks answer whoever floods the server: they hold nothing.
     let counted = !matches!(req.path(), "/healthz" | "/readyz" | "/metrics");
     let address = crate::client::address(req.request()).filter(|_| counted);
-    let _place = match (&state, address) {
-        (Some(state), Some(address)) => match state.admission.enter(address) {
+    let _place = match (&admission, address) {
+        (Some(admission), Some(address)) => match admission.enter(address) {
             Some(place) => Some(place),
             None => {
-                let most = state.admission.per_address;
+                let most = admission.per_address;
                 return Ok(refuse(req, ApiError::TooManyInFlight(most)));
             }
         },
@@ -172,7 +170,7 @@ async fn read_in_time(mut payload: Payload) -> Result<Payload, ApiError> {
     };
     match tokio::time::timeout(BODY_DEADLINE, read).await {
         Err(_) => Err(ApiError::BodyTooSlow(BODY_DEADLINE.as_secs())),
-        Ok(Err(e)) => Err(ApiError::BadRequest(crate::startup::payload_words(&e))),
+        Ok(Err(e)) => Err(ApiError::BadRequest(crate::extract::payload_words(&e))),
         Ok(Ok(false)) => Ok(Payload::from(body.freeze())),
         Ok(Ok(true)) => {
             let read: Bytes = body.freeze();

@@ -42,6 +42,20 @@ pub fn check_event_size(
     Ok(())
 }
 
+/// Whether a game's or a preset's options stay within what a whole custom deck needs; `Err`
+/// says why, in players' words (the field is `/options`).
+pub fn check_options_size(options: &serde_json::Value) -> Result<(), tabletally_domain::Message> {
+    let size = json_size(options);
+    if size > crate::config::MAX_OPTIONS_BYTES {
+        return Err(tabletally_domain::said!(
+            "server.api.games.options_too_large",
+            most = crate::config::MAX_OPTIONS_BYTES,
+            size = size
+        ));
+    }
+    Ok(())
+}
+
 /// A value's size as compact JSON, counted without building the text.
 pub fn json_size(value: &serde_json::Value) -> usize {
     struct Count(usize);

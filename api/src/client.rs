@@ -83,8 +83,8 @@ fn within(address: IpAddr, range: IpAddr, bits: u8) -> bool {
 /// The client's address of a request, by the server's trusted proxies.
 pub fn address(req: &HttpRequest) -> Option<IpAddr> {
     let trusted = req
-        .app_data::<actix_web::web::Data<crate::state::AppState>>()
-        .map(|state| &state.trusted_proxies);
+        .app_data::<actix_web::web::Data<TrustedProxies>>()
+        .map(|proxies| proxies.get_ref());
     of(req.peer_addr().map(|a| a.ip()), req.headers(), trusted)
 }
 

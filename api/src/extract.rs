@@ -418,6 +418,19 @@ fn parse_failure(message: &str) -> Option<Message> {
     }
 }
 
+/// Why a body's bytes could not be read, in words (not the error's debug form).
+pub fn payload_words(payload: &actix_web::error::PayloadError) -> Message {
+    use actix_web::error::PayloadError;
+    match payload {
+        PayloadError::Incomplete(Some(e)) => {
+            said!("server.problem.body_cut", why = e.to_string())
+        }
+        PayloadError::Incomplete(None) => said!("server.problem.body_ended_early"),
+        PayloadError::EncodingCorrupted => said!("server.problem.body_encoding"),
+        other => said!("server.problem.body_unreadable", why = other.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde::Deserialize;

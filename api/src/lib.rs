@@ -29,6 +29,7 @@ pub mod pad;
 pub mod portability;
 pub mod records;
 pub mod routes;
+pub mod speaking;
 pub mod startup;
 pub mod state;
 pub mod statistics;

@@ -1,5 +1,5 @@
 //! `tabletally`: the score-keeping server. Configuration by environment: `TABLETALLY_ADDR`,
-//! `DATABASE_URL`, `RUST_LOG` (see the README).
+//! `DATABASE_URL`, `RUST_LOG` (see docs/configuration.md).
 //!
 //! - `tabletally` — serve.
 //! - `tabletally openapi` — print the OpenAPI document.

@@ -2,7 +2,6 @@
 
 use std::net::TcpListener;
 use std::sync::Arc;
-use tabletally_domain::message::Message;
 use tabletally_domain::said;
 
 use actix_web::dev::{Server, ServerHandle};
@@ -97,8 +96,6 @@ impl Application {
             .map_err(StartError::TrustedProxy)?;
         let state = AppState {
             imports: tokio::sync::Semaphore::new(crate::state::IMPORTS_AT_ONCE),
-            admission: crate::admission::Admission::per_address(config.requests_per_address),
-            trusted_proxies,
             store,
             club_creation: RateLimit::per_minute(config.clubs_per_minute),
             clubs_per_minute: config.clubs_per_minute,
@@ -107,15 +104,23 @@ impl Application {
             metrics: Arc::default(),
             live: live.clone(),
         };
+        // The layers outside the routes read these on their own, not through `AppState`.
+        let guards = Guards {
+            admission: web::Data::new(crate::admission::Admission::per_address(
+                config.requests_per_address,
+            )),
+            trusted_proxies: web::Data::new(trusted_proxies),
+        };
         let cors = Cors {
             origins: config.cors_origins.clone(),
         };
-        let server = run(listener, state, cors, links, config.workers).map_err(|source| {
-            StartError::Listen {
-                addr: config.addr.clone(),
-                source,
-            }
-        })?;
+        let server =
+            run(listener, state, guards, cors, links, config.workers).map_err(|source| {
+                StartError::Listen {
+                    addr: config.addr.clone(),
+                    source,
+                }
+            })?;
         Ok(Self { port, server, live })
     }
 
@@ -195,9 +200,16 @@ fn redact(url: &str) -> String {
     }
 }
 
+/// What the admission and client-address layers read ([`crate::admission`], [`crate::client`]).
+struct Guards {
+    admission: web::Data<crate::admission::Admission>,
+    trusted_proxies: web::Data<crate::client::TrustedProxies>,
+}
+
 fn run(
     listener: TcpListener,
     state: AppState,
+    guards: Guards,
     cors: Cors,
     links: pad::Links,
     workers: Option<usize>,
@@ -217,6 +229,8 @@ fn run(
         let (app, _) = App::new()
             .into_utoipa_app()
             .app_data(state.clone())
+            .app_data(guards.admission.clone())
+            .app_data(guards.trusted_proxies.clone())
             .app_data(cors.clone())
             .app_data(links.clone())
             .app_data(
@@ -254,7 +268,7 @@ fn run(
         // Each address's requests in flight, their bodies and answers in time.
         .wrap(middleware::from_fn(crate::admission::admit))
         // Problems said in the language asked for; `Content-Language` on every answer.
-        .wrap(middleware::from_fn(crate::language::speak))
+        .wrap(middleware::from_fn(crate::speaking::speak))
         .wrap(middleware::from_fn(http::read_unread_body))
         .wrap(middleware::from_fn(pad::secure_docs))
         .wrap(middleware::from_fn(request_id_header))
@@ -385,25 +399,14 @@ fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
             parameter: None,
         }
         .into(),
-        JsonPayloadError::Payload(payload) => ApiError::BadRequest(payload_words(&payload)).into(),
+        JsonPayloadError::Payload(payload) => {
+            ApiError::BadRequest(extract::payload_words(&payload)).into()
+        }
         other => ApiError::BadRequest(said!(
             "server.problem.body_unreadable",
             why = other.to_string()
         ))
         .into(),
-    }
-}
-
-/// Why a body's bytes could not be read, in words (not the error's debug form).
-pub(crate) fn payload_words(payload: &actix_web::error::PayloadError) -> Message {
-    use actix_web::error::PayloadError;
-    match payload {
-        PayloadError::Incomplete(Some(e)) => {
-            said!("server.problem.body_cut", why = e.to_string())
-        }
-        PayloadError::Incomplete(None) => said!("server.problem.body_ended_early"),
-        PayloadError::EncodingCorrupted => said!("server.problem.body_encoding"),
-        other => said!("server.problem.body_unreadable", why = other.to_string()),
     }
 }
 

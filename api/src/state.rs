@@ -27,8 +27,4 @@ pub struct AppState {
     /// Imports under way: at most [`crate::state::IMPORTS_AT_ONCE`], so that the tables'
     /// appends keep the database's time and the server its memory.
     pub imports: tokio::sync::Semaphore,
-    /// Each client address's requests in flight ([`crate::admission`]).
-    pub admission: crate::admission::Admission,
-    /// Whose `X-Forwarded-For` names the client ([`crate::client`]).
-    pub trusted_proxies: crate::client::TrustedProxies,
 }

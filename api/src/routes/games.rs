@@ -150,7 +150,8 @@ pub async fn create_game(
         }
         None => body.options.clone().unwrap_or(Value::Null),
     };
-    check_options_size(&options)?;
+    crate::append::check_options_size(&options)
+        .map_err(|why| ApiError::invalid("/options", why))?;
     let setup = kind
         .start(&entries, &options)
         .map_err(|e| ApiError::invalid(e.pointer, e.said))?;
@@ -440,20 +441,4 @@ pub async fn list_games(
         next_cursor,
     };
     super::stats::read_answer(&reads, &club.id, &page).await
-}
-
-/// A game's or a preset's options stay within what a whole custom deck needs.
-pub(super) fn check_options_size(options: &Value) -> Result<(), ApiError> {
-    let size = crate::append::json_size(options);
-    if size > crate::config::MAX_OPTIONS_BYTES {
-        return Err(ApiError::invalid(
-            "/options",
-            tabletally_domain::said!(
-                "server.api.games.options_too_large",
-                most = crate::config::MAX_OPTIONS_BYTES,
-                size = size
-            ),
-        ));
-    }
-    Ok(())
 }

@@ -122,7 +122,8 @@ pub async fn create_preset(
             ));
         }
     };
-    super::games::check_options_size(&options)?;
+    crate::append::check_options_size(&options)
+        .map_err(|why| ApiError::invalid("/options", why))?;
     kind.check_options(&options)
         .map_err(|e| ApiError::invalid(e.pointer, e.said))?;
     let preset = PresetRecord {

@@ -36,12 +36,13 @@ pub use crate::records::{
     EventMeta, GameRecord, GameResult, HeldGame, NewEvent, PlayerResult, SeatRecord, StoredEvent,
 };
 pub use cache::{CacheCounters, StateCache};
+pub use plain::{PLAIN_APPEND, PLAIN_APPENDS};
 pub use players::{ClubPlayer, Merge, PlayerImport, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
 pub use primary::lost_primary;
 pub use sql::{
-    GAME_ROW, NOTIFY_CHANNEL, PLAIN_APPEND, PLAIN_APPENDS, PostgresStore, REVOCATIONS_CHANNEL,
-    STORED_VERSION, SqliteStore, first_token_revocation, revoked_first_token, seat_players_read,
+    GAME_ROW, NOTIFY_CHANNEL, PostgresStore, REVOCATIONS_CHANNEL, STORED_VERSION, SqliteStore,
+    first_token_revocation, revoked_first_token, seat_players_read,
 };
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,

@@ -47,74 +47,7 @@ pub struct SqliteStore {
     _lock: Option<ServerLock>,
 }
 
-/// One plain append in one statement: what [`PLAIN_APPENDS`] writes, for a lone append, in a
-/// shape PostgreSQL runs faster (one game, nothing to join: 7–10 % more appends at one table).
-/// `$1`–`$5` the game's new version, the time, the game, its club and the decided version;
-/// `$7`–`$11` the events' seq, id, type, data and author; `$12` as `$6` there. The club is
-/// compared as `club_id || ''`, so that only the primary key can find the game's row: given
-/// `club_id = $4`, a generic plan made while the table was empty or not yet analysed walked an
-/// index by club on every append, checking each of the club's games' ids (BENCHMARKS.md).
-pub const PLAIN_APPEND: &str = "WITH moved AS ( \
-         UPDATE games SET version = $1, updated_at = $2 \
-         WHERE id = $3 AND club_id || '' = $4 AND version = $5 RETURNING club_id \
-     ), in_flight AS MATERIALIZED ( \
-         SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)), \
-                CASE WHEN NOT $12::boolean THEN pg_advisory_xact_lock_shared(7461627, 2) END \
-         FROM moved \
-     ) \
-     INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-     SELECT $3, e.seq, e.event_id, e.type, $6, e.data, $2, e.recorded_by \
-     FROM in_flight CROSS JOIN \
-          unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[]) \
-          WITH ORDINALITY AS e (seq, event_id, type, data, recorded_by, n) \
-     ORDER BY e.n \
-     RETURNING $3 AS game_id, seq, position";
-
-/// Plain appends in one statement (`PostgresStore::write_at_version`, [`super::plain`]), one
-/// transaction: `$1`–`$5` each append's game, club, decided version, new version and time;
-/// `$8`–`$14` each event's game, seq, id, type, data, author and time. A game's row moves on only
-/// if it is still at its decided version and in the club, and only such a game's events are
-/// inserted, after the club's positions lock (shared). Each game's row is found by its primary
-/// key alone, one lookup a game (the club compared as in [`PLAIN_APPEND`]), and updated where
-/// that lookup found it (`ctid`): joined to the games by any column, a generic plan made while
-/// the table was empty or not yet analysed read the whole table into a hash. A row another
-/// transaction moved on meanwhile is a new row version, and is not updated (nor its version
-/// compared equal, for certain). The arrays are read by subscript, not `unnest`: the planner
-/// counts the elements of an array it is given, so each execution's own plan looked cheaper
-/// than one plan for any arrays, and PostgreSQL planned the statement afresh every time (a
-/// fifth of its CPU for an append). `$6`: this server is the database's only writer (its term
-/// began before each append); when not, the statement takes the servers' writes lock, shared,
-/// until its commit ([`super::sole`]).
-pub const PLAIN_APPENDS: &str = "WITH asked AS MATERIALIZED ( \
-         SELECT ($1::text[])[i] AS id, ($2::text[])[i] AS club_id, ($3::bigint[])[i] AS at, \
-                ($4::bigint[])[i] AS version, ($5::timestamptz[])[i] AS now \
-         FROM generate_subscripts($1::text[], 1) AS i \
-     ), moved AS ( \
-         UPDATE games AS g SET version = a.version, updated_at = a.now \
-         FROM asked AS a CROSS JOIN LATERAL ( \
-             SELECT ctid FROM games \
-             WHERE id = a.id AND club_id || '' = a.club_id AND version = a.at LIMIT 1 \
-         ) AS found \
-         WHERE g.ctid = found.ctid AND g.version IS NOT DISTINCT FROM a.at \
-         RETURNING g.id, g.club_id \
-     ), in_flight AS MATERIALIZED ( \
-         SELECT id, pg_advisory_xact_lock_shared(7461626, hashtext(club_id)), \
-                CASE WHEN NOT $6::boolean THEN pg_advisory_xact_lock_shared(7461627, 2) END \
-         FROM moved \
-     ) \
-     INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-     SELECT e.game_id, e.seq, e.event_id, e.type, $7, e.data, e.recorded_at, e.recorded_by \
-     FROM ( \
-         SELECT n, ($8::text[])[n] AS game_id, ($9::bigint[])[n] AS seq, \
-                ($10::text[])[n] AS event_id, ($11::text[])[n] AS type, ($12::text[])[n] AS data, \
-                ($13::text[])[n] AS recorded_by, ($14::timestamptz[])[n] AS recorded_at \
-         FROM generate_subscripts($8::text[], 1) AS n \
-     ) AS e \
-     JOIN in_flight AS f ON f.id = e.game_id \
-     ORDER BY e.n \
-     RETURNING game_id, seq, position";
-
-/// A game's row by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
+/// A game's row by its id, in its club (the club compared as in [`super::plain::PLAIN_APPEND`]).
 macro_rules! game_row {
     () => {
         "SELECT id, game, status, version, options, started_at, updated_at FROM games \
@@ -123,12 +56,12 @@ macro_rules! game_row {
 }
 /// `game_row!` as a constant, for the test that checks the plans.
 pub const GAME_ROW: &str = game_row!();
-/// A game's stored version by its id, in its club (the club compared as in [`PLAIN_APPEND`]).
+/// A game's stored version by its id, in its club (the club compared as in [`super::plain::PLAIN_APPEND`]).
 pub const STORED_VERSION: &str = "SELECT version FROM games WHERE id = $1 AND club_id || '' = $2";
 
 /// The read of a new game's players: `$1` the club, then `names` name keys, each looked up by
 /// the whole unique key, then `ids` known players' ids, by the primary key (the club compared
-/// as in [`PLAIN_APPEND`]). Written as `name_key IN (…)`, PostgreSQL read every player of the
+/// as in [`super::plain::PLAIN_APPEND`]). Written as `name_key IN (…)`, PostgreSQL read every player of the
 /// club until it had the table's statistics (it took a club for a handful of rows): 0.5 ms a
 /// creation in a club of 1,200 players.
 pub fn seat_players_read(names: usize, ids: usize) -> String {
@@ -325,8 +258,8 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10))
-            // Page cache per connection and memory map (BENCHMARKS.md, Write path: what each
-            // costs in memory and gives in speed).
+            // Page cache per connection and memory map: what each costs in memory and gives in
+            // speed is in BENCHMARKS.md, "Memory" and "SQLite's memory map (`mmap_size`)".
             .pragma(
                 "cache_size",
                 format!(
