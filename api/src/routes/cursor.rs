@@ -1,8 +1,21 @@
-//! Page cursors: opaque to clients (hex of a small text), checked when they come back.
+//! Pages of lists: their size (`limit`), and their cursors, opaque to clients (hex of a small
+//! text) and checked when they come back.
 
 use chrono::{DateTime, Utc};
 
 use crate::error::ApiError;
+
+/// A page's size: `limit` if given (1 to `most`), else `default`.
+pub fn page_limit(limit: Option<i64>, default: i64, most: i64) -> Result<i64, ApiError> {
+    let limit = limit.unwrap_or(default);
+    if !(1..=most).contains(&limit) {
+        return Err(ApiError::bad_parameter(
+            "limit",
+            tabletally_domain::said!("server.api.query.limit", most = most, got = limit),
+        ));
+    }
+    Ok(limit)
+}
 
 fn bad() -> ApiError {
     ApiError::bad_parameter(

@@ -17,8 +17,8 @@ use crate::state::AppState;
 use crate::store::NewEvent;
 use crate::views::{EventView, event_views};
 
-const DEFAULT_EVENTS_PAGE: usize = 500;
-const MAX_EVENTS_PAGE: usize = 1000;
+const DEFAULT_EVENTS_PAGE: i64 = 500;
+const MAX_EVENTS_PAGE: i64 = 1000;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -274,17 +274,11 @@ pub async fn list_events(
     query: Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
-    let limit = query.limit.unwrap_or(DEFAULT_EVENTS_PAGE);
-    if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
-        return Err(ApiError::bad_parameter(
-            "limit",
-            tabletally_domain::said!(
-                "server.api.query.limit",
-                most = MAX_EVENTS_PAGE,
-                got = limit
-            ),
-        ));
-    }
+    let limit = super::cursor::page_limit(
+        query.limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX)),
+        DEFAULT_EVENTS_PAGE,
+        MAX_EVENTS_PAGE,
+    )? as usize;
     let after = query.after.unwrap_or(0);
     let (game, log) = state
         .store

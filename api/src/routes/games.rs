@@ -396,13 +396,7 @@ pub async fn list_games(
             ),
         ));
     }
-    let limit = query.limit.unwrap_or(DEFAULT_PAGE);
-    if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::bad_parameter(
-            "limit",
-            tabletally_domain::said!("server.api.query.limit", most = MAX_PAGE, got = limit),
-        ));
-    }
+    let limit = super::cursor::page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE)?;
     if let Some(status) = &query.status
         && tabletally_domain::Status::parse(status).is_none()
     {

@@ -222,17 +222,7 @@ pub async fn club_events(
     club: Club,
     query: Query<ClubEventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = query.limit.unwrap_or(DEFAULT_EVENTS_PAGE);
-    if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
-        return Err(ApiError::bad_parameter(
-            "limit",
-            tabletally_domain::said!(
-                "server.api.query.limit",
-                most = MAX_EVENTS_PAGE,
-                got = limit
-            ),
-        ));
-    }
+    let limit = super::cursor::page_limit(query.limit, DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE)?;
     let after = query.after.unwrap_or(0);
     if after < 0 {
         return Err(ApiError::bad_parameter(

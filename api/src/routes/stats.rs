@@ -22,14 +22,7 @@ const DEFAULT_PAGE: i64 = 50;
 const MAX_PAGE: i64 = 200;
 
 fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
-    let limit = limit.unwrap_or(DEFAULT_PAGE);
-    if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::bad_parameter(
-            "limit",
-            tabletally_domain::said!("server.api.query.limit", most = MAX_PAGE, got = limit),
-        ));
-    }
-    Ok(limit)
+    super::cursor::page_limit(limit, DEFAULT_PAGE, MAX_PAGE)
 }
 
 fn check_game(game: Option<&str>) -> Result<(), ApiError> {
