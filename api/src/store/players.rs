@@ -1,5 +1,5 @@
-//! Changing a club's players: a rename, and a merge of two players into one. Same SQL on both
-//! databases, instantiated by `players_store!`.
+//! Changing a club's players: a rename, and a merge of two players into one. Written once for both
+//! databases.
 //!
 //! A player's seats keep the name the game's events use (`game_players.name`): a rename changes
 //! only the club's player (`players.name`, `name_key`), and a merge moves the seats to the other
@@ -8,14 +8,13 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use sqlx::Row;
 use tabletally_domain::setup::name_key;
 
-use super::StoreError;
-use super::sql::{PostgresStore, SqliteStore};
-use super::stats::{
-    CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, SNAPSHOTS_LOCK,
-};
+use super::backend::{Backend, SqlStore};
+use super::columns::Columns;
+use super::error::StoreError;
+use super::query::query;
+use super::stats::sql::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS};
 
 /// How a rename went.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,240 +98,300 @@ const RECOMPUTE_TOTALS: &str = "INSERT INTO player_game_totals \
      WHERE p.id = $2 AND p.club_id = $1 AND gp.rank IS NOT NULL \
      GROUP BY g.club_id, gp.player_id, g.game, g.variant";
 
-macro_rules! players_store {
-    ($store:ident, begin = $begin:literal, lock = $lock:literal, lock_club = $lock_club:expr) => {
-        #[async_trait]
-        impl PlayerStore for $store {
-            async fn rename_player(&self, club: &str, id: &str, name: &str) -> Result<Rename, StoreError> {
-                let key = name_key(name);
-                let _turn = self.write_turn().await;
-                let mut tx = self.pool.begin_with($begin).await?;
-                // Another club's player does not exist here: checked before anything is compared.
-                let known = sqlx::query(concat!("SELECT id FROM players WHERE club_id = $1 AND id = $2", $lock))
-                    .bind(club)
-                    .bind(id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                if known.is_none() {
-                    return Ok(Rename::NotFound);
-                }
-                let taken = sqlx::query("SELECT id, name FROM players WHERE club_id = $1 AND name_key = $2 AND id <> $3")
-                    .bind(club)
-                    .bind(&key)
-                    .bind(id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                if let Some(row) = taken {
-                    return Ok(Rename::NameTaken { id: row.try_get("id")?, name: row.try_get("name")? });
-                }
-                let renamed = sqlx::query("UPDATE players SET name = $1, name_key = $2 WHERE club_id = $3 AND id = $4")
-                    .bind(name)
-                    .bind(&key)
-                    .bind(club)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| match &e {
-                        // A concurrent rename or game creation took the name first.
-                        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(
-                            tabletally_domain::said!("server.api.players.renamed_concurrently", name = format!("{name:?}")),
-                        ),
-                        _ => StoreError::Database(e),
-                    })?;
-                if renamed.rows_affected() == 0 {
-                    return Ok(Rename::NotFound);
-                }
-                tx.commit().await?;
-                Ok(Rename::Renamed)
-            }
+/// A club's players on either database.
+#[async_trait]
+impl<S: SqlStore> PlayerStore for S {
+    async fn rename_player(&self, club: &str, id: &str, name: &str) -> Result<Rename, StoreError> {
+        let key = name_key(name);
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool().begin_with(S::Db::BEGIN).await?;
+        // Another club's player does not exist here: checked before anything is compared.
+        let known = query(format!(
+            "SELECT id FROM players WHERE club_id = $1 AND id = $2{}",
+            S::Db::LOCK_ROW
+        ))
+        .bind(club)
+        .bind(id)
+        .fetch_optional(&mut tx)
+        .await?;
+        if known.is_none() {
+            return Ok(Rename::NotFound);
+        }
+        let taken =
+            query("SELECT id, name FROM players WHERE club_id = $1 AND name_key = $2 AND id <> $3")
+                .bind(club)
+                .bind(&key)
+                .bind(id)
+                .fetch_optional(&mut tx)
+                .await?;
+        if let Some(row) = taken {
+            return Ok(Rename::NameTaken {
+                id: row.try_get("id")?,
+                name: row.try_get("name")?,
+            });
+        }
+        let renamed =
+            query("UPDATE players SET name = $1, name_key = $2 WHERE club_id = $3 AND id = $4")
+                .bind(name)
+                .bind(&key)
+                .bind(club)
+                .bind(id)
+                .execute(&mut tx)
+                .await
+                .map_err(|e| match &e {
+                    // A concurrent rename or game creation took the name first.
+                    sqlx::Error::Database(db) if db.is_unique_violation() => {
+                        StoreError::Conflict(tabletally_domain::said!(
+                            "server.api.players.renamed_concurrently",
+                            name = format!("{name:?}")
+                        ))
+                    }
+                    _ => StoreError::Database(e),
+                })?;
+        if renamed == 0 {
+            return Ok(Rename::NotFound);
+        }
+        tx.commit().await?;
+        Ok(Rename::Renamed)
+    }
 
-            async fn merge_players(&self, club: &str, from: &str, into: &str) -> Result<Merge, StoreError> {
-                let _turn = self.write_turn().await;
-                let mut tx = self.pool.begin_with($begin).await?;
-                // The games of the player who goes, locked first in id order as an append locks
-                // its game before its players: an append finishing one of them waits for the
-                // merge, then sees the moved seats (on SQLite, BEGIN IMMEDIATE serialises it all).
-                sqlx::query(concat!(
-                    "SELECT id FROM games WHERE club_id = $1 AND id IN \
-                     (SELECT game_id FROM game_players WHERE player_id = $2) ORDER BY id",
-                    $lock
-                ))
-                .bind(club)
-                .bind(from)
-                .fetch_all(&mut *tx)
-                .await?;
-                // Both rows locked in id order, the order a finishing append locks players in.
-                let (first, second) = if from < into { (from, into) } else { (into, from) };
-                let rows = sqlx::query(concat!(
-                    "SELECT id FROM players WHERE club_id = $1 AND id IN ($2, $3) ORDER BY id",
-                    $lock
-                ))
-                .bind(club)
-                .bind(first)
-                .bind(second)
-                .fetch_all(&mut *tx)
-                .await?;
-                let found: Vec<String> = rows.iter().map(|r| r.try_get("id")).collect::<Result<_, _>>()?;
-                if !found.iter().any(|id| id == from) {
-                    let merged_into: Option<String> = sqlx::query_scalar(
-                        "SELECT into_id FROM player_merges WHERE club_id = $1 AND from_id = $2",
-                    )
+    async fn merge_players(&self, club: &str, from: &str, into: &str) -> Result<Merge, StoreError> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool().begin_with(S::Db::BEGIN).await?;
+        // The games of the player who goes, locked first in id order as an append locks
+        // its game before its players: an append finishing one of them waits for the
+        // merge, then sees the moved seats (on SQLite, BEGIN IMMEDIATE serialises it all).
+        query(format!(
+            "SELECT id FROM games WHERE club_id = $1 AND id IN \
+                     (SELECT game_id FROM game_players WHERE player_id = $2) ORDER BY id{}",
+            S::Db::LOCK_ROW
+        ))
+        .bind(club)
+        .bind(from)
+        .fetch_all(&mut tx)
+        .await?;
+        // Both rows locked in id order, the order a finishing append locks players in.
+        let (first, second) = if from < into {
+            (from, into)
+        } else {
+            (into, from)
+        };
+        let rows = query(format!(
+            "SELECT id FROM players WHERE club_id = $1 AND id IN ($2, $3) ORDER BY id{}",
+            S::Db::LOCK_ROW
+        ))
+        .bind(club)
+        .bind(first)
+        .bind(second)
+        .fetch_all(&mut tx)
+        .await?;
+        let found: Vec<String> = rows
+            .iter()
+            .map(|r| r.try_get("id"))
+            .collect::<Result<_, _>>()?;
+        if !found.iter().any(|id| id == from) {
+            let merged_into: Option<String> =
+                query("SELECT into_id FROM player_merges WHERE club_id = $1 AND from_id = $2")
                     .bind(club)
                     .bind(from)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                    let again = merged_into.as_deref() == Some(into) && found.iter().any(|id| id == into);
-                    return Ok(if again { Merge::AlreadyMerged } else { Merge::NotFound });
-                }
-                if !found.iter().any(|id| id == into) {
-                    return Ok(Merge::IntoNotFound);
-                }
-                let shared = sqlx::query(
-                    "SELECT a.game_id FROM game_players a JOIN game_players b ON b.game_id = a.game_id \
+                    .fetch_optional(&mut tx)
+                    .await?
+                    .map(|row| row.try_get("into_id"))
+                    .transpose()?;
+            let again = merged_into.as_deref() == Some(into) && found.iter().any(|id| id == into);
+            return Ok(if again {
+                Merge::AlreadyMerged
+            } else {
+                Merge::NotFound
+            });
+        }
+        if !found.iter().any(|id| id == into) {
+            return Ok(Merge::IntoNotFound);
+        }
+        let shared = query(
+            "SELECT a.game_id FROM game_players a JOIN game_players b ON b.game_id = a.game_id \
                      WHERE a.player_id = $1 AND b.player_id = $2 ORDER BY a.game_id",
-                )
-                .bind(from)
-                .bind(into)
-                .fetch_all(&mut *tx)
+        )
+        .bind(from)
+        .bind(into)
+        .fetch_all(&mut tx)
+        .await?;
+        if !shared.is_empty() {
+            let games = shared
+                .iter()
+                .map(|r| r.try_get("game_id"))
+                .collect::<Result<_, _>>()?;
+            return Ok(Merge::SatTogether(games));
+        }
+        query("UPDATE game_players SET player_id = $1 WHERE player_id = $2")
+            .bind(into)
+            .bind(from)
+            .execute(&mut tx)
+            .await?;
+        query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id IN ($2, $3)")
+            .bind(club)
+            .bind(from)
+            .bind(into)
+            .execute(&mut tx)
+            .await?;
+        query(RECOMPUTE_TOTALS)
+            .bind(club)
+            .bind(into)
+            .execute(&mut tx)
+            .await?;
+        for player in [from, into] {
+            query(CLEAR_RUNS)
+                .bind(player)
+                .bind(None::<&str>)
+                .execute(&mut tx)
                 .await?;
-                if !shared.is_empty() {
-                    let games = shared.iter().map(|r| r.try_get("game_id")).collect::<Result<_, _>>()?;
-                    return Ok(Merge::SatTogether(games));
-                }
-                sqlx::query("UPDATE game_players SET player_id = $1 WHERE player_id = $2")
-                    .bind(into)
-                    .bind(from)
-                    .execute(&mut *tx)
-                    .await?;
-                sqlx::query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id IN ($2, $3)")
-                    .bind(club)
-                    .bind(from)
-                    .bind(into)
-                    .execute(&mut *tx)
-                    .await?;
-                sqlx::query(RECOMPUTE_TOTALS).bind(club).bind(into).execute(&mut *tx).await?;
-                for player in [from, into] {
-                    sqlx::query(CLEAR_RUNS).bind(player).bind(None::<&str>).execute(&mut *tx).await?;
-                }
-                sqlx::query(RECOMPUTE_RUNS).bind(club).bind(into).bind(None::<&str>).execute(&mut *tx).await?;
-                // The month snapshots follow the runs, taken as a finish takes them.
-                if let Some(lock) = $lock_club {
-                    sqlx::query(lock).bind(club).execute(&mut *tx).await?;
-                }
-                for player in [from, into] {
-                    sqlx::query(CLEAR_SNAPSHOTS).bind(club).bind(player).bind(None::<&str>).execute(&mut *tx).await?;
-                }
-                sqlx::query(RECOMPUTE_SNAPSHOTS).bind(club).bind(into).bind(None::<&str>).execute(&mut *tx).await?;
-                sqlx::query("DELETE FROM players WHERE club_id = $1 AND id = $2")
-                    .bind(club)
-                    .bind(from)
-                    .execute(&mut *tx)
-                    .await?;
-                sqlx::query("INSERT INTO player_merges (from_id, club_id, into_id, merged_at) VALUES ($1, $2, $3, $4)")
+        }
+        query(RECOMPUTE_RUNS)
+            .bind(club)
+            .bind(into)
+            .bind(None::<&str>)
+            .execute(&mut tx)
+            .await?;
+        // The month snapshots follow the runs, taken as a finish takes them.
+        if let Some(lock) = S::Db::SNAPSHOTS_LOCK {
+            query(lock).bind(club).execute(&mut tx).await?;
+        }
+        for player in [from, into] {
+            query(CLEAR_SNAPSHOTS)
+                .bind(club)
+                .bind(player)
+                .bind(None::<&str>)
+                .execute(&mut tx)
+                .await?;
+        }
+        query(RECOMPUTE_SNAPSHOTS)
+            .bind(club)
+            .bind(into)
+            .bind(None::<&str>)
+            .execute(&mut tx)
+            .await?;
+        query("DELETE FROM players WHERE club_id = $1 AND id = $2")
+            .bind(club)
+            .bind(from)
+            .execute(&mut tx)
+            .await?;
+        query("INSERT INTO player_merges (from_id, club_id, into_id, merged_at) VALUES ($1, $2, $3, $4)")
                     .bind(from)
                     .bind(club)
                     .bind(into)
                     .bind(chrono::Utc::now())
-                    .execute(&mut *tx)
+                    .execute(&mut tx)
                     .await?;
-                tx.commit().await?;
-                Ok(Merge::Merged)
-            }
+        tx.commit().await?;
+        Ok(Merge::Merged)
+    }
 
-            async fn club_players(&self, club: &str) -> Result<Vec<ClubPlayer>, StoreError> {
-                let rows = sqlx::query("SELECT id, name, created_at FROM players WHERE club_id = $1 ORDER BY name_key, id")
-                    .bind(club)
-                    .fetch_all(&self.pool)
-                    .await?;
-                let mut players = Vec::with_capacity(rows.len());
-                for row in &rows {
-                    players.push(ClubPlayer {
-                        id: row.try_get("id")?,
-                        name: row.try_get("name")?,
-                        created_at: row.try_get("created_at")?,
-                        former_names: Vec::new(),
-                    });
-                }
-                // Each seat name once per player (the seats' index on player_id serves it).
-                let seats = sqlx::query(
+    async fn club_players(&self, club: &str) -> Result<Vec<ClubPlayer>, StoreError> {
+        let rows = query(
+            "SELECT id, name, created_at FROM players WHERE club_id = $1 ORDER BY name_key, id",
+        )
+        .bind(club)
+        .fetch_all(self.pool())
+        .await?;
+        let mut players = Vec::with_capacity(rows.len());
+        for row in &rows {
+            players.push(ClubPlayer {
+                id: row.try_get("id")?,
+                name: row.try_get("name")?,
+                created_at: row.try_get("created_at")?,
+                former_names: Vec::new(),
+            });
+        }
+        // Each seat name once per player (the seats' index on player_id serves it).
+        let seats = query(
                     "SELECT DISTINCT gp.player_id, gp.name FROM game_players gp \
                      JOIN players p ON p.id = gp.player_id WHERE p.club_id = $1 ORDER BY gp.player_id, gp.name",
                 )
                 .bind(club)
-                .fetch_all(&self.pool)
+                .fetch_all(self.pool())
                 .await?;
-                let mut known: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
-                for seat in &seats {
-                    known.entry(seat.try_get("player_id")?).or_default().push(seat.try_get("name")?);
-                }
-                for player in &mut players {
-                    let key = name_key(&player.name);
-                    player.former_names = known
-                        .remove(&player.id)
-                        .unwrap_or_default()
-                        .into_iter()
-                        .filter(|name| name_key(name) != key)
-                        .collect();
-                }
-                Ok(players)
-            }
+        let mut known: std::collections::HashMap<String, Vec<String>> =
+            std::collections::HashMap::new();
+        for seat in &seats {
+            known
+                .entry(seat.try_get("player_id")?)
+                .or_default()
+                .push(seat.try_get("name")?);
+        }
+        for player in &mut players {
+            let key = name_key(&player.name);
+            player.former_names = known
+                .remove(&player.id)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|name| name_key(name) != key)
+                .collect();
+        }
+        Ok(players)
+    }
 
-            async fn import_player(&self, club: &str, player: &ClubPlayer) -> Result<PlayerImport, StoreError> {
-                let key = name_key(&player.name);
-                let _turn = self.write_turn().await;
-                let mut tx = self.pool.begin_with($begin).await?;
-                let same_id = sqlx::query("SELECT club_id, name, created_at FROM players WHERE id = $1")
-                    .bind(&player.id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                if let Some(row) = same_id {
-                    let owner: String = row.try_get("club_id")?;
-                    let name: String = row.try_get("name")?;
-                    let created_at: DateTime<Utc> = row.try_get("created_at")?;
-                    return Ok(if owner != club {
-                        PlayerImport::Conflict(format!(
-                            "player id {} cannot be used here; to import a copy under new ids, send the \
+    async fn import_player(
+        &self,
+        club: &str,
+        player: &ClubPlayer,
+    ) -> Result<PlayerImport, StoreError> {
+        let key = name_key(&player.name);
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool().begin_with(S::Db::BEGIN).await?;
+        let same_id = query("SELECT club_id, name, created_at FROM players WHERE id = $1")
+            .bind(&player.id)
+            .fetch_optional(&mut tx)
+            .await?;
+        if let Some(row) = same_id {
+            let owner: String = row.try_get("club_id")?;
+            let name: String = row.try_get("name")?;
+            let created_at: DateTime<Utc> = row.try_get("created_at")?;
+            return Ok(if owner != club {
+                PlayerImport::Conflict(format!(
+                    "player id {} cannot be used here; to import a copy under new ids, send the \
                              file to POST /v1/import?new_ids=true",
-                            player.id
-                        ))
-                    } else if name != player.name {
-                        PlayerImport::Conflict(format!(
-                            "the club's player {} is called {name:?}, the file calls them {:?}; the \
+                    player.id
+                ))
+            } else if name != player.name {
+                PlayerImport::Conflict(format!(
+                    "the club's player {} is called {name:?}, the file calls them {:?}; the \
                              club's name stands (rename the player to change it)",
-                            player.id, player.name
-                        ))
-                    } else if created_at != player.created_at {
-                        PlayerImport::Conflict(format!(
-                            "the club's player {} ({name:?}) was added at {}, the file says {}; the \
+                    player.id, player.name
+                ))
+            } else if created_at != player.created_at {
+                PlayerImport::Conflict(format!(
+                    "the club's player {} ({name:?}) was added at {}, the file says {}; the \
                              club's player stands",
-                            player.id,
-                            created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
-                            player.created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-                        ))
-                    } else {
-                        PlayerImport::AlreadyPresent
-                    });
-                }
-                let taken = sqlx::query("SELECT id, name FROM players WHERE club_id = $1 AND name_key = $2")
-                    .bind(club)
-                    .bind(&key)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                if let Some(row) = taken {
-                    let (id, name): (String, String) = (row.try_get("id")?, row.try_get("name")?);
-                    return Ok(PlayerImport::Conflict(format!(
-                        "the club already has a player called {name:?} (player {id}), so player {} \
+                    player.id,
+                    created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                    player
+                        .created_at
+                        .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+                ))
+            } else {
+                PlayerImport::AlreadyPresent
+            });
+        }
+        let taken = query("SELECT id, name FROM players WHERE club_id = $1 AND name_key = $2")
+            .bind(club)
+            .bind(&key)
+            .fetch_optional(&mut tx)
+            .await?;
+        if let Some(row) = taken {
+            let (id, name): (String, String) = (row.try_get("id")?, row.try_get("name")?);
+            return Ok(PlayerImport::Conflict(format!(
+                "the club already has a player called {name:?} (player {id}), so player {} \
                          was not added; their games seat the club's {name:?}",
-                        player.id
-                    )));
-                }
-                sqlx::query("INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5)")
+                player.id
+            )));
+        }
+        query("INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5)")
                     .bind(&player.id)
                     .bind(club)
                     .bind(&player.name)
                     .bind(&key)
                     .bind(player.created_at)
-                    .execute(&mut *tx)
+                    .execute(&mut tx)
                     .await
                     .map_err(|e| match &e {
                         // A game created meanwhile seated a new player of this name (PostgreSQL).
@@ -342,22 +401,7 @@ macro_rules! players_store {
                         )),
                         _ => StoreError::Database(e),
                     })?;
-                tx.commit().await?;
-                Ok(PlayerImport::Imported)
-            }
-        }
-    };
+        tx.commit().await?;
+        Ok(PlayerImport::Imported)
+    }
 }
-
-players_store!(
-    SqliteStore,
-    begin = "BEGIN IMMEDIATE",
-    lock = "",
-    lock_club = None::<&str>
-);
-players_store!(
-    PostgresStore,
-    begin = "BEGIN",
-    lock = " FOR UPDATE",
-    lock_club = Some(SNAPSHOTS_LOCK)
-);

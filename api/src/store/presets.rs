@@ -3,11 +3,12 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sqlx::Row;
 use tabletally_domain::setup::name_key;
 
-use super::StoreError;
-use super::sql::{PostgresStore, SqliteStore};
+use super::backend::SqlStore;
+use super::columns::Columns;
+use super::error::StoreError;
+use super::query::query;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PresetRecord {
@@ -47,31 +48,28 @@ pub trait PresetStore: Send + Sync {
     async fn delete_preset(&self, club: &str, id: &str) -> Result<bool, StoreError>;
 }
 
-macro_rules! presets_store {
-    ($store:ident, $db:ty) => {
-        impl $store {
-            fn preset_row(row: &<$db as sqlx::Database>::Row) -> Result<PresetRecord, StoreError> {
-                let options: String = row.try_get("options")?;
-                Ok(PresetRecord {
-                    id: row.try_get("id")?,
-                    game: row.try_get("game")?,
-                    name: row.try_get("name")?,
-                    options: serde_json::from_str(&options)
-                        .map_err(|e| StoreError::Corrupt(format!("preset options: {e}")))?,
-                    created_at: row.try_get("created_at")?,
-                })
-            }
-        }
+fn preset_row(row: &impl Columns) -> Result<PresetRecord, StoreError> {
+    let options: String = row.try_get("options")?;
+    Ok(PresetRecord {
+        id: row.try_get("id")?,
+        game: row.try_get("game")?,
+        name: row.try_get("name")?,
+        options: serde_json::from_str(&options)
+            .map_err(|e| StoreError::Corrupt(format!("preset options: {e}")))?,
+        created_at: row.try_get("created_at")?,
+    })
+}
 
-        #[async_trait]
-        impl PresetStore for $store {
-            async fn create_preset(
-                &self,
-                club: &str,
-                preset: &PresetRecord,
-            ) -> Result<Result<(), PresetRecord>, StoreError> {
-                let _turn = self.write_turn().await;
-                let inserted = sqlx::query(
+/// A club's presets on either database.
+#[async_trait]
+impl<S: SqlStore> PresetStore for S {
+    async fn create_preset(
+        &self,
+        club: &str,
+        preset: &PresetRecord,
+    ) -> Result<Result<(), PresetRecord>, StoreError> {
+        let _turn = self.write_turn().await;
+        let inserted = query(
                     "INSERT INTO presets (id, club_id, game, name, name_key, options, created_at) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (club_id, game, name_key) DO NOTHING",
                 )
@@ -82,56 +80,60 @@ macro_rules! presets_store {
                 .bind(name_key(&preset.name))
                 .bind(preset.options.to_string())
                 .bind(preset.created_at)
-                .execute(&self.pool)
+                .execute(self.pool())
                 .await?;
-                if inserted.rows_affected() == 1 {
-                    return Ok(Ok(()));
-                }
-                match self.preset_named(club, &preset.game, &preset.name).await? {
-                    Some(existing) => Ok(Err(existing)),
-                    None => Err(StoreError::Conflict(
-                        tabletally_domain::said!("server.api.presets.changed_concurrently"),
-                    )),
-                }
-            }
-
-            async fn presets(&self, club: &str, game: Option<&str>) -> Result<Vec<PresetRecord>, StoreError> {
-                let rows = sqlx::query(
-                    "SELECT id, game, name, options, created_at FROM presets \
-                     WHERE club_id = $1 AND ($2 IS NULL OR game = $2) ORDER BY game, name_key",
-                )
-                .bind(club)
-                .bind(game)
-                .fetch_all(&self.pool)
-                .await?;
-                rows.iter().map(Self::preset_row).collect()
-            }
-
-            async fn preset_named(&self, club: &str, game: &str, name: &str) -> Result<Option<PresetRecord>, StoreError> {
-                let row = sqlx::query(
-                    "SELECT id, game, name, options, created_at FROM presets \
-                     WHERE club_id = $1 AND game = $2 AND name_key = $3",
-                )
-                .bind(club)
-                .bind(game)
-                .bind(name_key(name))
-                .fetch_optional(&self.pool)
-                .await?;
-                row.as_ref().map(Self::preset_row).transpose()
-            }
-
-            async fn delete_preset(&self, club: &str, id: &str) -> Result<bool, StoreError> {
-                let _turn = self.write_turn().await;
-                let deleted = sqlx::query("DELETE FROM presets WHERE club_id = $1 AND id = $2")
-                    .bind(club)
-                    .bind(id)
-                    .execute(&self.pool)
-                    .await?;
-                Ok(deleted.rows_affected() > 0)
-            }
+        if inserted == 1 {
+            return Ok(Ok(()));
         }
-    };
-}
+        match self.preset_named(club, &preset.game, &preset.name).await? {
+            Some(existing) => Ok(Err(existing)),
+            None => Err(StoreError::Conflict(tabletally_domain::said!(
+                "server.api.presets.changed_concurrently"
+            ))),
+        }
+    }
 
-presets_store!(SqliteStore, sqlx::Sqlite);
-presets_store!(PostgresStore, sqlx::Postgres);
+    async fn presets(
+        &self,
+        club: &str,
+        game: Option<&str>,
+    ) -> Result<Vec<PresetRecord>, StoreError> {
+        let rows = query(
+            "SELECT id, game, name, options, created_at FROM presets \
+                     WHERE club_id = $1 AND ($2 IS NULL OR game = $2) ORDER BY game, name_key",
+        )
+        .bind(club)
+        .bind(game)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(preset_row).collect()
+    }
+
+    async fn preset_named(
+        &self,
+        club: &str,
+        game: &str,
+        name: &str,
+    ) -> Result<Option<PresetRecord>, StoreError> {
+        let row = query(
+            "SELECT id, game, name, options, created_at FROM presets \
+                     WHERE club_id = $1 AND game = $2 AND name_key = $3",
+        )
+        .bind(club)
+        .bind(game)
+        .bind(name_key(name))
+        .fetch_optional(self.pool())
+        .await?;
+        row.as_ref().map(preset_row).transpose()
+    }
+
+    async fn delete_preset(&self, club: &str, id: &str) -> Result<bool, StoreError> {
+        let _turn = self.write_turn().await;
+        let deleted = query("DELETE FROM presets WHERE club_id = $1 AND id = $2")
+            .bind(club)
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(deleted > 0)
+    }
+}

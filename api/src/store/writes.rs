@@ -8,8 +8,11 @@
 //! Either way a statement's rows are read by name ([`Columns`]), so the write path is written
 //! once for both.
 
+use std::future::Future;
+
 use super::StoreError;
-use super::columns::DirectRow;
+use super::backend::Backend;
+use super::columns::{Columns, DirectRow};
 use super::direct::Direct;
 use super::lists::{Param, bind_params};
 
@@ -27,30 +30,6 @@ pub(super) use args;
 pub(super) struct Mark {
     /// Events inserted by the batch so far ([`Writes::provisional_position`]).
     events: i64,
-}
-
-/// What a backend writes on.
-pub(super) trait Backend: sqlx::Database {
-    type Conn<'c>;
-
-    /// A transaction of sqlx's, to write on.
-    fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static>;
-}
-
-impl Backend for sqlx::Postgres {
-    type Conn<'c> = sqlx::Transaction<'c, sqlx::Postgres>;
-
-    fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static> {
-        tx
-    }
-}
-
-impl Backend for sqlx::Sqlite {
-    type Conn<'c> = SqliteConn<'c>;
-
-    fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static> {
-        SqliteConn::Transaction(tx)
-    }
 }
 
 /// What a write runs on, on SQLite.
@@ -89,6 +68,56 @@ impl<DB: Backend> Writes<'_, DB> {
     }
 }
 
+/// The statements of a write transaction, on either backend: what the write path is written
+/// against (`events::append`, `stats::write`).
+pub(super) trait Writing: Send {
+    type Db: Backend;
+    type Row: Columns + Send;
+
+    /// Whether this is SQLite's one writer, whose events learn their positions at the commit
+    /// ([`Writes::provisional_position`]); the others read theirs back (`RETURNING position`).
+    fn is_sole_writer(&self) -> bool;
+
+    /// See [`Writes::provisional_position`].
+    fn provisional_position(&mut self) -> i64;
+
+    /// Runs a statement whose rows are not needed.
+    fn execute(
+        &mut self,
+        sql: &str,
+        args: Vec<Param>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Runs a statement and returns its rows.
+    fn fetch_all(
+        &mut self,
+        sql: &str,
+        args: Vec<Param>,
+    ) -> impl Future<Output = Result<Vec<Self::Row>, StoreError>> + Send;
+
+    fn commit(self) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    fn fetch_optional(
+        &mut self,
+        sql: &str,
+        args: Vec<Param>,
+    ) -> impl Future<Output = Result<Option<Self::Row>, StoreError>> + Send {
+        async move { Ok(self.fetch_all(sql, args).await?.into_iter().next()) }
+    }
+
+    fn fetch_one(
+        &mut self,
+        sql: &str,
+        args: Vec<Param>,
+    ) -> impl Future<Output = Result<Self::Row, StoreError>> + Send {
+        async move {
+            self.fetch_optional(sql, args)
+                .await?
+                .ok_or(StoreError::Database(sqlx::Error::RowNotFound))
+        }
+    }
+}
+
 impl<'c> Writes<'c, sqlx::Postgres> {
     /// A transaction begun on a kept connection ([`super::lanes`]): given back after the
     /// commit, it spares the pool's ping on release, a round trip of each write request. One
@@ -101,43 +130,6 @@ impl<'c> Writes<'c, sqlx::Postgres> {
         })
     }
 
-    /// PostgreSQL has many writers: its events read their positions back.
-    pub(super) fn is_sole_writer(&self) -> bool {
-        false
-    }
-
-    fn query(
-        sql: &str,
-        args: Vec<Param>,
-    ) -> sqlx::query::Query<'static, sqlx::Postgres, sqlx::postgres::PgArguments> {
-        bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql.to_owned())), args)
-    }
-
-    /// Runs a statement whose rows are not needed.
-    pub(super) async fn execute(&mut self, sql: &str, args: Vec<Param>) -> Result<(), StoreError> {
-        Self::query(sql, args)
-            .execute(&mut *self.conn)
-            .await
-            .map_err(translate)?;
-        Ok(())
-    }
-
-    /// Runs a statement and returns its rows.
-    pub(super) async fn fetch_all(
-        &mut self,
-        sql: &str,
-        args: Vec<Param>,
-    ) -> Result<Vec<sqlx::postgres::PgRow>, StoreError> {
-        Self::query(sql, args)
-            .fetch_all(&mut *self.conn)
-            .await
-            .map_err(translate)
-    }
-
-    pub(super) async fn commit(self) -> Result<(), StoreError> {
-        self.conn.commit().await.map_err(translate)
-    }
-
     /// Ends a transaction that wrote nothing. Its lane may then be kept: a rollback only
     /// queued would be sent with the lane's next statement, and until then the transaction
     /// would hold its locks (the game's row).
@@ -146,14 +138,89 @@ impl<'c> Writes<'c, sqlx::Postgres> {
     }
 }
 
-impl<'c> Writes<'c, sqlx::Sqlite> {
+impl Writing for Writes<'_, sqlx::Postgres> {
+    type Db = sqlx::Postgres;
+    type Row = sqlx::postgres::PgRow;
+
+    /// PostgreSQL has many writers: its events read their positions back.
+    fn is_sole_writer(&self) -> bool {
+        false
+    }
+
+    fn provisional_position(&mut self) -> i64 {
+        Writes::provisional_position(self)
+    }
+
+    async fn execute(&mut self, sql: &str, args: Vec<Param>) -> Result<(), StoreError> {
+        pg_query(sql, args)
+            .execute(&mut *self.conn)
+            .await
+            .map_err(translate)?;
+        Ok(())
+    }
+
+    async fn fetch_all(
+        &mut self,
+        sql: &str,
+        args: Vec<Param>,
+    ) -> Result<Vec<sqlx::postgres::PgRow>, StoreError> {
+        pg_query(sql, args)
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(translate)
+    }
+
+    async fn commit(self) -> Result<(), StoreError> {
+        self.conn.commit().await.map_err(translate)
+    }
+}
+
+fn pg_query(
+    sql: &str,
+    args: Vec<Param>,
+) -> sqlx::query::Query<'static, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    bind_params!(sqlx::query(sqlx::AssertSqlSafe(sql.to_owned())), args)
+}
+
+impl Writing for Writes<'_, sqlx::Sqlite> {
+    type Db = sqlx::Sqlite;
+    type Row = DirectRow;
+
     /// SQLite's one writer: its batch holds the database's write lock from its first statement
     /// to its commit, so the events it inserts get consecutive positions, known at the commit
     /// ([`Writes::provisional_position`]).
-    pub(super) fn is_sole_writer(&self) -> bool {
+    fn is_sole_writer(&self) -> bool {
         matches!(self.conn, SqliteConn::Writer(_))
     }
 
+    fn provisional_position(&mut self) -> i64 {
+        Writes::provisional_position(self)
+    }
+
+    async fn execute(&mut self, sql: &str, args: Vec<Param>) -> Result<(), StoreError> {
+        self.direct(|direct| direct.execute(sql, &args)).await
+    }
+
+    async fn fetch_all(
+        &mut self,
+        sql: &str,
+        args: Vec<Param>,
+    ) -> Result<Vec<DirectRow>, StoreError> {
+        self.direct(|direct| direct.fetch_all(sql, &args)).await
+    }
+
+    async fn commit(self) -> Result<(), StoreError> {
+        match self.conn {
+            SqliteConn::Transaction(tx) => tx.commit().await.map_err(translate),
+            // Its batches end with `commit_batch`, which reads their positions.
+            SqliteConn::Writer(_) => Err(StoreError::Database(sqlx::Error::Protocol(
+                "the writer's batch commits with its positions (commit_batch)".into(),
+            ))),
+        }
+    }
+}
+
+impl<'c> Writes<'c, sqlx::Sqlite> {
     /// Runs `run` on the connection: the writer's, or the transaction's, borrowed for it.
     async fn direct<R>(
         &mut self,
@@ -167,30 +234,6 @@ impl<'c> Writes<'c, sqlx::Sqlite> {
                     .await
                     .map_err(translate)
             }
-        }
-    }
-
-    /// Runs a statement whose rows are not needed.
-    pub(super) async fn execute(&mut self, sql: &str, args: Vec<Param>) -> Result<(), StoreError> {
-        self.direct(|direct| direct.execute(sql, &args)).await
-    }
-
-    /// Runs a statement and returns its rows.
-    pub(super) async fn fetch_all(
-        &mut self,
-        sql: &str,
-        args: Vec<Param>,
-    ) -> Result<Vec<DirectRow>, StoreError> {
-        self.direct(|direct| direct.fetch_all(sql, &args)).await
-    }
-
-    pub(super) async fn commit(self) -> Result<(), StoreError> {
-        match self.conn {
-            SqliteConn::Transaction(tx) => tx.commit().await.map_err(translate),
-            // Its batches end with `commit_batch`, which reads their positions.
-            SqliteConn::Writer(_) => Err(StoreError::Database(sqlx::Error::Protocol(
-                "the writer's batch commits with its positions (commit_batch)".into(),
-            ))),
         }
     }
 
@@ -261,34 +304,6 @@ impl<'c> Writes<'c, sqlx::Sqlite> {
         .await
     }
 }
-
-/// `fetch_optional` and `fetch_one` from each backend's `fetch_all`.
-macro_rules! fetch_first {
-    ($db:ty, $row:ty) => {
-        impl Writes<'_, $db> {
-            pub(super) async fn fetch_optional(
-                &mut self,
-                sql: &str,
-                args: Vec<Param>,
-            ) -> Result<Option<$row>, StoreError> {
-                Ok(self.fetch_all(sql, args).await?.into_iter().next())
-            }
-
-            pub(super) async fn fetch_one(
-                &mut self,
-                sql: &str,
-                args: Vec<Param>,
-            ) -> Result<$row, StoreError> {
-                self.fetch_optional(sql, args)
-                    .await?
-                    .ok_or(StoreError::Database(sqlx::Error::RowNotFound))
-            }
-        }
-    };
-}
-
-fetch_first!(sqlx::Postgres, sqlx::postgres::PgRow);
-fetch_first!(sqlx::Sqlite, DirectRow);
 
 /// A position [`Writes::provisional_position`] gave, once the batch's first event's position
 /// is known (`first`); a position read from the database is left as it is.

@@ -1,0 +1,597 @@
+//! The write path: an append decided and written inside its transaction, a game created with
+//! its first event, and the rows both write (the game's row, its seats and players, its events,
+//! the lobby's changes). The caller holds the transaction and commits it.
+
+use chrono::{DateTime, SubsecRound, Utc};
+use serde_json::json;
+use tabletally_domain::Scoreboard;
+use tabletally_domain::setup::name_key;
+
+use crate::append::{self, AppendRequest, Decision};
+use crate::records::{EventMeta, GameRecord, HeldGame, NewEvent, SeatRecord, StoredEvent};
+use crate::store::backend::Backend;
+use crate::store::columns::Columns;
+use crate::store::commit::{AfterCommit, Shared, Written};
+use crate::store::error::StoreError;
+use crate::store::lists::{Param, placeholders};
+use crate::store::stats::write::write_result;
+use crate::store::types::{Appended, NewGame, NewSeat, SCHEMA_VERSION, change_kind};
+use crate::store::writes::{Writing, args};
+
+use super::games::{EVENTS, GAME_ROW, SEATS, corrupt, event_row, game_row, seat_rows};
+
+/// An event's insert, outside the club's positions lock (`insert_row`).
+pub(in crate::store) const INSERT_EVENT: &str = "INSERT INTO events \
+    (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+/// The clock, at the precision both databases keep (microseconds), so an answer given from
+/// memory equals the same answer read back later.
+pub(in crate::store) fn now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
+}
+
+/// An append decided from a held game state before its row was locked (PostgreSQL,
+/// `write_append` of its store): the state's version, the decision, and the state advanced
+/// by it.
+pub(in crate::store) struct Decided {
+    pub(super) version: i64,
+    pub(super) decision: Decision,
+    pub(super) held: HeldGame,
+}
+
+impl Decided {
+    /// An append that changes neither the game's status nor the statistics: its writes are the
+    /// game's row and the events alone.
+    pub(super) fn is_plain(&self) -> bool {
+        matches!(
+            &self.decision,
+            Decision::Append { status, result: None, .. }
+                if status.as_str() == self.held.game.status && self.held.game.status != "finished"
+        )
+    }
+}
+
+/// A new event as it is stored at `seq`, recorded `at` (its position is the database's).
+pub(super) fn to_store(new: NewEvent, seq: i64, at: DateTime<Utc>) -> StoredEvent {
+    StoredEvent {
+        position: 0,
+        seq,
+        id: new.id,
+        event_type: new.event_type,
+        schema_version: SCHEMA_VERSION,
+        data: new.data,
+        recorded_at: at,
+        recorded_by: new.recorded_by,
+    }
+}
+
+/// What an append answers and reports once committed: the held game moved on by the events
+/// just written (`stored`, with their positions) to `status`.
+pub(super) fn appended(
+    club: &str,
+    mut held: HeldGame,
+    stored: Vec<StoredEvent>,
+    status: &str,
+    at: DateTime<Utc>,
+    scoreboard: Scoreboard,
+) -> Written<Appended> {
+    held.meta.extend(stored.iter().map(EventMeta::of));
+    let version = held.game.version + stored.len() as i64;
+    let previous_status = std::mem::replace(&mut held.game.status, status.to_owned());
+    held.game.version = version;
+    held.game.updated_at = at;
+    Written {
+        answer: Appended {
+            version,
+            events: stored.clone(),
+            already_stored: false,
+        },
+        after: Some(AfterCommit {
+            club: club.to_owned(),
+            previous_status: Some(previous_status),
+            events: stored,
+            scoreboard: Some(scoreboard),
+            held,
+        }),
+    }
+}
+
+/// An event row's values after its position, in the order of [`INSERT_EVENT`]'s columns.
+fn event_values(game_id: &str, event: &StoredEvent) -> Vec<Param> {
+    args![
+        game_id,
+        event.seq,
+        &event.id,
+        &event.event_type,
+        event.schema_version,
+        event.data.to_string(),
+        event.recorded_at,
+        &event.recorded_by,
+    ]
+}
+
+/// The read of a new game's players: `$1` the club, then `names` name keys, each looked up by
+/// the whole unique key, then `ids` known players' ids, by the primary key (the club compared
+/// as in [`crate::store::plain::PLAIN_APPEND`]). Each name is its own lookup: written as
+/// `name_key IN (…)`, PostgreSQL read every player of the club until it had the table's
+/// statistics.
+pub fn seat_players_read(names: usize, ids: usize) -> String {
+    let mut lookups: Vec<String> = (2..names + 2)
+        .map(|key| {
+            format!("SELECT id, name_key FROM players WHERE club_id = $1 AND name_key = ${key}")
+        })
+        .collect();
+    if ids > 0 {
+        let ids: Vec<String> = (names + 2..names + 2 + ids)
+            .map(|n| format!("${n}"))
+            .collect();
+        lookups.push(format!(
+            "SELECT id, name_key FROM players WHERE id IN ({}) AND club_id || '' = $1",
+            ids.join(", ")
+        ));
+    }
+    lookups.join(" UNION ALL ")
+}
+
+/// Decides and writes one append inside an open transaction, the game's row locked:
+/// the game as held (from the state cache when it is at the row's version, else
+/// replayed from the log), the decision, the writes. Returns the answer and what to
+/// do once the transaction is durable; the caller commits.
+///
+/// `decided`: the append as already decided from a held state; written as it is when
+/// the row is still at that state's version, else decided again. `prepared`: the
+/// game replayed before the transaction, used when the row is still at its version
+/// (a long log is not replayed while holding the database's write lock).
+pub(super) async fn append_in<W: Writing>(
+    shared: &Shared,
+    w: &mut W,
+    club: &str,
+    id: &str,
+    request: &AppendRequest,
+    decided: Option<Decided>,
+    prepared: Option<HeldGame>,
+) -> Result<Written<Appended>, StoreError> {
+    // The sole writer's confirmed entry is the game as stored: nothing to read.
+    if w.is_sole_writer()
+        && let Some(held) = shared.cache.take_confirmed(club, id)
+    {
+        return decide_and_write(shared, w, club, id, request, held).await;
+    }
+    let row = w
+        .fetch_optional(&format!("{GAME_ROW}{}", W::Db::LOCK_ROW), args![id, club])
+        .await?;
+    let Some(row) = row else {
+        return Err(StoreError::NotFound);
+    };
+    let row = game_row(&row)?;
+    if let Some(decided) = decided.filter(|d| d.version == row.version) {
+        return write_decided(shared, w, club, id, decided.decision, decided.held).await;
+    }
+    let prepared = prepared.filter(|p| p.game.version == row.version);
+    let held = match shared.cache.take(id, row.version).or(prepared) {
+        Some(held) => held,
+        None => {
+            let mut game = row;
+            game.players = seat_rows(&w.fetch_all(SEATS, args![id]).await?)?;
+            let log = w.fetch_all(EVENTS, args![id, game.version]).await?;
+            let log = log.iter().map(event_row).collect::<Result<_, _>>()?;
+            HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?
+        }
+    };
+    decide_and_write(shared, w, club, id, request, held).await
+}
+
+/// The append's decision from the game as held, and its writes.
+pub(super) async fn decide_and_write<W: Writing>(
+    shared: &Shared,
+    w: &mut W,
+    club: &str,
+    id: &str,
+    request: &AppendRequest,
+    mut held: HeldGame,
+) -> Result<Written<Appended>, StoreError> {
+    match append::decide(&mut held, request) {
+        Ok(decision) => write_decided(shared, w, club, id, decision, held).await,
+        Err(refused) => {
+            // Unchanged by a refusal, and still at the row's version.
+            if refused.left_the_state() {
+                shared.cache.put_written(club, held);
+            }
+            Err(refused.into())
+        }
+    }
+}
+
+/// The writes of an append decided from `held` (on `Append`, its state already
+/// advanced past the new events).
+pub(super) async fn write_decided<W: Writing>(
+    shared: &Shared,
+    w: &mut W,
+    club: &str,
+    id: &str,
+    decision: Decision,
+    held: HeldGame,
+) -> Result<Written<Appended>, StoreError> {
+    match decision {
+        Decision::AlreadyStored { seqs } => {
+            let events = seqs.iter().filter_map(|seq| held.stored(*seq)).collect();
+            let version = held.game.version;
+            shared.cache.put_written(club, held);
+            Ok(Written {
+                answer: Appended {
+                    version,
+                    events,
+                    already_stored: true,
+                },
+                after: None,
+            })
+        }
+        Decision::Append {
+            events,
+            status,
+            result,
+            read_models,
+            scoreboard,
+        } => {
+            let now = now();
+            let version = held.game.version + events.len() as i64;
+            // Everything but the events first: on PostgreSQL the first event's insert
+            // takes the club's positions lock (shared), held to the commit, so the
+            // fewer statements after it, the sooner a reader of the club's log goes.
+            let changed = Some(status.as_str()).filter(|s| *s != held.game.status);
+            update_game(w, id, version, changed, now).await?;
+            // The read models change only when the game was or is now finished. Their
+            // shared rows are locked in one order by every writer (`write_result`),
+            // and always before the positions lock: no two appends wait in a circle.
+            if read_models && (held.game.status == "finished" || result.is_some()) {
+                write_result(
+                    w,
+                    club,
+                    &held.game,
+                    held.game.status == "finished",
+                    result.as_ref(),
+                )
+                .await?;
+            }
+            let mut stored = Vec::with_capacity(events.len());
+            for (i, event) in events.iter().enumerate() {
+                let seq = held.game.version + 1 + i as i64;
+                // The first insert takes the club's positions lock.
+                stored.push(insert_event(w, i == 0, id, seq, event, now).await?);
+            }
+            let written = appended(club, held, stored, status.as_str(), now, *scoreboard);
+            if let (Some(after), Some(last)) = (&written.after, written.answer.events.last()) {
+                record_change(
+                    w,
+                    club,
+                    &after.held.game,
+                    after.previous_status.as_deref(),
+                    last,
+                )
+                .await?;
+            }
+            Ok(written)
+        }
+    }
+}
+
+/// Creates a game and its event 1 inside an open transaction (see
+/// `EventStore::create_game`); the caller commits.
+pub(super) async fn create_in<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &NewGame,
+) -> Result<Written<Option<GameRecord>>, StoreError> {
+    let taken = w
+        .fetch_optional("SELECT 1 FROM games WHERE id = $1", args![&game.id])
+        .await?;
+    if taken.is_some() {
+        return Ok(Written {
+            answer: None,
+            after: None,
+        });
+    }
+    let now = now();
+    let seats = seat_players(w, club, &game.players, now).await?;
+    insert_game(w, club, game, "in_progress", 1, &seats, (now, now)).await?;
+    let started = json!({
+        "game": game.game,
+        "players": seats.iter().map(|s| json!({
+            "name": s.name, "player_id": s.player_id, "seat": s.seat, "color": s.color,
+        })).collect::<Vec<_>>(),
+        "options": game.options,
+        "started_at": game.started_at,
+    });
+    // The game's own id doubles as the client id of its first event.
+    let started = NewEvent {
+        id: game.id.clone(),
+        event_type: "game_started".into(),
+        data: started,
+        recorded_by: game.recorded_by.clone(),
+    };
+    let first = insert_event(w, true, &game.id, 1, &started, now).await?;
+    let created = GameRecord {
+        id: game.id.clone(),
+        game: game.game.clone(),
+        status: "in_progress".into(),
+        version: 1,
+        options: game.options.clone(),
+        players: seats,
+        started_at: game.started_at,
+        updated_at: now,
+    };
+    record_change(w, club, &created, None, &first).await?;
+    let held = HeldGame::replay(created.clone(), vec![first.clone()])
+        .map_err(|e| corrupt("new game", e))?;
+    Ok(Written {
+        answer: Some(created),
+        after: Some(AfterCommit {
+            club: club.to_owned(),
+            previous_status: None,
+            events: vec![first],
+            scoreboard: None,
+            held,
+        }),
+    })
+}
+
+/// Moves the game's row to its new version, and to its new status when it changed
+/// (`None`: the same). The status is in the games' list indexes: set even to the
+/// same value, SQLite rewrites its index entry, one more page for every append.
+pub(super) async fn update_game<W: Writing>(
+    w: &mut W,
+    id: &str,
+    version: i64,
+    status: Option<&str>,
+    at: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    match status {
+        Some(status) => {
+            w.execute(
+                "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
+                args![version, status, at, id],
+            )
+            .await
+        }
+        None => {
+            w.execute(
+                "UPDATE games SET version = $1, updated_at = $2 WHERE id = $3",
+                args![version, at, id],
+            )
+            .await
+        }
+    }
+}
+
+/// Records a lobby change with the commit that caused it.
+pub(super) async fn record_change<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &GameRecord,
+    previous_status: Option<&str>,
+    last: &StoredEvent,
+) -> Result<(), StoreError> {
+    let Some(kind) = change_kind(previous_status, &game.status) else {
+        return Ok(());
+    };
+    let values = args![
+        club,
+        &game.id,
+        kind,
+        &game.status,
+        game.version,
+        last.recorded_at
+    ];
+    if w.is_sole_writer() {
+        // `last` was the connection's last insert; its position is not known yet.
+        return w.execute(
+            "INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
+             VALUES (last_insert_rowid(), $1, $2, $3, $4, $5, $6)",
+            values,
+        )
+        .await;
+    }
+    let mut with_position = args![last.position];
+    with_position.extend(values);
+    w.execute(
+        "INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        with_position,
+    )
+    .await
+}
+
+/// Finds or adds the club's players for a new game's seats, in seat order.
+pub(super) async fn seat_players<W: Writing>(
+    w: &mut W,
+    club: &str,
+    players: &[NewSeat],
+    now: DateTime<Utc>,
+) -> Result<Vec<SeatRecord>, StoreError> {
+    // Add the new names first, in key order (the order every creation inserts them
+    // in, so two creations adding the same names cannot deadlock); a concurrent
+    // creation may add the same name.
+    let mut new_keys: Vec<(String, &str)> = players
+        .iter()
+        .filter(|seat| seat.player_id.is_none())
+        .map(|seat| (name_key(&seat.name), seat.name.as_str()))
+        .collect();
+    new_keys.sort_unstable();
+    new_keys.dedup_by(|a, b| a.0 == b.0);
+    if !new_keys.is_empty() {
+        let mut values = Vec::with_capacity(5 * new_keys.len());
+        for (key, name) in &new_keys {
+            values.extend(args![
+                uuid::Uuid::new_v4().to_string(),
+                club,
+                *name,
+                key,
+                now
+            ]);
+        }
+        w.execute(
+            &format!(
+                "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES {} \
+                 ON CONFLICT (club_id, name_key) DO NOTHING",
+                placeholders(new_keys.len(), 5)
+            ),
+            values,
+        )
+        .await?;
+    }
+    // Every seat's player in one read ([`seat_players_read`]).
+    let known: Vec<&String> = players
+        .iter()
+        .filter_map(|seat| seat.player_id.as_ref())
+        .collect();
+    let mut params = vec![Param::from(club)];
+    params.extend(new_keys.iter().map(|(key, _)| Param::from(key)));
+    params.extend(known.iter().map(|id| Param::from(*id)));
+    let mut by_key = std::collections::HashMap::new();
+    let mut ids = std::collections::HashSet::new();
+    if params.len() > 1 {
+        for row in w
+            .fetch_all(&seat_players_read(new_keys.len(), known.len()), params)
+            .await?
+        {
+            let id: String = row.try_get("id")?;
+            by_key.insert(row.try_get::<String, _>("name_key")?, id.clone());
+            ids.insert(id);
+        }
+    }
+    let mut seats = Vec::with_capacity(players.len());
+    for (i, seat) in players.iter().enumerate() {
+        let player_id = match &seat.player_id {
+            Some(id) if ids.contains(id) => id.clone(),
+            Some(id) => return Err(StoreError::UnknownPlayer(id.clone())),
+            // Gone between the insert, which found the name taken, and the read: the
+            // player was merged into another meanwhile (PostgreSQL; SQLite's writer
+            // and merges take turns). Sent again, the creation adds the name anew.
+            None => by_key.get(&name_key(&seat.name)).cloned().ok_or_else(|| {
+                StoreError::Conflict(tabletally_domain::said!(
+                    "server.api.games.player_merged_concurrently",
+                    name = format!("{:?}", seat.name)
+                ))
+            })?,
+        };
+        seats.push(SeatRecord {
+            seat: i as i64 + 1,
+            name: seat.name.clone(),
+            player_id,
+            color: seat.color.clone(),
+        });
+    }
+    Ok(seats)
+}
+
+/// Inserts a game's row and seats (status and version as given).
+pub(super) async fn insert_game<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &NewGame,
+    status: &str,
+    version: i64,
+    seats: &[SeatRecord],
+    (created, updated): (DateTime<Utc>, DateTime<Utc>),
+) -> Result<(), StoreError> {
+    w.execute(
+        "INSERT INTO games (id, club_id, game, status, version, options, started_at, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        args![&game.id, club, &game.game, status, version, game.options.to_string(), game.started_at, created, updated],
+    )
+    .await?;
+    if seats.is_empty() {
+        return Ok(());
+    }
+    let mut values = Vec::with_capacity(5 * seats.len());
+    for seat in seats {
+        values.extend(args![
+            &game.id,
+            seat.seat,
+            &seat.player_id,
+            &seat.name,
+            &seat.color
+        ]);
+    }
+    w.execute(
+        &format!(
+            "INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES {}",
+            placeholders(seats.len(), 5)
+        ),
+        values,
+    )
+    .await
+}
+
+pub(super) async fn insert_event<W: Writing>(
+    w: &mut W,
+    in_order: bool,
+    game_id: &str,
+    seq: i64,
+    new: &NewEvent,
+    at: DateTime<Utc>,
+) -> Result<StoredEvent, StoreError> {
+    insert_row(w, in_order, game_id, to_store(new.clone(), seq, at)).await
+}
+
+/// Inserts one event row at the position it had in another database (`migrate`,
+/// into an empty one: no reader or writer is there to order against).
+pub(super) async fn insert_at_position<W: Writing>(
+    w: &mut W,
+    game_id: &str,
+    event: StoredEvent,
+) -> Result<StoredEvent, StoreError> {
+    let overriding = if W::Db::NAME == "postgres" {
+        " OVERRIDING SYSTEM VALUE"
+    } else {
+        ""
+    };
+    w.execute(
+        &format!(
+            "INSERT INTO events (position, game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by){overriding} \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+        ),
+        [args![event.position], event_values(game_id, &event)].concat(),
+    )
+    .await?;
+    Ok(event)
+}
+
+/// Inserts one event row. A reader of the club's log that has seen position `p`
+/// must never see a smaller one appear later (the catch-up and the lobby rely on
+/// it). SQLite has one writer, so its positions are in commit order anyway. On
+/// PostgreSQL a transaction's first event's insert (`in_order`) takes the club's
+/// positions lock *shared*, held to the commit: the club's appends commit side by
+/// side (PostgreSQL's group commit), and a reader waits for those in flight before
+/// it reads (`settled_position`).
+pub(super) async fn insert_row<W: Writing>(
+    w: &mut W,
+    in_order: bool,
+    game_id: &str,
+    event: StoredEvent,
+) -> Result<StoredEvent, StoreError> {
+    // The insert, and the same insert reading the new row's position back.
+    let sql = if in_order {
+        W::Db::INSERT_IN_ORDER
+    } else {
+        INSERT_EVENT
+    };
+    let values = event_values(game_id, &event);
+    if w.is_sole_writer() {
+        // Its position is the batch's next one, settled at the commit.
+        w.execute(sql, values).await?;
+        return Ok(StoredEvent {
+            position: w.provisional_position(),
+            ..event
+        });
+    }
+    // The same insert, reading the new row's position back.
+    let row = w
+        .fetch_one(&format!("{sql} RETURNING position"), values)
+        .await?;
+    Ok(StoredEvent {
+        position: row.try_get("position")?,
+        ..event
+    })
+}

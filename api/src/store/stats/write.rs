@@ -1,0 +1,703 @@
+//! The statistics' write side: a game's part of the read models rewritten inside the
+//! transaction that changes its result (its seats, its players' leaderboard sums, runs and
+//! month snapshots, the day and month buckets), and the whole read models cleared or rebuilt.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+
+use crate::records::{GameRecord, GameResult, PlayerResult, SeatRecord};
+use crate::store::backend::{Backend, SqlStore};
+use crate::store::columns::Columns;
+use crate::store::error::StoreError;
+use crate::store::lists::{Param, placeholders};
+use crate::store::query::query;
+use crate::store::writes::{Writing, args};
+
+use super::periods::{day_start, month_start, next_day, next_month};
+use super::read::{bucket_row, bucket_rows, summed_seats};
+use super::sql::{
+    BUCKET_COLUMNS, CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, bucket_keys,
+    buckets_query, player_rows, seat_summary_query, shard_of, snapshot_of_month,
+};
+use super::summary::{FactsBySeat, GameSummary, SeatResult};
+
+/// The game and its result with each seat's player as stored now (`now_seated`: seat → player
+/// id), where a merge moved one since the game was held.
+pub(super) fn reseated(
+    game: &GameRecord,
+    result: Option<&GameResult>,
+    now_seated: &BTreeMap<i64, String>,
+) -> (GameRecord, Option<GameResult>) {
+    let mut game = game.clone();
+    let mut moved: BTreeMap<String, String> = BTreeMap::new();
+    for seat in &mut game.players {
+        if let Some(now) = now_seated.get(&seat.seat)
+            && *now != seat.player_id
+        {
+            moved.insert(
+                std::mem::replace(&mut seat.player_id, now.clone()),
+                now.clone(),
+            );
+        }
+    }
+    let mut result = result.cloned();
+    if let Some(result) = result.as_mut().filter(|_| !moved.is_empty()) {
+        for player in &mut result.players {
+            if let Some(now) = moved.get(&player.player_id) {
+                player.player_id = now.clone();
+            }
+        }
+        for (player, _, _) in &mut result.facts {
+            if let Some(now) = player.as_ref().and_then(|id| moved.get(id)) {
+                *player = Some(now.clone());
+            }
+        }
+    }
+    (game, result)
+}
+
+/// Rewrites one game's part of the read models inside the caller's transaction: the
+/// results and facts on its seats and its row, and its players' leaderboard sums.
+pub(in crate::store) async fn write_result<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &GameRecord,
+    was_finished: bool,
+    result: Option<&GameResult>,
+) -> Result<(), StoreError> {
+    // The seats' players as stored: a merge may have moved a seat to another player
+    // since this game's state was held (a merge changes no game's version). On
+    // PostgreSQL the seats stay locked, so no merge moves them before the commit.
+    let seated = w
+        .fetch_all(
+            &format!(
+                "SELECT seat, player_id FROM game_players WHERE game_id = $1 {}",
+                W::Db::LOCK_SEATS
+            ),
+            args![&game.id],
+        )
+        .await?;
+    let mut now_seated = BTreeMap::new();
+    for row in &seated {
+        now_seated.insert(
+            row.try_get::<i64, _>("seat")?,
+            row.try_get::<String, _>("player_id")?,
+        );
+    }
+    let (game, result) = reseated(game, result, &now_seated);
+    let (game, result) = (&game, result.as_ref());
+    // Two games with the same players may finish at once: their players' sums and
+    // runs are written one writer at a time (PostgreSQL: row locks taken in id order,
+    // so no deadlock; NO KEY UPDATE leaves the foreign-key checks of concurrent game
+    // creations unblocked; SQLite: the database write lock already serialises appends).
+    // A first finish takes them too: its runs continue the player's previous run,
+    // which a concurrent finish of the same player must have committed.
+    if !W::Db::LOCK_SEATS.is_empty() && !game.players.is_empty() {
+        let mut ids: Vec<&str> = game.players.iter().map(|p| p.player_id.as_str()).collect();
+        ids.sort_unstable();
+        let list = (1..=ids.len())
+            .map(|i| format!("${i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT id FROM players WHERE id IN ({list}) ORDER BY id {}",
+            W::Db::LOCK_SEATS
+        );
+        w.fetch_all(&sql, ids.into_iter().map(Param::from).collect())
+            .await?;
+    }
+    // A game that was finished may hold an earlier result: clear it (a first finish
+    // skips this: on PostgreSQL every statement is a round trip).
+    let mut had_result = false;
+    if was_finished {
+        let cleared = w
+            .fetch_all(
+                "UPDATE game_players SET total = NULL, rank = NULL, facts = NULL \
+                 WHERE game_id = $1 AND rank IS NOT NULL RETURNING seat",
+                args![&game.id],
+            )
+            .await?;
+        had_result = !cleared.is_empty();
+        w.execute(
+            "UPDATE games SET facts = NULL WHERE id = $1 AND facts IS NOT NULL",
+            args![&game.id],
+        )
+        .await?;
+    }
+    // The variant the earlier result counted in: its day and month are summed again.
+    let mut variants: Vec<String> = result
+        .map(|r| r.variant.clone().unwrap_or_default())
+        .into_iter()
+        .collect();
+    if had_result {
+        let row = w
+            .fetch_one("SELECT variant FROM games WHERE id = $1", args![&game.id])
+            .await?;
+        variants.push(row.try_get("variant")?);
+    }
+    if let Some(result) = result {
+        write_seats(w, game, result).await?;
+    }
+    // The leaderboard sums of each seated player. A game finishing for the first
+    // time adds its results (one upsert for all players); a game whose earlier
+    // result changed or went away has its players' sums recomputed from the seats.
+    // Rows are written in player id order, the order every writer locks them in:
+    // two tables finishing at once with the same players cannot deadlock.
+    if had_result || result.is_none() {
+        if had_result {
+            lock_snapshots(w, club).await?;
+        }
+        let mut seats: Vec<&SeatRecord> = game.players.iter().collect();
+        seats.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
+        for seat in seats {
+            // Every variant of the game: a correction may move a game between them.
+            w.execute(
+                "DELETE FROM player_game_totals WHERE club_id = $1 AND player_id = $2 AND game = $3",
+                args![club, &seat.player_id, &game.game],
+            )
+            .await?;
+            w.execute(
+                "INSERT INTO player_game_totals \
+                   (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
+                 SELECT g.club_id, gp.player_id, g.game, g.variant, MAX(g.lower_wins), COUNT(*), \
+                   SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END), \
+                   SUM(gp.total), SUM(gp.rank), MIN(gp.total), MAX(gp.total), MAX(g.started_at) \
+                 FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
+                 WHERE p.id = $2 AND p.club_id = $1 AND g.game = $3 AND gp.rank IS NOT NULL \
+                 GROUP BY g.club_id, gp.player_id, g.game, g.variant",
+                args![club, &seat.player_id, &game.game],
+            )
+            .await?;
+            if had_result {
+                w.execute(CLEAR_RUNS, args![&seat.player_id, &game.game])
+                    .await?;
+                w.execute(RECOMPUTE_RUNS, args![club, &seat.player_id, &game.game])
+                    .await?;
+                w.execute(CLEAR_SNAPSHOTS, args![club, &seat.player_id, &game.game])
+                    .await?;
+                w.execute(
+                    RECOMPUTE_SNAPSHOTS,
+                    args![club, &seat.player_id, &game.game],
+                )
+                .await?;
+            }
+        }
+        if had_result {
+            recompute_buckets(w, club, game, variants).await?;
+        }
+    } else if let Some(result) = result
+        && !result.players.is_empty()
+    {
+        let sql = format!(
+            "INSERT INTO player_game_totals \
+               (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
+             VALUES {} \
+             ON CONFLICT (club_id, player_id, game, variant) DO UPDATE SET \
+               played = player_game_totals.played + 1, \
+               wins = player_game_totals.wins + excluded.wins, \
+               total_sum = player_game_totals.total_sum + excluded.total_sum, \
+               rank_sum = player_game_totals.rank_sum + excluded.rank_sum, \
+               min_total = CASE WHEN excluded.min_total < player_game_totals.min_total \
+                           THEN excluded.min_total ELSE player_game_totals.min_total END, \
+               max_total = CASE WHEN excluded.max_total > player_game_totals.max_total \
+                           THEN excluded.max_total ELSE player_game_totals.max_total END, \
+               last_played = CASE WHEN excluded.last_played > player_game_totals.last_played \
+                             THEN excluded.last_played ELSE player_game_totals.last_played END",
+            placeholders(result.players.len(), 12)
+        );
+        let mut players: Vec<&PlayerResult> = result.players.iter().collect();
+        players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
+        let mut values = Vec::with_capacity(12 * players.len());
+        for p in players {
+            values.extend(args![
+                club,
+                &p.player_id,
+                &game.game,
+                result.variant.as_deref().unwrap_or(""),
+                i64::from(result.lower_wins),
+                1_i64,
+                i64::from(p.won),
+                p.total,
+                p.rank,
+                p.total,
+                p.total,
+                game.started_at,
+            ]);
+        }
+        w.execute(&sql, values).await?;
+        add_runs(w, club, game, result).await?;
+        add_to_snapshots(w, club, game, result).await?;
+        add_to_buckets(w, club, game, result).await?;
+    }
+    Ok(())
+}
+
+/// Writes a finished game's totals, ranks and facts onto its seats (one statement,
+/// a `CASE` per column by seat) and its whole-game facts onto its row.
+pub(super) async fn write_seats<W: Writing>(
+    w: &mut W,
+    game: &GameRecord,
+    result: &GameResult,
+) -> Result<(), StoreError> {
+    // Every ruleset ranks every seat; the statistics count a game by its seat 1.
+    let mut seats: Vec<i64> = result.players.iter().map(|p| p.seat).collect();
+    seats.sort_unstable();
+    if !seats
+        .iter()
+        .copied()
+        .eq(game.players.iter().map(|s| s.seat))
+    {
+        return Err(StoreError::Corrupt(format!(
+            "the score of game {} ranks seats {seats:?}, not every seat",
+            game.id
+        )));
+    }
+    let facts = FactsBySeat::new(game, result)?;
+    if !result.players.is_empty() {
+        let cases = |first: usize| {
+            (0..result.players.len())
+                .map(|i| format!("WHEN ${} THEN ${}", 2 + 4 * i, first + 4 * i))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let sql = format!(
+            "UPDATE game_players SET total = CASE seat {} END, rank = CASE seat {} END, facts = CASE seat {} END \
+             WHERE game_id = $1",
+            cases(3),
+            cases(4),
+            cases(5)
+        );
+        let mut values = args![&game.id];
+        for p in &result.players {
+            values.extend(args![p.seat, p.total, p.rank, facts.of_seat(p.seat)]);
+        }
+        w.execute(&sql, values).await?;
+    }
+    // The variant and direction the statistics count this game's totals in.
+    w.execute(
+        "UPDATE games SET facts = $1, variant = $2, lower_wins = $3 WHERE id = $4",
+        args![
+            facts.whole_game(),
+            result.variant.as_deref().unwrap_or(""),
+            i64::from(result.lower_wins),
+            &game.id
+        ],
+    )
+    .await
+}
+
+/// Adds a first finish to its players' runs: a row each, continuing the sums of the
+/// run before it, and the game added to the sums of any later row (a game started
+/// before others finished after them, or an imported one).
+pub(super) async fn add_runs<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &GameRecord,
+    result: &GameResult,
+) -> Result<(), StoreError> {
+    let mut players: Vec<&PlayerResult> = result.players.iter().collect();
+    players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
+    // $1 game, $2 variant, $3 start, $4 game id, $5 lower wins, $6 club; then per
+    // player (from $7, four each): id, total, rank, won.
+    let player = |i: usize, column: usize| format!("${}", 7 + 4 * i + column);
+    let before = |column: &str| {
+        format!(
+            "COALESCE((SELECT r.{column} FROM player_runs r \
+               WHERE r.player_id = v.column1 AND r.game = $1 AND r.variant = $2 \
+                 AND (r.played_at, r.game_id) < ($3, $4) \
+               ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1), 0)"
+        )
+    };
+    let (values, player_values) = player_rows(&players, 7);
+    let insert = format!(
+        "INSERT INTO player_runs \
+           (club_id, player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
+            played, wins, total_sum, rank_sum, lower_games) \
+         SELECT $6, v.column1, $1, $2, $3, $4, v.column2, v.column3, $5, \
+           1 + {}, v.column4 + {}, v.column2 + {}, v.column3 + {}, $5 + {} \
+         FROM (VALUES {values}) v",
+        before("played"),
+        before("wins"),
+        before("total_sum"),
+        before("rank_sum"),
+        before("lower_games"),
+    );
+    let by_player = |column: usize| {
+        (0..players.len())
+            .map(|i| format!("WHEN {} THEN {}", player(i, 0), player(i, column)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let later = format!(
+        "UPDATE player_runs SET played = played + 1, \
+           wins = wins + CASE player_id {} ELSE 0 END, \
+           total_sum = total_sum + CASE player_id {} ELSE 0 END, \
+           rank_sum = rank_sum + CASE player_id {} ELSE 0 END, \
+           lower_games = lower_games + $5 \
+         WHERE player_id IN ({}) AND game = $1 AND variant = $2 AND (played_at, game_id) > ($3, $4) \
+           AND club_id || '' = $6",
+        by_player(3),
+        by_player(1),
+        by_player(2),
+        (0..players.len())
+            .map(|i| player(i, 0))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    // The club is in `later` only because both statements take the same values:
+    // compared so that no index serves it, the players' runs are found by their key,
+    // not by walking the club's runs since this game's start.
+    for sql in [insert, later] {
+        let mut values = args![
+            &game.game,
+            result.variant.as_deref().unwrap_or(""),
+            game.started_at,
+            &game.id,
+            i64::from(result.lower_wins),
+            club,
+        ];
+        values.extend(player_values.iter().cloned());
+        w.execute(&sql, values).await?;
+    }
+    Ok(())
+}
+
+/// Takes the club's month snapshots alone for this transaction (PostgreSQL; on SQLite
+/// the database write lock holds them already), for a correction that recomputes
+/// them. Two writers of snapshots at once would otherwise miss each other: one making
+/// a month's snapshot from seats the other has not committed, the other adding its
+/// seats to the months it sees, not that one. Taken after the players' rows, as by
+/// every writer of snapshots: no two wait in a circle.
+pub(super) async fn lock_snapshots<W: Writing>(w: &mut W, club: &str) -> Result<(), StoreError> {
+    if let Some(lock) = W::Db::SNAPSHOTS_LOCK {
+        w.execute(lock, args![club]).await?;
+    }
+    Ok(())
+}
+
+/// Adds a first finish to the club's month snapshots: the game's month gets one if it
+/// has none, and every later month's counts the game's seats (a game recorded after
+/// others that started later, or an imported one).
+pub(super) async fn add_to_snapshots<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &GameRecord,
+    result: &GameResult,
+) -> Result<(), StoreError> {
+    let month = month_start(game.started_at);
+    if let Some(lock) = W::Db::SNAPSHOTS_LOCK_TO_ADD {
+        w.execute(lock, args![club, month]).await?;
+    }
+    let found = w
+        .fetch_one(
+            "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = $2) \
+                    THEN 1 ELSE 0 END AS BIGINT) AS here, \
+               CAST(CASE WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at > $2) \
+                    THEN 1 ELSE 0 END AS BIGINT) AS later",
+            args![club, month],
+        )
+        .await?;
+    if found.try_get::<i64, _>("here")? == 0 {
+        // Made before the month is listed: until then the month before it answers.
+        w.execute(&snapshot_of_month(), args![club, month]).await?;
+        w.execute(
+            "INSERT INTO run_months (club_id, starts_at) VALUES ($1, $2)",
+            args![club, month],
+        )
+        .await?;
+    }
+    if found.try_get::<i64, _>("later")? == 0 || result.players.is_empty() {
+        return Ok(());
+    }
+    // $1 club, $2 the game's start, $3 game, $4 variant, $5 lower wins; then the
+    // players (from $6).
+    let players: Vec<&PlayerResult> = result.players.iter().collect();
+    let (values, player_values) = player_rows(&players, 6);
+    let sql = format!(
+        "INSERT INTO run_snapshots \
+           (club_id, starts_at, player_id, game, variant, played, wins, total_sum, rank_sum, lower_games) \
+         SELECT m.club_id, m.starts_at, v.column1, $3, $4, 1, v.column4, v.column2, v.column3, $5 \
+         FROM run_months m CROSS JOIN (VALUES {values}) v \
+         WHERE m.club_id = $1 AND m.starts_at > $2 \
+         ON CONFLICT (club_id, starts_at, player_id, game, variant) DO UPDATE SET \
+           played = run_snapshots.played + 1, wins = run_snapshots.wins + excluded.wins, \
+           total_sum = run_snapshots.total_sum + excluded.total_sum, \
+           rank_sum = run_snapshots.rank_sum + excluded.rank_sum, \
+           lower_games = run_snapshots.lower_games + excluded.lower_games"
+    );
+    let mut values = args![
+        club,
+        game.started_at,
+        &game.game,
+        result.variant.as_deref().unwrap_or(""),
+        i64::from(result.lower_wins),
+    ];
+    values.extend(player_values);
+    w.execute(&sql, values).await
+}
+
+/// Adds a first finish to its day's and its month's sums, in the shard its game id
+/// picks: both rows are locked (created empty if missing), read, added to and
+/// written back.
+pub(super) async fn add_to_buckets<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &GameRecord,
+    result: &GameResult,
+) -> Result<(), StoreError> {
+    let variant = result.variant.as_deref().unwrap_or("");
+    let facts = FactsBySeat::new(game, result)?;
+    let mut this = GameSummary::default();
+    for p in &result.players {
+        this.add(SeatResult {
+            game_id: game.id.clone(),
+            seat: p.seat,
+            played_at: game.started_at,
+            total: p.total,
+            lower_wins: result.lower_wins,
+            facts: facts.of_seat(p.seat),
+            game_facts: if p.seat == 1 {
+                facts.whole_game()
+            } else {
+                None
+            },
+        })?;
+    }
+    let spans = [
+        ("day", day_start(game.started_at)),
+        ("month", month_start(game.started_at)),
+    ];
+    let shard = shard_of(&game.id, W::Db::BUCKET_SHARDS);
+    let locked = lock_buckets(w, club, &game.game, &[variant], &spans, &[shard]).await?;
+    let mut sums = Vec::with_capacity(locked.len());
+    for (span, starts_at, shard, mut sum) in locked {
+        sum.merge(this.clone());
+        sums.push((variant.to_owned(), span, starts_at, shard, sum));
+    }
+    write_buckets(w, club, &game.game, &sums).await
+}
+
+/// Locks the buckets of these variants, spans and shards, creating empty ones where
+/// there are none (an upsert locks a row whether it inserts or finds it; two writers
+/// of one bucket then add to it one after the other), and reads them, in the order
+/// given (every writer locks variants in order, a day before its month, shards in
+/// order).
+pub(super) async fn lock_buckets<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &str,
+    variants: &[&str],
+    spans: &[(&'static str, DateTime<Utc>)],
+    shards: &[i64],
+) -> Result<Vec<(&'static str, DateTime<Utc>, i64, GameSummary)>, StoreError> {
+    let keys: Vec<(&str, &'static str, DateTime<Utc>, i64)> = variants
+        .iter()
+        .flat_map(|v| {
+            spans.iter().flat_map(move |(span, at)| {
+                shards.iter().map(move |shard| (*v, *span, *at, *shard))
+            })
+        })
+        .collect();
+    let values = bucket_keys(keys.len())
+        .map(|key| format!("($1, $2, {key}, 0, 0, 0, 0, '{{}}', '{{}}')"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "INSERT INTO game_buckets \
+           (club_id, game, variant, span, starts_at, shard, plays, results, total_sum, lower_results, seat_facts, game_facts) \
+         VALUES {values} \
+         ON CONFLICT (club_id, game, variant, span, starts_at, shard) DO UPDATE SET plays = game_buckets.plays \
+         RETURNING variant, span, starts_at, shard, {BUCKET_COLUMNS}"
+    );
+    let mut values = args![club, game];
+    for (variant, span, starts_at, shard) in &keys {
+        values.extend(args![*variant, *span, *starts_at, *shard]);
+    }
+    let rows = w.fetch_all(&sql, values).await?;
+    let mut locked = Vec::with_capacity(keys.len());
+    for (variant, span, starts_at, shard) in keys {
+        let row = rows
+            .iter()
+            .find(|row| {
+                row.try_get::<String, _>("variant")
+                    .is_ok_and(|v| v == variant)
+                    && row.try_get::<String, _>("span").is_ok_and(|s| s == span)
+                    && row.try_get::<i64, _>("shard").is_ok_and(|s| s == shard)
+            })
+            .ok_or_else(|| {
+                StoreError::Corrupt(format!(
+                    "bucket {span} {starts_at} {shard} was not returned"
+                ))
+            })?;
+        locked.push((span, starts_at, shard, bucket_row(row)?));
+    }
+    Ok(locked)
+}
+
+/// Writes bucket shards `(variant, span, starts_at, shard, sums)` whole; one without
+/// results is removed.
+pub(super) async fn write_buckets<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &str,
+    buckets: &[(String, &'static str, DateTime<Utc>, i64, GameSummary)],
+) -> Result<(), StoreError> {
+    // A recount empties every shard but 0: one statement for all of them.
+    let emptied: Vec<_> = buckets.iter().filter(|b| b.4.results == 0).collect();
+    if !emptied.is_empty() {
+        let keys = bucket_keys(emptied.len())
+            .map(|key| format!("({key})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut values = args![club, game];
+        for (variant, span, starts_at, shard, _) in emptied {
+            values.extend(args![variant, *span, *starts_at, *shard]);
+        }
+        w.execute(
+            &format!(
+                "DELETE FROM game_buckets WHERE club_id = $1 AND game = $2 \
+                 AND (variant, span, starts_at, shard) IN (VALUES {keys})"
+            ),
+            values,
+        )
+        .await?;
+    }
+    let kept: Vec<_> = buckets.iter().filter(|b| b.4.results > 0).collect();
+    if kept.is_empty() {
+        return Ok(());
+    }
+    let columns = 20;
+    let update = BUCKET_COLUMNS
+        .split(',')
+        .map(|c| format!("{0} = excluded.{0}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "INSERT INTO game_buckets (club_id, game, variant, span, starts_at, shard, {BUCKET_COLUMNS}) VALUES {} \
+         ON CONFLICT (club_id, game, variant, span, starts_at, shard) DO UPDATE SET {update}",
+        placeholders(kept.len(), columns)
+    );
+    let mut values = Vec::with_capacity(columns * kept.len());
+    for (variant, span, starts_at, shard, sum) in kept {
+        let lowest = sum.lowest.as_ref();
+        let highest = sum.highest.as_ref();
+        values.extend(args![
+            club,
+            game,
+            variant,
+            *span,
+            *starts_at,
+            *shard,
+            sum.plays,
+            sum.results,
+            sum.total_sum,
+            sum.lower_results,
+            lowest.map(|r| r.total),
+            lowest.map(|r| r.played_at),
+            lowest.map(|r| r.game_id.clone()),
+            lowest.map(|r| r.seat),
+            highest.map(|r| r.total),
+            highest.map(|r| r.played_at),
+            highest.map(|r| r.game_id.clone()),
+            highest.map(|r| r.seat),
+            sum.facts_json(true),
+            sum.facts_json(false),
+        ]);
+    }
+    w.execute(&sql, values).await
+}
+
+/// Sums a game's day and month again from its seats, for the variants its earlier
+/// and its new result count in (a correction, a retraction, an abandon): each is
+/// written whole to shard 0, its other shards locked and emptied.
+pub(super) async fn recompute_buckets<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &GameRecord,
+    mut variants: Vec<String>,
+) -> Result<(), StoreError> {
+    variants.sort_unstable();
+    variants.dedup();
+    let (day, month) = (day_start(game.started_at), month_start(game.started_at));
+    let names: Vec<&str> = variants.iter().map(String::as_str).collect();
+    let shards: Vec<i64> = (0..W::Db::BUCKET_SHARDS as i64).collect();
+    lock_buckets(
+        w,
+        club,
+        &game.game,
+        &names,
+        &[("day", day), ("month", month)],
+        &shards,
+    )
+    .await?;
+    let mut sums = Vec::with_capacity(2 * shards.len() * variants.len());
+    for variant in &variants {
+        let (sql, params) =
+            seat_summary_query(club, &game.game, Some(variant), (Some(day), next_day(day)));
+        let day_sum = summed_seats(&w.fetch_all(&sql, params).await?)?;
+        // The month: its other days as stored, and this day as it is now.
+        let mut month_sum = day_sum.clone();
+        let (sql, params) = buckets_query(
+            club,
+            &game.game,
+            Some(variant),
+            "day",
+            (Some(month), next_month(month)),
+        );
+        for (at, sum) in bucket_rows(&w.fetch_all(&sql, params).await?)? {
+            if at != day {
+                month_sum.merge(sum);
+            }
+        }
+        for (span, starts_at, sum) in [("day", day, day_sum), ("month", month, month_sum)] {
+            sums.push((variant.clone(), span, starts_at, 0, sum));
+            for shard in &shards[1..] {
+                sums.push((
+                    variant.clone(),
+                    span,
+                    starts_at,
+                    *shard,
+                    GameSummary::default(),
+                ));
+            }
+        }
+    }
+    write_buckets(w, club, &game.game, &sums).await
+}
+
+pub(super) async fn clear_statistics<S: SqlStore>(store: &S) -> Result<(), StoreError> {
+    let _turn = store.write_turn().await;
+    let mut tx = store.pool().begin_with(S::Db::BEGIN).await?;
+    // The months stay listed, their snapshots emptied: the games replayed add their
+    // seats to every later month again. A finish meanwhile (a rebuild runs beside
+    // the servers) may then rely on a month it found listed staying so
+    // (`SNAPSHOTS_LOCK_TO_ADD`).
+    for statement in [
+        "UPDATE game_players SET total = NULL, rank = NULL, facts = NULL WHERE rank IS NOT NULL OR facts IS NOT NULL",
+        "UPDATE games SET facts = NULL WHERE facts IS NOT NULL",
+        "DELETE FROM player_game_totals",
+        "DELETE FROM player_runs",
+        "DELETE FROM run_snapshots",
+        "DELETE FROM game_buckets",
+    ] {
+        query(statement).execute(&mut tx).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+pub(super) async fn replace_result<S: SqlStore>(
+    store: &S,
+    club: &str,
+    game: &GameRecord,
+    result: Option<&GameResult>,
+) -> Result<(), StoreError> {
+    // On SQLite the write lock from the start: a rebuild runs beside a server, whose
+    // commit would otherwise fail this transaction's first write (`SQLITE_BUSY`).
+    let _turn = store.write_turn().await;
+    let mut w = S::Db::writes(store.pool().begin_with(S::Db::BEGIN).await?);
+    write_result(&mut w, club, game, true, result).await?;
+    w.commit().await?;
+    Ok(())
+}
