@@ -1,6 +1,6 @@
 //! PostgreSQL: plain appends written together.
 //!
-//! A plain append (every round but a game's last, [`super::sql`]'s `write_at_version`) is one
+//! A plain append (every round but a game's last, `PostgresStore::write_at_version`) is one
 //! statement in its own transaction. PostgreSQL spends most of such an append on what every
 //! statement pays whatever it writes — the commit and its WAL flush, the socket, starting the
 //! executor — so concurrent plain appends are gathered ([`super::gather`]): the ones made while
