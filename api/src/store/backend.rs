@@ -1,27 +1,36 @@
-//! What differs between SQLite and PostgreSQL, in one place. The rest of the store is written
-//! once, generic over these two traits:
-//! - [`Backend`]: the database — the literals its statements differ by (how a write
-//!   transaction begins, its row and club locks, its JSON aggregate) and how a [`Query`] runs
-//!   on it;
-//! - [`SqlStore`]: the store on it — its pool, and what each does its own way (SQLite's one
-//!   writer, PostgreSQL's kept connections and standby).
+//! The two databases the store runs on: what their statements differ by ([`Backend`]: how a
+//! write transaction begins, row and club locks, a JSON aggregate) and how a statement runs on
+//! either ([`query`]: `query(SQL).bind(a).fetch_optional(pool)`, as with sqlx's own, written
+//! once for both: the values are [`Param`]s, bound by the backend).
 
+use std::borrow::Cow;
 use std::future::Future;
 
 use sqlx::Database;
-use tokio::sync::MutexGuard;
 
 use super::columns::Columns;
-use super::commit::Shared;
-use super::events::append::INSERT_EVENT;
 use super::lists::{Param, bind_params};
-use super::primary::FollowerStatus;
-use super::query::{On, Query};
-use super::stats::sql::{SNAPSHOTS_LOCK, SNAPSHOTS_LOCK_TO_ADD};
-use super::types::{Appended, NewGame, Reads};
-use super::writes::{SqliteConn, Writes, Writing};
-use super::{GameRecord, StoreError};
-use crate::append::AppendRequest;
+
+/// An event's insert, outside the club's positions lock (`events::append::insert_row`).
+pub(super) const INSERT_EVENT: &str = "INSERT INTO events \
+    (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+/// PostgreSQL: the club's month snapshots, alone for one transaction (`$1` the club): taken by a
+/// correction and a merge, which recompute snapshots; see `lock_snapshots`. A first finish
+/// takes it through [`SNAPSHOTS_LOCK_TO_ADD`].
+const SNAPSHOTS_LOCK: &str = "SELECT pg_advisory_xact_lock(7461627, hashtext($1))";
+
+/// PostgreSQL: the same lock for a first finish (`$1` the club, `$2` its game's month), shared
+/// when that month has its snapshot already, as it has for nearly every finish. Such finishes
+/// only add their seats to later months' snapshots, which they can do side by side (their
+/// players' rows are locked). One that makes its month's snapshot takes the lock alone, so that
+/// no finish it cannot see is still adding seats. A month once listed stays listed, so what the
+/// check found before the lock still holds after it (a rebuild, too, keeps the months listed).
+const SNAPSHOTS_LOCK_TO_ADD: &str = "SELECT CASE \
+       WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = $2) \
+       THEN pg_advisory_xact_lock_shared(7461627, hashtext($1)) \
+       ELSE pg_advisory_xact_lock(7461627, hashtext($1)) END";
 
 /// A database the store runs on: its statements' literals, and how a [`Query`] runs on it.
 pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
@@ -52,15 +61,6 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
     /// The JSON aggregate of a leaderboard's rows, as text.
     const JSON_ROWS: &'static str;
 
-    /// What a write transaction runs on ([`super::writes::Writes`]).
-    type Conn<'c>: Send;
-
-    /// A transaction of sqlx's, to write on.
-    fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static>;
-
-    /// A transaction of sqlx's, as the write path writes on it.
-    fn writes(tx: sqlx::Transaction<'static, Self>) -> impl Writing<Db = Self>;
-
     /// Runs `query` and returns its rows.
     fn fetch_all<'a>(
         on: On<'a, Self>,
@@ -72,64 +72,6 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
         on: On<'a, Self>,
         query: Query,
     ) -> impl Future<Output = Result<u64, sqlx::Error>> + Send + 'a;
-}
-
-/// A store on a [`Backend`]: its pool, and the parts each store does its own way. The rest of
-/// the store's traits are implemented once for every `SqlStore` (`events`, `stats`,
-/// `players`, `presets`).
-pub(super) trait SqlStore: Send + Sync + 'static {
-    type Db: Backend;
-
-    /// The pool reads and the writes outside the append path run on.
-    fn pool(&self) -> &sqlx::Pool<Self::Db>;
-
-    /// What the write path shares with the reads: the state cache, the clubs' rows, the
-    /// subscribers of commits.
-    fn shared(&self) -> &Shared;
-
-    /// On PostgreSQL, the pool whose database carries the other servers' commit notifications.
-    fn notifications(&self) -> Option<sqlx::PgPool>;
-
-    /// The database's write turn, held by a write outside the append path for its
-    /// transaction (SQLite: taken in turn with the writer's batches); `None`: none to take.
-    fn write_turn(&self) -> impl Future<Output = Option<MutexGuard<'_, ()>>> + Send;
-
-    /// The last position a reader of the club's log or lobby may read up to; `None`: no bound.
-    fn settled_position(
-        &self,
-        club: &str,
-    ) -> impl Future<Output = Result<Option<i64>, StoreError>> + Send;
-
-    /// The game's stored version (`None`: the club has no such game).
-    fn stored_version(
-        &self,
-        club: &str,
-        id: &str,
-    ) -> impl Future<Output = Result<Option<i64>, StoreError>> + Send;
-
-    /// Decides and writes one append (see `EventStore::append`).
-    fn write_append(
-        &self,
-        club: &str,
-        id: &str,
-        request: AppendRequest,
-    ) -> impl Future<Output = Result<Appended, StoreError>> + Send;
-
-    /// Creates a game and its first event (see `EventStore::create_game`).
-    fn write_create(
-        &self,
-        club: &str,
-        game: &NewGame,
-    ) -> impl Future<Output = Result<Option<GameRecord>, StoreError>> + Send;
-
-    /// Told of a write that failed: PostgreSQL then looks for its primary at once.
-    fn write_failed(&self, e: &StoreError);
-
-    /// The primary this store follows among several hosts (`None`: nothing to follow).
-    fn follower_status(&self) -> Option<FollowerStatus>;
-
-    /// Where this request reads statistics and history lists.
-    fn read_side(&self) -> Reads<'_>;
 }
 
 /// [`Backend::fetch_all`] and [`Backend::execute`]: the same sqlx calls, on each backend's
@@ -182,16 +124,6 @@ impl Backend for sqlx::Sqlite {
     const JSON_ROWS: &'static str = "json_group_array(json_array(player_id, name, \
         json_array(played, wins, total_sum, rank_sum, lower_games)))";
 
-    type Conn<'c> = SqliteConn<'c>;
-
-    fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static> {
-        SqliteConn::Transaction(tx)
-    }
-
-    fn writes(tx: sqlx::Transaction<'static, Self>) -> impl Writing<Db = Self> {
-        Writes::new(tx)
-    }
-
     runs_queries!();
 }
 
@@ -216,15 +148,112 @@ impl Backend for sqlx::Postgres {
     const JSON_ROWS: &'static str = "CAST(json_agg(json_build_array(player_id, name, \
         json_build_array(played, wins, total_sum, rank_sum, lower_games))) AS TEXT)";
 
-    type Conn<'c> = sqlx::Transaction<'c, sqlx::Postgres>;
-
-    fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static> {
-        tx
-    }
-
-    fn writes(tx: sqlx::Transaction<'static, Self>) -> impl Writing<Db = Self> {
-        Writes::new(tx)
-    }
-
     runs_queries!();
+}
+
+/// A statement, written with `$1` placeholders, and its values in placeholder order.
+pub(super) struct Query {
+    pub(super) sql: Cow<'static, str>,
+    pub(super) args: Vec<Param>,
+}
+
+/// A statement to run: a constant, or one written for the call (`format!`).
+pub(super) fn query(sql: impl Into<Cow<'static, str>>) -> Query {
+    Query {
+        sql: sql.into(),
+        args: Vec::new(),
+    }
+}
+
+impl Query {
+    /// Binds the next placeholder's value.
+    pub(super) fn bind(mut self, value: impl Into<Param>) -> Self {
+        self.args.push(value.into());
+        self
+    }
+
+    /// Binds the next placeholders' values, in order.
+    pub(super) fn with(mut self, values: Vec<Param>) -> Self {
+        self.args.extend(values);
+        self
+    }
+
+    pub(super) fn fetch_all<T: Target>(
+        self,
+        on: T,
+    ) -> impl Future<Output = Result<Vec<Row<T>>, sqlx::Error>> + Send {
+        on.fetch_all(self)
+    }
+
+    pub(super) async fn fetch_optional<T: Target>(
+        self,
+        on: T,
+    ) -> Result<Option<Row<T>>, sqlx::Error> {
+        Ok(on.fetch_all(self).await?.into_iter().next())
+    }
+
+    pub(super) async fn fetch_one<T: Target>(self, on: T) -> Result<Row<T>, sqlx::Error> {
+        self.fetch_optional(on)
+            .await?
+            .ok_or(sqlx::Error::RowNotFound)
+    }
+
+    /// Runs the statement; returns the number of rows it changed.
+    pub(super) fn execute<T: Target>(
+        self,
+        on: T,
+    ) -> impl Future<Output = Result<u64, sqlx::Error>> + Send {
+        on.execute(self)
+    }
+}
+
+/// A row of the backend a statement runs on.
+pub(super) type Row<T> = <<T as Target>::Db as Database>::Row;
+
+/// Where a statement runs: the pool, or an open transaction's connection.
+pub(super) enum On<'a, DB: Database> {
+    Pool(&'a sqlx::Pool<DB>),
+    Connection(&'a mut DB::Connection),
+}
+
+/// What a statement can run on: `&Pool`, or `&mut Transaction`.
+pub(super) trait Target: Send + Sized {
+    type Db: Backend;
+
+    fn fetch_all(
+        self,
+        query: Query,
+    ) -> impl Future<Output = Result<Vec<<Self::Db as Database>::Row>, sqlx::Error>> + Send;
+
+    fn execute(self, query: Query) -> impl Future<Output = Result<u64, sqlx::Error>> + Send;
+}
+
+impl<DB: Backend> Target for &sqlx::Pool<DB> {
+    type Db = DB;
+
+    fn fetch_all(
+        self,
+        query: Query,
+    ) -> impl Future<Output = Result<Vec<DB::Row>, sqlx::Error>> + Send {
+        DB::fetch_all(On::Pool(self), query)
+    }
+
+    fn execute(self, query: Query) -> impl Future<Output = Result<u64, sqlx::Error>> + Send {
+        DB::execute(On::Pool(self), query)
+    }
+}
+
+impl<DB: Backend> Target for &mut sqlx::Transaction<'_, DB> {
+    type Db = DB;
+
+    fn fetch_all(
+        self,
+        query: Query,
+    ) -> impl Future<Output = Result<Vec<DB::Row>, sqlx::Error>> + Send {
+        DB::fetch_all(On::Connection(&mut **self), query)
+    }
+
+    fn execute(self, query: Query) -> impl Future<Output = Result<u64, sqlx::Error>> + Send {
+        DB::execute(On::Connection(&mut **self), query)
+    }
 }

@@ -8,10 +8,9 @@ use std::sync::{Arc, OnceLock};
 
 use tabletally_domain::Scoreboard;
 
-use super::writes::settled_position;
-use super::{
-    ClubRecord, Committed, HeldGame, StateCache, StoredEvent, Subscribers, WriterCounters,
-};
+use super::cache::StateCache;
+use super::types::{ClubRecord, Committed, Subscribers, WriterCounters};
+use crate::records::{HeldGame, StoredEvent};
 
 /// What the write path shares with its writer task: the state cache, the live streams and the
 /// group commit's counters.
@@ -153,7 +152,7 @@ pub(super) struct AfterCommit {
 
 impl AfterCommit {
     /// Its events' positions, now that the writer's batch's first one is known
-    /// ([`super::writes::settled_position`]).
+    /// ([`settled_position`]).
     pub(super) fn settle(&mut self, first: i64) {
         for event in &mut self.events {
             event.position = settled_position(event.position, first);
@@ -164,9 +163,26 @@ impl AfterCommit {
     }
 }
 
+/// A position `Writes::provisional_position` gave, once the batch's first event's position
+/// is known (`first`); a position read from the database is left as it is.
+pub(super) fn settled_position(position: i64, first: i64) -> i64 {
+    if position < 0 {
+        first - position - 1
+    } else {
+        position
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn provisional_positions_settle_in_insertion_order_from_the_batchs_first() {
+        assert_eq!(settled_position(-1, 41), 41);
+        assert_eq!(settled_position(-3, 41), 43);
+        assert_eq!(settled_position(7, 41), 7);
+    }
 
     fn club(hash: &str) -> ClubRecord {
         ClubRecord {

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::oneshot;
 
-use super::StoreError;
+use super::error::StoreError;
 
 /// What one statement does for the asks of a turn.
 pub(super) trait Gather: Send + Sync + 'static {

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use tabletally_domain::setup::name_key;
 
-use super::GameFilter;
+use super::types::GameFilter;
 
 /// A value to bind, in the order of the statement's `$n`.
 #[derive(Debug, Clone, PartialEq)]

@@ -26,9 +26,9 @@ mod plain;
 mod players;
 mod presets;
 pub mod primary;
-mod query;
 mod server_lock;
 mod sole;
+mod sql_store;
 mod stats;
 mod turns;
 mod types;
@@ -41,7 +41,6 @@ pub use crate::records::{
 };
 pub use cache::{CacheCounters, StateCache};
 pub use error::StoreError;
-pub use events::EventStore;
 pub use events::append::seat_players_read;
 pub use events::clubs::{
     NOTIFY_CHANNEL, REVOCATIONS_CHANNEL, first_token_revocation, revoked_first_token,
@@ -49,6 +48,7 @@ pub use events::clubs::{
 pub use events::games::{GAME_ROW, STORED_VERSION};
 pub use events::postgres::PostgresStore;
 pub use events::sqlite::SqliteStore;
+pub use events::{EventStore, ReadFrom, Reads, Store};
 pub use plain::{PLAIN_APPEND, PLAIN_APPENDS};
 pub use players::{ClubPlayer, Merge, PlayerImport, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};

@@ -25,10 +25,11 @@ use sqlx::{PgPool, Row};
 use tokio::sync::oneshot;
 
 use super::commit::Shared;
+use super::error::StoreError;
 use super::gather::{Gather, Gathered, answered};
 use super::lanes::Lanes;
+use super::types::SCHEMA_VERSION;
 use super::writes::translate;
-use super::{SCHEMA_VERSION, StoreError};
 use crate::records::NewEvent;
 
 /// One plain append in one statement: what [`PLAIN_APPENDS`] writes, for a lone append, in a

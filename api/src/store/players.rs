@@ -10,10 +10,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use tabletally_domain::setup::name_key;
 
-use super::backend::{Backend, SqlStore};
+use super::backend::Backend;
+use super::backend::query;
 use super::columns::Columns;
 use super::error::StoreError;
-use super::query::query;
+use super::sql_store::SqlStore;
 use super::stats::sql::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS};
 
 /// How a rename went.

@@ -5,10 +5,10 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tabletally_domain::setup::name_key;
 
-use super::backend::SqlStore;
+use super::backend::query;
 use super::columns::Columns;
 use super::error::StoreError;
-use super::query::query;
+use super::sql_store::SqlStore;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PresetRecord {

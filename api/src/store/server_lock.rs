@@ -1,7 +1,7 @@
 //! One server per SQLite database.
 //!
 //! A server's writer must be its database's only writer: its state cache answers score reads
-//! without asking the database ([`super::StateCache::current`]), which a second server's
+//! without asking the database ([`super::cache::StateCache::current`]), which a second server's
 //! writes would make wrong. So a server holds an exclusive lock on a file beside the database
 //! (`<database>.server-lock`) for as long as its store lives, and a second server process on
 //! the same file is refused at start with a pointer to PostgreSQL, which serves many.
@@ -13,7 +13,7 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use super::StoreError;
+use super::error::StoreError;
 
 /// The locks this process holds, by lock file, with how many stores share each.
 fn held() -> &'static Mutex<HashMap<PathBuf, (File, usize)>> {

@@ -12,7 +12,7 @@
 //!
 //! A server that finds itself the only one present takes *writes* exclusively
 //! (`pg_try_advisory_lock`, so only when no append of anyone's is in flight), and a *term*
-//! begins in its cache ([`super::StateCache::begin_term`]): from then on no other server's
+//! begins in its cache ([`super::cache::StateCache::begin_term`]): from then on no other server's
 //! append can commit until it lets go, and its own appends skip the lock. It lets go as soon
 //! as it sees another server present or an append waiting for *writes* (checked every
 //! [`TICK`]): it ends the term first, then unlocks, so no read answered from memory can miss

@@ -4,10 +4,6 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tabletally_domain::Scoreboard;
 
-use super::events::EventStore;
-use super::players::PlayerStore;
-use super::presets::PresetStore;
-use super::stats::StatsStore;
 use crate::append::Refused;
 use crate::records::{GameRecord, GameResult, StoredEvent};
 
@@ -165,35 +161,6 @@ pub enum ImportOutcome {
 /// What an imported game puts into the statistics, once its seats have club player ids.
 pub type ImportResult<'a> =
     dyn Fn(&GameRecord) -> Result<Option<GameResult>, Refused> + Send + Sync + 'a;
-
-/// Where a request's statistics and history lists are read (see [`EventStore::reads`]).
-pub struct Reads<'a> {
-    pub store: &'a dyn Store,
-    pub from: ReadFrom,
-}
-
-/// The database a read came from, as the `Read-From` header names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadFrom {
-    /// `DATABASE_URL`'s database (its primary).
-    Primary,
-    /// A standby of `TABLETALLY_READ_DATABASE_URL`.
-    Standby,
-}
-
-impl ReadFrom {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReadFrom::Primary => "primary",
-            ReadFrom::Standby => "standby",
-        }
-    }
-}
-
-/// The whole store: the log, the statistics read models, changes to the club's players and
-/// the club's table presets.
-pub trait Store: EventStore + StatsStore + PlayerStore + PresetStore {}
-impl<T: EventStore + StatsStore + PlayerStore + PresetStore> Store for T {}
 
 /// Commits of the write path; on SQLite a commit holds a batch of requests (group commit).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

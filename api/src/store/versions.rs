@@ -15,7 +15,7 @@ use futures_util::future::join_all;
 use sqlx::{PgPool, Row};
 use tokio::sync::oneshot;
 
-use super::StoreError;
+use super::error::StoreError;
 use super::gather::{Gather, Gathered, answered};
 use super::lanes::Lanes;
 

@@ -29,12 +29,15 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 use tokio::sync::{mpsc, oneshot};
 
+use super::commit::settled_position;
 use super::commit::{AfterCommit, Shared, Written};
 use super::direct::Direct;
+use super::error::StoreError;
 use super::turns::Turns;
-use super::writes::{Mark, Writes, settled_position};
-use super::{Appended, GameRecord, NewGame, StoreError};
+use super::types::{Appended, NewGame};
+use super::writes::{Mark, Writes};
 use crate::append::AppendRequest;
+use crate::records::{GameRecord, HeldGame};
 
 /// Requests queued or in a batch at most, taken by club in rotation; past it, callers wait
 /// for their club's turn (back-pressure, and fairness between clubs). Also bounds a batch's
@@ -51,7 +54,7 @@ enum Job {
         request: AppendRequest,
         /// The game as replayed before the batch, when no state of it was held: the batch uses
         /// it if the game's row is still at its version.
-        prepared: Option<Box<super::HeldGame>>,
+        prepared: Option<Box<HeldGame>>,
         reply: oneshot::Sender<Result<Appended, StoreError>>,
     },
     Create {
@@ -71,7 +74,7 @@ pub(super) trait Work: Send + 'static {
         club: &str,
         id: &str,
         request: &AppendRequest,
-        prepared: Option<super::HeldGame>,
+        prepared: Option<HeldGame>,
     ) -> Result<Written<Appended>, StoreError>;
 
     async fn create(
@@ -171,7 +174,7 @@ impl Writer {
         club: &str,
         id: &str,
         request: AppendRequest,
-        prepared: Option<super::HeldGame>,
+        prepared: Option<HeldGame>,
     ) -> Result<Appended, StoreError> {
         let _turn = self.turns.take(club).await;
         let (reply, answer) = oneshot::channel();

@@ -10,10 +10,10 @@
 
 use std::future::Future;
 
-use super::StoreError;
 use super::backend::Backend;
 use super::columns::{Columns, DirectRow};
 use super::direct::Direct;
+use super::error::StoreError;
 use super::lists::{Param, bind_params};
 
 /// The values of one statement, in placeholder order: `args![a, b, c]`.
@@ -32,6 +32,42 @@ pub(super) struct Mark {
     events: i64,
 }
 
+/// A backend as the write path writes on it.
+pub(super) trait WriteOn: Backend {
+    /// What a write transaction runs on.
+    type Conn<'c>: Send;
+
+    /// A transaction of sqlx's, to write on.
+    fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static>;
+
+    /// A transaction of sqlx's, as the write path writes on it.
+    fn writes(tx: sqlx::Transaction<'static, Self>) -> impl Writing<Db = Self>;
+}
+
+impl WriteOn for sqlx::Postgres {
+    type Conn<'c> = sqlx::Transaction<'c, sqlx::Postgres>;
+
+    fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static> {
+        tx
+    }
+
+    fn writes(tx: sqlx::Transaction<'static, Self>) -> impl Writing<Db = Self> {
+        Writes::new(tx)
+    }
+}
+
+impl WriteOn for sqlx::Sqlite {
+    type Conn<'c> = SqliteConn<'c>;
+
+    fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static> {
+        SqliteConn::Transaction(tx)
+    }
+
+    fn writes(tx: sqlx::Transaction<'static, Self>) -> impl Writing<Db = Self> {
+        Writes::new(tx)
+    }
+}
+
 /// What a write runs on, on SQLite.
 pub(super) enum SqliteConn<'c> {
     /// A transaction of sqlx's, whose connection is borrowed for each statement.
@@ -43,13 +79,13 @@ pub(super) enum SqliteConn<'c> {
 
 /// A write transaction (see the module's comment). Dropped without [`Writes::commit`] (or,
 /// for the writer, [`Writes::commit_batch`]), it is rolled back.
-pub(super) struct Writes<'c, DB: Backend> {
+pub(super) struct Writes<'c, DB: WriteOn> {
     conn: DB::Conn<'c>,
     /// Events the writer's batch inserted so far (their positions are settled at its commit).
     events: i64,
 }
 
-impl<DB: Backend> Writes<'static, DB> {
+impl<DB: WriteOn> Writes<'static, DB> {
     pub(super) fn new(tx: sqlx::Transaction<'static, DB>) -> Self {
         Self {
             conn: DB::on(tx),
@@ -58,7 +94,7 @@ impl<DB: Backend> Writes<'static, DB> {
     }
 }
 
-impl<DB: Backend> Writes<'_, DB> {
+impl<DB: WriteOn> Writes<'_, DB> {
     /// The position of the batch's next event, until its commit tells the real one: `-1` for
     /// the batch's first event, `-2` for the second… ([`settled_position`]). Only the sole
     /// writer's events have one; the others read theirs back (`RETURNING position`).
@@ -305,16 +341,6 @@ impl<'c> Writes<'c, sqlx::Sqlite> {
     }
 }
 
-/// A position [`Writes::provisional_position`] gave, once the batch's first event's position
-/// is known (`first`); a position read from the database is left as it is.
-pub(super) fn settled_position(position: i64, first: i64) -> i64 {
-    if position < 0 {
-        first - position - 1
-    } else {
-        position
-    }
-}
-
 /// Constraint names from the migrations: a violation is a concurrent writer, not a bug.
 const UNIQUE_SEQ: &str = "events_game_seq_key";
 const UNIQUE_EVENT_ID: &str = "events_game_event_id_key";
@@ -340,16 +366,4 @@ pub(super) fn translate(e: sqlx::Error) -> StoreError {
         ));
     }
     StoreError::Database(e)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn provisional_positions_settle_in_insertion_order_from_the_batchs_first() {
-        assert_eq!(settled_position(-1, 41), 41);
-        assert_eq!(settled_position(-3, 41), 43);
-        assert_eq!(settled_position(7, 41), 7);
-    }
 }

@@ -9,7 +9,7 @@ use tabletally_domain::setup::name_key;
 
 use crate::append::{self, AppendRequest, Decision};
 use crate::records::{EventMeta, GameRecord, HeldGame, NewEvent, SeatRecord, StoredEvent};
-use crate::store::backend::Backend;
+use crate::store::backend::{Backend, INSERT_EVENT};
 use crate::store::columns::Columns;
 use crate::store::commit::{AfterCommit, Shared, Written};
 use crate::store::error::StoreError;
@@ -19,11 +19,6 @@ use crate::store::types::{Appended, NewGame, NewSeat, SCHEMA_VERSION, change_kin
 use crate::store::writes::{Writing, args};
 
 use super::games::{EVENTS, GAME_ROW, SEATS, corrupt, event_row, game_row, seat_rows};
-
-/// An event's insert, outside the club's positions lock (`insert_row`).
-pub(in crate::store) const INSERT_EVENT: &str = "INSERT INTO events \
-    (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
 /// The clock, at the precision both databases keep (microseconds), so an answer given from
 /// memory equals the same answer read back later.

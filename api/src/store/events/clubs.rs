@@ -4,10 +4,11 @@
 use chrono::{DateTime, Utc};
 
 use super::append::now;
-use crate::store::backend::{Backend, SqlStore};
+use crate::store::backend::Backend;
+use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
-use crate::store::query::query;
+use crate::store::sql_store::SqlStore;
 use crate::store::types::{AccessTokenRecord, ClubRecord};
 
 /// The channel every PostgreSQL server `LISTEN`s on for the other servers' commits: a

@@ -4,15 +4,16 @@
 use serde_json::{Value, json};
 
 use crate::records::{GameRecord, StoredEvent};
-use crate::store::backend::{Backend, SqlStore};
+use crate::store::backend::Backend;
+use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
-use crate::store::query::query;
+use crate::store::sql_store::SqlStore;
 use crate::store::stats::write::write_result;
 use crate::store::types::{
     ClubCopy, Committed, ImportOutcome, ImportResult, ImportedGame, PlayerCopy,
 };
-use crate::store::writes::{Writing, args};
+use crate::store::writes::{WriteOn, Writing, args};
 
 use super::append::{
     insert_at_position, insert_game, insert_row, now, record_change, seat_players,

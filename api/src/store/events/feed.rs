@@ -2,10 +2,10 @@
 //! only up to where no append still in flight can add an earlier one.
 
 use crate::records::StoredEvent;
-use crate::store::backend::SqlStore;
+use crate::store::backend::{Query, query};
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
-use crate::store::query::{Query, query};
+use crate::store::sql_store::SqlStore;
 use crate::store::types::GameChange;
 
 use super::games::{event_row, game_row, joined_seat};

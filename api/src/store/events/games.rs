@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use crate::records::{GameRecord, HeldGame, SeatRecord, StoredEvent};
-use crate::store::backend::SqlStore;
+use crate::store::backend::{Target, query};
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
 use crate::store::lists::game_list;
-use crate::store::query::{Target, query};
+use crate::store::sql_store::SqlStore;
 use crate::store::types::GameFilter;
 
 /// A game's row by its id, in its club (the club compared as in

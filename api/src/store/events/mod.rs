@@ -16,15 +16,48 @@ use chrono::{DateTime, Utc};
 
 use crate::append::AppendRequest;
 use crate::records::{GameRecord, HeldGame, StoredEvent};
-use crate::store::backend::{Backend, SqlStore};
+use crate::store::backend::Backend;
+use crate::store::backend::query;
 use crate::store::cache::CacheCounters;
 use crate::store::error::StoreError;
+use crate::store::players::PlayerStore;
+use crate::store::presets::PresetStore;
 use crate::store::primary::FollowerStatus;
-use crate::store::query::query;
+use crate::store::sql_store::SqlStore;
+use crate::store::stats::StatsStore;
 use crate::store::types::{
     AccessTokenRecord, Appended, ClubCopy, ClubRecord, GameChange, GameFilter, ImportOutcome,
-    ImportResult, ImportedGame, NewGame, Reads, Subscribers, WriterCounters,
+    ImportResult, ImportedGame, NewGame, Subscribers, WriterCounters,
 };
+
+/// Where a request's statistics and history lists are read (see [`EventStore::reads`]).
+pub struct Reads<'a> {
+    pub store: &'a dyn Store,
+    pub from: ReadFrom,
+}
+
+/// The database a read came from, as the `Read-From` header names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadFrom {
+    /// `DATABASE_URL`'s database (its primary).
+    Primary,
+    /// A standby of `TABLETALLY_READ_DATABASE_URL`.
+    Standby,
+}
+
+impl ReadFrom {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadFrom::Primary => "primary",
+            ReadFrom::Standby => "standby",
+        }
+    }
+}
+
+/// The whole store: the log, the statistics read models, changes to the club's players and
+/// the club's table presets.
+pub trait Store: EventStore + StatsStore + PlayerStore + PresetStore {}
+impl<T: EventStore + StatsStore + PlayerStore + PresetStore> Store for T {}
 
 #[async_trait]
 pub trait EventStore: Send + Sync {
@@ -405,7 +438,16 @@ impl<S: SqlStore> EventStore for S {
     }
 
     fn reads(&self) -> Reads<'_> {
-        self.read_side()
+        match self.standby() {
+            Some(standby) => Reads {
+                store: standby,
+                from: ReadFrom::Standby,
+            },
+            None => Reads {
+                store: self,
+                from: ReadFrom::Primary,
+            },
+        }
     }
 
     async fn seen_position(&self, club: &str) -> Result<i64, StoreError> {

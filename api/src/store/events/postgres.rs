@@ -11,15 +11,15 @@ use tokio::sync::MutexGuard;
 
 use crate::append::{self, AppendRequest, Decision};
 use crate::records::{GameRecord, StoredEvent};
-use crate::store::backend::SqlStore;
+use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::commit::{Shared, Written};
 use crate::store::error::StoreError;
 use crate::store::lanes::Lanes;
 use crate::store::plain::{PlainAppend, PlainAppends};
 use crate::store::primary::{Follower, FollowerStatus};
-use crate::store::query::query;
-use crate::store::types::{Appended, NewGame, ReadFrom, Reads, Usage};
+use crate::store::sql_store::SqlStore;
+use crate::store::types::{Appended, NewGame, Usage};
 use crate::store::versions::VersionReads;
 use crate::store::writes::{Writes, Writing, args};
 
@@ -150,18 +150,12 @@ impl SqlStore for PostgresStore {
         self.primary.as_ref().map(|primary| primary.status())
     }
 
-    /// Where this request reads statistics and history lists: the standby while one is up.
-    fn read_side(&self) -> Reads<'_> {
-        match self.standby.as_deref() {
-            Some(standby) if standby.follower.is_up() => Reads {
-                store: &standby.store,
-                from: ReadFrom::Standby,
-            },
-            _ => Reads {
-                store: self,
-                from: ReadFrom::Primary,
-            },
-        }
+    /// The standby while one is up.
+    fn standby(&self) -> Option<&Self> {
+        self.standby
+            .as_deref()
+            .filter(|standby| standby.follower.is_up())
+            .map(|standby| &standby.store)
     }
 
     /// A write that failed because the primary went away (or is a standby now) makes the

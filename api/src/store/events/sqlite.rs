@@ -12,14 +12,14 @@ use tokio::sync::MutexGuard;
 
 use crate::append::AppendRequest;
 use crate::records::{GameRecord, HeldGame};
-use crate::store::backend::SqlStore;
+use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::commit::{Shared, Written};
 use crate::store::error::StoreError;
 use crate::store::primary::FollowerStatus;
-use crate::store::query::query;
 use crate::store::server_lock::ServerLock;
-use crate::store::types::{Appended, NewGame, ReadFrom, Reads, Usage};
+use crate::store::sql_store::SqlStore;
+use crate::store::types::{Appended, NewGame, Usage};
 use crate::store::writer::{Work, Writer};
 use crate::store::writes::Writes;
 
@@ -166,11 +166,8 @@ impl SqlStore for SqliteStore {
     }
 
     /// SQLite has no standby: every read is the primary's.
-    fn read_side(&self) -> Reads<'_> {
-        Reads {
-            store: self,
-            from: ReadFrom::Primary,
-        }
+    fn standby(&self) -> Option<&Self> {
+        None
     }
 
     /// One process's file: there is no other host to move to.

@@ -6,20 +6,21 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use tabletally_domain::setup::name_key;
 
-use crate::store::backend::{Backend, SqlStore};
+use crate::store::backend::Backend;
+use crate::store::backend::{Target, query};
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
 use crate::store::lists::{Param, Params};
-use crate::store::query::{Target, query};
+use crate::store::sql_store::SqlStore;
 
 use super::periods::{Period, Range};
+use super::rows::{
+    GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord, StatsFilter,
+};
 use super::sql::{
     PLAYER_SELECT, SUMMED, buckets_query, period_conditions, seat_summary_query, sums_before,
 };
 use super::summary::{GameSummary, Record, SeatResult};
-use super::{
-    GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord, StatsFilter,
-};
 
 pub(super) fn bucket_row(row: &impl Columns) -> Result<GameSummary, StoreError> {
     let record = |prefix: &str| -> Result<Option<Record>, sqlx::Error> {

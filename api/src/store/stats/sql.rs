@@ -125,23 +125,6 @@ pub(super) fn player_rows(players: &[&PlayerResult], first: usize) -> (String, V
     (rows, values)
 }
 
-/// PostgreSQL: the club's month snapshots, alone for one transaction (`$1` the club): taken by a
-/// correction and a merge, which recompute snapshots; see `lock_snapshots`. A first finish
-/// takes it through [`SNAPSHOTS_LOCK_TO_ADD`].
-pub(in crate::store) const SNAPSHOTS_LOCK: &str =
-    "SELECT pg_advisory_xact_lock(7461627, hashtext($1))";
-
-/// PostgreSQL: the same lock for a first finish (`$1` the club, `$2` its game's month), shared
-/// when that month has its snapshot already, as it has for nearly every finish. Such finishes
-/// only add their seats to later months' snapshots, which they can do side by side (their
-/// players' rows are locked). One that makes its month's snapshot takes the lock alone, so that
-/// no finish it cannot see is still adding seats. A month once listed stays listed, so what the
-/// check found before the lock still holds after it (a rebuild, too, keeps the months listed).
-pub(in crate::store) const SNAPSHOTS_LOCK_TO_ADD: &str = "SELECT CASE \
-       WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = $2) \
-       THEN pg_advisory_xact_lock_shared(7461627, hashtext($1)) \
-       ELSE pg_advisory_xact_lock(7461627, hashtext($1)) END";
-
 /// The shard of its day's and month's buckets a first finish adds to (of `shards`), picked by
 /// its game id (FNV-1a). PostgreSQL holds a row a finish adds to until its commit, so tables
 /// of a club finishing the same game at once would otherwise wait on the same two rows. Any

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use crate::records::{GameRecord, GameResult};
 use crate::store::error::StoreError;
 
-use super::FactTotal;
+use super::rows::FactTotal;
 
 /// One finished seat of a game, as read for the game's statistics.
 pub(super) struct SeatResult {

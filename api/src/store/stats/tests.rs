@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 
 use crate::records::{GameRecord, GameResult};
 
-use super::FactTotal;
+use super::rows::FactTotal;
 
 use super::periods::*;
 use super::summary::*;

@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 
 use crate::records::{GameRecord, GameResult, PlayerResult, SeatRecord};
-use crate::store::backend::{Backend, SqlStore};
+use crate::store::backend::Backend;
+use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
 use crate::store::lists::{Param, placeholders};
-use crate::store::query::query;
-use crate::store::writes::{Writing, args};
+use crate::store::sql_store::SqlStore;
+use crate::store::writes::{WriteOn, Writing, args};
 
 use super::periods::{day_start, month_start, next_day, next_month};
 use super::read::{bucket_row, bucket_rows, summed_seats};
