@@ -14,8 +14,8 @@ use tabletally_api::config::Config;
 
 use tabletally_api::startup::Application;
 
-// Scoring builds many small strings and JSON values; mimalloc makes a replay about a third
-// faster than the system allocator (BENCHMARKS.md).
+// Scoring builds many small strings and JSON values, which mimalloc allocates faster than the
+// system allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -1,4 +1,4 @@
-//! Wake-ups between servers on one PostgreSQL (issue 31): an append commits alone, with no
+//! Wake-ups between servers on one PostgreSQL: an append commits alone, with no
 //! `NOTIFY` in its transaction (a notifying commit takes PostgreSQL's one notification-queue
 //! lock, so notifying commits wait for each other). After its commits, each server sends at
 //! most one wake-up every [`COALESCE`], outside any append's transaction, carrying the highest

@@ -26,7 +26,7 @@ use crate::records::HeldGame;
 /// — what the cache must hold are the games in progress and the scores being looked at.
 pub const DEFAULT_GAMES: usize = 2_000;
 /// Bytes held at most, estimated (`TABLETALLY_CACHE_MB`, default 12): some 400 games of Mint
-/// Condition, and a server under 64 MiB at 32 tables (BENCHMARKS.md, Memory).
+/// Condition (BENCHMARKS.md, "Memory").
 pub const DEFAULT_BYTES: usize = 12 << 20;
 
 struct Entry {

@@ -8,10 +8,8 @@
 //! to another host is dropped.
 //!
 //! At most [`MOST_LANES`] are in use at once, taken by club in rotation ([`super::turns`]), first
-//! come, first served within a club. Measured
-//! (BENCHMARKS.md, "Writes take turns on kept connections"): with more transactions at once, two
-//! busy cores switch between more of PostgreSQL's backends, and each of a finish's statements
-//! waits longer; first come, first served keeps a latecomer from overtaking those waiting.
+//! come, first served within a club: more transactions at once only make the cores switch between
+//! more of PostgreSQL's backends (BENCHMARKS.md, "Writes take turns on kept connections").
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;

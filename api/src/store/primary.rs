@@ -315,8 +315,8 @@ impl Follower {
 pub(super) const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
 
 /// The check a PostgreSQL pool makes before lending a connection. sqlx's own pings every
-/// connection on every acquire: one more round trip a request, and a fifth or more of
-/// PostgreSQL's CPU per plain append (BENCHMARKS.md). Only a connection that sat idle can have
+/// connection on every acquire: one more round trip a request (BENCHMARKS.md, "No ping before
+/// each lent connection"). Only a connection that sat idle can have
 /// been cut meanwhile unnoticed (a restart, an idle timeout): it is pinged; one in use a moment
 /// ago is not, and if it broke since, its request answers a retryable 503 and sqlx's check on
 /// release drops it. With a `follower`, a connection made before the pool last moved to another

@@ -98,10 +98,9 @@ impl Writer {
     ///
     /// sqlx runs a SQLite connection on a worker thread of its own; the writer borrows it from
     /// that thread for its whole life (`lock_handle`), and runs every statement itself. The
-    /// writer's thread keeps to one CPU, which the connection's idle worker inherits: before
-    /// the writer owned its connection, the two handed every statement to each other, and on
-    /// different CPUs each hand-off woke a sleeping one (BENCHMARKS.md, "Fewer hand-offs, and
-    /// one CPU for the writer"). `TABLETALLY_SQLITE_WRITER_CPU=any` lets it run anywhere.
+    /// writer's thread keeps to one CPU, which the connection's idle worker inherits, so that no
+    /// hand-off wakes a sleeping CPU (BENCHMARKS.md, "Fewer hand-offs, and one CPU for the
+    /// writer"). `TABLETALLY_SQLITE_WRITER_CPU=any` lets it run anywhere.
     pub(super) async fn start(
         options: SqliteConnectOptions,
         shared: Arc<Shared>,

@@ -108,9 +108,8 @@ fn event_values(game_id: &str, event: &StoredEvent) -> Vec<Param> {
 
 /// The read of a new game's players: `$1` the club, then `names` name keys, each looked up by
 /// the whole unique key, then `ids` known players' ids, by the primary key (the club compared
-/// as in [`crate::store::plain::PLAIN_APPEND`]). Each name is its own lookup: written as
-/// `name_key IN (…)`, PostgreSQL read every player of the club until it had the table's
-/// statistics.
+/// as in [`crate::store::plain::PLAIN_APPEND`]). Each name is its own lookup, which PostgreSQL
+/// plans by the whole key even before it has the table's statistics.
 pub fn seat_players_read(names: usize, ids: usize) -> String {
     let mut lookups: Vec<String> = (2..names + 2)
         .map(|key| {

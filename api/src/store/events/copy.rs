@@ -109,7 +109,7 @@ pub(super) async fn club_game_ids<S: SqlStore>(
     limit: i64,
 ) -> Result<Vec<String>, StoreError> {
     // In play order: an import of the file then adds each game after its players'
-    // earlier ones, so their runs need no rewriting (issue 15's PostgreSQL import).
+    // earlier ones, so their runs need no rewriting.
     let rows = query(
         "SELECT id FROM games WHERE club_id = $1 AND ($2 IS NULL OR \
            (started_at, id) > ((SELECT started_at FROM games WHERE id = $2), $2)) \

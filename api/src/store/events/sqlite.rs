@@ -37,12 +37,13 @@ pub struct SqliteStore {
 }
 
 /// SQLite's page cache per connection, MiB (`TABLETALLY_SQLITE_CACHE_MB`): a server's, and a
-/// long pass's (export, import, migrate), whose memory then stays about 40 MB (BENCHMARKS.md).
+/// long pass's (export, import, migrate), small so that its memory stays flat (BENCHMARKS.md,
+/// "Memory").
 const DEFAULT_SQLITE_CACHE_MB: u64 = 8;
 const PASS_SQLITE_CACHE_MB: u64 = 2;
 /// SQLite's memory map of the database file, MiB (`TABLETALLY_SQLITE_MMAP_MB`). None by
-/// default: measured, it made appends no faster, and every connection maps the file on its own,
-/// so a big club's file showed up to connections × the map in the process's memory.
+/// default: it makes appends no faster, and every connection maps the file on its own
+/// (BENCHMARKS.md, "SQLite's memory map (`mmap_size`)").
 const DEFAULT_SQLITE_MMAP_MB: u64 = 0;
 
 fn sqlite_mb(name: &str, default: u64) -> u64 {
@@ -191,8 +192,8 @@ impl SqlStore for SqliteStore {
     }
 
     /// A game this server holds no state of is replayed here, from a read snapshot, before
-    /// the writer's batch: replayed inside it, a long log held the database's write lock, and
-    /// every other club's writes waited on it.
+    /// the writer's batch, so that no long log is replayed while the batch holds the database's
+    /// write lock.
     async fn write_append(
         &self,
         club: &str,
