@@ -8,8 +8,10 @@ use crate::store::backend::Backend;
 use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
+use crate::store::lists::Param;
 use crate::store::sql_store::SqlStore;
 use crate::store::types::{AccessTokenRecord, ClubRecord};
+use crate::store::writes::args;
 
 /// The channel every PostgreSQL server `LISTEN`s on for the other servers' commits: a
 /// coalesced wake-up (`crate::wakeups`), a hint only: listeners read the committed rows
@@ -123,32 +125,34 @@ pub(super) async fn create_access_token<S: SqlStore>(
     Ok(())
 }
 
+/// The tokens `condition` selects (`$1`… its values), oldest first.
+async fn tokens_where<S: SqlStore>(
+    store: &S,
+    condition: &str,
+    values: Vec<Param>,
+) -> Result<Vec<AccessTokenRecord>, StoreError> {
+    let rows = query(format!(
+        "SELECT id, club_id, name, scope, game_id, secret_hash, created_at, expires_at \
+         FROM access_tokens WHERE {condition} ORDER BY created_at, id"
+    ))
+    .with(values)
+    .fetch_all(store.pool())
+    .await?;
+    rows.iter().map(access_token_row).collect()
+}
+
 pub(super) async fn access_token<S: SqlStore>(
     store: &S,
     id: &str,
 ) -> Result<Option<AccessTokenRecord>, StoreError> {
-    let row = query(
-        "SELECT id, club_id, name, scope, game_id, secret_hash, created_at, expires_at \
-         FROM access_tokens WHERE id = $1",
-    )
-    .bind(id)
-    .fetch_optional(store.pool())
-    .await?;
-    row.as_ref().map(access_token_row).transpose()
+    Ok(tokens_where(store, "id = $1", args![id]).await?.pop())
 }
 
 pub(super) async fn access_tokens<S: SqlStore>(
     store: &S,
     club: &str,
 ) -> Result<Vec<AccessTokenRecord>, StoreError> {
-    let rows = query(
-        "SELECT id, club_id, name, scope, game_id, secret_hash, created_at, expires_at \
-         FROM access_tokens WHERE club_id = $1 AND scope <> 'share' ORDER BY created_at, id",
-    )
-    .bind(club)
-    .fetch_all(store.pool())
-    .await?;
-    rows.iter().map(access_token_row).collect()
+    tokens_where(store, "club_id = $1 AND scope <> 'share'", args![club]).await
 }
 
 pub(super) async fn game_shares<S: SqlStore>(
@@ -156,15 +160,8 @@ pub(super) async fn game_shares<S: SqlStore>(
     club: &str,
     game: &str,
 ) -> Result<Vec<AccessTokenRecord>, StoreError> {
-    let rows = query(
-        "SELECT id, club_id, name, scope, game_id, secret_hash, created_at, expires_at \
-         FROM access_tokens WHERE club_id = $1 AND game_id = $2 AND scope = 'share' ORDER BY created_at, id",
-    )
-    .bind(club)
-    .bind(game)
-    .fetch_all(store.pool())
-    .await?;
-    rows.iter().map(access_token_row).collect()
+    let shares = "club_id = $1 AND game_id = $2 AND scope = 'share'";
+    tokens_where(store, shares, args![club, game]).await
 }
 
 pub(super) async fn delete_access_token<S: SqlStore>(

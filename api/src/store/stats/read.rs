@@ -213,17 +213,7 @@ pub(super) async fn player<S: SqlStore>(
     club: &str,
     id: &str,
 ) -> Result<Option<PlayerRow>, StoreError> {
-    let row = query(format!(
-        "{PLAYER_SELECT} WHERE p.club_id = $1 AND p.id = $2"
-    ))
-    .bind(club)
-    .bind(id)
-    .fetch_optional(store.pool())
-    .await?;
-    row.as_ref()
-        .map(player_row)
-        .transpose()
-        .map_err(StoreError::from)
+    player_where(store, "p.id", club, id.to_owned()).await
 }
 
 pub(super) async fn player_named<S: SqlStore>(
@@ -231,17 +221,24 @@ pub(super) async fn player_named<S: SqlStore>(
     club: &str,
     name: &str,
 ) -> Result<Option<PlayerRow>, StoreError> {
+    player_where(store, "p.name_key", club, name_key(name)).await
+}
+
+/// The club's player whose `column` is `value`.
+async fn player_where<S: SqlStore>(
+    store: &S,
+    column: &str,
+    club: &str,
+    value: String,
+) -> Result<Option<PlayerRow>, StoreError> {
     let row = query(format!(
-        "{PLAYER_SELECT} WHERE p.club_id = $1 AND p.name_key = $2"
+        "{PLAYER_SELECT} WHERE p.club_id = $1 AND {column} = $2"
     ))
     .bind(club)
-    .bind(tabletally_domain::setup::name_key(name))
+    .bind(value)
     .fetch_optional(store.pool())
     .await?;
-    row.as_ref()
-        .map(player_row)
-        .transpose()
-        .map_err(StoreError::from)
+    Ok(row.as_ref().map(player_row).transpose()?)
 }
 
 pub(super) async fn results_of_player<S: SqlStore>(
