@@ -1,5 +1,4 @@
-//! Appending: a batch of new events checked against a stored log as if appended one by one,
-//! continuing from the log held replayed rather than replaying it again.
+//! Appending: new events checked one by one, continuing from the log held replayed.
 
 use super::common_events::{RETRACT_FIELDS, RetractData, check_target};
 use super::rejection::Rejection;

@@ -1,5 +1,4 @@
-//! The common events every game shares (`retract`, `correct`, `abandon`): their data, the
-//! events they may name, and the marks they leave on the events they change.
+//! The common events (`retract`, `correct`, `abandon`): their data, targets and marks.
 
 use std::collections::HashMap;
 

@@ -1,5 +1,4 @@
-//! Refusals: a rule broken somewhere in a log, and the rejection a submitted batch gets for
-//! it, pinned to the batch event and field that caused it.
+//! Refusals: a rule broken in a log, said as the rejection of the batch event that caused it.
 
 use serde_json::Value;
 

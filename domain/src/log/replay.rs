@@ -1,5 +1,4 @@
-//! The replay: which events of a log are in force, the game events among them folded through
-//! the ruleset in order, and what the result amounts to.
+//! The replay: the events in force, the game events folded through the ruleset, the outcome.
 
 use std::collections::HashMap;
 

@@ -1,5 +1,4 @@
-//! `result_recorded`: a game known only by its final scores, typed in (history from another
-//! app), checked against the seated players and scored as typed, not against the rules.
+//! `result_recorded`: a game's final scores typed in, checked against the seats, not the rules.
 
 use serde::Deserialize;
 use serde_json::Value;

@@ -1,5 +1,4 @@
-//! Schema versions: the version events are written with today, and the upcast that brings
-//! older stored data up to it on the way into a replay.
+//! Schema versions: today's, and the upcast of older stored data on its way into a replay.
 
 use serde_json::Value;
 

@@ -1,5 +1,4 @@
-//! `game_started`, event 1: a new game's players and options checked once, and read back from
-//! the stored event on replay.
+//! `game_started`: a new game's players and options, checked once and read back on replay.
 
 use serde::Deserialize;
 use serde_json::Value;

@@ -1,5 +1,4 @@
-//! The log's own types: an event as stored and as submitted, a game's status, what a replayed
-//! log amounts to, and a stored log that does not replay.
+//! The log's types: events as stored and submitted, a game's status, what a replay amounts to.
 
 use serde_json::Value;
 
