@@ -437,39 +437,28 @@ struct HouseRulePoint {
     note: fn() -> Message,
 }
 
+/// A row of [`HOUSE_RULE_POINTS`]: the option's field, which gives its name and its value, and
+/// its note's catalogue key.
+macro_rules! point {
+    ($option:ident, $note:literal) => {
+        HouseRulePoint {
+            option: stringify!($option),
+            value: |options| json!(options.$option),
+            note: || said!($note),
+        }
+    };
+}
+
 /// The house-rule points always listed, in the scoreboard's order. A point is at its default
 /// when its value reads as the default options' does (each value's JSON names it alone).
+#[rustfmt::skip]
 const HOUSE_RULE_POINTS: [HouseRulePoint; 6] = [
-    HouseRulePoint {
-        option: "be_careful_when_none",
-        value: |o| json!(o.be_careful_when_none),
-        note: || said!("server.mint_condition.house_rule.be_careful_when_none"),
-    },
-    HouseRulePoint {
-        option: "memories_over_three",
-        value: |o| json!(o.memories_over_three),
-        note: || said!("server.mint_condition.house_rule.memories_over_three"),
-    },
-    HouseRulePoint {
-        option: "sleeve_protects",
-        value: |o| json!(o.sleeve_protects),
-        note: || said!("server.mint_condition.house_rule.sleeve_protects"),
-    },
-    HouseRulePoint {
-        option: "protected_be_careful",
-        value: |o| json!(o.protected_be_careful),
-        note: || said!("server.mint_condition.house_rule.protected_be_careful"),
-    },
-    HouseRulePoint {
-        option: "smoking_kills",
-        value: |o| json!(o.smoking_kills),
-        note: || said!("server.mint_condition.house_rule.smoking_kills"),
-    },
-    HouseRulePoint {
-        option: "tiebreak_scope",
-        value: |o| json!(o.tiebreak_scope),
-        note: || said!("server.mint_condition.house_rule.tiebreak_scope"),
-    },
+    point!(be_careful_when_none, "server.mint_condition.house_rule.be_careful_when_none"),
+    point!(memories_over_three,  "server.mint_condition.house_rule.memories_over_three"),
+    point!(sleeve_protects,      "server.mint_condition.house_rule.sleeve_protects"),
+    point!(protected_be_careful, "server.mint_condition.house_rule.protected_be_careful"),
+    point!(smoking_kills,        "server.mint_condition.house_rule.smoking_kills"),
+    point!(tiebreak_scope,       "server.mint_condition.house_rule.tiebreak_scope"),
 ];
 
 /// The house-rule points in force (always listed), and `strict_counts` when switched off.
