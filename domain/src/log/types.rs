@@ -68,7 +68,8 @@ pub struct Evaluation {
     /// The seq of the last event replayed.
     pub version: u64,
     pub scoreboard: Scoreboard,
-    /// What the club statistics take from this game (see [`Ruleset::facts`](crate::ruleset::Ruleset::facts)).
+    /// What the club statistics take from this game (see
+    /// [`Ruleset::facts`](crate::ruleset::Ruleset::facts)).
     pub facts: Vec<Fact>,
     /// Whether the club's statistics count it: false for a typed-in result marked
     /// `in_statistics: false` (a BoardGameGeek play kept out of its win statistics).
