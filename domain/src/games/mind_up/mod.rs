@@ -7,7 +7,10 @@
 //! - `events.rs` — the event data, parsed (`round_started`, `cards_played`,
 //!   `last_cards_placed`, `rows_recorded`).
 //! - `rules.rs` — the [`crate::ruleset::Ruleset`] impl: each event folded into the state.
-//! - `state.rs` — the table, turns resolved by the engine.
+//! - `state.rs` — the table: rounds, hands, rows and prizes, and where each card is.
+//! - `round_started.rs` — a round's hands, prizes and objectives, checked against the table.
+//! - `turns.rs` — `cards_played` and `last_cards_placed`: turns resolved by the engine.
+//! - `rows_recorded.rs` — a round recorded by its end rows.
 //! - `scoring.rs` — round scores, totals, the round-3 tie-break.
 //!
 //! How the engine reads points the rules leave open:
@@ -33,11 +36,14 @@ mod catalogue;
 mod events;
 mod insights;
 mod objectives;
+mod round_started;
+mod rows_recorded;
 mod rules;
 mod scoring;
 mod state;
 #[cfg(test)]
 mod tests;
+mod turns;
 
 use serde::{Deserialize, Serialize};
 

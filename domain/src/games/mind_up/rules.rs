@@ -3,7 +3,10 @@
 
 use super::catalogue::{self, Catalogue};
 use super::events::{self, CARDS_PLAYED, LAST_CARDS_PLACED, ROUND_STARTED, ROUNDS, ROWS_RECORDED};
-use super::state::{State, place_last_cards, play_turn, record_rows, start_round};
+use super::round_started::start_round;
+use super::rows_recorded::record_rows;
+use super::state::State;
+use super::turns::{place_last_cards, play_turn};
 use super::{
     KEPT_OBJECTIVES_LISTED_SINCE, MAX_OBJECTIVES, Options, THREE_OBJECTIVES_RENEWED_SINCE,
     insights, scoring,

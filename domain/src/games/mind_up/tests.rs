@@ -1379,8 +1379,8 @@ fn rows_round_with(round: u32, objectives: Value, rows: Value) -> Vec<(&'static 
 
 #[test]
 fn with_three_objectives_new_ones_are_revealed_each_round_and_a_card_may_come_back() {
-    // rulebook: only "more than 3" objectives stay between rounds, so round 2 may show others
-    // (this game used to be refused). Rows rows_1, rows_2, rows_3; score cards [3, 5, 1, 4, 2].
+    // rulebook: only "more than 3" objectives stay between rounds, so round 2 may show others.
+    // Rows rows_1, rows_2, rows_3; score cards [3, 5, 1, 4, 2].
     // Round 1, A1 B1 C1 — orange 3 / 0 / 2, blue 1 / 2 / 1, pink 0 / 3 / 1:
     //   A1 (1 or 3 orange +2) Ann; B1 (2 or 4 blue +2) Bo; C1 (fewest pink −2) Ann.
     //   Ann 28 + 2 − 2 = 28; Bo 30 + 2 = 32; Cy 26.

@@ -1,7 +1,7 @@
 //! Mint Condition damage: Be Careful! (and Smoking Kills) first, then every card rule, per
 //! round; Lucky at game end; lowest total wins (highest with Heavily Used).
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::cards::{Card, Kind};
 use super::events::RoundCollected;
@@ -429,60 +429,60 @@ fn explain_tiebreak(
     })
 }
 
+/// A house-rule point the scoreboard always lists: its option, how its value is read from the
+/// options, and the note that explains it.
+struct HouseRulePoint {
+    option: &'static str,
+    value: fn(&Options) -> Value,
+    note: fn() -> Message,
+}
+
+/// A row of [`HOUSE_RULE_POINTS`]: the option's field, which gives its name and its value, and
+/// its note's catalogue key.
+macro_rules! point {
+    ($option:ident, $note:literal) => {
+        HouseRulePoint {
+            option: stringify!($option),
+            value: |options| json!(options.$option),
+            note: || said!($note),
+        }
+    };
+}
+
+/// The house-rule points always listed, in the scoreboard's order. A point is at its default
+/// when its value reads as the default options' does (each value's JSON names it alone).
+#[rustfmt::skip]
+const HOUSE_RULE_POINTS: [HouseRulePoint; 6] = [
+    point!(be_careful_when_none, "server.mint_condition.house_rule.be_careful_when_none"),
+    point!(memories_over_three,  "server.mint_condition.house_rule.memories_over_three"),
+    point!(sleeve_protects,      "server.mint_condition.house_rule.sleeve_protects"),
+    point!(protected_be_careful, "server.mint_condition.house_rule.protected_be_careful"),
+    point!(smoking_kills,        "server.mint_condition.house_rule.smoking_kills"),
+    point!(tiebreak_scope,       "server.mint_condition.house_rule.tiebreak_scope"),
+];
+
 /// The house-rule points in force (always listed), and `strict_counts` when switched off.
 fn house_rules(options: &Options) -> Vec<HouseRule> {
     let defaults = Options::default();
-    let entry = |option: &str, value: serde_json::Value, default: bool, note: Message| HouseRule {
-        option: option.into(),
-        value,
-        default,
-        note,
-    };
-    let mut rules = vec![
-        entry(
-            "be_careful_when_none",
-            json!(options.be_careful_when_none),
-            options.be_careful_when_none == defaults.be_careful_when_none,
-            said!("server.mint_condition.house_rule.be_careful_when_none"),
-        ),
-        entry(
-            "memories_over_three",
-            json!(options.memories_over_three),
-            options.memories_over_three == defaults.memories_over_three,
-            said!("server.mint_condition.house_rule.memories_over_three"),
-        ),
-        entry(
-            "sleeve_protects",
-            json!(options.sleeve_protects),
-            options.sleeve_protects == defaults.sleeve_protects,
-            said!("server.mint_condition.house_rule.sleeve_protects"),
-        ),
-        entry(
-            "protected_be_careful",
-            json!(options.protected_be_careful),
-            options.protected_be_careful == defaults.protected_be_careful,
-            said!("server.mint_condition.house_rule.protected_be_careful"),
-        ),
-        entry(
-            "smoking_kills",
-            json!(options.smoking_kills),
-            options.smoking_kills == defaults.smoking_kills,
-            said!("server.mint_condition.house_rule.smoking_kills"),
-        ),
-        entry(
-            "tiebreak_scope",
-            json!(options.tiebreak_scope),
-            options.tiebreak_scope == defaults.tiebreak_scope,
-            said!("server.mint_condition.house_rule.tiebreak_scope"),
-        ),
-    ];
+    let mut rules: Vec<HouseRule> = HOUSE_RULE_POINTS
+        .iter()
+        .map(|point| {
+            let value = (point.value)(options);
+            HouseRule {
+                option: point.option.into(),
+                default: value == (point.value)(&defaults),
+                value,
+                note: (point.note)(),
+            }
+        })
+        .collect();
     if !options.strict_counts {
-        rules.push(entry(
-            "strict_counts",
-            json!(false),
-            false,
-            said!("server.mint_condition.house_rule.strict_counts"),
-        ));
+        rules.push(HouseRule {
+            option: "strict_counts".into(),
+            value: json!(false),
+            default: false,
+            note: said!("server.mint_condition.house_rule.strict_counts"),
+        });
     }
     rules
 }
