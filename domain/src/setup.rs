@@ -19,7 +19,7 @@ pub const MAX_NAME_CHARS: usize = 40;
 /// in the order given at creation) and an optional colour.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Player {
-    pub name: String,
+    pub name: PlayerName,
     pub seat: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
@@ -85,8 +85,11 @@ fn is_invisible(c: char) -> bool {
         )
 }
 
-/// A player name that has been checked: trimmed, not empty, printable, not too long.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A player name that has been checked: trimmed, not empty, printable, not too long. A stored
+/// game's names read back as they were stored: each was checked when its game was created (the
+/// rules for new names may have tightened since).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct PlayerName(String);
 
 impl PlayerName {
@@ -96,6 +99,44 @@ impl PlayerName {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+impl std::ops::Deref for PlayerName {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for PlayerName {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for PlayerName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for PlayerName {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for PlayerName {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl From<PlayerName> for String {
+    fn from(name: PlayerName) -> String {
+        name.0
     }
 }
 
@@ -234,7 +275,7 @@ pub fn keys_by_seated_name(
 ) -> Result<Map<String, Value>, RuleError> {
     Ok(seats_of_keys(given, field, players)?
         .into_iter()
-        .map(|(seat, value)| (players[seat].name.clone(), value.clone()))
+        .map(|(seat, value)| (players[seat].name.to_string(), value.clone()))
         .collect())
 }
 
@@ -311,7 +352,7 @@ pub fn seat_players(
             }
         };
         players.push(Player {
-            name: name.as_str().to_owned(),
+            name,
             seat: i as u32 + 1,
             color,
         });

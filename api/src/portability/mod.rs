@@ -556,7 +556,7 @@ fn check_line(
         ))
     })?;
     for (i, (given, seat)) in started.players.iter().zip(&seated).enumerate() {
-        if given.name != seat.name || given.seat.is_some_and(|s| s != i64::from(seat.seat)) {
+        if seat.name != *given.name || given.seat.is_some_and(|s| s != i64::from(seat.seat)) {
             return Err(unprocessable(format!(
                 "event 1 (game_started): player {} must be {:?} at seat {} (seats are 1, 2, 3 … \
                  in order, names without spaces around them)",

@@ -163,7 +163,7 @@ pub async fn create_game(
             .iter()
             .zip(&body.players)
             .map(|(p, input)| NewSeat {
-                name: p.name.clone(),
+                name: p.name.to_string(),
                 player_id: input.player_id.clone(),
                 color: p.color.clone(),
             })
@@ -206,7 +206,7 @@ fn same_game_from_preset(
         return false;
     };
     existing.game == kind.id()
-        && same_seats(existing, seated.iter().map(|p| (&p.name, &p.color)))
+        && same_seats(existing, seated.iter().map(|p| (p.name.as_str(), &p.color)))
         && given
             .and_then(Value::as_object)
             .into_iter()
@@ -217,20 +217,23 @@ fn same_game_from_preset(
 fn same_game(existing: &crate::store::GameRecord, new: &NewGame) -> bool {
     existing.game == new.game
         && existing.options == new.options
-        && same_seats(existing, new.players.iter().map(|p| (&p.name, &p.color)))
+        && same_seats(
+            existing,
+            new.players.iter().map(|p| (p.name.as_str(), &p.color)),
+        )
 }
 
 /// Whether the stored game seats these `(name, colour)`s, in this order.
 fn same_seats<'a>(
     existing: &crate::store::GameRecord,
-    seats: impl ExactSizeIterator<Item = (&'a String, &'a Option<String>)>,
+    seats: impl ExactSizeIterator<Item = (&'a str, &'a Option<String>)>,
 ) -> bool {
     existing.players.len() == seats.len()
         && existing
             .players
             .iter()
             .zip(seats)
-            .all(|(a, (name, color))| a.name == *name && a.color == *color)
+            .all(|(a, (name, color))| a.name == name && a.color == *color)
 }
 
 /// Turns `player_id`s into names (a name given too must match) so the domain sees names only.

@@ -122,13 +122,13 @@ impl RecordedResult {
                     ),
                 ));
             };
-            if winners.contains(&player.name) {
+            if winners.contains(&player.name.to_string()) {
                 return Err(RuleError::said(
                     at,
                     crate::said!("server.common.refusal.named_twice", winner = &player.name),
                 ));
             }
-            winners.push(player.name.clone());
+            winners.push(player.name.to_string());
         }
         Ok(Self {
             seq,

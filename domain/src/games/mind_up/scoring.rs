@@ -318,7 +318,7 @@ fn details(state: &State) -> Value {
         .zip(&round.rows)
         .map(|(p, row)| {
             let columns: Value = row.iter().map(|column| cards(column)).collect();
-            (p.name.clone(), columns)
+            (p.name.to_string(), columns)
         })
         .collect();
     // Each player's take, lowest card played first.

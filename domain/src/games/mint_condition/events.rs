@@ -106,7 +106,7 @@ fn parse_collections(
     for player in players {
         let at = |rest: &[&str]| pointer(["collections", player.name.as_str()].iter().chain(rest));
         let cards = given
-            .get(&player.name)
+            .get(player.name.as_str())
             .ok_or_else(|| {
                 RuleError::said(
                     "/collections",

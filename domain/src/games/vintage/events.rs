@@ -86,7 +86,7 @@ fn per_player(
         .iter()
         .map(|player| {
             let at = pointer([field, player.name.as_str()]);
-            let raw = given.get(&player.name).ok_or_else(|| {
+            let raw = given.get(player.name.as_str()).ok_or_else(|| {
                 RuleError::said(
                     pointer([field]),
                     crate::said!(

@@ -304,7 +304,7 @@ fn details(state: &State) -> Value {
             .players
             .iter()
             .zip(piles)
-            .map(|(p, cards)| (p.name.clone(), json!(cards)))
+            .map(|(p, cards)| (p.name.to_string(), json!(cards)))
             .collect();
         Value::Object(map)
     };
