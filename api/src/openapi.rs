@@ -83,7 +83,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
     new_game_per_game(&mut api);
     append_examples_name_their_game(&mut api);
     crate::language::describe(&mut api);
-    routes::stats::describe_read_headers(&mut api);
+    routes::read_from::describe_read_headers(&mut api);
     api
 }
 

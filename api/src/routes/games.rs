@@ -434,5 +434,5 @@ pub async fn list_games(
         games: games.into_iter().map(GameSummary::from).collect(),
         next_cursor,
     };
-    super::stats::read_answer(&reads, &club.id, &page).await
+    super::read_from::read_answer(&reads, &club.id, &page).await
 }
