@@ -30,7 +30,8 @@ pub const REGENERATE: &str =
         license(name = "MIT")
     ),
     modifiers(&ClubToken),
-    // Schemas only query parameters name are not collected from the routes.
+    // Schemas the routes name only in query parameters or refusals (`routes::problems`) are
+    // not collected from them.
     components(schemas(Problem, views::GameId, views::GameStatus, AppendedData, SnapshotData)),
     tags(
         (name = "clubs", description = "Tenancy: a club and its bearer token"),

@@ -11,6 +11,7 @@ pub mod live;
 pub mod players;
 pub mod portability;
 pub mod presets;
+mod problems;
 pub mod read_from;
 pub mod scores;
 pub mod stats;

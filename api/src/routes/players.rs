@@ -10,14 +10,25 @@ use tabletally_domain::setup::PlayerName;
 use utoipa::{IntoParams, ToSchema};
 
 use super::cursor;
+use super::problems::{BadQuery, IdNotUuid, ReadOnlyToken, Unauthorized, problems};
 use super::read_from::read_answer;
 use super::stats::{VariantId, check_game, select_variant};
 use crate::auth::Club;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::extract::{Json, Query};
 use crate::state::AppState;
 use crate::statistics::{self, PlayerStats};
 use crate::store::{Merge, PlayerRow, Rename, StatsFilter};
+
+problems! {
+    IdNotUuidOrMalformedJson: 400, "The id is not a UUID, or malformed JSON";
+    NoSuchPlayer: 404, "No such player in this club";
+    NoSuchPlayerOrInto: 404, "No such player in this club: the player in the path, or `into`";
+    NameTaken: 409, "Another player of the club has this name";
+    SatTogether: 409, "Both players sat at the same game";
+    InvalidName: 422, "The name is empty, too long or not printable";
+    MergeIntoSelf: 422, "`into` is the player in the path (a player cannot be merged into themselves)";
+}
 
 const DEFAULT_PAGE: i64 = 50;
 const MAX_PAGE: i64 = 200;
@@ -93,8 +104,7 @@ pub struct PlayerPage {
 /// `cursor` must decode to a name (hexadecimal UTF-8, as `next_cursor` is); other text is 400.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(PlayersQuery), responses(
     (status = 200, description = "A page of players", body = PlayerPage),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized,
 ))]
 #[get("/v1/players")]
 pub async fn list_players(
@@ -140,9 +150,7 @@ pub async fn list_players(
 /// One club player.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id")), responses(
     (status = 200, description = "The player", body = PlayerSummary),
-    (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
+    IdNotUuid, Unauthorized, NoSuchPlayer,
 ))]
 #[get("/v1/players/{id}")]
 pub async fn get_player(
@@ -189,9 +197,7 @@ impl StatsQuery {
 /// `variant` needs `game`, a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), StatsQuery), responses(
     (status = 200, description = "The player's statistics", body = PlayerStats),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized, NoSuchPlayer,
 ))]
 #[get("/v1/players/{id}/stats")]
 pub async fn player_stats(
@@ -258,9 +264,7 @@ pub struct PlayerGamePage {
 /// `cursor` must be a `next_cursor` this server gave out; other hexadecimal text is 400.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), PlayerGamesQuery), responses(
     (status = 200, description = "A page of the player's games", body = PlayerGamePage),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized, NoSuchPlayer,
 ))]
 #[get("/v1/players/{id}/games")]
 pub async fn player_games(
@@ -352,12 +356,7 @@ pub struct RenamePlayer {
 /// find the player by the new name.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id")), request_body(content = RenamePlayer, example = json!({"name": "Ann"})), responses(
     (status = 200, description = "The renamed player", body = PlayerSummary),
-    (status = 400, description = "The id is not a UUID, or malformed JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
-    (status = 409, description = "Another player of the club has this name", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "The name is empty, too long or not printable", body = Problem, content_type = "application/problem+json"),
+    IdNotUuidOrMalformedJson, Unauthorized, ReadOnlyToken, NoSuchPlayer, NameTaken, InvalidName,
 ))]
 #[patch("/v1/players/{id}")]
 pub async fn rename_player(
@@ -409,12 +408,7 @@ pub struct MergePlayer {
 /// sat at the same game are not merged (a game cannot seat one player twice): 409 names it.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "The player to fold into the other")), request_body(content = MergePlayer, example = json!({"into": "0b8e6f52-3c1d-4e7a-9b20-5f6a7c8d9e01"})), responses(
     (status = 200, description = "The player merged into, with the statistics of both", body = PlayerSummary),
-    (status = 400, description = "The id is not a UUID, or malformed JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club: the player in the path, or `into`", body = Problem, content_type = "application/problem+json"),
-    (status = 409, description = "Both players sat at the same game", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "`into` is the player in the path (a player cannot be merged into themselves)", body = Problem, content_type = "application/problem+json"),
+    IdNotUuidOrMalformedJson, Unauthorized, ReadOnlyToken, NoSuchPlayerOrInto, SatTogether, MergeIntoSelf,
 ))]
 #[post("/v1/players/{id}/merge")]
 pub async fn merge_player(

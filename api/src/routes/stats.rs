@@ -12,13 +12,20 @@ use tabletally_domain::said;
 use utoipa::{IntoParams, ToSchema};
 
 use super::players::{PlayerSummary, player_by_name_or_id};
+use super::problems::{BadQuery, Unauthorized, problems};
 use super::read_from::read_answer;
 use crate::auth::Club;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::extract::Query;
 use crate::state::AppState;
 use crate::statistics::{self, LeaderboardEntry, LeaderboardSort};
 use crate::store::StatsFilter;
+
+problems! {
+    NoSuchNamedPlayer: 404, "A player is not in this club (by that name or id)";
+    UnknownGame: 404, "No such game";
+    AverageNeedsGame: 422, "sort=average_score without a game";
+}
 
 const DEFAULT_PAGE: i64 = 50;
 const MAX_PAGE: i64 = 200;
@@ -127,9 +134,7 @@ pub struct Leaderboard {
 /// `variant` needs `game`, a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(LeaderboardQuery), responses(
     (status = 200, description = "The leaderboard", body = Leaderboard),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "sort=average_score without a game", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    BadQuery, AverageNeedsGame, Unauthorized,
 ))]
 #[get("/v1/stats/leaderboard")]
 pub async fn leaderboard(
@@ -226,9 +231,7 @@ pub struct HeadToHeadGame {
 /// two must be different players (400): a name and the same player's id are one player.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(HeadToHeadQuery), responses(
     (status = 200, description = "Head-to-head", body = HeadToHead),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "A player is not in this club (by that name or id)", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized, NoSuchNamedPlayer,
 ))]
 #[get("/v1/stats/head-to-head")]
 pub async fn head_to_head(
@@ -356,9 +359,7 @@ pub struct GameStats {
 /// `variant` only for a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = crate::views::GameId, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
     (status = 200, description = "The game's statistics", body = GameStats),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized, UnknownGame,
 ))]
 #[get("/v1/stats/games/{game}")]
 pub async fn game_stats(
