@@ -2,7 +2,7 @@
 
 use actix_web::{HttpResponse, get, post, web};
 use futures_util::{StreamExt, TryStreamExt};
-use tabletally_domain::said;
+use tabletally_domain::{Message, said};
 
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -13,6 +13,7 @@ use crate::error::ApiError;
 use crate::extract::Query;
 use crate::portability::{self, GameIds, ImportReport, other_apps};
 use crate::state::AppState;
+use crate::store::Store;
 
 problems! {
     BadNewIds: 400, "A query parameter is not what it must be (`new_ids` is true or false)";
@@ -77,11 +78,7 @@ pub async fn import(
     query: Query<ImportQuery>,
     mut body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let ids = if query.new_ids.unwrap_or(false) {
-        GameIds::New
-    } else {
-        GameIds::Kept
-    };
+    let ids = query.ids();
     let _turn = import_turn(&state)?;
     let limit = state.import_max_bytes;
     let mut report = ImportReport::default();
@@ -89,9 +86,7 @@ pub async fn import(
     let (mut received, mut line_number) = (0usize, 0u64);
     // Line by line as the body arrives: memory holds one game, not the file.
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| {
-            ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
-        })?;
+        let chunk = chunk.map_err(unreadable)?;
         received += chunk.len();
         if received > limit {
             return Err(ApiError::PayloadTooLarge(limit));
@@ -143,19 +138,39 @@ fn import_turn(state: &AppState) -> Result<tokio::sync::SemaphorePermit<'_>, Api
         .map_err(|_| ApiError::ImportsBusy(crate::state::IMPORTS_AT_ONCE))
 }
 
+/// A body that broke off while it was read.
+fn unreadable(e: actix_web::error::PayloadError) -> ApiError {
+    ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
+}
+
 /// The whole body, up to the import size limit.
 async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {
     let mut bytes = Vec::new();
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| {
-            ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
-        })?;
+        let chunk = chunk.map_err(unreadable)?;
         if bytes.len() + chunk.len() > limit {
             return Err(ApiError::PayloadTooLarge(limit));
         }
         bytes.extend_from_slice(&chunk);
     }
     Ok(bytes)
+}
+
+/// Imports another app's file with its reader (`read`): the whole file, up to the import size
+/// limit, once the server has a place among its imports; 400 when it is not that app's file.
+async fn import_other_app(
+    state: &AppState,
+    club: &Club,
+    query: &ImportQuery,
+    body: web::Payload,
+    read: impl AsyncFnOnce(&dyn Store, &str, &[u8], GameIds) -> Result<ImportReport, Message>,
+) -> Result<HttpResponse, ApiError> {
+    let _turn = import_turn(state)?;
+    let file = whole_body(body, state.import_max_bytes).await?;
+    let report = read(state.store.as_ref(), &club.id, &file, query.ids())
+        .await
+        .map_err(ApiError::BadRequest)?;
+    Ok(HttpResponse::Ok().json(report))
 }
 
 /// Imports a BG Stats JSON export: each play of one of our four games (matched by name)
@@ -185,12 +200,7 @@ pub async fn import_bgstats(
     query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let _turn = import_turn(&state)?;
-    let file = whole_body(body, state.import_max_bytes).await?;
-    let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file, query.ids())
-        .await
-        .map_err(ApiError::BadRequest)?;
-    Ok(HttpResponse::Ok().json(report))
+    import_other_app(&state, &club, &query, body, other_apps::import_bgstats).await
 }
 
 /// Imports a BoardGameGeek plays XML file (as its XML API 2 `plays` serves it; this server does
@@ -211,12 +221,7 @@ pub async fn import_bgg(
     query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let _turn = import_turn(&state)?;
-    let file = whole_body(body, state.import_max_bytes).await?;
-    let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file, query.ids())
-        .await
-        .map_err(ApiError::BadRequest)?;
-    Ok(HttpResponse::Ok().json(report))
+    import_other_app(&state, &club, &query, body, other_apps::import_bgg).await
 }
 
 /// The club's finished games as a BG Stats export, to take the history to BG Stats.
