@@ -1053,9 +1053,8 @@ async fn two_servers_on_one_postgres_database() {
 }
 
 /// A request sent again and answered from the log (its events already stored) ends its
-/// transaction before the server keeps the connection for its next write. Left open, it held
-/// the game's row, and the other server's next append to that game waited for this server's
-/// next write (`3ec17b6`).
+/// transaction before the server keeps the connection for its next write: left open, it would
+/// hold the game's row, and the other server's next append to that game would wait.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_answered_again_from_the_log_leaves_no_lock_behind() {
     // Arrange: a game on server A with round 1 acknowledged.
