@@ -1,5 +1,6 @@
 //! One module per resource. Handlers are thin: read the request, call the store and the
-//! domain, answer. The response shapes they share are in `crate::views`.
+//! domain, answer. The response shapes they share are in `crate::views`, the refusals their
+//! documents list in `problems`, where a read was made in `read_from`.
 
 pub mod access;
 pub mod clubs;
