@@ -179,12 +179,11 @@ pub async fn catch_panics<B: MessageBody>(
     }
 }
 
-/// A request that changes something runs to its end even when its client hangs up midway.
-/// actix drops a request's handler when its connection breaks; dropped between its commit and
-/// what follows it, an append was stored but never told to the game's followers (nor to a
-/// retry, which finds it stored), and every other phone at the table stayed behind. So the
-/// handler of a change runs as a task of its own on the same worker, which the connection does
-/// not own; a read (`GET`, `HEAD`, `OPTIONS`) still stops with its reader.
+/// A request that changes something runs to its end even when its client hangs up midway:
+/// actix drops a handler whose connection breaks, and an append dropped between its commit and
+/// what follows would be stored but never told to the game's followers (nor to a retry, which
+/// finds it stored). So the handler of a change runs as a task of its own on the same worker,
+/// which the connection does not own; a read (`GET`, `HEAD`, `OPTIONS`) stops with its reader.
 pub async fn finish_changes<B: MessageBody + 'static>(
     req: ServiceRequest,
     next: Next<B>,
@@ -208,7 +207,7 @@ pub async fn finish_changes<B: MessageBody + 'static>(
 /// body that is not JSON, a missing token) — is read to its end before the answer goes out, so
 /// that the connection stays open for the next request: HTTP/1.1 closes it otherwise, not
 /// knowing where the next request would begin. Only bodies of a stated length within the body
-/// limit; a larger one is refused with 413 and the connection closed, as before.
+/// limit; a larger one is refused with 413 and the connection closed.
 pub async fn read_unread_body(
     mut req: ServiceRequest,
     next: Next<impl MessageBody>,

@@ -30,7 +30,8 @@ pub const REGENERATE: &str =
         license(name = "MIT")
     ),
     modifiers(&ClubToken),
-    // Schemas only query parameters name are not collected from the routes.
+    // Schemas the routes name only in query parameters or refusals (`routes::problems`) are
+    // not collected from them.
     components(schemas(Problem, views::GameId, views::GameStatus, AppendedData, SnapshotData)),
     tags(
         (name = "clubs", description = "Tenancy: a club and its bearer token"),
@@ -83,7 +84,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
     new_game_per_game(&mut api);
     append_examples_name_their_game(&mut api);
     crate::language::describe(&mut api);
-    routes::stats::describe_read_headers(&mut api);
+    routes::read_from::describe_read_headers(&mut api);
     api
 }
 
@@ -416,8 +417,8 @@ mod tests {
         }
     }
 
-    /// Found by generating a client: a 403 the document did not list came back as "no answer".
-    /// A read token is refused everything but reading, and only admin tokens manage tokens.
+    /// A generated client takes a status the document does not list for no answer at all: a
+    /// read token is refused everything but reading, and only admin tokens manage tokens.
     #[test]
     fn every_operation_a_tokens_scope_can_refuse_lists_403() {
         let doc = document();
@@ -450,7 +451,7 @@ mod tests {
         );
     }
 
-    /// Found by generating a client: a `$ref` to a schema the document did not hold.
+    /// A generated client fails on a `$ref` to a schema the document does not hold.
     #[test]
     fn every_reference_of_the_document_resolves() {
         fn refs(value: &serde_json::Value, found: &mut Vec<String>) {
@@ -489,8 +490,7 @@ mod tests {
         assert_eq!(documented, &serde_json::json!(games));
     }
 
-    /// Found by fuzzing: a house rule's value is a string, a number, an object or null, and
-    /// the document once said "object".
+    /// A house rule's value is a string, a number, an object or null: its schema names no type.
     #[test]
     fn a_house_rule_value_may_be_any_json() {
         let doc = serde_json::to_value(document()).unwrap();
@@ -498,7 +498,7 @@ mod tests {
         assert!(value.is_object() && value.get("type").is_none(), "{value}");
     }
 
-    /// Found by the strict fuzzing pass: a stream event's `data` was documented as a string.
+    /// A client reads each stream event's `data` with the schema of its kind, not as a string.
     #[test]
     fn every_stream_event_kind_is_described_with_the_schema_of_its_data() {
         let doc = serde_json::to_value(document()).unwrap();
@@ -555,7 +555,7 @@ mod tests {
         );
     }
 
-    /// Found by the strict fuzzing pass: an example event of one game sent to a game of another.
+    /// A tool pairing the n-th examples sends each append example to its own scenario's game.
     #[test]
     fn each_append_example_is_paired_with_its_scenarios_game() {
         let doc = serde_json::to_value(document()).unwrap();
@@ -582,7 +582,7 @@ mod tests {
         }
     }
 
-    /// Found by the strict fuzzing pass: a preset's `options` was any object.
+    /// A preset's `options` are the keys its game takes, and no others.
     #[test]
     fn each_games_preset_options_are_the_keys_the_game_takes() {
         let doc = serde_json::to_value(document()).unwrap();

@@ -14,32 +14,123 @@ use crate::auth::{Club, Credential};
 use crate::error::ApiError;
 use crate::language::Language;
 use crate::live::{
-    FramesAfter, GameSubscription, Live, LobbySubscription, RECHECK, Ticket, snapshot, sse,
+    Frame, FramesAfter, GameSubscription, Live, LobbySubscription, RECHECK, Ticket, snapshot, sse,
 };
 use crate::store::{Store, StoreError};
 use crate::views::GameSummary;
 
 const HEARTBEAT: &[u8] = b": heartbeat\n\n";
 
-/// A game's stream: the snapshot (or what a resuming client missed), then every append.
-pub struct GameStream {
+/// A stream of server-sent events: what its [`Feed`] brings, with heartbeats, until the server
+/// shuts down or the token it was opened with stops holding.
+pub struct EventStream<F> {
+    feed: F,
     store: Arc<dyn Store>,
+    /// Frames to send before anything the feed has.
+    pending: VecDeque<Bytes>,
+    heartbeat: tokio::time::Interval,
+    closing: watch::Receiver<bool>,
+    /// The token the stream was opened with: revoked, expired or replaced, the stream ends.
+    revocation: Revocation,
+    _ticket: Ticket,
+}
+
+/// A game's stream: the snapshot (or what a resuming client missed), then every append.
+pub type GameStream = EventStream<GameFeed>;
+
+/// A club's lobby: games created, finished, abandoned and resumed.
+pub type LobbyStream = EventStream<LobbyFeed>;
+
+/// What one kind of stream sends: where its news come from and the frames they become.
+pub trait Feed {
+    /// What the feed's channel says when it wakes.
+    type News;
+
+    /// A frame to send before waiting for news (what a resuming client missed).
+    fn ready(&mut self) -> Result<Option<Bytes>, Ended> {
+        Ok(None)
+    }
+
+    /// Waits for the channel's next news (`None`: the feed has no channel). Only waits: a
+    /// heartbeat or the end may come first and drop it.
+    fn news(&mut self) -> impl Future<Output = Option<Self::News>>;
+
+    /// Queues on `pending` the frames the news brings.
+    fn take(
+        &mut self,
+        news: Self::News,
+        store: &dyn Store,
+        pending: &mut VecDeque<Bytes>,
+    ) -> impl Future<Output = Result<(), Ended>>;
+}
+
+/// The stream ends here (why was logged where it was found).
+pub struct Ended;
+
+impl<F: Feed> EventStream<F> {
+    fn new(
+        feed: F,
+        store: Arc<dyn Store>,
+        live: &Live,
+        revocation: Revocation,
+        ticket: Ticket,
+        pending: VecDeque<Bytes>,
+    ) -> Self {
+        Self {
+            feed,
+            store,
+            pending,
+            heartbeat: heartbeat(live.limits.heartbeat),
+            closing: live.closing(),
+            revocation,
+            _ticket: ticket,
+        }
+    }
+
+    /// The next bytes to send; `None` ends the stream.
+    async fn next_chunk(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(bytes) = self.pending.pop_front() {
+                self.heartbeat.reset();
+                return Some(bytes);
+            }
+            if *self.closing.borrow() {
+                return None;
+            }
+            if let Some(frame) = self.feed.ready().ok()? {
+                self.heartbeat.reset();
+                return Some(frame);
+            }
+            let store = self.store.as_ref();
+            tokio::select! {
+                _ = self.closing.changed() => return None,
+                _ = self.heartbeat.tick() => return self.revocation.heartbeat_unless_revoked(store).await,
+                () = self.revocation.ended(store) => return None,
+                news = self.feed.news() => self.feed.take(news?, store, &mut self.pending).await.ok()?,
+            }
+        }
+    }
+
+    pub fn into_body(self) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
+        futures_util::stream::unfold(self, |mut stream| async move {
+            let chunk = stream.next_chunk().await?;
+            Some((Ok(chunk), stream))
+        })
+    }
+}
+
+/// A game's appends, from its channel, or from its log for what the channel cannot give.
+pub struct GameFeed {
     club: String,
     game: String,
     subscription: GameSubscription,
-    pending: VecDeque<Bytes>,
     /// What a resuming client missed, or a gap read from the log: sent after `pending`, a
     /// frame at a time, before anything newer.
     catching_up: Option<FramesAfter>,
     /// The version of the last frame queued (or to be sent by `catching_up`).
     last: i64,
-    heartbeat: tokio::time::Interval,
-    closing: watch::Receiver<bool>,
-    /// The token the stream was opened with: revoked, expired or replaced, the stream ends.
-    revocation: Revocation,
     /// The language of the scores' words (`?lang=`, else `Accept-Language`).
     language: Language,
-    _ticket: Ticket,
 }
 
 impl GameStream {
@@ -79,107 +170,88 @@ impl GameStream {
             // error would make a browser's EventSource stop reconnecting for good.
             Some(_) | None => pending.push_back(snapshot(&record, &log, language)?),
         }
-        Ok(Self {
-            store,
+        let feed = GameFeed {
             club: club.to_owned(),
             game: game.to_owned(),
             subscription,
-            pending,
             catching_up,
             last: record.version,
-            heartbeat: heartbeat(live.limits.heartbeat),
-            closing: live.closing(),
-            revocation,
             language,
-            _ticket: ticket,
-        })
+        };
+        Ok(Self::new(feed, store, live, revocation, ticket, pending))
     }
+}
 
-    /// The next bytes to send; `None` ends the stream.
-    async fn next_chunk(&mut self) -> Option<Bytes> {
-        loop {
-            if let Some(bytes) = self.pending.pop_front() {
-                self.heartbeat.reset();
-                return Some(bytes);
-            }
-            if *self.closing.borrow() {
-                return None;
-            }
-            if let Some(frames) = &mut self.catching_up {
-                match frames.next_frame() {
-                    Some(Ok(frame)) => {
-                        self.heartbeat.reset();
-                        return Some(frame.sse_in(self.language));
-                    }
-                    Some(Err(e)) => {
-                        tracing::warn!(error = %e, game = %self.game, "a game stream could not catch up; closing it");
-                        return None;
-                    }
-                    None => self.catching_up = None,
-                }
-            }
-            let receiver = self.subscription.receiver.as_mut()?;
-            tokio::select! {
-                _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return self.revocation.heartbeat_unless_revoked(self.store.as_ref()).await,
-                () = self.revocation.ended(self.store.as_ref()) => return None,
-                received = receiver.recv() => match received {
-                    Ok(frame) if frame.version <= self.last => continue,
-                    Ok(frame) if frame.first_seq == self.last + 1 => {
-                        self.last = frame.version;
-                        self.pending.push_back(frame.sse_in(self.language));
-                    }
-                    // A gap: read it from the log (the frame itself is in what is read).
-                    Ok(_) => {
-                        if let Err(e) = self.catch_up().await {
-                            tracing::warn!(error = %e, game = %self.game, "a game stream could not catch up; closing it");
-                            return None;
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::info!(game = %self.game, missed, "a slow game stream fell behind; closing it (the client resumes)");
-                        return None;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                },
-            }
-        }
-    }
-
-    async fn catch_up(&mut self) -> Result<(), ApiError> {
-        let (record, log) = self
-            .store
-            .events(&self.club, &self.game)
-            .await?
-            .ok_or_else(|| {
-                ApiError::NotFound(tabletally_domain::said!("server.api.live.game_gone"))
-            })?;
+impl GameFeed {
+    async fn catch_up(&mut self, store: &dyn Store) -> Result<(), ApiError> {
+        let (record, log) = store.events(&self.club, &self.game).await?.ok_or_else(|| {
+            ApiError::NotFound(tabletally_domain::said!("server.api.live.game_gone"))
+        })?;
         self.catching_up = Some(FramesAfter::new(record.clone(), log, self.last)?);
         self.last = record.version;
         Ok(())
     }
 
-    pub fn into_body(self) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
-        futures_util::stream::unfold(self, |mut stream| async move {
-            let chunk = stream.next_chunk().await?;
-            Some((Ok(chunk), stream))
-        })
+    fn could_not_catch_up(&self, e: ApiError) -> Ended {
+        tracing::warn!(error = %e, game = %self.game, "a game stream could not catch up; closing it");
+        Ended
     }
 }
 
-/// A club's lobby: games created, finished, abandoned and resumed, read from the database
-/// whenever a commit of the club wakes it.
-pub struct LobbyStream {
-    store: Arc<dyn Store>,
+impl Feed for GameFeed {
+    type News = Result<Arc<Frame>, broadcast::error::RecvError>;
+
+    fn ready(&mut self) -> Result<Option<Bytes>, Ended> {
+        let Some(frames) = &mut self.catching_up else {
+            return Ok(None);
+        };
+        match frames.next_frame() {
+            Some(Ok(frame)) => Ok(Some(frame.sse_in(self.language))),
+            Some(Err(e)) => Err(self.could_not_catch_up(e)),
+            None => {
+                self.catching_up = None;
+                Ok(None)
+            }
+        }
+    }
+
+    async fn news(&mut self) -> Option<Self::News> {
+        Some(self.subscription.receiver.as_mut()?.recv().await)
+    }
+
+    async fn take(
+        &mut self,
+        news: Self::News,
+        store: &dyn Store,
+        pending: &mut VecDeque<Bytes>,
+    ) -> Result<(), Ended> {
+        match news {
+            Ok(frame) if frame.version <= self.last => Ok(()),
+            Ok(frame) if frame.first_seq == self.last + 1 => {
+                self.last = frame.version;
+                pending.push_back(frame.sse_in(self.language));
+                Ok(())
+            }
+            // A gap: read it from the log (the frame itself is in what is read).
+            Ok(_) => match self.catch_up(store).await {
+                Ok(()) => Ok(()),
+                Err(e) => Err(self.could_not_catch_up(e)),
+            },
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::info!(game = %self.game, missed, "a slow game stream fell behind; closing it (the client resumes)");
+                Err(Ended)
+            }
+            Err(broadcast::error::RecvError::Closed) => Err(Ended),
+        }
+    }
+}
+
+/// A club's lobby changes, read from the database whenever a commit of the club wakes it.
+pub struct LobbyFeed {
     club: String,
     subscription: LobbySubscription,
-    pending: VecDeque<Bytes>,
     /// The position of the last change queued.
     last: i64,
-    heartbeat: tokio::time::Interval,
-    closing: watch::Receiver<bool>,
-    revocation: Revocation,
-    _ticket: Ticket,
 }
 
 const LOBBY_PAGE: i64 = 500;
@@ -220,36 +292,37 @@ impl LobbyStream {
             }
             None => store.head_position(club).await?,
         };
-        let mut stream = Self {
-            store,
+        let feed = LobbyFeed {
             club: club.to_owned(),
             subscription,
-            pending: VecDeque::new(),
             last,
-            heartbeat: heartbeat(live.limits.heartbeat),
-            closing: live.closing(),
-            revocation,
-            _ticket: ticket,
         };
+        let mut stream = Self::new(feed, store, live, revocation, ticket, VecDeque::new());
         // A resuming client first gets what it missed; a fresh one an immediate comment, so
         // it knows the stream is open.
-        stream.catch_up().await?;
+        let store = stream.store.as_ref();
+        stream.feed.catch_up(store, &mut stream.pending).await?;
         if stream.pending.is_empty() {
             stream.pending.push_back(Bytes::from_static(HEARTBEAT));
         }
         Ok(stream)
     }
+}
 
-    async fn catch_up(&mut self) -> Result<(), StoreError> {
+impl LobbyFeed {
+    async fn catch_up(
+        &mut self,
+        store: &dyn Store,
+        pending: &mut VecDeque<Bytes>,
+    ) -> Result<(), StoreError> {
         loop {
-            let changes = self
-                .store
+            let changes = store
                 .game_changes(&self.club, self.last, LOBBY_PAGE)
                 .await?;
             let full = changes.len() as i64 == LOBBY_PAGE;
             for change in changes {
                 self.last = change.position;
-                self.pending.push_back(sse(
+                pending.push_back(sse(
                     &change.kind,
                     change.position,
                     // The game's summary is the event's data (API.md, Live table).
@@ -261,38 +334,27 @@ impl LobbyStream {
             }
         }
     }
+}
 
-    async fn next_chunk(&mut self) -> Option<Bytes> {
-        loop {
-            if let Some(bytes) = self.pending.pop_front() {
-                self.heartbeat.reset();
-                return Some(bytes);
-            }
-            if *self.closing.borrow() {
-                return None;
-            }
-            let receiver = self.subscription.receiver.as_mut()?;
-            tokio::select! {
-                _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return self.revocation.heartbeat_unless_revoked(self.store.as_ref()).await,
-                () = self.revocation.ended(self.store.as_ref()) => return None,
-                woken = receiver.changed() => {
-                    if woken.is_err() {
-                        return None;
-                    }
-                    if let Err(e) = self.catch_up().await {
-                        tracing::warn!(error = %e, club = %self.club, "a lobby stream could not read its changes; closing it");
-                        return None;
-                    }
-                }
-            }
-        }
+impl Feed for LobbyFeed {
+    type News = Result<(), watch::error::RecvError>;
+
+    async fn news(&mut self) -> Option<Self::News> {
+        Some(self.subscription.receiver.as_mut()?.changed().await)
     }
 
-    pub fn into_body(self) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
-        futures_util::stream::unfold(self, |mut stream| async move {
-            let chunk = stream.next_chunk().await?;
-            Some((Ok(chunk), stream))
+    async fn take(
+        &mut self,
+        woken: Self::News,
+        store: &dyn Store,
+        pending: &mut VecDeque<Bytes>,
+    ) -> Result<(), Ended> {
+        if woken.is_err() {
+            return Err(Ended);
+        }
+        self.catch_up(store, pending).await.map_err(|e| {
+            tracing::warn!(error = %e, club = %self.club, "a lobby stream could not read its changes; closing it");
+            Ended
         })
     }
 }

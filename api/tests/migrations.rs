@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use sqlx::migrate::Migrator;
 use sqlx::{Connection, Row};
 
-const POSTGRES_URL_VAR: &str = "TABLETALLY_TEST_POSTGRES_URL";
+#[path = "support/test_database.rs"]
+mod test_database;
+
+use test_database::{Backend, TestDatabase};
 
 /// A folder holding copies of `backend`'s migrations up to `last` (a database "as it was").
 fn migrations_up_to(backend: &str, last: u32) -> PathBuf {
@@ -205,54 +208,22 @@ fn assert_converted((seats, games, sums, old_table_gone): Migrated) {
     assert!(old_table_gone, "player_results is dropped");
 }
 
-/// A fresh SQLite file, deleted afterwards, and a fresh PostgreSQL database, dropped afterwards
-/// (`None` when PostgreSQL is not configured outside CI).
-fn sqlite_url() -> (String, PathBuf) {
-    let path = std::env::temp_dir().join(format!(
-        "tabletally-migrate-{}.db",
-        uuid::Uuid::new_v4().simple()
-    ));
-    (format!("sqlite://{}?mode=rwc", path.display()), path)
-}
-
-fn remove_sqlite(path: &Path) {
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-}
-
-async fn postgres_database() -> Option<(String, String, String)> {
-    let Ok(admin_url) = std::env::var(POSTGRES_URL_VAR) else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "{POSTGRES_URL_VAR} must be set in CI"
-        );
-        eprintln!("skipped: set {POSTGRES_URL_VAR} to run the PostgreSQL half of this test");
-        return None;
-    };
-    let name = format!("tabletally_migrate_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&admin_url).await.unwrap();
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-        .execute(&mut admin)
+/// A fresh SQLite file for sqlx to create (`mode=rwc`: the migrations open it, not the server).
+async fn fresh_sqlite() -> (TestDatabase, String) {
+    let (database, url) = TestDatabase::fresh(Backend::Sqlite, "tabletally_migrate")
         .await
-        .unwrap();
-    let url = format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0);
-    Some((admin_url, name, url))
+        .expect("SQLite always runs");
+    (database, format!("{url}?mode=rwc"))
 }
 
-async fn drop_postgres(admin_url: &str, name: &str) {
-    let mut admin = sqlx::PgConnection::connect(admin_url).await.unwrap();
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE \"{name}\" WITH (FORCE)"
-    )))
-    .execute(&mut admin)
-    .await
-    .unwrap();
+/// A fresh PostgreSQL database; `None` when PostgreSQL is not configured (outside CI).
+async fn fresh_postgres() -> Option<(TestDatabase, String)> {
+    TestDatabase::fresh(Backend::Postgres, "tabletally_migrate").await
 }
 
 #[tokio::test]
 async fn results_and_facts_move_onto_the_seats_on_sqlite() {
-    let (url, path) = sqlite_url();
+    let (_database, url) = fresh_sqlite().await;
 
     let migrated = migrate_and_read!(
         &url,
@@ -261,13 +232,12 @@ async fn results_and_facts_move_onto_the_seats_on_sqlite() {
         tabletally_api::store::migrations::sqlite()
     );
 
-    remove_sqlite(&path);
     assert_converted(migrated);
 }
 
 #[tokio::test]
 async fn results_and_facts_move_onto_the_seats_on_postgres() {
-    let Some((admin_url, name, url)) = postgres_database().await else {
+    let Some((_database, url)) = fresh_postgres().await else {
         return;
     };
 
@@ -278,7 +248,6 @@ async fn results_and_facts_move_onto_the_seats_on_postgres() {
         tabletally_api::store::migrations::postgres()
     );
 
-    drop_postgres(&admin_url, &name).await;
     assert_converted(migrated);
 }
 
@@ -392,7 +361,7 @@ fn assert_counted_apart((games, sums): (Vec<GameVariant>, Vec<Sums>)) {
 
 #[tokio::test]
 async fn heavily_used_games_are_counted_apart_after_migration_0006_on_sqlite() {
-    let (url, path) = sqlite_url();
+    let (_database, url) = fresh_sqlite().await;
 
     let migrated = migrate_and_read!(
         &url,
@@ -404,13 +373,12 @@ async fn heavily_used_games_are_counted_apart_after_migration_0006_on_sqlite() {
         variants
     );
 
-    remove_sqlite(&path);
     assert_counted_apart(migrated);
 }
 
 #[tokio::test]
 async fn heavily_used_games_are_counted_apart_after_migration_0006_on_postgres() {
-    let Some((admin_url, name, url)) = postgres_database().await else {
+    let Some((_database, url)) = fresh_postgres().await else {
         return;
     };
 
@@ -424,7 +392,6 @@ async fn heavily_used_games_are_counted_apart_after_migration_0006_on_postgres()
         variants
     );
 
-    drop_postgres(&admin_url, &name).await;
     assert_counted_apart(migrated);
 }
 
@@ -623,7 +590,7 @@ fn assert_history_built((runs, buckets, count): (Vec<Run>, Vec<Bucket>, i64)) {
 
 #[tokio::test]
 async fn runs_and_day_and_month_sums_are_built_by_migration_0010_on_sqlite() {
-    let (url, path) = sqlite_url();
+    let (_database, url) = fresh_sqlite().await;
 
     let built = migrate_and_read!(
         &url,
@@ -635,13 +602,12 @@ async fn runs_and_day_and_month_sums_are_built_by_migration_0010_on_sqlite() {
         history
     );
 
-    remove_sqlite(&path);
     assert_history_built(built);
 }
 
 #[tokio::test]
 async fn runs_and_day_and_month_sums_are_built_by_migration_0010_on_postgres() {
-    let Some((admin_url, name, url)) = postgres_database().await else {
+    let Some((_database, url)) = fresh_postgres().await else {
         return;
     };
 
@@ -655,6 +621,5 @@ async fn runs_and_day_and_month_sums_are_built_by_migration_0010_on_postgres() {
         history
     );
 
-    drop_postgres(&admin_url, &name).await;
     assert_history_built(built);
 }

@@ -27,7 +27,6 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -36,7 +35,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use sqlx::Connection;
 
-const POSTGRES_URL_VAR: &str = "TABLETALLY_TEST_POSTGRES_URL";
+#[path = "support/test_database.rs"]
+mod test_database;
+
+use test_database::{Backend, TestDatabase};
+
 const DEFAULT_SEED: u64 = 20_240_611;
 
 // ---------------------------------------------------------------------------------------------
@@ -73,106 +76,6 @@ fn seed() -> u64 {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(DEFAULT_SEED)
-}
-
-// ---------------------------------------------------------------------------------------------
-// A fresh database per test, removed (SQLite directory) or dropped (PostgreSQL) afterwards.
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Backend {
-    Sqlite,
-    Postgres,
-}
-
-enum Database {
-    Sqlite { dir: PathBuf },
-    Postgres { admin_url: String, name: String },
-}
-
-impl Database {
-    /// The database and its URL; `None` when PostgreSQL is not configured (outside CI).
-    async fn fresh(backend: Backend) -> Option<(Database, String)> {
-        match backend {
-            Backend::Sqlite => {
-                let dir = std::env::temp_dir()
-                    .join(format!("tabletally-reliability-{}", uuid::Uuid::new_v4()));
-                std::fs::create_dir_all(&dir).expect("create a temp directory");
-                let url = format!("sqlite://{}", dir.join("tabletally.db").display());
-                Some((Database::Sqlite { dir }, url))
-            }
-            Backend::Postgres => {
-                let Ok(admin_url) = std::env::var(POSTGRES_URL_VAR) else {
-                    assert!(
-                        std::env::var("CI").is_err(),
-                        "{POSTGRES_URL_VAR} must be set in CI: the PostgreSQL tests may not be skipped there"
-                    );
-                    eprintln!(
-                        "skipped: set {POSTGRES_URL_VAR} to run the PostgreSQL variant of this test"
-                    );
-                    return None;
-                };
-                let name = format!("tabletally_rel_{}", uuid::Uuid::new_v4().simple());
-                let mut conn = sqlx::PgConnection::connect(&admin_url)
-                    .await
-                    .unwrap_or_else(|e| {
-                        panic!("PostgreSQL at {POSTGRES_URL_VAR} is unreachable: {e}")
-                    });
-                sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-                    .execute(&mut conn)
-                    .await
-                    .expect("create a test database");
-                let url = replace_database(&admin_url, &name);
-                Some((Database::Postgres { admin_url, name }, url))
-            }
-        }
-    }
-}
-
-impl Drop for Database {
-    fn drop(&mut self) {
-        match self {
-            Database::Sqlite { dir } => {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            Database::Postgres { admin_url, name } => {
-                let (admin_url, name) = (admin_url.clone(), name.clone());
-                // Drop runs outside async: a small runtime of its own drops the database.
-                let _ = std::thread::spawn(move || {
-                    let rt = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build();
-                    if let Ok(rt) = rt {
-                        rt.block_on(async {
-                            if let Ok(mut conn) = sqlx::PgConnection::connect(&admin_url).await {
-                                let sql =
-                                    format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
-                                let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                                    .execute(&mut conn)
-                                    .await;
-                            }
-                        });
-                    }
-                })
-                .join();
-            }
-        }
-    }
-}
-
-/// `postgres://u@h:5432/postgres?x` → `postgres://u@h:5432/<name>?x`.
-fn replace_database(url: &str, name: &str) -> String {
-    let (base, query) = url
-        .split_once('?')
-        .map_or((url, None), |(b, q)| (b, Some(q)));
-    let scheme_end = base.find("://").map_or(0, |i| i + 3);
-    let host_part = match base[scheme_end..].find('/') {
-        Some(slash) => &base[..scheme_end + slash],
-        None => base,
-    };
-    match query {
-        Some(q) => format!("{host_part}/{name}?{q}"),
-        None => format!("{host_part}/{name}"),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -574,7 +477,8 @@ fn two_servers(url: &str) -> Arc<[ServerProcess; 2]> {
 /// the append just acknowledged, and a game read with another club's token is not found.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_score_read_on_one_server_shows_the_append_just_acknowledged_by_the_other() {
-    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+    let Some((_database, url)) = TestDatabase::fresh(Backend::Postgres, "tabletally_rel").await
+    else {
         return;
     };
     let servers = two_servers(&url);
@@ -802,7 +706,8 @@ async fn score_version(
 /// second is gone the first answers from memory again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_alone_answers_from_memory_and_never_misses_a_second_servers_append() {
-    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+    let Some((_database, url)) = TestDatabase::fresh(Backend::Postgres, "tabletally_rel").await
+    else {
         return;
     };
     let client = http_client();
@@ -864,7 +769,8 @@ async fn a_server_alone_answers_from_memory_and_never_misses_a_second_servers_ap
 /// while it runs, no other server on its database becomes the only one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_never_answers_alone_keeps_the_others_from_it() {
-    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+    let Some((_database, url)) = TestDatabase::fresh(Backend::Postgres, "tabletally_rel").await
+    else {
         return;
     };
     let client = http_client();
@@ -890,10 +796,13 @@ async fn a_server_that_never_answers_alone_keeps_the_others_from_it() {
 /// the only one on theirs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn servers_of_two_databases_on_one_host_are_each_alone() {
-    let Some((_first, first_url)) = Database::fresh(Backend::Postgres).await else {
+    let Some((_first, first_url)) = TestDatabase::fresh(Backend::Postgres, "tabletally_rel").await
+    else {
         return;
     };
-    let Some((_second, second_url)) = Database::fresh(Backend::Postgres).await else {
+    let Some((_second, second_url)) =
+        TestDatabase::fresh(Backend::Postgres, "tabletally_rel").await
+    else {
         return;
     };
     let client = http_client();
@@ -906,7 +815,8 @@ async fn servers_of_two_databases_on_one_host_are_each_alone() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_on_one_postgres_database() {
-    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+    let Some((_database, url)) = TestDatabase::fresh(Backend::Postgres, "tabletally_rel").await
+    else {
         return;
     };
     let started = Instant::now();
@@ -1143,13 +1053,13 @@ async fn two_servers_on_one_postgres_database() {
 }
 
 /// A request sent again and answered from the log (its events already stored) ends its
-/// transaction before the server keeps the connection for its next write. Left open, it held
-/// the game's row, and the other server's next append to that game waited for this server's
-/// next write (`3ec17b6`).
+/// transaction before the server keeps the connection for its next write: left open, it would
+/// hold the game's row, and the other server's next append to that game would wait.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_answered_again_from_the_log_leaves_no_lock_behind() {
     // Arrange: a game on server A with round 1 acknowledged.
-    let Some((_database, url)) = Database::fresh(Backend::Postgres).await else {
+    let Some((_database, url)) = TestDatabase::fresh(Backend::Postgres, "tabletally_rel").await
+    else {
         return;
     };
     let servers = two_servers(&url);
@@ -1356,7 +1266,7 @@ impl Crash {
 }
 
 async fn crash_safety(backend: Backend) {
-    let Some((_database, url)) = Database::fresh(backend).await else {
+    let Some((_database, url)) = TestDatabase::fresh(backend, "tabletally_rel").await else {
         return;
     };
     let started = Instant::now();
@@ -1530,7 +1440,7 @@ const TABLE_KILLS: usize = 4;
 /// their requests in shared batches; it is SIGKILLed at random moments. Every acknowledged
 /// event must survive exactly once; a request whose answer was lost is settled by retrying it.
 async fn tables_crash_safety(backend: Backend) {
-    let Some((_database, url)) = Database::fresh(backend).await else {
+    let Some((_database, url)) = TestDatabase::fresh(backend, "tabletally_rel").await else {
         return;
     };
     let seed = seed() ^ 0x7ab1e5;
@@ -1890,12 +1800,12 @@ struct Table {
     token: String,
     url: String,
     /// Dropped last, after the server.
-    _database: Database,
+    _database: TestDatabase,
 }
 
 impl Table {
     async fn on_fresh_sqlite(label: &str) -> Option<Self> {
-        let (database, url) = Database::fresh(Backend::Sqlite).await?;
+        let (database, url) = TestDatabase::fresh(Backend::Sqlite, "tabletally_rel").await?;
         let client = http_client();
         let server = ServerProcess::start(label, &url);
         let token = new_club(&client, &server).await;
@@ -1998,10 +1908,10 @@ fn command(url: &str, args: &[&str]) -> Command {
 }
 
 async fn the_export_command_pipes_into_the_import_command(backend: Backend) {
-    let Some((source, source_url)) = Database::fresh(backend).await else {
+    let Some((source, source_url)) = TestDatabase::fresh(backend, "tabletally_rel").await else {
         return;
     };
-    let Some((target, target_url)) = Database::fresh(backend).await else {
+    let Some((target, target_url)) = TestDatabase::fresh(backend, "tabletally_rel").await else {
         return;
     };
     // Given a club with a finished game of three rounds and a game whose totals were typed in

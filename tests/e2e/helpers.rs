@@ -2,21 +2,17 @@
 //! PostgreSQL. PostgreSQL runs when `TABLETALLY_TEST_POSTGRES_URL` is set (e.g.
 //! `postgres://postgres@127.0.0.1:5432/postgres`); in CI (`CI=true`) it must be set.
 
-use std::path::PathBuf;
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use sqlx::Connection;
 use tabletally_api::config::Config;
 use tabletally_api::startup::{Application, Stopper};
 
-pub const POSTGRES_URL_VAR: &str = "TABLETALLY_TEST_POSTGRES_URL";
+#[path = "../../api/tests/support/test_database.rs"]
+mod test_database;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
-    Sqlite,
-    Postgres,
-}
+pub use test_database::Backend;
+use test_database::TestDatabase;
+pub(crate) use test_database::skip_outside_ci;
 
 /// Runs each named scenario `async fn name(app: TestApp)` as two tests: `name::on_sqlite` and
 /// `name::on_postgres`.
@@ -40,45 +36,6 @@ macro_rules! on_both_backends {
     )*};
 }
 
-/// Where a test's database lives; dropped with the test.
-enum Database {
-    SqliteFile(PathBuf),
-    Postgres { admin_url: String, name: String },
-}
-
-impl Drop for Database {
-    fn drop(&mut self) {
-        match self {
-            Database::SqliteFile(path) => {
-                for suffix in ["", "-wal", "-shm"] {
-                    let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-                }
-            }
-            Database::Postgres { admin_url, name } => {
-                let (admin_url, name) = (admin_url.clone(), name.clone());
-                // Drop runs outside async; a small runtime of its own drops the database.
-                let _ = std::thread::spawn(move || {
-                    let rt = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build();
-                    if let Ok(rt) = rt {
-                        rt.block_on(async {
-                            if let Ok(mut conn) = sqlx::PgConnection::connect(&admin_url).await {
-                                let sql =
-                                    format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
-                                let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                                    .execute(&mut conn)
-                                    .await;
-                            }
-                        });
-                    }
-                })
-                .join();
-            }
-        }
-    }
-}
-
 pub struct TestApp {
     pub address: String,
     /// The database this server uses (to open a second connection, e.g. for a rebuild).
@@ -88,7 +45,7 @@ pub struct TestApp {
     /// How this server was started, and what stops it (`stop_server`, `start_server_again`).
     config: Config,
     stopper: Stopper,
-    _database: Option<Database>,
+    _database: Option<TestDatabase>,
 }
 
 /// A club and its token.
@@ -107,35 +64,7 @@ pub async fn spawn_app_with(
     backend: Backend,
     configure: impl FnOnce(&mut Config),
 ) -> Option<TestApp> {
-    let (database_url, database) = match backend {
-        Backend::Sqlite => {
-            let path =
-                std::env::temp_dir().join(format!("tabletally-test-{}.db", uuid::Uuid::new_v4()));
-            (
-                format!("sqlite://{}", path.display()),
-                Database::SqliteFile(path),
-            )
-        }
-        Backend::Postgres => {
-            let Ok(admin_url) = std::env::var(POSTGRES_URL_VAR) else {
-                skip_outside_ci(
-                    &format!("{POSTGRES_URL_VAR} must be set"),
-                    &format!("set {POSTGRES_URL_VAR} to run the PostgreSQL half of this test"),
-                );
-                return None;
-            };
-            let name = format!("tabletally_test_{}", uuid::Uuid::new_v4().simple());
-            let mut conn = sqlx::PgConnection::connect(&admin_url)
-                .await
-                .unwrap_or_else(|e| panic!("PostgreSQL at {POSTGRES_URL_VAR} is unreachable: {e}"));
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-                .execute(&mut conn)
-                .await
-                .expect("create a test database");
-            let url = replace_database(&admin_url, &name);
-            (url, Database::Postgres { admin_url, name })
-        }
-    };
+    let (database, database_url) = TestDatabase::fresh(backend, "tabletally_test").await?;
     let mut config = Config {
         addr: "127.0.0.1:0".into(),
         database_url: database_url.clone(),
@@ -197,22 +126,6 @@ impl TestApp {
         let (address, stopper) = start(&self.config).await;
         assert_eq!(address, self.address, "the same address");
         self.stopper = stopper;
-    }
-}
-
-/// `postgres://u@h:5432/postgres?x` → `postgres://u@h:5432/<name>?x`.
-fn replace_database(url: &str, name: &str) -> String {
-    let (base, query) = url
-        .split_once('?')
-        .map_or((url, None), |(b, q)| (b, Some(q)));
-    let scheme_end = base.find("://").map_or(0, |i| i + 3);
-    let host_part = match base[scheme_end..].find('/') {
-        Some(slash) => &base[..scheme_end + slash],
-        None => base,
-    };
-    match query {
-        Some(q) => format!("{host_part}/{name}?{q}"),
-        None => format!("{host_part}/{name}"),
     }
 }
 
@@ -502,19 +415,9 @@ pub async fn metric(client: &reqwest::Client, server: &str, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("/metrics has no {name}:\n{text}"))
 }
 
-/// A test that needs something this machine lacks prints `skipped` (with `how`) locally; in CI
-/// (`CI` set) nothing may be skipped, so it fails saying `missing`.
-pub(crate) fn skip_outside_ci(missing: &str, how: &str) {
-    assert!(
-        std::env::var("CI").is_err(),
-        "{missing} in CI: this test may not be skipped there"
-    );
-    eprintln!("skipped: {how}");
-}
-
 #[cfg(test)]
 mod tests {
-    use super::replace_database;
+    use super::test_database::replace_database;
 
     #[test]
     fn the_test_database_replaces_the_admin_database_in_the_url() {

@@ -8,11 +8,22 @@ use serde::{Deserialize, Serialize};
 use tabletally_domain::said;
 use utoipa::ToSchema;
 
+use super::problems::{IdNotUuid, MalformedJson, NoSuchGame, Unauthorized, problems};
 use crate::auth::{self, Admin, Club};
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::extract::Json;
 use crate::state::AppState;
 use crate::store::{AccessTokenRecord, first_token_revocation};
+
+problems! {
+    AnIdNotUuid: 400, "An id is not a UUID";
+    AdminOnly: 403, "The token does not have scope admin";
+    ReadToken: 403, "A read token";
+    NoSuchShare: 404, "No such share link of this game in this club";
+    NoSuchToken: 404, "No such token in this club";
+    BadExpiry: 422, "expires_in_hours outside 1..720";
+    BadNameOrScope: 422, "A bad name or scope";
+}
 
 const MAX_TOKEN_NAME: usize = 100;
 /// A share link lives at most 30 days: long enough for a league night's recap, short enough
@@ -78,10 +89,7 @@ pub struct TokenList {
 /// Issues a token with scope `admin`, `write` or `read` (admin only).
 #[utoipa::path(tag = "access", security(("club_token" = [])), request_body(content = CreateToken, example = json!({"name": "Ann's phone", "scope": "write"})), responses(
     (status = 201, description = "Token created; the secret is shown once", body = TokenCreated),
-    (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "The token does not have scope admin", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "A bad name or scope", body = Problem, content_type = "application/problem+json"),
+    MalformedJson, Unauthorized, AdminOnly, BadNameOrScope,
 ))]
 #[post("/v1/tokens")]
 pub async fn create_token(
@@ -150,8 +158,7 @@ fn checked_name(raw: &str) -> Result<&str, ApiError> {
 /// The tokens the club issued, never their secrets (admin only).
 #[utoipa::path(tag = "access", security(("club_token" = [])), responses(
     (status = 200, description = "The club's tokens", body = TokenList),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "The token does not have scope admin", body = Problem, content_type = "application/problem+json"),
+    Unauthorized, AdminOnly,
 ))]
 #[get("/v1/tokens")]
 pub async fn list_tokens(
@@ -179,10 +186,7 @@ pub async fn list_tokens(
     params(("id" = uuid::Uuid, Path, description = "Token id")),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "The token does not have scope admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such token in this club", body = Problem, content_type = "application/problem+json"),
+        IdNotUuid, Unauthorized, AdminOnly, NoSuchToken,
     ))]
 #[delete("/v1/tokens/{id}")]
 pub async fn revoke_token(
@@ -219,8 +223,7 @@ pub struct ClubTokenReplaced {
 /// club issued are left as they are.
 #[utoipa::path(tag = "access", security(("club_token" = [])), responses(
     (status = 200, description = "The new first token; the old one no longer works", body = ClubTokenReplaced),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "The token does not have scope admin", body = Problem, content_type = "application/problem+json"),
+    Unauthorized, AdminOnly,
 ))]
 #[post("/v1/club/token")]
 pub async fn replace_club_token(
@@ -289,11 +292,7 @@ fn share_hours(given: Option<&serde_json::Value>) -> Result<i64, ApiError> {
     request_body(content = CreateShare, example = json!({"expires_in_hours": 24})),
     responses(
         (status = 201, description = "Share link created; the token is shown once", body = ShareCreated),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A read token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "expires_in_hours outside 1..720", body = Problem, content_type = "application/problem+json"),
+        MalformedJson, Unauthorized, ReadToken, NoSuchGame, BadExpiry,
     ))]
 #[post("/v1/games/{id}/shares")]
 pub async fn create_share(
@@ -360,9 +359,7 @@ pub struct ShareList {
     params(("id" = uuid::Uuid, Path, description = "Game id")),
     responses(
         (status = 200, description = "The game's share links", body = ShareList),
-        (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
+        IdNotUuid, Unauthorized, NoSuchGame,
     ))]
 #[get("/v1/games/{id}/shares")]
 pub async fn list_shares(
@@ -395,10 +392,7 @@ pub async fn list_shares(
     params(("id" = uuid::Uuid, Path, description = "Game id"), ("share_id" = uuid::Uuid, Path, description = "Share link id")),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 400, description = "An id is not a UUID", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A read token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such share link of this game in this club", body = Problem, content_type = "application/problem+json"),
+        AnIdNotUuid, Unauthorized, ReadToken, NoSuchShare,
     ))]
 #[delete("/v1/games/{id}/shares/{share_id}")]
 pub async fn revoke_share(

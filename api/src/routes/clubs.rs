@@ -8,10 +8,17 @@ use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::problems::{BodyTooLarge, MalformedJson, NotJson, Unauthorized, problems};
 use crate::auth::{self, Club};
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::extract::Json;
 use crate::state::AppState;
+
+problems! {
+    ShareLink: 404, "A share link (it reads its game only)";
+    InvalidName: 422, "Invalid name";
+    TooManyClubs: 429, "Too many clubs created from this address (see Retry-After)";
+}
 
 const MAX_CLUB_NAME: usize = 100;
 
@@ -39,11 +46,7 @@ pub struct ClubCreated {
 /// Creates a club. No authentication needed; the answer holds the club's token.
 #[utoipa::path(tag = "clubs", request_body = CreateClub, responses(
     (status = 201, description = "Club created", body = ClubCreated),
-    (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-    (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "Invalid name", body = Problem, content_type = "application/problem+json"),
-    (status = 429, description = "Too many clubs created from this address (see Retry-After)", body = Problem, content_type = "application/problem+json"),
+    MalformedJson, BodyTooLarge, NotJson, InvalidName, TooManyClubs,
 ))]
 #[post("/v1/clubs")]
 pub async fn create_club(
@@ -98,8 +101,7 @@ pub struct ClubView {
 /// club (any token but a share link; nothing else of the club's is in the answer).
 #[utoipa::path(tag = "clubs", security(("club_token" = [])), responses(
     (status = 200, description = "The token's club", body = ClubView),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "A share link (it reads its game only)", body = Problem, content_type = "application/problem+json"),
+    Unauthorized, ShareLink,
 ))]
 #[get("/v1/club")]
 pub async fn get_club(state: web::Data<AppState>, club: Club) -> Result<HttpResponse, ApiError> {

@@ -7,15 +7,24 @@ use serde_json::Value;
 use tabletally_domain::said;
 use utoipa::{IntoParams, ToSchema};
 
+use super::problems::{
+    BadQuery, BodyTooLarge, NoSuchGame, NotJson, ReadOnlyToken, Unauthorized, problems,
+};
 use crate::append::AppendRequest;
 use crate::auth::Club;
 use crate::config::{MAX_EVENTS_PER_REQUEST, MAX_PAGE_DATA_BYTES};
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::examples;
 use crate::extract::{Json, Query};
 use crate::state::AppState;
 use crate::store::NewEvent;
 use crate::views::{EventView, event_views};
+
+problems! {
+    MalformedJsonOrIfMatch: 400, "Malformed JSON or If-Match";
+    StaleVersion: 409, "Stale expected_version (current_version in the body) or an event id reused";
+    RuleViolation: 422, "A rule violation: event_index, pointer and the rule";
+}
 
 const DEFAULT_EVENTS_PAGE: i64 = 500;
 const MAX_EVENTS_PAGE: i64 = 1000;
@@ -99,14 +108,7 @@ pub struct AppendResult {
     responses(
         (status = 201, description = "Events stored", body = AppendResult),
         (status = 200, description = "A retry: every event was already stored with the same content", body = AppendResult),
-        (status = 400, description = "Malformed JSON or If-Match", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Stale expected_version (current_version in the body) or an event id reused", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A rule violation: event_index, pointer and the rule", body = Problem, content_type = "application/problem+json"),
+        MalformedJsonOrIfMatch, Unauthorized, ReadOnlyToken, NoSuchGame, StaleVersion, BodyTooLarge, NotJson, RuleViolation,
     ))]
 #[post("/v1/games/{id}/events")]
 pub async fn append_events(
@@ -262,9 +264,7 @@ pub struct EventPage {
 /// The game's log, retracted and corrected events included and marked.
 #[utoipa::path(tag = "events", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id"), EventsQuery), responses(
     (status = 200, description = "A page of the log", body = EventPage),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized, NoSuchGame,
 ))]
 #[get("/v1/games/{id}/events")]
 pub async fn list_events(

@@ -10,14 +10,23 @@ use tabletally_domain::said;
 use tabletally_domain::setup::PlayerEntry;
 use utoipa::{IntoParams, ToSchema};
 
+use super::problems::{
+    BadQuery, BodyTooLarge, IdNotUuid, MalformedJson, NoSuchGame, NotJson, ReadOnlyToken,
+    Unauthorized, problems,
+};
 use super::{cursor, not_modified, not_modified_response, summary_etag};
 use crate::auth::Club;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::examples;
 use crate::extract::{Json, Query};
 use crate::state::AppState;
 use crate::store::{GameFilter, NewGame, NewSeat};
 use crate::views::GameSummary;
+
+problems! {
+    IdTaken: 409, "The id is taken by a different game";
+    BadGame: 422, "Unknown game, bad player count, a bad option or an unknown preset";
+}
 
 const DEFAULT_PAGE: i64 = 50;
 const MAX_PAGE: i64 = 200;
@@ -95,13 +104,7 @@ pub struct PlayerInput {
             ("GetScore" = (operation_id = "get_score", parameters(("id" = "$response.body#/id")))),
         )),
     (status = 200, description = "A game with this id already exists with the same content", body = GameSummary),
-    (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 409, description = "The id is taken by a different game", body = Problem, content_type = "application/problem+json"),
-    (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-    (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "Unknown game, bad player count, a bad option or an unknown preset", body = Problem, content_type = "application/problem+json"),
+    MalformedJson, Unauthorized, ReadOnlyToken, IdTaken, BodyTooLarge, NotJson, BadGame,
 ))]
 #[post("/v1/games")]
 pub async fn create_game(
@@ -296,9 +299,7 @@ async fn resolve_players(
 #[utoipa::path(tag = "games", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id")), responses(
     (status = 200, description = "The game", body = GameSummary, headers(("ETag" = String, description = "The game's version and a fingerprint of this body (it changes when a seated player is merged into another), e.g. \"3-9f2c51d0a4b7e816\"; send it back in If-None-Match, or in If-Match on an append"))),
     (status = 304, description = "Not modified since the If-None-Match tag"),
-    (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
+    IdNotUuid, Unauthorized, NoSuchGame,
 ))]
 #[get("/v1/games/{id}")]
 pub async fn get_game(
@@ -367,8 +368,7 @@ pub struct GamePage {
 /// `cursor` must be a `next_cursor` this server gave out; other hexadecimal text is 400.
 #[utoipa::path(tag = "games", security(("club_token" = [])), params(GamesQuery), responses(
     (status = 200, description = "A page of games", body = GamePage),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized,
 ))]
 #[get("/v1/games")]
 pub async fn list_games(
@@ -437,5 +437,5 @@ pub async fn list_games(
         games: games.into_iter().map(GameSummary::from).collect(),
         next_cursor,
     };
-    super::stats::read_answer(&reads, &club.id, &page).await
+    super::read_from::read_answer(&reads, &club.id, &page).await
 }

@@ -3,8 +3,13 @@
 use actix_web::{HttpResponse, get, web};
 use serde_json::json;
 
-use crate::error::{ApiError, Problem};
+use super::problems::problems;
+use crate::error::ApiError;
 use crate::state::AppState;
+
+problems! {
+    DatabaseUnreachable: 503, "The database is not reachable";
+}
 
 /// The process is up.
 #[utoipa::path(tag = "operations", responses((status = 200, description = "The process is up", body = Object, example = json!({"status": "ok"}))))]
@@ -33,7 +38,7 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 /// The database is reachable.
 #[utoipa::path(tag = "operations", responses(
     (status = 200, description = "Ready to serve", body = Object, example = json!({"status": "ready", "database": "sqlite"})),
-    (status = 503, description = "The database is not reachable", body = Problem, content_type = "application/problem+json"),
+    DatabaseUnreachable,
 ))]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {

@@ -7,12 +7,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
+use super::problems::{BadQuery, NoSuchGame, Unauthorized, problems};
 use crate::auth::Club;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::extract::Query;
 use crate::language::Language;
 use crate::state::AppState;
 use crate::streams::{GameStream, LobbyStream};
+
+problems! {
+    BadLastEventId: 400, "A bad Last-Event-ID";
+    ClubStreamsFull: 429, "The club holds as many open streams as it may";
+    ServerStreamsFull: 503, "The server holds as many open streams as it serves";
+}
 
 const DEFAULT_EVENTS_PAGE: i64 = 500;
 const MAX_EVENTS_PAGE: i64 = 1000;
@@ -108,11 +115,7 @@ fn event_stream(
            StreamQuery),
     responses(
         (status = 200, description = "text/event-stream: `snapshot` (SnapshotData), then `appended` (AppendedData) events", content_type = "text/event-stream", body = String),
-        (status = 400, description = "A bad Last-Event-ID", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "The club holds as many open streams as it may", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The server holds as many open streams as it serves", body = Problem, content_type = "application/problem+json"),
+        BadLastEventId, Unauthorized, NoSuchGame, ClubStreamsFull, ServerStreamsFull,
     ))]
 #[get("/v1/games/{id}/stream")]
 pub async fn game_stream(
@@ -145,10 +148,7 @@ pub async fn game_stream(
     params(("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]+$", description = "Resume after this position (digits); beyond every position this database has given, the stream starts again from the club's beginning (every game's news once more)"), StreamQuery),
     responses(
         (status = 200, description = "text/event-stream of lobby events, each with the game's summary (GameSummary) as data", content_type = "text/event-stream", body = String),
-        (status = 400, description = "A bad Last-Event-ID", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "The club holds as many open streams as it may", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The server holds as many open streams as it serves", body = Problem, content_type = "application/problem+json"),
+        BadLastEventId, Unauthorized, ClubStreamsFull, ServerStreamsFull,
     ))]
 #[get("/v1/stream")]
 pub async fn lobby_stream(
@@ -213,8 +213,7 @@ pub struct ClubEventPage {
 /// syncs everything it missed in one loop, then follows the lobby from `next_after`.
 #[utoipa::path(tag = "live", security(("club_token" = [])), params(ClubEventsQuery), responses(
     (status = 200, description = "A page of the club's log", body = ClubEventPage),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized,
 ))]
 #[get("/v1/events")]
 pub async fn club_events(

@@ -1,5 +1,6 @@
 //! One module per resource. Handlers are thin: read the request, call the store and the
-//! domain, answer. The response shapes they share are in `crate::views`.
+//! domain, answer. The response shapes they share are in `crate::views`, the refusals their
+//! documents list in `problems`, where a read was made in `read_from`.
 
 pub mod access;
 pub mod clubs;
@@ -11,6 +12,8 @@ pub mod live;
 pub mod players;
 pub mod portability;
 pub mod presets;
+mod problems;
+pub mod read_from;
 pub mod scores;
 pub mod stats;
 
@@ -42,12 +45,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(access::create_share)
         .service(access::list_shares)
         .service(access::revoke_share)
-        .service(stats::list_players)
-        .service(stats::get_player)
+        .service(players::list_players)
+        .service(players::get_player)
         .service(players::rename_player)
         .service(players::merge_player)
-        .service(stats::player_stats)
-        .service(stats::player_games)
+        .service(players::player_stats)
+        .service(players::player_games)
         .service(stats::leaderboard)
         .service(stats::head_to_head)
         .service(stats::game_stats)

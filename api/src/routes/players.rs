@@ -1,23 +1,341 @@
-//! Changing a club's players: rename one, or merge two into one (a typo that became a second
+//! A club's players: the list, one player, their statistics and their games (reads a standby
+//! may serve), and the changes: rename one, or merge two into one (a typo that became a second
 //! player). Games keep the names their events were written with; statistics follow the player.
 
-use actix_web::{HttpResponse, patch, post, web};
-use serde::Deserialize;
+use actix_web::{HttpResponse, get, patch, post, web};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use tabletally_domain::said;
 use tabletally_domain::setup::PlayerName;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
-use super::stats::PlayerSummary;
+use super::cursor;
+use super::problems::{BadQuery, IdNotUuid, ReadOnlyToken, Unauthorized, problems};
+use super::read_from::read_answer;
+use super::stats::{VariantId, check_game, select_variant};
 use crate::auth::Club;
-use crate::error::{ApiError, Problem};
-use crate::extract::Json;
+use crate::error::ApiError;
+use crate::extract::{Json, Query};
 use crate::state::AppState;
-use crate::store::{Merge, Rename};
+use crate::statistics::{self, PlayerStats};
+use crate::store::{Merge, PlayerRow, Rename, StatsFilter};
+
+problems! {
+    IdNotUuidOrMalformedJson: 400, "The id is not a UUID, or malformed JSON";
+    NoSuchPlayer: 404, "No such player in this club";
+    NoSuchPlayerOrInto: 404, "No such player in this club: the player in the path, or `into`";
+    NameTaken: 409, "Another player of the club has this name";
+    SatTogether: 409, "Both players sat at the same game";
+    InvalidName: 422, "The name is empty, too long or not printable";
+    MergeIntoSelf: 422, "`into` is the player in the path (a player cannot be merged into themselves)";
+}
+
+const DEFAULT_PAGE: i64 = 50;
+const MAX_PAGE: i64 = 200;
 
 fn not_found() -> ApiError {
     ApiError::NotFound(tabletally_domain::said!(
         "server.api.players.no_such_player"
     ))
+}
+
+/// The club's player with this id, or 404.
+async fn club_player(state: &AppState, club: &Club, id: &str) -> Result<PlayerRow, ApiError> {
+    state
+        .store
+        .player(&club.id, id)
+        .await?
+        .ok_or_else(not_found)
+}
+
+/// The club's player with this id as the answer: a read's, a rename's or a merge's.
+async fn player_answer(state: &AppState, club: &Club, id: &str) -> Result<HttpResponse, ApiError> {
+    let player = club_player(state, club, id).await?;
+    Ok(HttpResponse::Ok().json(PlayerSummary::from(player)))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerSummary {
+    pub id: String,
+    pub name: String,
+    /// Finished games played.
+    pub games_played: i64,
+    pub last_played: Option<DateTime<Utc>>,
+}
+
+impl From<PlayerRow> for PlayerSummary {
+    fn from(p: PlayerRow) -> Self {
+        Self {
+            id: p.id,
+            name: p.name,
+            games_played: p.games_played,
+            last_played: p.last_played,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PlayersQuery {
+    /// Part of a name, ignoring case.
+    #[param(pattern = r"^[^\x00]*$")]
+    pub search: Option<String>,
+    /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
+    /// other text is refused with 400, and so is hexadecimal text this server did not give out
+    /// (no schema can tell the two apart).
+    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerPage {
+    /// By name.
+    pub players: Vec<PlayerSummary>,
+    pub next_cursor: Option<String>,
+}
+
+/// The club's players by name, with the number of finished games each played.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
+/// `cursor` must decode to a name (hexadecimal UTF-8, as `next_cursor` is); other text is 400.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(PlayersQuery), responses(
+    (status = 200, description = "A page of players", body = PlayerPage),
+    BadQuery, Unauthorized,
+))]
+#[get("/v1/players")]
+pub async fn list_players(
+    state: web::Data<AppState>,
+    club: Club,
+    query: Query<PlayersQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = cursor::page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE)?;
+    if query.search.as_deref().is_some_and(|v| v.contains('\0')) {
+        return Err(ApiError::bad_parameter(
+            "search",
+            tabletally_domain::said!("server.api.query.nul", parameter = "\"search\""),
+        ));
+    }
+    let after = query
+        .cursor
+        .as_deref()
+        .map(cursor::decode_name)
+        .transpose()?;
+    let reads = state.store.reads();
+    let mut players = reads
+        .store
+        .list_players(
+            &club.id,
+            query.search.as_deref(),
+            after.as_deref(),
+            limit + 1,
+        )
+        .await?;
+    let next_cursor = if players.len() as i64 > limit {
+        players.truncate(limit as usize);
+        players.last().map(|p| cursor::encode_name(&p.name))
+    } else {
+        None
+    };
+    let page = PlayerPage {
+        players: players.into_iter().map(PlayerSummary::from).collect(),
+        next_cursor,
+    };
+    read_answer(&reads, &club.id, &page).await
+}
+
+/// One club player.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id")), responses(
+    (status = 200, description = "The player", body = PlayerSummary),
+    IdNotUuid, Unauthorized, NoSuchPlayer,
+))]
+#[get("/v1/players/{id}")]
+pub async fn get_player(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<uuid::Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    player_answer(&state, &club, &id.into_inner().to_string()).await
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct StatsQuery {
+    /// Only this game id.
+    #[param(value_type = Option<crate::views::GameId>)]
+    pub game: Option<String>,
+    /// Only this variant of the game; needs `game`, a game that has the variant
+    /// (`heavily-used`: Mint Condition only; Mind Up!, Mint Julep and Vintage have none).
+    /// Refused with 400 otherwise.
+    #[param(inline, value_type = Option<VariantId>)]
+    pub variant: Option<String>,
+    /// Games played at or after this time.
+    pub from: Option<DateTime<Utc>>,
+    /// Games played before this time.
+    pub to: Option<DateTime<Utc>>,
+}
+
+impl StatsQuery {
+    fn filter(&self) -> Result<StatsFilter, ApiError> {
+        check_game(self.game.as_deref())?;
+        Ok(StatsFilter {
+            variant: select_variant(self.game.as_deref(), self.variant.as_deref(), false)?,
+            game: self.game.clone(),
+            from: self.from,
+            to: self.to,
+        })
+    }
+}
+
+/// A player's statistics: wins, win rate, scores per game, ranks and streaks.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it):
+/// `variant` needs `game`, a game that has that variant (400).
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), StatsQuery), responses(
+    (status = 200, description = "The player's statistics", body = PlayerStats),
+    BadQuery, Unauthorized, NoSuchPlayer,
+))]
+#[get("/v1/players/{id}/stats")]
+pub async fn player_stats(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<uuid::Uuid>,
+    query: Query<StatsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
+    let filter = query.filter()?;
+    let player = club_player(&state, &club, &id).await?;
+    let reads = state.store.reads();
+    let results = reads
+        .store
+        .results_of_player(&club.id, &id, &filter)
+        .await?;
+    let stats = statistics::player_stats(&player.id, &player.name, &results);
+    read_answer(&reads, &club.id, &stats).await
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PlayerGamesQuery {
+    /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
+    /// other text is refused with 400, and so is hexadecimal text this server did not give out
+    /// (no schema can tell the two apart).
+    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerGame {
+    pub game_id: String,
+    pub game: String,
+    /// The variant the game plays, whose figures its result counts in (`heavily-used`: the
+    /// highest Mint Condition total wins); absent for the published rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    pub status: String,
+    pub started_at: DateTime<Utc>,
+    pub seat: i64,
+    /// The name the player had at that table.
+    pub name: String,
+    /// The player's result once the game is finished.
+    pub total: Option<i64>,
+    pub rank: Option<i64>,
+    pub won: Option<bool>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerGamePage {
+    /// Newest first.
+    pub games: Vec<PlayerGame>,
+    pub next_cursor: Option<String>,
+}
+
+/// The player's games, newest first, with their result when finished.
+///
+/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
+/// `cursor` must be a `next_cursor` this server gave out; other hexadecimal text is 400.
+#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), PlayerGamesQuery), responses(
+    (status = 200, description = "A page of the player's games", body = PlayerGamePage),
+    BadQuery, Unauthorized, NoSuchPlayer,
+))]
+#[get("/v1/players/{id}/games")]
+pub async fn player_games(
+    state: web::Data<AppState>,
+    club: Club,
+    id: web::Path<uuid::Uuid>,
+    query: Query<PlayerGamesQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner().to_string();
+    let limit = cursor::page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE)?;
+    let after = query
+        .cursor
+        .as_deref()
+        .map(cursor::decode_game)
+        .transpose()?;
+    club_player(&state, &club, &id).await?;
+    let reads = state.store.reads();
+    let mut rows = reads
+        .store
+        .player_games(&club.id, &id, after.as_ref(), limit + 1)
+        .await?;
+    let next_cursor = if rows.len() as i64 > limit {
+        rows.truncate(limit as usize);
+        rows.last()
+            .map(|g| cursor::encode_game(g.started_at, &g.game_id))
+    } else {
+        None
+    };
+    let games = rows
+        .into_iter()
+        .map(|g| PlayerGame {
+            variant: crate::records::variant_of(&g.game, &g.options),
+            game_id: g.game_id,
+            game: g.game,
+            status: g.status,
+            started_at: g.started_at,
+            seat: g.seat,
+            name: g.name,
+            total: g.total,
+            rank: g.rank,
+            won: g.won,
+        })
+        .collect();
+    read_answer(&reads, &club.id, &PlayerGamePage { games, next_cursor }).await
+}
+
+/// A club player by id, or by name under the one name rule (ignoring case).
+pub(super) async fn player_by_name_or_id(
+    state: &AppState,
+    club: &Club,
+    given: &str,
+) -> Result<PlayerRow, ApiError> {
+    if given.is_empty() || given.contains('\0') {
+        return Err(ApiError::bad_parameter(
+            "players",
+            tabletally_domain::said!("server.api.stats.two_players"),
+        ));
+    }
+    match uuid::Uuid::parse_str(given) {
+        Ok(id) => club_player(state, club, &id.to_string()).await,
+        Err(_) => state
+            .store
+            .player_named(&club.id, given)
+            .await?
+            .ok_or_else(|| {
+                ApiError::NotFound(said!(
+                    "server.problem.no_player_called",
+                    name = format!("{given:?}")
+                ))
+            }),
+    }
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -38,12 +356,7 @@ pub struct RenamePlayer {
 /// find the player by the new name.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id")), request_body(content = RenamePlayer, example = json!({"name": "Ann"})), responses(
     (status = 200, description = "The renamed player", body = PlayerSummary),
-    (status = 400, description = "The id is not a UUID, or malformed JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
-    (status = 409, description = "Another player of the club has this name", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "The name is empty, too long or not printable", body = Problem, content_type = "application/problem+json"),
+    IdNotUuidOrMalformedJson, Unauthorized, ReadOnlyToken, NoSuchPlayer, NameTaken, InvalidName,
 ))]
 #[patch("/v1/players/{id}")]
 pub async fn rename_player(
@@ -77,12 +390,7 @@ pub async fn rename_player(
         }
     }
     tracing::info!(player = %id, "player renamed");
-    let player = state
-        .store
-        .player(&club.id, &id)
-        .await?
-        .ok_or_else(not_found)?;
-    Ok(HttpResponse::Ok().json(PlayerSummary::from(player)))
+    player_answer(&state, &club, &id).await
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -100,12 +408,7 @@ pub struct MergePlayer {
 /// sat at the same game are not merged (a game cannot seat one player twice): 409 names it.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "The player to fold into the other")), request_body(content = MergePlayer, example = json!({"into": "0b8e6f52-3c1d-4e7a-9b20-5f6a7c8d9e01"})), responses(
     (status = 200, description = "The player merged into, with the statistics of both", body = PlayerSummary),
-    (status = 400, description = "The id is not a UUID, or malformed JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club: the player in the path, or `into`", body = Problem, content_type = "application/problem+json"),
-    (status = 409, description = "Both players sat at the same game", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "`into` is the player in the path (a player cannot be merged into themselves)", body = Problem, content_type = "application/problem+json"),
+    IdNotUuidOrMalformedJson, Unauthorized, ReadOnlyToken, NoSuchPlayerOrInto, SatTogether, MergeIntoSelf,
 ))]
 #[post("/v1/players/{id}/merge")]
 pub async fn merge_player(
@@ -155,10 +458,5 @@ pub async fn merge_player(
             });
         }
     }
-    let player = state
-        .store
-        .player(&club.id, &into)
-        .await?
-        .ok_or_else(not_found)?;
-    Ok(HttpResponse::Ok().json(PlayerSummary::from(player)))
+    player_answer(&state, &club, &into).await
 }

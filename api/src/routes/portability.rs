@@ -2,23 +2,33 @@
 
 use actix_web::{HttpResponse, get, post, web};
 use futures_util::{StreamExt, TryStreamExt};
-use tabletally_domain::said;
+use tabletally_domain::{Message, said};
 
 use serde::Deserialize;
 use utoipa::IntoParams;
 
+use super::problems::{ReadOnlyToken, Unauthorized, problems};
 use crate::auth::Club;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::extract::Query;
 use crate::portability::{self, GameIds, ImportReport, other_apps};
 use crate::state::AppState;
+use crate::store::Store;
+
+problems! {
+    BadNewIds: 400, "A query parameter is not what it must be (`new_ids` is true or false)";
+    NotBgStats: 400, "The file is not a BG Stats export";
+    NotBggPlays: 400, "The file is not a BoardGameGeek plays file";
+    FileTooLarge: 413, "The file is larger than TABLETALLY_IMPORT_MAX_BYTES";
+    ImportsBusy: 503, "The server is importing as many files at once as it takes (2): send it again after Retry-After";
+}
 
 /// The club's whole history, streamed as it is read: first its players
 /// (`tabletally.player/1`) and table presets (`tabletally.preset/1`), then one game a line
 /// (`tabletally.game/1`), every stored event included. Tokens and share links stay behind.
 #[utoipa::path(tag = "portability", security(("club_token" = [])), responses(
     (status = 200, description = "One JSON object per line, each with its \"format\": {\"format\": \"tabletally.player/1\", \"player\": {\"id\", \"name\", \"former_names\": [<the other names their games seat them under>], \"created_at\"}} for each player, {\"format\": \"tabletally.preset/1\", \"preset\": {\"id\", \"name\", \"game\", \"options\", \"created_at\"}} for each preset, then {\"format\": \"tabletally.game/1\", \"game\": <game summary>, \"events\": [<every stored event>]} for each game, in the order they were played", content_type = "application/x-ndjson", body = String),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    Unauthorized,
 ))]
 #[get("/v1/export")]
 pub async fn export(state: web::Data<AppState>, club: Club) -> HttpResponse {
@@ -59,11 +69,7 @@ impl ImportQuery {
     request_body(content = String, content_type = "application/x-ndjson", description = "One exported player, preset or game per line (`tabletally.player/1`, `tabletally.preset/1`, `tabletally.game/1`)"),
     responses(
     (status = 200, description = "What was imported, line by line", body = ImportReport),
-    (status = 400, description = "A query parameter is not what it must be (`new_ids` is true or false)", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
-    (status = 503, description = "The server is importing as many files at once as it takes (2): send it again after Retry-After", body = Problem, content_type = "application/problem+json"),
+    BadNewIds, Unauthorized, ReadOnlyToken, FileTooLarge, ImportsBusy,
 ))]
 #[post("/v1/import")]
 pub async fn import(
@@ -72,11 +78,7 @@ pub async fn import(
     query: Query<ImportQuery>,
     mut body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let ids = if query.new_ids.unwrap_or(false) {
-        GameIds::New
-    } else {
-        GameIds::Kept
-    };
+    let ids = query.ids();
     let _turn = import_turn(&state)?;
     let limit = state.import_max_bytes;
     let mut report = ImportReport::default();
@@ -84,9 +86,7 @@ pub async fn import(
     let (mut received, mut line_number) = (0usize, 0u64);
     // Line by line as the body arrives: memory holds one game, not the file.
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| {
-            ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
-        })?;
+        let chunk = chunk.map_err(unreadable)?;
         received += chunk.len();
         if received > limit {
             return Err(ApiError::PayloadTooLarge(limit));
@@ -138,19 +138,39 @@ fn import_turn(state: &AppState) -> Result<tokio::sync::SemaphorePermit<'_>, Api
         .map_err(|_| ApiError::ImportsBusy(crate::state::IMPORTS_AT_ONCE))
 }
 
+/// A body that broke off while it was read.
+fn unreadable(e: actix_web::error::PayloadError) -> ApiError {
+    ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
+}
+
 /// The whole body, up to the import size limit.
 async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {
     let mut bytes = Vec::new();
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| {
-            ApiError::BadRequest(said!("server.problem.body_unreadable", why = e.to_string()))
-        })?;
+        let chunk = chunk.map_err(unreadable)?;
         if bytes.len() + chunk.len() > limit {
             return Err(ApiError::PayloadTooLarge(limit));
         }
         bytes.extend_from_slice(&chunk);
     }
     Ok(bytes)
+}
+
+/// Imports another app's file with its reader (`read`): the whole file, up to the import size
+/// limit, once the server has a place among its imports; 400 when it is not that app's file.
+async fn import_other_app(
+    state: &AppState,
+    club: &Club,
+    query: &ImportQuery,
+    body: web::Payload,
+    read: impl AsyncFnOnce(&dyn Store, &str, &[u8], GameIds) -> Result<ImportReport, Message>,
+) -> Result<HttpResponse, ApiError> {
+    let _turn = import_turn(state)?;
+    let file = whole_body(body, state.import_max_bytes).await?;
+    let report = read(state.store.as_ref(), &club.id, &file, query.ids())
+        .await
+        .map_err(ApiError::BadRequest)?;
+    Ok(HttpResponse::Ok().json(report))
 }
 
 /// Imports a BG Stats JSON export: each play of one of our four games (matched by name)
@@ -171,11 +191,7 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
         })),
     responses(
     (status = 200, description = "What was imported, play by play: `line` is the play's place in `plays`, counted from 1 (`line` 1 is `plays[0]`)", body = ImportReport),
-    (status = 400, description = "The file is not a BG Stats export", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
-    (status = 503, description = "The server is importing as many files at once as it takes (2): send it again after Retry-After", body = Problem, content_type = "application/problem+json"),
+    NotBgStats, Unauthorized, ReadOnlyToken, FileTooLarge, ImportsBusy,
 ))]
 #[post("/v1/import/bgstats")]
 pub async fn import_bgstats(
@@ -184,12 +200,7 @@ pub async fn import_bgstats(
     query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let _turn = import_turn(&state)?;
-    let file = whole_body(body, state.import_max_bytes).await?;
-    let report = other_apps::import_bgstats(state.store.as_ref(), &club.id, &file, query.ids())
-        .await
-        .map_err(ApiError::BadRequest)?;
-    Ok(HttpResponse::Ok().json(report))
+    import_other_app(&state, &club, &query, body, other_apps::import_bgstats).await
 }
 
 /// Imports a BoardGameGeek plays XML file (as its XML API 2 `plays` serves it; this server does
@@ -201,11 +212,7 @@ pub async fn import_bgstats(
         example = json!("<?xml version=\"1.0\" encoding=\"utf-8\"?><plays total=\"0\" page=\"1\"></plays>")),
     responses(
     (status = 200, description = "What was imported, play by play: `line` is the `<play>` element's place in the file, counted from 1 (its `id` attribute is BoardGameGeek's and may be missing or 0; the `detail` of a play that breaks a rule names it)", body = ImportReport),
-    (status = 400, description = "The file is not a BoardGameGeek plays file", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 413, description = "The file is larger than TABLETALLY_IMPORT_MAX_BYTES", body = Problem, content_type = "application/problem+json"),
-    (status = 503, description = "The server is importing as many files at once as it takes (2): send it again after Retry-After", body = Problem, content_type = "application/problem+json"),
+    NotBggPlays, Unauthorized, ReadOnlyToken, FileTooLarge, ImportsBusy,
 ))]
 #[post("/v1/import/bgg")]
 pub async fn import_bgg(
@@ -214,18 +221,13 @@ pub async fn import_bgg(
     query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let _turn = import_turn(&state)?;
-    let file = whole_body(body, state.import_max_bytes).await?;
-    let report = other_apps::import_bgg(state.store.as_ref(), &club.id, &file, query.ids())
-        .await
-        .map_err(ApiError::BadRequest)?;
-    Ok(HttpResponse::Ok().json(report))
+    import_other_app(&state, &club, &query, body, other_apps::import_bgg).await
 }
 
 /// The club's finished games as a BG Stats export, to take the history to BG Stats.
 #[utoipa::path(tag = "portability", security(("club_token" = [])), responses(
     (status = 200, description = "A BG Stats export: games, players, plays with playerScores", content_type = "application/json", body = Object),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    Unauthorized,
 ))]
 #[get("/v1/export/bgstats")]
 pub async fn export_bgstats(
@@ -239,7 +241,7 @@ pub async fn export_bgstats(
 /// The club's finished games as a BoardGameGeek plays file.
 #[utoipa::path(tag = "portability", security(("club_token" = [])), responses(
     (status = 200, description = "A plays file as BoardGameGeek's XML API 2 serves it", content_type = "application/xml", body = String),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    Unauthorized,
 ))]
 #[get("/v1/export/bgg")]
 pub async fn export_bgg(state: web::Data<AppState>, club: Club) -> Result<HttpResponse, ApiError> {

@@ -11,11 +11,18 @@ use tabletally_domain::Game;
 use tabletally_domain::setup::PlayerName;
 use utoipa::{IntoParams, ToSchema};
 
+use super::problems::{BadQuery, IdNotUuid, MalformedJson, ReadOnlyToken, Unauthorized, problems};
 use crate::auth::Club;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::extract::{Json, Query};
 use crate::state::AppState;
 use crate::store::PresetRecord;
+
+problems! {
+    NoSuchPreset: 404, "No such preset in this club";
+    PresetNameTaken: 409, "The club has a preset of this name for the game";
+    BadPreset: 422, "Unknown game, a bad name or a bad option";
+}
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -97,11 +104,7 @@ fn known_game(id: &str, pointer: &str) -> Result<Game, ApiError> {
                     "deck": {"1": {"type": "lamp", "colour": "blue", "period": "60s", "value": 3}}}
     })), responses(
     (status = 201, description = "Preset saved", body = PresetView, headers(("Location" = String, description = "The preset's URL"))),
-    (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 409, description = "The club has a preset of this name for the game", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "Unknown game, a bad name or a bad option", body = Problem, content_type = "application/problem+json"),
+    MalformedJson, Unauthorized, ReadOnlyToken, PresetNameTaken, BadPreset,
 ))]
 #[post("/v1/presets")]
 pub async fn create_preset(
@@ -162,8 +165,7 @@ pub struct PresetsQuery {
 /// The club's table presets.
 #[utoipa::path(tag = "games", security(("club_token" = [])), params(PresetsQuery), responses(
     (status = 200, description = "The presets", body = PresetList),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized,
 ))]
 #[get("/v1/presets")]
 pub async fn list_presets(
@@ -184,10 +186,7 @@ pub async fn list_presets(
 /// holds them).
 #[utoipa::path(tag = "games", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Preset id")), responses(
     (status = 204, description = "Deleted"),
-    (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 403, description = "A token with scope read: it may read but not change anything", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such preset in this club", body = Problem, content_type = "application/problem+json"),
+    IdNotUuid, Unauthorized, ReadOnlyToken, NoSuchPreset,
 ))]
 #[delete("/v1/presets/{id}")]
 pub async fn delete_preset(

@@ -7,13 +7,19 @@ use tabletally_domain::Game;
 use tabletally_domain::said;
 use utoipa::IntoParams;
 
+use super::problems::{NoSuchGame, Unauthorized, problems};
 use super::{game_etag, not_modified, not_modified_response};
 use crate::auth::Club;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::extract::Query;
 use crate::language::Language;
 use crate::state::AppState;
 use crate::views::{ScoreView, score_view_in};
+
+problems! {
+    BadScoreQuery: 400, "A bad query parameter, such as `at` below 1 (`parameter` names it)";
+    AtBeyondVersion: 422, "`at` is beyond the game's version (`parameter`: `at`)";
+}
 
 /// The score's entity tag: the game's tag, and the language when it is not English (the
 /// explanations differ, so the body does).
@@ -42,10 +48,7 @@ pub struct ScoreQuery {
 #[utoipa::path(tag = "scores", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Game id"), ScoreQuery), responses(
     (status = 200, description = "The scoreboard", body = ScoreView, headers(("ETag" = String, description = "The game's version (with `at` for a past score); send it back in If-None-Match"))),
     (status = 304, description = "Not modified since the If-None-Match tag"),
-    (status = 400, description = "A bad query parameter, such as `at` below 1 (`parameter` names it)", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such game in this club", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "`at` is beyond the game's version (`parameter`: `at`)", body = Problem, content_type = "application/problem+json"),
+    BadScoreQuery, Unauthorized, NoSuchGame, AtBeyondVersion,
 ))]
 #[get("/v1/games/{id}/score")]
 pub async fn get_score(

@@ -1,5 +1,6 @@
-//! Players and statistics over a club's finished games (abandoned games and retracted events
-//! never count: the read models hold only what the replayed log says).
+//! Statistics over a club's finished games: the leaderboard, two players head to head, a
+//! game's figures (abandoned games and retracted events never count: the read models hold
+//! only what the replayed log says). One player's own figures are in `players`.
 
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
@@ -10,22 +11,26 @@ use tabletally_domain::insights::round3;
 use tabletally_domain::said;
 use utoipa::{IntoParams, ToSchema};
 
-use super::cursor;
+use super::players::{PlayerSummary, player_by_name_or_id};
+use super::problems::{BadQuery, Unauthorized, problems};
+use super::read_from::read_answer;
 use crate::auth::Club;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
 use crate::extract::Query;
 use crate::state::AppState;
-use crate::statistics::{self, LeaderboardEntry, LeaderboardSort, PlayerStats};
-use crate::store::{PlayerRow, Reads, StatsFilter};
+use crate::statistics::{self, LeaderboardEntry, LeaderboardSort};
+use crate::store::StatsFilter;
+
+problems! {
+    NoSuchNamedPlayer: 404, "A player is not in this club (by that name or id)";
+    UnknownGame: 404, "No such game";
+    AverageNeedsGame: 422, "sort=average_score without a game";
+}
 
 const DEFAULT_PAGE: i64 = 50;
 const MAX_PAGE: i64 = 200;
 
-fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
-    super::cursor::page_limit(limit, DEFAULT_PAGE, MAX_PAGE)
-}
-
-fn check_game(game: Option<&str>) -> Result<(), ApiError> {
+pub(super) fn check_game(game: Option<&str>) -> Result<(), ApiError> {
     match game {
         Some(id) if Game::from_id(id).is_none() => Err(ApiError::bad_parameter(
             "game",
@@ -42,7 +47,7 @@ fn check_game(game: Option<&str>) -> Result<(), ApiError> {
 /// The stored variant a query selects (`""`: the published rules), checked against the game's
 /// variants. `None`: every variant, which only a query without a game may ask for.
 /// `published_by_default`: without `variant`, a game's figures are its published rules' ones.
-fn select_variant(
+pub(super) fn select_variant(
     game: Option<&str>,
     variant: Option<&str>,
     published_by_default: bool,
@@ -88,384 +93,6 @@ pub enum VariantId {
     HeavilyUsed,
 }
 
-fn not_found() -> ApiError {
-    ApiError::NotFound(tabletally_domain::said!(
-        "server.api.players.no_such_player"
-    ))
-}
-
-/// A statistics or history answer, saying where it was read (`Read-From`) and the newest lobby
-/// change of the club that database held once it was read (`Read-Position`): the answer
-/// counts nothing after that position (see docs/deploy.md, "Reads from the standby").
-pub(super) async fn read_answer(
-    reads: &Reads<'_>,
-    club: &str,
-    body: &impl Serialize,
-) -> Result<HttpResponse, ApiError> {
-    let seen = reads.store.seen_position(club).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((READ_FROM, reads.from.as_str()))
-        .insert_header((READ_POSITION, seen))
-        .json(body))
-}
-
-const READ_FROM: &str = "Read-From";
-const READ_POSITION: &str = "Read-Position";
-
-/// The reads [`read_answer`] serves: they may come from a standby.
-const READ_FROM_STANDBY: [&str; 7] = [
-    "/v1/games",
-    "/v1/players",
-    "/v1/players/{id}/stats",
-    "/v1/players/{id}/games",
-    "/v1/stats/leaderboard",
-    "/v1/stats/head-to-head",
-    "/v1/stats/games/{game}",
-];
-
-/// Says in the OpenAPI document which answers carry `Read-From` and `Read-Position`.
-pub fn describe_read_headers(api: &mut utoipa::openapi::OpenApi) {
-    use utoipa::openapi::header::HeaderBuilder;
-    use utoipa::openapi::schema::{ObjectBuilder, Type};
-    use utoipa::openapi::{Ref, RefOr};
-
-    let components = api.components.get_or_insert_with(Default::default);
-    components.headers.insert(
-        "ReadFrom".into(),
-        RefOr::T(
-            HeaderBuilder::new()
-                .schema(Some(
-                    ObjectBuilder::new()
-                        .schema_type(Type::String)
-                        .enum_values(Some(["primary", "standby"])),
-                ))
-                .description(Some(
-                    "The database this answer was read from: `standby` when the server reads \
-                     statistics and history lists from a standby (`TABLETALLY_READ_DATABASE_URL`) \
-                     and one answered, else `primary`.",
-                ))
-                .build(),
-        ),
-    );
-    components.headers.insert(
-        "ReadPosition".into(),
-        RefOr::T(
-            HeaderBuilder::new()
-                .schema(Some(
-                    ObjectBuilder::new()
-                        .schema_type(Type::Integer)
-                        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
-                            utoipa::openapi::KnownFormat::Int64,
-                        )))
-                        .minimum(Some(0)),
-                ))
-                .description(Some(
-                    "The newest change of the club's lobby (a game created, finished, abandoned \
-                     or resumed; the lobby stream's `id`) that the database held once this \
-                     answer was read: the answer counts no change after it. A standby may be \
-                     behind the primary; a game's own reads (`/v1/games/{id}`, its score, its \
-                     events) always come from the primary and never go backwards.",
-                ))
-                .build(),
-        ),
-    );
-    for path in READ_FROM_STANDBY {
-        let Some(RefOr::T(ok)) = api
-            .paths
-            .paths
-            .get_mut(path)
-            .and_then(|item| item.get.as_mut())
-            .and_then(|get| get.responses.responses.get_mut("200"))
-        else {
-            panic!("the document has no 200 answer of GET {path}");
-        };
-        for (name, component) in [(READ_FROM, "ReadFrom"), (READ_POSITION, "ReadPosition")] {
-            ok.headers.insert(
-                name.into(),
-                RefOr::Ref(Ref::new(format!("#/components/headers/{component}"))),
-            );
-        }
-    }
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PlayerSummary {
-    pub id: String,
-    pub name: String,
-    /// Finished games played.
-    pub games_played: i64,
-    pub last_played: Option<DateTime<Utc>>,
-}
-
-impl From<PlayerRow> for PlayerSummary {
-    fn from(p: PlayerRow) -> Self {
-        Self {
-            id: p.id,
-            name: p.name,
-            games_played: p.games_played,
-            last_played: p.last_played,
-        }
-    }
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct PlayersQuery {
-    /// Part of a name, ignoring case.
-    #[param(pattern = r"^[^\x00]*$")]
-    pub search: Option<String>,
-    /// Page size, 1–200 (default 50).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<i64>,
-    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
-    /// other text is refused with 400, and so is hexadecimal text this server did not give out
-    /// (no schema can tell the two apart).
-    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
-    pub cursor: Option<String>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PlayerPage {
-    /// By name.
-    pub players: Vec<PlayerSummary>,
-    pub next_cursor: Option<String>,
-}
-
-/// The club's players by name, with the number of finished games each played.
-///
-/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
-/// `cursor` must decode to a name (hexadecimal UTF-8, as `next_cursor` is); other text is 400.
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(PlayersQuery), responses(
-    (status = 200, description = "A page of players", body = PlayerPage),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-))]
-#[get("/v1/players")]
-pub async fn list_players(
-    state: web::Data<AppState>,
-    club: Club,
-    query: Query<PlayersQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let limit = page_limit(query.limit)?;
-    if query.search.as_deref().is_some_and(|v| v.contains('\0')) {
-        return Err(ApiError::bad_parameter(
-            "search",
-            tabletally_domain::said!("server.api.query.nul", parameter = "\"search\""),
-        ));
-    }
-    let after = query
-        .cursor
-        .as_deref()
-        .map(cursor::decode_name)
-        .transpose()?;
-    let reads = state.store.reads();
-    let mut players = reads
-        .store
-        .list_players(
-            &club.id,
-            query.search.as_deref(),
-            after.as_deref(),
-            limit + 1,
-        )
-        .await?;
-    let next_cursor = if players.len() as i64 > limit {
-        players.truncate(limit as usize);
-        players.last().map(|p| cursor::encode_name(&p.name))
-    } else {
-        None
-    };
-    let page = PlayerPage {
-        players: players.into_iter().map(PlayerSummary::from).collect(),
-        next_cursor,
-    };
-    read_answer(&reads, &club.id, &page).await
-}
-
-/// One club player.
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id")), responses(
-    (status = 200, description = "The player", body = PlayerSummary),
-    (status = 400, description = "The id is not a UUID", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
-))]
-#[get("/v1/players/{id}")]
-pub async fn get_player(
-    state: web::Data<AppState>,
-    club: Club,
-    id: web::Path<uuid::Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner().to_string();
-    let player = state
-        .store
-        .player(&club.id, &id)
-        .await?
-        .ok_or_else(not_found)?;
-    Ok(HttpResponse::Ok().json(PlayerSummary::from(player)))
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct StatsQuery {
-    /// Only this game id.
-    #[param(value_type = Option<crate::views::GameId>)]
-    pub game: Option<String>,
-    /// Only this variant of the game; needs `game`, a game that has the variant
-    /// (`heavily-used`: Mint Condition only; Mind Up!, Mint Julep and Vintage have none).
-    /// Refused with 400 otherwise.
-    #[param(inline, value_type = Option<VariantId>)]
-    pub variant: Option<String>,
-    /// Games played at or after this time.
-    pub from: Option<DateTime<Utc>>,
-    /// Games played before this time.
-    pub to: Option<DateTime<Utc>>,
-}
-
-impl StatsQuery {
-    fn filter(&self) -> Result<StatsFilter, ApiError> {
-        check_game(self.game.as_deref())?;
-        Ok(StatsFilter {
-            variant: select_variant(self.game.as_deref(), self.variant.as_deref(), false)?,
-            game: self.game.clone(),
-            from: self.from,
-            to: self.to,
-        })
-    }
-}
-
-/// A player's statistics: wins, win rate, scores per game, ranks and streaks.
-///
-/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it):
-/// `variant` needs `game`, a game that has that variant (400).
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), StatsQuery), responses(
-    (status = 200, description = "The player's statistics", body = PlayerStats),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
-))]
-#[get("/v1/players/{id}/stats")]
-pub async fn player_stats(
-    state: web::Data<AppState>,
-    club: Club,
-    id: web::Path<uuid::Uuid>,
-    query: Query<StatsQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner().to_string();
-    let filter = query.filter()?;
-    let player = state
-        .store
-        .player(&club.id, &id)
-        .await?
-        .ok_or_else(not_found)?;
-    let reads = state.store.reads();
-    let results = reads
-        .store
-        .results_of_player(&club.id, &id, &filter)
-        .await?;
-    let stats = statistics::player_stats(&player.id, &player.name, &results);
-    read_answer(&reads, &club.id, &stats).await
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct PlayerGamesQuery {
-    /// Page size, 1–200 (default 50).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<i64>,
-    /// `next_cursor` of the previous page, exactly as given: opaque hexadecimal text. Any
-    /// other text is refused with 400, and so is hexadecimal text this server did not give out
-    /// (no schema can tell the two apart).
-    #[param(pattern = r"^([0-9a-fA-F]{2})*$", max_length = 1024)]
-    pub cursor: Option<String>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PlayerGame {
-    pub game_id: String,
-    pub game: String,
-    /// The variant the game plays, whose figures its result counts in (`heavily-used`: the
-    /// highest Mint Condition total wins); absent for the published rules.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
-    pub status: String,
-    pub started_at: DateTime<Utc>,
-    pub seat: i64,
-    /// The name the player had at that table.
-    pub name: String,
-    /// The player's result once the game is finished.
-    pub total: Option<i64>,
-    pub rank: Option<i64>,
-    pub won: Option<bool>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PlayerGamePage {
-    /// Newest first.
-    pub games: Vec<PlayerGame>,
-    pub next_cursor: Option<String>,
-}
-
-/// The player's games, newest first, with their result when finished.
-///
-/// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): a
-/// `cursor` must be a `next_cursor` this server gave out; other hexadecimal text is 400.
-#[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), PlayerGamesQuery), responses(
-    (status = 200, description = "A page of the player's games", body = PlayerGamePage),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such player in this club", body = Problem, content_type = "application/problem+json"),
-))]
-#[get("/v1/players/{id}/games")]
-pub async fn player_games(
-    state: web::Data<AppState>,
-    club: Club,
-    id: web::Path<uuid::Uuid>,
-    query: Query<PlayerGamesQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner().to_string();
-    let limit = page_limit(query.limit)?;
-    let after = query
-        .cursor
-        .as_deref()
-        .map(cursor::decode_game)
-        .transpose()?;
-    state
-        .store
-        .player(&club.id, &id)
-        .await?
-        .ok_or_else(not_found)?;
-    let reads = state.store.reads();
-    let mut rows = reads
-        .store
-        .player_games(&club.id, &id, after.as_ref(), limit + 1)
-        .await?;
-    let next_cursor = if rows.len() as i64 > limit {
-        rows.truncate(limit as usize);
-        rows.last()
-            .map(|g| cursor::encode_game(g.started_at, &g.game_id))
-    } else {
-        None
-    };
-    let games = rows
-        .into_iter()
-        .map(|g| PlayerGame {
-            variant: crate::records::variant_of(&g.game, &g.options),
-            game_id: g.game_id,
-            game: g.game,
-            status: g.status,
-            started_at: g.started_at,
-            seat: g.seat,
-            name: g.name,
-            total: g.total,
-            rank: g.rank,
-            won: g.won,
-        })
-        .collect();
-    read_answer(&reads, &club.id, &PlayerGamePage { games, next_cursor }).await
-}
-
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
@@ -507,9 +134,7 @@ pub struct Leaderboard {
 /// `variant` needs `game`, a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(LeaderboardQuery), responses(
     (status = 200, description = "The leaderboard", body = Leaderboard),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 422, description = "sort=average_score without a game", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
+    BadQuery, AverageNeedsGame, Unauthorized,
 ))]
 #[get("/v1/stats/leaderboard")]
 pub async fn leaderboard(
@@ -528,7 +153,7 @@ pub async fn leaderboard(
             event_index: None,
         });
     }
-    let limit = page_limit(query.limit)?;
+    let limit = super::cursor::page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE)?;
     let min_games = query.min_games.unwrap_or(1);
     if min_games < 0 {
         return Err(ApiError::bad_parameter(
@@ -575,7 +200,7 @@ pub struct HeadToHeadQuery {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HeadToHead {
-    pub players: Vec<super::stats::PlayerSummary>,
+    pub players: Vec<PlayerSummary>,
     /// Finished games both played.
     pub games_together: i64,
     /// Games where the first player finished ahead (a better rank).
@@ -600,46 +225,13 @@ pub struct HeadToHeadGame {
     pub tied: i64,
 }
 
-/// A club player by id, or by name under the one name rule (ignoring case).
-async fn player_by_name_or_id(
-    state: &AppState,
-    club: &Club,
-    given: &str,
-) -> Result<PlayerRow, ApiError> {
-    if given.is_empty() || given.contains('\0') {
-        return Err(ApiError::bad_parameter(
-            "players",
-            tabletally_domain::said!("server.api.stats.two_players"),
-        ));
-    }
-    match uuid::Uuid::parse_str(given) {
-        Ok(id) => state
-            .store
-            .player(&club.id, &id.to_string())
-            .await?
-            .ok_or_else(not_found),
-        Err(_) => state
-            .store
-            .player_named(&club.id, given)
-            .await?
-            .ok_or_else(|| {
-                ApiError::NotFound(said!(
-                    "server.problem.no_player_called",
-                    name = format!("{given:?}")
-                ))
-            }),
-    }
-}
-
 /// Two players: games together and who finished ahead how often.
 ///
 /// Beyond the schema (no JSON Schema of one request can say it; 400/422 names it): the
 /// two must be different players (400): a name and the same player's id are one player.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(HeadToHeadQuery), responses(
     (status = 200, description = "Head-to-head", body = HeadToHead),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "A player is not in this club (by that name or id)", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized, NoSuchNamedPlayer,
 ))]
 #[get("/v1/stats/head-to-head")]
 pub async fn head_to_head(
@@ -767,9 +359,7 @@ pub struct GameStats {
 /// `variant` only for a game that has that variant (400).
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("game" = crate::views::GameId, Path, description = "Game id, e.g. mint-condition"), GameStatsQuery), responses(
     (status = 200, description = "The game's statistics", body = GameStats),
-    (status = 400, description = "A bad query parameter", body = Problem, content_type = "application/problem+json"),
-    (status = 401, description = "Missing or wrong token", body = Problem, content_type = "application/problem+json"),
-    (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    BadQuery, Unauthorized, UnknownGame,
 ))]
 #[get("/v1/stats/games/{game}")]
 pub async fn game_stats(
