@@ -481,12 +481,6 @@ impl From<&String> for Arg {
     }
 }
 
-impl From<&crate::setup::PlayerName> for Arg {
-    fn from(name: &crate::setup::PlayerName) -> Self {
-        Arg::Text(Cow::Owned(name.to_string()))
-    }
-}
-
 impl From<Message> for Arg {
     fn from(message: Message) -> Self {
         Arg::Said(message)

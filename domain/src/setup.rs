@@ -134,6 +134,12 @@ impl PartialEq<&str> for PlayerName {
     }
 }
 
+impl From<&PlayerName> for crate::message::Arg {
+    fn from(name: &PlayerName) -> Self {
+        name.as_str().into()
+    }
+}
+
 impl From<PlayerName> for String {
     fn from(name: PlayerName) -> String {
         name.0

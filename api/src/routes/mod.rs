@@ -6,6 +6,7 @@ pub mod access;
 pub mod clubs;
 mod cursor;
 pub mod events;
+mod filters;
 pub mod games;
 pub mod health;
 pub mod live;

@@ -10,9 +10,9 @@ use tabletally_domain::setup::PlayerName;
 use utoipa::{IntoParams, ToSchema};
 
 use super::cursor;
+use super::filters::{VariantId, check_game, select_variant};
 use super::problems::{BadQuery, IdNotUuid, ReadOnlyToken, Unauthorized, problems};
 use super::read_from::read_answer;
-use super::stats::{VariantId, check_game, select_variant};
 use crate::auth::Club;
 use crate::error::ApiError;
 use crate::extract::{Json, Query};
