@@ -88,7 +88,7 @@ fn is_invisible(c: char) -> bool {
 /// A player name that has been checked: trimmed, not empty, printable, not too long. A stored
 /// game's names read back as they were stored: each was checked when its game was created (the
 /// rules for new names may have tightened since).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PlayerName(String);
 
@@ -113,6 +113,13 @@ impl std::ops::Deref for PlayerName {
 impl AsRef<str> for PlayerName {
     fn as_ref(&self) -> &str {
         &self.0
+    }
+}
+
+/// Written as the name's text is (`{:?}` quotes it, as refusals show names).
+impl std::fmt::Debug for PlayerName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
     }
 }
 
@@ -478,6 +485,7 @@ mod tests {
         assert_eq!(players[0].seat, 1);
         assert_eq!(players[1].name, "Bo");
         assert_eq!(players[1].seat, 2);
+        assert_eq!(format!("{:?}", players[1].name), r#""Bo""#);
     }
 
     #[test]
