@@ -130,6 +130,16 @@ export const getPlayerGames = (id) => call('GET', `/v1/players/${encodeURICompon
 /** @param {{game?: string, variant?: string, sort?: string, min_games?: number}} [query] @returns {Promise<Schemas['Leaderboard']>} */
 export const getLeaderboard = (query) => call('GET', '/v1/stats/leaderboard', { query });
 
+/** @param {{game: string, to?: string, limit?: number}} query @returns {Promise<Schemas['Ratings']>} */
+export const getRatings = (query) => call('GET', '/v1/stats/ratings', { query: { limit: 200, ...query } });
+
+/** @param {string} id @param {string} game @returns {Promise<Schemas['PlayerRatingHistory']>} */
+export const getPlayerRatings = (id, game) =>
+  call('GET', `/v1/players/${encodeURIComponent(id)}/ratings`, { query: { game, limit: 200 } });
+
+/** @param {string} id @returns {Promise<Schemas['GameRatings']>} */
+export const getGameRatings = (id) => call('GET', `/v1/games/${encodeURIComponent(id)}/ratings`);
+
 /** A read-only link token for one game (`POST /v1/games/{id}/shares`). @param {string} id @param {number} hours */
 export const createShare = (id, hours) =>
   call('POST', `/v1/games/${encodeURIComponent(id)}/shares`, { body: { expires_in_hours: hours } });

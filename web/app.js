@@ -1,5 +1,5 @@
 // Entry point: reads the hash route, keeps the token in use, and mounts one view at a time.
-// Routes: #/ games (#/?game=…&status=…&player=…) · #/new · #/game/<id> · #/share/<id>/<token> · #/join/<token> · #/player/<id> · #/leaderboard(?game=…&sort=…) · #/club
+// Routes: #/ games (#/?game=…&status=…&player=…) · #/new · #/game/<id> · #/share/<id>/<token> · #/join/<token> · #/player/<id> · #/leaderboard(?game=…&sort=…) · #/ratings(?game=…) · #/club
 import { useToken } from './api.js';
 import { LANGUAGES, chosenLanguage, lang, useLanguage } from './i18n.js';
 import { sendAll } from './outbox.js';
@@ -9,6 +9,7 @@ import * as club from './views/club.js';
 import * as newGame from './views/new-game.js';
 import * as game from './views/game.js';
 import * as history from './views/history.js';
+import * as ratings from './views/ratings.js';
 
 const view = /** @type {HTMLElement} */ (document.getElementById('view'));
 
@@ -25,7 +26,7 @@ function parseRoute() {
     case 'share': return { name: 'share', params: { id: a, token: b } };
     case 'join': return { name: 'join', params: { token: a } };
     case 'player': return { name: 'player', params: { id: a } };
-    case 'new': case 'leaderboard': case 'club': return { name, params: {} };
+    case 'new': case 'leaderboard': case 'ratings': case 'club': return { name, params: {} };
     default: return { name: 'home', params: {} };
   }
 }
@@ -52,6 +53,7 @@ function mount() {
   else if (route.name === 'game' || route.name === 'share') unmount = game.mount(view, route.params.id);
   else if (route.name === 'player') unmount = history.mountPlayer(view, route.params.id);
   else if (route.name === 'leaderboard') unmount = history.mountLeaderboard(view);
+  else if (route.name === 'ratings') unmount = ratings.mountRatings(view);
   else unmount = history.mountGames(view);
   view.focus({ preventScroll: true });
 }

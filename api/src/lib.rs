@@ -27,6 +27,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod pad;
 pub mod portability;
+pub mod ratings;
 pub mod records;
 pub mod routes;
 pub mod speaking;

@@ -40,7 +40,7 @@ pub const REGENERATE: &str =
         (name = "scores", description = "Scoreboards replayed from the log"),
         (name = "access", description = "Tokens with scopes (admin, write, read) and share links (one game, read-only, expiring)"),
         (name = "live", description = "The live table: server-sent-event streams of a game and of the club's lobby, and the club's log in global order"),
-        (name = "statistics", description = "Players, leaderboards, head-to-head and game insights over finished games"),
+        (name = "statistics", description = "Players, leaderboards, head-to-head, skill ratings and game insights over finished games"),
         (name = "portability", description = "A club's whole history in and out: export, import"),
         (name = "operations", description = "Health and readiness"),
     )

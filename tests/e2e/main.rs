@@ -28,6 +28,7 @@ mod players;
 mod portability;
 mod presets;
 mod problems;
+mod ratings;
 mod refusals;
 mod scoreboards;
 mod statistics;

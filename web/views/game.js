@@ -15,6 +15,7 @@ import { joined, plural, spoken, t } from '../i18n.js';
 import * as scoreboard from './scoreboard.js';
 import * as log from './log.js';
 import * as conflictView from './conflict.js';
+import { gameRatings } from './ratings.js';
 
 /** How often entries waiting on the phone are offered to the server again. */
 const RESEND_MS = 5000;
@@ -45,7 +46,10 @@ export function mount(root, id) {
   const board = h('section', { class: 'board', 'aria-label': t('pad.game.scoreboard') });
   const logBox = h('section', { class: 'log-box', 'aria-label': t('pad.game.log') });
   const tools = h('section', { class: 'tools', 'aria-label': t('pad.game.tools') });
-  root.append(header, waitingBox, entry, board, logBox, tools);
+  // The favourite before the first round, the ratings' changes once finished (ratings.js).
+  const ratingsBox = h('div', { class: 'ratings-box' });
+  let ratingsShown = '';
+  root.append(header, waitingBox, entry, board, ratingsBox, logBox, tools);
 
   /** The step the entry form was built for; rebuilt only when it changes. */
   let formKey = '';
@@ -408,6 +412,11 @@ export function mount(root, id) {
       rules?.describe(game) ?? null);
     renderEntry();
     replace(board, h('h2', null, t('pad.game.scoreboard')), scoreboard.render(score));
+    const ratingsFor = `${game.status}:${game.version === 1}`;
+    if (ratingsFor !== ratingsShown) {
+      ratingsShown = ratingsFor;
+      gameRatings(game.id, game).then((shown) => { if (ratingsShown === ratingsFor) replace(ratingsBox, shown); });
+    }
     replace(logBox, h('h2', null, t('pad.game.log')), log.render(events, {
       readOnly: readOnly(),
       canCorrect: (e) => !['retract', 'correct', 'abandon', 'game_started'].includes(e.type),

@@ -55,6 +55,21 @@ pub fn decode_game(cursor: &str) -> Result<(DateTime<Utc>, String), ApiError> {
     Ok((at, id.to_owned()))
 }
 
+/// After a player of a ratings table ranked by `ordinal` (highest first), then by id.
+pub fn encode_rating(ordinal: f64, id: &str) -> String {
+    encode(&format!("{ordinal:e}|{id}"))
+}
+
+pub fn decode_rating(cursor: &str) -> Result<(f64, String), ApiError> {
+    let text = decode(cursor)?;
+    let (ordinal, id) = text.split_once('|').ok_or_else(bad)?;
+    let ordinal: f64 = ordinal.parse().map_err(|_| bad())?;
+    if !ordinal.is_finite() {
+        return Err(bad());
+    }
+    Ok((ordinal, id.to_owned()))
+}
+
 /// After a player name (compared lower-cased).
 pub fn encode_name(name: &str) -> String {
     encode(&name.to_lowercase())

@@ -14,6 +14,7 @@ pub mod players;
 pub mod portability;
 pub mod presets;
 mod problems;
+pub mod ratings;
 pub mod read_from;
 pub mod scores;
 pub mod stats;
@@ -55,6 +56,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(stats::leaderboard)
         .service(stats::head_to_head)
         .service(stats::game_stats)
+        .service(ratings::ratings)
+        .service(ratings::player_ratings)
+        .service(ratings::game_ratings)
         .service(portability::export)
         .service(portability::import)
         .service(portability::import_bgstats)

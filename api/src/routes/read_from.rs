@@ -26,14 +26,17 @@ const READ_FROM: &str = "Read-From";
 const READ_POSITION: &str = "Read-Position";
 
 /// The reads [`read_answer`] serves: they may come from a standby.
-const READ_FROM_STANDBY: [&str; 7] = [
+const READ_FROM_STANDBY: [&str; 10] = [
     "/v1/games",
+    "/v1/games/{id}/ratings",
     "/v1/players",
     "/v1/players/{id}/stats",
     "/v1/players/{id}/games",
+    "/v1/players/{id}/ratings",
     "/v1/stats/leaderboard",
     "/v1/stats/head-to-head",
     "/v1/stats/games/{game}",
+    "/v1/stats/ratings",
 ];
 
 /// Says in the OpenAPI document which answers carry `Read-From` and `Read-Position`.

@@ -55,6 +55,10 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
     const SNAPSHOTS_LOCK: Option<&'static str>;
     /// The same lock, taken only when the game adds a month (see `stats::sql`).
     const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str>;
+    /// The club's ratings of one game, alone for one transaction (`$1` the club, `$2` the
+    /// game): they are recomputed in play order, so two writers of one club's ratings of one
+    /// game take turns. `None`: SQLite's one writer needs none.
+    const RATINGS_LOCK: Option<&'static str>;
     /// Rows each bucket of the statistics is split into, so that concurrent finishes seldom
     /// wait on one row; SQLite writes one transaction at a time.
     const BUCKET_SHARDS: u64;
@@ -119,6 +123,7 @@ impl Backend for sqlx::Sqlite {
     const INSERT_IN_ORDER: &'static str = INSERT_EVENT;
     const SNAPSHOTS_LOCK: Option<&'static str> = None;
     const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str> = None;
+    const RATINGS_LOCK: Option<&'static str> = None;
     // One writer at a time: nothing waits on a bucket's row.
     const BUCKET_SHARDS: u64 = 1;
     const JSON_ROWS: &'static str = "json_group_array(json_array(player_id, name, \
@@ -144,6 +149,8 @@ impl Backend for sqlx::Postgres {
           (SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_flight";
     const SNAPSHOTS_LOCK: Option<&'static str> = Some(SNAPSHOTS_LOCK);
     const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str> = Some(SNAPSHOTS_LOCK_TO_ADD);
+    const RATINGS_LOCK: Option<&'static str> =
+        Some("SELECT pg_advisory_xact_lock(7461629, hashtext($1 || '/' || $2))");
     const BUCKET_SHARDS: u64 = 8;
     const JSON_ROWS: &'static str = "CAST(json_agg(json_build_array(player_id, name, \
         json_build_array(played, wins, total_sum, rank_sum, lower_games))) AS TEXT)";

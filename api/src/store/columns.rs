@@ -66,6 +66,17 @@ impl Column for i64 {
     }
 }
 
+impl Column for f64 {
+    /// SQLite may hand a whole REAL back as an integer.
+    fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::Real(v) => Some(*v),
+            Value::Int(v) => Some(*v as f64),
+            _ => None,
+        }
+    }
+}
+
 impl Column for String {
     fn from_value(value: &Value) -> Option<Self> {
         match value {

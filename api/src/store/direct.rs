@@ -299,6 +299,7 @@ impl Running<'_> {
         // SAFETY: a live statement of the lent connection; `i` is one of its parameters.
         let int = |v: i64| unsafe { ffi::sqlite3_bind_int64(self.raw(), i, v) };
         let null = || unsafe { ffi::sqlite3_bind_null(self.raw(), i) };
+        let real = |v: f64| unsafe { ffi::sqlite3_bind_double(self.raw(), i, v) };
         // As sqlx binds them: a time is its RFC 3339 text (sqlx-sqlite's `Encode`).
         let time = |at: &chrono::DateTime<chrono::Utc>| {
             text(&at.to_rfc3339_opts(SecondsFormat::AutoSi, false))
@@ -306,6 +307,7 @@ impl Running<'_> {
         match value {
             Param::Text(v) => text(v),
             Param::Int(v) => int(*v),
+            Param::Real(v) => real(*v),
             Param::Time(v) => time(v),
             Param::OptText(v) => v.as_deref().map_or_else(null, text),
             Param::OptInt(v) => v.map_or_else(null, int),

@@ -14,6 +14,7 @@ pub(super) enum Param {
     Text(String),
     Time(DateTime<Utc>),
     Int(i64),
+    Real(f64),
     OptText(Option<String>),
     OptTime(Option<DateTime<Utc>>),
     OptInt(Option<i64>),
@@ -36,6 +37,7 @@ param_from! {
     String => Text(v) v;
     DateTime<Utc> => Time(v) v;
     i64 => Int(v) v;
+    f64 => Real(v) v;
     Option<String> => OptText(v) v;
     &Option<String> => OptText(v) v.clone();
     Option<&str> => OptText(v) v.map(str::to_owned);
@@ -52,6 +54,7 @@ macro_rules! bind_params {
                 Param::Text(v) => query.bind(v),
                 Param::Time(v) => query.bind(v),
                 Param::Int(v) => query.bind(v),
+                Param::Real(v) => query.bind(v),
                 Param::OptText(v) => query.bind(v),
                 Param::OptTime(v) => query.bind(v),
                 Param::OptInt(v) => query.bind(v),

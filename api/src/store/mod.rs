@@ -54,8 +54,8 @@ pub use players::{ClubPlayer, Merge, PlayerImport, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
 pub use primary::lost_primary;
 pub use stats::{
-    FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
-    StatsFilter, StatsStore,
+    FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, RatingPoint,
+    RatingRow, ResultRecord, StatsFilter, StatsStore,
 };
 pub use types::*;
 pub use versions::VERSIONS_READ;
@@ -73,9 +73,10 @@ pub async fn connect_server(
 ) -> Result<Box<dyn Store>, StoreError> {
     match read_url {
         None => connect(url).await,
-        Some(read_url) if is_postgres(url) && is_postgres(read_url) => Ok(Box::new(
-            PostgresStore::connect(url, Some(read_url), Usage::Server).await?,
-        )),
+        Some(read_url) if is_postgres(url) && is_postgres(read_url) => {
+            let store = PostgresStore::connect(url, Some(read_url), Usage::Server).await?;
+            rated(Box::new(store)).await
+        }
         Some(_) => Err(StoreError::Database(sqlx::Error::Configuration(
             "TABLETALLY_READ_DATABASE_URL names a PostgreSQL standby (postgres://…) of a \
              PostgreSQL DATABASE_URL; SQLite has no standby"
@@ -90,13 +91,28 @@ fn is_postgres(url: &str) -> bool {
 
 /// [`connect`], for a given use.
 pub async fn connect_for(url: &str, usage: Usage) -> Result<Box<dyn Store>, StoreError> {
-    if is_postgres(url) {
-        Ok(Box::new(PostgresStore::connect(url, None, usage).await?))
+    let store: Box<dyn Store> = if is_postgres(url) {
+        Box::new(PostgresStore::connect(url, None, usage).await?)
     } else if url.starts_with("sqlite:") {
-        Ok(Box::new(SqliteStore::connect_for(url, usage).await?))
+        Box::new(SqliteStore::connect_for(url, usage).await?)
     } else {
-        Err(StoreError::Database(sqlx::Error::Configuration(
+        return Err(StoreError::Database(sqlx::Error::Configuration(
             format!("DATABASE_URL must start with sqlite: or postgres://, got {url:?}").into(),
-        )))
+        )));
+    };
+    match usage {
+        Usage::Server => rated(store).await,
+        // A pass (export, import, migrate) rates what it adds as it adds it.
+        Usage::Pass => Ok(store),
     }
+}
+
+/// The store, once every finished game it holds is rated (the first start after ratings were
+/// added rates the history).
+async fn rated(store: Box<dyn Store>) -> Result<Box<dyn Store>, StoreError> {
+    let games = store.rate_unrated().await?;
+    if games > 0 {
+        tracing::info!(games, "rated the finished games no rating covered yet");
+    }
+    Ok(store)
 }

@@ -15,6 +15,7 @@
 //! - [`write`], [`read`]: the two sides.
 
 mod periods;
+pub(in crate::store) mod ratings;
 mod read;
 mod rows;
 pub(in crate::store) mod sql;
@@ -23,16 +24,19 @@ mod summary;
 mod tests;
 pub(in crate::store) mod write;
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::records::{GameRecord, GameResult};
 use crate::store::sql_store::SqlStore;
 
+use crate::ratings::Rating;
 use crate::store::error::StoreError;
 pub use rows::{
-    FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, ResultRecord,
-    StatsFilter,
+    FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, RatingPoint,
+    RatingRow, ResultRecord, StatsFilter,
 };
 
 #[async_trait]
@@ -96,6 +100,45 @@ pub trait StatsStore: Send + Sync {
         after: Option<&str>,
         limit: i64,
     ) -> Result<Vec<(String, String)>, StoreError>;
+
+    /// The club's players of `game` with their rating as it stood before `to` (`None`: now), in
+    /// no order.
+    async fn ratings(
+        &self,
+        club: &str,
+        game: &str,
+        to: Option<DateTime<Utc>>,
+    ) -> Result<Vec<RatingRow>, StoreError>;
+
+    /// A player's rated games of `game` in play order, after the game `after` (a page).
+    async fn player_ratings(
+        &self,
+        club: &str,
+        player: &str,
+        game: &str,
+        after: Option<&(DateTime<Utc>, String)>,
+        limit: i64,
+    ) -> Result<Vec<RatingPoint>, StoreError>;
+
+    /// What one game changed in its players' ratings, by player id (none until it finished).
+    async fn game_points(
+        &self,
+        club: &str,
+        game_id: &str,
+    ) -> Result<Vec<(String, RatingPoint)>, StoreError>;
+
+    /// These players' ratings of `game` as they stood before the game `(at, id)` was played
+    /// (absent: not rated yet).
+    async fn ratings_before(
+        &self,
+        club: &str,
+        game: &str,
+        before: (DateTime<Utc>, &str),
+        players: &[String],
+    ) -> Result<HashMap<String, Rating>, StoreError>;
+
+    /// Rates every finished game no rating covers yet (a server's start); how many there were.
+    async fn rate_unrated(&self) -> Result<usize, StoreError>;
 
     /// Empties the read models (the start of a rebuild).
     async fn clear_statistics(&self) -> Result<(), StoreError>;
@@ -182,6 +225,48 @@ impl<S: SqlStore> StatsStore for S {
         limit: i64,
     ) -> Result<Vec<(String, String)>, StoreError> {
         read::game_ids(self, after, limit).await
+    }
+
+    async fn ratings(
+        &self,
+        club: &str,
+        game: &str,
+        to: Option<DateTime<Utc>>,
+    ) -> Result<Vec<RatingRow>, StoreError> {
+        ratings::ratings(self, club, game, to).await
+    }
+
+    async fn player_ratings(
+        &self,
+        club: &str,
+        player: &str,
+        game: &str,
+        after: Option<&(DateTime<Utc>, String)>,
+        limit: i64,
+    ) -> Result<Vec<RatingPoint>, StoreError> {
+        ratings::player_ratings(self, club, player, game, after, limit).await
+    }
+
+    async fn game_points(
+        &self,
+        club: &str,
+        game_id: &str,
+    ) -> Result<Vec<(String, RatingPoint)>, StoreError> {
+        ratings::game_points(self, club, game_id).await
+    }
+
+    async fn ratings_before(
+        &self,
+        club: &str,
+        game: &str,
+        before: (DateTime<Utc>, &str),
+        players: &[String],
+    ) -> Result<HashMap<String, Rating>, StoreError> {
+        ratings::ratings_before(self, club, game, before, players).await
+    }
+
+    async fn rate_unrated(&self) -> Result<usize, StoreError> {
+        ratings::rate_unrated(self).await
     }
 
     async fn clear_statistics(&self) -> Result<(), StoreError> {

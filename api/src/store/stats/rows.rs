@@ -2,6 +2,8 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::ratings::Rating;
+
 /// Date and game filters shared by the statistics queries.
 #[derive(Debug, Clone, Default)]
 pub struct StatsFilter {
@@ -103,4 +105,25 @@ pub struct GameStatsRows {
     pub facts: Vec<FactTotal>,
     /// In every game counted, the lowest total won (`None` without a finished game).
     pub lower_wins: Option<bool>,
+}
+
+/// A club player's rating of one game, as it stood at a date.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatingRow {
+    pub player_id: String,
+    pub name: String,
+    pub rating: Rating,
+    /// Rated games of this game so far.
+    pub games: i64,
+    pub last_played_at: DateTime<Utc>,
+}
+
+/// One rated game of a player: the game, its rank there, the rating before and after.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatingPoint {
+    pub game_id: String,
+    pub played_at: DateTime<Utc>,
+    pub rank: i64,
+    pub before: Rating,
+    pub after: Rating,
 }

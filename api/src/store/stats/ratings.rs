@@ -1,0 +1,337 @@
+//! Skill ratings kept with the statistics: each rated seat of a finished game is a point
+//! (`rating_points`) with the player's rating before and after it. A change to a game's result
+//! rates again the club's games of that game from it on, in play order (start, then id), so
+//! that the points are always what a rating of the whole history from scratch would give.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+
+use crate::ratings::{Rating, rate};
+use crate::store::backend::{Backend, query};
+use crate::store::columns::Columns;
+use crate::store::error::StoreError;
+use crate::store::lists::{Param, placeholders};
+use crate::store::sql_store::SqlStore;
+use crate::store::writes::{WriteOn, Writing, args};
+
+use super::rows::{RatingPoint, RatingRow};
+
+/// Points inserted by one statement at most (eleven values each).
+const POINTS_A_STATEMENT: usize = 400;
+/// Players whose last points one statement reads at most.
+const PLAYERS_A_STATEMENT: usize = 200;
+
+/// A rated seat, as a recomputation writes it.
+struct Point<'a> {
+    game_id: &'a str,
+    played_at: DateTime<Utc>,
+    player_id: &'a str,
+    rank: i64,
+    before: Rating,
+    after: Rating,
+    games: i64,
+}
+
+/// Rates again the club's games of `game` played from `from` on (start, then id): their
+/// points are removed, and every one of those games still finished is rated anew, each player
+/// starting from their last point before it.
+pub(in crate::store) async fn rerate_from<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &str,
+    (at, id): (DateTime<Utc>, &str),
+) -> Result<(), StoreError> {
+    if let Some(lock) = W::Db::RATINGS_LOCK {
+        w.execute(lock, args![club, game]).await?;
+    }
+    w.execute(
+        "DELETE FROM rating_points WHERE club_id = $1 AND game = $2 \
+         AND (played_at, game_id) >= ($3, $4)",
+        args![club, game, at, id],
+    )
+    .await?;
+    let rows = w
+        .fetch_all(
+            "SELECT g.id, g.started_at, gp.player_id, gp.rank \
+             FROM games g JOIN game_players gp ON gp.game_id = g.id \
+             WHERE g.club_id = $1 AND g.game = $2 AND (g.started_at, g.id) >= ($3, $4) \
+               AND gp.rank IS NOT NULL \
+             ORDER BY g.started_at, g.id, gp.seat",
+            args![club, game, at, id],
+        )
+        .await?;
+    let mut seats: Vec<(String, DateTime<Utc>, String, i64)> = Vec::with_capacity(rows.len());
+    for row in &rows {
+        seats.push((
+            row.try_get("id")?,
+            row.try_get("started_at")?,
+            row.try_get("player_id")?,
+            row.try_get("rank")?,
+        ));
+    }
+    if seats.is_empty() {
+        return Ok(());
+    }
+    let mut players: Vec<&str> = seats.iter().map(|s| s.2.as_str()).collect();
+    players.sort_unstable();
+    players.dedup();
+    let mut standing = last_points(w, club, game, &players).await?;
+    let mut points = Vec::with_capacity(seats.len());
+    for table in seats.chunk_by(|a, b| a.0 == b.0) {
+        let before: Vec<(Rating, i64)> = table
+            .iter()
+            .map(|(_, _, player, rank)| {
+                let (rating, _) = standing
+                    .get(player.as_str())
+                    .copied()
+                    .unwrap_or((Rating::NEW, 0));
+                (rating, *rank)
+            })
+            .collect();
+        let after = rate(&before);
+        for (((game_id, played_at, player_id, rank), (before, _)), after) in
+            table.iter().zip(&before).zip(after)
+        {
+            let games = standing.get(player_id.as_str()).map_or(0, |(_, n)| *n) + 1;
+            standing.insert(player_id, (after, games));
+            points.push(Point {
+                game_id,
+                played_at: *played_at,
+                player_id,
+                rank: *rank,
+                before: *before,
+                after,
+                games,
+            });
+        }
+    }
+    for chunk in points.chunks(POINTS_A_STATEMENT) {
+        let mut values = Vec::with_capacity(11 * chunk.len());
+        for p in chunk {
+            values.extend(args![
+                club,
+                game,
+                p.played_at,
+                p.game_id,
+                p.player_id,
+                p.rank,
+                p.before.mu,
+                p.before.sigma,
+                p.after.mu,
+                p.after.sigma,
+                p.games,
+            ]);
+        }
+        w.execute(
+            &format!(
+                "INSERT INTO rating_points (club_id, game, played_at, game_id, player_id, rank, \
+                 mu_before, sigma_before, mu, sigma, games) VALUES {}",
+                placeholders(chunk.len(), 11)
+            ),
+            values,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Each player's last point of `game` in the club (their rating and rated games so far); a
+/// player without one is absent.
+async fn last_points<'p, W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &str,
+    players: &[&'p str],
+) -> Result<HashMap<&'p str, (Rating, i64)>, StoreError> {
+    let mut last = HashMap::with_capacity(players.len());
+    for chunk in players.chunks(PLAYERS_A_STATEMENT) {
+        let sql = (0..chunk.len())
+            .map(|i| {
+                format!(
+                    "SELECT * FROM (SELECT player_id, mu, sigma, games FROM rating_points \
+                     WHERE club_id = $1 AND game = $2 AND player_id = ${} \
+                     ORDER BY played_at DESC, game_id DESC LIMIT 1) AS p{i}",
+                    i + 3
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" UNION ALL ");
+        let mut values = args![club, game];
+        values.extend(chunk.iter().map(|p| Param::from(*p)));
+        for row in w.fetch_all(&sql, values).await? {
+            let player: String = row.try_get("player_id")?;
+            let Some(player) = chunk.iter().find(|p| **p == player) else {
+                continue;
+            };
+            let rating = Rating {
+                mu: row.try_get("mu")?,
+                sigma: row.try_get("sigma")?,
+            };
+            last.insert(*player, (rating, row.try_get::<i64, _>("games")?));
+        }
+    }
+    Ok(last)
+}
+
+/// Rates the games no point covers yet, club by club and game by game, from the earliest of
+/// them: what a server does at its first start after the ratings were added (and after a
+/// rebuild of the statistics).
+pub(in crate::store) async fn rate_unrated<S: SqlStore>(store: &S) -> Result<usize, StoreError> {
+    let rows = query(
+        "SELECT g.club_id, g.game, g.started_at, g.id FROM games g \
+         WHERE EXISTS (SELECT 1 FROM game_players gp WHERE gp.game_id = g.id AND gp.rank IS NOT NULL) \
+           AND NOT EXISTS (SELECT 1 FROM rating_points r WHERE r.game_id = g.id) \
+         ORDER BY g.club_id, g.game, g.started_at, g.id",
+    )
+    .fetch_all(store.pool())
+    .await?;
+    let mut earliest: Vec<(String, String, DateTime<Utc>, String)> = Vec::new();
+    for row in &rows {
+        let (club, game): (String, String) = (row.try_get("club_id")?, row.try_get("game")?);
+        if earliest.last().is_some_and(|e| e.0 == club && e.1 == game) {
+            continue;
+        }
+        earliest.push((club, game, row.try_get("started_at")?, row.try_get("id")?));
+    }
+    for (club, game, at, id) in &earliest {
+        let _turn = store.write_turn().await;
+        let mut w = S::Db::writes(store.pool().begin_with(S::Db::BEGIN).await?);
+        rerate_from(&mut w, club, game, (*at, id)).await?;
+        w.commit().await?;
+    }
+    Ok(rows.len())
+}
+
+/// The club's players of `game` with their rating as it stood before `to` (`None`: now), in
+/// no order.
+pub(super) async fn ratings<S: SqlStore>(
+    store: &S,
+    club: &str,
+    game: &str,
+    to: Option<DateTime<Utc>>,
+) -> Result<Vec<RatingRow>, StoreError> {
+    // Each of the club's players' last point before `to`, found by its index.
+    let rows = query(
+        "SELECT p.id, p.name, r.mu, r.sigma, r.games, r.played_at FROM players p \
+         JOIN rating_points r ON r.player_id = p.id AND r.game_id = \
+           (SELECT x.game_id FROM rating_points x \
+            WHERE x.club_id = p.club_id AND x.game = $2 AND x.player_id = p.id \
+              AND ($3 IS NULL OR x.played_at < $3) \
+            ORDER BY x.played_at DESC, x.game_id DESC LIMIT 1) \
+         WHERE p.club_id = $1",
+    )
+    .bind(club)
+    .bind(game)
+    .bind(to)
+    .fetch_all(store.pool())
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(RatingRow {
+                player_id: row.try_get("id")?,
+                name: row.try_get("name")?,
+                rating: Rating {
+                    mu: row.try_get("mu")?,
+                    sigma: row.try_get("sigma")?,
+                },
+                games: row.try_get("games")?,
+                last_played_at: row.try_get("played_at")?,
+            })
+        })
+        .collect()
+}
+
+/// A player's points of `game` in play order, after the point of game `after` (a page).
+pub(super) async fn player_ratings<S: SqlStore>(
+    store: &S,
+    club: &str,
+    player: &str,
+    game: &str,
+    after: Option<&(DateTime<Utc>, String)>,
+    limit: i64,
+) -> Result<Vec<RatingPoint>, StoreError> {
+    let rows = query(
+        "SELECT game_id, played_at, rank, mu_before, sigma_before, mu, sigma FROM rating_points \
+         WHERE club_id = $1 AND game = $2 AND player_id = $3 \
+           AND ($4 IS NULL OR (played_at, game_id) > ($4, $5)) \
+         ORDER BY played_at, game_id LIMIT $6",
+    )
+    .bind(club)
+    .bind(game)
+    .bind(player)
+    .bind(after.map(|a| a.0))
+    .bind(after.map(|a| a.1.clone()))
+    .bind(limit)
+    .fetch_all(store.pool())
+    .await?;
+    rows.iter().map(point_row).collect()
+}
+
+/// The points of one game, by player id: what it changed.
+pub(super) async fn game_points<S: SqlStore>(
+    store: &S,
+    club: &str,
+    game_id: &str,
+) -> Result<Vec<(String, RatingPoint)>, StoreError> {
+    let rows = query(
+        "SELECT player_id, game_id, played_at, rank, mu_before, sigma_before, mu, sigma \
+         FROM rating_points WHERE game_id = $1 AND club_id = $2",
+    )
+    .bind(game_id)
+    .bind(club)
+    .fetch_all(store.pool())
+    .await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get("player_id")?, point_row(row)?)))
+        .collect()
+}
+
+/// These players' ratings of `game` as they stood before the game `(at, id)` was played.
+pub(super) async fn ratings_before<S: SqlStore>(
+    store: &S,
+    club: &str,
+    game: &str,
+    (at, id): (DateTime<Utc>, &str),
+    players: &[String],
+) -> Result<HashMap<String, Rating>, StoreError> {
+    let mut found = HashMap::with_capacity(players.len());
+    for player in players {
+        let row = query(
+            "SELECT mu, sigma FROM rating_points \
+             WHERE club_id = $1 AND game = $2 AND player_id = $3 AND (played_at, game_id) < ($4, $5) \
+             ORDER BY played_at DESC, game_id DESC LIMIT 1",
+        )
+        .bind(club)
+        .bind(game)
+        .bind(player)
+        .bind(at)
+        .bind(id)
+        .fetch_optional(store.pool())
+        .await?;
+        if let Some(row) = row {
+            let rating = Rating {
+                mu: row.try_get("mu")?,
+                sigma: row.try_get("sigma")?,
+            };
+            found.insert(player.clone(), rating);
+        }
+    }
+    Ok(found)
+}
+
+fn point_row(row: &impl Columns) -> Result<RatingPoint, StoreError> {
+    Ok(RatingPoint {
+        game_id: row.try_get("game_id")?,
+        played_at: row.try_get("played_at")?,
+        rank: row.try_get("rank")?,
+        before: Rating {
+            mu: row.try_get("mu_before")?,
+            sigma: row.try_get("sigma_before")?,
+        },
+        after: Rating {
+            mu: row.try_get("mu")?,
+            sigma: row.try_get("sigma")?,
+        },
+    })
+}

@@ -1,0 +1,24 @@
+-- Skill ratings (issue 54): each rated seat of a finished game, in the order the club's games of
+-- that game were played, with the player's Weng-Lin rating before and after it. The server
+-- writes them with the append that finishes (or un-finishes) a game, recomputing the club's
+-- later games of the same game (`api/src/store/stats/ratings.rs`); it rates the games already
+-- stored at its first start after this migration. Derived rows: no foreign keys.
+CREATE TABLE rating_points (
+    club_id      TEXT NOT NULL,
+    game         TEXT NOT NULL,             -- the game's id: mint-condition, mind-up…
+    played_at    TIMESTAMPTZ NOT NULL,            -- the game's start
+    game_id      TEXT NOT NULL,
+    player_id    TEXT NOT NULL,
+    rank         BIGINT NOT NULL,           -- the seat's final rank, ties shared
+    mu_before    DOUBLE PRECISION NOT NULL,
+    sigma_before DOUBLE PRECISION NOT NULL,
+    mu           DOUBLE PRECISION NOT NULL,
+    sigma        DOUBLE PRECISION NOT NULL,
+    games        BIGINT NOT NULL,           -- the player's rated games of this game so far, this one included
+    PRIMARY KEY (game_id, player_id)
+);
+
+-- A club's points of one game in play order: what a recomputation reads and rewrites.
+CREATE INDEX rating_points_in_order ON rating_points (club_id, game, played_at, game_id);
+-- A player's points of one game in play order: their rating at a date, their history.
+CREATE INDEX rating_points_by_player ON rating_points (club_id, game, player_id, played_at, game_id);
