@@ -26,6 +26,7 @@ const SHELL = [
   '/pad/views/scoreboard.js',
   '/pad/views/log.js',
   '/pad/views/history.js',
+  '/pad/views/ratings.js',
   '/pad/games/index.js',
   '/pad/games/forms.js',
   '/pad/games/mint-condition.js',

@@ -90,6 +90,7 @@ static ASSETS: &[Asset] = assets![
     ("/pad/views/scoreboard.js", "views/scoreboard.js", JS),
     ("/pad/views/log.js", "views/log.js", JS),
     ("/pad/views/history.js", "views/history.js", JS),
+    ("/pad/views/ratings.js", "views/ratings.js", JS),
     ("/pad/games/index.js", "games/index.js", JS),
     ("/pad/games/forms.js", "games/forms.js", JS),
     (

@@ -23,6 +23,7 @@ mod other_apps;
 mod pad;
 mod pad_languages;
 mod pad_phones;
+mod pad_ratings;
 mod pad_table;
 mod players;
 mod portability;

@@ -40,6 +40,7 @@ use tabletally_api::store::{self, NewEvent, NewGame, NewSeat};
 mod floor;
 mod frames;
 mod phone;
+mod ratings;
 mod tables;
 
 /// A small deterministic generator (no randomness crate in the tree): numbers repeat per seed.
@@ -367,6 +368,18 @@ fn reads(cursor: String) -> Vec<Read> {
             format!(
                 "/v1/games?player={}&limit=50",
                 one(rng, p).1.replace(' ', "%20")
+            )
+        }),
+        read("ratings", |_, _| {
+            "/v1/stats/ratings?game=mint-condition&limit=200".into()
+        }),
+        read("ratings (a year back)", move |_, _| {
+            "/v1/stats/ratings?game=mint-condition&limit=200&to=2021-01-01T00:00:00Z".into()
+        }),
+        read("player's ratings", move |rng, p| {
+            format!(
+                "/v1/players/{}/ratings?game=mint-condition&limit=50",
+                one(rng, p).0
             )
         }),
         read("games (random period)", |rng, _| {
@@ -1002,6 +1015,7 @@ async fn run() {
     let number = |i: usize| args.get(i).and_then(|a| a.parse::<usize>().ok());
     let result = match (args.get(1).map(String::as_str), args.get(2), args.get(3)) {
         (Some("seed"), Some(url), _) => seed(url, number(3).unwrap_or(100_000), number(4).unwrap_or(2_000)).await,
+        (Some("ratings"), Some(url), _) => ratings::ratings(url).await,
         (Some("query"), Some(base), Some(token)) => query(base, token, number(4).unwrap_or(300), number(5).unwrap_or(30) as u64).await,
         (Some("appends"), Some(base), Some(token)) => appends(base, token, number(4).unwrap_or(200)).await,
         (Some("streams"), Some(base), Some(token)) => streams(base, token, number(4).unwrap_or(50), number(5).unwrap_or(500), number(6).unwrap_or(20), number(7).map(|p| p as u32), Duration::from_millis(number(8).unwrap_or(0) as u64)).await,
@@ -1017,7 +1031,7 @@ async fn run() {
             (Some(count), Some(seconds), Some(url)) => tables::tables(base, token, count, seconds as u64, url, number(7).map(|p| p as u32)).await,
             _ => Err("tables needs <tables> <seconds> <database-url>".into()),
         },
-        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] [gap-ms] | tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid] | hello | frames [followers] [appends] [gap-µs] [bytes]".into()),
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] [gap-ms] | ratings <database-url> | tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid] | hello | frames [followers] [appends] [gap-µs] [bytes]".into()),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

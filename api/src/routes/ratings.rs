@@ -119,6 +119,7 @@ pub async fn ratings(
         .as_deref()
         .map(cursor::decode_rating)
         .transpose()?;
+    state.store.settle_ratings(&club.id, &game).await?;
     let reads = state.store.reads();
     let mut rows = reads.store.ratings(&club.id, &game, query.to).await?;
     rows.sort_by(|a, b| {
@@ -239,6 +240,7 @@ pub async fn player_ratings(
         .player(&club.id, &id)
         .await?
         .ok_or_else(|| ApiError::NotFound(said!("server.api.players.no_such_player")))?;
+    state.store.settle_ratings(&club.id, &game).await?;
     let reads = state.store.reads();
     let mut rows = reads
         .store
@@ -305,6 +307,7 @@ pub async fn game_ratings(
         .await?
         .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
     let players: Vec<String> = game.players.iter().map(|s| s.player_id.clone()).collect();
+    state.store.settle_ratings(&club.id, &game.game).await?;
     let reads = state.store.reads();
     let before = reads
         .store

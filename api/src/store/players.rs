@@ -15,7 +15,7 @@ use super::backend::query;
 use super::columns::Columns;
 use super::error::StoreError;
 use super::sql_store::SqlStore;
-use super::stats::ratings::rerate_from;
+use super::stats::ratings::mark_changed;
 use super::stats::sql::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS};
 use super::writes::{WriteOn, Writing};
 
@@ -285,8 +285,8 @@ impl<S: SqlStore> PlayerStore for S {
                     .bind(chrono::Utc::now())
                     .execute(&mut tx)
                     .await?;
-        // The ratings of each game the player who goes played, from their first game of it:
-        // their seats are the other player's now.
+        // The ratings of each game the player who goes played are rated again from their first
+        // game of it: their seats are the other player's now.
         let firsts = query(
             "SELECT game, played_at, game_id FROM rating_points \
              WHERE club_id = $1 AND player_id = $2 ORDER BY game, played_at, game_id",
@@ -296,16 +296,16 @@ impl<S: SqlStore> PlayerStore for S {
         .fetch_all(&mut tx)
         .await?;
         let mut w = S::Db::writes(tx);
-        let mut rerated: Option<String> = None;
+        let mut noted: Option<String> = None;
         for row in &firsts {
             let game: String = row.try_get("game")?;
-            if rerated.as_ref() == Some(&game) {
+            if noted.as_ref() == Some(&game) {
                 continue;
             }
             let first: (DateTime<Utc>, String) =
                 (row.try_get("played_at")?, row.try_get("game_id")?);
-            rerate_from(&mut w, club, &game, (first.0, &first.1)).await?;
-            rerated = Some(game);
+            mark_changed(&mut w, club, &game, (first.0, &first.1)).await?;
+            noted = Some(game);
         }
         w.commit().await?;
         Ok(Merge::Merged)

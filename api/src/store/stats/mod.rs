@@ -137,8 +137,13 @@ pub trait StatsStore: Send + Sync {
         players: &[String],
     ) -> Result<HashMap<String, Rating>, StoreError>;
 
-    /// Rates every finished game no rating covers yet (a server's start); how many there were.
+    /// Rates every finished game no rating covers yet, and settles every change noted (a
+    /// server's start); how many games were unrated.
     async fn rate_unrated(&self) -> Result<usize, StoreError>;
+
+    /// Brings the club's ratings of `game` up to date with every change to its results: done
+    /// before they are read, on the primary.
+    async fn settle_ratings(&self, club: &str, game: &str) -> Result<(), StoreError>;
 
     /// Empties the read models (the start of a rebuild).
     async fn clear_statistics(&self) -> Result<(), StoreError>;
@@ -267,6 +272,10 @@ impl<S: SqlStore> StatsStore for S {
 
     async fn rate_unrated(&self) -> Result<usize, StoreError> {
         ratings::rate_unrated(self).await
+    }
+
+    async fn settle_ratings(&self, club: &str, game: &str) -> Result<(), StoreError> {
+        ratings::settle(self, club, game).await
     }
 
     async fn clear_statistics(&self) -> Result<(), StoreError> {

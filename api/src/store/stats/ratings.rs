@@ -1,7 +1,9 @@
 //! Skill ratings kept with the statistics: each rated seat of a finished game is a point
 //! (`rating_points`) with the player's rating before and after it. A change to a game's result
-//! rates again the club's games of that game from it on, in play order (start, then id), so
-//! that the points are always what a rating of the whole history from scratch would give.
+//! only notes the game (`rating_changes`, [`mark_changed`]): appends never wait on each other for
+//! the ratings. Before the ratings are read, [`settle`] rates the club's games of that game
+//! again from the earliest one noted, in play order (start, then id), so that what is read is
+//! always what a rating of the whole history from scratch would give.
 
 use std::collections::HashMap;
 
@@ -33,18 +35,72 @@ struct Point<'a> {
     games: i64,
 }
 
-/// Rates again the club's games of `game` played from `from` on (start, then id): their
-/// points are removed, and every one of those games still finished is rated anew, each player
-/// starting from their last point before it.
-pub(in crate::store) async fn rerate_from<W: Writing>(
+/// Notes, inside the transaction that changes it, that a game's result changed: its club's
+/// ratings of that game are rated again from it before they are next read.
+pub(in crate::store) async fn mark_changed<W: Writing>(
     w: &mut W,
     club: &str,
     game: &str,
     (at, id): (DateTime<Utc>, &str),
 ) -> Result<(), StoreError> {
-    if let Some(lock) = W::Db::RATINGS_LOCK {
+    w.execute(
+        "INSERT INTO rating_changes (club_id, game, played_at, game_id) VALUES ($1, $2, $3, $4)",
+        args![club, game, at, id],
+    )
+    .await
+}
+
+/// Brings the club's ratings of `game` up to date: the games noted as changed are taken, and
+/// the games from the earliest of them on are rated again, in one transaction. Nothing to do
+/// (the usual case) costs one read.
+pub(in crate::store) async fn settle<S: SqlStore>(
+    store: &S,
+    club: &str,
+    game: &str,
+) -> Result<(), StoreError> {
+    let pending = query("SELECT 1 FROM rating_changes WHERE club_id = $1 AND game = $2 LIMIT 1")
+        .bind(club)
+        .bind(game)
+        .fetch_optional(store.pool())
+        .await?;
+    if pending.is_none() {
+        return Ok(());
+    }
+    let _turn = store.write_turn().await;
+    let mut w = S::Db::writes(store.pool().begin_with(S::Db::BEGIN).await?);
+    // Taken first: a change noted after this is left for the next settling.
+    if let Some(lock) = S::Db::RATINGS_LOCK {
         w.execute(lock, args![club, game]).await?;
     }
+    let taken = w
+        .fetch_all(
+            "DELETE FROM rating_changes WHERE club_id = $1 AND game = $2 \
+             RETURNING played_at, game_id",
+            args![club, game],
+        )
+        .await?;
+    let mut earliest: Option<(DateTime<Utc>, String)> = None;
+    for row in &taken {
+        let change: (DateTime<Utc>, String) = (row.try_get("played_at")?, row.try_get("game_id")?);
+        if earliest.as_ref().is_none_or(|e| change < *e) {
+            earliest = Some(change);
+        }
+    }
+    if let Some((at, id)) = earliest {
+        rerate_from(&mut w, club, game, (at, &id)).await?;
+    }
+    w.commit().await
+}
+
+/// Rates again the club's games of `game` played from `from` on (start, then id): their
+/// points are removed, and every one of those games still finished is rated anew, each player
+/// starting from their last point before it.
+async fn rerate_from<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &str,
+    (at, id): (DateTime<Utc>, &str),
+) -> Result<(), StoreError> {
     w.execute(
         "DELETE FROM rating_points WHERE club_id = $1 AND game = $2 \
          AND (played_at, game_id) >= ($3, $4)",
@@ -175,8 +231,8 @@ async fn last_points<'p, W: Writing>(
 }
 
 /// Rates the games no point covers yet, club by club and game by game, from the earliest of
-/// them: what a server does at its first start after the ratings were added (and after a
-/// rebuild of the statistics).
+/// them (what a server does at its first start after the ratings were added), and settles every
+/// change noted: a server's start leaves every rating up to date.
 pub(in crate::store) async fn rate_unrated<S: SqlStore>(store: &S) -> Result<usize, StoreError> {
     let rows = query(
         "SELECT g.club_id, g.game, g.started_at, g.id FROM games g \
@@ -197,8 +253,15 @@ pub(in crate::store) async fn rate_unrated<S: SqlStore>(store: &S) -> Result<usi
     for (club, game, at, id) in &earliest {
         let _turn = store.write_turn().await;
         let mut w = S::Db::writes(store.pool().begin_with(S::Db::BEGIN).await?);
-        rerate_from(&mut w, club, game, (*at, id)).await?;
+        mark_changed(&mut w, club, game, (*at, id)).await?;
         w.commit().await?;
+    }
+    let noted = query("SELECT DISTINCT club_id, game FROM rating_changes")
+        .fetch_all(store.pool())
+        .await?;
+    for row in &noted {
+        let (club, game): (String, String) = (row.try_get("club_id")?, row.try_get("game")?);
+        settle(store, &club, &game).await?;
     }
     Ok(rows.len())
 }

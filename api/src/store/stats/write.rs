@@ -16,7 +16,7 @@ use crate::store::sql_store::SqlStore;
 use crate::store::writes::{WriteOn, Writing, args};
 
 use super::periods::{day_start, month_start, next_day, next_month};
-use super::ratings::rerate_from;
+use super::ratings::mark_changed;
 use super::read::{bucket_row, bucket_rows, summed_seats};
 use super::sql::{
     BUCKET_COLUMNS, CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, bucket_keys,
@@ -232,8 +232,7 @@ pub(in crate::store) async fn write_result<W: Writing>(
         add_to_snapshots(w, club, game, result).await?;
         add_to_buckets(w, club, game, result).await?;
     }
-    // Last, as every writer of ratings takes their lock: after the other read models' locks.
-    rerate_from(w, club, &game.game, (game.started_at, &game.id)).await?;
+    mark_changed(w, club, &game.game, (game.started_at, &game.id)).await?;
     Ok(())
 }
 
@@ -685,6 +684,7 @@ pub(super) async fn clear_statistics<S: SqlStore>(store: &S) -> Result<(), Store
         "DELETE FROM run_snapshots",
         "DELETE FROM game_buckets",
         "DELETE FROM rating_points",
+        "DELETE FROM rating_changes",
     ] {
         query(statement).execute(&mut tx).await?;
     }
