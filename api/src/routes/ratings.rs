@@ -25,10 +25,8 @@ problems! {
 const DEFAULT_PAGE: i64 = 50;
 const MAX_PAGE: i64 = 200;
 
-/// The game a ratings query names: required, and one of ours.
-fn rated_game(game: Option<&str>) -> Result<&str, ApiError> {
-    let game = game
-        .ok_or_else(|| ApiError::bad_parameter("game", said!("server.api.ratings.game_needed")))?;
+/// The game a ratings query names: one of ours.
+fn rated_game(game: &str) -> Result<&str, ApiError> {
     check_game(Some(game))?;
     Ok(game)
 }
@@ -39,7 +37,7 @@ fn rated_game(game: Option<&str>) -> Result<&str, ApiError> {
 pub struct RatingsQuery {
     /// The game rated (each game has its own ratings).
     #[param(value_type = crate::views::GameId)]
-    pub game: Option<String>,
+    pub game: String,
     /// The ratings as they stood before this instant (games started before it); absent: now.
     pub to: Option<DateTime<Utc>>,
     /// Page size, 1–200 (default 50).
@@ -100,8 +98,8 @@ pub struct Ratings {
 /// however they came (imports too); abandoned games do not. A correction or a retraction of an
 /// earlier game changes the ratings after it as if it had always been so.
 ///
-/// Beyond the schema (no JSON Schema of one request can say it; 400 names it): `game` is
-/// required; a `cursor` must be a `next_cursor` this server gave out.
+/// Beyond the schema (no JSON Schema of one request can say it; 400 names it): a `cursor`
+/// must be a `next_cursor` this server gave out.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(RatingsQuery), responses(
     (status = 200, description = "The club's ratings of one game", body = Ratings),
     BadQuery, Unauthorized,
@@ -112,7 +110,7 @@ pub async fn ratings(
     club: Club,
     query: Query<RatingsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = rated_game(query.game.as_deref())?.to_owned();
+    let game = rated_game(&query.game)?.to_owned();
     let limit = cursor::page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE)?;
     let after = query
         .cursor
@@ -165,7 +163,7 @@ pub async fn ratings(
 pub struct PlayerRatingsQuery {
     /// The game rated.
     #[param(value_type = crate::views::GameId)]
-    pub game: Option<String>,
+    pub game: String,
     /// Page size, 1–200 (default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
@@ -214,8 +212,7 @@ pub struct PlayerRatingHistory {
 
 /// A player's rating of one game, game by game.
 ///
-/// Beyond the schema (400 names it): `game` is required; a `cursor` must be a `next_cursor`
-/// this server gave out.
+/// Beyond the schema (400 names it): a `cursor` must be a `next_cursor` this server gave out.
 #[utoipa::path(tag = "statistics", security(("club_token" = [])), params(("id" = uuid::Uuid, Path, description = "Player id"), PlayerRatingsQuery), responses(
     (status = 200, description = "A page of the player's rated games", body = PlayerRatingHistory),
     BadQuery, IdNotUuid, Unauthorized, NoSuchRatedPlayer,
@@ -228,7 +225,7 @@ pub async fn player_ratings(
     query: Query<PlayerRatingsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner().to_string();
-    let game = rated_game(query.game.as_deref())?.to_owned();
+    let game = rated_game(&query.game)?.to_owned();
     let limit = cursor::page_limit(query.limit, DEFAULT_PAGE, MAX_PAGE)?;
     let after = query
         .cursor
