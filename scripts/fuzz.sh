@@ -24,7 +24,8 @@
 #   - POST /v1/games/{id}/events (fuzzing and stateful phases; the examples phase keeps the
 #     check): an event's type and data follow the game's rules and the log's state;
 #   - GET /v1/games/{id}/score: `at` may not pass the game's version;
-#   - GET /v1/games, GET /v1/players, GET /v1/players/{id}/games: a `cursor` is a position this
+#   - GET /v1/games, GET /v1/players, GET /v1/players/{id}/games, GET /v1/stats/ratings,
+#     GET /v1/players/{id}/ratings: a `cursor` is a position this
 #     server gave out (hexadecimal text of the right shape is still refused when it is not one);
 #   - GET /v1/players/{id}/stats, GET /v1/stats/leaderboard, GET /v1/stats/games/{game}:
 #     `variant` needs a game that has that variant;
