@@ -29,6 +29,8 @@ export function mountRatings(root) {
       const history = await getPlayerRatings(id, game.value);
       replace(chartBox, lineChart(history.points.map((p) => ({ value: Math.round(p.ordinal * 10) / 10, won: p.rank === 1, label: new Date(p.played_at).toLocaleDateString() })),
         t('pad.ratings.history', { name })));
+      // Below the table: on a phone, out of sight until brought into view.
+      chartBox.scrollIntoView({ block: 'nearest' });
     } catch (err) {
       replace(chartBox, failure(err));
     }
