@@ -146,7 +146,8 @@ export function showProblem(root, problem) {
   if (problem.pointer) {
     for (const el of root.querySelectorAll('[data-pointer]')) {
       const p = /** @type {HTMLElement} */ (el).dataset.pointer ?? '';
-      const matches = p.split(' ').some((one) => problem.pointer === one || problem.pointer?.startsWith(`${one}/`));
+      // An element with no pointer (a stepper at 0 produced no card) answers for nothing.
+      const matches = p.split(' ').some((one) => one !== '' && (problem.pointer === one || problem.pointer?.startsWith(`${one}/`)));
       if (matches && p.length > best) { best = p.length; target = el; }
     }
   }

@@ -1095,7 +1095,7 @@ async fn a_mind_up_round_is_recorded_turn_by_turn_and_the_page_shows_who_took_wh
     play_turn(&b, [("Ann", 37), ("Bo", 50), ("Cy", 60), ("Di", 9)], 6).await;
     play_turn(&b, [("Ann", 54), ("Bo", 33), ("Cy", 32), ("Di", 38)], 7).await;
     play_turn(&b, [("Ann", 52), ("Bo", 41), ("Cy", 36), ("Di", 58)], 8).await;
-    b.wait_text("#entry h3", |t| t.contains("the last cards"))
+    b.wait_text(".entry-box h2", |t| t.contains("the last cards"))
         .await;
     play_turn(&b, [("Ann", 39), ("Bo", 2), ("Cy", 28), ("Di", 6)], 9).await;
 

@@ -520,7 +520,7 @@ async fn after_a_mind_up_turn_the_next_turns_first_card_has_the_focus_and_column
         201
     );
     open_club(&app, &b, &club, &format!("#/game/{turns}")).await;
-    b.wait_text("#entry h3", |t| t.contains("turn 2 of 6"))
+    b.wait_text(".entry-box h2", |t| t.contains("turn 2 of 6"))
         .await;
     for (player, card) in [("Ann", "40"), ("Bo", "30"), ("Cy", "20"), ("Di", "10")] {
         b.fill(
@@ -531,7 +531,7 @@ async fn after_a_mind_up_turn_the_next_turns_first_card_has_the_focus_and_column
     }
     b.click("#entry button[type=\"submit\"]").await;
     wait_for_seq(&b, 4).await;
-    b.wait_text("#entry h3", |t| t.contains("turn 3 of 6"))
+    b.wait_text(".entry-box h2", |t| t.contains("turn 3 of 6"))
         .await;
     let placed = b
         .js("return [Math.round(document.querySelector('.entry-box').getBoundingClientRect().top),

@@ -154,12 +154,13 @@ function turnForm({ game, details, initial }, now) {
     name: 'card', inputmode: 'numeric', autocomplete: 'off', maxlength: 2, class: 'card-number',
     value: initial?.cards?.[p.name] ?? '', dataset: { player: p.name, pointer: `/events/${cardsEvent}/data/cards/${esc(p.name)}` },
   }))]);
-  const heading = initial ? t('pad.mind_up.turn.cards') : last ? t('pad.mind_up.turn.last_heading', { round }) : t('pad.mind_up.step.turn', { round, turn: now.turns + 1, turns: turnsIn(round) });
+  // The step's heading above the form already names the turn; a correction names its cards.
+  const heading = initial ? h('h3', null, t('pad.mind_up.turn.cards')) : null;
   const turn = h('fieldset', { class: 'turn', dataset: { pointer: `/events/${cardsEvent}` } },
     h('legend', null, last ? t('pad.mind_up.turn.left') : t('pad.mind_up.turn.played')),
     h('div', { class: 'cards-down' }, inputs.map(([name, input]) => field(name, input))));
 
-  const element = h('div', { class: 'entry mind-up turns' }, h('h3', null, heading),
+  const element = h('div', { class: 'entry mind-up turns' }, heading,
     initial ? null : table(details, round), setup?.element, turn);
   return {
     element,

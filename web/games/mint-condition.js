@@ -4,7 +4,10 @@ import { h, field, stepper, uid, numberInput, numberOf } from '../ui.js';
 import { num, t } from '../i18n.js';
 import { esc } from './forms.js';
 
-/** Card kinds in the rulebook's order; `copies` null where the count is not published. */
+/**
+ * Card kinds in the rulebook's order; `copies` null where the count is not published. Snack
+ * Fingers and Sleeve Me Up! share one count (`pair`): the box holds 15 of the two together.
+ */
 const CARDS = [
   { id: 'be-careful', key: 'pad.mint_condition.card.be_careful', copies: 15 },
   { id: 'animal-kingdom', key: 'pad.mint_condition.card.animal_kingdom', copies: 12 },
@@ -14,10 +17,13 @@ const CARDS = [
   { id: 'legacy-edition', key: 'pad.mint_condition.card.legacy_edition', copies: 6 },
   { id: 'lost-pieces', key: 'pad.mint_condition.card.lost_pieces', copies: 5 },
   { id: 'memories', key: 'pad.mint_condition.card.memories', copies: 12 },
-  { id: 'snack-fingers', key: 'pad.mint_condition.card.snack_fingers', copies: null },
-  { id: 'sleeve-me-up', key: 'pad.mint_condition.card.sleeve_me_up', copies: null },
+  { id: 'snack-fingers', key: 'pad.mint_condition.card.snack_fingers', copies: null, pair: true },
+  { id: 'sleeve-me-up', key: 'pad.mint_condition.card.sleeve_me_up', copies: null, pair: true },
   { id: 'smoking-kills', key: 'pad.mint_condition.card.smoking_kills', copies: 5, expert: true },
 ];
+
+/** Snack Fingers and Sleeve Me Up! in the box, the two together (as the server counts them). */
+const PAIR_COPIES = 15;
 
 /** Cards each player collects per round, by player count (rules: 2 → 7, 3 → 9, 4 → 8, 5 → 6). */
 const PER_ROUND = { 2: 7, 3: 9, 4: 8, 5: 6 };
@@ -107,6 +113,18 @@ export default {
     /** @type {HTMLElement | null} */
     let root = null;
 
+    /** What the box holds: one count per kind, one for the pair (as the server checks it). */
+    const decks = [
+      ...kinds.filter((c) => c.copies !== null).map((c) => ({ kinds: [c], copies: /** @type {number} */ (c.copies) })),
+      { kinds: kinds.filter((c) => c.pair), copies: PAIR_COPIES },
+    ];
+    /** Copies of a deck's kinds `name` holds this round. @param {{kinds: typeof kinds}} deck @param {string} name */
+    const holds = (deck, name) => deck.kinds.reduce((n, c) => n + numberOf(byPlayer.get(name)?.counts.get(c.id).input), 0);
+    /** What is left of a deck after the other rounds and this one (below 0: over the box). @param {typeof decks[number]} deck */
+    const leftOf = (deck) => deck.copies
+      - deck.kinds.reduce((n, c) => n + (used.get(c.id) ?? 0), 0)
+      - players.reduce((/** @type {number} */ n, /** @type {any} */ p) => n + holds(deck, p.name), 0);
+
     const refresh = () => {
       for (const [, p] of byPlayer) {
         const total = kinds.reduce((n, c) => n + numberOf(p.counts.get(c.id).input), 0);
@@ -118,13 +136,18 @@ export default {
         const sleeves = numberOf(p.counts.get('sleeve-me-up').input);
         for (const [, s] of p.protectedCounts) s.hidden = sleeves === 0;
       }
-      for (const c of kinds) {
-        if (c.copies === null) continue;
-        const thisRound = [...byPlayer.values()].reduce((n, p) => n + numberOf(p.counts.get(c.id).input), 0);
-        const left = c.copies - (used.get(c.id) ?? 0) - thisRound;
-        for (const note of (root?.querySelectorAll(`[data-deck="${c.id}"]`) ?? [])) {
-          note.textContent = left < 0 ? t('pad.mint_condition.deck_over', { n: -left }) : t('pad.mint_condition.deck_left', { n: left });
-          note.classList.toggle('over', left < 0);
+      for (const deck of decks) {
+        const left = leftOf(deck);
+        const [over, under] = deck.kinds.length > 1
+          ? ['pad.mint_condition.deck_pair_over', 'pad.mint_condition.deck_pair_left']
+          : ['pad.mint_condition.deck_over', 'pad.mint_condition.deck_left'];
+        for (const c of deck.kinds) {
+          // The pair's note names the other kind: "3 left in the deck with Sleeve Me Up!".
+          const other = t(deck.kinds.find((k) => k !== c)?.key ?? c.key);
+          for (const note of (root?.querySelectorAll(`[data-deck="${c.id}"]`) ?? [])) {
+            note.textContent = left < 0 ? t(over, { n: -left, other }) : t(under, { n: left, other });
+            note.classList.toggle('over', left < 0);
+          }
         }
       }
     };
@@ -160,8 +183,8 @@ export default {
       const protectedCounts = new Map();
       const rows = kinds.map((c) => {
         const s = stepper(t(c.key), {
-          value: count(c.id), max: c.copies ?? 30, onchange: refresh, dataset: { card: c.id },
-          note: c.copies !== null ? h('small', { class: 'deck', dataset: { deck: c.id } }) : null,
+          value: count(c.id), max: c.copies ?? (c.pair ? PAIR_COPIES : 30), onchange: refresh, dataset: { card: c.id },
+          note: c.copies !== null || c.pair ? h('small', { class: 'deck', dataset: { deck: c.id } }) : null,
           onplus: () => moveOn(player.name),
         });
         counts.set(c.id, s);
@@ -232,6 +255,17 @@ export default {
             cards[i] = typeof cards[i] === 'string' ? { card: cards[i], symbol: player.color } : { ...cards[i], symbol: player.color };
           }
           collections[player.name] = cards;
+        }
+        // A refusal about the whole round's cards of a kind (more than the box holds, no player
+        // alone to blame) points at the collections: it is shown at that kind, under the player
+        // who holds the most of it.
+        for (const deck of decks) {
+          if (leftOf(deck) >= 0) continue;
+          const most = players.reduce((/** @type {any} */ a, /** @type {any} */ b) => (holds(deck, b.name) > holds(deck, a.name) ? b : a));
+          const counts = byPlayer.get(most.name)?.counts;
+          const kind = deck.kinds.reduce((a, b) => (numberOf(counts.get(b.id).input) > numberOf(counts.get(a.id).input) ? b : a));
+          const at = counts.get(kind.id);
+          at.dataset.pointer = [at.dataset.pointer, '/events/0/data/collections'].filter(Boolean).join(' ');
         }
         return [{ type: 'round_collected', data: { round, collections } }];
       },

@@ -19,23 +19,53 @@ const periodName = (period) => {
 };
 const attributes = () => [['colour', t('pad.vintage.attribute.colour')], ['type', t('pad.vintage.attribute.type')], ['period', t('pad.vintage.attribute.period')]];
 const TURN_EVENTS = ['showcases_dealt', 'turn_taken', 'final_banked'];
-/** What a prize's value looks like, per attribute (the field's hint). */
-const EXAMPLES = /** @type {Record<string, string>} */ ({ colour: 'blue', type: 'lamp', period: '60s' });
+/** What a typed prize value looks like, per attribute (the field's hint), in the page's words. */
+const examples = () => /** @type {Record<string, string>} */ ({ colour: t('pad.vintage.card.colour_example'), type: t('pad.vintage.card.object_example') });
 
-/** The prizes editor of the new-game form: rows of attribute, value and points. */
+/** The periods as a card form offers them: shown in the page's words, stored as the cards store them. @param {string} [chosen] */
+const periodSelect = (chosen) => /** @type {HTMLSelectElement} */ (h('select', { name: 'value' },
+  PERIODS.map((p) => h('option', { value: p, selected: p === chosen }, periodName(p)))));
+
+/**
+ * A prize's value a card form would never produce for its attribute: a period not among the
+ * periods the card forms offer, or a period's name typed as a colour or an object (the card
+ * forms give the period its own field). Null when a card form could produce it.
+ * @param {string} attribute @param {string} value
+ */
+function unmatchable(attribute, value) {
+  const periods = new Set(PERIODS.flatMap((p) => [p, periodName(p)].map((w) => w.toLocaleLowerCase())));
+  if (attribute === 'period') return PERIODS.includes(value) ? null : t('pad.vintage.prize.unknown_period', { value });
+  if (periods.has(value.toLocaleLowerCase())) return t('pad.vintage.prize.is_a_period', { value, period: t('pad.vintage.attribute.period') });
+  return null;
+}
+
+/**
+ * The prizes editor of the new-game form: rows of attribute, value and points. A period is
+ * chosen from the periods the card forms offer (stored as "60s", shown as the page says it): a
+ * prize typed as "années 60" would match no card. Colours and objects are typed, as the card
+ * forms type them.
+ */
 function prizesEditor() {
   const list = h('ol', { class: 'prizes' });
   const add = (/** @type {{attribute?: string, value?: string, points?: number}} */ p = {}) => {
     const attribute = /** @type {HTMLSelectElement} */ (h('select', { name: 'attribute' }, attributes().map(([v, l]) => h('option', { value: v, selected: v === p.attribute }, l))));
-    const value = /** @type {HTMLInputElement} */ (h('input', { name: 'value', value: p.value ?? '', autocomplete: 'off' }));
+    const typed = /** @type {HTMLInputElement} */ (h('input', { name: 'value', value: p.attribute === 'period' ? '' : p.value ?? '', autocomplete: 'off' }));
+    const period = periodSelect(p.attribute === 'period' ? p.value : '60s');
     // A new prize starts empty: a prefilled number would take the digits typed after it.
     const points = numberInput({ name: 'points', min: 0, value: p.points ?? '' });
-    // The hint follows the attribute (a colour, an object, a period), marked as an example.
-    const hint = () => { value.placeholder = t('pad.vintage.prize.example', { value: EXAMPLES[attribute.value] ?? '' }); };
-    attribute.addEventListener('change', hint);
-    hint();
+    const valueField = field(t('pad.vintage.prize.of'), typed);
+    period.id = typed.id;
+    // The value's field follows the attribute: the periods' list, or a typed colour or object
+    // with its hint, marked as an example.
+    const follow = () => {
+      const want = attribute.value === 'period' ? period : typed;
+      valueField.querySelector('[name="value"]')?.replaceWith(want);
+      typed.placeholder = t('pad.vintage.prize.example', { value: examples()[attribute.value] ?? '' });
+    };
+    attribute.addEventListener('change', follow);
+    follow();
     const li = h('li', { class: 'prize', dataset: { pointer: `/options/prizes/${list.children.length}` } },
-      field(t('pad.vintage.prize.most'), attribute), field(t('pad.vintage.prize.of'), value), field(t('pad.vintage.prize.points'), points),
+      field(t('pad.vintage.prize.most'), attribute), valueField, field(t('pad.vintage.prize.points'), points),
       h('button', { type: 'button', class: 'small', 'aria-label': t('pad.vintage.prize.remove'), onclick: () => li.remove() }, '✕'));
     list.append(li);
     return li;
@@ -43,19 +73,23 @@ function prizesEditor() {
   // The examples in the page's language: the table types its cards' colours in its own words.
   add({ attribute: 'colour', value: t('pad.vintage.card.colour_example'), points: 4 });
   add({ attribute: 'period', value: '60s', points: 3 });
-  const element = h('div', null, list, h('button', { type: 'button', class: 'add-prize', onclick: () => add()?.querySelector('input')?.focus() }, t('pad.vintage.prize.add')));
+  const element = h('div', null, list, h('button', { type: 'button', class: 'add-prize', onclick: () => /** @type {HTMLElement | null} */ (add().querySelector('[name="value"]'))?.focus() }, t('pad.vintage.prize.add')));
   return {
     element,
     read: () => [...list.querySelectorAll('li')].map((li) => {
       const get = (/** @type {string} */ n) => /** @type {HTMLInputElement} */ (li.querySelector(`[name="${n}"]`)).value.trim();
       const value = get('value');
       const attribute = get('attribute');
-      // Left empty, the server's refusal names the prize's points.
+      const at = /** @type {HTMLElement} */ (li).dataset.pointer;
+      // Left empty, the server's refusal names the prize's value or points.
+      const unmatched = value === '' ? null : unmatchable(attribute, value);
+      if (unmatched) throw new Incomplete(unmatched, at);
       const points = /** @type {HTMLInputElement} */ (li.querySelector('[name="points"]'));
       if (points.value.trim() !== '' && !Number.isInteger(numberOf(points))) {
-        throw new Incomplete(t('pad.form.not_a_number', { text: points.value.trim() }), /** @type {HTMLElement} */ (li).dataset.pointer);
+        throw new Incomplete(t('pad.form.not_a_number', { text: points.value.trim() }), at);
       }
-      return { id: prizeId(attribute, value), name: plain('pad.vintage.prize.name', { value }), attribute, value, points: points.value.trim() === '' ? null : numberOf(points) };
+      const name = attribute === 'period' ? plain('pad.vintage.prize.name_period', { value: periodName(value) }) : plain('pad.vintage.prize.name', { value });
+      return { id: prizeId(attribute, value), name, attribute, value, points: points.value.trim() === '' ? null : numberOf(points) };
     }),
   };
 }
@@ -94,7 +128,7 @@ function cardEditor(card, id, title) {
     title ? h('strong', { class: 'card-title' }, title) : null,
     field(t('pad.vintage.card.object'), input('type', { value: card.type ?? '', placeholder: t('pad.vintage.card.object_example') })),
     field(t('pad.vintage.card.colour'), input('colour', { value: card.colour ?? '', placeholder: t('pad.vintage.card.colour_example') })),
-    field(t('pad.vintage.card.period'), /** @type {HTMLSelectElement} */ (h('select', { name: 'period' }, PERIODS.map((p) => h('option', { value: p, selected: p === card.period }, periodName(p)))))),
+    field(t('pad.vintage.card.period'), Object.assign(periodSelect(card.period), { name: 'period' })),
     field(t('pad.vintage.card.value'), numberInput({ name: 'value', min: 0, value: card.value ?? 0 })));
 }
 

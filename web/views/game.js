@@ -411,7 +411,7 @@ export function mount(root, id) {
         share ? h('span', { class: 'readonly' }, ` · ${t('pad.game.read_only')}`) : null),
       rules?.describe(game) ?? null);
     renderEntry();
-    replace(board, h('h2', null, t('pad.game.scoreboard')), scoreboard.render(score));
+    replace(board, h('h2', null, t('pad.game.scoreboard')), scoreboard.render(score, rules));
     const ratingsFor = `${game.status}:${game.version === 1}`;
     if (ratingsFor !== ratingsShown) {
       ratingsShown = ratingsFor;

@@ -43,6 +43,12 @@ export function summary(e) {
   }
 }
 
+/** The server's name for the club's own key, whose holder the log names in the page's words. */
+const CLUB_TOKEN = 'club token';
+
+/** Who recorded an event: a phone's key by its name, the club's own key in the page's words. @param {string} name */
+const recorder = (name) => (name === CLUB_TOKEN ? t('pad.log.club_key') : name);
+
 /** "animal-kingdom" or {card: "animal-kingdom", …} → "animal-kingdom". @param {any} card */
 const cardName = (card) => (typeof card === 'string' ? card : card?.card ?? card?.object ?? JSON.stringify(card));
 
@@ -90,7 +96,7 @@ export function render(events, actions) {
         e.type === 'abandon' ? t('pad.log.resume') : t('pad.log.take_back'))) : null;
     return h('li', { class: e.retracted_by ? 'event retracted' : 'event', dataset: { seq: e.seq, type: e.type } },
       h('div', { class: 'event-head' }, h('strong', null, `#${num(e.seq)} ${eventName(e.type)}`), ' ', h('span', null, summary(e))),
-      h('small', { class: 'when' }, when(e.recorded_at), e.recorded_by ? h('span', { class: 'who' }, ` · ${t('pad.log.by', { who: e.recorded_by })}`) : null),
+      h('small', { class: 'when' }, when(e.recorded_at), e.recorded_by ? h('span', { class: 'who' }, ` · ${t('pad.log.by', { who: recorder(e.recorded_by) })}`) : null),
       marks, buttons, retractForm);
   });
   return h('ol', { class: 'log', reversed: true }, items);

@@ -2,8 +2,12 @@
 import { h } from '../ui.js';
 import { joined, num, spoken, t } from '../i18n.js';
 
-/** @param {import('../api.js').Schemas['ScoreView'] | null} score @returns {HTMLElement} */
-export function render(score) {
+/**
+ * @param {import('../api.js').Schemas['ScoreView'] | null} score
+ * @param {{options: any[]}} [rules] the game's entry forms: their option labels word the house rules
+ * @returns {HTMLElement}
+ */
+export function render(score, rules) {
   if (!score) return h('p', null, t('pad.score.loading'));
   const winners = new Set(score.winners ?? []);
   // While the game goes on the server names its leaders (winners is empty until the end).
@@ -40,11 +44,34 @@ export function render(score) {
   const houseRules = score.house_rule_points?.length || score.house_rules?.length
     ? h('details', { class: 'house-rules' }, h('summary', null, t('pad.score.house_rules', { n: score.house_rules?.length ?? 0 })),
       h('ul', null, (score.house_rule_points?.length ? score.house_rule_points : score.house_rules).map((r) =>
-        h('li', null, h('code', null, r.option), ` = ${JSON.stringify(r.value)}`, r.default === false ? h('em', null, ` (${t('pad.score.house_rule')})`) : null,
+        h('li', { dataset: { option: r.option } }, houseRule(r, rules), r.default === false ? h('em', null, ` (${t('pad.score.house_rule')})`) : null,
           r.note ? h('small', { class: 'detail' }, ` — ${r.note}`) : null))))
     : null;
 
   return h('div', { class: 'scoreboard' }, totals, tiebreak, h('h3', null, t('pad.score.explained')), details, houseRules);
+}
+
+/**
+ * A house rule as the new-game form words it: the option's label and the chosen value's label
+ * ("A tie for a prize: nobody scores it"); an option the form does not offer, as the server
+ * names it.
+ * @param {{option: string, value?: any}} rule @param {{options: any[]} | undefined} rules
+ */
+function houseRule({ option, value }, rules) {
+  const o = rules?.options.find((x) => x.key === option);
+  if (!o) return h('code', null, `${option} = ${JSON.stringify(value)}`);
+  return t('pad.score.house_rule_value', { option: o.label, value: optionValue(o, value) });
+}
+
+/** An option's value in the form's words. @param {any} o the form's option @param {any} value */
+function optionValue(o, value) {
+  if (value === null || value === undefined) return t('pad.score.house_rule.unset');
+  if (o.kind === 'toggle') return t(value ? 'pad.score.house_rule.on' : 'pad.score.house_rule.off');
+  if (o.kind === 'choice') return o.choices.find((/** @type {[string, string]} */ [v]) => v === value)?.[1] ?? String(value);
+  if (typeof value === 'number') return num(value);
+  // Smoking Kills' damage: to its holder and to everyone else.
+  if (typeof value === 'object' && 'holder' in value && 'others' in value) return t('pad.score.house_rule.smoking_kills', { holder: value.holder, others: value.others });
+  return JSON.stringify(value);
 }
 
 /** "+3", "-2" (in the page's digits). @param {number} n */
