@@ -3,7 +3,7 @@
 import { createGame, listPlayers, ApiError } from '../api.js';
 import { GAMES, gameById } from '../games/index.js';
 import { inPlayersWords } from '../games/forms.js';
-import { h, field, uid, showProblem, clearErrors, newId, numberInput, numberOf } from '../ui.js';
+import { h, field, uid, showProblem, clearErrors, newId, numberInput, numberOf, Incomplete } from '../ui.js';
 import { num, t } from '../i18n.js';
 
 /** @param {HTMLElement} root */
@@ -117,18 +117,19 @@ export function mount(root) {
     e.preventDefault();
     clearErrors(form);
     const game = selected();
-    const options = currentOptions();
-    const colours = game.needsColours(options);
-    const players = [...playersList.children].map((li) => {
-      const name = /** @type {HTMLInputElement} */ (li.querySelector('input')).value.trim();
-      const colour = /** @type {HTMLSelectElement} */ (li.querySelector('select')).value;
-      return colours ? { name, color: colour } : { name };
-    });
     try {
+      // An option the page itself refuses (a prize no card could match) is shown at its field.
+      const options = currentOptions();
+      const colours = game.needsColours(options);
+      const players = [...playersList.children].map((li) => {
+        const name = /** @type {HTMLInputElement} */ (li.querySelector('input')).value.trim();
+        const colour = /** @type {HTMLSelectElement} */ (li.querySelector('select')).value;
+        return colours ? { name, color: colour } : { name };
+      });
       const created = await createGame({ id: newId(), game: game.id, players, options });
       window.location.hash = `#/game/${created.id}`;
     } catch (err) {
-      showProblem(form, err instanceof ApiError ? inPlayersWords(err.problem, game) : { detail: String(err) });
+      showProblem(form, err instanceof ApiError ? inPlayersWords(err.problem, game) : err instanceof Incomplete ? err : { detail: String(err) });
     }
   });
 
