@@ -1575,7 +1575,7 @@ async fn a_mint_condition_round_fits_a_320_px_phone_and_the_log_says_who_recorde
     assert_fits(&b, 320).await;
     assert_eq!(
         b.text(".log li[data-seq=\"1\"] .who").await,
-        "· by club token"
+        "· by the club’s key"
     );
     assert_eq!(
         b.text(".log li[data-seq=\"2\"] .who").await,

@@ -272,7 +272,8 @@ async fn a_refusal_about_a_card_kind_sits_at_that_kind_and_one_about_a_player_at
         assert_fits(&b, 360).await;
         b.screenshot(
             &format!("forms-{lang}-refusal-at-kind"),
-            Some("#entry .field-error"),
+            // The row above Fine Wine at the top (under the sticky tabs): the refusal below it.
+            Some("fieldset[data-player=\"Ann\"] li.card-row:nth-child(2)"),
         )
         .await;
 
@@ -349,7 +350,8 @@ async fn snack_fingers_and_sleeve_me_up_show_what_is_left_of_the_pair() {
         assert_fits(&b, 360).await;
         b.screenshot(
             &format!("forms-{lang}-pair-deck"),
-            Some(&note("snack-fingers")),
+            // Up to Lost Pieces under the sticky tabs: the pair's rows below.
+            Some("fieldset[data-player=\"Ann\"] li.card-row:nth-child(7)"),
         )
         .await;
         b.close().await;

@@ -1,7 +1,7 @@
 // Mint Condition: per player, steppers for each card kind collected this round, with the
 // count each player needs and what the deck still allows. One `round_collected` per round.
 import { h, field, stepper, uid, numberInput, numberOf } from '../ui.js';
-import { num, t } from '../i18n.js';
+import { num, plain, t } from '../i18n.js';
 import { esc } from './forms.js';
 
 /**
@@ -143,7 +143,7 @@ export default {
           : ['pad.mint_condition.deck_over', 'pad.mint_condition.deck_left'];
         for (const c of deck.kinds) {
           // The pair's note names the other kind: "3 left in the deck with Sleeve Me Up!".
-          const other = t(deck.kinds.find((k) => k !== c)?.key ?? c.key);
+          const other = plain(deck.kinds.find((k) => k !== c)?.key ?? c.key);
           for (const note of (root?.querySelectorAll(`[data-deck="${c.id}"]`) ?? [])) {
             note.textContent = left < 0 ? t(over, { n: -left, other }) : t(under, { n: left, other });
             note.classList.toggle('over', left < 0);
