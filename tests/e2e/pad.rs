@@ -1772,7 +1772,7 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
     let theirs = anns.wait_text("#conflict .theirs", |_| true).await;
     assert!(theirs.contains("#2 round 1"), "{theirs}");
     assert!(
-        theirs.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, legacy-edition ×1, memories ×1 (7 cards)"),
+        theirs.contains("Ann: Animal Kingdom ×3, Be Careful! ×1, Fine Wine ×1, Legacy Edition ×1, Memories ×1 (7 cards)"),
         "{theirs}"
     );
     assert!(theirs.contains("by Bo's phone"), "{theirs}");

@@ -4,18 +4,18 @@
 import { joined, num, plain, t } from '../i18n.js';
 import { contents } from '../views/log.js';
 
-/** A name from the catalogue under `prefix` ("animal-kingdom" → "Animal Kingdom"); an unknown id as it is. @param {string} prefix @param {any} id */
+/** A name from the catalogue under `pad.<prefix>` ("animal-kingdom" → "Animal Kingdom"); an unknown id as it is. @param {string} prefix @param {any} id */
 function named(prefix, id) {
-  const key = `${prefix}.${String(id).replaceAll('-', '_')}`;
+  const key = `pad.${prefix}.${String(id).replaceAll('-', '_')}`;
   return plain(key) === key ? String(id ?? '') : t(key);
 }
 
 /** @param {any} id */
-export const cardName = (id) => named('pad.mint_condition.card', id);
+export const cardName = (id) => named('mint_condition.card', id);
 /** @param {any} id */
-export const horseName = (id) => named('pad.mint_julep.horse', id);
+export const horseName = (id) => named('mint_julep.horse', id);
 /** @param {any} period */
-const periodName = (period) => named('pad.vintage.period', period);
+const periodName = (period) => named('vintage.period', period);
 
 /** A Vintage card as its form describes it: "blue lamp, 60s". @param {any} card */
 const vintageCard = (card) => (typeof card === 'object' && card

@@ -35,8 +35,18 @@ const inWords = (problem) => inPlayersWords(problem, gameById(getState().game?.g
 /** The entries still to be sent (a taken-back one waits only to be checked). @param {import('../outbox.js').Entry[]} waiting */
 const toSend = (waiting) => waiting.filter((e) => !e.takenBack);
 
+/**
+ * The entries the log does not hold yet: what comes before the next step. (An entry just sent
+ * may still be listed for a moment after the live stream brought its events.)
+ */
+const unstored = () => {
+  const { waiting, events } = getState();
+  const stored = new Set(events.map((e) => e.id));
+  return toSend(waiting).filter((w) => w.events.some((e) => !stored.has(e.id)));
+};
+
 /** @param {import('../outbox.js').Entry[]} waiting */
-const waitingEvents = (waiting) => toSend(waiting).reduce((n, e) => n + e.events.length, 0);
+const waitingEvents = (waiting) => waiting.reduce((n, e) => n + e.events.length, 0);
 
 /** "2 rounds waiting to be sent", "1 entry …": what is waiting, in the table's words. @param {import('../outbox.js').Entry[]} waiting */
 function waitingCount(waiting) {
@@ -134,9 +144,9 @@ export function mount(root, id) {
 
   /** What a form is built from: the game, the events that count (this phone's waiting ones too), and the server's view of the table. */
   const context = () => {
-    const { game, events, score, way, waiting } = getState();
+    const { game, events, score, way } = getState();
     let seq = game?.version ?? 0;
-    const pending = toSend(waiting).flatMap((w) => w.events.map((e) => {
+    const pending = unstored().flatMap((w) => w.events.map((e) => {
       seq += 1;
       return { ...e, seq, recorded_at: w.queuedAt, pending: true };
     }));
@@ -176,12 +186,12 @@ export function mount(root, id) {
     submitted = withIds.map((e) => e.id);
     // Kept with the club's key: it goes with it even if another club is opened meanwhile.
     const kept = await outbox.keep({ gameId: id, club: getState().token, baseVersion: builtAt, events: withIds, label: stepLabel, round: stepRound, queuedAt: new Date().toISOString() });
-    // Shown waiting at once (with its take-back), before any answer.
-    await outbox.publish(id);
     const answer = resend();
     const outcome = await Promise.race([answer, new Promise((resolve) => { setTimeout(() => resolve('later'), PATIENCE_MS); })]);
     if (outcome === 'later') {
-      // No answer yet (a dead spot): it waits on the phone, the waiting box says what becomes of it.
+      // No answer yet (a dead spot): it waits on the phone, shown with its take-back in the
+      // waiting box, which says what becomes of it.
+      await outbox.publish(id);
       if (formEl === where) nextStep();
       return;
     }
@@ -255,7 +265,7 @@ export function mount(root, id) {
       } : null,
       onSendAgain: match ? null : () => {
         // Theirs was something else (a take-back, say): this entry still goes after it.
-        builtAt = (getState().game?.version ?? 0) + waitingEvents(getState().waiting);
+        builtAt = (getState().game?.version ?? 0) + waitingEvents(unstored());
         seenVersion = getState().game?.version ?? 0;
         formConflict = null;
         /** @type {HTMLFormElement | null} */ (formEl)?.requestSubmit();
@@ -270,7 +280,7 @@ export function mount(root, id) {
     for (const w of waiting) for (const e of w.events) mine.add(e.id);
     const rules = gameById(game.game);
     // Any new event (a turn, a correction, from any phone) may change what comes next.
-    const key = `${game.status}:${events.length}:${waiting.length}:${readOnly()}`;
+    const key = `${game.status}:${events.length}:${unstored().length}:${readOnly()}`;
     if ((key === formKey || formKey === 'correcting') && !force) return;
     formKey = key;
     const sent = submitted.length > 0 && submitted.every((i) => events.some((e) => e.id === i));
@@ -295,7 +305,7 @@ export function mount(root, id) {
     stepLabel = progress?.step ?? t('pad.game.record');
     stepRound = Boolean(progress?.round);
     seenVersion = game.version;
-    builtAt = game.version + waitingEvents(waiting);
+    builtAt = game.version + waitingEvents(unstored());
     touched = false;
     submitted = [];
     const recordButton = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit', class: 'primary record' }, t('pad.game.record')));
@@ -334,7 +344,7 @@ export function mount(root, id) {
       // (past the choice of ways: a way already chosen stays chosen).
       recorded = false;
       // What waits on the phone stays in sight, right above the next step's form.
-      (getState().waiting.length ? waitingBox : entry).scrollIntoView({ block: 'start' });
+      (unstored().length ? waitingBox : entry).scrollIntoView({ block: 'start' });
       const first = [...el.querySelectorAll('input, select, textarea, button')]
         .find((x) => !x.closest('fieldset.ways') && !x.closest('[hidden]'));
       /** @type {HTMLElement | undefined} */ (first)?.focus({ preventScroll: true });
