@@ -430,3 +430,52 @@ async fn the_games_list_shows_a_game_another_phone_starts_and_games_reads_it_aga
     );
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_waiting_for_one_club_goes_with_its_key_after_the_phone_opens_another_club() {
+    let Some((mut app, signal, b)) = table(None).await else {
+        return;
+    };
+    let (club, game) = at_round_two(&app, &signal, &b).await;
+    let other = app.new_club().await;
+    b.js(&format!(
+        "localStorage.setItem('tabletally.earlier', JSON.stringify([{{name: 'Other club', token: {}}}])); return true;",
+        json!(other.token)
+    ))
+    .await;
+
+    // Round 2 is recorded while the server is away: it waits on the phone.
+    app.stop_server().await;
+    enter_round_two(&b).await;
+    b.click("#entry button[type=\"submit\"]").await;
+    b.wait_text("#waiting .waiting-count", |t| {
+        t == "1 round waiting to be sent"
+    })
+    .await;
+
+    // The phone opens the other club, then the server is back: the round goes with its own
+    // club's key, never with the other club's.
+    b.js("location.hash = '#/club'; return true;").await;
+    b.click("#earlier-clubs button").await;
+    until(
+        &b,
+        &format!(
+            "localStorage.getItem('tabletally.token') === {}",
+            json!(other.token)
+        ),
+    )
+    .await;
+    app.start_server_again().await;
+    for _ in 0..300 {
+        if app.version(&club, &game).await == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let log = stored_events(&app, &club, &game).await;
+    assert_eq!(log.len(), 3, "{log:?}");
+    assert_eq!(log[2]["data"]["round"], 2);
+    let others = app.get("/v1/games", Some(&other.token)).await;
+    assert_eq!(others.body["games"], json!([]));
+    b.close().await;
+}
