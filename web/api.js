@@ -38,10 +38,11 @@ const ANSWER_MS = 15000;
 /**
  * @param {string} method
  * @param {string} path
- * @param {{body?: any, query?: Record<string, any>, timeoutMs?: number, key?: string}} [options]
- * `key`: a token to send with this request only, instead of the one in use.
+ * @param {{body?: any, query?: Record<string, any>, timeoutMs?: number, key?: string | null, signal?: AbortSignal}} [options]
+ * `key`: a token to send with this request only, instead of the one in use; `signal`: the caller
+ * gives up on the answer (a send taken back), as when the server cannot be reached.
  */
-async function call(method, path, { body, query, timeoutMs = ANSWER_MS, key } = {}) {
+async function call(method, path, { body, query, timeoutMs = ANSWER_MS, key, signal } = {}) {
   const url = new URL(path, window.location.origin);
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, String(v));
@@ -56,8 +57,14 @@ async function call(method, path, { body, query, timeoutMs = ANSWER_MS, key } = 
   try {
     // A dead spot often swallows packets rather than refusing them: give up after a while, as
     // when the server cannot be reached (a resend is harmless, the events carry their ids).
-    const signal = AbortSignal.timeout(timeoutMs);
-    response = await fetch(url, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });
+    const giveUp = new AbortController();
+    const timer = setTimeout(() => giveUp.abort(), timeoutMs);
+    signal?.addEventListener('abort', () => giveUp.abort());
+    try {
+      response = await fetch(url, { method, headers, signal: giveUp.signal, body: body === undefined ? undefined : JSON.stringify(body) });
+    } finally {
+      clearTimeout(timer);
+    }
   } catch {
     throw new ApiError(0, { title: t('pad.api.no_connection'), detail: t('pad.api.unreachable') });
   }
@@ -90,14 +97,14 @@ export const checkGame = (id) => call('GET', `/v1/games/${encodeURIComponent(id)
 /** `POST /v1/games`. @param {{game: string, players: {name?: string, player_id?: string, color?: string}[], options?: any, id?: string}} body @returns {Promise<Schemas['GameSummary']>} */
 export const createGame = (body) => call('POST', '/v1/games', { body });
 
-/** The whole log, page after page. @param {string} id @returns {Promise<Schemas['EventPage']>} */
-export async function listEvents(id) {
+/** The whole log, page after page (`key`: asked with that club key). @param {string} id @param {string | null} [key] @returns {Promise<Schemas['EventPage']>} */
+export async function listEvents(id, key) {
   /** @type {Schemas['EventPage']} */
-  const page = await call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000 } });
+  const page = await call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000 }, key: key ?? undefined });
   let after = page.next_after;
   while (after !== null && after !== undefined) {
     /** @type {Schemas['EventPage']} */
-    const next = await call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000, after } });
+    const next = await call('GET', `/v1/games/${encodeURIComponent(id)}/events`, { query: { limit: 1000, after }, key: key ?? undefined });
     page.events.push(...next.events);
     page.version = next.version;
     after = next.next_after;
@@ -106,13 +113,16 @@ export async function listEvents(id) {
 }
 
 /**
- * Appends events; all or none are stored.
+ * Appends events; all or none are stored. `key`: the club key to send them with (an entry kept
+ * on the phone goes with its own club's, whichever club is open now); `signal`: gives up.
  * @param {string} id @param {number | null} expectedVersion @param {{id: string, type: string, data: any}[]} events
+ * @param {{key?: string | null, signal?: AbortSignal}} [options]
  * @returns {Promise<Schemas['AppendResult']>}
  */
-export const appendEvents = (id, expectedVersion, events) =>
+export const appendEvents = (id, expectedVersion, events, { key, signal } = {}) =>
   call('POST', `/v1/games/${encodeURIComponent(id)}/events`, {
     body: expectedVersion === null ? { events } : { expected_version: expectedVersion, events },
+    key: key ?? undefined, signal,
   });
 
 /** @param {string} id @returns {Promise<Schemas['ScoreView']>} */
@@ -200,6 +210,33 @@ export function followGame(id, { onOpen, onSnapshot, onAppended, onError }) {
   source.addEventListener('error', () => {
     source.close();
     onError(opened);
+  });
+  return () => source.close();
+}
+
+/**
+ * Follows the club's lobby (`GET /v1/stream`, server-sent events): `onChange` gets each game
+ * started, finished, abandoned or resumed (its summary); `onError` fires once when the stream
+ * breaks or cannot be opened, and the caller decides whether to open it again.
+ * @param {{onChange: (type: string, game: any) => void, onError: () => void}} handlers
+ * @returns {() => void} closes the stream
+ */
+export function followClub({ onChange, onError }) {
+  const url = new URL('/v1/stream', window.location.origin);
+  if (token) url.searchParams.set('access_token', token);
+  let source;
+  try {
+    source = new EventSource(url);
+  } catch {
+    onError();
+    return () => {};
+  }
+  for (const type of ['game_created', 'game_finished', 'game_abandoned', 'game_resumed']) {
+    source.addEventListener(type, (e) => onChange(type, JSON.parse(/** @type {MessageEvent} */ (e).data)));
+  }
+  source.addEventListener('error', () => {
+    source.close();
+    onError();
   });
   return () => source.close();
 }

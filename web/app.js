@@ -89,6 +89,12 @@ if (switcher) {
 window.addEventListener('hashchange', mount);
 mount();
 
+// "Games" tapped on the games list itself changes no address: the list is read again anyway.
+document.querySelector('header.top')?.addEventListener('click', (e) => {
+  const link = /** @type {HTMLElement} */ (e.target).closest('a[href="#/"]');
+  if (link && ['', '#', '#/'].includes(window.location.hash)) mount();
+});
+
 // What the table recorded while the server was away is sent when it answers again, whichever
 // game is open (the open game's view also sends its own at once).
 const RESEND_ALL_MS = 10000;

@@ -2,7 +2,7 @@
 // Either way it only feeds the state; the views render from there. It also says honestly
 // whether the page is in touch with the server: `live`, `reconnecting` (the stream broke or went
 // quiet), `offline` (the server never answered since the game was opened) or `polling`.
-import { checkGame, followGame, getGame, getScore, listEvents, unreachable } from './api.js';
+import { checkGame, followClub, followGame, getGame, getScore, listEvents, unreachable } from './api.js';
 import { getState, mergeEvents, update } from './state.js';
 import { showNotice } from './ui.js';
 import { t } from './i18n.js';
@@ -139,5 +139,39 @@ export function follow(id, { onBack } = {}) {
     if (poller) clearInterval(poller);
     if (retry) clearTimeout(retry);
     update({ live: 'off' });
+  };
+}
+
+/**
+ * Follows the club's games (the games list) until the returned function is called: `onChange`
+ * runs for each game another phone starts, finishes, abandons or resumes. A broken stream is
+ * opened again after a while; `onChange` then runs too (what changed meanwhile was missed).
+ * @param {() => void} onChange
+ * @returns {() => void}
+ */
+export function followGames(onChange) {
+  let stopped = false;
+  let broke = false;
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let retry = null;
+  let close = () => {};
+  const open = () => {
+    retry = null;
+    if (stopped) return;
+    if (broke) onChange();
+    close = followClub({
+      onChange: () => { if (!stopped) onChange(); },
+      onError: () => {
+        close();
+        broke = true;
+        if (!stopped) retry = setTimeout(open, RETRY_MS);
+      },
+    });
+  };
+  open();
+  return () => {
+    stopped = true;
+    close();
+    if (retry) clearTimeout(retry);
   };
 }

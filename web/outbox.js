@@ -4,22 +4,30 @@
 // (the ids make a resend harmless: the server answers with what it stored); one another phone
 // beat (409) or the rules refused (422) stays too, paused, until the table decides what to do.
 // Nothing here is shown as confirmed: the scoreboard only ever shows the server's answers.
-import { appendEvents, ApiError, unreachable } from './api.js';
+// Each entry keeps its club's key and goes with it, whichever club the phone has open by then.
+// The last entry can be taken back before it is stored; one that may already have reached the
+// server (a dead spot can deliver a request long after the phone gave up on it) is checked
+// against the log when the server answers, and taken back there if it was stored.
+import { appendEvents, listEvents, ApiError, unreachable } from './api.js';
 import { getState, update } from './state.js';
+import { newId } from './ui.js';
 
 /**
  * @typedef {{
- *   key?: number, gameId: string,
+ *   key?: number, gameId: string, club?: string | null,
  *   baseVersion: number | null,
  *   events: {id: string, type: string, data: any}[],
  *   label: string, queuedAt: string, round?: boolean,
  *   conflict?: {currentVersion: number | null} | null,
  *   refused?: {detail?: string, title?: string, pointer?: string | null} | null,
+ *   tried?: boolean, takenBack?: boolean, takenBackReason?: string,
  * }} Entry
  * `baseVersion`: the game's version the entry was recorded at (the entries waiting before it
  * counted in), sent as `expected_version` so that another phone's entry is never silently
  * overwritten. `label`: the step in the words of the page that recorded it; `round`: whether
- * it is a whole round (the waiting box counts rounds then).
+ * it is a whole round (the waiting box counts rounds then). `club`: the club key it is sent
+ * with. `tried`: a send was started (it may have reached the server); `takenBack`: the table took
+ * it back after that, so it is not sent but looked for in the log (and taken back there).
  */
 
 const DATABASE = 'tabletally';
@@ -103,7 +111,7 @@ async function remove(entry) {
 }
 
 /** Puts the open game's waiting entries in the state. @param {string} gameId */
-async function publish(gameId) {
+export async function publish(gameId) {
   const waiting = await waitingFor(gameId);
   if (getState().route.params.id === gameId) update({ waiting });
 }
@@ -146,6 +154,43 @@ async function rebase(gameId, fromKey, version) {
 
 /** Sends are made one after the other, never two at once, so that entries keep their order. */
 let sending = Promise.resolve();
+/** The send under way, and how to give up on it (a take-back). */
+/** @type {{key: number | undefined, giveUp: AbortController} | null} */
+let inFlight = null;
+
+/**
+ * Takes an entry back before the server stored it: forgotten if no send of it ever started,
+ * else (it may be on its way) marked, and looked for in the log at the next send.
+ * @param {Entry} entry @param {string} reason what the log says if it has to take it back
+ */
+export async function takeBack(entry, reason) {
+  if (inFlight?.key === entry.key) inFlight.giveUp.abort();
+  const current = (await waitingFor(entry.gameId)).find((e) => e.key === entry.key);
+  if (!current) return;
+  if (current.tried) await save({ ...current, takenBack: true, takenBackReason: reason, conflict: null, refused: null });
+  else await remove(current);
+  await rebase(entry.gameId, (entry.key ?? 0) + 1, current.baseVersion ?? 0);
+}
+
+/**
+ * A taken-back entry that may have reached the server: its stored events are taken back in the
+ * log (a `retract` each); then it is forgotten and the entries after it follow what is stored.
+ * @param {Entry} entry
+ */
+async function settleTakenBack(entry) {
+  const log = await listEvents(entry.gameId, entry.club);
+  const ids = new Set(entry.events.map((e) => e.id));
+  const stored = log.events.filter((e) => ids.has(e.id) && !e.retracted_by);
+  let version = log.version;
+  if (stored.length) {
+    const reason = entry.takenBackReason ?? 'taken back';
+    const retractions = stored.map((e) => ({ id: newId(), type: 'retract', data: { seq: e.seq, reason } }));
+    // No version check: what is taken back is named by its seq, whatever came after it.
+    version = (await appendEvents(entry.gameId, null, retractions, { key: entry.club })).version;
+  }
+  await remove(entry);
+  await rebase(entry.gameId, (entry.key ?? 0) + 1, version);
+}
 
 /**
  * @typedef {{status: 'sent'} | {status: 'unreachable' | 'conflict' | 'refused', entry: Entry, error: ApiError | null}} Outcome
@@ -164,21 +209,41 @@ export function send(gameId) {
 /** @param {string} gameId @returns {Promise<Outcome>} */
 async function sendNow(gameId) {
   try {
-    for (const entry of await waitingFor(gameId)) {
+    for (const waiting of await waitingFor(gameId)) {
+      const entry = { ...waiting, tried: true };
       if (entry.conflict) return { status: 'conflict', entry, error: null };
       if (entry.refused) return { status: 'refused', entry, error: null };
+      const giveUp = new AbortController();
+      inFlight = { key: entry.key, giveUp };
       try {
-        await appendEvents(gameId, entry.baseVersion, entry.events);
-        await remove(entry);
+        if (waiting.takenBack) {
+          await settleTakenBack(waiting);
+          continue;
+        }
+        if (!waiting.tried) await save(entry);
+        await appendEvents(gameId, entry.baseVersion, entry.events, { key: entry.club, signal: giveUp.signal });
+        // Stored, but taken back while its answer was on its way: taken back in the log too.
+        const now = (await waitingFor(gameId)).find((e) => e.key === entry.key);
+        if (now?.takenBack) await settleTakenBack(now);
+        else await remove(entry);
       } catch (err) {
         const error = err instanceof ApiError ? err : new ApiError(0, { detail: String(err) });
+        // Taken back while on its way: the next send looks for it in the log.
+        if (giveUp.signal.aborted) return { status: 'unreachable', entry, error };
         if (unreachable(error)) return { status: 'unreachable', entry, error };
+        if (waiting.takenBack) {
+          // Its take-back refused in the log: the table decides (drop it) like any refusal.
+          await save({ ...waiting, refused: error.problem });
+          return { status: 'refused', entry: waiting, error };
+        }
         if (error.status === 409) {
           await save({ ...entry, conflict: { currentVersion: error.problem.current_version ?? null } });
           return { status: 'conflict', entry, error };
         }
         await save({ ...entry, refused: error.problem });
         return { status: 'refused', entry, error };
+      } finally {
+        inFlight = null;
       }
     }
     return { status: 'sent' };

@@ -29,6 +29,7 @@ const SHELL = [
   '/pad/views/ratings.js',
   '/pad/games/index.js',
   '/pad/games/forms.js',
+  '/pad/games/describe.js',
   '/pad/games/mint-condition.js',
   '/pad/games/mind-up.js',
   '/pad/games/mint-julep.js',

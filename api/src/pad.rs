@@ -93,6 +93,7 @@ static ASSETS: &[Asset] = assets![
     ("/pad/views/ratings.js", "views/ratings.js", JS),
     ("/pad/games/index.js", "games/index.js", JS),
     ("/pad/games/forms.js", "games/forms.js", JS),
+    ("/pad/games/describe.js", "games/describe.js", JS),
     (
         "/pad/games/mint-condition.js",
         "games/mint-condition.js",

@@ -21,6 +21,7 @@ mod mint_julep;
 mod operations;
 mod other_apps;
 mod pad;
+mod pad_deadspot;
 mod pad_forms;
 mod pad_languages;
 mod pad_phones;

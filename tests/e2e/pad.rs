@@ -143,7 +143,7 @@ pub(crate) async fn wait_for_seq(b: &Browser, seq: i64) {
 
 /// One player's Mint Condition round entered with the steppers' number fields (on the
 /// player's tab: the form shows one player's cards at a time).
-async fn enter_cards(b: &Browser, player: &str, cards: &[(&str, i64)]) {
+pub(crate) async fn enter_cards(b: &Browser, player: &str, cards: &[(&str, i64)]) {
     b.click(&format!(".player-tab[data-player=\"{player}\"]"))
         .await;
     for (card, n) in cards {
@@ -738,7 +738,7 @@ async fn a_vintage_game_is_recorded_by_the_collections_at_the_end() {
 }
 
 /// Mint Condition round `round` for Ann and Bo (the whole-game test's rounds), over the API.
-fn mint_condition_round(round: u32) -> serde_json::Value {
+pub(crate) fn mint_condition_round(round: u32) -> serde_json::Value {
     let (ann, bo): (Vec<&str>, Vec<&str>) = match round {
         1 => (
             vec![
@@ -1612,7 +1612,7 @@ pub(crate) async fn assert_fits(b: &Browser, width: i64) {
 }
 
 /// Round 1 as Bo's phone has it (the README's): Ann 22, Bo 11.
-async fn enter_round_one(b: &Browser) {
+pub(crate) async fn enter_round_one(b: &Browser) {
     enter_cards(
         b,
         "Ann",
@@ -1639,7 +1639,7 @@ async fn enter_round_one(b: &Browser) {
 }
 
 /// Round 2 (Ann 0 + 5 + 1 + 4 = 10; Bo 3 + 7 + 6 + 4 = 20).
-async fn enter_round_two(b: &Browser) {
+pub(crate) async fn enter_round_two(b: &Browser) {
     enter_cards(
         b,
         "Ann",
@@ -1713,7 +1713,11 @@ async fn phone_token(app: &TestApp, club: &TestClub, name: &str) -> TestClub {
 }
 
 /// The game's log as the API answers it.
-async fn stored_events(app: &TestApp, club: &TestClub, game: &str) -> Vec<serde_json::Value> {
+pub(crate) async fn stored_events(
+    app: &TestApp,
+    club: &TestClub,
+    game: &str,
+) -> Vec<serde_json::Value> {
     let log = app
         .get(&format!("/v1/games/{game}/events"), Some(&club.token))
         .await;
@@ -1768,13 +1772,15 @@ async fn two_phones_record_the_same_round_and_the_second_keeps_its_entry_next_to
     let theirs = anns.wait_text("#conflict .theirs", |_| true).await;
     assert!(theirs.contains("#2 round 1"), "{theirs}");
     assert!(
-        theirs.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, legacy-edition ×1, memories ×1 (7 cards)"),
+        theirs.contains("Ann: Animal Kingdom ×3, Be Careful! ×1, Fine Wine ×1, Legacy Edition ×1, Memories ×1 (7 cards)"),
         "{theirs}"
     );
     assert!(theirs.contains("by Bo's phone"), "{theirs}");
     let mine = anns.wait_text("#conflict .mine", |_| true).await;
     assert!(
-        mine.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, memories ×2 (7 cards)"),
+        mine.contains(
+            "Ann: Animal Kingdom ×3, Be Careful! ×1, Fine Wine ×1, Memories ×2 (7 cards)"
+        ),
         "{mine}"
     );
     assert_eq!(shown_count(&anns, "Ann", "memories").await, "2");
@@ -2031,7 +2037,9 @@ async fn a_round_sent_after_an_outage_that_another_phone_beat_shows_both_and_bec
     );
     let mine = b.wait_text("#waiting #conflict .mine", |_| true).await;
     assert!(
-        mine.contains("Ann: animal-kingdom ×3, be-careful ×1, fine-wine ×1, memories ×2 (7 cards)"),
+        mine.contains(
+            "Ann: Animal Kingdom ×3, Be Careful! ×1, Fine Wine ×1, Memories ×2 (7 cards)"
+        ),
         "{mine}"
     );
     assert_eq!(app.version(&club, &game).await, 2);

@@ -3,7 +3,8 @@
 // (or, when theirs was something else, send mine after it). Nothing is thrown away unasked.
 import { h, when } from '../ui.js';
 import { num, t } from '../i18n.js';
-import { contents, eventName, summary } from './log.js';
+import { eventName, summary } from './log.js';
+import { entryLines } from '../games/describe.js';
 
 /** An event's kind in the page's words ("cards played"). @param {string} type */
 export const kindName = (type) => eventName(type);
@@ -38,13 +39,13 @@ export function render(c) {
     h('h4', null, t('pad.conflict.theirs')),
     c.theirs.map((e) => h('div', { class: 'their-entry', dataset: { seq: e.seq } },
       h('p', null, h('strong', null, `#${num(e.seq)} ${describe(e)}`)),
-      h('ul', { class: 'contents' }, contents(e.data).map((line) => h('li', null, line))),
+      h('ul', { class: 'contents' }, entryLines(e).map((line) => h('li', null, line))),
       h('small', { class: 'when' }, `${t('pad.log.by', { who: e.recorded_by ?? t('pad.conflict.another_phone_lower') })} · ${when(e.recorded_at)}`))));
   const mine = h('div', { class: 'side mine' },
     h('h4', null, t('pad.conflict.yours')),
     h('p', null, h('strong', null, c.mine.label)),
     c.mine.events
-      ? h('ul', { class: 'contents' }, c.mine.events.flatMap((e) => contents(e.data)).map((line) => h('li', null, line)))
+      ? h('ul', { class: 'contents' }, c.mine.events.flatMap(entryLines).map((line) => h('li', null, line)))
       : h('p', null, t('pad.conflict.being_filled')),
     h('small', { class: 'when' }, c.refusedMine ? t('pad.conflict.not_stored') : t('pad.conflict.not_sent')));
   return h('section', { class: 'conflict card', id: 'conflict', role: 'alert' },

@@ -7,6 +7,7 @@
 import { appendEvents, createShare, linkBases, qrCodeUrl, ApiError, unreachable } from '../api.js';
 import { gameById } from '../games/index.js';
 import { inPlayersWords } from '../games/forms.js';
+import { entryLines } from '../games/describe.js';
 import { follow, reload } from '../live.js';
 import * as outbox from '../outbox.js';
 import { effectiveEvents, getState, subscribe, update } from '../state.js';
@@ -19,12 +20,30 @@ import { gameRatings } from './ratings.js';
 
 /** How often entries waiting on the phone are offered to the server again. */
 const RESEND_MS = 5000;
+/**
+ * How long a Record waits for the server's answer before the table goes on with the next step
+ * (the entry is safe on the phone; a dead spot may hold the answer much longer).
+ */
+const PATIENCE_MS = 2000;
 
 /** The reason a correction made from the conflict screen carries. */
 const twoPhones = () => t('pad.game.two_phones_reason');
 
 /** A refusal in the page's own words (its labels for the options and fields the server names by key). @param {any} problem */
 const inWords = (problem) => inPlayersWords(problem, gameById(getState().game?.game ?? ''));
+
+/** The entries still to be sent (a taken-back one waits only to be checked). @param {import('../outbox.js').Entry[]} waiting */
+const toSend = (waiting) => waiting.filter((e) => !e.takenBack);
+
+/**
+ * The entries the log does not hold yet: what comes before the next step. (An entry just sent
+ * may still be listed for a moment after the live stream brought its events.)
+ */
+const unstored = () => {
+  const { waiting, events } = getState();
+  const stored = new Set(events.map((e) => e.id));
+  return toSend(waiting).filter((w) => w.events.some((e) => !stored.has(e.id)));
+};
 
 /** @param {import('../outbox.js').Entry[]} waiting */
 const waitingEvents = (waiting) => waiting.reduce((n, e) => n + e.events.length, 0);
@@ -109,16 +128,25 @@ export function mount(root, id) {
   const resend = async () => {
     if (readOnly()) return null;
     const before = getState().waiting.length;
-    const outcome = await outbox.send(id);
+    let outcome = await outbox.send(id);
+    // Refused for its place, with nothing from another phone after it (this phone's own entries,
+    // stored by a try whose answer was lost): not two phones' entries — it goes after them.
+    for (let again = 0; outcome.status === 'conflict' && again < 2; again += 1) {
+      await reload(id).catch(() => {});
+      const blocked = outcome.entry;
+      if (othersAfter(blocked.baseVersion ?? 0).length > 0) break;
+      await outbox.retry(blocked, getState().game?.version ?? 0);
+      outcome = await outbox.send(id);
+    }
     if (outcome.status !== 'unreachable' && getState().waiting.length < before) await reload(id).catch(() => {});
     return outcome;
   };
 
   /** What a form is built from: the game, the events that count (this phone's waiting ones too), and the server's view of the table. */
   const context = () => {
-    const { game, events, score, way, waiting } = getState();
+    const { game, events, score, way } = getState();
     let seq = game?.version ?? 0;
-    const pending = waiting.flatMap((w) => w.events.map((e) => {
+    const pending = unstored().flatMap((w) => w.events.map((e) => {
       seq += 1;
       return { ...e, seq, recorded_at: w.queuedAt, pending: true };
     }));
@@ -156,9 +184,18 @@ export function mount(root, id) {
     const withIds = events.map((e) => ({ id: newId(), ...e }));
     for (const e of withIds) mine.add(e.id);
     submitted = withIds.map((e) => e.id);
-    const kept = await outbox.keep({ gameId: id, baseVersion: builtAt, events: withIds, label: stepLabel, round: stepRound, queuedAt: new Date().toISOString() });
-    const outcome = await resend();
-    if (!outcome) return;
+    // Kept with the club's key: it goes with it even if another club is opened meanwhile.
+    const kept = await outbox.keep({ gameId: id, club: getState().token, baseVersion: builtAt, events: withIds, label: stepLabel, round: stepRound, queuedAt: new Date().toISOString() });
+    const answer = resend();
+    const outcome = await Promise.race([answer, new Promise((resolve) => { setTimeout(() => resolve('later'), PATIENCE_MS); })]);
+    if (outcome === 'later') {
+      // No answer yet (a dead spot): it waits on the phone, shown with its take-back in the
+      // waiting box, which says what becomes of it.
+      await outbox.publish(id);
+      if (formEl === where) nextStep();
+      return;
+    }
+    if (!outcome || typeof outcome === 'string') return;
     if (outcome.status === 'sent') {
       showNotice(null);
       await reload(id).catch(() => {});
@@ -167,11 +204,12 @@ export function mount(root, id) {
       return;
     }
     if (outcome.entry.key !== kept.key || outcome.status === 'unreachable') {
-      // Not sent yet: it waits on the phone, and the table goes on with the next step.
-      if (outcome.status === 'unreachable') showNotice(t('pad.game.unreachable_kept'));
+      // Not sent yet: it waits on the phone (the waiting box says why), and the table goes on.
       if (formEl === where) nextStep();
       return;
     }
+    // The table went on meanwhile: the waiting box shows what became of it.
+    if (formEl !== where) return;
     // Refused or beaten by another phone: the form still holds it, the outbox need not.
     recorded = false;
     await outbox.forget(outcome.entry);
@@ -227,7 +265,7 @@ export function mount(root, id) {
       } : null,
       onSendAgain: match ? null : () => {
         // Theirs was something else (a take-back, say): this entry still goes after it.
-        builtAt = (getState().game?.version ?? 0) + waitingEvents(getState().waiting);
+        builtAt = (getState().game?.version ?? 0) + waitingEvents(unstored());
         seenVersion = getState().game?.version ?? 0;
         formConflict = null;
         /** @type {HTMLFormElement | null} */ (formEl)?.requestSubmit();
@@ -242,7 +280,7 @@ export function mount(root, id) {
     for (const w of waiting) for (const e of w.events) mine.add(e.id);
     const rules = gameById(game.game);
     // Any new event (a turn, a correction, from any phone) may change what comes next.
-    const key = `${game.status}:${events.length}:${waiting.length}:${readOnly()}`;
+    const key = `${game.status}:${events.length}:${unstored().length}:${readOnly()}`;
     if ((key === formKey || formKey === 'correcting') && !force) return;
     formKey = key;
     const sent = submitted.length > 0 && submitted.every((i) => events.some((e) => e.id === i));
@@ -267,11 +305,13 @@ export function mount(root, id) {
     stepLabel = progress?.step ?? t('pad.game.record');
     stepRound = Boolean(progress?.round);
     seenVersion = game.version;
-    builtAt = game.version + waitingEvents(waiting);
+    builtAt = game.version + waitingEvents(unstored());
     touched = false;
     submitted = [];
-    const el = h('form', { class: 'entry-form', id: 'entry' }, built.element,
-      h('button', { type: 'submit', class: 'primary' }, t('pad.game.record')));
+    const recordButton = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit', class: 'primary record' }, t('pad.game.record')));
+    const el = h('form', { class: 'entry-form', id: 'entry' }, built.element, recordButton);
+    /** Set from Record until the form is done with: a second tap queues nothing. */
+    let recording = false;
     const touch = (/** @type {Event} */ e) => {
       const target = /** @type {HTMLElement} */ (e.target);
       if (e.type !== 'click' || (target.closest('button') && target.closest('button')?.getAttribute('type') !== 'submit')) touched = true;
@@ -281,11 +321,20 @@ export function mount(root, id) {
     el.addEventListener('click', touch);
     el.addEventListener('submit', (e) => {
       e.preventDefault();
+      if (recording) return;
       const events = eventsOf(el, built.events);
       if (!events) return;
       // Set before sending: the live stream may bring the new step before the answer does.
       recorded = true;
-      record(el, events);
+      recording = true;
+      recordButton.disabled = true;
+      recordButton.textContent = t('pad.waiting.sending');
+      record(el, events).finally(() => {
+        // Still on screen (refused, or two phones' entries): it can be recorded again.
+        recording = false;
+        recordButton.disabled = false;
+        recordButton.textContent = t('pad.game.record');
+      });
     });
     form = built;
     formEl = el;
@@ -294,7 +343,8 @@ export function mount(root, id) {
       // This phone's Record: the next step's form comes to the top, its first field focused
       // (past the choice of ways: a way already chosen stays chosen).
       recorded = false;
-      entry.scrollIntoView({ block: 'start' });
+      // What waits on the phone stays in sight, right above the next step's form.
+      (unstored().length ? waitingBox : entry).scrollIntoView({ block: 'start' });
       const first = [...el.querySelectorAll('input, select, textarea, button')]
         .find((x) => !x.closest('fieldset.ways') && !x.closest('[hidden]'));
       /** @type {HTMLElement | undefined} */ (first)?.focus({ preventScroll: true });
@@ -306,14 +356,30 @@ export function mount(root, id) {
   /** The entries waiting on this phone, and the choice for one another phone beat. */
   const renderWaiting = () => {
     const { waiting, live, events } = getState();
-    const key = JSON.stringify([waiting.map((w) => [w.key, w.baseVersion, Boolean(w.conflict), Boolean(w.refused)]), events.length, live, readOnly()]);
+    const key = JSON.stringify([waiting.map((w) => [w.key, w.baseVersion, Boolean(w.conflict), Boolean(w.refused), Boolean(w.takenBack)]), events.length, live, readOnly()]);
     if (key === waitingKey) return;
     waitingKey = key;
     if (!waiting.length || readOnly()) { replace(waitingBox); return; }
     const blocked = waiting.find((w) => w.conflict || w.refused);
-    const items = waiting.map((w) => h('li', { class: w.refused ? 'waiting-entry refused' : 'waiting-entry', dataset: { key: w.key } },
+    if (blocked?.conflict && othersAfter(blocked.baseVersion ?? 0).length === 0) {
+      // Nothing from another phone after it: its own earlier entry was stored; resend rebases it.
+      resend();
+    }
+    const sendable = toSend(waiting);
+    const last = sendable.at(-1);
+    const items = waiting.map((w) => h('li', { class: w.refused ? 'waiting-entry refused' : w.takenBack ? 'waiting-entry taken-back' : 'waiting-entry', dataset: { key: w.key } },
       h('strong', null, w.label), ' ',
-      h('ul', { class: 'contents' }, w.events.flatMap((e) => log.contents(e.data)).map((line) => h('li', null, line))),
+      w.takenBack ? h('p', { class: 'help' }, t('pad.waiting.taken_back'))
+        : h('ul', { class: 'contents' }, w.events.flatMap(entryLines).map((line) => h('li', null, line))),
+      w === last && !w.refused && !w.conflict
+        ? h('button', { type: 'button', class: 'small take-back', onclick: async () => {
+          await outbox.takeBack(w, t('pad.waiting.taken_back_reason'));
+          showNotice(t('pad.waiting.taken_back_notice', { step: w.label }));
+          // Its step's form comes back (a next step's form, even half filled in, no longer fits).
+          recorded = true;
+          nextStep();
+        } }, t('pad.waiting.take_back'))
+        : null,
       w.refused ? [
         h('p', { class: 'field-error' }, spoken(inWords(w.refused).detail || w.refused.title || t('pad.problem.refused'))),
         h('button', { type: 'button', class: 'small drop-waiting', onclick: () => outbox.drop(w, getState().game?.version ?? 0).then(resend) }, t('pad.waiting.drop')),
@@ -338,10 +404,10 @@ export function mount(root, id) {
     }
     const sendingNow = live === 'live' && !blocked;
     replace(waitingBox, h('div', { class: 'waiting card', id: 'waiting' },
-      h('p', { class: 'waiting-count' }, waitingCount(waiting)),
+      h('p', { class: 'waiting-count' }, sendable.length ? waitingCount(sendable) : t('pad.waiting.checking')),
       h('p', { class: 'help' }, sendingNow ? t('pad.waiting.sending')
         : blocked ? (waiting.length > 1 ? t('pad.waiting.blocked_many') : t('pad.waiting.blocked_one'))
-          : t('pad.waiting.kept')),
+          : live === 'reconnecting' || live === 'offline' ? t('pad.game.unreachable_kept') : t('pad.waiting.kept')),
       h('ol', { class: 'waiting-list' }, items),
       panel));
   };

@@ -6,6 +6,7 @@ import { GAMES, gameById } from '../games/index.js';
 import { h, field, replace, when } from '../ui.js';
 import { joined, num, t } from '../i18n.js';
 import { statusName } from './game.js';
+import { followGames } from '../live.js';
 
 const gameName = (/** @type {string} */ id) => gameById(id)?.name ?? id;
 
@@ -77,7 +78,8 @@ export function mountGames(root) {
   replace(root, h('h1', null, t('pad.history.games')), h('a', { class: 'button primary', href: '#/new' }, t('pad.nav.new_game')), filters, list, more,
     h('h2', null, t('pad.history.players')), players);
   load(false);
-  return () => {};
+  // A game another phone starts (or finishes) shows up without a reload.
+  return followGames(() => load(false));
 }
 
 /** "Winner: Bo · Bo 37 · Ann 40" (or the leaders while the game goes on). @param {any} score */
