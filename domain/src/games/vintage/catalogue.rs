@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::error::RuleError;
+use crate::message::Message;
 use crate::pointer::pointer;
 
 /// The 63 antique cards of the box (rules: Components).
@@ -84,11 +85,14 @@ impl Card {
             .is_some_and(|text| same_text(text, value))
     }
 
-    /// "a blue 60s lamp worth 3", for messages.
-    pub fn describe(&self) -> String {
-        format!(
-            "a {} {} {} worth {}",
-            self.colour, self.period, self.object, self.value
+    /// "a blue 60s lamp worth 3", for messages: the table's words in the message's sentence.
+    pub fn describe(&self) -> Message {
+        crate::said!(
+            "server.vintage.card.described",
+            colour = &self.colour,
+            period = &self.period,
+            object = &self.object,
+            value = self.value
         )
     }
 }
@@ -303,9 +307,10 @@ fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
         ));
     }
     let shown = |card: &Card| {
-        card.other
-            .get(field)
-            .map_or("nothing".to_owned(), |t| format!("{t:?}"))
+        card.other.get(field).map_or_else(
+            || crate::said!("server.vintage.card.nothing"),
+            |t| Message::data(format!("{t:?}")),
+        )
     };
     Err(RuleError::said(
         pointer([field]),
