@@ -63,6 +63,18 @@ impl Attribute {
     }
 }
 
+impl Attribute {
+    /// The attribute's name in a sentence: the game's word for it, or the name the table gave.
+    pub fn said(&self) -> Message {
+        match self {
+            Attribute::Type => crate::said!("server.vintage.attribute.type"),
+            Attribute::Colour => crate::said!("server.vintage.attribute.colour"),
+            Attribute::Period => crate::said!("server.vintage.attribute.period"),
+            Attribute::Other { name, .. } => Message::data(name.clone()),
+        }
+    }
+}
+
 impl Card {
     /// The card's text for `attribute`; `None` when the card does not record it.
     pub fn attribute(&self, attribute: &Attribute) -> Option<&str> {
@@ -215,6 +227,11 @@ pub struct Catalogue {
 impl Catalogue {
     pub fn get(&self, id: &str) -> Option<&Card> {
         self.cards.get(id)
+    }
+
+    /// Whether any card described in the game shows `value` for `attribute`.
+    pub fn any_shows(&self, attribute: &Attribute, value: &str) -> bool {
+        self.cards.values().any(|card| card.shows(attribute, value))
     }
 
     /// Adds the cards first described by an accepted event.
