@@ -201,11 +201,11 @@ pub(super) fn sorted(cards: &[Number]) -> Vec<Number> {
 }
 
 /// The round an event about `round` belongs to: the one being played.
-pub(super) fn open_round<'a>(
-    state: &'a State,
+pub(super) fn open_round(
+    state: &State,
     round: u32,
     what: fn() -> Message,
-) -> Result<&'a Round, RuleError> {
+) -> Result<&Round, RuleError> {
     match state.rounds.last() {
         None => Err(RuleError::said(
             "/round",
