@@ -3,19 +3,25 @@
 use serde_json::{Map, Value};
 
 use crate::error::RuleError;
+use crate::message::Arg;
 use crate::pointer::pointer;
-use crate::score::list_names;
+use crate::score::said_names;
 
 /// The data of `event` as a JSON object holding only the `known` fields.
 pub fn fields<'a>(
     data: &'a Value,
-    event: &str,
+    event: impl Into<Arg>,
     known: &[&str],
 ) -> Result<&'a Map<String, Value>, RuleError> {
+    // An event's type, or what the data is in words ("a move").
+    let event: Arg = event.into();
     let object = data.as_object().ok_or_else(|| {
         RuleError::said(
             "",
-            crate::said!("server.common.refusal.data_must_json_object", event = event),
+            crate::said!(
+                "server.common.refusal.data_must_json_object",
+                event = event.clone()
+            ),
         )
     })?;
     if let Some(key) = object.keys().find(|k| !known.contains(&k.as_str())) {
@@ -26,7 +32,7 @@ pub fn fields<'a>(
                 "server.common.refusal.unknown_field_has",
                 field = format!("{:?}", key),
                 event = event,
-                fields = list_names(&known)
+                fields = said_names(&known)
             ),
         ));
     }

@@ -25,6 +25,10 @@ impl PartialEq for RuleError {
 impl RuleError {
     /// A refusal said from the catalogues (see [`crate::said!`]).
     pub fn said(pointer: impl Into<String>, said: Message) -> Self {
+        // Every refusal a test produces is one a player can see: it must be said in French and
+        // Persian with no English left (names, numbers and identifiers are data).
+        #[cfg(test)]
+        crate::untranslated::assert_said_in_french_and_persian(&said);
         Self {
             pointer: pointer.into(),
             rule: said.english(),

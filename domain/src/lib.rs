@@ -25,6 +25,8 @@ pub mod pointer;
 pub mod ruleset;
 pub mod score;
 pub mod setup;
+#[cfg(test)]
+mod untranslated;
 pub mod words;
 
 pub use error::RuleError;

@@ -189,7 +189,7 @@ pub const POINTS_LIMIT: i64 = 1_000_000;
 pub fn within_limit(
     points: i64,
     pointer: impl Into<String>,
-    what: &str,
+    what: Message,
 ) -> Result<(), crate::RuleError> {
     if (-POINTS_LIMIT..=POINTS_LIMIT).contains(&points) {
         Ok(())
@@ -217,35 +217,33 @@ pub fn winners(players: &[PlayerScore]) -> Vec<String> {
 
 /// Names joined for a sentence in any language: "Ann", "Ann and Bo", "Ann, Bo and Cy".
 pub fn said_names<S: AsRef<str>>(names: &[S]) -> Message {
-    match names {
-        [] => Message::default(),
-        [one] => Message::data(one.as_ref().to_owned()),
-        [init @ .., last] => crate::said!(
-            "server.list.and",
-            first = init
-                .iter()
-                .map(AsRef::as_ref)
-                .collect::<Vec<_>>()
-                .join(", "),
-            last = last.as_ref()
-        ),
-    }
+    said_list(
+        names
+            .iter()
+            .map(|name| Message::data(name.as_ref().to_owned())),
+    )
 }
 
-/// Joins names for a sentence: "Ann", "Ann and Bo", "Ann, Bo and Cy".
-pub fn list_names<S: AsRef<str>>(names: &[S]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.as_ref().to_owned(),
-        [init @ .., last] => format!(
-            "{} and {}",
-            init.iter()
-                .map(AsRef::as_ref)
-                .collect::<Vec<_>>()
-                .join(", "),
-            last.as_ref()
-        ),
+/// Things said joined for a sentence in their language: "a", "a and b", "a, b and c" (each
+/// comma and the "and" from the catalogues: Persian writes "،" and "و").
+pub fn said_list(items: impl IntoIterator<Item = Message>) -> Message {
+    let mut items: Vec<Message> = items.into_iter().collect();
+    let Some(last) = items.pop() else {
+        return Message::default();
+    };
+    if items.is_empty() {
+        return last;
     }
+    crate::said!("server.list.and", first = said_commas(items), last = last)
+}
+
+/// Things said one after another with commas only: "Ann 6, Bo 1".
+pub fn said_commas(items: impl IntoIterator<Item = Message>) -> Message {
+    let mut items = items.into_iter();
+    let first = items.next().unwrap_or_default();
+    items.fold(first, |listed, next| {
+        crate::said!("server.list.pair", first = listed, next = next)
+    })
 }
 
 #[cfg(test)]
@@ -296,8 +294,8 @@ mod tests {
 
     #[test]
     fn names_are_listed_as_a_sentence() {
-        assert_eq!(list_names(&["Ann"]), "Ann");
-        assert_eq!(list_names(&["Ann", "Bo"]), "Ann and Bo");
-        assert_eq!(list_names(&["Ann", "Bo", "Cy"]), "Ann, Bo and Cy");
+        assert_eq!(said_names(&["Ann"]), "Ann");
+        assert_eq!(said_names(&["Ann", "Bo"]), "Ann and Bo");
+        assert_eq!(said_names(&["Ann", "Bo", "Cy"]), "Ann, Bo and Cy");
     }
 }

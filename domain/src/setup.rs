@@ -254,7 +254,7 @@ pub fn seats_of_keys<'a>(
                 crate::said!(
                     "server.common.refusal.does_not_play_this_game",
                     name = format!("{:?}", key),
-                    players = crate::score::list_names(&names)
+                    players = crate::score::said_names(&names)
                 ),
             ));
         };

@@ -267,7 +267,7 @@ fn a_rule_error_inside_a_round_points_into_its_data() {
     assert_eq!(
         rejection.rule,
         "Ann collected 1 cards, but with 2 players everyone collects 7 per round \
-         (set option strict_counts to false to allow other sizes)"
+         (switch off strict_counts to allow other sizes)"
     );
 }
 
@@ -547,7 +547,7 @@ fn a_correction_whose_own_data_breaks_a_rule_points_into_that_data() {
         rejection.rule,
         "this correction replaces event 2 (round_collected of round 1) with data that breaks a \
          rule: Ann collected 6 cards, but with 2 players everyone collects 7 per round \
-         (set option strict_counts to false to allow other sizes)"
+         (switch off strict_counts to allow other sizes)"
     );
 }
 

@@ -88,14 +88,14 @@ async fn a_rule_refusal_is_said_in_french_or_persian_and_its_machine_fields_stay
     assert_eq!(
         english["detail"],
         "Ann collected 8 cards, but with 3 players everyone collects 9 per round \
-         (set option strict_counts to false to allow other sizes)"
+         (switch off strict_counts to allow other sizes)"
     );
     assert_eq!(content_language(&french), "fr");
     let french_problem = french.problem(422);
     assert_eq!(
         french_problem["detail"],
         "Ann a collectionné 8 cartes, mais à 3 joueurs chacun en collectionne 9 par manche \
-         (mettez l'option strict_counts à false pour permettre d'autres tailles)"
+         (désactivez l'option strict_counts pour permettre d'autres tailles)"
     );
     assert_eq!(
         french_problem["title"],
@@ -106,7 +106,7 @@ async fn a_rule_refusal_is_said_in_french_or_persian_and_its_machine_fields_stay
     assert_eq!(
         persian_problem["detail"],
         "Ann 8 کارت جمع کرده است، اما با 3 بازیکن هر کس در هر دور 9 کارت جمع می‌کند \
-         (برای اندازه‌های دیگر گزینهٔ strict_counts را false کنید)"
+         (برای اندازه‌های دیگر گزینهٔ strict_counts را خاموش کنید)"
     );
     for problem in [french_problem, persian_problem] {
         for field in ["type", "status", "pointer", "event_index"] {

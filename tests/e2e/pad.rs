@@ -390,10 +390,7 @@ async fn a_refused_round_shows_the_rules_words_next_to_the_player_it_names() {
         shown,
         detail.replace("strict_counts", "“Check card counts”")
     );
-    assert!(
-        shown.contains("set option “Check card counts” to false"),
-        "{shown}"
-    );
+    assert!(shown.contains("switch off “Check card counts”"), "{shown}");
     assert!(shown.contains("Bo collected 6 cards"), "{shown}");
     refused_under_bo_only(&b, "07-refused").await;
 
@@ -415,7 +412,7 @@ async fn a_refused_round_shows_the_rules_words_next_to_the_player_it_names() {
     assert_eq!(
         french,
         "Bo a collectionné 6 cartes, mais à 2 joueurs chacun en collectionne 7 par manche \
-         (mettez l'option « Vérifier le nombre de cartes » à false pour permettre d'autres tailles)"
+         (désactivez l'option « Vérifier le nombre de cartes » pour permettre d'autres tailles)"
     );
 
     // In Persian the same: the server's sentence in Persian, under Bo's cards and nowhere else.
@@ -433,7 +430,7 @@ async fn a_refused_round_shows_the_rules_words_next_to_the_player_it_names() {
     assert_eq!(
         shown,
         "Bo ۶ کارت جمع کرده است، اما با ۲ بازیکن هر کس در هر دور ۷ کارت جمع می\u{200c}کند \
-         (برای اندازه\u{200c}های دیگر گزینه\u{654} «بررسی تعداد کارت\u{200c}ها» را false کنید)"
+         (برای اندازه\u{200c}های دیگر گزینه\u{654} «بررسی تعداد کارت\u{200c}ها» را خاموش کنید)"
     );
     refused_under_bo_only(&b, "07-refused-fa").await;
     b.close().await;

@@ -191,6 +191,7 @@ on_both_backends!(
     collections_cannot_be_recorded_after_the_deal,
     a_bad_player_count_is_refused,
     bad_prizes_and_prize_tie_modes_are_refused,
+    a_prize_no_card_matches_says_so_in_the_score_in_french,
 );
 
 async fn a_three_player_game_ends_after_turn_28_and_the_highest_total_wins(app: TestApp) {
@@ -987,4 +988,53 @@ async fn bad_prizes_and_prize_tie_modes_are_refused(app: TestApp) {
         summary.body["options"],
         json!({"prizes": [], "prize_tie": "nobody", "winner_tie": "shared", "deck": {}})
     );
+}
+
+async fn a_prize_no_card_matches_says_so_in_the_score_in_french(app: TestApp) {
+    let club = app.new_club().await;
+    // A prize typed as a French phone shows periods; the cards store "60s".
+    let options =
+        json!({"prizes": [prize("sixties", "Most 60s objects", "period", "années 60", 5)]});
+    let game = app.new_game(&club, new_game(options)).await;
+    let k = |id: &str, period: &str, value: u32| json!({"id": id, "type": "lamp", "colour": "blue", "period": period, "value": value});
+    let collections = json!({"collections": {
+        "Ann": [k("k1", "60s", 3), k("k2", "60s", 2)],
+        "Bo": [k("k3", "50s", 1)],
+        "Cy": [k("k4", "70s", 3)]
+    }});
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(1),
+            vec![event("collections_recorded", collections)],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+
+    let response = app
+        .client
+        .get(app.url(&format!("/v1/games/{game}/score")))
+        .header("accept-language", "fr")
+        .bearer_auth(&club.token)
+        .send()
+        .await
+        .expect("the server answers");
+    let score: Value = response.json().await.expect("a score");
+
+    // Ann 3 + 2 = 5, Bo 1, Cy 3: nobody takes the prize, and every breakdown says why.
+    assert_eq!(
+        totals(&score),
+        expect_totals(&[("Ann", 5), ("Bo", 1), ("Cy", 3)])
+    );
+    for name in PLAYERS {
+        assert_eq!(
+            lines(&score, name)[1],
+            (
+                "Most 60s objects".to_owned(),
+                0,
+                "aucune carte de cette partie n'a pour époque « années 60 »".to_owned()
+            )
+        );
+    }
 }

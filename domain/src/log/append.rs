@@ -108,7 +108,10 @@ impl<R: Ruleset> Replayed<R> {
             && self.before_last.is_some()
             && parse_json::<RetractData>(&new.data, "/data", RETRACT, RETRACT_FIELDS)
                 .is_ok_and(|retract| retract.seq == last)
-            && check_target(last + 1, last, "retract", "").is_ok()
+            && check_target(last + 1, last, "retract", || {
+                crate::said!("server.common.refusal.game_started_cannot_be_retracted")
+            })
+            .is_ok()
     }
 
     /// Appends a retract of the last event: only a later event can retract one, so with both

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::LogEvent;
 use crate::error::{Meaning, RuleError};
+use crate::message::Message;
 
 pub const RETRACT: &str = "retract";
 pub const CORRECT: &str = "correct";
@@ -53,7 +54,7 @@ pub(super) fn check_target(
     own_seq: u64,
     target: u64,
     verb: &str,
-    instead: &str,
+    not_the_start: fn() -> Message,
 ) -> Result<(), RuleError> {
     if target == 0 || target >= own_seq {
         return Err(RuleError::said(
@@ -67,14 +68,7 @@ pub(super) fn check_target(
         ));
     }
     if target == 1 {
-        return Err(RuleError::said(
-            "/data/seq",
-            crate::said!(
-                "server.common.refusal.game_started_event_1_cannot",
-                verb = verb,
-                instead = instead
-            ),
-        ));
+        return Err(RuleError::said("/data/seq", not_the_start()));
     }
     Ok(())
 }

@@ -234,12 +234,9 @@ pub(super) fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
         }
         let retract: RetractData = parse_json(&event.data, "/data", RETRACT, RETRACT_FIELDS)
             .map_err(|e| Fault::at(event.seq, e))?;
-        check_target(
-            event.seq,
-            retract.seq,
-            "retract",
-            "abandon the game instead",
-        )
+        check_target(event.seq, retract.seq, "retract", || {
+            crate::said!("server.common.refusal.game_started_cannot_be_retracted")
+        })
         .map_err(|e| Fault::at(event.seq, e))?;
         retracted_by.entry(retract.seq).or_insert(event.seq);
     }
@@ -279,12 +276,9 @@ pub(super) fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
             CORRECT => {
                 let correct: CorrectData =
                     parse_json(&event.data, "/data", CORRECT, CORRECT_FIELDS).map_err(fault)?;
-                check_target(
-                    event.seq,
-                    correct.seq,
-                    "correct",
-                    "start a new game instead",
-                )
+                check_target(event.seq, correct.seq, "correct", || {
+                    crate::said!("server.common.refusal.game_started_cannot_be_corrected")
+                })
                 .map_err(fault)?;
                 let target = &log[correct.seq as usize - 1];
                 if !is_game_event(&target.event_type) {

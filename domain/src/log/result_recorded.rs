@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::error::{Meaning, RuleError, parse_json};
 use crate::pointer::pointer;
-use crate::score::{self, Adjustment, PlayerScore, Scoreboard, list_names};
+use crate::score::{self, Adjustment, PlayerScore, Scoreboard, said_names};
 use crate::setup::{Player, same_name};
 
 /// A game's final scores typed in; replayed in the game events' place (it can be corrected).
@@ -52,7 +52,7 @@ impl RecordedResult {
     /// Checks the typed-in result against the seated players. Pointers are relative to `data`.
     pub(super) fn parse(seq: u64, data: &Value, players: &[Player]) -> Result<Self, RuleError> {
         let data: ResultRecordedData = parse_json(data, "", RESULT_RECORDED, RESULT_FIELDS)?;
-        let names = || list_names(&players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>());
+        let names = || said_names(&players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>());
         // Names follow the one rule (`same_name`): "Jay " and "jay" are the seated "Jay".
         let seated = |name: &str| players.iter().find(|p| same_name(&p.name, name));
         let mut given: Vec<(&Player, &str, &Value)> = Vec::with_capacity(data.totals.len());
@@ -99,7 +99,11 @@ impl RecordedResult {
                     ),
                 )
             })?;
-            crate::score::within_limit(total, at, &format!("{}'s total", player.name))?;
+            crate::score::within_limit(
+                total,
+                at,
+                crate::said!("server.common.subject.total", name = player.name.as_str()),
+            )?;
             totals.push((player.clone(), total));
         }
         if data.winners.is_empty() {

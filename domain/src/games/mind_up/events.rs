@@ -7,8 +7,9 @@ use super::catalogue::{HIGHEST, LOWEST, Number};
 use super::objectives::Face;
 use crate::data::fields;
 use crate::error::RuleError;
+use crate::message::Message;
 use crate::pointer::pointer;
-use crate::score::list_names;
+use crate::score::said_names;
 use crate::setup::{Player, seats_of_keys};
 
 pub const ROUND_STARTED: &str = "round_started";
@@ -57,7 +58,7 @@ pub fn parse_round_started(data: &Value, players: &[Player]) -> Result<RoundStar
         Some(value) => Some(numbers(
             value,
             || "/prizes".to_owned(),
-            || "prizes".to_owned(),
+            || Message::data("prizes"),
         )?),
     };
     let objectives = match object.get("objectives") {
@@ -74,7 +75,7 @@ pub fn parse_round_started(data: &Value, players: &[Player]) -> Result<RoundStar
                     numbers(
                         h,
                         || pointer(["hands", player.name.as_str()]),
-                        || format!("{}'s hand", player.name),
+                        || crate::said!("server.mind_up.subject.hand", name = player.name.as_str()),
                     )
                 })
                 .transpose()
@@ -162,7 +163,7 @@ pub fn parse_rows_recorded(data: &Value, players: &[Player]) -> Result<RowsRecor
             parsed.push(numbers(
                 column,
                 || pointer(["rows", name, &k.to_string()]),
-                || format!("column {} of {name}'s row", k + 1),
+                || crate::said!("server.mind_up.subject.column", column = k + 1, name = name),
             )?);
         }
         rows.push(parsed);
@@ -190,11 +191,11 @@ fn round(object: &Map<String, Value>) -> Result<u32, RuleError> {
 
 /// rules: `columns` is a permutation of the score cards 1..5, left to right.
 fn columns(value: Option<&Value>) -> Result<[u8; COLUMNS], RuleError> {
-    let rule = "columns must list the score cards 1 to 5 once each, left to right";
+    let rule = || crate::said!("server.mind_up.refusal.columns_rule");
     let value = value.ok_or_else(|| {
         RuleError::said(
             "/columns",
-            crate::said!("server.mind_up.refusal.missing", rule = rule),
+            crate::said!("server.mind_up.refusal.missing", rule = rule()),
         )
     })?;
     let cards: Option<Vec<u64>> = value
@@ -213,12 +214,12 @@ fn columns(value: Option<&Value>) -> Result<[u8; COLUMNS], RuleError> {
             }
             Err(RuleError::said(
                 "/columns",
-                crate::said!("server.mind_up.refusal.got", rule = rule, value = value),
+                crate::said!("server.mind_up.refusal.got", rule = rule(), value = value),
             ))
         }
         _ => Err(RuleError::said(
             "/columns",
-            crate::said!("server.mind_up.refusal.got", rule = rule, value = value),
+            crate::said!("server.mind_up.refusal.got", rule = rule(), value = value),
         )),
     }
 }
@@ -296,14 +297,17 @@ fn by_player<'a>(
             .collect();
         return Err(RuleError::said(
             pointer([field]),
-            crate::said!(
-                "server.mind_up.refusal.missing_every_player_appears_exactly",
-                missing = if missing.len() == 1 {
-                    format!("{} is", missing[0])
-                } else {
-                    format!("{} are", list_names(&missing))
-                }
-            ),
+            if missing.len() == 1 {
+                crate::said!(
+                    "server.mind_up.refusal.one_missing_every_player_appears_exactly",
+                    missing = missing[0]
+                )
+            } else {
+                crate::said!(
+                    "server.mind_up.refusal.missing_every_player_appears_exactly",
+                    missing = said_names(&missing)
+                )
+            },
         ));
     }
     Ok(by_seat)
@@ -313,7 +317,7 @@ fn by_player<'a>(
 fn numbers(
     value: &Value,
     at: impl Fn() -> String,
-    what: impl Fn() -> String,
+    what: impl Fn() -> Message,
 ) -> Result<Vec<Number>, RuleError> {
     let list = value.as_array().ok_or_else(|| {
         RuleError::said(

@@ -7,7 +7,7 @@ use super::objectives::Face;
 use super::state::{Hand, Round, State, hand_size, numbers, sorted, turns_in};
 use crate::error::RuleError;
 use crate::pointer::pointer;
-use crate::score::list_names;
+use crate::score::said_names;
 
 pub(super) fn start_round(state: &State, event: RoundStarted) -> Result<Round, RuleError> {
     let r = event.round;
@@ -103,26 +103,26 @@ fn hands(
         };
         let at = || pointer(["hands", name]);
         if given.len() != size {
-            let makeup = if r == 1 {
-                String::new()
-            } else {
-                format!(
-                    " (the round-{} row of {} plus one drawn card)",
-                    r - 1,
-                    size - 1
-                )
-            };
-            return Err(RuleError::said(
-                at(),
+            let said = if r == 1 {
                 crate::said!(
                     "server.mind_up.refusal.round_hand_holds_cards_has",
                     round = r,
                     size = size,
-                    makeup = makeup,
                     name = name,
                     given = given.len()
-                ),
-            ));
+                )
+            } else {
+                crate::said!(
+                    "server.mind_up.refusal.round_hand_holds_row_and_drawn_cards_has",
+                    round = r,
+                    size = size,
+                    previous = r - 1,
+                    row = size - 1,
+                    name = name,
+                    given = given.len()
+                )
+            };
+            return Err(RuleError::said(at(), said));
         }
         for (i, &card) in given.iter().enumerate() {
             if given[..i].contains(&card) {
@@ -141,12 +141,12 @@ fn hands(
             let elsewhere = state
                 .players
                 .get(other)
-                .map(|p| format!("in {}'s hand", p.name))
+                .map(|p| crate::said!("server.mind_up.place.in_hand", name = p.name.as_str()))
                 .or_else(|| {
                     previous
                         .and_then(|p| p.prizes.as_ref())
                         .filter(|p| p.contains(&card))
-                        .map(|_| "a prize carried over on the table".to_owned())
+                        .map(|_| crate::said!("server.mind_up.place.prize_carried_over"))
                 });
             if let Some(place) = elsewhere {
                 return Err(RuleError::said(
@@ -282,7 +282,7 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
                     "server.mind_up.refusal.this_game_plays_objectives_round",
                     wanted = wanted,
                     round = r,
-                    faces = list_names(&faces)
+                    faces = said_names(&faces)
                 ),
             ));
         }
@@ -335,7 +335,7 @@ fn objectives(state: &State, event: &RoundStarted) -> Result<Vec<Face>, RuleErro
                 "/objectives",
                 crate::said!(
                     "server.mind_up.refusal.more_than_3_objectives_cards",
-                    codes = list_names(&codes),
+                    codes = said_names(&codes),
                     round = r
                 ),
             ));

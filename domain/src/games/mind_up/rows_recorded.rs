@@ -9,7 +9,9 @@ use crate::pointer::pointer;
 /// The end-of-round shortcut. The rows are checked for shape (one colour per column, no colour
 /// twice, 6 + r cards) and against what the table held at the round's start.
 pub(super) fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), RuleError> {
-    let round = open_round(state, event.round, "its rows")?;
+    let round = open_round(state, event.round, || {
+        crate::said!("server.mind_up.what.rows")
+    })?;
     let r = round.number;
     if !round.turns.is_empty() {
         return Err(RuleError::said(
@@ -122,9 +124,9 @@ fn check_row(
                         "server.mind_up.refusal.column_row_mixes_column_holds",
                         column = k + 1,
                         name = name,
-                        colour = colour.name(),
+                        colour = colour.said(),
                         first_card = column[0],
-                        other_colour = catalogue.colour(card).name(),
+                        other_colour = catalogue.colour(card).said(),
                         card = card
                     ),
                 ));
@@ -138,7 +140,7 @@ fn check_row(
                 at(&[k.to_string()]),
                 crate::said!(
                     "server.mind_up.refusal.columns_row_colour_has_one",
-                    colour = colour.name(),
+                    colour = colour.said(),
                     first = first + 1,
                     second = k + 1,
                     name = name

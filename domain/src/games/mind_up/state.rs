@@ -10,7 +10,8 @@ use super::catalogue::{Catalogue, Number};
 use super::events::COLUMNS;
 use super::objectives::Face;
 use crate::error::RuleError;
-use crate::score::list_names;
+use crate::message::Message;
+use crate::score::said_names;
 use crate::setup::Player;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -181,14 +182,14 @@ pub fn place(row: &mut Row, card: Number, catalogue: &Catalogue) {
 }
 
 /// The cards, lowest first, as a list for a refusal ("nothing" for none).
-pub(super) fn numbers(cards: &[Number]) -> String {
+pub(super) fn numbers(cards: &[Number]) -> Message {
     let mut sorted = cards.to_vec();
     sorted.sort_unstable();
     let shown: Vec<String> = sorted.iter().map(u8::to_string).collect();
     if shown.is_empty() {
-        "nothing".into()
+        crate::said!("server.mind_up.no_cards")
     } else {
-        list_names(&shown)
+        said_names(&shown)
     }
 }
 
@@ -200,17 +201,17 @@ pub(super) fn sorted(cards: &[Number]) -> Vec<Number> {
 }
 
 /// The round an event about `round` belongs to: the one being played.
-pub(super) fn open_round<'a>(
-    state: &'a State,
+pub(super) fn open_round(
+    state: &State,
     round: u32,
-    what: &str,
-) -> Result<&'a Round, RuleError> {
+    what: fn() -> Message,
+) -> Result<&Round, RuleError> {
     match state.rounds.last() {
         None => Err(RuleError::said(
             "/round",
             crate::said!(
                 "server.mind_up.refusal.no_round_has_started_record",
-                what = what
+                what = what()
             ),
         )),
         Some(open) if open.over && open.number == round && open.rows_recorded => {
@@ -219,7 +220,7 @@ pub(super) fn open_round<'a>(
                 crate::said!(
                     "server.mind_up.refusal.round_was_recorded_rows_recorded",
                     round = round,
-                    what = what
+                    what = what()
                 ),
             ))
         }
@@ -229,7 +230,7 @@ pub(super) fn open_round<'a>(
                 "server.mind_up.refusal.round_over_record_round_started",
                 round = &open.number,
                 next = open.number + 1,
-                what = what
+                what = what()
             ),
         )),
         Some(open) if open.number != round => Err(RuleError::said(

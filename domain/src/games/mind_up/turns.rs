@@ -8,13 +8,21 @@ use super::state::{
 use crate::error::RuleError;
 use crate::pointer::pointer;
 
+/// How the cards came down: played in a turn, or placed at the round's end (the refusals say
+/// which).
+#[derive(Debug, Clone, Copy)]
+enum Down {
+    Played,
+    Placed,
+}
+
 /// Checks that each player's card is theirs to put down: in their hand, or one of its
 /// unknown cards while it is nowhere else at the table.
 fn check_cards_down(
     state: &State,
     round: &Round,
     event: &CardsDown,
-    verb: &str,
+    down: Down,
 ) -> Result<(), RuleError> {
     let table = Whereabouts::of(round);
     let played_before = |card| match &table {
@@ -31,48 +39,83 @@ fn check_cards_down(
         if let Some(other) = event.cards[..seat].iter().position(|&c| c == card) {
             return Err(RuleError::said(
                 at(),
-                crate::said!(
-                    "server.mind_up.refusal.both_every_card_exists_once",
-                    name = &state.players[other].name,
-                    other = name,
-                    verb = verb,
-                    card = card
-                ),
+                match down {
+                    Down::Played => crate::said!(
+                        "server.mind_up.refusal.both_played_every_card_exists_once",
+                        name = &state.players[other].name,
+                        other = name,
+                        card = card
+                    ),
+                    Down::Placed => crate::said!(
+                        "server.mind_up.refusal.both_placed_every_card_exists_once",
+                        name = &state.players[other].name,
+                        other = name,
+                        card = card
+                    ),
+                },
             ));
         }
         if let Some((turn, by)) = played_before(card) {
             return Err(RuleError::said(
                 at(),
-                crate::said!(
-                    "server.mind_up.refusal.but_was_already_played_turn",
-                    name = name,
-                    verb = verb,
-                    card = card,
-                    turn = turn,
-                    other = &state.players[by].name
-                ),
+                match down {
+                    Down::Played => crate::said!(
+                        "server.mind_up.refusal.played_but_was_already_played_turn",
+                        name = name,
+                        card = card,
+                        turn = turn,
+                        other = &state.players[by].name
+                    ),
+                    Down::Placed => crate::said!(
+                        "server.mind_up.refusal.placed_but_was_already_played_turn",
+                        name = name,
+                        card = card,
+                        turn = turn,
+                        other = &state.players[by].name
+                    ),
+                },
             ));
         }
         let hand = &round.hands[seat];
         let problem = match locate(card) {
             Some(Place::Hand(s)) if s == seat => None,
-            Some(Place::Hand(s)) => Some(format!("it is in {}'s hand", state.players[s].name)),
-            Some(Place::Prize) => Some("it is a prize on the table".to_owned()),
-            Some(Place::Row(s)) if s == seat => Some(format!("it is in {name}'s own row")),
-            Some(Place::Row(s)) => Some(format!("it is in {}'s row", state.players[s].name)),
+            Some(Place::Hand(s)) => Some(crate::said!(
+                "server.mind_up.problem.in_hand",
+                name = &state.players[s].name
+            )),
+            Some(Place::Prize) => Some(crate::said!("server.mind_up.problem.prize")),
+            Some(Place::Row(s)) if s == seat => Some(crate::said!(
+                "server.mind_up.problem.in_own_row",
+                name = name
+            )),
+            Some(Place::Row(s)) => Some(crate::said!(
+                "server.mind_up.problem.in_row",
+                name = &state.players[s].name
+            )),
             None if hand.unknown > 0 => None,
-            None => Some(format!("{name}'s hand holds {}", numbers(&hand.known))),
+            None => Some(crate::said!(
+                "server.mind_up.problem.hand_holds",
+                name = name,
+                cards = numbers(&hand.known)
+            )),
         };
         if let Some(problem) = problem {
             return Err(RuleError::said(
                 at(),
-                crate::said!(
-                    "server.mind_up.refusal.but_not_hand",
-                    name = name,
-                    verb = verb,
-                    card = card,
-                    problem = problem
-                ),
+                match down {
+                    Down::Played => crate::said!(
+                        "server.mind_up.refusal.played_but_not_hand",
+                        name = name,
+                        card = card,
+                        problem = problem
+                    ),
+                    Down::Placed => crate::said!(
+                        "server.mind_up.refusal.placed_but_not_hand",
+                        name = name,
+                        card = card,
+                        problem = problem
+                    ),
+                },
             ));
         }
     }
@@ -91,7 +134,9 @@ fn take_from_hand(hand: &mut Hand, card: Number) {
 /// rules: sort the played cards; the k-th lowest takes the k-th lowest prize; the played
 /// cards become the next prizes.
 pub(super) fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleError> {
-    let round = open_round(state, event.round, "its turns")?;
+    let round = open_round(state, event.round, || {
+        crate::said!("server.mind_up.what.turns")
+    })?;
     let r = round.number;
     if round.prizes.is_none() {
         return Err(RuleError::said(
@@ -113,7 +158,7 @@ pub(super) fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleE
             ),
         ));
     }
-    check_cards_down(state, round, &event, "played")?;
+    check_cards_down(state, round, &event, Down::Played)?;
 
     let State {
         catalogue, rounds, ..
@@ -144,7 +189,9 @@ pub(super) fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleE
 
 /// rules: the last card is not played; it goes straight into its owner's row.
 pub(super) fn place_last_cards(state: &mut State, event: &CardsDown) -> Result<(), RuleError> {
-    let round = open_round(state, event.round, "its last cards")?;
+    let round = open_round(state, event.round, || {
+        crate::said!("server.mind_up.what.last_cards")
+    })?;
     let r = round.number;
     if round.turns.len() < turns_in(r) {
         return Err(RuleError::said(
@@ -157,7 +204,7 @@ pub(super) fn place_last_cards(state: &mut State, event: &CardsDown) -> Result<(
             ),
         ));
     }
-    check_cards_down(state, round, event, "placed")?;
+    check_cards_down(state, round, event, Down::Placed)?;
     let State {
         catalogue, rounds, ..
     } = state;

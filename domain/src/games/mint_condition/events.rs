@@ -5,7 +5,9 @@ use serde_json::{Map, Value};
 use super::Options;
 use super::cards::{self, Card, Kind, SNACK_AND_SLEEVE_COPIES};
 use crate::error::RuleError;
+use crate::message::Message;
 use crate::pointer::pointer;
+use crate::score::{said_commas, said_names};
 use crate::setup::{Player, keys_by_seated_name};
 
 pub const ROUND_COLLECTED: &str = "round_collected";
@@ -215,22 +217,29 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
         )
     })?;
     // Smoking Kills also needs its house rule: the refusal names every option it takes.
-    const SMOKING_KILLS_RULE: &str = "smoking_kills to {\"holder\": H, \"others\": O} \
-        (damage per copy to its holder and to every other player)";
+    let smoking_kills_rule = || {
+        crate::said!(
+            "server.mint_condition.refusal.smoking_kills_rule",
+            shape = r#"{"holder": H, "others": O}"#
+        )
+    };
     let rule_unset = kind == Kind::SmokingKills && options.smoking_kills.is_none();
     if kind.is_expert() && !options.expert_cards {
-        let also = if rule_unset {
-            format!(" and option {SMOKING_KILLS_RULE}")
+        let said = if rule_unset {
+            crate::said!(
+                "server.mint_condition.refusal.expert_card_and_smoking_kills_rule",
+                kind = kind.name(),
+                smoking_kills_rule = smoking_kills_rule()
+            )
         } else {
-            String::new()
+            crate::said!(
+                "server.mint_condition.refusal.expert_card_set_option_expert",
+                kind = kind.name()
+            )
         };
         return Err(RuleError::said(
             if raw.is_string() { "" } else { "/card" },
-            crate::said!(
-                "server.mint_condition.refusal.expert_card_set_option_expert",
-                kind = kind.name(),
-                also = also
-            ),
+            said,
         ));
     }
     if rule_unset {
@@ -238,7 +247,7 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
             if raw.is_string() { "" } else { "/card" },
             crate::said!(
                 "server.mint_condition.refusal.smoking_kills_has_no_published",
-                smoking_kills_rule = SMOKING_KILLS_RULE
+                smoking_kills_rule = smoking_kills_rule()
             ),
         ));
     }
@@ -297,7 +306,7 @@ fn check_deck_limits(
     let of_kinds = |cards: &[Card], kinds: &[Kind]| {
         cards.iter().filter(|c| kinds.contains(&c.kind)).count() as u32
     };
-    let over_the_box = |kinds: &[Kind], copies: u32, what: &str, box_has: &str| {
+    let over_the_box = |kinds: &[Kind], copies: u32, what: Message, of_both: bool| {
         let before: u32 = earlier
             .iter()
             .flat_map(|r| r.collections.iter())
@@ -321,36 +330,57 @@ fn check_deck_limits(
             .filter(|(_, n)| *n > left)
             .max_by_key(|(_, n)| *n)
             .map(|(p, _)| pointer(["collections", p.name.as_str()]));
-        let this_round: Vec<String> = now.iter().map(|(p, n)| format!("{} {n}", p.name)).collect();
+        let this_round = now.iter().map(|(p, n)| {
+            crate::said!(
+                "server.mint_condition.refusal.player_count",
+                name = p.name.as_str(),
+                n = n
+            )
+        });
         let mut whose = Vec::new();
-        if !this_round.is_empty() {
-            whose.push(format!("{} in this round", this_round.join(", ")));
+        if !now.is_empty() {
+            whose.push(crate::said!(
+                "server.mint_condition.refusal.in_this_round",
+                counts = said_commas(this_round)
+            ));
         }
         if before > 0 {
-            whose.push(format!("{before} in earlier rounds"));
+            whose.push(crate::said!(
+                "server.mint_condition.refusal.in_earlier_rounds",
+                n = before
+            ));
         }
-        let whose = whose.join(", ");
+        let whose = said_commas(whose);
         Err(RuleError::said(
             culprit.unwrap_or_else(|| "/collections".to_owned()),
-            crate::said!(
-                "server.mint_condition.refusal.this_makes_cards_collected_game",
-                total = total,
-                what = what,
-                whose = whose,
-                copies = copies,
-                box_has = box_has
-            ),
+            if of_both {
+                crate::said!(
+                    "server.mint_condition.refusal.this_makes_cards_of_the_two_collected_game",
+                    total = total,
+                    what = what,
+                    whose = whose,
+                    copies = copies
+                )
+            } else {
+                crate::said!(
+                    "server.mint_condition.refusal.this_makes_cards_collected_game",
+                    total = total,
+                    what = what,
+                    whose = whose,
+                    copies = copies
+                )
+            },
         ))
     };
     for kind in Kind::ALL {
         if let Some(copies) = kind.copies() {
-            over_the_box(&[kind], copies, kind.name(), "")?;
+            over_the_box(&[kind], copies, Message::data(kind.name()), false)?;
         }
     }
     over_the_box(
         &[Kind::SnackFingers, Kind::SleeveMeUp],
         SNACK_AND_SLEEVE_COPIES,
-        "Snack Fingers and Sleeve Me Up!",
-        " of the two together",
+        said_names(&[Kind::SnackFingers.name(), Kind::SleeveMeUp.name()]),
+        true,
     )
 }

@@ -40,7 +40,11 @@ impl Ruleset for MintCondition {
         if let Some(rule) = &options.smoking_kills {
             for (field, damage) in [("holder", rule.holder), ("others", rule.others)] {
                 let at = pointer(["options", "smoking_kills", field]);
-                within_limit(i64::from(damage), at, "Smoking Kills' damage")?;
+                within_limit(
+                    i64::from(damage),
+                    at,
+                    crate::said!("server.mint_condition.subject.smoking_kills_damage"),
+                )?;
             }
         }
         Ok(())

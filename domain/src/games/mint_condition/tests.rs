@@ -12,6 +12,7 @@ use crate::log::{LogEvent, start};
 use crate::ruleset::Ruleset;
 use crate::score::{Line, PlayerScore, RoundScore, Scoreboard};
 use crate::setup::PlayerEntry;
+use crate::untranslated::{FRENCH, PERSIAN};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: given a game, when a round is collected, then look at the scoreboard.
@@ -590,9 +591,9 @@ fn smoking_kills_without_expert_cards_or_its_house_rule_is_refused_naming_both()
     assert_eq!(err.pointer, "/collections/Ann/1");
     assert_eq!(
         err.rule,
-        "Smoking Kills is an expert card; set option expert_cards to true and option \
-         smoking_kills to {\"holder\": H, \"others\": O} (damage per copy to its holder and to \
-         every other player) to play with it"
+        "Smoking Kills is an expert card; switch on expert_cards and set option smoking_kills \
+         to {\"holder\": H, \"others\": O} (damage per copy to its holder and to every other \
+         player) to play with it"
     );
 }
 
@@ -610,7 +611,7 @@ fn smoking_kills_with_its_house_rule_but_without_expert_cards_is_refused_naming_
     assert_eq!(err.pointer, "/collections/Ann/0");
     assert_eq!(
         err.rule,
-        "Smoking Kills is an expert card; set option expert_cards to true to play with it"
+        "Smoking Kills is an expert card; switch on expert_cards to play with it"
     );
 }
 
@@ -1365,7 +1366,7 @@ fn a_collection_of_the_wrong_size_is_refused() {
     assert_eq!(
         err.rule,
         "Ann collected 6 cards, but with 2 players everyone collects 7 per round \
-         (set option strict_counts to false to allow other sizes)"
+         (switch off strict_counts to allow other sizes)"
     );
 }
 
@@ -1496,6 +1497,75 @@ fn the_box_limit_points_at_the_player_whose_count_alone_is_more_than_is_left() {
          2 in earlier rounds), but the box has only 6"
     );
     assert_eq!(state.rounds.len(), 1, "nothing of the round is kept");
+}
+
+#[test]
+fn the_box_limit_is_said_whole_in_french_and_persian_with_the_counts_of_the_round() {
+    // Arrange: 6 Fine Wine exist
+    let mut state = new_game(&seated(&["Ann", "Bo"]), loose(json!({})));
+    // Act: Ann 6 and Bo 1 in round 1 → 7
+    let err = error(collect(
+        &mut state,
+        1,
+        json!({"Ann": hand(&[cards(6, "fine-wine")]), "Bo": ["fine-wine"]}),
+    ));
+    // Assert
+    assert_eq!(
+        err.said.render(&FRENCH.catalogue),
+        "cela fait 7 cartes Fine Wine collectionnées dans la partie (Ann 6, Bo 1 dans cette \
+         manche), mais la boîte n'en a que 6"
+    );
+    assert_eq!(
+        err.said.render(&PERSIAN.catalogue),
+        "با این، 7 کارت Fine Wine در بازی جمع شده است (Ann 6، Bo 1 در این دور)، اما جعبه فقط 6 \
+         عدد دارد"
+    );
+}
+
+#[test]
+fn the_shared_box_limit_of_snack_fingers_and_sleeve_me_up_is_said_whole_in_french() {
+    // Arrange: 8 + 7 = 15 in round 1
+    let mut state = given_rounds(
+        &seated(&["Ann", "Bo"]),
+        loose(json!({})),
+        &[json!({
+            "Ann": hand(&[cards(8, "snack-fingers")]),
+            "Bo": hand(&[cards(7, "sleeve-me-up")]),
+        })],
+    );
+    // Act: one more Sleeve Me Up! → 16
+    let err = error(collect(
+        &mut state,
+        2,
+        json!({"Ann": [], "Bo": ["sleeve-me-up"]}),
+    ));
+    // Assert
+    assert_eq!(
+        err.said.render(&FRENCH.catalogue),
+        "cela fait 16 cartes Snack Fingers et Sleeve Me Up! collectionnées dans la partie (Bo 1 \
+         dans cette manche, 15 dans les manches précédentes), mais la boîte n'en a que 15 à \
+         elles deux"
+    );
+}
+
+#[test]
+fn a_collection_of_the_wrong_size_says_to_switch_off_the_count_check_in_every_language() {
+    let mut state = new_game(&seated(&["Ann", "Bo"]), json!({}));
+    let err = error(collect(
+        &mut state,
+        1,
+        json!({"Ann": hand(&[cards(6, "heavy-rotation")]), "Bo": hand(&[cards(7, "memories")])}),
+    ));
+    assert_eq!(
+        err.said.render(&FRENCH.catalogue),
+        "Ann a collectionné 6 cartes, mais à 2 joueurs chacun en collectionne 7 par manche \
+         (désactivez l'option strict_counts pour permettre d'autres tailles)"
+    );
+    assert_eq!(
+        err.said.render(&PERSIAN.catalogue),
+        "Ann 6 کارت جمع کرده است، اما با 2 بازیکن هر کس در هر دور 7 کارت جمع می‌کند (برای \
+         اندازه‌های دیگر گزینهٔ strict_counts را خاموش کنید)"
+    );
 }
 
 #[test]

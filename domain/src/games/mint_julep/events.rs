@@ -7,8 +7,9 @@ use super::horses::{self, Horse};
 use super::race::{Direction, Move, MoveKind};
 use crate::data::fields;
 use crate::error::RuleError;
+use crate::message::Arg;
 use crate::pointer::pointer;
-use crate::score::list_names;
+use crate::score::said_names;
 use crate::setup::Player;
 
 pub const BET_PLACED: &str = "bet_placed";
@@ -56,8 +57,9 @@ fn optional<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> 
 fn required<'a>(
     object: &'a Map<String, Value>,
     key: &str,
-    event: &str,
+    event: impl Into<Arg>,
 ) -> Result<&'a Value, RuleError> {
+    let event: Arg = event.into();
     optional(object, key).ok_or_else(|| {
         RuleError::said(
             pointer([key]),
@@ -102,7 +104,7 @@ fn player(
             crate::said!(
                 "server.mint_julep.refusal.does_not_play_this_game",
                 name = format!("{:?}", name),
-                players = list_names(&names)
+                players = said_names(&names)
             ),
         )
     })
@@ -190,10 +192,9 @@ pub fn parse_card_played(data: &Value, players: &[Player]) -> Result<CardPlayed,
     let mint_julep = match optional(object, "mint_julep") {
         None => None,
         Some(raw) => {
-            let card = fields(raw, "a Mint Julep card", &["horse"])
-                .map_err(|e| e.within("/mint_julep"))?;
-            let value = required(card, "horse", "a Mint Julep card")
-                .map_err(|e| e.within("/mint_julep"))?;
+            let what = || crate::said!("server.mint_julep.subject.mint_julep_card");
+            let card = fields(raw, what(), &["horse"]).map_err(|e| e.within("/mint_julep"))?;
+            let value = required(card, "horse", what()).map_err(|e| e.within("/mint_julep"))?;
             Some(horse(value, "/mint_julep/horse")?)
         }
     };
@@ -212,10 +213,10 @@ pub fn parse_card_played(data: &Value, players: &[Player]) -> Result<CardPlayed,
 }
 
 fn parse_move(raw: &Value) -> Result<Move, RuleError> {
-    let what = "a move";
-    let object = fields(raw, what, &["horse", "direction", "kind"])?;
-    let horse = horse(required(object, "horse", what)?, "/horse")?;
-    let direction = match required(object, "direction", what)?.as_str() {
+    let what = || crate::said!("server.mint_julep.subject.move");
+    let object = fields(raw, what(), &["horse", "direction", "kind"])?;
+    let horse = horse(required(object, "horse", what())?, "/horse")?;
+    let direction = match required(object, "direction", what())?.as_str() {
         Some("forward") => Direction::Forward,
         Some("back") => Direction::Back,
         _ => {
@@ -225,7 +226,7 @@ fn parse_move(raw: &Value) -> Result<Move, RuleError> {
             ));
         }
     };
-    let kind = match required(object, "kind", what)?.as_str() {
+    let kind = match required(object, "kind", what())?.as_str() {
         Some("top") => MoveKind::Top,
         Some("named") => MoveKind::Named,
         _ => {

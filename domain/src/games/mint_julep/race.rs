@@ -8,6 +8,7 @@
 use serde_json::{Value, json};
 
 use super::horses::Horse;
+use crate::message::Message;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
@@ -20,6 +21,14 @@ impl Direction {
         match self {
             Direction::Forward => "forward",
             Direction::Back => "back",
+        }
+    }
+
+    /// The direction in a sentence, in the sentence's language.
+    pub fn said(self) -> Message {
+        match self {
+            Direction::Forward => crate::said!("server.mint_julep.direction.forward"),
+            Direction::Back => crate::said!("server.mint_julep.direction.back"),
         }
     }
 
@@ -57,14 +66,21 @@ pub struct Move {
 }
 
 impl Move {
-    /// How a message names the move: "You Got Me forward (named move)".
-    pub fn describe(&self) -> String {
-        format!(
-            "{} {} ({} move)",
-            self.horse.name(),
-            self.direction.word(),
-            self.kind.word()
-        )
+    /// How a message names the move: "You Got Me forward (named-horse move)".
+    pub fn describe(&self) -> Message {
+        let direction = self.direction.said();
+        match self.kind {
+            MoveKind::Top => crate::said!(
+                "server.mint_julep.move.top",
+                horse = self.horse.name(),
+                direction = direction
+            ),
+            MoveKind::Named => crate::said!(
+                "server.mint_julep.move.named",
+                horse = self.horse.name(),
+                direction = direction
+            ),
+        }
     }
 }
 
@@ -85,40 +101,46 @@ pub enum RaceError {
 
 impl RaceError {
     /// The rule in words a player understands.
-    pub fn rule(&self) -> String {
+    pub fn rule(&self) -> Message {
         match self {
             RaceError::Gap {
                 horse,
                 direction: Direction::Forward,
-            } => format!(
-                "{} is alone in the front group and cannot move forward: that would leave a gap",
-                horse.name()
+            } => crate::said!(
+                "server.mint_julep.race.alone_in_front",
+                horse = horse.name()
             ),
             RaceError::Gap {
                 horse,
                 direction: Direction::Back,
-            } => format!(
-                "{} is alone in the last group and cannot move back: that would leave a gap",
-                horse.name()
+            } => crate::said!("server.mint_julep.race.alone_at_back", horse = horse.name()),
+            RaceError::NotTop { horse, top } => crate::said!(
+                "server.mint_julep.race.not_top",
+                horse = horse.name(),
+                top = top.name()
             ),
-            RaceError::NotTop { horse, top } => format!(
-                "a top-horse move needs the top of a group, but {} is under {} (use a named-horse move)",
-                horse.name(),
-                top.name()
+            RaceError::MovedBack {
+                horse,
+                direction: Direction::Forward,
+            } => crate::said!(
+                "server.mint_julep.race.moved_back_already",
+                horse = horse.name()
             ),
-            RaceError::MovedBack { horse, direction } => format!(
-                "{} already moved {} in this card's action; a horse may not be moved back in the same action",
-                horse.name(),
-                direction.opposite().word()
+            RaceError::MovedBack {
+                horse,
+                direction: Direction::Back,
+            } => crate::said!(
+                "server.mint_julep.race.moved_forward_already",
+                horse = horse.name()
             ),
-            RaceError::MintJulepNotTop { horse, top } => format!(
-                "the Mint Julep card is played on the top horse of a group, but {} is under {}",
-                horse.name(),
-                top.name()
+            RaceError::MintJulepNotTop { horse, top } => crate::said!(
+                "server.mint_julep.race.mint_julep_not_top",
+                horse = horse.name(),
+                top = top.name()
             ),
-            RaceError::AlreadyFlipped { horse } => format!(
-                "{} was already flipped by an earlier Mint Julep card; its ability is used only once",
-                horse.name()
+            RaceError::AlreadyFlipped { horse } => crate::said!(
+                "server.mint_julep.race.already_flipped",
+                horse = horse.name()
             ),
         }
     }

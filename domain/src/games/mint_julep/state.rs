@@ -10,8 +10,9 @@ use super::events::{BetPlaced, CardPlayed, ROUNDS, RaceRecorded};
 use super::horses::Horse;
 use super::race::Race;
 use crate::error::RuleError;
+use crate::message::Message;
 use crate::pointer::pointer;
-use crate::score::list_names;
+use crate::score::{said_commas, said_list, said_names};
 use crate::setup::Player;
 
 /// An active bet: who backs which horse since which round.
@@ -120,13 +121,13 @@ fn check_round(state: &State, round: u32) -> Result<(), RuleError> {
 
 /// rules: before the first race move of round 1 every player has a bet. With 2 players one
 /// is enough: the second bet is allowed, not required ("each player *can* have two").
-fn check_compulsory_bets(state: &State, before: &str) -> Result<(), RuleError> {
+fn check_compulsory_bets(state: &State, before: Message) -> Result<(), RuleError> {
     if state.round != 1 {
         return Ok(());
     }
-    let missing: Vec<String> = (0..state.players.len())
+    let missing: Vec<Message> = (0..state.players.len())
         .filter(|&p| state.bets_of(p).next().is_none())
-        .map(|p| format!("{} has 0", state.name(p)))
+        .map(|p| crate::said!("server.mint_julep.refusal.has_no_bet", name = state.name(p)))
         .collect();
     if missing.is_empty() {
         return Ok(());
@@ -136,7 +137,7 @@ fn check_compulsory_bets(state: &State, before: &str) -> Result<(), RuleError> {
         crate::said!(
             "server.mint_julep.refusal.round_1_every_player_must",
             before = before,
-            missing = list_names(&missing)
+            missing = said_list(missing)
         ),
     ))
 }
@@ -259,11 +260,11 @@ fn active_bets(state: &State, player: usize) -> Vec<(usize, &Bet)> {
         .collect()
 }
 
-fn bets_held(per_player: usize) -> &'static str {
+fn bets_held(per_player: usize) -> Message {
     if per_player == 2 {
-        "two bets (2 players)"
+        crate::said!("server.mint_julep.refusal.two_bets_held")
     } else {
-        "one bet"
+        crate::said!("server.mint_julep.refusal.one_bet_held")
     }
 }
 
@@ -274,7 +275,7 @@ fn replaces_required(name: &str, mine: &[(usize, &Bet)]) -> RuleError {
         crate::said!(
             "server.mint_julep.refusal.2_players_holds_two_bets",
             name = name,
-            horses = list_names(&horses)
+            horses = said_names(&horses)
         ),
     )
 }
@@ -282,9 +283,13 @@ fn replaces_required(name: &str, mine: &[(usize, &Bet)]) -> RuleError {
 fn no_bet_to_replace(name: &str, horse: Horse, mine: &[(usize, &Bet)]) -> RuleError {
     let horses: Vec<&str> = mine.iter().map(|(_, b)| b.horse.name()).collect();
     let held = if horses.is_empty() {
-        format!("{name} has no active bet yet (leave \"replaces\" out)")
+        crate::said!("server.mint_julep.refusal.no_active_bet_yet", name = name)
     } else {
-        format!("{name}'s active bets: {}", list_names(&horses))
+        crate::said!(
+            "server.mint_julep.refusal.active_bets",
+            name = name,
+            horses = said_names(&horses)
+        )
     };
     RuleError::said(
         "/replaces",
@@ -305,7 +310,10 @@ pub(super) fn play_card(state: &mut State, card: CardPlayed) -> Result<(), RuleE
             crate::said!("server.mint_julep.refusal.earlier_race_recorded_gave_only"),
         ));
     }
-    check_compulsory_bets(state, "the race starts")?;
+    check_compulsory_bets(
+        state,
+        crate::said!("server.mint_julep.refusal.before_the_race"),
+    )?;
     let turns = check_turn(state, card.player)?;
     if let (Some(_), Some((player, horse))) = (card.mint_julep, state.mint_julep_card) {
         // rules: one Mint Julep card in the deck, shuffled back only at the round's end.
@@ -378,18 +386,21 @@ fn check_turn(state: &State, player: usize) -> Result<Option<Turns>, RuleError> 
         .find(|(_, (p, _, _))| *p == player)
         .map(|(position, _)| position);
     let Some(position) = next else {
-        let order: Vec<String> = turns
-            .order
-            .iter()
-            .map(|(p, horse, letter)| format!("{} ({} {letter})", state.name(*p), horse.name()))
-            .collect();
+        let order = turns.order.iter().map(|(p, horse, letter)| {
+            crate::said!(
+                "server.mint_julep.refusal.turn_in_order",
+                name = state.name(*p),
+                horse = horse.name(),
+                letter = *letter
+            )
+        });
         return Err(RuleError::said(
             "/player",
             crate::said!(
                 "server.mint_julep.refusal.turn_round_race_over_race",
                 name = state.name(player),
                 round = &state.round,
-                join = order.join(", "),
+                join = said_commas(order),
                 played = state.name(turns.order[turns.at].0)
             ),
         ));
@@ -448,7 +459,10 @@ pub(super) fn record_race(state: &mut State, race: RaceRecorded) -> Result<(), R
         }
         RoundRace::NotStarted => {}
     }
-    check_compulsory_bets(state, "the race starts")?;
+    check_compulsory_bets(
+        state,
+        crate::said!("server.mint_julep.refusal.before_the_race"),
+    )?;
     state.race.set_finish(&race.order);
     state.round_race = RoundRace::Finish;
     state.finish_only = true;
@@ -469,7 +483,10 @@ pub(super) fn end_round(state: &mut State, round: u32) -> Result<(), RuleError> 
         state.last_round_end_due = false;
         return Ok(());
     }
-    check_compulsory_bets(state, "round 1 ends")?;
+    check_compulsory_bets(
+        state,
+        crate::said!("server.mint_julep.refusal.before_round_1_ends"),
+    )?;
     close_round(state);
     Ok(())
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::error::RuleError;
+use crate::message::Message;
 use crate::pointer::pointer;
 
 /// The 63 antique cards of the box (rules: Components).
@@ -62,6 +63,18 @@ impl Attribute {
     }
 }
 
+impl Attribute {
+    /// The attribute's name in a sentence: the game's word for it, or the name the table gave.
+    pub fn said(&self) -> Message {
+        match self {
+            Attribute::Type => crate::said!("server.vintage.attribute.type"),
+            Attribute::Colour => crate::said!("server.vintage.attribute.colour"),
+            Attribute::Period => crate::said!("server.vintage.attribute.period"),
+            Attribute::Other { name, .. } => Message::data(name.clone()),
+        }
+    }
+}
+
 impl Card {
     /// The card's text for `attribute`; `None` when the card does not record it.
     pub fn attribute(&self, attribute: &Attribute) -> Option<&str> {
@@ -84,11 +97,14 @@ impl Card {
             .is_some_and(|text| same_text(text, value))
     }
 
-    /// "a blue 60s lamp worth 3", for messages.
-    pub fn describe(&self) -> String {
-        format!(
-            "a {} {} {} worth {}",
-            self.colour, self.period, self.object, self.value
+    /// "a blue 60s lamp worth 3", for messages: the table's words in the message's sentence.
+    pub fn describe(&self) -> Message {
+        crate::said!(
+            "server.vintage.card.described",
+            colour = &self.colour,
+            period = &self.period,
+            object = &self.object,
+            value = self.value
         )
     }
 }
@@ -213,6 +229,11 @@ impl Catalogue {
         self.cards.get(id)
     }
 
+    /// Whether any card described in the game shows `value` for `attribute`.
+    pub fn any_shows(&self, attribute: &Attribute, value: &str) -> bool {
+        self.cards.values().any(|card| card.shows(attribute, value))
+    }
+
     /// Adds the cards first described by an accepted event.
     pub fn learn(&mut self, cards: Vec<Card>) {
         for card in cards {
@@ -303,9 +324,10 @@ fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
         ));
     }
     let shown = |card: &Card| {
-        card.other
-            .get(field)
-            .map_or("nothing".to_owned(), |t| format!("{t:?}"))
+        card.other.get(field).map_or_else(
+            || crate::said!("server.vintage.card.nothing"),
+            |t| Message::data(format!("{t:?}")),
+        )
     };
     Err(RuleError::said(
         pointer([field]),

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::catalogue::CardRef;
 use crate::data::fields;
 use crate::error::RuleError;
+use crate::message::Message;
 use crate::pointer::pointer;
 use crate::setup::{Player, keys_by_seated_name};
 
@@ -38,7 +39,7 @@ pub enum Take {
 }
 
 /// A card at `at` (a field of the event), with errors pointing inside it.
-fn card_at(value: Option<&Value>, at: &str, what: &str) -> Result<CardRef, RuleError> {
+fn card_at(value: Option<&Value>, at: &str, what: Message) -> Result<CardRef, RuleError> {
     match value {
         None | Some(Value::Null) => Err(RuleError::said(
             at,
@@ -48,7 +49,7 @@ fn card_at(value: Option<&Value>, at: &str, what: &str) -> Result<CardRef, RuleE
     }
 }
 
-fn cards_at(value: &Value, at: &str, what: &str) -> Result<Vec<CardRef>, RuleError> {
+fn cards_at(value: &Value, at: &str, what: Message) -> Result<Vec<CardRef>, RuleError> {
     let list = value.as_array().ok_or_else(|| {
         RuleError::said(
             at,
@@ -62,11 +63,11 @@ fn cards_at(value: &Value, at: &str, what: &str) -> Result<Vec<CardRef>, RuleErr
 }
 
 /// An object from player name to a list of cards, every player exactly once; returned in seat
-/// order. `what` names one entry in messages ("showcase", "collection").
+/// order. `whose` names one entry in messages ("Ann's showcase").
 fn per_player(
     object: &Map<String, Value>,
     field: &str,
-    what: &str,
+    whose: fn(&str) -> Message,
     players: &[Player],
 ) -> Result<Vec<PlayerCards>, RuleError> {
     let given = object
@@ -91,12 +92,11 @@ fn per_player(
                     pointer([field]),
                     crate::said!(
                         "server.vintage.refusal.missing_every_player_appears_once",
-                        name = &player.name,
-                        what = what
+                        whose = whose(&player.name)
                     ),
                 )
             })?;
-            let cards = cards_at(raw, &at, &format!("{}'s {what}", player.name))?;
+            let cards = cards_at(raw, &at, whose(&player.name))?;
             Ok(PlayerCards { at, cards })
         })
         .collect()
@@ -108,13 +108,23 @@ pub fn parse_showcases_dealt(
     players: &[Player],
 ) -> Result<Vec<PlayerCards>, RuleError> {
     let object = fields(data, SHOWCASES_DEALT, &["showcases"])?;
-    per_player(object, "showcases", "showcase", players)
+    per_player(
+        object,
+        "showcases",
+        |name| crate::said!("server.vintage.whose.showcase", name = name),
+        players,
+    )
 }
 
 /// `final_banked`: `{"banked": {"Ann": ["c30"], "Bo": ["c12", "c14"], …}}`.
 pub fn parse_final_banked(data: &Value, players: &[Player]) -> Result<Vec<PlayerCards>, RuleError> {
     let object = fields(data, FINAL_BANKED, &["banked"])?;
-    per_player(object, "banked", "final bank", players)
+    per_player(
+        object,
+        "banked",
+        |name| crate::said!("server.vintage.whose.final_bank", name = name),
+        players,
+    )
 }
 
 /// `collections_recorded`: `{"collections": {"Ann": [card, …], …}}`.
@@ -123,7 +133,12 @@ pub fn parse_collections_recorded(
     players: &[Player],
 ) -> Result<Vec<PlayerCards>, RuleError> {
     let object = fields(data, COLLECTIONS_RECORDED, &["collections"])?;
-    per_player(object, "collections", "collection", players)
+    per_player(
+        object,
+        "collections",
+        |name| crate::said!("server.vintage.whose.collection", name = name),
+        players,
+    )
 }
 
 /// `turn_taken`: `{"player", "banked", "steal": {"from", "card"} | null, "dig": card | null,
@@ -146,7 +161,7 @@ pub fn parse_turn_taken(data: &Value) -> Result<TurnTaken, RuleError> {
     let banked = card_at(
         object.get("banked"),
         "/banked",
-        "banked (the showcase card moved into the collection; banking is compulsory)",
+        crate::said!("server.vintage.refusal.banked_meaning"),
     )?;
     let steal = match object.get("steal") {
         None | Some(Value::Null) => None,
@@ -161,7 +176,11 @@ pub fn parse_turn_taken(data: &Value) -> Result<TurnTaken, RuleError> {
                     ));
                 }
             };
-            let card = card_at(steal.get("card"), "/steal/card", "steal.card")?;
+            let card = card_at(
+                steal.get("card"),
+                "/steal/card",
+                Message::data("steal.card"),
+            )?;
             Some(Take::Steal { from, card })
         }
     };
@@ -194,7 +213,7 @@ pub fn parse_turn_taken(data: &Value) -> Result<TurnTaken, RuleError> {
         }
     };
     let drawn = match object.get("drawn") {
-        Some(raw) => cards_at(raw, "/drawn", "drawn")?,
+        Some(raw) => cards_at(raw, "/drawn", Message::data("drawn"))?,
         None => {
             return Err(RuleError::said(
                 "/drawn",

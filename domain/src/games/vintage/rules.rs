@@ -60,7 +60,11 @@ impl Ruleset for Vintage {
                     ),
                 ));
             }
-            within_limit(i64::from(card.value), at("value"), "a card's value")?;
+            within_limit(
+                i64::from(card.value),
+                at("value"),
+                crate::said!("server.vintage.subject.card_value"),
+            )?;
             for (field, text) in [
                 ("type", &card.object),
                 ("colour", &card.colour),
@@ -86,7 +90,11 @@ impl Ruleset for Vintage {
                     crate::said!("server.vintage.refusal.prize_needs_id"),
                 ));
             }
-            within_limit(prize.points, at("points"), "a prize's points")?;
+            within_limit(
+                prize.points,
+                at("points"),
+                crate::said!("server.vintage.subject.prize_points"),
+            )?;
             if options.prizes[..i].iter().any(|p| p.id == prize.id) {
                 return Err(RuleError::said(
                     at("id"),

@@ -36,6 +36,11 @@ pub fn score(state: &State) -> Scoreboard {
         for (seat, line) in prize_lines(prize, state, &collections) {
             lines[seat].push(line);
         }
+        if let Some(line) = matched_by_no_card(prize, state) {
+            for player_lines in &mut lines {
+                player_lines.push(line.clone());
+            }
+        }
     }
     let mut players: Vec<PlayerScore> = state
         .players
@@ -223,6 +228,24 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<
         ));
     }
     lines
+}
+
+/// A prize whose value no card of the game shows (typed "années 60" while the cards say
+/// "60s"): a line saying so, for 0 points, rather than a silent zero.
+fn matched_by_no_card(prize: &Prize, state: &State) -> Option<Line> {
+    let attribute = Attribute::parse(&prize.attribute, state.options.attribute_names_exact)?;
+    if state.catalogue.any_shows(&attribute, &prize.value) {
+        return None;
+    }
+    Some(Line::new(
+        Message::data(prize.name.clone()),
+        0,
+        said!(
+            "server.vintage.detail.prize_matched_by_no_card",
+            attribute = attribute.said(),
+            value = prize.value.as_str()
+        ),
+    ))
 }
 
 /// A player's points from prizes: everything but the collection's values (its first line).

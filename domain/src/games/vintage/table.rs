@@ -8,7 +8,7 @@ use super::catalogue::{CARDS, Naming};
 use super::events::{PlayerCards, Take, TurnTaken};
 use crate::error::RuleError;
 use crate::message::Message;
-use crate::score::list_names;
+use crate::score::said_names;
 use crate::setup::Player;
 
 /// Where a card on the table is.
@@ -190,7 +190,7 @@ impl Table {
                     crate::said!(
                         "server.vintage.refusal.does_not_play_this_game",
                         name = format!("{:?}", name),
-                        players = list_names(&names)
+                        players = said_names(&names)
                     ),
                 )
             })
@@ -344,7 +344,7 @@ impl Table {
                             "server.vintage.refusal.kept_but_drew_kept_card",
                             name = name,
                             kept = kept,
-                            drawn = list_names(&drawn)
+                            drawn = said_names(&drawn)
                         ),
                     ));
                 }
@@ -421,16 +421,16 @@ impl Table {
                 drawn_new += 1;
             } else {
                 let source = match (&self.deck, new) {
-                    (Deck::Original { .. }, 2) => "a card drawn comes from the deck".to_owned(),
-                    (Deck::Original { .. }, _) if self.place_of(&id).is_none() => format!(
-                        "the deck held only {new} card(s); the rest of the draw comes from the \
-                         reshuffled discard pile"
-                    ),
-                    _ => "cards drawn after the reshuffle come from the reshuffled discard pile"
-                        .to_owned(),
+                    (Deck::Original { .. }, 2) => {
+                        crate::said!("server.vintage.source.from_the_deck")
+                    }
+                    (Deck::Original { .. }, _) if self.place_of(&id).is_none() => {
+                        crate::said!("server.vintage.source.deck_held_only", new = new)
+                    }
+                    _ => crate::said!("server.vintage.source.after_the_reshuffle"),
                 };
                 let place = match self.place_of(&id) {
-                    None => "a card never seen before".to_owned(),
+                    None => crate::said!("server.vintage.place.never_seen"),
                     Some(_) => self.describe_place(&id, players),
                 };
                 return Err(RuleError::said(
@@ -501,19 +501,18 @@ impl Table {
         naming: &mut Naming,
     ) -> Result<Vec<Vec<String>>, RuleError> {
         if !self.must_end() {
-            let waiting = if matches!(self.deck, Deck::Original { left } if left < 2) {
-                " and the discard pile is still to be reshuffled into a new deck"
+            let said = if matches!(self.deck, Deck::Original { left } if left < 2) {
+                crate::said!(
+                    "server.vintage.refusal.game_not_over_deck_still_and_pile",
+                    left = self.deck.left()
+                )
             } else {
-                ""
-            };
-            return Err(RuleError::said(
-                "",
                 crate::said!(
                     "server.vintage.refusal.game_not_over_deck_still",
-                    left = self.deck.left(),
-                    waiting = waiting
-                ),
-            ));
+                    left = self.deck.left()
+                )
+            };
+            return Err(RuleError::said("", said));
         }
         let most_turns = (0..players.len())
             .map(|s| self.turns_of(s))
@@ -595,14 +594,18 @@ impl Table {
     }
 
     /// "in Bo's showcase", for messages.
-    pub fn describe_place(&self, id: &str, players: &[Player]) -> String {
+    pub fn describe_place(&self, id: &str, players: &[Player]) -> Message {
         let name = |seat: usize| players.get(seat).map_or("?", |p| p.name.as_str());
         match self.place_of(id) {
-            Some(Place::Showcase(seat)) => format!("in {}'s showcase", name(seat)),
-            Some(Place::Collection(seat)) => format!("in {}'s collection", name(seat)),
-            Some(Place::DiscardPile) => "in the discard pile".to_owned(),
-            Some(Place::ReshuffledDeck) => "in the reshuffled deck".to_owned(),
-            None => "not on the table".to_owned(),
+            Some(Place::Showcase(seat)) => {
+                crate::said!("server.vintage.place.showcase", name = name(seat))
+            }
+            Some(Place::Collection(seat)) => {
+                crate::said!("server.vintage.place.collection", name = name(seat))
+            }
+            Some(Place::DiscardPile) => crate::said!("server.vintage.place.discard_pile"),
+            Some(Place::ReshuffledDeck) => crate::said!("server.vintage.place.reshuffled_deck"),
+            None => crate::said!("server.vintage.place.not_on_the_table"),
         }
     }
 }

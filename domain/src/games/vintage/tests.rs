@@ -15,6 +15,7 @@ use crate::log::{self, Evaluation, LogEvent, NewEvent, Rejection, Status};
 use crate::ruleset::Ruleset;
 use crate::score::{Fact, PlayerScore};
 use crate::setup::PlayerEntry;
+use crate::untranslated::{FRENCH, PERSIAN};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: cards, logs, and a small table model that writes long logs.
@@ -1536,15 +1537,83 @@ fn collections_recorded_scores_values_and_prizes_and_ends_the_game() {
                 0,
                 "1, tied with Cy → nobody scores it (house rule prize_tie: nobody)".into()
             ),
+            (
+                "Most gold objects".into(),
+                0,
+                "no card of this game has colour “gold”".into()
+            ),
         ]
     );
-    // Nobody has a gold object: no line for it.
+    // No card of the game is gold: every breakdown says so, for 0 points.
     assert!(evaluation.scoreboard.players.iter().all(|p| {
-        p.rounds[0]
-            .breakdown
-            .iter()
-            .all(|l| l.label != "Most gold objects")
+        p.rounds[0].breakdown.iter().any(|l| {
+            l.label == "Most gold objects"
+                && l.points == 0
+                && l.detail == "no card of this game has colour “gold”"
+        })
     }));
+}
+
+/// Ann, Bo and Cy record their collections; one prize of 5 on period `period`.
+fn sixties_prize_on(period: &str) -> Evaluation {
+    let mut log = started(
+        &["Ann", "Bo", "Cy"],
+        json!({"prizes": [{"id": "sixties", "name": "Most 60s objects", "attribute": "period",
+                           "value": period, "points": 5}]}),
+    );
+    record(
+        &mut log,
+        "collections_recorded",
+        json!({"collections": {
+            "Ann": [antique("a1", "lamp", "blue", "60s", 3), antique("a2", "radio", "blue", "60s", 2)],
+            "Bo": [antique("b1", "chair", "red", "50s", 1)],
+            "Cy": [antique("k1", "vase", "green", "70s", 3)]}}),
+    )
+}
+
+#[test]
+fn a_prize_no_card_of_the_game_matches_says_so_in_every_breakdown_instead_of_a_silent_zero() {
+    // The prize was typed the way a French phone shows periods; the cards store "60s".
+    let evaluation = sixties_prize_on("années 60");
+    // Ann 3 + 2 = 5, Bo 1, Cy 3: nobody takes the prize.
+    assert_eq!(
+        totals(&evaluation),
+        vec![("Ann".into(), 5), ("Bo".into(), 1), ("Cy".into(), 3)]
+    );
+    for name in ["Ann", "Bo", "Cy"] {
+        let line = &player(&evaluation, name).rounds[0].breakdown[1];
+        assert_eq!(
+            (line.label.to_string(), line.points, line.detail.to_string()),
+            (
+                "Most 60s objects".into(),
+                0,
+                "no card of this game has period “années 60”".into()
+            )
+        );
+        assert_eq!(
+            line.detail.render(&FRENCH.catalogue),
+            "aucune carte de cette partie n'a pour époque « années 60 »"
+        );
+        assert_eq!(
+            line.detail.render(&PERSIAN.catalogue),
+            "در این بازی هیچ کارتی با دورهٔ «années 60» نیست"
+        );
+    }
+}
+
+#[test]
+fn the_same_prize_on_the_value_the_cards_store_goes_to_the_player_with_most() {
+    let evaluation = sixties_prize_on("60s");
+    // Ann 3 + 2 + 5 = 10 (2 sixties against 0), Bo 1, Cy 3.
+    assert_eq!(
+        totals(&evaluation),
+        vec![("Ann".into(), 10), ("Bo".into(), 1), ("Cy".into(), 3)]
+    );
+    assert_eq!(
+        lines(&evaluation, "Ann")[1],
+        ("Most 60s objects".into(), 5, "2 vs 0 → +5".into())
+    );
+    assert_eq!(lines(&evaluation, "Bo").len(), 1, "Bo has no 60s card");
 }
 
 #[test]
@@ -1633,7 +1702,7 @@ fn a_game_stored_before_schema_6_still_reads_attribute_names_letter_for_letter()
         ..LogEvent::new(2, "collections_recorded", collections)
     });
     // When it is replayed, then its prizes still count nothing, as when it was stored: only
-    // the values, Ann 5, Bo 5, Cy 0.
+    // the values, Ann 5, Bo 5, Cy 0 — and each prize says that no card matched it.
     let evaluation = evaluate(&log);
     assert_eq!(
         totals(&evaluation),
@@ -1641,7 +1710,24 @@ fn a_game_stored_before_schema_6_still_reads_attribute_names_letter_for_letter()
     );
     assert_eq!(
         lines(&evaluation, "Ann"),
-        vec![("Collection ×2".into(), 5, "a1 3 + a2 2 = 5".into())]
+        vec![
+            ("Collection ×2".into(), 5, "a1 3 + a2 2 = 5".into()),
+            (
+                "Most blue".into(),
+                0,
+                "no card of this game has Colour “blue”".into()
+            ),
+            (
+                "Most 60s".into(),
+                0,
+                "no card of this game has PERIOD “60s”".into()
+            ),
+            (
+                "Most wood".into(),
+                0,
+                "no card of this game has Material “wood”".into()
+            ),
+        ]
     );
 }
 
