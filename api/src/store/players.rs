@@ -295,11 +295,12 @@ impl<S: SqlStore> PlayerStore for S {
         let mut firsts = Vec::with_capacity(games.len());
         for row in &games {
             let game: String = row.try_get("game")?;
-            let first = query(
-                "SELECT played_at, game_id FROM rating_points \
+            let first = query(format!(
+                "SELECT played_at, game_id FROM rating_points{} \
                  WHERE club_id = $1 AND game = $2 AND player_id = $3 \
                  ORDER BY played_at, game_id LIMIT 1",
-            )
+                S::Db::BY_PLAYER
+            ))
             .bind(club)
             .bind(&game)
             .bind(from)

@@ -13,7 +13,7 @@ use crate::ratings::{Rating, rate};
 use crate::store::backend::{Backend, query};
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
-use crate::store::lists::{Param, placeholders};
+use crate::store::lists::Param;
 use crate::store::sql_store::SqlStore;
 use crate::store::writes::{WriteOn, Writing, args};
 
@@ -198,7 +198,7 @@ async fn rerate_from<W: Writing>(
             &format!(
                 "INSERT INTO rating_points (club_id, game, played_at, game_id, player_id, rank, \
                  mu_before, sigma_before, mu, sigma, games) VALUES {}",
-                placeholders(chunk.len(), 11)
+                W::Db::values_placeholders(chunk.len(), 11)
             ),
             values,
         )
@@ -240,7 +240,7 @@ async fn write_current<W: Writing>(
                  last_played_at) VALUES {} ON CONFLICT (club_id, game, player_id) DO UPDATE SET \
                  mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal, \
                  games = excluded.games, last_played_at = excluded.last_played_at",
-                placeholders(chunk.len(), 8)
+                W::Db::values_placeholders(chunk.len(), 8)
             ),
             values,
         )
@@ -283,9 +283,10 @@ async fn last_points<'p, W: Writing>(
         let sql = (0..chunk.len())
             .map(|i| {
                 format!(
-                    "SELECT * FROM (SELECT player_id, mu, sigma, games, played_at FROM rating_points \
+                    "SELECT * FROM (SELECT player_id, mu, sigma, games, played_at FROM rating_points{} \
                      WHERE club_id = $1 AND game = $2 AND player_id = ${} \
                      ORDER BY played_at DESC, game_id DESC LIMIT 1) AS p{i}",
+                    W::Db::BY_PLAYER,
                     i + 3
                 )
             })
@@ -385,23 +386,26 @@ pub(super) async fn ratings<S: SqlStore>(
         .await?;
         return rows.iter().map(rating_row).collect();
     };
-    // At a date: each of the club's players' last point before it, found by its index.
-    let rows = query(
-        "SELECT p.id, p.name, r.mu, r.sigma, r.games, r.played_at FROM players p \
-         JOIN rating_points r ON r.club_id = p.club_id AND r.game = $2 AND r.player_id = p.id \
-           AND (r.played_at, r.game_id) = \
-           (SELECT x.played_at, x.game_id FROM rating_points x \
-            WHERE x.club_id = p.club_id AND x.game = $2 AND x.player_id = p.id \
-              AND x.played_at < $3 \
-            ORDER BY x.played_at DESC, x.game_id DESC LIMIT 1) \
-         WHERE p.club_id = $1",
-    )
+    // At a date: each of the club's players' last point before it, found by its index (two
+    // points of one start: the last by id). The players first (SQLite keeps a CROSS JOIN's
+    // order): their points are a search each.
+    let rows = query(format!(
+        "SELECT p.id, p.name, r.mu, r.sigma, r.games, r.played_at, r.game_id FROM players p \
+         CROSS JOIN rating_points r{} \
+         WHERE p.club_id = $1 AND r.club_id = p.club_id AND r.game = $2 AND r.player_id = p.id \
+           AND r.played_at = (SELECT MAX(x.played_at) FROM rating_points x \
+             WHERE x.club_id = p.club_id AND x.game = $2 AND x.player_id = p.id \
+               AND x.played_at < $3) \
+         ORDER BY p.id, r.game_id DESC",
+        S::Db::BY_PLAYER
+    ))
     .bind(club)
     .bind(game)
     .bind(to)
     .fetch_all(store.pool())
     .await?;
     let mut rows = rows.iter().map(rating_row).collect::<Result<Vec<_>, _>>()?;
+    rows.dedup_by(|later, first| later.player_id == first.player_id);
     rows.sort_by(|a, b| {
         b.rating
             .ordinal()
@@ -440,12 +444,13 @@ pub(super) async fn player_ratings<S: SqlStore>(
     after: Option<&(DateTime<Utc>, String)>,
     limit: i64,
 ) -> Result<Vec<RatingPoint>, StoreError> {
-    let rows = query(
-        "SELECT game_id, played_at, rank, mu_before, sigma_before, mu, sigma FROM rating_points \
+    let rows = query(format!(
+        "SELECT game_id, played_at, rank, mu_before, sigma_before, mu, sigma FROM rating_points{} \
          WHERE club_id = $1 AND game = $2 AND player_id = $3 \
            AND ($4 IS NULL OR (played_at, game_id) > ($4, $5)) \
          ORDER BY played_at, game_id LIMIT $6",
-    )
+        S::Db::BY_PLAYER
+    ))
     .bind(club)
     .bind(game)
     .bind(player)
@@ -489,11 +494,12 @@ pub(super) async fn ratings_before<S: SqlStore>(
 ) -> Result<HashMap<String, Rating>, StoreError> {
     let mut found = HashMap::with_capacity(players.len());
     for player in players {
-        let row = query(
-            "SELECT mu, sigma FROM rating_points \
+        let row = query(format!(
+            "SELECT mu, sigma FROM rating_points{} \
              WHERE club_id = $1 AND game = $2 AND player_id = $3 AND (played_at, game_id) < ($4, $5) \
              ORDER BY played_at DESC, game_id DESC LIMIT 1",
-        )
+            S::Db::BY_PLAYER
+        ))
         .bind(club)
         .bind(game)
         .bind(player)
