@@ -7,12 +7,15 @@ use std::time::Instant;
 use tabletally_api::store::{self, Usage};
 
 /// What each run removes before the store rates the unrated games again.
-const RUNS: [(&str, &str); 2] = [
-    ("from scratch", "DELETE FROM rating_points"),
+const RUNS: [(&str, &[&str]); 2] = [
+    (
+        "from scratch",
+        &["DELETE FROM rating_points", "DELETE FROM rating_current"],
+    ),
     (
         "the last year again",
-        "DELETE FROM rating_points WHERE played_at >= \
-           (SELECT MAX(started_at) FROM games) - INTERVAL_A_YEAR",
+        &["DELETE FROM rating_points WHERE played_at >= \
+           (SELECT MAX(started_at) FROM games) - INTERVAL_A_YEAR"],
     ),
 ];
 
@@ -26,8 +29,9 @@ pub async fn ratings(url: &str) -> Result<(), String> {
         // SQLite compares times as text: a year back from the latest start, as text.
         "0"
     };
-    for (name, sql) in RUNS {
+    for (name, statements) in RUNS {
         for _ in 0..3 {
+            for sql in statements {
             let sql = if url.starts_with("postgres") {
                 sql.replace("INTERVAL_A_YEAR", a_year)
             } else {
@@ -37,6 +41,7 @@ pub async fn ratings(url: &str) -> Result<(), String> {
                 )
             };
             execute(url, &sql).await?;
+            }
             let started = Instant::now();
             let games = store.rate_unrated().await.map_err(|e| e.to_string())?;
             println!(

@@ -119,19 +119,10 @@ pub async fn ratings(
         .transpose()?;
     state.store.settle_ratings(&club.id, &game).await?;
     let reads = state.store.reads();
-    let mut rows = reads.store.ratings(&club.id, &game, query.to).await?;
-    rows.sort_by(|a, b| {
-        b.rating
-            .ordinal()
-            .total_cmp(&a.rating.ordinal())
-            .then_with(|| a.player_id.cmp(&b.player_id))
-    });
-    if let Some((ordinal, id)) = &after {
-        rows.retain(|r| {
-            let o = r.rating.ordinal();
-            o < *ordinal || (o == *ordinal && r.player_id > *id)
-        });
-    }
+    let mut rows = reads
+        .store
+        .ratings(&club.id, &game, query.to, after.as_ref(), limit + 1)
+        .await?;
     let next_cursor = (rows.len() as i64 > limit).then(|| {
         let last = &rows[limit as usize - 1];
         cursor::encode_rating(last.rating.ordinal(), &last.player_id)
@@ -310,7 +301,10 @@ pub async fn game_ratings(
         .store
         .ratings_before(&club.id, &game.game, (game.started_at, &game.id), &players)
         .await?;
-    let points = reads.store.game_points(&club.id, &game.id).await?;
+    let points = reads
+        .store
+        .game_points(&club.id, &game.game, (game.started_at, &game.id))
+        .await?;
     let table: Vec<Rating> = players
         .iter()
         .map(|p| before.get(p).copied().unwrap_or(Rating::NEW))

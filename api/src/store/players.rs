@@ -287,25 +287,33 @@ impl<S: SqlStore> PlayerStore for S {
                     .await?;
         // The ratings of each game the player who goes played are rated again from their first
         // game of it: their seats are the other player's now.
-        let firsts = query(
-            "SELECT game, played_at, game_id FROM rating_points \
-             WHERE club_id = $1 AND player_id = $2 ORDER BY game, played_at, game_id",
-        )
-        .bind(club)
-        .bind(from)
-        .fetch_all(&mut tx)
-        .await?;
-        let mut w = S::Db::writes(tx);
-        let mut noted: Option<String> = None;
-        for row in &firsts {
+        let games = query("SELECT game FROM rating_current WHERE club_id = $1 AND player_id = $2")
+            .bind(club)
+            .bind(from)
+            .fetch_all(&mut tx)
+            .await?;
+        let mut firsts = Vec::with_capacity(games.len());
+        for row in &games {
             let game: String = row.try_get("game")?;
-            if noted.as_ref() == Some(&game) {
-                continue;
+            let first = query(format!(
+                "SELECT played_at, game_id FROM rating_points{} \
+                 WHERE club_id = $1 AND game = $2 AND player_id = $3 \
+                 ORDER BY played_at, game_id LIMIT 1",
+                S::Db::BY_PLAYER
+            ))
+            .bind(club)
+            .bind(&game)
+            .bind(from)
+            .fetch_optional(&mut tx)
+            .await?;
+            if let Some(first) = first {
+                let at: DateTime<Utc> = first.try_get("played_at")?;
+                firsts.push((game, at, first.try_get::<String, _>("game_id")?));
             }
-            let first: (DateTime<Utc>, String) =
-                (row.try_get("played_at")?, row.try_get("game_id")?);
-            mark_changed(&mut w, club, &game, (first.0, &first.1)).await?;
-            noted = Some(game);
+        }
+        let mut w = S::Db::writes(tx);
+        for (game, at, id) in &firsts {
+            mark_changed(&mut w, club, game, (*at, id)).await?;
         }
         w.commit().await?;
         Ok(Merge::Merged)

@@ -101,13 +101,15 @@ pub trait StatsStore: Send + Sync {
         limit: i64,
     ) -> Result<Vec<(String, String)>, StoreError>;
 
-    /// The club's players of `game` with their rating as it stood before `to` (`None`: now), in
-    /// no order.
+    /// A page of the club's players of `game` ranked by their rating as it stood before `to`
+    /// (`None`: now): highest ordinal first, then by id; after `after` (an ordinal and an id).
     async fn ratings(
         &self,
         club: &str,
         game: &str,
         to: Option<DateTime<Utc>>,
+        after: Option<&(f64, String)>,
+        limit: i64,
     ) -> Result<Vec<RatingRow>, StoreError>;
 
     /// A player's rated games of `game` in play order, after the game `after` (a page).
@@ -124,7 +126,8 @@ pub trait StatsStore: Send + Sync {
     async fn game_points(
         &self,
         club: &str,
-        game_id: &str,
+        game: &str,
+        played: (DateTime<Utc>, &str),
     ) -> Result<Vec<(String, RatingPoint)>, StoreError>;
 
     /// These players' ratings of `game` as they stood before the game `(at, id)` was played
@@ -237,8 +240,10 @@ impl<S: SqlStore> StatsStore for S {
         club: &str,
         game: &str,
         to: Option<DateTime<Utc>>,
+        after: Option<&(f64, String)>,
+        limit: i64,
     ) -> Result<Vec<RatingRow>, StoreError> {
-        ratings::ratings(self, club, game, to).await
+        ratings::ratings(self, club, game, to, after, limit).await
     }
 
     async fn player_ratings(
@@ -255,9 +260,10 @@ impl<S: SqlStore> StatsStore for S {
     async fn game_points(
         &self,
         club: &str,
-        game_id: &str,
+        game: &str,
+        played: (DateTime<Utc>, &str),
     ) -> Result<Vec<(String, RatingPoint)>, StoreError> {
-        ratings::game_points(self, club, game_id).await
+        ratings::game_points(self, club, game, played).await
     }
 
     async fn ratings_before(

@@ -13,7 +13,7 @@ use crate::ratings::{Rating, rate};
 use crate::store::backend::{Backend, query};
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
-use crate::store::lists::{Param, placeholders};
+use crate::store::lists::Param;
 use crate::store::sql_store::SqlStore;
 use crate::store::writes::{WriteOn, Writing, args};
 
@@ -94,13 +94,26 @@ pub(in crate::store) async fn settle<S: SqlStore>(
 
 /// Rates again the club's games of `game` played from `from` on (start, then id): their
 /// points are removed, and every one of those games still finished is rated anew, each player
-/// starting from their last point before it.
+/// starting from their last point before it. Each player whose rating this can change gets
+/// their current rating written again (or removed, when no point of theirs is left).
 async fn rerate_from<W: Writing>(
     w: &mut W,
     club: &str,
     game: &str,
     (at, id): (DateTime<Utc>, &str),
 ) -> Result<(), StoreError> {
+    // Whoever played from `at` on: a point of theirs goes.
+    let mut players: Vec<String> = Vec::new();
+    for row in w
+        .fetch_all(
+            "SELECT player_id FROM rating_current \
+             WHERE club_id = $1 AND game = $2 AND last_played_at >= $3",
+            args![club, game, at],
+        )
+        .await?
+    {
+        players.push(row.try_get("player_id")?);
+    }
     w.execute(
         "DELETE FROM rating_points WHERE club_id = $1 AND game = $2 \
          AND (played_at, game_id) >= ($3, $4)",
@@ -126,10 +139,8 @@ async fn rerate_from<W: Writing>(
             row.try_get("rank")?,
         ));
     }
-    if seats.is_empty() {
-        return Ok(());
-    }
-    let mut players: Vec<&str> = seats.iter().map(|s| s.2.as_str()).collect();
+    drop(rows);
+    players.extend(seats.iter().map(|s| s.2.clone()));
     players.sort_unstable();
     players.dedup();
     let mut standing = last_points(w, club, game, &players).await?;
@@ -138,10 +149,7 @@ async fn rerate_from<W: Writing>(
         let before: Vec<(Rating, i64)> = table
             .iter()
             .map(|(_, _, player, rank)| {
-                let (rating, _) = standing
-                    .get(player.as_str())
-                    .copied()
-                    .unwrap_or((Rating::NEW, 0));
+                let rating = standing.get(player.as_str()).map_or(Rating::NEW, |s| s.rating);
                 (rating, *rank)
             })
             .collect();
@@ -149,8 +157,15 @@ async fn rerate_from<W: Writing>(
         for (((game_id, played_at, player_id, rank), (before, _)), after) in
             table.iter().zip(&before).zip(after)
         {
-            let games = standing.get(player_id.as_str()).map_or(0, |(_, n)| *n) + 1;
-            standing.insert(player_id, (after, games));
+            let games = standing.get(player_id.as_str()).map_or(0, |s| s.games) + 1;
+            standing.insert(
+                player_id,
+                Standing {
+                    rating: after,
+                    games,
+                    played_at: *played_at,
+                },
+            );
             points.push(Point {
                 game_id,
                 played_at: *played_at,
@@ -183,7 +198,62 @@ async fn rerate_from<W: Writing>(
             &format!(
                 "INSERT INTO rating_points (club_id, game, played_at, game_id, player_id, rank, \
                  mu_before, sigma_before, mu, sigma, games) VALUES {}",
-                placeholders(chunk.len(), 11)
+                W::Db::values_placeholders(chunk.len(), 11)
+            ),
+            values,
+        )
+        .await?;
+    }
+    write_current(w, club, game, &players, &standing).await
+}
+
+/// Writes these players' current ratings from their standing, and removes those of players
+/// left without a point.
+async fn write_current<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &str,
+    players: &[String],
+    standing: &HashMap<&str, Standing>,
+) -> Result<(), StoreError> {
+    let (rated, gone): (Vec<&String>, Vec<&String>) = players
+        .iter()
+        .partition(|p| standing.contains_key(p.as_str()));
+    for chunk in rated.chunks(POINTS_A_STATEMENT) {
+        let mut values = Vec::with_capacity(8 * chunk.len());
+        for player in chunk {
+            let s = &standing[player.as_str()];
+            values.extend(args![
+                club,
+                game,
+                player.as_str(),
+                s.rating.mu,
+                s.rating.sigma,
+                s.rating.ordinal(),
+                s.games,
+                s.played_at,
+            ]);
+        }
+        w.execute(
+            &format!(
+                "INSERT INTO rating_current (club_id, game, player_id, mu, sigma, ordinal, games, \
+                 last_played_at) VALUES {} ON CONFLICT (club_id, game, player_id) DO UPDATE SET \
+                 mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal, \
+                 games = excluded.games, last_played_at = excluded.last_played_at",
+                W::Db::values_placeholders(chunk.len(), 8)
+            ),
+            values,
+        )
+        .await?;
+    }
+    for chunk in gone.chunks(PLAYERS_A_STATEMENT) {
+        let mut values = args![club, game];
+        values.extend(chunk.iter().map(|p| Param::from(p.as_str())));
+        let listed = (0..chunk.len()).map(|i| format!("${}", i + 3)).collect::<Vec<_>>();
+        w.execute(
+            &format!(
+                "DELETE FROM rating_current WHERE club_id = $1 AND game = $2 AND player_id IN ({})",
+                listed.join(", ")
             ),
             values,
         )
@@ -192,39 +262,52 @@ async fn rerate_from<W: Writing>(
     Ok(())
 }
 
-/// Each player's last point of `game` in the club (their rating and rated games so far); a
-/// player without one is absent.
+/// A player's rating after their last point, how many games it counts, and when they last
+/// played.
+#[derive(Clone, Copy)]
+struct Standing {
+    rating: Rating,
+    games: i64,
+    played_at: DateTime<Utc>,
+}
+
+/// Each player's last point of `game` in the club; a player without one is absent.
 async fn last_points<'p, W: Writing>(
     w: &mut W,
     club: &str,
     game: &str,
-    players: &[&'p str],
-) -> Result<HashMap<&'p str, (Rating, i64)>, StoreError> {
+    players: &'p [String],
+) -> Result<HashMap<&'p str, Standing>, StoreError> {
     let mut last = HashMap::with_capacity(players.len());
     for chunk in players.chunks(PLAYERS_A_STATEMENT) {
         let sql = (0..chunk.len())
             .map(|i| {
                 format!(
-                    "SELECT * FROM (SELECT player_id, mu, sigma, games FROM rating_points \
+                    "SELECT * FROM (SELECT player_id, mu, sigma, games, played_at FROM rating_points{} \
                      WHERE club_id = $1 AND game = $2 AND player_id = ${} \
                      ORDER BY played_at DESC, game_id DESC LIMIT 1) AS p{i}",
+                    W::Db::BY_PLAYER,
                     i + 3
                 )
             })
             .collect::<Vec<_>>()
             .join(" UNION ALL ");
         let mut values = args![club, game];
-        values.extend(chunk.iter().map(|p| Param::from(*p)));
+        values.extend(chunk.iter().map(|p| Param::from(p.as_str())));
         for row in w.fetch_all(&sql, values).await? {
             let player: String = row.try_get("player_id")?;
             let Some(player) = chunk.iter().find(|p| **p == player) else {
                 continue;
             };
-            let rating = Rating {
-                mu: row.try_get("mu")?,
-                sigma: row.try_get("sigma")?,
+            let standing = Standing {
+                rating: Rating {
+                    mu: row.try_get("mu")?,
+                    sigma: row.try_get("sigma")?,
+                },
+                games: row.try_get("games")?,
+                played_at: row.try_get("played_at")?,
             };
-            last.insert(*player, (rating, row.try_get::<i64, _>("games")?));
+            last.insert(player.as_str(), standing);
         }
     }
     Ok(last)
@@ -237,7 +320,8 @@ pub(in crate::store) async fn rate_unrated<S: SqlStore>(store: &S) -> Result<usi
     let rows = query(
         "SELECT g.club_id, g.game, g.started_at, g.id FROM games g \
          WHERE EXISTS (SELECT 1 FROM game_players gp WHERE gp.game_id = g.id AND gp.rank IS NOT NULL) \
-           AND NOT EXISTS (SELECT 1 FROM rating_points r WHERE r.game_id = g.id) \
+           AND NOT EXISTS (SELECT 1 FROM rating_points r WHERE r.club_id = g.club_id \
+             AND r.game = g.game AND r.played_at = g.started_at AND r.game_id = g.id) \
          ORDER BY g.club_id, g.game, g.started_at, g.id",
     )
     .fetch_all(store.pool())
@@ -266,43 +350,89 @@ pub(in crate::store) async fn rate_unrated<S: SqlStore>(store: &S) -> Result<usi
     Ok(rows.len())
 }
 
-/// The club's players of `game` with their rating as it stood before `to` (`None`: now), in
-/// no order.
+/// A page of the club's players of `game` ranked by their rating as it stood before `to`
+/// (`None`: now), highest ordinal first (then by id): those after `after` (an ordinal and a
+/// player id), `limit` at most.
 pub(super) async fn ratings<S: SqlStore>(
     store: &S,
     club: &str,
     game: &str,
     to: Option<DateTime<Utc>>,
+    after: Option<&(f64, String)>,
+    limit: i64,
 ) -> Result<Vec<RatingRow>, StoreError> {
-    // Each of the club's players' last point before `to`, found by its index.
-    let rows = query(
-        "SELECT p.id, p.name, r.mu, r.sigma, r.games, r.played_at FROM players p \
-         JOIN rating_points r ON r.player_id = p.id AND r.game_id = \
-           (SELECT x.game_id FROM rating_points x \
-            WHERE x.club_id = p.club_id AND x.game = $2 AND x.player_id = p.id \
-              AND ($3 IS NULL OR x.played_at < $3) \
-            ORDER BY x.played_at DESC, x.game_id DESC LIMIT 1) \
-         WHERE p.club_id = $1",
-    )
+    let Some(to) = to else {
+        // Now: a range of the current ratings, in their order.
+        const RANKED: &str = "SELECT p.id, p.name, r.mu, r.sigma, r.games, \
+             r.last_played_at AS played_at \
+             FROM rating_current r JOIN players p ON p.id = r.player_id AND p.club_id = r.club_id \
+             WHERE r.club_id = $1 AND r.game = $2";
+        let rows = match after {
+            None => query(format!("{RANKED} ORDER BY r.ordinal DESC, r.player_id LIMIT $3"))
+                .bind(club)
+                .bind(game)
+                .bind(limit),
+            Some((ordinal, id)) => query(format!(
+                "{RANKED} AND (r.ordinal < $3 OR (r.ordinal = $3 AND r.player_id > $4)) \
+                 ORDER BY r.ordinal DESC, r.player_id LIMIT $5"
+            ))
+            .bind(club)
+            .bind(game)
+            .bind(*ordinal)
+            .bind(id)
+            .bind(limit),
+        }
+        .fetch_all(store.pool())
+        .await?;
+        return rows.iter().map(rating_row).collect();
+    };
+    // At a date: each of the club's players' last point before it, found by its index (two
+    // points of one start: the last by id). The players first (SQLite keeps a CROSS JOIN's
+    // order): their points are a search each.
+    let rows = query(format!(
+        "SELECT p.id, p.name, r.mu, r.sigma, r.games, r.played_at, r.game_id FROM players p \
+         CROSS JOIN rating_points r{} \
+         WHERE p.club_id = $1 AND r.club_id = p.club_id AND r.game = $2 AND r.player_id = p.id \
+           AND r.played_at = (SELECT MAX(x.played_at) FROM rating_points x \
+             WHERE x.club_id = p.club_id AND x.game = $2 AND x.player_id = p.id \
+               AND x.played_at < $3) \
+         ORDER BY p.id, r.game_id DESC",
+        S::Db::BY_PLAYER
+    ))
     .bind(club)
     .bind(game)
     .bind(to)
     .fetch_all(store.pool())
     .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(RatingRow {
-                player_id: row.try_get("id")?,
-                name: row.try_get("name")?,
-                rating: Rating {
-                    mu: row.try_get("mu")?,
-                    sigma: row.try_get("sigma")?,
-                },
-                games: row.try_get("games")?,
-                last_played_at: row.try_get("played_at")?,
-            })
-        })
-        .collect()
+    let mut rows = rows.iter().map(rating_row).collect::<Result<Vec<_>, _>>()?;
+    rows.dedup_by(|later, first| later.player_id == first.player_id);
+    rows.sort_by(|a, b| {
+        b.rating
+            .ordinal()
+            .total_cmp(&a.rating.ordinal())
+            .then_with(|| a.player_id.cmp(&b.player_id))
+    });
+    if let Some((ordinal, id)) = after {
+        rows.retain(|r| {
+            let o = r.rating.ordinal();
+            o < *ordinal || (o == *ordinal && r.player_id > *id)
+        });
+    }
+    rows.truncate(usize::try_from(limit).unwrap_or(0));
+    Ok(rows)
+}
+
+fn rating_row(row: &impl Columns) -> Result<RatingRow, StoreError> {
+    Ok(RatingRow {
+        player_id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        rating: Rating {
+            mu: row.try_get("mu")?,
+            sigma: row.try_get("sigma")?,
+        },
+        games: row.try_get("games")?,
+        last_played_at: row.try_get("played_at")?,
+    })
 }
 
 /// A player's points of `game` in play order, after the point of game `after` (a page).
@@ -314,12 +444,13 @@ pub(super) async fn player_ratings<S: SqlStore>(
     after: Option<&(DateTime<Utc>, String)>,
     limit: i64,
 ) -> Result<Vec<RatingPoint>, StoreError> {
-    let rows = query(
-        "SELECT game_id, played_at, rank, mu_before, sigma_before, mu, sigma FROM rating_points \
+    let rows = query(format!(
+        "SELECT game_id, played_at, rank, mu_before, sigma_before, mu, sigma FROM rating_points{} \
          WHERE club_id = $1 AND game = $2 AND player_id = $3 \
            AND ($4 IS NULL OR (played_at, game_id) > ($4, $5)) \
          ORDER BY played_at, game_id LIMIT $6",
-    )
+        S::Db::BY_PLAYER
+    ))
     .bind(club)
     .bind(game)
     .bind(player)
@@ -335,14 +466,17 @@ pub(super) async fn player_ratings<S: SqlStore>(
 pub(super) async fn game_points<S: SqlStore>(
     store: &S,
     club: &str,
-    game_id: &str,
+    game: &str,
+    (at, id): (DateTime<Utc>, &str),
 ) -> Result<Vec<(String, RatingPoint)>, StoreError> {
     let rows = query(
         "SELECT player_id, game_id, played_at, rank, mu_before, sigma_before, mu, sigma \
-         FROM rating_points WHERE game_id = $1 AND club_id = $2",
+         FROM rating_points WHERE club_id = $1 AND game = $2 AND played_at = $3 AND game_id = $4",
     )
-    .bind(game_id)
     .bind(club)
+    .bind(game)
+    .bind(at)
+    .bind(id)
     .fetch_all(store.pool())
     .await?;
     rows.iter()
@@ -360,11 +494,12 @@ pub(super) async fn ratings_before<S: SqlStore>(
 ) -> Result<HashMap<String, Rating>, StoreError> {
     let mut found = HashMap::with_capacity(players.len());
     for player in players {
-        let row = query(
-            "SELECT mu, sigma FROM rating_points \
+        let row = query(format!(
+            "SELECT mu, sigma FROM rating_points{} \
              WHERE club_id = $1 AND game = $2 AND player_id = $3 AND (played_at, game_id) < ($4, $5) \
              ORDER BY played_at DESC, game_id DESC LIMIT 1",
-        )
+            S::Db::BY_PLAYER
+        ))
         .bind(club)
         .bind(game)
         .bind(player)

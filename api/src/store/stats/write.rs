@@ -684,6 +684,7 @@ pub(super) async fn clear_statistics<S: SqlStore>(store: &S) -> Result<(), Store
         "DELETE FROM run_snapshots",
         "DELETE FROM game_buckets",
         "DELETE FROM rating_points",
+        "DELETE FROM rating_current",
         "DELETE FROM rating_changes",
     ] {
         query(statement).execute(&mut tx).await?;
