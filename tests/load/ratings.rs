@@ -32,15 +32,15 @@ pub async fn ratings(url: &str) -> Result<(), String> {
     for (name, statements) in RUNS {
         for _ in 0..3 {
             for sql in statements {
-            let sql = if url.starts_with("postgres") {
-                sql.replace("INTERVAL_A_YEAR", a_year)
-            } else {
-                sql.replace(
+                let sql = if url.starts_with("postgres") {
+                    sql.replace("INTERVAL_A_YEAR", a_year)
+                } else {
+                    sql.replace(
                     "(SELECT MAX(started_at) FROM games) - INTERVAL_A_YEAR",
                     "strftime('%Y-%m-%dT%H:%M:%S+00:00', (SELECT MAX(started_at) FROM games), '-1 year')",
                 )
-            };
-            execute(url, &sql).await?;
+                };
+                execute(url, &sql).await?;
             }
             let started = Instant::now();
             let games = store.rate_unrated().await.map_err(|e| e.to_string())?;

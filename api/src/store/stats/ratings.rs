@@ -149,7 +149,9 @@ async fn rerate_from<W: Writing>(
         let before: Vec<(Rating, i64)> = table
             .iter()
             .map(|(_, _, player, rank)| {
-                let rating = standing.get(player.as_str()).map_or(Rating::NEW, |s| s.rating);
+                let rating = standing
+                    .get(player.as_str())
+                    .map_or(Rating::NEW, |s| s.rating);
                 (rating, *rank)
             })
             .collect();
@@ -249,7 +251,9 @@ async fn write_current<W: Writing>(
     for chunk in gone.chunks(PLAYERS_A_STATEMENT) {
         let mut values = args![club, game];
         values.extend(chunk.iter().map(|p| Param::from(p.as_str())));
-        let listed = (0..chunk.len()).map(|i| format!("${}", i + 3)).collect::<Vec<_>>();
+        let listed = (0..chunk.len())
+            .map(|i| format!("${}", i + 3))
+            .collect::<Vec<_>>();
         w.execute(
             &format!(
                 "DELETE FROM rating_current WHERE club_id = $1 AND game = $2 AND player_id IN ({})",
@@ -368,10 +372,12 @@ pub(super) async fn ratings<S: SqlStore>(
              FROM rating_current r JOIN players p ON p.id = r.player_id AND p.club_id = r.club_id \
              WHERE r.club_id = $1 AND r.game = $2";
         let rows = match after {
-            None => query(format!("{RANKED} ORDER BY r.ordinal DESC, r.player_id LIMIT $3"))
-                .bind(club)
-                .bind(game)
-                .bind(limit),
+            None => query(format!(
+                "{RANKED} ORDER BY r.ordinal DESC, r.player_id LIMIT $3"
+            ))
+            .bind(club)
+            .bind(game)
+            .bind(limit),
             Some((ordinal, id)) => query(format!(
                 "{RANKED} AND (r.ordinal < $3 OR (r.ordinal = $3 AND r.player_id > $4)) \
                  ORDER BY r.ordinal DESC, r.player_id LIMIT $5"
