@@ -389,9 +389,16 @@ async fn the_waiting_box_names_the_cards_and_the_bets_in_the_phones_language() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_games_list_shows_a_game_another_phone_starts_and_games_reads_it_again() {
-    let Some(b) = browser_speaking("fa-IR,fa").await else {
-        return;
-    };
+    for (languages, lang) in [("en-US,en", "en"), ("fr-FR,fr", "fr"), ("fa-IR,fa", "fa")] {
+        let Some(b) = browser_speaking(languages).await else {
+            return;
+        };
+        games_list_follows_the_club(&b, lang).await;
+        b.close().await;
+    }
+}
+
+async fn games_list_follows_the_club(b: &Browser, lang: &str) {
     let app = spawn_app(Backend::Sqlite)
         .await
         .expect("sqlite always runs");
@@ -402,7 +409,7 @@ async fn the_games_list_shows_a_game_another_phone_starts_and_games_reads_it_aga
             json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}),
         )
         .await;
-    crate::pad::open_club(&app, &b, &club, "#/").await;
+    crate::pad::open_club(&app, b, &club, "#/").await;
     b.find(&format!("ul.games li[data-game=\"{first}\"]")).await;
 
     // Another phone starts a game: it shows up without a reload.
@@ -415,20 +422,21 @@ async fn the_games_list_shows_a_game_another_phone_starts_and_games_reads_it_aga
         .await;
     b.find(&format!("ul.games li[data-game=\"{second}\"]"))
         .await;
-    b.screenshot("deadspot-04-games-list-fa", None).await;
+    b.screenshot(&format!("deadspot-04-games-list-{lang}"), None)
+        .await;
 
     // "Games" tapped on the list reads it again (a list drawn anew), still without a reload.
     b.js("document.querySelector('ul.games').dataset.old = 'yes'; return true;")
         .await;
     b.click("header.top nav a[href=\"#/\"]").await;
-    until(&b, "document.querySelector('ul.games:not([data-old])')").await;
+    until(b, "document.querySelector('ul.games:not([data-old])')").await;
     b.find(&format!("ul.games li[data-game=\"{second}\"]"))
         .await;
     assert_eq!(
         b.js("return window.notReloaded === true;").await,
-        json!(true)
+        json!(true),
+        "{lang}"
     );
-    b.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
