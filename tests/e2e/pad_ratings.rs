@@ -98,8 +98,8 @@ async fn the_ratings_view_ranks_the_club_and_a_game_names_its_favourite_and_its_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_ratings_speak_french_and_persian() {
     for (language, heading, favourite) in [
-        ("fr", "Classements", "favori"),
-        ("fa", "رتبه‌بندی", "شانس اول"),
+        ("fr", "Niveaux", "favori"),
+        ("fa", "رتبهٔ مهارت", "شانس اول"),
     ] {
         let Some((app, b)) = speaking(language).await else {
             return;
