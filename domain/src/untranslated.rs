@@ -55,8 +55,8 @@ pub fn english_left_in(said: &str, language: &Language) -> Vec<String> {
         .collect()
 }
 
-/// Words the tests give as data that read like English: one-word ids and option keys listed
-/// in a refusal, colours a player wears, the words a Vintage table types on its cards and
+/// Words the tests give as data that read like English: one-word ids, event types and option
+/// keys listed in a refusal, the apps a play's id names, colours a player wears, the words a Vintage table types on its cards and
 /// the names of its cards' own attributes. Said as given in every language.
 const DATA_WORDS: &[&str] = &[
     // Mint Condition's card ids; options of the games
@@ -72,6 +72,13 @@ const DATA_WORDS: &[&str] = &[
     "green",
     "purple",
     "red",
+    // The log's own event types, listed as ids in a refusal of an unknown type
+    "retract",
+    "correct",
+    "abandon",
+    // The apps an imported play's id names (`bgstats:…`, `bgg:…`)
+    "bgstats",
+    "bgg",
     // Vintage cards as the tests' tables describe them
     "lamp",
     "radio",

@@ -117,6 +117,24 @@ pub(super) async fn import_player(
     report: &mut ImportReport,
     ids: GameIds,
 ) -> Result<(), LineError> {
+    let mut player = read_player(line)?;
+    player.id = player_id(club, &player.id, ids);
+    match store.import_player(club, &player).await {
+        Ok(PlayerImport::Imported) => report.players.imported += 1,
+        Ok(PlayerImport::AlreadyPresent) => report.players.already_present += 1,
+        Ok(PlayerImport::Conflict(detail)) | Err(StoreError::Conflict(detail)) => {
+            return Err((None, 409, detail));
+        }
+        Err(e) => {
+            tracing::error!(error = %e, player = %player.id, "import failed");
+            return Err((None, 500, said!("server.api.import.player.not_stored")));
+        }
+    }
+    Ok(())
+}
+
+/// A `tabletally.player/1` line's player, or the first field that is not what it must be.
+pub(super) fn read_player(line: &Map<String, Value>) -> Result<ClubPlayer, LineError> {
     let line = Fields::new(line, said!("server.api.import.whose.line"));
     let player = line
         .object(
@@ -165,19 +183,7 @@ pub(super) async fn import_player(
         ))
     })?;
     player.name = name.as_str().to_owned();
-    player.id = player_id(club, &player.id, ids);
-    match store.import_player(club, &player).await {
-        Ok(PlayerImport::Imported) => report.players.imported += 1,
-        Ok(PlayerImport::AlreadyPresent) => report.players.already_present += 1,
-        Ok(PlayerImport::Conflict(detail)) | Err(StoreError::Conflict(detail)) => {
-            return Err((None, 409, detail));
-        }
-        Err(e) => {
-            tracing::error!(error = %e, player = %player.id, "import failed");
-            return Err((None, 500, said!("server.api.import.player.not_stored")));
-        }
-    }
-    Ok(())
+    Ok(player)
 }
 
 /// Imports a `tabletally.preset/1` line: the preset with its id (or one made from it), checked
@@ -189,6 +195,56 @@ pub(super) async fn import_preset(
     report: &mut ImportReport,
     ids: GameIds,
 ) -> Result<(), LineError> {
+    let (mut record, kind) = read_preset(line)?;
+    let file_id = record.id.clone();
+    record.id = match ids {
+        GameIds::Kept => file_id.clone(),
+        GameIds::New => derived_id(club, &format!("tabletally preset:{file_id}")),
+    };
+    match store.create_preset(club, &record).await {
+        Ok(Ok(())) => report.presets.imported += 1,
+        Ok(Err(existing)) if existing == record => report.presets.already_present += 1,
+        Ok(Err(existing)) => {
+            return Err((
+                None,
+                409,
+                if existing.id == record.id {
+                    said!(
+                        "server.api.import.preset.differs",
+                        id = &existing.id,
+                        name = format!("{:?}", existing.name)
+                    )
+                } else {
+                    said!(
+                        "server.api.import.preset.name_taken",
+                        game = kind.title(),
+                        name = format!("{:?}", existing.name),
+                        id = &existing.id,
+                        file_id = &file_id
+                    )
+                },
+            ));
+        }
+        // The id is already another preset's, of this club or another.
+        Err(StoreError::Database(sqlx::Error::Database(db))) if db.is_unique_violation() => {
+            return Err((
+                None,
+                409,
+                said!("server.api.import.preset.id_elsewhere", id = &file_id),
+            ));
+        }
+        Err(StoreError::Conflict(detail)) => return Err((None, 409, detail)),
+        Err(e) => {
+            tracing::error!(error = %e, preset = %record.id, "import failed");
+            return Err((None, 500, said!("server.api.import.preset.not_stored")));
+        }
+    }
+    Ok(())
+}
+
+/// A `tabletally.preset/1` line's preset and its game, checked as `POST /v1/presets` checks
+/// one, or the first thing that is not what it must be.
+pub(super) fn read_preset(line: &Map<String, Value>) -> Result<(PresetRecord, Game), LineError> {
     let line = Fields::new(line, said!("server.api.import.whose.line"));
     let preset = line
         .object(
@@ -245,48 +301,5 @@ pub(super) async fn import_preset(
             at = format!("/preset{}", e.pointer)
         ))
     })?;
-    let file_id = record.id.clone();
-    record.id = match ids {
-        GameIds::Kept => file_id.clone(),
-        GameIds::New => derived_id(club, &format!("tabletally preset:{file_id}")),
-    };
-    match store.create_preset(club, &record).await {
-        Ok(Ok(())) => report.presets.imported += 1,
-        Ok(Err(existing)) if existing == record => report.presets.already_present += 1,
-        Ok(Err(existing)) => {
-            return Err((
-                None,
-                409,
-                if existing.id == record.id {
-                    said!(
-                        "server.api.import.preset.differs",
-                        id = &existing.id,
-                        name = format!("{:?}", existing.name)
-                    )
-                } else {
-                    said!(
-                        "server.api.import.preset.name_taken",
-                        game = kind.title(),
-                        name = format!("{:?}", existing.name),
-                        id = &existing.id,
-                        file_id = &file_id
-                    )
-                },
-            ));
-        }
-        // The id is already another preset's, of this club or another.
-        Err(StoreError::Database(sqlx::Error::Database(db))) if db.is_unique_violation() => {
-            return Err((
-                None,
-                409,
-                said!("server.api.import.preset.id_elsewhere", id = &file_id),
-            ));
-        }
-        Err(StoreError::Conflict(detail)) => return Err((None, 409, detail)),
-        Err(e) => {
-            tracing::error!(error = %e, preset = %record.id, "import failed");
-            return Err((None, 500, said!("server.api.import.preset.not_stored")));
-        }
-    }
-    Ok(())
+    Ok((record, kind))
 }
