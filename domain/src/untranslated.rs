@@ -56,8 +56,9 @@ pub fn english_left_in(said: &str, language: &Language) -> Vec<String> {
 }
 
 /// Words the tests give as data that read like English: one-word ids, event types and option
-/// keys listed in a refusal, the apps a play's id names, colours a player wears, the words a Vintage table types on its cards and
-/// the names of its cards' own attributes. Said as given in every language.
+/// keys listed in a refusal, the apps a play's id names, colours a player wears, the words a
+/// Vintage table types on its cards and the names of its cards' own attributes. Said as given
+/// in every language.
 const DATA_WORDS: &[&str] = &[
     // Mint Condition's card ids; options of the games
     "autographed",

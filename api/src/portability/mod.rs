@@ -226,8 +226,8 @@ pub struct ImportFailure {
     /// The status the same request would get on its own: 400 unreadable, 409 conflict,
     /// 422 breaks a rule.
     pub status: u16,
-    /// Why, in the request's language (`Accept-Language`); ids, numbers, fields and the file's
-    /// values as the file has them.
+    // Why, in the request's language (`Accept-Language`); ids, numbers, fields and the file's
+    // values as the file has them.
     #[schema(value_type = String)]
     pub detail: Message,
 }

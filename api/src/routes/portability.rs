@@ -64,8 +64,8 @@ impl ImportQuery {
 /// at all, with its ids, its seats going to the players its summary names (merged and renamed
 /// players included) when the club has them, else matched by name (files of games alone).
 /// Whatever is already present is left as it is, so importing a file twice changes nothing.
-/// A broken line is reported with its number and, in words (in the language of
-/// `Accept-Language`), what the line must be; the others still import.
+/// A broken line is reported with its number and, in words, what the line must be; the others
+/// still import.
 #[utoipa::path(tag = "portability", security(("club_token" = [])), params(ImportQuery),
     request_body(content = String, content_type = "application/x-ndjson", description = "One exported player, preset or game per line (`tabletally.player/1`, `tabletally.preset/1`, `tabletally.game/1`)"),
     responses(
