@@ -25,8 +25,8 @@ pub mod pointer;
 pub mod ruleset;
 pub mod score;
 pub mod setup;
-#[cfg(test)]
-mod untranslated;
+#[cfg(any(test, feature = "untranslated"))]
+pub mod untranslated;
 pub mod words;
 
 pub use error::RuleError;

@@ -1,4 +1,5 @@
-//! Tests only: finds English left in a message said in French or Persian.
+//! Tests only (and other crates' tests, with the `untranslated` feature): finds English left
+//! in a message said in French or Persian.
 //!
 //! A message is fully said in a language when every word of it is either data (a name, a
 //! printed card name, a number, an identifier, a quoted value) or a word that language's own
@@ -42,16 +43,22 @@ pub static PERSIAN: LazyLock<Language> =
 /// The words of `message` said in `language` that are neither data nor the language's own:
 /// empty when it is fully said in that language.
 pub fn english_left(message: &Message, language: &Language) -> Vec<String> {
-    let said = message.render(&language.catalogue);
-    latin_words(&without_data(&said))
+    english_left_in(&message.render(&language.catalogue), language)
+}
+
+/// The words of a text already said in `language` (an answer's) that are neither data nor
+/// the language's own.
+pub fn english_left_in(said: &str, language: &Language) -> Vec<String> {
+    latin_words(&without_data(said))
         .into_iter()
         .filter(|word| !language.own_words.contains(word) && !DATA_WORDS.contains(&word.as_str()))
         .collect()
 }
 
-/// Words the tests give as data that read like English: one-word ids and option keys listed
-/// in a refusal, colours a player wears, the words a Vintage table types on its cards and
-/// the names of its cards' own attributes. Said as given in every language.
+/// Words the tests give as data that read like English: one-word ids, event types and option
+/// keys listed in a refusal, the apps a play's id names, colours a player wears, the words a
+/// Vintage table types on its cards and the names of its cards' own attributes. Said as given
+/// in every language.
 const DATA_WORDS: &[&str] = &[
     // Mint Condition's card ids; options of the games
     "autographed",
@@ -66,6 +73,13 @@ const DATA_WORDS: &[&str] = &[
     "green",
     "purple",
     "red",
+    // The log's own event types, listed as ids in a refusal of an unknown type
+    "retract",
+    "correct",
+    "abandon",
+    // The apps an imported play's id names (`bgstats:…`, `bgg:…`)
+    "bgstats",
+    "bgg",
     // Vintage cards as the tests' tables describe them
     "lamp",
     "radio",

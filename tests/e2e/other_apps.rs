@@ -24,6 +24,7 @@ on_both_backends!(
     seats_and_colours_come_in_as_the_file_gives_them,
     the_bg_stats_export_has_every_field_bg_stats_writes_with_its_type,
     the_boardgamegeek_export_has_every_attribute_boardgamegeek_writes,
+    a_report_on_another_apps_file_is_said_in_french_or_persian,
 );
 
 /// An app's import and export routes and its file's content type.
@@ -586,5 +587,130 @@ async fn the_boardgamegeek_export_has_every_attribute_boardgamegeek_writes(app: 
             plays[1]["tabletallyGameId"].as_str()
         ),
         ("2025-12-26", "Friday games", ids[1].as_str())
+    );
+}
+
+async fn a_report_on_another_apps_file_is_said_in_french_or_persian(app: TestApp) {
+    use crate::portability::{assert_no_english_left, details, import_in, machine_fields};
+    // Given a BG Stats file with a play that lists no players, one that names a player the
+    // file does not list and one without Bo's score, and a BoardGameGeek file with another
+    // club's game, a play of quantity 500 and one without Bo's score.
+    let source = app.new_club().await;
+    let game = typed_in(
+        &app,
+        &source,
+        "mint-julep",
+        "2024-06-01T20:00:00Z",
+        &[("Ann", None, 6), ("Bo", None, 2)],
+        "Ann",
+    )
+    .await;
+    let bgstats = json!({
+        "games": [{"id": 1, "name": "Mint Julep"}],
+        "players": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bo"}],
+        "plays": [
+            {"uuid": "P-EMPTY", "playDate": "2024-06-01 20:00:00", "gameRefId": 1,
+             "playerScores": []},
+            {"uuid": "P-STRANGER", "playDate": "2024-06-02 20:00:00", "gameRefId": 1,
+             "playerScores": [{"playerRefId": 1, "score": "7"}, {"playerRefId": 999, "score": "3"}]},
+            {"uuid": "P-NO-SCORE", "playDate": "2024-06-03 20:00:00", "gameRefId": 1,
+             "playerScores": [{"playerRefId": 1, "score": "8"}, {"playerRefId": 2, "score": ""}]}
+        ]
+    })
+    .to_string();
+    let ours = export(&app, &source, &BOARDGAMEGEEK).await;
+    let bgg = ours.replace(
+        "</plays>",
+        r#"<play id="9001" date="2024-06-04" quantity="500">
+    <item name="Mint Julep" objecttype="thing" objectid="0"/>
+    <players><player name="Ann" score="6" win="1"/><player name="Bo" score="2" win="0"/></players>
+  </play>
+  <play id="9002" date="2024-06-05" quantity="1">
+    <item name="Mint Julep" objecttype="thing" objectid="0"/>
+    <players><player name="Ann" score="6" win="1"/><player name="Bo" score="" win="0"/></players>
+  </play>
+</plays>"#,
+    );
+    let club = app.new_club().await;
+
+    // When each is imported in English, French and Persian
+    let mut reports = BTreeMap::new();
+    for language in ["en", "fr", "fa"] {
+        for to in [&BG_STATS, &BOARDGAMEGEEK] {
+            let file = if to.import == BG_STATS.import {
+                &bgstats
+            } else {
+                &bgg
+            };
+            let report = import_in(
+                &app,
+                &club,
+                to.import,
+                to.content_type,
+                file.as_bytes(),
+                language,
+            )
+            .await;
+            reports.insert((to.import, language), report);
+        }
+    }
+
+    // Then the plays fail alike in every language, their details said in it
+    let (bgstats_en, bgg_en) = (
+        &reports[&(BG_STATS.import, "en")],
+        &reports[&(BOARDGAMEGEEK.import, "en")],
+    );
+    assert_eq!(
+        details(bgstats_en),
+        [
+            "play bgstats:P-EMPTY: the play lists no players",
+            "play bgstats:P-STRANGER: playerScores[1] names playerRefId 999, which the file's players do not list",
+            "play bgstats:P-NO-SCORE: Bo has no whole-number score",
+        ]
+    );
+    assert_eq!(
+        details(bgg_en),
+        [
+            format!("game id {game} cannot be used here; to import a copy under new ids, send the file to POST /v1/import/bgg?new_ids=true"),
+            r#"play bgg:9001: quantity="500" says the game was played 500 times with the same scores; at most 100 are imported as separate games, so record them apart"#.to_owned(),
+            "play bgg:9002: Bo has no whole-number score".to_owned(),
+        ]
+    );
+    for language in ["fr", "fa"] {
+        for (to, english) in [(&BG_STATS, bgstats_en), (&BOARDGAMEGEEK, bgg_en)] {
+            let report = &reports[&(to.import, language)];
+            assert_eq!(machine_fields(report), machine_fields(english));
+            assert_no_english_left(&details(report), language);
+        }
+    }
+    assert_eq!(
+        details(&reports[&(BG_STATS.import, "fr")]),
+        [
+            "partie bgstats:P-EMPTY : la partie n'a aucun joueur",
+            "partie bgstats:P-STRANGER : playerScores[1] désigne le playerRefId 999, que la liste des joueurs du fichier ne contient pas",
+            "partie bgstats:P-NO-SCORE : Bo n'a pas de score en nombre entier",
+        ]
+    );
+    assert_eq!(
+        details(&reports[&(BOARDGAMEGEEK.import, "fr")]),
+        [
+            format!("l'id de partie {game} ne peut pas servir ici ; pour importer une copie sous de nouveaux ids, envoyez le fichier à POST /v1/import/bgg?new_ids=true"),
+            r#"partie bgg:9001 : quantity="500" dit que la partie a été jouée 500 fois avec les mêmes scores ; au plus 100 sont importées comme parties séparées, alors enregistrez-les à part"#.to_owned(),
+            "partie bgg:9002 : Bo n'a pas de score en nombre entier".to_owned(),
+        ]
+    );
+    assert_eq!(
+        details(&reports[&(BG_STATS.import, "fa")]),
+        [
+            "بازی bgstats:P-EMPTY: این بازی هیچ بازیکنی را نام نمی‌برد",
+            "بازی bgstats:P-STRANGER: playerScores[1] به playerRefId 999 اشاره می‌کند که در فهرست بازیکنان پرونده نیست",
+            "بازی bgstats:P-NO-SCORE: Bo امتیازی با عدد درست ندارد",
+        ]
+    );
+    assert_eq!(
+        details(&reports[&(BOARDGAMEGEEK.import, "fa")])[0],
+        format!(
+            "شناسهٔ بازی {game} این‌جا به کار نمی‌رود؛ برای وارد کردن رونوشتی با شناسه‌های تازه، پرونده را به POST /v1/import/bgg?new_ids=true بفرستید"
+        )
     );
 }

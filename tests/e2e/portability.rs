@@ -40,6 +40,7 @@ on_both_backends!(
     an_import_whose_client_hangs_up_stops_between_two_games,
     a_third_import_at_once_is_asked_to_come_back_later,
     fifty_imports_in_a_row_all_answer_while_another_club_keeps_recording,
+    an_import_report_is_said_in_french_or_persian_with_the_same_machine_fields,
 );
 
 /// The other database when PostgreSQL is configured, else a second server on the same kind.
@@ -98,6 +99,67 @@ async fn import(app: &TestApp, club: &TestClub, file: &str) -> Value {
         .await;
     assert_eq!(reply.status, 200, "{}", reply.body);
     reply.body
+}
+
+/// Posts a file to an import route asking for `language`: the report (200 asserted).
+pub(crate) async fn import_in(
+    app: &TestApp,
+    club: &TestClub,
+    path: &str,
+    content_type: &str,
+    file: &[u8],
+    language: &str,
+) -> Value {
+    let reply = app
+        .client
+        .post(app.url(path))
+        .bearer_auth(&club.token)
+        .header("content-type", content_type)
+        .header("accept-language", language)
+        .body(file.to_vec())
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(reply.status(), 200);
+    assert_eq!(reply.headers()["content-language"], language);
+    reply.json().await.expect("a report")
+}
+
+/// A report's failures without their words: what must not change with the language.
+pub(crate) fn machine_fields(report: &Value) -> Value {
+    let mut report = report.clone();
+    for failure in report["failed"].as_array_mut().expect("failures") {
+        failure["detail"] = Value::Null;
+    }
+    report
+}
+
+/// A report's details, in the order of its failures.
+pub(crate) fn details(report: &Value) -> Vec<String> {
+    report["failed"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .map(|f| f["detail"].as_str().expect("a detail").to_owned())
+        .collect()
+}
+
+/// Asserts that every detail is said in French or Persian (`language`) with no English word
+/// left: each Latin word is data (quoted, a name, an id) or one the language's catalogue uses.
+pub(crate) fn assert_no_english_left(details: &[String], language: &str) {
+    use tabletally_domain::untranslated::{FRENCH, PERSIAN, english_left_in};
+    let catalogue = if language == "fr" {
+        &*FRENCH
+    } else {
+        &*PERSIAN
+    };
+    for detail in details {
+        let left = english_left_in(detail, catalogue);
+        assert!(
+            left.is_empty(),
+            "English left in {language}: {left:?} in {detail:?}"
+        );
+    }
 }
 
 /// A game of Mint Julep known only by its final totals.
@@ -2153,4 +2215,101 @@ async fn fifty_imports_in_a_row_all_answer_while_another_club_keeps_recording(ap
         .get(&format!("/v1/games/{table}"), Some(&players.token))
         .await;
     assert_eq!(version.body["version"], 2 + statuses.len() as u64);
+}
+
+async fn an_import_report_is_said_in_french_or_persian_with_the_same_machine_fields(app: TestApp) {
+    // Given another club's export (its players' and game's ids are that club's) and a file with
+    // lines of several kinds wrong: a number, a line that is not JSON, a newer format, a player
+    // without "created_at", an event without an id, the other club's Ann and game, that game
+    // with a result naming a player who did not play, and a line that is not UTF-8.
+    let source = app.new_club().await;
+    let game = typed_in_game(&app, &source).await;
+    let seats = app
+        .get(&format!("/v1/games/{game}"), Some(&source.token))
+        .await;
+    let ann = seats.body["players"][0]["player_id"].as_str().unwrap();
+    let exported = export(&app, &source).await;
+    let lines: Vec<&str> = exported.lines().collect();
+    let mut zed: Value = serde_json::from_str(lines[2]).unwrap();
+    zed["events"][1]["data"]["totals"] = json!({"Ann": 9, "Zed": 4});
+    let mut file = [
+        "3",
+        "nonsense",
+        r#"{"format": "tabletally.game/2", "game": {}, "events": []}"#,
+        r#"{"format": "tabletally.player/1", "player": {"id": "5f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", "name": "Ann"}}"#,
+        r#"{"format": "tabletally.game/1", "game": {"id": "x", "game": "vintage"}, "events": [{"seq": 1}]}"#,
+        lines[0],
+        lines[2],
+        &zed.to_string(),
+    ]
+    .join("\n")
+    .into_bytes();
+    file.extend_from_slice(b"\n\xff\xfe\n");
+    let club = app.new_club().await;
+
+    // When it is imported in English, French and Persian
+    let ndjson = "application/x-ndjson";
+    let english = import_in(&app, &club, "/v1/import", ndjson, &file, "en").await;
+    let french = import_in(&app, &club, "/v1/import", ndjson, &file, "fr").await;
+    let persian = import_in(&app, &club, "/v1/import", ndjson, &file, "fa").await;
+
+    // Then every line fails the same way, and only the words change with the language
+    assert_eq!(
+        machine_fields(&english),
+        json!({"imported": 0, "already_present": 0, "failed": [
+            {"line": 1, "game_id": null, "status": 400, "detail": null},
+            {"line": 2, "game_id": null, "status": 400, "detail": null},
+            {"line": 3, "game_id": null, "status": 400, "detail": null},
+            {"line": 4, "game_id": null, "status": 400, "detail": null},
+            {"line": 5, "game_id": "x", "status": 400, "detail": null},
+            {"line": 6, "game_id": null, "status": 409, "detail": null},
+            {"line": 7, "game_id": game, "status": 409, "detail": null},
+            {"line": 8, "game_id": game, "status": 422, "detail": null},
+            {"line": 9, "game_id": null, "status": 400, "detail": null}]})
+    );
+    assert_eq!(machine_fields(&french), machine_fields(&english));
+    assert_eq!(machine_fields(&persian), machine_fields(&english));
+    let kinds = r#""tabletally.player/1", "tabletally.preset/1" ou "tabletally.game/1""#;
+    let said = details(&french);
+    assert_eq!(
+        said[..7],
+        [
+            format!(r#"chaque ligne doit être un seul objet JSON dont le "format" est {kinds}, pas le nombre 3"#),
+            format!(r#"la ligne n'est pas du JSON (l'erreur est à la colonne 2) : chaque ligne doit être un seul objet JSON dont le "format" est {kinds}"#),
+            format!(r#"format "tabletally.game/2" inconnu : le "format" d'une ligne est {kinds} (un fichier venu d'une version plus récente de tabletally demande un serveur plus récent)"#),
+            r#"le joueur n'a pas de "created_at" : ce doit être le moment où le club l'a fait jouer pour la première fois, un instant écrit comme "2026-12-01T20:00:00Z""#.to_owned(),
+            r#"l'événement 1 n'a pas de "id" : ce doit être l'id de l'événement"#.to_owned(),
+            format!("l'id de joueur {ann} ne peut pas servir ici ; pour importer une copie sous de nouveaux ids, envoyez le fichier à POST /v1/import?new_ids=true"),
+            format!("l'id de partie {game} ne peut pas servir ici ; pour importer une copie sous de nouveaux ids, envoyez le fichier à POST /v1/import?new_ids=true"),
+        ]
+    );
+    assert!(
+        said[7].starts_with("l'événement 2 (result_recorded) enfreint une règle : "),
+        "{}",
+        said[7]
+    );
+    assert_eq!(said[8], "la ligne n'est pas du texte UTF-8");
+    let said = details(&persian);
+    assert_eq!(
+        said[0],
+        r#"هر سطر باید یک شیء JSON باشد که "format" آن "tabletally.player/1"، "tabletally.preset/1" یا "tabletally.game/1" است، نه عدد 3"#
+    );
+    assert_eq!(
+        said[3],
+        r#"بازیکن "created_at" ندارد: باید زمانی که باشگاه نخستین بار او را در بازی نشاند، زمانی مانند "2026-12-01T20:00:00Z" باشد"#
+    );
+    assert_eq!(said[4], r#"رویداد 1 "id" ندارد: باید شناسهٔ رویداد باشد"#);
+    assert!(
+        said[7].starts_with("رویداد 2 (result_recorded) قاعده‌ای را می‌شکند: "),
+        "{}",
+        said[7]
+    );
+    assert_eq!(said[8], "سطر متن UTF-8 نیست");
+    assert_no_english_left(&details(&french), "fr");
+    assert_no_english_left(&details(&persian), "fa");
+    // English reads as it always has.
+    assert_eq!(
+        details(&english)[3],
+        r#"the player has no "created_at": it must be when the club first seated them, a time such as "2026-12-01T20:00:00Z""#
+    );
 }

@@ -5,8 +5,8 @@
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tabletally_domain::Game;
 use tabletally_domain::setup::PlayerName;
+use tabletally_domain::{Game, Message, said};
 
 use super::shape::Fields;
 use super::{GameIds, ImportReport, LineError, derived_id};
@@ -94,18 +94,19 @@ pub(super) fn player_id(club: &str, id: &str, ids: GameIds) -> String {
     }
 }
 
-fn unprocessable(detail: String) -> LineError {
+fn unprocessable(detail: Message) -> LineError {
     (None, 422, detail)
 }
 
-fn unreadable(detail: String) -> LineError {
+fn unreadable(detail: Message) -> LineError {
     (None, 400, detail)
 }
 
-fn uuid(id: &str, what: &str) -> Result<(), LineError> {
+/// `Err(refusal)` unless `id` is a UUID.
+fn uuid(id: &str, refusal: impl FnOnce(String) -> Message) -> Result<(), LineError> {
     uuid::Uuid::parse_str(id)
         .map(drop)
-        .map_err(|_| unprocessable(format!("{what} id {id:?} is not a UUID")))
+        .map_err(|_| unprocessable(refusal(format!("{id:?}"))))
 }
 
 /// Imports a `tabletally.player/1` line: the player with their id (or one made from it).
@@ -116,60 +117,73 @@ pub(super) async fn import_player(
     report: &mut ImportReport,
     ids: GameIds,
 ) -> Result<(), LineError> {
-    let line = Fields::new(line, "the line");
+    let mut player = read_player(line)?;
+    player.id = player_id(club, &player.id, ids);
+    match store.import_player(club, &player).await {
+        Ok(PlayerImport::Imported) => report.players.imported += 1,
+        Ok(PlayerImport::AlreadyPresent) => report.players.already_present += 1,
+        Ok(PlayerImport::Conflict(detail)) | Err(StoreError::Conflict(detail)) => {
+            return Err((None, 409, detail));
+        }
+        Err(e) => {
+            tracing::error!(error = %e, player = %player.id, "import failed");
+            return Err((None, 500, said!("server.api.import.player.not_stored")));
+        }
+    }
+    Ok(())
+}
+
+/// A `tabletally.player/1` line's player, or the first field that is not what it must be.
+pub(super) fn read_player(line: &Map<String, Value>) -> Result<ClubPlayer, LineError> {
+    let line = Fields::new(line, said!("server.api.import.whose.line"));
     let player = line
         .object(
             "player",
-            "the player, an object with their \"id\", \"name\" and \"created_at\"",
-            "the player",
+            said!("server.api.import.what.player"),
+            said!("server.api.import.whose.the_player"),
         )
         .map_err(unreadable)?;
-    let read = || -> Result<ClubPlayer, String> {
+    let read = || -> Result<ClubPlayer, Message> {
         let mut former_names = Vec::new();
         for name in
-            player.optional_list("former_names", "a list of the other names their games use")?
+            player.optional_list("former_names", said!("server.api.import.what.former_names"))?
         {
             match name {
                 Value::String(name) => former_names.push(name.clone()),
                 other => {
-                    return Err(format!(
-                        "the player's \"former_names\" must list names (texts), not {}",
-                        super::shape::describe(other)
+                    return Err(said!(
+                        "server.api.import.player.former_name_not_text",
+                        found = super::shape::describe(other)
                     ));
                 }
             }
         }
         Ok(ClubPlayer {
-            id: player.text("id", "the player's id (a UUID)")?.to_owned(),
-            name: player.text("name", "the player's current name")?.to_owned(),
+            id: player
+                .text("id", said!("server.api.import.what.player_id"))?
+                .to_owned(),
+            name: player
+                .text("name", said!("server.api.import.what.current_name"))?
+                .to_owned(),
             created_at: player
-                .time("created_at", "when the club first seated them")?
+                .time("created_at", said!("server.api.import.what.first_seated"))?
                 .trunc_subsecs(6),
             former_names,
         })
     };
     let mut player = read().map_err(unreadable)?;
-    uuid(&player.id, "player")?;
-    let name = PlayerName::parse(&player.name)
-        .map_err(|rule| unprocessable(format!("player {}: {}", player.id, rule.player())))?;
+    uuid(&player.id, |id| {
+        said!("server.api.import.player.id_not_uuid", id = id)
+    })?;
+    let name = PlayerName::parse(&player.name).map_err(|rule| {
+        unprocessable(said!(
+            "server.api.import.player.refused",
+            id = &player.id,
+            rule = rule.player()
+        ))
+    })?;
     player.name = name.as_str().to_owned();
-    player.id = player_id(club, &player.id, ids);
-    match store.import_player(club, &player).await {
-        Ok(PlayerImport::Imported) => report.players.imported += 1,
-        Ok(PlayerImport::AlreadyPresent) => report.players.already_present += 1,
-        Ok(PlayerImport::Conflict(detail)) => return Err((None, 409, detail)),
-        // An import report is written in English (its lines are the file's, not a refusal).
-        Err(StoreError::Conflict(detail)) => return Err((None, 409, detail.english())),
-        Err(e) => {
-            tracing::error!(error = %e, player = %player.id, "import failed");
-            return Err((
-                None,
-                500,
-                "the player could not be stored; see the server log".into(),
-            ));
-        }
-    }
-    Ok(())
+    Ok(player)
 }
 
 /// Imports a `tabletally.preset/1` line: the preset with its id (or one made from it), checked
@@ -181,49 +195,7 @@ pub(super) async fn import_preset(
     report: &mut ImportReport,
     ids: GameIds,
 ) -> Result<(), LineError> {
-    let line = Fields::new(line, "the line");
-    let preset = line
-        .object(
-            "preset",
-            "the preset, an object with its \"id\", \"name\", \"game\", \"options\" and \"created_at\"",
-            "the preset",
-        )
-        .map_err(unreadable)?;
-    let read = || -> Result<PresetRecord, String> {
-        Ok(PresetRecord {
-            id: preset.text("id", "the preset's id (a UUID)")?.to_owned(),
-            game: preset
-                .text("game", "the game it is for, such as \"vintage\"")?
-                .to_owned(),
-            name: preset.text("name", "how the table calls it")?.to_owned(),
-            options: preset
-                .object_value("options", "the game's options it keeps, an object")?
-                .clone(),
-            created_at: preset
-                .time("created_at", "when it was saved")?
-                .trunc_subsecs(6),
-        })
-    };
-    let mut record = read().map_err(unreadable)?;
-    uuid(&record.id, "preset")?;
-    let name = PlayerName::parse(&record.name).map_err(|rule| {
-        unprocessable(format!("preset {}: {}", record.id, rule.preset().english()))
-    })?;
-    record.name = name.as_str().to_owned();
-    let kind = Game::from_id(&record.game).ok_or_else(|| {
-        unprocessable(format!(
-            "preset {}: unknown game {:?}; games are {}",
-            record.id,
-            record.game,
-            tabletally_domain::games::known_ids()
-        ))
-    })?;
-    kind.check_options(&record.options).map_err(|e| {
-        unprocessable(format!(
-            "preset {} ({:?}): {} (at /preset{})",
-            record.id, record.name, e.rule, e.pointer
-        ))
-    })?;
+    let (mut record, kind) = read_preset(line)?;
     let file_id = record.id.clone();
     record.id = match ids {
         GameIds::Kept => file_id.clone(),
@@ -237,19 +209,18 @@ pub(super) async fn import_preset(
                 None,
                 409,
                 if existing.id == record.id {
-                    format!(
-                        "the club's preset {} ({:?}) has other options or another creation time \
-                         than the file's; the club's preset stands",
-                        existing.id, existing.name
+                    said!(
+                        "server.api.import.preset.differs",
+                        id = &existing.id,
+                        name = format!("{:?}", existing.name)
                     )
                 } else {
-                    format!(
-                        "the club already has a {} preset called {:?} (preset {}), so preset {} \
-                         was not added",
-                        kind.title(),
-                        existing.name,
-                        existing.id,
-                        file_id
+                    said!(
+                        "server.api.import.preset.name_taken",
+                        game = kind.title(),
+                        name = format!("{:?}", existing.name),
+                        id = &existing.id,
+                        file_id = &file_id
                     )
                 },
             ));
@@ -259,21 +230,76 @@ pub(super) async fn import_preset(
             return Err((
                 None,
                 409,
-                format!(
-                    "preset id {file_id} cannot be used here; to import a copy under new ids, send \
-                     the file to POST /v1/import?new_ids=true"
-                ),
+                said!("server.api.import.preset.id_elsewhere", id = &file_id),
             ));
         }
-        Err(StoreError::Conflict(detail)) => return Err((None, 409, detail.english())),
+        Err(StoreError::Conflict(detail)) => return Err((None, 409, detail)),
         Err(e) => {
             tracing::error!(error = %e, preset = %record.id, "import failed");
-            return Err((
-                None,
-                500,
-                "the preset could not be stored; see the server log".into(),
-            ));
+            return Err((None, 500, said!("server.api.import.preset.not_stored")));
         }
     }
     Ok(())
+}
+
+/// A `tabletally.preset/1` line's preset and its game, checked as `POST /v1/presets` checks
+/// one, or the first thing that is not what it must be.
+pub(super) fn read_preset(line: &Map<String, Value>) -> Result<(PresetRecord, Game), LineError> {
+    let line = Fields::new(line, said!("server.api.import.whose.line"));
+    let preset = line
+        .object(
+            "preset",
+            said!("server.api.import.what.preset"),
+            said!("server.api.import.whose.the_preset"),
+        )
+        .map_err(unreadable)?;
+    let read = || -> Result<PresetRecord, Message> {
+        Ok(PresetRecord {
+            id: preset
+                .text("id", said!("server.api.import.what.preset_id"))?
+                .to_owned(),
+            game: preset
+                .text("game", said!("server.api.import.what.preset_game"))?
+                .to_owned(),
+            name: preset
+                .text("name", said!("server.api.import.what.preset_name"))?
+                .to_owned(),
+            options: preset
+                .object_value("options", said!("server.api.import.what.preset_options"))?
+                .clone(),
+            created_at: preset
+                .time("created_at", said!("server.api.import.what.saved_at"))?
+                .trunc_subsecs(6),
+        })
+    };
+    let mut record = read().map_err(unreadable)?;
+    uuid(&record.id, |id| {
+        said!("server.api.import.preset.id_not_uuid", id = id)
+    })?;
+    let name = PlayerName::parse(&record.name).map_err(|rule| {
+        unprocessable(said!(
+            "server.api.import.preset.refused",
+            id = &record.id,
+            rule = rule.preset()
+        ))
+    })?;
+    record.name = name.as_str().to_owned();
+    let kind = Game::from_id(&record.game).ok_or_else(|| {
+        unprocessable(said!(
+            "server.api.import.preset.unknown_game",
+            id = &record.id,
+            game = format!("{:?}", record.game),
+            games = tabletally_domain::games::known_ids()
+        ))
+    })?;
+    kind.check_options(&record.options).map_err(|e| {
+        unprocessable(said!(
+            "server.api.import.preset.options_refused",
+            id = &record.id,
+            name = format!("{:?}", record.name),
+            rule = e.said,
+            at = format!("/preset{}", e.pointer)
+        ))
+    })?;
+    Ok((record, kind))
 }

@@ -123,7 +123,7 @@ pub async fn migrate(source: Arc<dyn Store>, target: &dyn Store) -> Result<Migra
                     club: club.id.clone(),
                     line: failure.line,
                     game: failure.game_id.unwrap_or_default(),
-                    detail: failure.detail,
+                    detail: failure.detail.english(),
                 });
             }
             if is_game_line(&line) {

@@ -22,8 +22,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use tabletally_domain::log::{GAME_STARTED, LogEvent, NewEvent, SCHEMA_VERSION};
+use tabletally_domain::message::Catalogue;
 use tabletally_domain::setup::PlayerEntry;
-use tabletally_domain::{Evaluation, Game};
+use tabletally_domain::{Evaluation, Game, Message, said};
 use utoipa::ToSchema;
 
 use crate::append::game_result;
@@ -197,6 +198,15 @@ impl ImportReport {
     pub fn failures(&self) -> u64 {
         self.failed.len() as u64 + self.failures_left_out
     }
+
+    /// The report as it is answered in `catalogue`'s language: each failure's detail said in
+    /// it (English is what the report serialises as otherwise).
+    pub fn said_in(mut self, catalogue: &Catalogue) -> Self {
+        for failure in &mut self.failed {
+            failure.detail = Message::data(failure.detail.render(catalogue));
+        }
+        self
+    }
 }
 
 impl Counted {
@@ -216,7 +226,10 @@ pub struct ImportFailure {
     /// The status the same request would get on its own: 400 unreadable, 409 conflict,
     /// 422 breaks a rule.
     pub status: u16,
-    pub detail: String,
+    // Why, in the request's language (`Accept-Language`); ids, numbers, fields and the file's
+    // values as the file has them.
+    #[schema(value_type = String)]
+    pub detail: Message,
 }
 
 /// The summary of an imported game; status and version come from its events.
@@ -335,24 +348,10 @@ async fn read_line(
     keep_positions: bool,
 ) {
     // As a request body is read: a key named twice in one object is refused, not half-read.
-    let outcome = match shape::object(line) {
-        Ok(object) => match Fields::new(&object, "the line")
-            .text("format", &format!("{}, the kind of line", shape::KINDS))
-        {
-            Ok(PLAYER_FORMAT) => club::import_player(store, club, &object, report, ids).await,
-            Ok(PRESET_FORMAT) => club::import_preset(store, club, &object, report, ids).await,
-            Ok(FORMAT) => import_game(store, club, &object, report, ids, keep_positions).await,
-            Ok(other) => Err((
-                None,
-                400,
-                format!(
-                    "unknown format {other:?}: a line's \"format\" is {} (a file from a newer \
-                     tabletally needs a newer server)",
-                    shape::KINDS
-                ),
-            )),
-            Err(detail) => Err((None, 400, detail)),
-        },
+    let outcome = match shape::object(line).and_then(|object| Ok((line_kind(&object)?, object))) {
+        Ok((PLAYER_FORMAT, object)) => club::import_player(store, club, &object, report, ids).await,
+        Ok((PRESET_FORMAT, object)) => club::import_preset(store, club, &object, report, ids).await,
+        Ok((_, object)) => import_game(store, club, &object, report, ids, keep_positions).await,
         Err(detail) => Err((None, 400, detail)),
     };
     if let Err((game_id, status, detail)) = outcome {
@@ -363,6 +362,21 @@ async fn read_line(
             detail,
         });
     }
+}
+
+/// The line's format, one of the three an import reads; said why not when it is none of them.
+fn line_kind(line: &Map<String, Value>) -> Result<&'static str, Message> {
+    let format = Fields::new(line, said!("server.api.import.whose.line"))
+        .text("format", said!("server.api.import.what.format"))?;
+    [PLAYER_FORMAT, PRESET_FORMAT, FORMAT]
+        .into_iter()
+        .find(|kind| *kind == format)
+        .ok_or_else(|| {
+            said!(
+                "server.api.import.line.unknown_format",
+                format = format!("{format:?}")
+            )
+        })
 }
 
 /// Imports a `tabletally.game/1` line.
@@ -407,14 +421,13 @@ async fn import_game(
 /// Why a checked game was not stored, as its line's failure.
 fn stored_failure(id: &str, e: StoreError) -> LineError {
     match e {
-        // An import report is written in English (its lines are the file's, not a refusal).
-        StoreError::Conflict(detail) => (Some(id.to_owned()), 409, detail.english()),
+        StoreError::Conflict(detail) => (Some(id.to_owned()), 409, detail),
         StoreError::UnknownPlayer(player) => (
             Some(id.to_owned()),
             409,
-            format!(
-                "player {player} was merged into another while the game was imported; import the \
-                 file again"
+            said!(
+                "server.api.import.game.player_merged_meanwhile",
+                player = player
             ),
         ),
         e => {
@@ -422,7 +435,7 @@ fn stored_failure(id: &str, e: StoreError) -> LineError {
             (
                 Some(id.to_owned()),
                 500,
-                "the game could not be stored; see the server log".into(),
+                said!("server.api.import.game.not_stored"),
             )
         }
     }
@@ -470,7 +483,7 @@ async fn seat_by_id(
     Ok(())
 }
 
-type LineError = (Option<String>, u16, String);
+type LineError = (Option<String>, u16, Message);
 
 /// Reads and checks one exported game: its fields, its numbering, and every event by the
 /// rules as if appended in order; with the club player its summary names at each seat.
@@ -486,48 +499,53 @@ fn check_line(
     let mut parsed = read_game(line).map_err(|detail| (game_id, 400, detail))?;
     let named_seats = std::mem::take(&mut parsed.game.seated);
     let id = parsed.game.id.clone();
-    let unprocessable = |detail: String| (Some(id.clone()), 422, detail);
+    let unprocessable = |detail: Message| (Some(id.clone()), 422, detail);
     if uuid::Uuid::parse_str(&id).is_err() {
-        return Err(unprocessable(format!("game id {id:?} is not a UUID")));
+        return Err(unprocessable(said!(
+            "server.api.import.game.id_not_uuid",
+            id = format!("{id:?}")
+        )));
     }
     let kind = Game::from_id(&parsed.game.game).ok_or_else(|| {
-        unprocessable(format!(
-            "unknown game {:?}; games are {}",
-            parsed.game.game,
-            tabletally_domain::games::known_ids()
+        unprocessable(said!(
+            "server.api.import.game.unknown_game",
+            game = format!("{:?}", parsed.game.game),
+            games = tabletally_domain::games::known_ids()
         ))
     })?;
     if parsed.events.len() > MAX_EVENTS_PER_GAME {
-        return Err(unprocessable(format!(
-            "a game's log holds at most {MAX_EVENTS_PER_GAME} events; this one has {}",
-            parsed.events.len()
+        return Err(unprocessable(said!(
+            "server.api.import.game.too_many_events",
+            most = MAX_EVENTS_PER_GAME,
+            events = parsed.events.len()
         )));
     }
     for (i, event) in parsed.events.iter().enumerate() {
         if event.seq != i as i64 + 1 {
-            return Err(unprocessable(format!(
-                "events are numbered 1, 2, 3 … without gaps; the event at position {} has seq {}",
-                i + 1,
-                event.seq
+            return Err(unprocessable(said!(
+                "server.api.import.game.seq_gap",
+                position = i + 1,
+                seq = event.seq
             )));
         }
         if let Err((at, detail)) = crate::append::check_event_size(&event.data) {
-            return Err(unprocessable(format!(
-                "event {} ({}): {} (at /data{at})",
-                event.seq,
-                event.event_type,
-                detail.english()
+            return Err(unprocessable(said!(
+                "server.api.import.game.event_fault",
+                seq = event.seq,
+                event_type = &event.event_type,
+                detail = detail,
+                at = format!("/data{at}")
             )));
         }
         if parsed.events[..i].iter().any(|e| e.id == event.id) {
-            return Err(unprocessable(format!(
-                "event id {} appears twice (events {} and {})",
-                event.id,
-                parsed.events[..i]
+            return Err(unprocessable(said!(
+                "server.api.import.game.event_id_twice",
+                id = &event.id,
+                first = parsed.events[..i]
                     .iter()
                     .position(|e| e.id == event.id)
                     .map_or(0, |p| p + 1),
-                i + 1
+                second = i + 1
             )));
         }
     }
@@ -536,10 +554,11 @@ fn check_line(
         .first()
         .filter(|e| e.event_type == GAME_STARTED)
     else {
-        return Err(unprocessable("event 1 must be game_started".into()));
+        return Err(unprocessable(said!("server.api.import.game.no_start")));
     };
-    let started = read_started(&first.data)
-        .map_err(|detail| unprocessable(format!("event 1 (game_started): {detail}")))?;
+    let started = read_started(&first.data).map_err(|detail| {
+        unprocessable(said!("server.api.import.game.start_fault", detail = detail))
+    })?;
     // Its players as a new game seats them (count, names, colours), each at its own seat.
     let entries: Vec<PlayerEntry> = started
         .players
@@ -550,19 +569,19 @@ fn check_line(
         })
         .collect();
     let seated = kind.seat(&entries).map_err(|e| {
-        unprocessable(format!(
-            "event 1 (game_started): {} (at /data{})",
-            e.rule, e.pointer
+        unprocessable(said!(
+            "server.api.import.game.start_refused",
+            rule = e.said,
+            at = format!("/data{}", e.pointer)
         ))
     })?;
     for (i, (given, seat)) in started.players.iter().zip(&seated).enumerate() {
         if seat.name != *given.name || given.seat.is_some_and(|s| s != i64::from(seat.seat)) {
-            return Err(unprocessable(format!(
-                "event 1 (game_started): player {} must be {:?} at seat {} (seats are 1, 2, 3 … \
-                 in order, names without spaces around them)",
-                i + 1,
-                seat.name,
-                seat.seat
+            return Err(unprocessable(said!(
+                "server.api.import.game.seat_out_of_order",
+                player = i + 1,
+                name = format!("{:?}", seat.name),
+                seat = seat.seat
             )));
         }
     }
@@ -588,21 +607,41 @@ fn check_line(
             data: e.data.clone(),
         })
         .collect();
+    // The start first, on its own: a refusal of it is said in the request's language (the check
+    // of the events after it would say a start it cannot replay as the server's own fault).
+    let start_alone = kind.evaluate_with_facts(&start).map_err(|e| match e {
+        tabletally_domain::log::LogError::Broken { seq, error } => unprocessable(said!(
+            "server.api.import.game.start_does_not_replay",
+            seq = seq,
+            rule = error.said,
+            at = format!("{:?}", error.pointer)
+        )),
+        // Not possible: event 1 is game_started.
+        tabletally_domain::log::LogError::NoStart => {
+            unprocessable(said!("server.api.import.game.no_start"))
+        }
+    })?;
     let evaluation = if rest.is_empty() {
-        kind.evaluate_with_facts(&start)
-            .map_err(|e| unprocessable(e.to_string()))?
+        start_alone
     } else {
         kind.check_append(&start, &rest).map_err(|r| {
             let event = &stored[r.event_index + 1];
-            let at = if r.pointer.is_empty() {
-                String::new()
+            unprocessable(if r.pointer.is_empty() {
+                said!(
+                    "server.api.import.game.breaks_a_rule",
+                    seq = event.seq,
+                    event_type = &event.event_type,
+                    rule = r.said
+                )
             } else {
-                format!(" (at {})", r.pointer)
-            };
-            unprocessable(format!(
-                "event {} ({}) breaks a rule: {}{at}",
-                event.seq, event.event_type, r.rule
-            ))
+                said!(
+                    "server.api.import.game.breaks_a_rule_at",
+                    seq = event.seq,
+                    event_type = &event.event_type,
+                    rule = r.said,
+                    at = r.pointer
+                )
+            })
         })?
     };
     let game = NewGame {
@@ -645,37 +684,31 @@ fn check_line(
 }
 
 /// A `tabletally.game/1` line's fields, or the first that is not what it must be.
-fn read_game(line: &Map<String, Value>) -> Result<ImportLine, String> {
-    let line = Fields::new(line, "the line");
+fn read_game(line: &Map<String, Value>) -> Result<ImportLine, Message> {
+    let line = Fields::new(line, said!("server.api.import.whose.line"));
     let summary = line.object(
         "game",
-        "the game's summary, an object with its \"id\" and \"game\"",
-        "the game's summary",
+        said!("server.api.import.what.game"),
+        said!("server.api.import.whose.summary"),
     )?;
-    let events = line.list(
-        "events",
-        "the game's stored events in order, a list of objects with \"seq\", \"id\", \"type\", \
-         \"data\" and \"recorded_at\"",
-    )?;
+    let events = line.list("events", said!("server.api.import.what.events"))?;
     let mut seated = Vec::new();
     for (i, seat) in summary
-        .optional_list(
-            "players",
-            "its seats, a list of objects with \"seat\" and \"player_id\"",
-        )?
+        .optional_list("players", said!("server.api.import.what.seats"))?
         .iter()
         .enumerate()
     {
         let Value::Object(seat) = seat else {
-            return Err(format!(
-                "the game's summary's seat {} must be an object with \"seat\" and \"player_id\", not {}",
-                i + 1,
-                shape::describe(seat)
+            return Err(said!(
+                "server.api.import.game.seat_not_an_object",
+                seat = i + 1,
+                found = shape::describe(seat)
             ));
         };
-        let seat = Fields::new(seat, format!("the game's summary's seat {}", i + 1));
-        let number = seat.optional_integer("seat", "its number (1, 2, 3 …)")?;
-        let player = seat.optional_text("player_id", "the club player sitting there (an id)")?;
+        let seat = Fields::new(seat, said!("server.api.import.whose.seat", seat = i + 1));
+        let number = seat.optional_integer("seat", said!("server.api.import.what.seat_number"))?;
+        let player =
+            seat.optional_text("player_id", said!("server.api.import.what.seat_player"))?;
         // Seats outside 1 … 12 name nobody the game seats.
         let Some(index) = number
             .unwrap_or(i as i64 + 1)
@@ -691,100 +724,91 @@ fn read_game(line: &Map<String, Value>) -> Result<ImportLine, String> {
         seated[index] = player.map(str::to_owned);
     }
     let game = ImportSummary {
-        id: summary.text("id", "the game's id (a UUID)")?.to_owned(),
-        game: summary
-            .text("game", "the game's kind, such as \"mint-condition\"")?
+        id: summary
+            .text("id", said!("server.api.import.what.game_id"))?
             .to_owned(),
-        started_at: summary.optional_time("started_at", "when the table played")?,
-        updated_at: summary.optional_time("updated_at", "when it last changed")?,
+        game: summary
+            .text("game", said!("server.api.import.what.game_kind"))?
+            .to_owned(),
+        started_at: summary
+            .optional_time("started_at", said!("server.api.import.what.played_at"))?,
+        updated_at: summary
+            .optional_time("updated_at", said!("server.api.import.what.updated_at"))?,
         seated,
     };
     let mut read = Vec::with_capacity(events.len().min(MAX_EVENTS_PER_GAME + 1));
     for (i, event) in events.iter().enumerate() {
-        let whose = format!("event {}", i + 1);
         let Value::Object(event) = event else {
-            return Err(format!(
-                "{whose} must be an object with \"seq\", \"id\", \"type\", \"data\" and \
-                 \"recorded_at\", not {}",
-                shape::describe(event)
+            return Err(said!(
+                "server.api.import.game.event_not_an_object",
+                n = i + 1,
+                found = shape::describe(event)
             ));
         };
-        let event = Fields::new(event, whose);
+        let event = Fields::new(event, said!("server.api.import.whose.event", n = i + 1));
         read.push(ImportEvent {
-            seq: event.integer("seq", "its number in the log (1, 2, 3 …)")?,
-            id: event.text("id", "the event's id")?.to_owned(),
+            seq: event.integer("seq", said!("server.api.import.what.seq"))?,
+            id: event
+                .text("id", said!("server.api.import.what.event_id"))?
+                .to_owned(),
             event_type: event
-                .text("type", "the event's type, such as \"round_collected\"")?
+                .text("type", said!("server.api.import.what.event_type"))?
                 .to_owned(),
             data: event.map_get("data"),
-            recorded_at: event.time("recorded_at", "when it was recorded")?,
+            recorded_at: event.time("recorded_at", said!("server.api.import.what.recorded_at"))?,
             recorded_by: event
-                .optional_text("recorded_by", "the name of the token that recorded it")?
+                .optional_text("recorded_by", said!("server.api.import.what.recorded_by"))?
                 .map(str::to_owned),
             schema_version: event.optional_integer(
                 "schema_version",
-                "the schema version its data was written in",
+                said!("server.api.import.what.schema_version"),
             )?,
-            position: event.optional_integer("position", "its place in the club's log")?,
+            position: event
+                .optional_integer("position", said!("server.api.import.what.position"))?,
         });
     }
     Ok(ImportLine { game, events: read })
 }
 
 /// Event 1's data: the seats, options and start, or the first field that is not what it must be.
-fn read_started(data: &Value) -> Result<Started, String> {
+fn read_started(data: &Value) -> Result<Started, Message> {
     let Value::Object(data) = data else {
-        return Err(format!(
-            "its data must be an object, not {}",
-            shape::describe(data)
+        return Err(said!(
+            "server.api.import.game.data_not_an_object",
+            found = shape::describe(data)
         ));
     };
-    let data = Fields::new(data, "its data");
+    let data = Fields::new(data, said!("server.api.import.whose.data"));
     let mut players = Vec::new();
     for (i, player) in data
-        .list(
-            "players",
-            "the players in seat order, a list of objects with a \"name\"",
-        )?
+        .list("players", said!("server.api.import.what.players"))?
         .iter()
         .enumerate()
     {
         let Value::Object(player) = player else {
-            return Err(format!(
-                "its player {} must be an object with a \"name\", not {}",
-                i + 1,
-                shape::describe(player)
+            return Err(said!(
+                "server.api.import.game.player_not_an_object",
+                n = i + 1,
+                found = shape::describe(player)
             ));
         };
-        let player = Fields::new(player, format!("its player {}", i + 1));
+        let player = Fields::new(player, said!("server.api.import.whose.player", n = i + 1));
         players.push(StartedSeat {
             name: player
-                .text("name", "the name the game's events use")?
+                .text("name", said!("server.api.import.what.player_name"))?
                 .to_owned(),
-            seat: player.optional_integer("seat", "their seat (1, 2, 3 …)")?,
+            seat: player.optional_integer("seat", said!("server.api.import.what.player_seat"))?,
             color: player
-                .optional_text("color", "their colour")?
+                .optional_text("color", said!("server.api.import.what.player_colour"))?
                 .map(str::to_owned),
         });
     }
     Ok(Started {
         players,
         options: data.map_get("options"),
-        started_at: data.optional_time("started_at", "when the table played")?,
+        started_at: data.optional_time("started_at", said!("server.api.import.what.played_at"))?,
     })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_game_line_of_an_export_is_known_by_its_start() {
-        assert!(is_game_line(
-            format!("{{\"format\":\"{FORMAT}\",\"game\":{{}}}}").as_bytes()
-        ));
-        assert!(!is_game_line(
-            format!("{{\"format\":\"{PLAYER_FORMAT}\",\"player\":{{}}}}").as_bytes()
-        ));
-    }
-}
+mod tests;

@@ -4,69 +4,61 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
+use tabletally_domain::{Message, said};
 
 use crate::extract::json_with_unique_keys;
 
-/// The line kinds an import reads, as a file names them.
-pub(super) const KINDS: &str =
-    "\"tabletally.player/1\", \"tabletally.preset/1\" or \"tabletally.game/1\"";
-
-/// What a time in a file looks like.
-const TIME: &str = "a time such as \"2026-12-01T20:00:00Z\"";
-
 /// A line read as one JSON object, or why not, in words.
-pub(super) fn object(line: &str) -> Result<Map<String, Value>, String> {
-    let what = format!("each line must be one JSON object whose \"format\" is {KINDS}");
+pub(super) fn object(line: &str) -> Result<Map<String, Value>, Message> {
     match json_with_unique_keys(line) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(format!("{what}, not {}", describe(&other))),
+        Ok(other) => Err(said!(
+            "server.api.import.line.not_an_object",
+            found = describe(&other)
+        )),
         Err(e) => Err(match e.classify() {
-            serde_json::error::Category::Eof => format!(
-                "the line ends before its JSON does (at column {}): {what}, on one line",
-                e.column()
-            ),
-            // A key named twice: the reader's own words, without its position.
-            serde_json::error::Category::Data => {
-                let message = e.to_string();
-                let cut = message.rfind(" at line ").unwrap_or(message.len());
-                format!("{} (at column {})", &message[..cut], e.column())
+            serde_json::error::Category::Eof => {
+                said!("server.api.import.line.ends_early", column = e.column())
             }
-            _ => format!(
-                "the line is not JSON (it goes wrong at column {}): {what}",
-                e.column()
-            ),
+            // A key named twice: the key as the reader quotes it.
+            _ => match e.to_string().split_once(" appears twice") {
+                Some((key, _)) if e.classify() == serde_json::error::Category::Data => said!(
+                    "server.api.import.line.key_twice",
+                    key = key,
+                    column = e.column()
+                ),
+                _ => said!("server.api.import.line.not_json", column = e.column()),
+            },
         }),
     }
 }
 
 /// A value as a person reading the file would call it.
-pub(super) fn describe(value: &Value) -> String {
+pub(super) fn describe(value: &Value) -> Message {
     match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) if s.chars().count() > 40 => {
-            format!("the text {:?}…", s.chars().take(40).collect::<String>())
-        }
-        Value::String(s) => format!("the text {s:?}"),
-        Value::Array(_) => "a list".into(),
-        Value::Object(_) => "an object".into(),
+        Value::Null => Message::data("null"),
+        Value::Bool(b) => Message::data(b.to_string()),
+        Value::Number(n) => said!("server.api.import.value.number", number = n.to_string()),
+        Value::String(s) if s.chars().count() > 40 => said!(
+            "server.api.import.value.text_cut",
+            text = format!("{:?}", s.chars().take(40).collect::<String>())
+        ),
+        Value::String(s) => said!("server.api.import.value.text", text = format!("{s:?}")),
+        Value::Array(_) => said!("server.api.import.value.list"),
+        Value::Object(_) => said!("server.api.import.value.object"),
     }
 }
 
 /// One object of a line, read field by field; `whose` names it in messages ("the line",
-/// "event 3").
+/// "event 3"), `what` says what belongs in a field.
 pub(super) struct Fields<'a> {
     map: &'a Map<String, Value>,
-    whose: String,
+    whose: Message,
 }
 
 impl<'a> Fields<'a> {
-    pub(super) fn new(map: &'a Map<String, Value>, whose: impl Into<String>) -> Self {
-        Self {
-            map,
-            whose: whose.into(),
-        }
+    pub(super) fn new(map: &'a Map<String, Value>, whose: Message) -> Self {
+        Self { map, whose }
     }
 
     /// The value as given, `null` when absent.
@@ -79,86 +71,107 @@ impl<'a> Fields<'a> {
         self.map.get(key).filter(|v| !v.is_null())
     }
 
-    fn missing(&self, key: &str, what: &str) -> String {
-        format!("{} has no {key:?}: it must be {what}", self.whose)
-    }
-
-    fn wrong(&self, key: &str, what: &str, found: &Value) -> String {
-        format!(
-            "{}'s {key:?} must be {what}, not {}",
-            self.whose,
-            describe(found)
+    fn missing(&self, key: &str, what: Message) -> Message {
+        said!(
+            "server.api.import.field.missing",
+            whose = self.whose.clone(),
+            key = format!("{key:?}"),
+            what = what
         )
     }
 
-    fn required(&self, key: &str, what: &str) -> Result<&'a Value, String> {
-        self.given(key).ok_or_else(|| self.missing(key, what))
+    fn wrong(&self, key: &str, what: Message, found: &Value) -> Message {
+        said!(
+            "server.api.import.field.wrong",
+            whose = self.whose.clone(),
+            key = format!("{key:?}"),
+            what = what,
+            found = describe(found)
+        )
     }
 
-    pub(super) fn object(&self, key: &str, what: &str, whose: &str) -> Result<Fields<'a>, String> {
-        match self.required(key, what)? {
+    fn required(&self, key: &str, what: &Message) -> Result<&'a Value, Message> {
+        self.given(key)
+            .ok_or_else(|| self.missing(key, what.clone()))
+    }
+
+    pub(super) fn object(
+        &self,
+        key: &str,
+        what: Message,
+        whose: Message,
+    ) -> Result<Fields<'a>, Message> {
+        match self.required(key, &what)? {
             Value::Object(map) => Ok(Fields::new(map, whose)),
             other => Err(self.wrong(key, what, other)),
         }
     }
 
     /// An object, as it is.
-    pub(super) fn object_value(&self, key: &str, what: &str) -> Result<&'a Value, String> {
-        match self.required(key, what)? {
+    pub(super) fn object_value(&self, key: &str, what: Message) -> Result<&'a Value, Message> {
+        match self.required(key, &what)? {
             object @ Value::Object(_) => Ok(object),
             other => Err(self.wrong(key, what, other)),
         }
     }
 
-    pub(super) fn list(&self, key: &str, what: &str) -> Result<&'a [Value], String> {
-        match self.required(key, what)? {
+    pub(super) fn list(&self, key: &str, what: Message) -> Result<&'a [Value], Message> {
+        match self.required(key, &what)? {
             Value::Array(items) => Ok(items),
             other => Err(self.wrong(key, what, other)),
         }
     }
 
-    pub(super) fn optional_list(&self, key: &str, what: &str) -> Result<&'a [Value], String> {
+    pub(super) fn optional_list(&self, key: &str, what: Message) -> Result<&'a [Value], Message> {
         match self.given(key) {
             None => Ok(&[]),
             Some(_) => self.list(key, what),
         }
     }
 
-    pub(super) fn text(&self, key: &str, what: &str) -> Result<&'a str, String> {
-        match self.required(key, what)? {
+    pub(super) fn text(&self, key: &str, what: Message) -> Result<&'a str, Message> {
+        match self.required(key, &what)? {
             Value::String(s) => Ok(s),
             other => Err(self.wrong(key, what, other)),
         }
     }
 
-    pub(super) fn optional_text(&self, key: &str, what: &str) -> Result<Option<&'a str>, String> {
+    pub(super) fn optional_text(
+        &self,
+        key: &str,
+        what: Message,
+    ) -> Result<Option<&'a str>, Message> {
         self.given(key).map(|_| self.text(key, what)).transpose()
     }
 
-    pub(super) fn integer(&self, key: &str, what: &str) -> Result<i64, String> {
-        let value = self.required(key, what)?;
+    pub(super) fn integer(&self, key: &str, what: Message) -> Result<i64, Message> {
+        let value = self.required(key, &what)?;
         value.as_i64().ok_or_else(|| self.wrong(key, what, value))
     }
 
-    pub(super) fn optional_integer(&self, key: &str, what: &str) -> Result<Option<i64>, String> {
+    pub(super) fn optional_integer(
+        &self,
+        key: &str,
+        what: Message,
+    ) -> Result<Option<i64>, Message> {
         self.given(key).map(|_| self.integer(key, what)).transpose()
     }
 
-    pub(super) fn time(&self, key: &str, what: &str) -> Result<DateTime<Utc>, String> {
-        let what = format!("{what}, {TIME}");
+    pub(super) fn time(&self, key: &str, what: Message) -> Result<DateTime<Utc>, Message> {
+        let what = said!("server.api.import.what.a_time", what = what);
         let value = self.required(key, &what)?;
         value
             .as_str()
             .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
             .map(|t| t.with_timezone(&Utc))
-            .ok_or_else(|| self.wrong(key, &what, value))
+            .ok_or_else(|| self.wrong(key, what, value))
     }
 
     pub(super) fn optional_time(
         &self,
         key: &str,
-        what: &str,
-    ) -> Result<Option<DateTime<Utc>>, String> {
+        what: Message,
+    ) -> Result<Option<DateTime<Utc>>, Message> {
         self.given(key).map(|_| self.time(key, what)).transpose()
     }
 }
@@ -181,6 +194,7 @@ mod tests {
         assert!(
             object("{\"format\": ")
                 .unwrap_err()
+                .english()
                 .starts_with("the line ends before its JSON does (at column 11): ")
         );
     }
@@ -188,10 +202,13 @@ mod tests {
     #[test]
     fn a_time_that_is_not_one_names_the_field() {
         let map = serde_json::json!({"recorded_at": "yesterday"});
-        let event = Fields::new(map.as_object().unwrap(), "event 3");
+        let event = Fields::new(
+            map.as_object().unwrap(),
+            said!("server.api.import.whose.event", n = 3),
+        );
         assert_eq!(
             event
-                .time("recorded_at", "when it was recorded")
+                .time("recorded_at", said!("server.api.import.what.recorded_at"))
                 .unwrap_err(),
             "event 3's \"recorded_at\" must be when it was recorded, a time such as \
              \"2026-12-01T20:00:00Z\", not the text \"yesterday\""

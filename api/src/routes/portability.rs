@@ -1,6 +1,6 @@
 //! A club's history in and out (`tabletally.game/1` NDJSON, see [`crate::portability`]).
 
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use futures_util::{StreamExt, TryStreamExt};
 use tabletally_domain::{Message, said};
 
@@ -11,6 +11,7 @@ use super::problems::{ReadOnlyToken, Unauthorized, problems};
 use crate::auth::Club;
 use crate::error::ApiError;
 use crate::extract::Query;
+use crate::language::Language;
 use crate::portability::{self, GameIds, ImportReport, other_apps};
 use crate::state::AppState;
 use crate::store::Store;
@@ -73,6 +74,7 @@ impl ImportQuery {
 ))]
 #[post("/v1/import")]
 pub async fn import(
+    req: HttpRequest,
     state: web::Data<AppState>,
     club: Club,
     query: Query<ImportQuery>,
@@ -102,7 +104,7 @@ pub async fn import(
         line_number += 1;
         import_line(&state, &club, line_number, &pending, &mut report, ids).await;
     }
-    Ok(HttpResponse::Ok().json(report))
+    Ok(said(&req, report))
 }
 
 async fn import_line(
@@ -125,9 +127,14 @@ async fn import_line(
             line: number,
             game_id: None,
             status: 400,
-            detail: "the line is not UTF-8 text".into(),
+            detail: said!("server.api.import.line.not_utf8"),
         }),
     }
+}
+
+/// The report, its details said in the language the request asks for.
+fn said(req: &HttpRequest, report: ImportReport) -> HttpResponse {
+    HttpResponse::Ok().json(report.said_in(Language::of(req).catalogue()))
 }
 
 /// A place among the imports under way, or 503 when the server has as many as it takes.
@@ -159,6 +166,7 @@ async fn whole_body(mut body: web::Payload, limit: usize) -> Result<Vec<u8>, Api
 /// Imports another app's file with its reader (`read`): the whole file, up to the import size
 /// limit, once the server has a place among its imports; 400 when it is not that app's file.
 async fn import_other_app(
+    req: &HttpRequest,
     state: &AppState,
     club: &Club,
     query: &ImportQuery,
@@ -170,7 +178,7 @@ async fn import_other_app(
     let report = read(state.store.as_ref(), &club.id, &file, query.ids())
         .await
         .map_err(ApiError::BadRequest)?;
-    Ok(HttpResponse::Ok().json(report))
+    Ok(said(req, report))
 }
 
 /// Imports a BG Stats JSON export: each play of one of our four games (matched by name)
@@ -195,12 +203,21 @@ async fn import_other_app(
 ))]
 #[post("/v1/import/bgstats")]
 pub async fn import_bgstats(
+    req: HttpRequest,
     state: web::Data<AppState>,
     club: Club,
     query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    import_other_app(&state, &club, &query, body, other_apps::import_bgstats).await
+    import_other_app(
+        &req,
+        &state,
+        &club,
+        &query,
+        body,
+        other_apps::import_bgstats,
+    )
+    .await
 }
 
 /// Imports a BoardGameGeek plays XML file (as its XML API 2 `plays` serves it; this server does
@@ -216,12 +233,13 @@ pub async fn import_bgstats(
 ))]
 #[post("/v1/import/bgg")]
 pub async fn import_bgg(
+    req: HttpRequest,
     state: web::Data<AppState>,
     club: Club,
     query: Query<ImportQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    import_other_app(&state, &club, &query, body, other_apps::import_bgg).await
+    import_other_app(&req, &state, &club, &query, body, other_apps::import_bgg).await
 }
 
 /// The club's finished games as a BG Stats export, to take the history to BG Stats.

@@ -67,7 +67,7 @@ pub enum PlayerImport {
     AlreadyPresent,
     /// Not added, and why in words (the id is another player's or another club's, or the name
     /// is another player's).
-    Conflict(String),
+    Conflict(tabletally_domain::Message),
 }
 
 #[async_trait]
@@ -380,24 +380,24 @@ impl<S: SqlStore> PlayerStore for S {
             let name: String = row.try_get("name")?;
             let created_at: DateTime<Utc> = row.try_get("created_at")?;
             return Ok(if owner != club {
-                PlayerImport::Conflict(format!(
-                    "player id {} cannot be used here; to import a copy under new ids, send the \
-                             file to POST /v1/import?new_ids=true",
-                    player.id
+                PlayerImport::Conflict(tabletally_domain::said!(
+                    "server.api.import.player.id_elsewhere",
+                    id = &player.id
                 ))
             } else if name != player.name {
-                PlayerImport::Conflict(format!(
-                    "the club's player {} is called {name:?}, the file calls them {:?}; the \
-                             club's name stands (rename the player to change it)",
-                    player.id, player.name
+                PlayerImport::Conflict(tabletally_domain::said!(
+                    "server.api.import.player.other_name",
+                    id = &player.id,
+                    name = format!("{name:?}"),
+                    file_name = format!("{:?}", player.name)
                 ))
             } else if created_at != player.created_at {
-                PlayerImport::Conflict(format!(
-                    "the club's player {} ({name:?}) was added at {}, the file says {}; the \
-                             club's player stands",
-                    player.id,
-                    created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
-                    player
+                PlayerImport::Conflict(tabletally_domain::said!(
+                    "server.api.import.player.other_creation",
+                    id = &player.id,
+                    name = format!("{name:?}"),
+                    created_at = created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                    file_created_at = player
                         .created_at
                         .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
                 ))
@@ -412,10 +412,11 @@ impl<S: SqlStore> PlayerStore for S {
             .await?;
         if let Some(row) = taken {
             let (id, name): (String, String) = (row.try_get("id")?, row.try_get("name")?);
-            return Ok(PlayerImport::Conflict(format!(
-                "the club already has a player called {name:?} (player {id}), so player {} \
-                         was not added; their games seat the club's {name:?}",
-                player.id
+            return Ok(PlayerImport::Conflict(tabletally_domain::said!(
+                "server.api.import.player.name_taken",
+                name = format!("{name:?}"),
+                id = id,
+                file_id = &player.id
             )));
         }
         query("INSERT INTO players (id, club_id, name, name_key, created_at) VALUES ($1, $2, $3, $4, $5)")

@@ -74,10 +74,10 @@ pub async fn import_bgg(
                     // BoardGameGeek leaves such a play out of its win statistics.
                     in_statistics: get("nowinstats") != "1",
                     fault: (quantity > MAX_QUANTITY).then(|| {
-                        format!(
-                            "quantity=\"{quantity}\" says the game was played {quantity} times \
-                             with the same scores; at most {MAX_QUANTITY} are imported as \
-                             separate games, so record them apart"
+                        tabletally_domain::said!(
+                            "server.api.import.play.quantity_too_high",
+                            quantity = quantity,
+                            most = MAX_QUANTITY
                         )
                     }),
                 };

@@ -180,9 +180,10 @@ pub async fn import_bgstats(
         let mut seats = Vec::with_capacity(play.player_scores.len());
         for (at, s) in play.player_scores.iter().enumerate() {
             let Some(name) = players.get(&s.player_ref_id) else {
-                fault.get_or_insert(format!(
-                    "playerScores[{at}] names playerRefId {}, which the file's players do not list",
-                    s.player_ref_id
+                fault.get_or_insert(tabletally_domain::said!(
+                    "server.api.import.play.unknown_player_ref",
+                    at = at,
+                    id = s.player_ref_id
                 ));
                 continue;
             };

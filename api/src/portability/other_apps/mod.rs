@@ -15,10 +15,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
-use tabletally_domain::Game;
 use tabletally_domain::log::{GAME_STARTED, RESULT_RECORDED};
 use tabletally_domain::ruleset::Variant;
 use tabletally_domain::setup::PlayerEntry;
+use tabletally_domain::{Game, Message, said};
 
 use super::{EXPORT_PAGE, FORMAT, GameIds, ImportFailure, ImportReport, derived_id, import_line};
 use crate::records::to_log_event;
@@ -55,7 +55,7 @@ struct Play {
     in_statistics: bool,
     /// Why the play cannot be imported although its game is ours (a player it names that the
     /// file does not list), said in its report line.
-    fault: Option<String>,
+    fault: Option<Message>,
 }
 
 /// A player's place at a play as another app knows it.
@@ -149,11 +149,15 @@ async fn import_plays(
             *skipped.entry(play.game_name).or_default() += 1;
             continue;
         };
-        let refuse = |detail: String| ImportFailure {
+        let refuse = |detail: Message| ImportFailure {
             line: number,
             game_id: None,
             status: 422,
-            detail: format!("play {}: {detail}", play.source_id),
+            detail: said!(
+                "server.api.import.play.refused",
+                play = &play.source_id,
+                detail = detail
+            ),
         };
         if let Some(fault) = &play.fault {
             report.refuse(refuse(fault.clone()));
@@ -162,7 +166,7 @@ async fn import_plays(
         if play.seats.is_empty() {
             report
                 .failed
-                .push(refuse("the play lists no players".into()));
+                .push(refuse(said!("server.api.import.play.no_players")));
             continue;
         }
         let id = game_id(club, &play, ids);
@@ -179,9 +183,10 @@ async fn import_plays(
                         line: number,
                         game_id: Some(id.clone()),
                         status: 409,
-                        detail: format!(
-                            "game id {id} cannot be used here; to import a copy under new ids, \
-                             send the file to POST {route}?new_ids=true"
+                        detail: said!(
+                            "server.api.import.play.game_id_elsewhere",
+                            id = &id,
+                            route = route
                         ),
                     });
                     continue;
@@ -202,7 +207,7 @@ async fn import_plays(
 }
 
 /// The play as a line of our own export, game `id`: `game_started` and `result_recorded`.
-fn as_line(id: &str, (kind, variant): Kind, play: &Play) -> Result<String, String> {
+fn as_line(id: &str, (kind, variant): Kind, play: &Play) -> Result<String, Message> {
     let entries: Vec<PlayerEntry> = play
         .seats
         .iter()
@@ -224,12 +229,12 @@ fn as_line(id: &str, (kind, variant): Kind, play: &Play) -> Result<String, Strin
     }
     let setup = kind
         .start(&entries, &Value::Object(options))
-        .map_err(|e| e.rule)?;
+        .map_err(|e| e.said)?;
     let mut totals = serde_json::Map::new();
     for seat in &play.seats {
         let score = seat
             .score
-            .ok_or_else(|| format!("{} has no whole-number score", seat.name))?;
+            .ok_or_else(|| said!("server.api.import.play.no_whole_score", name = &seat.name))?;
         totals.insert(seat.name.trim().to_owned(), json!(score));
     }
     let mut winners: Vec<&str> = play
