@@ -17,8 +17,9 @@ CREATE TABLE rating_points (
     games        BIGINT NOT NULL,           -- the player's rated games of this game so far, this one included
     PRIMARY KEY (club_id, game, played_at, game_id, player_id)
 ) WITHOUT ROWID;
--- A player's points of one game in play order: their rating at a date, their history.
-CREATE INDEX rating_points_by_player ON rating_points (club_id, game, player_id, played_at, game_id);
+-- No index by player: a player's points are found from their seats (`game_players_player`)
+-- by the points' key, and a walk back through the club's points finds each player's last
+-- one. Inserted at 2,000 places, such an index cost more than the rest of a recomputation.
 
 -- Each player's rating now (their last point), written with the points: the club's table of
 -- one game is one range of this, in its order, instead of a search per player.

@@ -64,9 +64,6 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
     const BUCKET_SHARDS: u64;
     /// The JSON aggregate of a leaderboard's rows, as text.
     const JSON_ROWS: &'static str;
-    /// After `rating_points` (and its alias) read by player: its index by player. SQLite,
-    /// without statistics, would rather walk the club's points in play order.
-    const BY_PLAYER: &'static str;
 
     /// The placeholders of a many-row `VALUES` (all of a statement's placeholders): `$1, $2…`
     /// in rows. SQLite's override writes `?`: it finds a numbered placeholder's value by a
@@ -138,7 +135,6 @@ impl Backend for sqlx::Sqlite {
     const BUCKET_SHARDS: u64 = 1;
     const JSON_ROWS: &'static str = "json_group_array(json_array(player_id, name, \
         json_array(played, wins, total_sum, rank_sum, lower_games)))";
-    const BY_PLAYER: &'static str = " INDEXED BY rating_points_by_player";
 
     fn values_placeholders(rows: usize, columns: usize) -> String {
         let row = format!("({})", vec!["?"; columns].join(", "));
@@ -170,7 +166,6 @@ impl Backend for sqlx::Postgres {
     const BUCKET_SHARDS: u64 = 8;
     const JSON_ROWS: &'static str = "CAST(json_agg(json_build_array(player_id, name, \
         json_build_array(played, wins, total_sum, rank_sum, lower_games))) AS TEXT)";
-    const BY_PLAYER: &'static str = "";
 
     runs_queries!();
 }

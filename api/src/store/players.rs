@@ -226,6 +226,23 @@ impl<S: SqlStore> PlayerStore for S {
                 .collect::<Result<_, _>>()?;
             return Ok(Merge::SatTogether(games));
         }
+        // The ratings of each game the player who goes finished are rated again from their
+        // first finished game of it: their seats become the other player's.
+        let finished = query(
+            "SELECT g.game, g.started_at, g.id FROM game_players gp CROSS JOIN games g \
+             WHERE gp.player_id = $1 AND gp.rank IS NOT NULL AND g.id = gp.game_id \
+             ORDER BY g.game, g.started_at, g.id",
+        )
+        .bind(from)
+        .fetch_all(&mut tx)
+        .await?;
+        let mut firsts: Vec<(String, DateTime<Utc>, String)> = Vec::new();
+        for row in &finished {
+            let game: String = row.try_get("game")?;
+            if firsts.last().is_none_or(|f| f.0 != game) {
+                firsts.push((game, row.try_get("started_at")?, row.try_get("id")?));
+            }
+        }
         query("UPDATE game_players SET player_id = $1 WHERE player_id = $2")
             .bind(into)
             .bind(from)
@@ -285,32 +302,6 @@ impl<S: SqlStore> PlayerStore for S {
                     .bind(chrono::Utc::now())
                     .execute(&mut tx)
                     .await?;
-        // The ratings of each game the player who goes played are rated again from their first
-        // game of it: their seats are the other player's now.
-        let games = query("SELECT game FROM rating_current WHERE club_id = $1 AND player_id = $2")
-            .bind(club)
-            .bind(from)
-            .fetch_all(&mut tx)
-            .await?;
-        let mut firsts = Vec::with_capacity(games.len());
-        for row in &games {
-            let game: String = row.try_get("game")?;
-            let first = query(format!(
-                "SELECT played_at, game_id FROM rating_points{} \
-                 WHERE club_id = $1 AND game = $2 AND player_id = $3 \
-                 ORDER BY played_at, game_id LIMIT 1",
-                S::Db::BY_PLAYER
-            ))
-            .bind(club)
-            .bind(&game)
-            .bind(from)
-            .fetch_optional(&mut tx)
-            .await?;
-            if let Some(first) = first {
-                let at: DateTime<Utc> = first.try_get("played_at")?;
-                firsts.push((game, at, first.try_get::<String, _>("game_id")?));
-            }
-        }
         let mut w = S::Db::writes(tx);
         for (game, at, id) in &firsts {
             mark_changed(&mut w, club, game, (*at, id)).await?;

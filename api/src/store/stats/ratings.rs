@@ -114,12 +114,6 @@ async fn rerate_from<W: Writing>(
     {
         players.push(row.try_get("player_id")?);
     }
-    w.execute(
-        "DELETE FROM rating_points WHERE club_id = $1 AND game = $2 \
-         AND (played_at, game_id) >= ($3, $4)",
-        args![club, game, at, id],
-    )
-    .await?;
     let rows = w
         .fetch_all(
             "SELECT g.id, g.started_at, gp.player_id, gp.rank \
@@ -143,7 +137,13 @@ async fn rerate_from<W: Writing>(
     players.extend(seats.iter().map(|s| s.2.clone()));
     players.sort_unstable();
     players.dedup();
-    let mut standing = last_points(w, club, game, &players).await?;
+    let mut standing = last_points_before(w, club, game, &players, (at, id)).await?;
+    w.execute(
+        "DELETE FROM rating_points WHERE club_id = $1 AND game = $2 \
+         AND (played_at, game_id) >= ($3, $4)",
+        args![club, game, at, id],
+    )
+    .await?;
     let mut points = Vec::with_capacity(seats.len());
     for table in seats.chunk_by(|a, b| a.0 == b.0) {
         let before: Vec<(Rating, i64)> = table
@@ -275,32 +275,64 @@ struct Standing {
     played_at: DateTime<Utc>,
 }
 
-/// Each player's last point of `game` in the club; a player without one is absent.
-async fn last_points<'p, W: Writing>(
+/// Points one step of a walk back through the club's points reads.
+const POINTS_A_STEP: i64 = 8192;
+
+/// The last point before `(at, id)` of each of `players` who has one, found by walking the
+/// club's points of `game` back from there in play order. Who has one is known before the
+/// walk: a player's rated games (`rating_current`) less their points from there on; the walk
+/// stops once the last of them is found.
+async fn last_points_before<'p, W: Writing>(
     w: &mut W,
     club: &str,
     game: &str,
     players: &'p [String],
+    (at, id): (DateTime<Utc>, &str),
 ) -> Result<HashMap<&'p str, Standing>, StoreError> {
-    let mut last = HashMap::with_capacity(players.len());
-    for chunk in players.chunks(PLAYERS_A_STATEMENT) {
-        let sql = (0..chunk.len())
-            .map(|i| {
-                format!(
-                    "SELECT * FROM (SELECT player_id, mu, sigma, games, played_at FROM rating_points{} \
-                     WHERE club_id = $1 AND game = $2 AND player_id = ${} \
-                     ORDER BY played_at DESC, game_id DESC LIMIT 1) AS p{i}",
-                    W::Db::BY_PLAYER,
-                    i + 3
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" UNION ALL ");
-        let mut values = args![club, game];
-        values.extend(chunk.iter().map(|p| Param::from(p.as_str())));
-        for row in w.fetch_all(&sql, values).await? {
+    let mut rated: HashMap<String, i64> = HashMap::new();
+    for row in w
+        .fetch_all(
+            "SELECT player_id, games FROM rating_current WHERE club_id = $1 AND game = $2",
+            args![club, game],
+        )
+        .await?
+    {
+        rated.insert(row.try_get("player_id")?, row.try_get("games")?);
+    }
+    for row in w
+        .fetch_all(
+            "SELECT player_id, COUNT(*) AS later FROM rating_points \
+             WHERE club_id = $1 AND game = $2 AND (played_at, game_id) >= ($3, $4) \
+             GROUP BY player_id",
+            args![club, game, at, id],
+        )
+        .await?
+    {
+        let player: String = row.try_get("player_id")?;
+        if let Some(games) = rated.get_mut(&player) {
+            *games -= row.try_get::<i64, _>("later")?;
+        }
+    }
+    let mut wanted: HashMap<&str, &'p str> = players
+        .iter()
+        .filter(|p| rated.get(p.as_str()).is_some_and(|n| *n > 0))
+        .map(|p| (p.as_str(), p.as_str()))
+        .collect();
+    let mut last = HashMap::with_capacity(wanted.len());
+    let mut from: (DateTime<Utc>, String, String) = (at, id.to_owned(), String::new());
+    while !wanted.is_empty() {
+        let rows = w
+            .fetch_all(
+                "SELECT player_id, mu, sigma, games, played_at, game_id FROM rating_points \
+                 WHERE club_id = $1 AND game = $2 AND (played_at, game_id, player_id) < ($3, $4, $5) \
+                 ORDER BY played_at DESC, game_id DESC, player_id DESC LIMIT $6",
+                args![club, game, from.0, &from.1, &from.2, POINTS_A_STEP],
+            )
+            .await?;
+        for row in &rows {
             let player: String = row.try_get("player_id")?;
-            let Some(player) = chunk.iter().find(|p| **p == player) else {
+            from = (row.try_get("played_at")?, row.try_get("game_id")?, player);
+            let Some(player) = wanted.remove(from.2.as_str()) else {
                 continue;
             };
             let standing = Standing {
@@ -309,9 +341,12 @@ async fn last_points<'p, W: Writing>(
                     sigma: row.try_get("sigma")?,
                 },
                 games: row.try_get("games")?,
-                played_at: row.try_get("played_at")?,
+                played_at: from.0,
             };
-            last.insert(player.as_str(), standing);
+            last.insert(player, standing);
+        }
+        if (rows.len() as i64) < POINTS_A_STEP {
+            break;
         }
     }
     Ok(last)
@@ -392,26 +427,42 @@ pub(super) async fn ratings<S: SqlStore>(
         .await?;
         return rows.iter().map(rating_row).collect();
     };
-    // At a date: each of the club's players' last point before it, found by its index (two
-    // points of one start: the last by id). The players first (SQLite keeps a CROSS JOIN's
-    // order): their points are a search each.
-    let rows = query(format!(
-        "SELECT p.id, p.name, r.mu, r.sigma, r.games, r.played_at, r.game_id FROM players p \
-         CROSS JOIN rating_points r{} \
-         WHERE p.club_id = $1 AND r.club_id = p.club_id AND r.game = $2 AND r.player_id = p.id \
-           AND r.played_at = (SELECT MAX(x.played_at) FROM rating_points x \
-             WHERE x.club_id = p.club_id AND x.game = $2 AND x.player_id = p.id \
-               AND x.played_at < $3) \
-         ORDER BY p.id, r.game_id DESC",
-        S::Db::BY_PLAYER
-    ))
-    .bind(club)
-    .bind(game)
-    .bind(to)
-    .fetch_all(store.pool())
-    .await?;
-    let mut rows = rows.iter().map(rating_row).collect::<Result<Vec<_>, _>>()?;
-    rows.dedup_by(|later, first| later.player_id == first.player_id);
+    // At a date: the current rating of whoever has not played since, and for the others their
+    // last point before it (a walk back from the date), all read in one snapshot.
+    let mut w = S::Db::writes(store.pool().begin().await?);
+    let current = w
+        .fetch_all(
+            "SELECT p.id, p.name, r.mu, r.sigma, r.games, r.last_played_at AS played_at \
+             FROM rating_current r JOIN players p ON p.id = r.player_id AND p.club_id = r.club_id \
+             WHERE r.club_id = $1 AND r.game = $2",
+            args![club, game],
+        )
+        .await?
+        .iter()
+        .map(rating_row)
+        .collect::<Result<Vec<_>, _>>()?;
+    let since: Vec<String> = current
+        .iter()
+        .filter(|r| r.last_played_at >= to)
+        .map(|r| r.player_id.clone())
+        .collect();
+    let before = last_points_before(&mut w, club, game, &since, (to, "")).await?;
+    w.commit().await?;
+    let mut rows: Vec<RatingRow> = current
+        .into_iter()
+        .filter_map(|row| {
+            if row.last_played_at < to {
+                return Some(row);
+            }
+            let then = before.get(row.player_id.as_str())?;
+            Some(RatingRow {
+                rating: then.rating,
+                games: then.games,
+                last_played_at: then.played_at,
+                ..row
+            })
+        })
+        .collect();
     rows.sort_by(|a, b| {
         b.rating
             .ordinal()
@@ -441,6 +492,14 @@ fn rating_row(row: &impl Columns) -> Result<RatingRow, StoreError> {
     })
 }
 
+/// A player's points of one game (`$1` the club, `$2` the game, `$3` the player), found from
+/// their seats: the seats first (SQLite keeps a CROSS JOIN's order), then each seat's game and
+/// point by their keys.
+const PLAYER_POINTS: &str = "FROM game_players gp CROSS JOIN games g CROSS JOIN rating_points r \
+     WHERE gp.player_id = $3 AND g.id = gp.game_id AND g.club_id = $1 AND g.game = $2 \
+       AND r.club_id = $1 AND r.game = $2 AND r.played_at = g.started_at AND r.game_id = g.id \
+       AND r.player_id = $3";
+
 /// A player's points of `game` in play order, after the point of game `after` (a page).
 pub(super) async fn player_ratings<S: SqlStore>(
     store: &S,
@@ -451,11 +510,9 @@ pub(super) async fn player_ratings<S: SqlStore>(
     limit: i64,
 ) -> Result<Vec<RatingPoint>, StoreError> {
     let rows = query(format!(
-        "SELECT game_id, played_at, rank, mu_before, sigma_before, mu, sigma FROM rating_points{} \
-         WHERE club_id = $1 AND game = $2 AND player_id = $3 \
-           AND ($4 IS NULL OR (played_at, game_id) > ($4, $5)) \
-         ORDER BY played_at, game_id LIMIT $6",
-        S::Db::BY_PLAYER
+        "SELECT r.game_id, r.played_at, r.rank, r.mu_before, r.sigma_before, r.mu, r.sigma \
+         {PLAYER_POINTS} AND ($4 IS NULL OR (g.started_at, g.id) > ($4, $5)) \
+         ORDER BY g.started_at, g.id LIMIT $6"
     ))
     .bind(club)
     .bind(game)
@@ -501,10 +558,8 @@ pub(super) async fn ratings_before<S: SqlStore>(
     let mut found = HashMap::with_capacity(players.len());
     for player in players {
         let row = query(format!(
-            "SELECT mu, sigma FROM rating_points{} \
-             WHERE club_id = $1 AND game = $2 AND player_id = $3 AND (played_at, game_id) < ($4, $5) \
-             ORDER BY played_at DESC, game_id DESC LIMIT 1",
-            S::Db::BY_PLAYER
+            "SELECT r.mu, r.sigma {PLAYER_POINTS} AND (g.started_at, g.id) < ($4, $5) \
+             ORDER BY g.started_at DESC, g.id DESC LIMIT 1"
         ))
         .bind(club)
         .bind(game)
