@@ -494,9 +494,10 @@ fn rating_row(row: &impl Columns) -> Result<RatingRow, StoreError> {
 
 /// A player's points of one game (`$1` the club, `$2` the game, `$3` the player), found from
 /// their seats: the seats first (SQLite keeps a CROSS JOIN's order), then each seat's game and
-/// point by their keys.
+/// point by their keys. (The point's key names the club and the game: asked of the game too,
+/// SQLite would walk the club's games by them instead of taking the one by its id.)
 const PLAYER_POINTS: &str = "FROM game_players gp CROSS JOIN games g CROSS JOIN rating_points r \
-     WHERE gp.player_id = $3 AND g.id = gp.game_id AND g.club_id = $1 AND g.game = $2 \
+     WHERE gp.player_id = $3 AND g.id = gp.game_id \
        AND r.club_id = $1 AND r.game = $2 AND r.played_at = g.started_at AND r.game_id = g.id \
        AND r.player_id = $3";
 
