@@ -487,3 +487,59 @@ async fn a_round_waiting_for_one_club_goes_with_its_key_after_the_phone_opens_an
     assert_eq!(others.body["games"], json!([]));
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_two_entries_panel_names_the_cards_in_the_phones_language() {
+    for (languages, lang, mine_line, theirs_fine_wine) in [
+        ("en-US,en", "en", ROUND_TWO_ANN, "Fine Wine ×1"),
+        (
+            "fr-FR,fr",
+            "fr",
+            "Ann : Autographed ×2, Be Careful! ×2, Fine Wine ×2, Heavy Rotation ×1 (7 cartes)",
+            "Fine Wine ×1",
+        ),
+        (
+            "fa-IR,fa",
+            "fa",
+            "Ann: Autographed ×۲، Be Careful! ×۲، Fine Wine ×۲، Heavy Rotation ×۱ (۷ کارت)",
+            "Fine Wine ×۱",
+        ),
+    ] {
+        let Some((app, signal, b)) = table(Some(languages)).await else {
+            return;
+        };
+        let (club, game) = at_round_two(&app, &signal, &b).await;
+        enter_round_two(&b).await;
+        signal.hold();
+        b.click("#entry button[type=\"submit\"]").await;
+        b.find("#waiting .take-back").await;
+
+        // Meanwhile another phone records round 2 with one of Ann's Fine Wines a Memories.
+        let mut theirs = mint_condition_round(2);
+        theirs["data"]["collections"]["Ann"][6] = json!("memories");
+        let stored = app.append(&club, &game, Some(2), vec![theirs]).await;
+        assert_eq!(stored.status, 201, "{}", stored.body);
+        signal.release();
+
+        // Both entries read as the form shows them, in the phone's language.
+        let clean = |t: &str| t.replace(['\u{2068}', '\u{2069}'], "");
+        let theirs = b
+            .wait_text("#conflict .theirs", |t| clean(t).contains(theirs_fine_wine))
+            .await;
+        let mine = b
+            .wait_text("#conflict .mine", |t| clean(t).contains(mine_line))
+            .await;
+        let headline = b.text("#conflict h3").await;
+        for shown in [&theirs, &mine, &headline] {
+            assert!(!shown.contains("club token"), "{lang}: {shown}");
+            assert!(!shown.contains('{'), "{lang}: {shown}");
+            assert!(!shown.contains("fine-wine"), "{lang}: {shown}");
+        }
+        b.screenshot(
+            &format!("deadspot-05-two-entries-{lang}"),
+            Some("#conflict"),
+        )
+        .await;
+        b.close().await;
+    }
+}

@@ -3,7 +3,7 @@
 // (or, when theirs was something else, send mine after it). Nothing is thrown away unasked.
 import { h, when } from '../ui.js';
 import { num, t } from '../i18n.js';
-import { eventName, summary } from './log.js';
+import { eventName, recorder, summary } from './log.js';
 import { entryLines } from '../games/describe.js';
 
 /** An event's kind in the page's words ("cards played"). @param {string} type */
@@ -33,14 +33,16 @@ export function describe(e) {
  */
 export function render(c) {
   const first = c.theirs[0];
-  const who = first?.recorded_by ?? t('pad.conflict.another_phone');
+  // The headline opens with who recorded: the club's key reads as a sentence's start.
+  const named = first?.recorded_by ? recorder(first.recorded_by) : t('pad.conflict.another_phone');
+  const who = named.charAt(0).toUpperCase() + named.slice(1);
   const headline = t('pad.conflict.headline', { who, what: first ? describe(first) : t('pad.conflict.something'), where: c.where });
   const theirs = h('div', { class: 'side theirs' },
     h('h4', null, t('pad.conflict.theirs')),
     c.theirs.map((e) => h('div', { class: 'their-entry', dataset: { seq: e.seq } },
       h('p', null, h('strong', null, `#${num(e.seq)} ${describe(e)}`)),
       h('ul', { class: 'contents' }, entryLines(e).map((line) => h('li', null, line))),
-      h('small', { class: 'when' }, `${t('pad.log.by', { who: e.recorded_by ?? t('pad.conflict.another_phone_lower') })} · ${when(e.recorded_at)}`))));
+      h('small', { class: 'when' }, `${t('pad.log.by', { who: e.recorded_by ? recorder(e.recorded_by) : t('pad.conflict.another_phone_lower') })} · ${when(e.recorded_at)}`))));
   const mine = h('div', { class: 'side mine' },
     h('h4', null, t('pad.conflict.yours')),
     h('p', null, h('strong', null, c.mine.label)),

@@ -47,7 +47,7 @@ export function summary(e) {
 const CLUB_TOKEN = 'club token';
 
 /** Who recorded an event: a phone's key by its name, the club's own key in the page's words. @param {string} name */
-const recorder = (name) => (name === CLUB_TOKEN ? t('pad.log.club_key') : name);
+export const recorder = (name) => (name === CLUB_TOKEN ? t('pad.log.club_key') : name);
 
 /** "animal-kingdom" or {card: "animal-kingdom", …} → "animal-kingdom". @param {any} card */
 const cardName = (card) => (typeof card === 'string' ? card : card?.card ?? card?.object ?? JSON.stringify(card));
