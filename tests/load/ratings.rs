@@ -10,11 +10,11 @@ use tabletally_api::store::{self, Usage};
 const RUNS: [(&str, &[&str]); 2] = [
     (
         "from scratch",
-        &["DELETE FROM rating_points", "DELETE FROM rating_current"],
+        &["DELETE FROM rated_games", "DELETE FROM rating_current"],
     ),
     (
         "the last year again",
-        &["DELETE FROM rating_points WHERE played_at >= \
+        &["DELETE FROM rated_games WHERE played_at >= \
            (SELECT MAX(started_at) FROM games) - INTERVAL_A_YEAR"],
     ),
 ];

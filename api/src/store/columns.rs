@@ -86,6 +86,15 @@ impl Column for String {
     }
 }
 
+impl Column for Vec<u8> {
+    fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::Blob(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+}
+
 impl Column for DateTime<Utc> {
     /// As sqlx reads SQLite's times: the text sqlx writes (RFC 3339), SQLite's own formats,
     /// Unix seconds or a Julian day.

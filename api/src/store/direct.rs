@@ -312,6 +312,16 @@ impl Running<'_> {
             Param::OptText(v) => v.as_deref().map_or_else(null, text),
             Param::OptInt(v) => v.map_or_else(null, int),
             Param::OptTime(v) => v.as_ref().map_or_else(null, time),
+            // SAFETY: as for a text: SQLite copies the bytes before returning.
+            Param::Bytes(v) => unsafe {
+                ffi::sqlite3_bind_blob64(
+                    self.raw(),
+                    i,
+                    v.as_ptr().cast(),
+                    v.len() as u64,
+                    ffi::SQLITE_TRANSIENT(),
+                )
+            },
         }
     }
 

@@ -18,6 +18,7 @@ pub(super) enum Param {
     OptText(Option<String>),
     OptTime(Option<DateTime<Utc>>),
     OptInt(Option<i64>),
+    Bytes(Vec<u8>),
 }
 
 /// `Param::from` for each type a statement binds: the variant, and how the value is owned.
@@ -43,6 +44,7 @@ param_from! {
     Option<&str> => OptText(v) v.map(str::to_owned);
     Option<DateTime<Utc>> => OptTime(v) v;
     Option<i64> => OptInt(v) v;
+    Vec<u8> => Bytes(v) v;
 }
 
 /// Binds [`Param`]s to a query, in order.
@@ -58,6 +60,7 @@ macro_rules! bind_params {
                 Param::OptText(v) => query.bind(v),
                 Param::OptTime(v) => query.bind(v),
                 Param::OptInt(v) => query.bind(v),
+                Param::Bytes(v) => query.bind(v),
             };
         }
         query

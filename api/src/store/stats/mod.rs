@@ -15,6 +15,7 @@
 //! - [`write`], [`read`]: the two sides.
 
 mod periods;
+mod rated_seats;
 pub(in crate::store) mod ratings;
 mod read;
 mod rows;

@@ -1,5 +1,6 @@
-//! Skill ratings kept with the statistics: each rated seat of a finished game is a point
-//! (`rating_points`) with the player's rating before and after it. A change to a game's result
+//! Skill ratings kept with the statistics: each rated seat of a finished game is a point with
+//! the player's rating before and after it, the game's points packed in one row of
+//! `rated_games` ([`rated_seats`](super::rated_seats)). A change to a game's result
 //! only notes the game (`rating_changes`, [`mark_changed`]): appends never wait on each other for
 //! the ratings. Before the ratings are read, [`settle`] rates the club's games of that game
 //! again from the earliest one noted, in play order (start, then id), so that what is read is
@@ -17,23 +18,13 @@ use crate::store::lists::Param;
 use crate::store::sql_store::SqlStore;
 use crate::store::writes::{WriteOn, Writing, args};
 
+use super::rated_seats::{SeatPoint, pack, unpack};
 use super::rows::{RatingPoint, RatingRow};
 
-/// Points inserted by one statement at most (eleven values each).
-const POINTS_A_STATEMENT: usize = 400;
+/// Rated games (or current ratings) written by one statement at most.
+const ROWS_A_STATEMENT: usize = 400;
 /// Players whose last points one statement reads at most.
 const PLAYERS_A_STATEMENT: usize = 200;
-
-/// A rated seat, as a recomputation writes it.
-struct Point<'a> {
-    game_id: &'a str,
-    played_at: DateTime<Utc>,
-    player_id: &'a str,
-    rank: i64,
-    before: Rating,
-    after: Rating,
-    games: i64,
-}
 
 /// Notes, inside the transaction that changes it, that a game's result changed: its club's
 /// ratings of that game are rated again from it before they are next read.
@@ -93,7 +84,7 @@ pub(in crate::store) async fn settle<S: SqlStore>(
 }
 
 /// Rates again the club's games of `game` played from `from` on (start, then id): their
-/// points are removed, and every one of those games still finished is rated anew, each player
+/// rows are removed, and every one of those games still finished is rated anew, each player
 /// starting from their last point before it. Each player whose rating this can change gets
 /// their current rating written again (or removed, when no point of theirs is left).
 async fn rerate_from<W: Writing>(
@@ -139,12 +130,14 @@ async fn rerate_from<W: Writing>(
     players.dedup();
     let mut standing = last_points_before(w, club, game, &players, (at, id)).await?;
     w.execute(
-        "DELETE FROM rating_points WHERE club_id = $1 AND game = $2 \
+        "DELETE FROM rated_games WHERE club_id = $1 AND game = $2 \
          AND (played_at, game_id) >= ($3, $4)",
         args![club, game, at, id],
     )
     .await?;
-    let mut points = Vec::with_capacity(seats.len());
+    // Each game's points, packed: (game id, played at, points).
+    let mut rated: Vec<(&str, DateTime<Utc>, Vec<u8>)> = Vec::new();
+    let mut points: Vec<SeatPoint<'_>> = Vec::with_capacity(5);
     for table in seats.chunk_by(|a, b| a.0 == b.0) {
         let before: Vec<(Rating, i64)> = table
             .iter()
@@ -156,7 +149,8 @@ async fn rerate_from<W: Writing>(
             })
             .collect();
         let after = rate(&before);
-        for (((game_id, played_at, player_id, rank), (before, _)), after) in
+        points.clear();
+        for (((_, played_at, player_id, rank), (before, _)), after) in
             table.iter().zip(&before).zip(after)
         {
             let games = standing.get(player_id.as_str()).map_or(0, |s| s.games) + 1;
@@ -168,39 +162,31 @@ async fn rerate_from<W: Writing>(
                     played_at: *played_at,
                 },
             );
-            points.push(Point {
-                game_id,
-                played_at: *played_at,
+            points.push(SeatPoint {
                 player_id,
                 rank: *rank,
+                games,
                 before: *before,
                 after,
-                games,
             });
         }
+        rated.push((&table[0].0, table[0].1, pack(&points)));
     }
-    for chunk in points.chunks(POINTS_A_STATEMENT) {
-        let mut values = Vec::with_capacity(11 * chunk.len());
-        for p in chunk {
+    for chunk in rated.chunks_mut(ROWS_A_STATEMENT) {
+        let mut values = Vec::with_capacity(5 * chunk.len());
+        for (game_id, played_at, points) in chunk.iter_mut() {
             values.extend(args![
                 club,
                 game,
-                p.played_at,
-                p.game_id,
-                p.player_id,
-                p.rank,
-                p.before.mu,
-                p.before.sigma,
-                p.after.mu,
-                p.after.sigma,
-                p.games,
+                *played_at,
+                *game_id,
+                std::mem::take(points)
             ]);
         }
         w.execute(
             &format!(
-                "INSERT INTO rating_points (club_id, game, played_at, game_id, player_id, rank, \
-                 mu_before, sigma_before, mu, sigma, games) VALUES {}",
-                W::Db::values_placeholders(chunk.len(), 11)
+                "INSERT INTO rated_games (club_id, game, played_at, game_id, points) VALUES {}",
+                W::Db::values_placeholders(chunk.len(), 5)
             ),
             values,
         )
@@ -221,7 +207,7 @@ async fn write_current<W: Writing>(
     let (rated, gone): (Vec<&String>, Vec<&String>) = players
         .iter()
         .partition(|p| standing.contains_key(p.as_str()));
-    for chunk in rated.chunks(POINTS_A_STATEMENT) {
+    for chunk in rated.chunks(ROWS_A_STATEMENT) {
         let mut values = Vec::with_capacity(8 * chunk.len());
         for player in chunk {
             let s = &standing[player.as_str()];
@@ -275,11 +261,11 @@ struct Standing {
     played_at: DateTime<Utc>,
 }
 
-/// Points one step of a walk back through the club's points reads.
-const POINTS_A_STEP: i64 = 8192;
+/// Rated games one step of a walk back through the club's rated games reads.
+const GAMES_A_STEP: i64 = 2048;
 
 /// The last point before `(at, id)` of each of `players` who has one, found by walking the
-/// club's points of `game` back from there in play order. Who has one is known before the
+/// club's rated games of `game` back from there in play order. Who has one is known before the
 /// walk: a player's rated games (`rating_current`) less their points from there on; the walk
 /// stops once the last of them is found.
 async fn last_points_before<'p, W: Writing>(
@@ -301,16 +287,17 @@ async fn last_points_before<'p, W: Writing>(
     }
     for row in w
         .fetch_all(
-            "SELECT player_id, COUNT(*) AS later FROM rating_points \
-             WHERE club_id = $1 AND game = $2 AND (played_at, game_id) >= ($3, $4) \
-             GROUP BY player_id",
+            "SELECT points FROM rated_games \
+             WHERE club_id = $1 AND game = $2 AND (played_at, game_id) >= ($3, $4)",
             args![club, game, at, id],
         )
         .await?
     {
-        let player: String = row.try_get("player_id")?;
-        if let Some(games) = rated.get_mut(&player) {
-            *games -= row.try_get::<i64, _>("later")?;
+        let points: Vec<u8> = row.try_get("points")?;
+        for seat in unpack(&points)? {
+            if let Some(games) = rated.get_mut(seat.player_id) {
+                *games -= 1;
+            }
         }
     }
     let mut wanted: HashMap<&str, &'p str> = players
@@ -319,33 +306,32 @@ async fn last_points_before<'p, W: Writing>(
         .map(|p| (p.as_str(), p.as_str()))
         .collect();
     let mut last = HashMap::with_capacity(wanted.len());
-    let mut from: (DateTime<Utc>, String, String) = (at, id.to_owned(), String::new());
+    let mut from: (DateTime<Utc>, String) = (at, id.to_owned());
     while !wanted.is_empty() {
         let rows = w
             .fetch_all(
-                "SELECT player_id, mu, sigma, games, played_at, game_id FROM rating_points \
-                 WHERE club_id = $1 AND game = $2 AND (played_at, game_id, player_id) < ($3, $4, $5) \
-                 ORDER BY played_at DESC, game_id DESC, player_id DESC LIMIT $6",
-                args![club, game, from.0, &from.1, &from.2, POINTS_A_STEP],
+                "SELECT played_at, game_id, points FROM rated_games \
+                 WHERE club_id = $1 AND game = $2 AND (played_at, game_id) < ($3, $4) \
+                 ORDER BY played_at DESC, game_id DESC LIMIT $5",
+                args![club, game, from.0, &from.1, GAMES_A_STEP],
             )
             .await?;
         for row in &rows {
-            let player: String = row.try_get("player_id")?;
-            from = (row.try_get("played_at")?, row.try_get("game_id")?, player);
-            let Some(player) = wanted.remove(from.2.as_str()) else {
-                continue;
-            };
-            let standing = Standing {
-                rating: Rating {
-                    mu: row.try_get("mu")?,
-                    sigma: row.try_get("sigma")?,
-                },
-                games: row.try_get("games")?,
-                played_at: from.0,
-            };
-            last.insert(player, standing);
+            from = (row.try_get("played_at")?, row.try_get("game_id")?);
+            let points: Vec<u8> = row.try_get("points")?;
+            for seat in unpack(&points)? {
+                let Some(player) = wanted.remove(seat.player_id) else {
+                    continue;
+                };
+                let standing = Standing {
+                    rating: seat.after,
+                    games: seat.games,
+                    played_at: from.0,
+                };
+                last.insert(player, standing);
+            }
         }
-        if (rows.len() as i64) < POINTS_A_STEP {
+        if (rows.len() as i64) < GAMES_A_STEP {
             break;
         }
     }
@@ -356,27 +342,25 @@ async fn last_points_before<'p, W: Writing>(
 /// them (what a server does at its first start after the ratings were added), and settles every
 /// change noted: a server's start leaves every rating up to date.
 pub(in crate::store) async fn rate_unrated<S: SqlStore>(store: &S) -> Result<usize, StoreError> {
+    // Per club and game: how many, and the earliest start (its games are rated again from
+    // the first of that start, whatever its id).
     let rows = query(
-        "SELECT g.club_id, g.game, g.started_at, g.id FROM games g \
+        "SELECT g.club_id, g.game, COUNT(*) AS unrated, MIN(g.started_at) AS earliest FROM games g \
          WHERE EXISTS (SELECT 1 FROM game_players gp WHERE gp.game_id = g.id AND gp.rank IS NOT NULL) \
-           AND NOT EXISTS (SELECT 1 FROM rating_points r WHERE r.club_id = g.club_id \
+           AND NOT EXISTS (SELECT 1 FROM rated_games r WHERE r.club_id = g.club_id \
              AND r.game = g.game AND r.played_at = g.started_at AND r.game_id = g.id) \
-         ORDER BY g.club_id, g.game, g.started_at, g.id",
+         GROUP BY g.club_id, g.game",
     )
     .fetch_all(store.pool())
     .await?;
-    let mut earliest: Vec<(String, String, DateTime<Utc>, String)> = Vec::new();
+    let mut unrated = 0;
     for row in &rows {
         let (club, game): (String, String) = (row.try_get("club_id")?, row.try_get("game")?);
-        if earliest.last().is_some_and(|e| e.0 == club && e.1 == game) {
-            continue;
-        }
-        earliest.push((club, game, row.try_get("started_at")?, row.try_get("id")?));
-    }
-    for (club, game, at, id) in &earliest {
+        let earliest: DateTime<Utc> = row.try_get("earliest")?;
+        unrated += usize::try_from(row.try_get::<i64, _>("unrated")?).unwrap_or(0);
         let _turn = store.write_turn().await;
         let mut w = S::Db::writes(store.pool().begin_with(S::Db::BEGIN).await?);
-        mark_changed(&mut w, club, game, (*at, id)).await?;
+        mark_changed(&mut w, &club, &game, (earliest, "")).await?;
         w.commit().await?;
     }
     let noted = query("SELECT DISTINCT club_id, game FROM rating_changes")
@@ -386,7 +370,7 @@ pub(in crate::store) async fn rate_unrated<S: SqlStore>(store: &S) -> Result<usi
         let (club, game): (String, String) = (row.try_get("club_id")?, row.try_get("game")?);
         settle(store, &club, &game).await?;
     }
-    Ok(rows.len())
+    Ok(unrated)
 }
 
 /// A page of the club's players of `game` ranked by their rating as it stood before `to`
@@ -492,14 +476,13 @@ fn rating_row(row: &impl Columns) -> Result<RatingRow, StoreError> {
     })
 }
 
-/// A player's points of one game (`$1` the club, `$2` the game, `$3` the player), found from
-/// their seats: the seats first (SQLite keeps a CROSS JOIN's order), then each seat's game and
-/// point by their keys. (The point's key names the club and the game: asked of the game too,
-/// SQLite would walk the club's games by them instead of taking the one by its id.)
-const PLAYER_POINTS: &str = "FROM game_players gp CROSS JOIN games g CROSS JOIN rating_points r \
+/// A player's rated games of one game (`$1` the club, `$2` the game, `$3` the player), found
+/// from their seats: the seats first (SQLite keeps a CROSS JOIN's order), then each seat's game
+/// and rated game by their keys. (The rated game's key names the club and the game: asked of
+/// the game too, SQLite would walk the club's games by them instead of taking the one by its id.)
+const PLAYER_GAMES: &str = "FROM game_players gp CROSS JOIN games g CROSS JOIN rated_games r \
      WHERE gp.player_id = $3 AND g.id = gp.game_id \
-       AND r.club_id = $1 AND r.game = $2 AND r.played_at = g.started_at AND r.game_id = g.id \
-       AND r.player_id = $3";
+       AND r.club_id = $1 AND r.game = $2 AND r.played_at = g.started_at AND r.game_id = g.id";
 
 /// A player's points of `game` in play order, after the point of game `after` (a page).
 pub(super) async fn player_ratings<S: SqlStore>(
@@ -511,8 +494,8 @@ pub(super) async fn player_ratings<S: SqlStore>(
     limit: i64,
 ) -> Result<Vec<RatingPoint>, StoreError> {
     let rows = query(format!(
-        "SELECT r.game_id, r.played_at, r.rank, r.mu_before, r.sigma_before, r.mu, r.sigma \
-         {PLAYER_POINTS} AND ($4 IS NULL OR (g.started_at, g.id) > ($4, $5)) \
+        "SELECT r.game_id, r.played_at, r.points \
+         {PLAYER_GAMES} AND ($4 IS NULL OR (g.started_at, g.id) > ($4, $5)) \
          ORDER BY g.started_at, g.id LIMIT $6"
     ))
     .bind(club)
@@ -523,7 +506,15 @@ pub(super) async fn player_ratings<S: SqlStore>(
     .bind(limit)
     .fetch_all(store.pool())
     .await?;
-    rows.iter().map(point_row).collect()
+    let mut points = Vec::with_capacity(rows.len());
+    for row in &rows {
+        points.extend(
+            rated_game(row)?
+                .into_iter()
+                .filter_map(|(id, point)| (id == player).then_some(point)),
+        );
+    }
+    Ok(points)
 }
 
 /// The points of one game, by player id: what it changed.
@@ -533,19 +524,17 @@ pub(super) async fn game_points<S: SqlStore>(
     game: &str,
     (at, id): (DateTime<Utc>, &str),
 ) -> Result<Vec<(String, RatingPoint)>, StoreError> {
-    let rows = query(
-        "SELECT player_id, game_id, played_at, rank, mu_before, sigma_before, mu, sigma \
-         FROM rating_points WHERE club_id = $1 AND game = $2 AND played_at = $3 AND game_id = $4",
+    let row = query(
+        "SELECT game_id, played_at, points FROM rated_games \
+         WHERE club_id = $1 AND game = $2 AND played_at = $3 AND game_id = $4",
     )
     .bind(club)
     .bind(game)
     .bind(at)
     .bind(id)
-    .fetch_all(store.pool())
+    .fetch_optional(store.pool())
     .await?;
-    rows.iter()
-        .map(|row| Ok((row.try_get("player_id")?, point_row(row)?)))
-        .collect()
+    row.as_ref().map_or(Ok(Vec::new()), rated_game)
 }
 
 /// These players' ratings of `game` as they stood before the game `(at, id)` was played.
@@ -559,7 +548,8 @@ pub(super) async fn ratings_before<S: SqlStore>(
     let mut found = HashMap::with_capacity(players.len());
     for player in players {
         let row = query(format!(
-            "SELECT r.mu, r.sigma {PLAYER_POINTS} AND (g.started_at, g.id) < ($4, $5) \
+            "SELECT r.game_id, r.played_at, r.points {PLAYER_GAMES} \
+             AND (g.started_at, g.id) < ($4, $5) \
              ORDER BY g.started_at DESC, g.id DESC LIMIT 1"
         ))
         .bind(club)
@@ -569,29 +559,31 @@ pub(super) async fn ratings_before<S: SqlStore>(
         .bind(id)
         .fetch_optional(store.pool())
         .await?;
-        if let Some(row) = row {
-            let rating = Rating {
-                mu: row.try_get("mu")?,
-                sigma: row.try_get("sigma")?,
-            };
-            found.insert(player.clone(), rating);
+        if let Some(row) = row
+            && let Some((_, point)) = rated_game(&row)?.into_iter().find(|(p, _)| p == player)
+        {
+            found.insert(player.clone(), point.after);
         }
     }
     Ok(found)
 }
 
-fn point_row(row: &impl Columns) -> Result<RatingPoint, StoreError> {
-    Ok(RatingPoint {
-        game_id: row.try_get("game_id")?,
-        played_at: row.try_get("played_at")?,
-        rank: row.try_get("rank")?,
-        before: Rating {
-            mu: row.try_get("mu_before")?,
-            sigma: row.try_get("sigma_before")?,
-        },
-        after: Rating {
-            mu: row.try_get("mu")?,
-            sigma: row.try_get("sigma")?,
-        },
-    })
+/// A rated game's row (`game_id`, `played_at`, `points`) as each seat's player and point.
+fn rated_game(row: &impl Columns) -> Result<Vec<(String, RatingPoint)>, StoreError> {
+    let game_id: String = row.try_get("game_id")?;
+    let played_at: DateTime<Utc> = row.try_get("played_at")?;
+    let points: Vec<u8> = row.try_get("points")?;
+    Ok(unpack(&points)?
+        .into_iter()
+        .map(|seat| {
+            let point = RatingPoint {
+                game_id: game_id.clone(),
+                played_at,
+                rank: seat.rank,
+                before: seat.before,
+                after: seat.after,
+            };
+            (seat.player_id.to_owned(), point)
+        })
+        .collect())
 }

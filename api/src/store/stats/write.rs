@@ -683,7 +683,7 @@ pub(super) async fn clear_statistics<S: SqlStore>(store: &S) -> Result<(), Store
         "DELETE FROM player_runs",
         "DELETE FROM run_snapshots",
         "DELETE FROM game_buckets",
-        "DELETE FROM rating_points",
+        "DELETE FROM rated_games",
         "DELETE FROM rating_current",
         "DELETE FROM rating_changes",
     ] {
