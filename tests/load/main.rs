@@ -12,12 +12,13 @@
 //! - `answers <base-url-a> <base-url-b> <token> [paths]` — the same reads asked of two servers
 //!   over equal data (before and after a change): every answer must be the same.
 //! - `streams <base-url> <token> <games> <streams> <appends> [server-pid] [gap-ms]` — live
-//!   streams: tables append (abandon / resume, `appends` per game) first with no stream open,
-//!   then with `streams` open over the `games`; delivery latency from each append's answer to
-//!   the event at every subscriber, the append rate and p99 both times, and (with the pid) the
-//!   server's CPU per delivered frame and memory per open stream. With `gap-ms`, each table
-//!   waits that long after each answer before its next append (paced, as real tables are, so
-//!   the CPUs are not saturated); without, tables append back to back.
+//!   streams (`streams.rs`): tables append (abandon / resume) to the same games in rounds that
+//!   alternate within the run, `streams` open over the `games`, then none, three times each
+//!   (`appends` per game over them all); delivery latency from each append's answer to the event
+//!   at every subscriber, the append rate and p99 both ways, and (with the pid) the server's CPU
+//!   per delivered frame against the kernel's floor in the same run, and memory per open
+//!   stream. With `gap-ms`, each table waits that long after each answer before its next append
+//!   (paced, as real tables are, so the CPUs are not saturated); without, back to back.
 //! - `tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid]` — issue
 //!   14's write path: `tables` tables at once (several tokens: the tables take turns among those
 //!   clubs), each looping create (Mint Condition, 2–4 players) →
@@ -41,6 +42,7 @@ mod floor;
 mod frames;
 mod phone;
 mod ratings;
+mod streams;
 mod tables;
 
 /// A small deterministic generator (no randomness crate in the tree): numbers repeat per seed.
@@ -748,241 +750,6 @@ async fn futures_join<T>(
     results
 }
 
-/// A subscriber: opens the game's stream, signals once the snapshot arrived, then records when
-/// each version arrives until `last`.
-async fn follow(
-    client: reqwest::Client,
-    url: String,
-    token: String,
-    last: i64,
-    opened: tokio::sync::mpsc::Sender<()>,
-) -> Result<Vec<(i64, Instant)>, String> {
-    let mut response = client
-        .get(url)
-        .bearer_auth(token)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    if response.status() != 200 {
-        return Err(format!("stream: {}", response.status()));
-    }
-    let mut buffer = String::new();
-    let mut arrivals = Vec::new();
-    let mut signalled = false;
-    loop {
-        let Some(chunk) = tokio::time::timeout(Duration::from_secs(120), response.chunk())
-            .await
-            .map_err(|_| "a stream went quiet for 120 s".to_owned())?
-            .map_err(|e| e.to_string())?
-        else {
-            return Err("a stream closed (it fell behind?)".into());
-        };
-        let at = Instant::now();
-        buffer.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = buffer.find("\n\n") {
-            let block: String = buffer.drain(..end + 2).collect();
-            let id = block
-                .lines()
-                .find_map(|l| l.strip_prefix("id: "))
-                .and_then(|v| v.parse::<i64>().ok());
-            if block.starts_with("event: snapshot") && !signalled {
-                signalled = true;
-                let _ = opened.send(()).await;
-            } else if let (true, Some(version)) = (block.starts_with("event: appended"), id) {
-                arrivals.push((version, at));
-                if version >= last {
-                    return Ok(arrivals);
-                }
-            }
-        }
-    }
-}
-
-/// About the size of an `appended` frame of these games (an abandon or a retraction, its score).
-const FRAME_BYTES: usize = 1_500;
-
-async fn streams(
-    base: &str,
-    token: &str,
-    games: usize,
-    streams: usize,
-    appends: usize,
-    pid: Option<u32>,
-    gap: Duration,
-) -> Result<(), String> {
-    if games == 0 || !appends.is_multiple_of(2) {
-        return Err("streams needs games and an even number of appends".into());
-    }
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(games)
-        .build()
-        .map_err(|e| e.to_string())?;
-    // Games of their own for each kind of round, all new: both kinds replay logs of the same
-    // lengths (each abandon or resume replays its game's log), so what differs is the streams.
-    let new_games = async || {
-        let body = json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]});
-        let mut ids = Vec::with_capacity(games);
-        for _ in 0..games {
-            ids.push(create_game(&client, base, token, &body).await?);
-        }
-        Ok::<_, String>(ids)
-    };
-    // Four measured rounds, each half of the appends, in the order without, with, with,
-    // without: a drift of the machine's speed over the run weighs on both kinds alike. A
-    // warm-up round without subscribers first.
-    tables_append(&client, base, token, &new_games().await?, 1, appends, gap).await?;
-    let (first, second) = (appends / 2, appends - appends / 2);
-    let quiet = new_games().await?;
-    let cpu_at = || pid.and_then(cpu_time);
-    let cpu_before = cpu_at();
-    let without_first = tables_append(&client, base, token, &quiet, 1, first, gap).await?;
-    let cpu_without_first = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
-    let ids = new_games().await?;
-    let last = 1 + appends as i64;
-
-    let before = pid.and_then(rss_kib);
-    // The followers are other phones than the tables': they read on a runtime (and threads) of
-    // their own, so a table's answer never waits behind frames in the load tool's own queue.
-    let phones = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("followers")
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let reader = reqwest::Client::builder()
-        .pool_max_idle_per_host(streams)
-        .build()
-        .map_err(|e| e.to_string())?;
-    let (opened, mut ready) = tokio::sync::mpsc::channel(streams.max(1));
-    let followers: Vec<_> = (0..streams)
-        .map(|i| {
-            let game = &ids[i % games];
-            phones.spawn(follow(
-                reader.clone(),
-                format!("{base}/v1/games/{game}/stream"),
-                token.to_owned(),
-                last,
-                opened.clone(),
-            ))
-        })
-        .collect();
-    for _ in 0..streams {
-        ready.recv().await.ok_or("a stream did not open")?;
-    }
-    let after = pid.and_then(rss_kib);
-
-    let cpu_before = cpu_at();
-    let with = tables_append(&client, base, token, &ids, 1, first, gap)
-        .await?
-        .then(tables_append(&client, base, token, &ids, 1 + first as i64, second, gap).await?);
-    let cpu_with = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
-    let answers = &with.answers;
-    let mut latencies = Vec::with_capacity(streams * appends);
-    let mut early = 0usize;
-    for (i, follower) in followers.into_iter().enumerate() {
-        let arrivals = follower.await.map_err(|e| e.to_string())??;
-        let answered = &answers[i % games];
-        for (version, at) in arrivals {
-            if let Some((_, answer)) = answered.iter().find(|(v, _)| *v == version) {
-                // An event may reach a subscriber before the append's answer reaches its table.
-                match at.checked_duration_since(*answer) {
-                    Some(latency) => latencies.push(latency),
-                    None => {
-                        early += 1;
-                        latencies.push(Duration::ZERO);
-                    }
-                }
-            }
-        }
-    }
-    phones.shutdown_background();
-    // The streams closed; the quiet games' second half.
-    let cpu_before = cpu_at();
-    let without = without_first
-        .then(tables_append(&client, base, token, &quiet, 1 + first as i64, second, gap).await?);
-    let cpu_without = cpu_at()
-        .zip(cpu_before)
-        .map(|(a, b)| a.saturating_sub(b))
-        .zip(cpu_without_first)
-        .map(|(a, b)| a + b);
-    let rate = |elapsed: Duration| (games * appends) as f64 / elapsed.as_secs_f64();
-    let pace = if gap.is_zero() {
-        "back to back".to_owned()
-    } else {
-        format!("{} ms apart", gap.as_millis())
-    };
-    println!(
-        "{games} tables, {appends} appends each, {pace}, {streams} streams ({} per game)",
-        streams / games
-    );
-    println!(
-        "appends without streams     {:.0} /s",
-        rate(without.elapsed)
-    );
-    println!(
-        "appends with streams        {:.0} /s ({:+.1} %)",
-        rate(with.elapsed),
-        (rate(with.elapsed) / rate(without.elapsed) - 1.0) * 100.0
-    );
-    // The restated target (issue 31): no append slower at p99 by more than 20 % with the
-    // streams open.
-    let p99 = |latencies: &[Duration]| {
-        let mut sorted = latencies.to_vec();
-        sorted.sort_unstable();
-        sorted[(sorted.len() * 99 / 100).min(sorted.len() - 1)]
-    };
-    let (p99_without, p99_with) = (p99(&without.latencies), p99(&with.latencies));
-    println!(
-        "append p99                  {:.1} ms without streams, {:.1} ms with ({:+.1} %; target ≤ +20 %)",
-        p99_without.as_secs_f64() * 1e3,
-        p99_with.as_secs_f64() * 1e3,
-        (p99_with.as_secs_f64() / p99_without.as_secs_f64() - 1.0) * 100.0
-    );
-    println!(
-        "delivery after the answer   {} ({} deliveries, {early} before the answer)",
-        percentiles(latencies.clone()),
-        latencies.len()
-    );
-    // What the server spends per append, whoever else shares the machine's cores: the
-    // streams' own cost to the server, apart from the load tool's reading of them.
-    // (The kernel counts CPU time in 10 ms ticks: a short run shows none.)
-    let apart = (with.elapsed / (games * appends) as u32)
-        .clamp(Duration::from_micros(50), Duration::from_millis(20));
-    if let (Some(without), Some(with)) = (cpu_without, cpu_with)
-        && !without.is_zero()
-        && !with.is_zero()
-    {
-        let per_append = |cpu: Duration| cpu.as_secs_f64() * 1e6 / (games * appends) as f64;
-        println!(
-            "server CPU per append       {:.0} µs without streams, {:.0} µs with ({:+.1} %)",
-            per_append(without),
-            per_append(with),
-            (per_append(with) / per_append(without) - 1.0) * 100.0
-        );
-        // The restated target (issue 31): the server's CPU per delivered frame against the
-        // kernel's own floor, measured here in the same run (as many followers per game, frames
-        // of the size these were, as far apart as the server's appends were: paced, a frame
-        // finds its reader, and the writer, asleep more often, and each wake-up costs).
-        let per_frame =
-            with.saturating_sub(without).as_secs_f64() * 1e6 / latencies.len().max(1) as f64;
-        let followers = (streams / games).max(1);
-        let floor = frames::floor(followers, 2_000, apart, FRAME_BYTES)?;
-        let floor_us = floor.writer.as_secs_f64() * 1e6;
-        println!(
-            "server CPU per delivered frame {per_frame:.1} µs; the kernel's floor (writer side, same run, appends {} µs apart) {floor_us:.1} µs → {:.2}× (target ≤ 2×)",
-            apart.as_micros(),
-            per_frame / floor_us.max(1e-9)
-        );
-    }
-    if let (Some(before), Some(after)) = (before, after) {
-        println!(
-            "server memory              {before} KiB → {after} KiB with the streams open: {:.1} KiB per stream",
-            (after as f64 - before as f64) / streams as f64
-        );
-    }
-    Ok(())
-}
-
 fn main() {
     // The bare handler `tables` compares with runs on actix-web's own runtime, in its own process.
     let args: Vec<String> = std::env::args().collect();
@@ -1018,7 +785,7 @@ async fn run() {
         (Some("ratings"), Some(url), _) => ratings::ratings(url).await,
         (Some("query"), Some(base), Some(token)) => query(base, token, number(4).unwrap_or(300), number(5).unwrap_or(30) as u64).await,
         (Some("appends"), Some(base), Some(token)) => appends(base, token, number(4).unwrap_or(200)).await,
-        (Some("streams"), Some(base), Some(token)) => streams(base, token, number(4).unwrap_or(50), number(5).unwrap_or(500), number(6).unwrap_or(20), number(7).map(|p| p as u32), Duration::from_millis(number(8).unwrap_or(0) as u64)).await,
+        (Some("streams"), Some(base), Some(token)) => streams::streams(base, token, number(4).unwrap_or(50), number(5).unwrap_or(500), number(6).unwrap_or(20), number(7).map(|p| p as u32), Duration::from_millis(number(8).unwrap_or(0) as u64)).await,
         (Some("answers"), Some(base_a), Some(base_b)) => match args.get(4) {
             Some(token) => answers(base_a, base_b, token, number(5).unwrap_or(20)).await,
             None => Err("answers needs a token".into()),
