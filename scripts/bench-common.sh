@@ -30,7 +30,8 @@ start_server() {
     SERVERS+=("$SERVER")
     BASE=""
     for _ in $(seq 1 100); do
-        BASE=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" | head -1)
+        # The log may not exist yet: the server's redirection is made by its own process.
+        BASE=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" 2>/dev/null | head -1 || true)
         [ -n "$BASE" ] && return 0
         sleep 0.1
     done

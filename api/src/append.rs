@@ -8,7 +8,7 @@ use tabletally_domain::log::{Evaluation, NewEvent as DomainEvent, Rejection, Sta
 use tabletally_domain::score::Scoreboard;
 
 use crate::config::{MAX_EVENT_DATA_BYTES, MAX_EVENTS_PER_GAME, MAX_REASON_CHARS};
-use crate::records::{GameRecord, GameResult, HeldGame, NewEvent, PlayerResult};
+use crate::records::{GameRecord, GameResult, HeldGame, NewEvent, PlayerResult, StoredEvent};
 
 /// Whether an event's data stays within what any legal event needs: its size, and a reason's
 /// length. `Err` names the field (a pointer into the data) and says why, in players' words.
@@ -84,7 +84,7 @@ pub struct AppendRequest {
 #[derive(Debug)]
 pub enum Decision {
     /// Every event of the request is already stored with the same content: answer with them.
-    AlreadyStored { seqs: Vec<i64> },
+    AlreadyStored { events: Vec<StoredEvent> },
     /// Write these events; the game's status afterwards, and its result when finished.
     Append {
         events: Vec<NewEvent>,
@@ -177,10 +177,17 @@ impl Refused {
     }
 }
 
-/// Decides a request against the game as held (its row, log and replayed state, read under
-/// the game's lock). On `Append` the held state has advanced past the new events; on a refusal
-/// that [`Refused::left_the_state`] it is as it was (else it is to be dropped).
+/// Decides a request against the game as held (its row and replayed state, read under the
+/// game's lock; its log too when [`HeldGame::needs_log`] said so). On `Append` the held state
+/// has advanced past the new events; on a refusal that [`Refused::left_the_state`] it is as it
+/// was (else it is to be dropped). Either way the log is let go: the game is held without it.
 pub fn decide(held: &mut HeldGame, request: &AppendRequest) -> Result<Decision, Refused> {
+    let decided = decide_held(held, request);
+    held.let_go_of_log();
+    decided
+}
+
+fn decide_held(held: &mut HeldGame, request: &AppendRequest) -> Result<Decision, Refused> {
     for (index, event) in request.events.iter().enumerate() {
         if request.events[..index].iter().any(|e| e.id == event.id) {
             return Err(Refused::DuplicateId {
@@ -189,32 +196,41 @@ pub fn decide(held: &mut HeldGame, request: &AppendRequest) -> Result<Decision, 
             });
         }
     }
-    let log = held.state.log();
-    let mut stored_seqs = Vec::new();
+    if held.needs_log(request) {
+        return Err(Refused::Broken(
+            "the append needs the game's log, let go".into(),
+        ));
+    }
+    let mut stored_events = Vec::new();
     let mut stored_ids = Vec::new();
     for (index, event) in request.events.iter().enumerate() {
-        if let Some(at) = held.meta.iter().position(|m| m.id == event.id) {
-            let stored = &log[at];
-            let seq = at as i64 + 1;
-            if stored.event_type != event.event_type || stored.data != event.data {
-                return Err(Refused::IdReused {
-                    index,
-                    id: event.id.clone(),
-                    seq,
-                });
-            }
-            stored_seqs.push(seq);
-            stored_ids.push(event.id.clone());
+        let Some(seq) = held.seq_of(&event.id) else {
+            continue;
+        };
+        let stored = held
+            .stored(seq)
+            .ok_or_else(|| Refused::Broken(format!("event {seq} is not held")))?;
+        if stored.event_type != event.event_type || stored.data != event.data {
+            return Err(Refused::IdReused {
+                index,
+                id: event.id.clone(),
+                seq,
+            });
         }
+        stored_ids.push(event.id.clone());
+        stored_events.push(stored);
     }
-    if !request.events.is_empty() && stored_seqs.len() == request.events.len() {
-        return Ok(Decision::AlreadyStored { seqs: stored_seqs });
+    if !request.events.is_empty() && stored_events.len() == request.events.len() {
+        return Ok(Decision::AlreadyStored {
+            events: stored_events,
+        });
     }
     if !stored_ids.is_empty() {
         return Err(Refused::PartlyStored { stored: stored_ids });
     }
-    if log.len() + request.events.len() > MAX_EVENTS_PER_GAME {
-        return Err(Refused::GameTooLong { stored: log.len() });
+    let events = held.state.version() as usize;
+    if events + request.events.len() > MAX_EVENTS_PER_GAME {
+        return Err(Refused::GameTooLong { stored: events });
     }
     let game = &held.game;
     if let Some(expected) = request.expected_version
@@ -452,8 +468,40 @@ mod tests {
 
         let decision = decide(&mut game, &request).unwrap();
 
-        assert!(matches!(decision, Decision::AlreadyStored { seqs } if seqs == vec![2, 3]));
+        let Decision::AlreadyStored { events } = decision else {
+            panic!("not answered as stored: {decision:?}");
+        };
+        assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [2, 3]);
         assert_eq!(game.state.version(), 3);
+    }
+
+    #[test]
+    fn a_game_held_without_its_log_asks_for_it_for_a_retry_or_a_common_event_only() {
+        let mut game = held(3);
+        let retry = request(&game, &[3], &[], None);
+        let abandon = request(&game, &[], &["new"], None);
+        let round = AppendRequest {
+            expected_version: None,
+            events: vec![NewEvent {
+                id: "round 1".into(),
+                event_type: "round_collected".into(),
+                data: json!({"round": 1, "collections": {}}),
+                recorded_by: None,
+            }],
+            read_models: true,
+        };
+        assert!(!game.needs_log(&retry));
+
+        game.let_go_of_log();
+
+        assert!(game.needs_log(&retry));
+        assert!(game.needs_log(&abandon));
+        assert!(!game.needs_log(&round));
+        // Decided without it anyway, it is a fault of ours, not the table's.
+        assert!(matches!(
+            decide(&mut game, &abandon),
+            Err(Refused::Broken(_))
+        ));
     }
 
     #[test]
@@ -505,7 +553,10 @@ mod tests {
             })
         ));
         assert_eq!(game.state.version(), 1);
+        assert!(game.state.log().is_none(), "held without its log");
 
+        // An abandon needs the log: the store reads it again and replays it.
+        let mut game = held(1);
         let fresh = request(&game, &[], &["a"], Some(1));
         let decision = decide(&mut game, &fresh).unwrap();
 

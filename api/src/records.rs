@@ -1,13 +1,12 @@
 //! The records the write path's decision reads and the store writes: a game's row, its events,
 //! what a finished game adds to the statistics, and a game held replayed in memory.
 
-use std::sync::Mutex;
-
-use actix_web::web::Bytes;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tabletally_domain::GameState;
-use tabletally_domain::log::LogEvent;
+use tabletally_domain::log::{COMMON_EVENT_TYPES, LogEvent};
+
+use crate::append::AppendRequest;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeatRecord {
@@ -104,8 +103,6 @@ pub struct EventMeta {
     pub id: String,
     pub recorded_at: DateTime<Utc>,
     pub recorded_by: Option<String>,
-    /// The event's rough size in memory, counted once (see [`HeldGame::bytes`]).
-    bytes: usize,
 }
 
 impl EventMeta {
@@ -115,35 +112,30 @@ impl EventMeta {
             id: event.id.clone(),
             recorded_at: event.recorded_at,
             recorded_by: event.recorded_by.clone(),
-            bytes: 96 + event.event_type.len() + value_bytes(&event.data),
         }
     }
 }
 
-/// A game's row and its log, replayed: what an append decides from and a score read answers with.
+/// A game's row and its state, replayed: what an append decides from and a score read answers
+/// with.
+///
+/// Held between appends, a game keeps what its next plain append and its score need: the row,
+/// the replayed state and its events' ids (hashed). Its log is held only while an append that
+/// needs it is decided ([`HeldGame::needs_log`]: a retract, a correction, an abandon, or an
+/// event id already stored), read again from the database for it; a past score reads it too.
+#[derive(Clone)]
 pub struct HeldGame {
     pub game: GameRecord,
-    /// One per event of `state.log()`, in the same order.
-    pub meta: Vec<EventMeta>,
+    /// Each event's id, hashed, seq 1 first: an append naming one of them (a retry, or an id
+    /// used again) is decided with the log, which tells the two apart.
+    ids: Vec<u64>,
+    /// One per event of `state.log()`, in the same order, while the log is held.
+    meta: Option<Vec<EventMeta>>,
     pub state: GameState,
-    /// The current score's answer body with the log length it was made at: made by the first
-    /// score read, so the next ones at the same version answer without evaluating anything.
-    score_body: Mutex<Option<(usize, Bytes)>>,
-}
-
-impl Clone for HeldGame {
-    fn clone(&self) -> Self {
-        Self {
-            game: self.game.clone(),
-            meta: self.meta.clone(),
-            state: self.state.clone(),
-            score_body: Mutex::new(self.lock_score_body().clone()),
-        }
-    }
 }
 
 impl HeldGame {
-    /// Replays a stored log (the cache missed).
+    /// Replays a stored log (the cache missed, or an append needs the log), holding it.
     pub fn replay(game: GameRecord, log: Vec<StoredEvent>) -> Result<Self, String> {
         let kind = tabletally_domain::Game::from_id(&game.game)
             .ok_or_else(|| format!("unknown game {}", game.game))?;
@@ -160,34 +152,52 @@ impl HeldGame {
     pub fn new(game: GameRecord, meta: Vec<EventMeta>, state: GameState) -> Self {
         Self {
             game,
-            meta,
+            ids: meta.iter().map(|m| id_hash(&m.id)).collect(),
+            meta: Some(meta),
             state,
-            score_body: Mutex::new(None),
         }
     }
 
-    /// The current score's answer body: the one kept for this log, or `make`'s (then kept).
-    pub fn score_body<E>(&self, make: impl FnOnce(&Self) -> Result<Bytes, E>) -> Result<Bytes, E> {
-        let events = self.state.log().len();
-        if let Some((at, body)) = self.lock_score_body().as_ref()
-            && *at == events
-        {
-            return Ok(body.clone());
+    /// Lets the log go (see the type's docs): what a game held between appends keeps.
+    pub fn let_go_of_log(&mut self) {
+        self.meta = None;
+        self.state.let_go_of_log();
+        self.ids.shrink_to_fit();
+        self.game.players.shrink_to_fit();
+    }
+
+    /// Whether deciding `request` needs the log, and it was let go.
+    pub fn needs_log(&self, request: &AppendRequest) -> bool {
+        self.meta.is_none()
+            && (request.events.iter().any(|e| {
+                COMMON_EVENT_TYPES.contains(&e.event_type.as_str())
+                    || self.ids.contains(&id_hash(&e.id))
+            }))
+    }
+
+    /// The seq of the event with this id, when the log is held and has it.
+    pub fn seq_of(&self, id: &str) -> Option<i64> {
+        let at = self.meta.as_ref()?.iter().position(|m| m.id == id)?;
+        Some(at as i64 + 1)
+    }
+
+    /// New events joined the log (their ids, and their columns while the log is held).
+    pub fn stored_events(&mut self, stored: &[StoredEvent]) {
+        self.ids.extend(stored.iter().map(|e| id_hash(&e.id)));
+        if let Some(meta) = self.meta.as_mut() {
+            meta.extend(stored.iter().map(EventMeta::of));
         }
-        let body = make(self)?;
-        *self.lock_score_body() = Some((events, body.clone()));
-        Ok(body)
     }
 
-    fn lock_score_body(&self) -> std::sync::MutexGuard<'_, Option<(usize, Bytes)>> {
-        // A panic while holding it leaves nothing half-written: the value is replaced whole.
-        self.score_body.lock().unwrap_or_else(|e| e.into_inner())
+    /// Each held event's columns, while the log is held.
+    pub fn meta_mut(&mut self) -> impl Iterator<Item = &mut EventMeta> {
+        self.meta.iter_mut().flatten()
     }
 
-    /// The stored event at `seq` (1-based), as the store would read it.
+    /// The stored event at `seq` (1-based), as the store would read it, while the log is held.
     pub fn stored(&self, seq: i64) -> Option<StoredEvent> {
         let i = usize::try_from(seq - 1).ok()?;
-        let (meta, event) = (self.meta.get(i)?, self.state.log().get(i)?);
+        let (meta, event) = (self.meta.as_ref()?.get(i)?, self.state.log()?.get(i)?);
         Some(StoredEvent {
             position: meta.position,
             seq,
@@ -200,26 +210,79 @@ impl HeldGame {
         })
     }
 
-    /// A rough size in memory, for the cache's byte bound: the log, and as much again each for
-    /// the replayed state, the state before the last event (kept for an undo) and the score's
-    /// answer body. Each event's size is counted once, when it joins the log (a game is put back
-    /// in the cache after every append).
+    /// A rough size in memory, for the cache's byte bound, of a game whose log was let go: the
+    /// row (its options counted as their JSON tree), the ids, and the replayed state as its
+    /// game keeps it (see [`state_bytes`]).
     pub fn bytes(&self) -> usize {
-        4 * self.meta.iter().map(|m| m.bytes).sum::<usize>() + self.meta.len() * 80 + 1024
+        let game = &self.game;
+        let row = game.id.len()
+            + game.game.len()
+            + game.status.len()
+            + 3 * ALLOCATION
+            + value_bytes(&game.options)
+            + game
+                .players
+                .iter()
+                .map(|p| {
+                    std::mem::size_of::<SeatRecord>()
+                        + p.name.len()
+                        + p.player_id.len()
+                        + p.color.as_ref().map_or(0, String::len)
+                        + 3 * ALLOCATION
+                })
+                .sum::<usize>();
+        ENTRY_BYTES
+            + std::mem::size_of::<Self>()
+            + row
+            + self.ids.capacity() * 8
+            + state_bytes(&game.game, game.players.len(), self.state.game_events())
     }
+}
+
+/// What the cache's entry costs besides the game: its id in two maps, the entry, the `Arc`.
+const ENTRY_BYTES: usize = 272;
+/// An allocation's share of the allocator's rounding.
+const ALLOCATION: usize = 16;
+
+/// A game's replayed state as its game keeps it, by players and game events in force (a
+/// retracted event and its retract add nothing): measured with the allocator's count on each
+/// game's benchmark fixture (`api/tests/held_bytes.rs`).
+fn state_bytes(game: &str, players: usize, game_events: usize) -> usize {
+    match game {
+        // Each round collected keeps every player's cards.
+        "mint-condition" => 600 + 240 * players * game_events,
+        // Each turn keeps what every player played and took; the rows grow with them.
+        "mind-up" => 600 + 97 * players + 37 * players * game_events,
+        // The race and the bets: the same size all game.
+        "mint-julep" => 100 + 150 * players,
+        // The options' prizes, and every card an event described (two a turn).
+        "vintage" => 6150 + 650 * game_events,
+        _ => 1024 + 256 * game_events,
+    }
+}
+
+/// An event id's hash, for telling an id never stored from one that may be (a hash that
+/// matches reads the log; ids are compared there).
+fn id_hash(id: &str) -> u64 {
+    // FNV-1a: no key is needed, a false match only costs a log read.
+    id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 fn value_bytes(value: &Value) -> usize {
     match value {
-        Value::Null | Value::Bool(_) | Value::Number(_) => 16,
-        Value::String(s) => 24 + s.len(),
-        Value::Array(items) => 24 + items.iter().map(value_bytes).sum::<usize>(),
-        Value::Object(map) => {
-            48 + map
-                .iter()
-                .map(|(k, v)| 32 + k.len() + value_bytes(v))
-                .sum::<usize>()
+        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        Value::String(s) => s.len() + ALLOCATION,
+        Value::Array(items) => {
+            items.len() * std::mem::size_of::<Value>()
+                + ALLOCATION
+                + items.iter().map(value_bytes).sum::<usize>()
         }
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| 48 + k.len() + ALLOCATION + value_bytes(v))
+            .sum::<usize>(),
     }
 }
 

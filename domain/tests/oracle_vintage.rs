@@ -921,7 +921,7 @@ impl Played {
         if let Err(e) = engine.append(&batch) {
             panic!("seed {}: a legal turn was refused: {e}\n{data}", self.seed);
         }
-        self.log = engine.log().to_vec();
+        self.log = engine.log().expect("the log, held").to_vec();
         self.state = after;
     }
 

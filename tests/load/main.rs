@@ -28,6 +28,13 @@
 //!   transaction), the cycle's own floor (one of its games' rows written again by hand, a
 //!   transaction a request: `floor.rs`), a bare actix-web handler (`hello`, 32 connections), one finished game's
 //!   score and `GET /healthz` at 32 connections, and the ratios.
+//! - `held <base-url> <token> <game-id> <games> <server-pid>` — issue 55: `games` games of one
+//!   kind brought to a mid-game point (`held.rs` says which) and their scores read; the server's
+//!   RSS growth per 1,000 of them and the state cache's own estimate against it.
+//! - `held-loop <base-url> <token> <games> <seconds> <server-pid> [tables] [every-seconds]` —
+//!   `games` Mint Condition games in progress, then `tables` tables (100) appending over them for
+//!   `seconds`, each returning to each of its games every `every-seconds` (5): an undo of the last
+//!   round, then the round again. The cache's hit rate over the loop and the server's RSS.
 //! - `hello` — the bare actix-web server `tables` measures (prints its address).
 //! - `frames [followers] [appends] [gap-µs] [bytes]` — the kernel's own cost of sending each
 //!   append to its followers over loopback, with no server at all (the floor under `streams`).
@@ -40,6 +47,7 @@ use tabletally_api::store::{self, NewEvent, NewGame, NewSeat};
 
 mod floor;
 mod frames;
+mod held;
 mod phone;
 mod ratings;
 mod streams;
@@ -798,7 +806,15 @@ async fn run() {
             (Some(count), Some(seconds), Some(url)) => tables::tables(base, token, count, seconds as u64, url, number(7).map(|p| p as u32)).await,
             _ => Err("tables needs <tables> <seconds> <database-url>".into()),
         },
-        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] [gap-ms] | ratings <database-url> | tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid] | hello | frames [followers] [appends] [gap-µs] [bytes]".into()),
+        (Some("held"), Some(base), Some(token)) => match (args.get(4), number(5)) {
+            (Some(game), Some(games)) => held::held(base, token, game, games, number(6).map(|p| p as u32)).await,
+            _ => Err("held needs <game-id> <games> <server-pid>".into()),
+        },
+        (Some("held-loop"), Some(base), Some(token)) => match (number(4), number(5)) {
+            (Some(games), Some(seconds)) => held::held_loop(base, token, games, seconds as u64, number(6).map(|p| p as u32), number(7).unwrap_or(100), Duration::from_secs(number(8).unwrap_or(5) as u64)).await,
+            _ => Err("held-loop needs <games> <seconds> <server-pid>".into()),
+        },
+        _ => Err("usage: tabletally-load seed <database-url> [games] [players] | query <base-url> <token> [requests] [seconds per read] | appends <base-url> <token> [games] | compare <base-url-a> <base-url-b> <token> [games each] | answers <base-url-a> <base-url-b> <token> [paths per read] | streams <base-url> <token> [games] [streams] [appends] [server-pid] [gap-ms] | ratings <database-url> | tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid] | held <base-url> <token> <game-id> <games> <server-pid> | held-loop <base-url> <token> <games> <seconds> <server-pid> [tables] [every-seconds] | hello | frames [followers] [appends] [gap-µs] [bytes]".into()),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

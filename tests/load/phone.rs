@@ -39,13 +39,27 @@ impl Phone {
 
     /// POSTs the JSON `body` to `path`: the answer's status and body.
     pub async fn post(&mut self, path: &str, body: Vec<u8>) -> Result<(u16, Bytes), String> {
-        self.sender.ready().await.map_err(|e| e.to_string())?;
         let request = hyper::Request::post(path)
-            .header(HOST, self.host.clone())
-            .header(AUTHORIZATION, self.authorization.clone())
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| e.to_string())?;
+            .body(Full::new(Bytes::from(body)));
+        self.send(request).await
+    }
+
+    /// GETs `path`: the answer's status and body.
+    pub async fn get(&mut self, path: &str) -> Result<(u16, Bytes), String> {
+        self.send(hyper::Request::get(path).body(Full::new(Bytes::new())))
+            .await
+    }
+
+    async fn send(
+        &mut self,
+        request: hyper::http::Result<hyper::Request<Full<Bytes>>>,
+    ) -> Result<(u16, Bytes), String> {
+        self.sender.ready().await.map_err(|e| e.to_string())?;
+        let mut request = request.map_err(|e| e.to_string())?;
+        let headers = request.headers_mut();
+        headers.insert(HOST, self.host.clone());
+        headers.insert(AUTHORIZATION, self.authorization.clone());
         let response = self
             .sender
             .send_request(request)

@@ -128,17 +128,35 @@ pub async fn get_score(
         .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))
     };
     let body = if at == game.version && language == Language::English {
-        // The current score: made once per version and kept with the held game.
-        held.score_body(|held| body_of(held.state.evaluation(false)))?
+        // The current score: made once per version and kept while the game is read.
+        let bodies = state.store.score_bodies();
+        match bodies.get(&game.id, game.version) {
+            Some(body) => body,
+            None => {
+                let body = body_of(held.state.evaluation(false))?;
+                bodies.put(&game.id, game.version, body.clone());
+                body
+            }
+        }
     } else if at == game.version {
         // In another language: the held game's score, said again.
         body_of(held.state.evaluation(false))?
     } else {
-        // A past score: replay the log up to `at`.
+        // A past score: the log read (a held game lets it go), replayed up to `at`.
         let kind = Game::from_id(&game.game)
             .ok_or_else(|| ApiError::Internal(format!("unknown stored game {}", game.game)))?;
+        let (_, log) = state
+            .store
+            .events(&club.id, &id)
+            .await?
+            .ok_or_else(|| ApiError::NotFound(said!("server.problem.no_such_game")))?;
+        let log: Vec<_> = log
+            .iter()
+            .take(at as usize)
+            .map(crate::records::to_log_event)
+            .collect();
         body_of(
-            kind.evaluate(&held.state.log()[..at as usize])
+            kind.evaluate(&log)
                 .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?,
         )?
     };

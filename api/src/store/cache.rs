@@ -22,12 +22,16 @@ use std::time::Instant;
 
 use crate::records::HeldGame;
 
+use super::score_bodies::{DEFAULT_BODY_BYTES, ScoreBodies};
+
 /// Games held by default (`TABLETALLY_CACHE_GAMES`): every game of a busy evening at many tables
-/// — what the cache must hold are the games in progress and the scores being looked at.
-pub const DEFAULT_GAMES: usize = 2_000;
-/// Bytes held at most, estimated (`TABLETALLY_CACHE_MB`, default 12): some 400 games of Mint
-/// Condition (BENCHMARKS.md, "Memory").
-pub const DEFAULT_BYTES: usize = 12 << 20;
+/// — what the cache must hold are the games in progress (a club network's Friday evening:
+/// 10,000 and more).
+pub const DEFAULT_GAMES: usize = 12_000;
+/// Bytes held at most, estimated (`TABLETALLY_CACHE_MB`, default 64): some 12,000 games of Mint
+/// Condition halfway (about 5 KB each), 3,000 of Vintage (about 20 KB), and the score bodies read
+/// lately (docs/bench-log/2026-12-06.md, "A held game without its log").
+pub const DEFAULT_BYTES: usize = 64 << 20;
 
 struct Entry {
     /// Shared with readers; the writer takes it out and continues it (copying only when a
@@ -91,6 +95,8 @@ pub struct StateCache {
     misses: AtomicU64,
     /// Score reads answered with no database read ([`StateCache::current`]).
     alone: AtomicU64,
+    /// The current scores' answer bodies of the games read lately, bounded apart.
+    bodies: ScoreBodies,
 }
 
 /// The cache's counters, for `GET /metrics`.
@@ -99,6 +105,7 @@ pub struct CacheCounters {
     pub hits: u64,
     pub misses: u64,
     pub games: u64,
+    /// The games held and the score bodies kept, estimated.
     pub bytes: u64,
     /// Reads answered with no database read.
     pub answered_alone: u64,
@@ -118,7 +125,17 @@ impl StateCache {
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             alone: AtomicU64::new(0),
+            bodies: ScoreBodies::new(if max_games == 0 {
+                0
+            } else {
+                DEFAULT_BODY_BYTES
+            }),
         }
+    }
+
+    /// The current scores' answer bodies kept for the games read lately.
+    pub fn score_bodies(&self) -> &ScoreBodies {
+        &self.bodies
     }
 
     /// The bounds from `TABLETALLY_CACHE_GAMES` and `TABLETALLY_CACHE_MB` (0 games: no cache).
@@ -412,9 +429,10 @@ impl StateCache {
         }
     }
 
-    /// Forgets a game (its commit failed after the state was advanced).
+    /// Forgets a game (its commit failed after the state was advanced), and its score's body.
     pub fn forget(&self, id: &str) {
         self.lock().remove(id);
+        self.bodies.forget(id);
     }
 
     fn count(&self, hit: bool) {
@@ -428,7 +446,7 @@ impl StateCache {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             games: inner.entries.len() as u64,
-            bytes: inner.bytes as u64,
+            bytes: (inner.bytes + self.bodies.bytes()) as u64,
             answered_alone: self.alone.load(Ordering::Relaxed),
             sole: inner.term_now().is_some(),
         }

@@ -104,7 +104,9 @@ impl Shared {
     /// and the commit to the live streams.
     pub(super) fn committed(&self, after: AfterCommit) {
         // Cached first: a phone that reads the score on a stream's word gets this version.
-        let held = Arc::new(after.held);
+        let mut held = after.held;
+        held.let_go_of_log();
+        let held = Arc::new(held);
         self.cache.put_written(&after.club, held.clone());
         if let Some(subscribers) = self.subscribers.get() {
             subscribers.committed(Committed {
@@ -157,7 +159,7 @@ impl AfterCommit {
         for event in &mut self.events {
             event.position = settled_position(event.position, first);
         }
-        for meta in &mut self.held.meta {
+        for meta in self.held.meta_mut() {
             meta.position = settled_position(meta.position, first);
         }
     }

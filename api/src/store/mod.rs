@@ -26,6 +26,7 @@ mod plain;
 mod players;
 mod presets;
 pub mod primary;
+mod score_bodies;
 mod server_lock;
 mod sole;
 mod sql_store;
@@ -53,6 +54,7 @@ pub use plain::{PLAIN_APPEND, PLAIN_APPENDS};
 pub use players::{ClubPlayer, Merge, PlayerImport, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
 pub use primary::lost_primary;
+pub use score_bodies::ScoreBodies;
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, RatingPoint,
     RatingRow, ResultRecord, StatsFilter, StatsStore,

@@ -238,9 +238,24 @@ impl GameState {
         on_state!(self, s => s.version())
     }
 
-    /// Every event held, seq 1 first.
-    pub fn log(&self) -> &[LogEvent] {
+    /// The game events in force (see [`log::Replayed::game_events`]).
+    pub fn game_events(&self) -> usize {
+        on_state!(self, s => s.game_events())
+    }
+
+    /// Every event, seq 1 first, while the log is held (see [`log::Replayed`]).
+    pub fn log(&self) -> Option<&[LogEvent]> {
         on_state!(self, s => s.log())
+    }
+
+    /// Lets the log go: what is left is what a plain game event and a score need.
+    pub fn let_go_of_log(&mut self) {
+        on_state!(self, s => s.let_go_of_log())
+    }
+
+    /// Whether appending `batch` needs the whole log, and it was let go.
+    pub fn needs_log(&self, batch: &[NewEvent]) -> bool {
+        on_state!(self, s => s.needs_log(batch))
     }
 
     /// What the log amounts to (with a finished game's facts when `with_facts`).

@@ -1,10 +1,8 @@
 //! Appending: new events checked one by one, continuing from the log held replayed.
 
-use super::common_events::{RETRACT_FIELDS, RetractData, check_target};
 use super::rejection::Rejection;
 use super::replay::{Replay, replay, replay_stored};
-use super::{COMMON_EVENT_TYPES, Evaluation, GAME_STARTED, LogError, LogEvent, NewEvent, RETRACT};
-use crate::error::parse_json;
+use super::{COMMON_EVENT_TYPES, Evaluation, GAME_STARTED, LogError, LogEvent, NewEvent};
 use crate::ruleset::Ruleset;
 
 /// Checks a batch of new events against a stored log, in order, as if appended one by one.
@@ -29,13 +27,14 @@ pub fn check_append<R: Ruleset>(
 
 /// A game's log replayed to its last event, held so that new events continue from it instead
 /// of replaying the whole log again (the server keeps these in its state cache).
+///
+/// A game held between appends lets its log go ([`Replayed::let_go_of_log`]): a plain game event
+/// continues the replay without it, and only a retract, a correction or an abandon — which can
+/// change what came before — needs it back ([`Replayed::needs_log`]), replayed whole again.
 pub struct Replayed<R: Ruleset> {
     replay: Replay<R>,
-    log: Vec<LogEvent>,
-    /// The replay of every event held but the last, when known (the copy an append makes in
-    /// case it is refused). Retracting the last event, the table's "undo", then costs a swap
-    /// instead of a whole replay: the events in force are exactly those before it.
-    before_last: Option<Replay<R>>,
+    /// Every event held, seq 1 first; `None` once let go.
+    log: Option<Vec<LogEvent>>,
 }
 
 impl<R: Ruleset> Clone for Replayed<R> {
@@ -43,30 +42,51 @@ impl<R: Ruleset> Clone for Replayed<R> {
         Self {
             replay: self.replay.clone(),
             log: self.log.clone(),
-            before_last: self.before_last.clone(),
         }
     }
 }
 
 impl<R: Ruleset> Replayed<R> {
-    /// Replays a whole stored log.
+    /// Replays a whole stored log, and holds it.
     pub fn from_log(log: Vec<LogEvent>) -> Result<Self, LogError> {
         let replay = replay_stored::<R>(&log)?;
         Ok(Self {
             replay,
-            log,
-            before_last: None,
+            log: Some(log),
         })
     }
 
-    /// The seq of the last event held (the game's version).
+    /// The seq of the last event held (the game's version, and its number of events).
     pub fn version(&self) -> u64 {
         self.replay.version
     }
 
-    /// Every event held, seq 1 first.
-    pub fn log(&self) -> &[LogEvent] {
-        &self.log
+    /// The game events in force, applied to the state (a typed-in result counts as none):
+    /// what the state grew by, for an estimate of its size.
+    pub fn game_events(&self) -> usize {
+        self.replay.game_events as usize
+    }
+
+    /// Every event, seq 1 first, while the log is held.
+    pub fn log(&self) -> Option<&[LogEvent]> {
+        self.log.as_deref()
+    }
+
+    /// Lets the log go: what is left is what a plain game event and a score need. The state is
+    /// copied too: a copy's vectors keep no room to grow, and a held game grows by an append at
+    /// a time, minutes apart.
+    pub fn let_go_of_log(&mut self) {
+        self.log = None;
+        self.replay = self.replay.clone();
+    }
+
+    /// Whether appending `batch` needs the whole log, and it was let go: a retract, a
+    /// correction or an abandon is checked against the whole log replayed again.
+    pub fn needs_log(&self, batch: &[NewEvent]) -> bool {
+        self.log.is_none()
+            && batch
+                .iter()
+                .any(|e| COMMON_EVENT_TYPES.contains(&e.event_type.as_str()))
     }
 
     /// What the log amounts to; `with_facts` adds a finished game's facts for the statistics.
@@ -76,65 +96,38 @@ impl<R: Ruleset> Replayed<R> {
 
     /// Checks a batch of new events in order, as if appended one by one, and holds them when
     /// all pass: the evaluation of the resulting log (with facts: the append decides the
-    /// statistics read models). On a rejection nothing changes.
+    /// statistics read models). On a rejection nothing changes. A batch that
+    /// [`Replayed::needs_log`] is refused as a fault of ours: the caller replays the log first.
     pub fn append(&mut self, batch: &[NewEvent]) -> Result<Evaluation, Rejection> {
-        if let [new] = batch
-            && self.undoes_last(new)
-        {
-            return Ok(self.undo_last(new));
+        if self.needs_log(batch) {
+            return Err(Rejection::new(
+                0,
+                "",
+                crate::said!(
+                    "server.log.refusal.stored_log_does_not_replay",
+                    error = "the log was let go"
+                ),
+            ));
         }
-        let held = self.log.len();
+        let held = self.log.as_ref().map(Vec::len);
         let before = self.replay.clone();
         let outcome = self.append_each(batch);
-        match outcome {
-            Err(_) => {
-                self.log.truncate(held);
-                self.replay = before;
+        if outcome.is_err() {
+            if let (Some(log), Some(held)) = (self.log.as_mut(), held) {
+                log.truncate(held);
             }
-            Ok(()) if !batch.is_empty() => {
-                self.before_last = (batch.len() == 1).then_some(before);
-            }
-            Ok(()) => {}
+            self.replay = before;
         }
         outcome.map(|()| self.replay.evaluation(true))
-    }
-
-    /// Whether `new` is a valid retract of the last event held, with the replay before that
-    /// event known. Anything else (a malformed retract included) takes the whole replay, which
-    /// says what is wrong.
-    fn undoes_last(&self, new: &NewEvent) -> bool {
-        let last = self.log.len() as u64;
-        new.event_type == RETRACT
-            && self.before_last.is_some()
-            && parse_json::<RetractData>(&new.data, "/data", RETRACT, RETRACT_FIELDS)
-                .is_ok_and(|retract| retract.seq == last)
-            && check_target(last + 1, last, "retract", || {
-                crate::said!("server.common.refusal.game_started_cannot_be_retracted")
-            })
-            .is_ok()
-    }
-
-    /// Appends a retract of the last event: only a later event can retract one, so with both
-    /// left out the events in force, their corrections and any abandon are those before the
-    /// last event, and so is the replay. The replay it replaces is the one before the retract.
-    fn undo_last(&mut self, new: &NewEvent) -> Evaluation {
-        let seq = self.log.len() as u64 + 1;
-        let mut restored = self.before_last.take().expect("checked by undoes_last");
-        restored.version = seq;
-        self.before_last = Some(std::mem::replace(&mut self.replay, restored));
-        self.log
-            .push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
-        self.replay.evaluation(true)
     }
 
     fn append_each(&mut self, batch: &[NewEvent]) -> Result<(), Rejection> {
         let Self {
             replay: current,
             log,
-            ..
         } = self;
         for (index, new) in batch.iter().enumerate() {
-            let seq = log.len() as u64 + 1;
+            let seq = current.version + 1;
             if new.event_type == GAME_STARTED {
                 return Err(Rejection::new(
                     index,
@@ -142,16 +135,29 @@ impl<R: Ruleset> Replayed<R> {
                     crate::said!("server.log.refusal.game_started_appended"),
                 ));
             }
-            log.push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
-            let last = &log[log.len() - 1];
-            let step = if COMMON_EVENT_TYPES.contains(&new.event_type.as_str()) {
-                // A retract or correction can change what came before: check the whole log.
-                replay::<R>(log).map(|replay| *current = replay)
-            } else {
+            let event = LogEvent::new(seq, new.event_type.clone(), new.data.clone());
+            let step = match log {
+                // A retract, correction or abandon can change what came before: check the
+                // whole log (needs_log made sure it is held).
+                Some(log) if COMMON_EVENT_TYPES.contains(&new.event_type.as_str()) => {
+                    log.push(event);
+                    let last = &log[log.len() - 1];
+                    replay::<R>(log)
+                        .map(|replay| *current = replay)
+                        .map_err(|fault| fault.into_rejection(index, last, log))
+                }
                 // A plain game event cannot change what came before: apply it to the state so far.
-                current.apply_game_event(last, None)
+                Some(log) => {
+                    let applied = current.apply_game_event(&event, None);
+                    log.push(event);
+                    let last = &log[log.len() - 1];
+                    applied.map_err(|fault| fault.into_rejection(index, last, log))
+                }
+                None => current
+                    .apply_game_event(&event, None)
+                    .map_err(|fault| fault.into_rejection(index, &event, &[])),
             };
-            step.map_err(|fault| fault.into_rejection(index, last, log))?;
+            step?;
             current.version = seq;
         }
         Ok(())

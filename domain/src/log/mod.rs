@@ -12,8 +12,8 @@
 //!
 //! Which events are in force is decided from the newest event backwards (a retract can only
 //! name an earlier event), then the game events in force are folded through the ruleset in
-//! order. After any retract or correction the whole log is checked again, but for a retract of
-//! the last event (an undo), whose answer is the replay before that event, kept since.
+//! order. After any retract, correction or abandon the whole log is replayed again; a plain game
+//! event continues the replay held, which is all a game held between appends keeps.
 //!
 //! Stored events are never rewritten: each keeps the [`SCHEMA_VERSION`] it was written with,
 //! and the replay upcasts older data on the way in (see [`upcast`] and `docs/schema-versions.md`).

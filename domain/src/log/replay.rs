@@ -50,6 +50,8 @@ pub(super) struct Replay<R: Ruleset> {
     players: Vec<Player>,
     /// The last game event applied, if any.
     last_game_event: Option<u64>,
+    /// Game events applied (those in force): what the state grew by.
+    pub(super) game_events: u32,
     recorded: Option<RecordedResult>,
 }
 
@@ -61,6 +63,7 @@ impl<R: Ruleset> Clone for Replay<R> {
             version: self.version,
             players: self.players.clone(),
             last_game_event: self.last_game_event,
+            game_events: self.game_events,
             recorded: self.recorded.clone(),
         }
     }
@@ -138,6 +141,7 @@ impl<R: Ruleset> Replay<R> {
         }
         R::apply(&mut self.state, &event.event_type, data).map_err(|e| fault(e.within("/data")))?;
         self.last_game_event = Some(event.seq);
+        self.game_events += 1;
         Ok(())
     }
 
@@ -248,6 +252,7 @@ pub(super) fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
         abandoned_at: None,
         version,
         last_game_event: None,
+        game_events: 0,
         recorded: None,
     };
     let mut corrections: HashMap<u64, (u64, &Value)> = HashMap::new();

@@ -8,7 +8,7 @@ use tabletally_domain::Scoreboard;
 use tabletally_domain::setup::name_key;
 
 use crate::append::{self, AppendRequest, Decision};
-use crate::records::{EventMeta, GameRecord, HeldGame, NewEvent, SeatRecord, StoredEvent};
+use crate::records::{GameRecord, HeldGame, NewEvent, SeatRecord, StoredEvent};
 use crate::store::backend::{Backend, INSERT_EVENT};
 use crate::store::columns::Columns;
 use crate::store::commit::{AfterCommit, Shared, Written};
@@ -71,7 +71,7 @@ pub(super) fn appended(
     at: DateTime<Utc>,
     scoreboard: Scoreboard,
 ) -> Written<Appended> {
-    held.meta.extend(stored.iter().map(EventMeta::of));
+    held.stored_events(&stored);
     let version = held.game.version + stored.len() as i64;
     let previous_status = std::mem::replace(&mut held.game.status, status.to_owned());
     held.game.version = version;
@@ -185,6 +185,12 @@ pub(super) async fn decide_and_write<W: Writing>(
     request: &AppendRequest,
     mut held: HeldGame,
 ) -> Result<Written<Appended>, StoreError> {
+    if held.needs_log(request) {
+        // A retract, correction, abandon or retry: decided on the log, read again.
+        let log = w.fetch_all(EVENTS, args![id, held.game.version]).await?;
+        let log = log.iter().map(event_row).collect::<Result<_, _>>()?;
+        held = HeldGame::replay(held.game, log).map_err(|e| corrupt("stored game", e))?;
+    }
     match append::decide(&mut held, request) {
         Ok(decision) => write_decided(shared, w, club, id, decision, held).await,
         Err(refused) => {
@@ -208,8 +214,7 @@ pub(super) async fn write_decided<W: Writing>(
     held: HeldGame,
 ) -> Result<Written<Appended>, StoreError> {
     match decision {
-        Decision::AlreadyStored { seqs } => {
-            let events = seqs.iter().filter_map(|seq| held.stored(*seq)).collect();
+        Decision::AlreadyStored { events } => {
             let version = held.game.version;
             shared.cache.put_written(club, held);
             Ok(Written {

@@ -214,7 +214,9 @@ pub(super) async fn held_game<S: SqlStore>(
     let Some((game, log)) = events(store, club, id).await? else {
         return Ok(None);
     };
-    let held = Arc::new(HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?);
+    let mut held = HeldGame::replay(game, log).map_err(|e| corrupt("stored game", e))?;
+    held.let_go_of_log();
+    let held = Arc::new(held);
     store.shared().cache.put_read(club, held.clone(), ticket);
     Ok(Some(held))
 }

@@ -253,6 +253,9 @@ pub trait EventStore: Send + Sync {
     /// (SQLite, whose one writer is this server's); `None` means: ask [`EventStore::held_game`].
     fn current_game(&self, club: &str, id: &str) -> Option<std::sync::Arc<HeldGame>>;
 
+    /// The current scores' answer bodies of the games read lately.
+    fn score_bodies(&self) -> &crate::store::ScoreBodies;
+
     /// The state cache's hits, misses and size.
     fn cache_counters(&self) -> CacheCounters;
 
@@ -479,6 +482,10 @@ impl<S: SqlStore> EventStore for S {
 
     fn current_game(&self, club: &str, id: &str) -> Option<Arc<HeldGame>> {
         self.shared().cache.current(club, id)
+    }
+
+    fn score_bodies(&self) -> &crate::store::ScoreBodies {
+        self.shared().cache.score_bodies()
     }
 
     fn cache_counters(&self) -> CacheCounters {

@@ -211,20 +211,25 @@ impl SqlStore for PostgresStore {
         let writing = self.shared.cache.writing(id);
         let alone = writing.term().is_some();
         let mut decided = None;
-        if let Some(mut held) = self.shared.cache.take_latest(club, id) {
-            let version = held.game.version;
-            match append::decide(&mut held, &request) {
-                Ok(decision @ Decision::Append { .. }) => {
-                    decided = Some(Decided {
-                        version,
-                        decision,
-                        held,
-                    });
+        match self.shared.cache.take_latest(club, id) {
+            // Decided under the row's lock, with the log read again.
+            Some(held) if held.needs_log(&request) => self.shared.cache.put_written(club, held),
+            Some(mut held) => {
+                let version = held.game.version;
+                match append::decide(&mut held, &request) {
+                    Ok(decision @ Decision::Append { .. }) => {
+                        decided = Some(Decided {
+                            version,
+                            decision,
+                            held,
+                        });
+                    }
+                    // Unchanged; decided again under the row's lock.
+                    Err(refused) if !refused.left_the_state() => {}
+                    _ => self.shared.cache.put_written(club, held),
                 }
-                // Unchanged; decided again under the row's lock.
-                Err(refused) if !refused.left_the_state() => {}
-                _ => self.shared.cache.put_written(club, held),
             }
+            None => {}
         }
         if let Some(plain) = decided.take_if(|d| d.is_plain())
             && let Some(appended) = self.write_at_version(club, id, plain, alone).await?

@@ -1,6 +1,8 @@
 //! The 60 number cards of Mind Up!: colour and bubble of every number (rules: Cards table),
 //! and the `cards` option that replaces entries for another printing.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::RuleError;
@@ -94,25 +96,38 @@ pub struct CardOverride {
     pub bubble: i64,
 }
 
+/// The printed table as cards, made once at compile time: a game without overrides plays these
+/// and holds no copy of its own (a held game keeps its catalogue between appends).
+static PRINTED_CARDS: [Card; CARDS] = {
+    let mut cards = [Card {
+        number: 0,
+        colour: Colour::Orange,
+        bubble: 0,
+    }; CARDS];
+    let mut i = 0;
+    while i < CARDS {
+        cards[i] = Card {
+            number: i as Number + 1,
+            colour: PRINTED[i].0,
+            bubble: PRINTED[i].1,
+        };
+        i += 1;
+    }
+    cards
+};
+
 /// The cards of one game: the printed table with the game's overrides applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Catalogue {
-    cards: Vec<Card>,
+    cards: Cow<'static, [Card]>,
 }
 
 impl Catalogue {
     /// The cards as printed in the rules' table.
     pub fn printed() -> Self {
-        let cards = PRINTED
-            .iter()
-            .enumerate()
-            .map(|(i, &(colour, bubble))| Card {
-                number: i as Number + 1,
-                colour,
-                bubble,
-            })
-            .collect();
-        Self { cards }
+        Self {
+            cards: Cow::Borrowed(&PRINTED_CARDS),
+        }
     }
 
     /// The printed cards with `overrides` applied; the overrides must have passed
@@ -124,7 +139,7 @@ impl Catalogue {
                 continue;
             };
             if (LOWEST..=HIGHEST).contains(&entry.number) {
-                catalogue.cards[entry.number as usize - 1] = Card {
+                catalogue.cards.to_mut()[entry.number as usize - 1] = Card {
                     number: entry.number as Number,
                     colour,
                     bubble: entry.bubble,
