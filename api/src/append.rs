@@ -177,6 +177,18 @@ impl Refused {
     }
 }
 
+/// The request's events as the domain checks them.
+pub fn domain_events(request: &AppendRequest) -> Vec<DomainEvent> {
+    request
+        .events
+        .iter()
+        .map(|e| DomainEvent {
+            event_type: e.event_type.clone(),
+            data: e.data.clone(),
+        })
+        .collect()
+}
+
 /// Decides a request against the game as held (its row and replayed state, read under the
 /// game's lock; its log too when [`HeldGame::needs_log`] said so). On `Append` the held state
 /// has advanced past the new events; on a refusal that [`Refused::left_the_state`] it is as it
@@ -241,15 +253,10 @@ fn decide_held(held: &mut HeldGame, request: &AppendRequest) -> Result<Decision,
             current: game.version,
         });
     }
-    let batch: Vec<DomainEvent> = request
-        .events
-        .iter()
-        .map(|e| DomainEvent {
-            event_type: e.event_type.clone(),
-            data: e.data.clone(),
-        })
-        .collect();
-    let evaluation = held.state.append(&batch).map_err(Refused::Rule)?;
+    let evaluation = held
+        .state
+        .append(&domain_events(request))
+        .map_err(Refused::Rule)?;
     let result = game_result(&held.game, &evaluation)?;
     let mut decision = Decision::Append {
         events: request.events.clone(),

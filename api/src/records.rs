@@ -166,13 +166,35 @@ impl HeldGame {
         self.game.players.shrink_to_fit();
     }
 
-    /// Whether deciding `request` needs the log, and it was let go.
+    /// Lets the replay from before the last event go: an undo then needs the log.
+    pub fn let_go_of_undo(&mut self) {
+        self.state.let_go_of_undo();
+    }
+
+    /// Whether the replay from before the last event is kept, for an undo.
+    pub fn keeps_undo(&self) -> bool {
+        self.state.keeps_undo()
+    }
+
+    /// Whether deciding `request` needs the log, and it was let go: an event id it may hold,
+    /// or a retract, correction or abandon (but the undo of the last event while its replay
+    /// from before is kept; the domain says which).
     pub fn needs_log(&self, request: &AppendRequest) -> bool {
-        self.meta.is_none()
-            && (request.events.iter().any(|e| {
-                COMMON_EVENT_TYPES.contains(&e.event_type.as_str())
-                    || self.ids.contains(&id_hash(&e.id))
-            }))
+        if self.meta.is_some() {
+            return false;
+        }
+        if request
+            .events
+            .iter()
+            .any(|e| self.ids.contains(&id_hash(&e.id)))
+        {
+            return true;
+        }
+        request
+            .events
+            .iter()
+            .any(|e| COMMON_EVENT_TYPES.contains(&e.event_type.as_str()))
+            && self.state.needs_log(&crate::append::domain_events(request))
     }
 
     /// The seq of the event with this id, when the log is held and has it.
@@ -231,11 +253,10 @@ impl HeldGame {
                         + 3 * ALLOCATION
                 })
                 .sum::<usize>();
-        ENTRY_BYTES
-            + std::mem::size_of::<Self>()
-            + row
-            + self.ids.capacity() * 8
-            + state_bytes(&game.game, game.players.len(), self.state.game_events())
+        let state = state_bytes(&game.game, game.players.len(), self.state.game_events());
+        // The replay from before the last event, while kept, is about as big again.
+        let undo = if self.keeps_undo() { state } else { 0 };
+        ENTRY_BYTES + std::mem::size_of::<Self>() + row + self.ids.capacity() * 8 + state + undo
     }
 }
 

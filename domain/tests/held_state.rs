@@ -367,3 +367,40 @@ fn an_undo_after_a_batch_of_several_events_counts_as_in_a_whole_replay() {
         append_and_compare(game, &mut copy, &mut copy_log, retract(7, 6));
     }
 }
+
+#[test]
+fn a_state_without_its_log_undoes_its_last_event_with_the_replay_kept_from_before_it() {
+    for game in Game::ALL {
+        let fixture = fixture(game);
+        for split in 1..fixture.len() {
+            let next = &fixture[split];
+            if COMMON_EVENT_TYPES.contains(&next.event_type.as_str()) {
+                continue;
+            }
+            let mut whole = game
+                .replay(fixture[..split].to_vec())
+                .expect("a prefix replays");
+            let mut held = whole.clone();
+            held.let_go_of_log();
+            let batch = [new_event(next)];
+            assert_eq!(held.append(&batch), whole.append(&batch));
+            let seq = split as u64 + 1;
+            let undo = [new_event(&retract(seq + 1, seq))];
+            let mut forgetful = held.clone();
+
+            assert!(held.keeps_undo());
+            assert!(!held.needs_log(&undo), "{} at {split}", game.id());
+            assert_eq!(
+                held.append(&undo).expect("the undo, without the log"),
+                whole.append(&undo).expect("the undo, replayed whole"),
+                "{} at {split}",
+                game.id()
+            );
+            // Once the replay from before is let go, the undo needs the log again.
+            forgetful.let_go_of_undo();
+            assert!(!forgetful.keeps_undo());
+            assert!(forgetful.needs_log(&undo));
+            assert!(forgetful.append(&undo).is_err());
+        }
+    }
+}

@@ -15,7 +15,7 @@
 //! term. A current entry of a game no write is writing answers a score read with no database
 //! read at all ([`StateCache::current`]); when the term ends, nothing is current any more.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -31,6 +31,10 @@ pub const DEFAULT_GAMES: usize = 12_000;
 /// Bytes held at most, estimated (`TABLETALLY_CACHE_MB`, default 64): some 12,000 games of Mint
 /// Condition halfway (about 5 KB each), 3,000 of Vintage (about 20 KB), and the score bodies read
 /// lately (docs/bench-log/2026-12-06.md, "A held game without its log").
+/// Games written last that keep the replay from before their last event, so that their table's
+/// undo is a swap, not a read of the log and a whole replay: one a table at work, with room.
+/// Older games let it go (a held game's size is what counts then).
+pub const UNDOS_KEPT: usize = 128;
 pub const DEFAULT_BYTES: usize = 64 << 20;
 
 struct Entry {
@@ -44,6 +48,8 @@ struct Entry {
     confirmed_for: Option<String>,
     /// The term in which it was known to be the stored version (see the module's docs).
     current_in: Option<u64>,
+    /// The put, when a write put it keeping its undo (see [`UNDOS_KEPT`]).
+    undo_from: Option<u64>,
 }
 
 /// Writes to a game bump one of these counters (chosen by the game's id) as they begin and
@@ -79,6 +85,8 @@ struct Inner {
     term: Option<Term>,
     /// The last term's number: a new term is never an old one.
     terms: u64,
+    /// The games written last with their undo kept, oldest first: (id, the put).
+    undos: VecDeque<(String, u64)>,
 }
 
 struct Writing {
@@ -409,6 +417,10 @@ impl StateCache {
         let tick = inner.tick;
         inner.by_use.insert(tick, id.clone());
         inner.bytes += bytes;
+        let undo_from = (ticket.is_none() && held.keeps_undo()).then_some(tick);
+        if undo_from.is_some() {
+            inner.undos.push_back((id.clone(), tick));
+        }
         inner.entries.insert(
             id,
             Entry {
@@ -417,8 +429,15 @@ impl StateCache {
                 tick,
                 confirmed_for,
                 current_in,
+                undo_from,
             },
         );
+        while inner.undos.len() > UNDOS_KEPT {
+            let Some((older, put)) = inner.undos.pop_front() else {
+                break;
+            };
+            inner.let_go_of_undo(&older, put);
+        }
         while inner.entries.len() > self.max_games || inner.bytes > self.max_bytes {
             let Some((_, oldest)) = inner.by_use.pop_first() else {
                 break;
@@ -511,6 +530,23 @@ impl Inner {
         self.entries.get(id)
     }
 
+    /// The game `id` lets its undo go, if it is still held as that put kept it.
+    fn let_go_of_undo(&mut self, id: &str, put: u64) {
+        let Some(entry) = self
+            .entries
+            .get_mut(id)
+            .filter(|e| e.undo_from == Some(put))
+        else {
+            return;
+        };
+        // A reader holding this state keeps its own copy.
+        Arc::make_mut(&mut entry.held).let_go_of_undo();
+        entry.undo_from = None;
+        let bytes = entry.held.bytes();
+        self.bytes = self.bytes - entry.bytes + bytes;
+        entry.bytes = bytes;
+    }
+
     fn remove(&mut self, id: &str) -> Option<Arc<HeldGame>> {
         let entry = self.entries.remove(id)?;
         self.by_use.remove(&entry.tick);
@@ -555,6 +591,52 @@ mod tests {
             recorded_by: None,
         };
         HeldGame::replay(game, vec![started]).expect("a game start replays")
+    }
+
+    /// `held`, a round later, keeping the replay from before that round for an undo.
+    fn held_after_a_round(id: &str) -> HeldGame {
+        let mut game = held(id, 1);
+        let (ann, bo) = (["be-careful"; 7], ["memories"; 7]);
+        game.state
+            .append(&[tabletally_domain::NewEvent {
+                event_type: "round_collected".into(),
+                data: json!({"round": 1, "collections": {
+                    "Ann": ann, "Bo": bo
+                }}),
+            }])
+            .expect("a round of seven cards each");
+        game.game.version = 2;
+        game
+    }
+
+    #[test]
+    fn only_the_games_written_last_keep_their_undo() {
+        let cache = StateCache::new(1_000, 64 << 20);
+        let one = held_after_a_round("g0");
+        let (with_undo, without) = (one.bytes(), {
+            let mut forgetful = one.clone();
+            forgetful.let_go_of_undo();
+            forgetful.bytes()
+        });
+        assert!(with_undo > without);
+        cache.put_written("c1", one);
+        for i in 1..UNDOS_KEPT {
+            cache.put_written("c1", held_after_a_round(&format!("g{i}")));
+        }
+        assert!(get(&cache, "g0", 2).expect("held").keeps_undo());
+        // A reader's copy is not a write: it keeps nobody's undo, and lets none go.
+        cache.put_read("c1", held("r", 1), cache.ticket("r"));
+        assert!(get(&cache, "g0", 2).expect("held").keeps_undo());
+        let before = cache.counters().bytes;
+
+        cache.put_written("c1", held_after_a_round("gn"));
+
+        assert!(!get(&cache, "g0", 2).expect("still held").keeps_undo());
+        assert!(get(&cache, "g1", 2).expect("held").keeps_undo());
+        assert_eq!(
+            cache.counters().bytes,
+            before + with_undo as u64 - (with_undo - without) as u64
+        );
     }
 
     #[test]

@@ -253,6 +253,16 @@ impl GameState {
         on_state!(self, s => s.let_go_of_log())
     }
 
+    /// Lets the replay from before the last event go (see [`log::Replayed::let_go_of_undo`]).
+    pub fn let_go_of_undo(&mut self) {
+        on_state!(self, s => s.let_go_of_undo())
+    }
+
+    /// Whether the replay from before the last event is kept, for an undo.
+    pub fn keeps_undo(&self) -> bool {
+        on_state!(self, s => s.keeps_undo())
+    }
+
     /// Whether appending `batch` needs the whole log, and it was let go.
     pub fn needs_log(&self, batch: &[NewEvent]) -> bool {
         on_state!(self, s => s.needs_log(batch))

@@ -1,8 +1,10 @@
 //! Appending: new events checked one by one, continuing from the log held replayed.
 
+use super::common_events::{RETRACT_FIELDS, RetractData, check_target};
 use super::rejection::Rejection;
 use super::replay::{Replay, replay, replay_stored};
-use super::{COMMON_EVENT_TYPES, Evaluation, GAME_STARTED, LogError, LogEvent, NewEvent};
+use super::{COMMON_EVENT_TYPES, Evaluation, GAME_STARTED, LogError, LogEvent, NewEvent, RETRACT};
+use crate::error::parse_json;
 use crate::ruleset::Ruleset;
 
 /// Checks a batch of new events against a stored log, in order, as if appended one by one.
@@ -31,10 +33,16 @@ pub fn check_append<R: Ruleset>(
 /// A game held between appends lets its log go ([`Replayed::let_go_of_log`]): a plain game event
 /// continues the replay without it, and only a retract, a correction or an abandon — which can
 /// change what came before — needs it back ([`Replayed::needs_log`]), replayed whole again.
+/// The one exception is the table's undo, a retract of the last event, while the replay from
+/// before that event is still kept ([`Replayed::let_go_of_undo`]): it is a swap.
 pub struct Replayed<R: Ruleset> {
     replay: Replay<R>,
     /// Every event held, seq 1 first; `None` once let go.
     log: Option<Vec<LogEvent>>,
+    /// The replay of every event held but the last, when known (the copy an append makes in
+    /// case it is refused). Retracting the last event, the table's "undo", then costs a swap
+    /// instead of a whole replay: the events in force are exactly those before it.
+    before_last: Option<Replay<R>>,
 }
 
 impl<R: Ruleset> Clone for Replayed<R> {
@@ -42,6 +50,7 @@ impl<R: Ruleset> Clone for Replayed<R> {
         Self {
             replay: self.replay.clone(),
             log: self.log.clone(),
+            before_last: self.before_last.clone(),
         }
     }
 }
@@ -53,6 +62,7 @@ impl<R: Ruleset> Replayed<R> {
         Ok(Self {
             replay,
             log: Some(log),
+            before_last: None,
         })
     }
 
@@ -80,13 +90,26 @@ impl<R: Ruleset> Replayed<R> {
         self.replay = self.replay.clone();
     }
 
+    /// Lets the replay from before the last event go (a game its table left a while ago): an
+    /// undo then needs the log.
+    pub fn let_go_of_undo(&mut self) {
+        self.before_last = None;
+    }
+
+    /// Whether the replay from before the last event is kept, for an undo.
+    pub fn keeps_undo(&self) -> bool {
+        self.before_last.is_some()
+    }
+
     /// Whether appending `batch` needs the whole log, and it was let go: a retract, a
-    /// correction or an abandon is checked against the whole log replayed again.
+    /// correction or an abandon is checked against the whole log replayed again, but for the
+    /// undo of the last event while its replay from before is kept.
     pub fn needs_log(&self, batch: &[NewEvent]) -> bool {
         self.log.is_none()
             && batch
                 .iter()
                 .any(|e| COMMON_EVENT_TYPES.contains(&e.event_type.as_str()))
+            && !matches!(batch, [new] if self.undoes_last(new))
     }
 
     /// What the log amounts to; `with_facts` adds a finished game's facts for the statistics.
@@ -99,6 +122,11 @@ impl<R: Ruleset> Replayed<R> {
     /// statistics read models). On a rejection nothing changes. A batch that
     /// [`Replayed::needs_log`] is refused as a fault of ours: the caller replays the log first.
     pub fn append(&mut self, batch: &[NewEvent]) -> Result<Evaluation, Rejection> {
+        if let [new] = batch
+            && self.undoes_last(new)
+        {
+            return Ok(self.undo_last(new));
+        }
         if self.needs_log(batch) {
             return Err(Rejection::new(
                 0,
@@ -112,19 +140,55 @@ impl<R: Ruleset> Replayed<R> {
         let held = self.log.as_ref().map(Vec::len);
         let before = self.replay.clone();
         let outcome = self.append_each(batch);
-        if outcome.is_err() {
-            if let (Some(log), Some(held)) = (self.log.as_mut(), held) {
-                log.truncate(held);
+        match outcome {
+            Err(_) => {
+                if let (Some(log), Some(held)) = (self.log.as_mut(), held) {
+                    log.truncate(held);
+                }
+                self.replay = before;
             }
-            self.replay = before;
+            Ok(()) if !batch.is_empty() => {
+                self.before_last = (batch.len() == 1).then_some(before);
+            }
+            Ok(()) => {}
         }
         outcome.map(|()| self.replay.evaluation(true))
+    }
+
+    /// Whether `new` is a valid retract of the last event held, with the replay before that
+    /// event known. Anything else (a malformed retract included) takes the whole replay, which
+    /// says what is wrong.
+    fn undoes_last(&self, new: &NewEvent) -> bool {
+        let last = self.replay.version;
+        new.event_type == RETRACT
+            && self.before_last.is_some()
+            && parse_json::<RetractData>(&new.data, "/data", RETRACT, RETRACT_FIELDS)
+                .is_ok_and(|retract| retract.seq == last)
+            && check_target(last + 1, last, "retract", || {
+                crate::said!("server.common.refusal.game_started_cannot_be_retracted")
+            })
+            .is_ok()
+    }
+
+    /// Appends a retract of the last event: only a later event can retract one, so with both
+    /// left out the events in force, their corrections and any abandon are those before the
+    /// last event, and so is the replay. The replay it replaces is the one before the retract.
+    fn undo_last(&mut self, new: &NewEvent) -> Evaluation {
+        let seq = self.replay.version + 1;
+        let mut restored = self.before_last.take().expect("checked by undoes_last");
+        restored.version = seq;
+        self.before_last = Some(std::mem::replace(&mut self.replay, restored));
+        if let Some(log) = self.log.as_mut() {
+            log.push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
+        }
+        self.replay.evaluation(true)
     }
 
     fn append_each(&mut self, batch: &[NewEvent]) -> Result<(), Rejection> {
         let Self {
             replay: current,
             log,
+            ..
         } = self;
         for (index, new) in batch.iter().enumerate() {
             let seq = current.version + 1;
