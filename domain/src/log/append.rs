@@ -41,8 +41,9 @@ pub struct Replayed<R: Ruleset> {
     log: Option<Vec<LogEvent>>,
     /// The replay of every event held but the last, when known (the copy an append makes in
     /// case it is refused). Retracting the last event, the table's "undo", then costs a swap
-    /// instead of a whole replay: the events in force are exactly those before it.
-    before_last: Option<Replay<R>>,
+    /// instead of a whole replay: the events in force are exactly those before it. Boxed: a
+    /// held game that let it go keeps a pointer's room, not a whole replay's.
+    before_last: Option<Box<Replay<R>>>,
 }
 
 impl<R: Ruleset> Clone for Replayed<R> {
@@ -148,7 +149,7 @@ impl<R: Ruleset> Replayed<R> {
                 self.replay = before;
             }
             Ok(()) if !batch.is_empty() => {
-                self.before_last = (batch.len() == 1).then_some(before);
+                self.before_last = (batch.len() == 1).then(|| Box::new(before));
             }
             Ok(()) => {}
         }
@@ -177,7 +178,7 @@ impl<R: Ruleset> Replayed<R> {
         let seq = self.replay.version + 1;
         let mut restored = self.before_last.take().expect("checked by undoes_last");
         restored.version = seq;
-        self.before_last = Some(std::mem::replace(&mut self.replay, restored));
+        self.before_last = Some(Box::new(std::mem::replace(&mut self.replay, *restored)));
         if let Some(log) = self.log.as_mut() {
             log.push(LogEvent::new(seq, new.event_type.clone(), new.data.clone()));
         }
