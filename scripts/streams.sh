@@ -25,8 +25,11 @@ measure() {
     out="$WORK/runs-$name.txt"
     : > "$out"
     for run in $(seq 1 "$RUNS"); do
-        # A club limit above the benchmark's streams; the per-server default (10000) holds them.
-        start_server "$url" "TABLETALLY_STREAMS_PER_CLUB=$((STREAMS + 10))" "$name-$run"
+        # A club's and an address's limits above the benchmark's streams (all from loopback),
+        # twice over: a round's streams hung up on stay with the server until a frame finds
+        # them closed. The per-server default (10000) holds them.
+        limit=$((2 * STREAMS + 10))
+        start_server "$url" "TABLETALLY_STREAMS_PER_CLUB=$limit TABLETALLY_STREAMS_PER_ADDRESS=$limit TABLETALLY_REQUESTS_PER_ADDRESS=1000000" "$name-$run"
         token=$(new_club "$BASE" token)
         echo "== $name, run $run of $RUNS"
         "$BIN/tabletally-load" streams "$BASE" "$token" "$GAMES" "$STREAMS" "$APPENDS" "$SERVER" "$GAP_MS" \

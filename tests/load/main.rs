@@ -12,13 +12,14 @@
 //! - `answers <base-url-a> <base-url-b> <token> [paths]` — the same reads asked of two servers
 //!   over equal data (before and after a change): every answer must be the same.
 //! - `streams <base-url> <token> <games> <streams> <appends> [server-pid] [gap-ms]` — live
-//!   streams (`streams.rs`): tables append (abandon / resume) to the same games in rounds that
-//!   alternate within the run, `streams` open over the `games`, then none, three times each
-//!   (`appends` per game over them all); delivery latency from each append's answer to the event
-//!   at every subscriber, the append rate and p99 both ways, and (with the pid) the server's CPU
-//!   per delivered frame against the kernel's floor in the same run, and memory per open
-//!   stream. With `gap-ms`, each table waits that long after each answer before its next append
-//!   (paced, as real tables are, so the CPUs are not saturated); without, back to back.
+//!   streams (`streams.rs`): tables append (abandon / resume) in rounds that alternate within
+//!   the run, `streams` open over the `games`, then none (on games of their own at the same
+//!   versions), three times each (`appends` per game over them all); delivery latency from each
+//!   append's answer to the event at every subscriber, the append rate and p99 both ways, and
+//!   (with the pid) the server's CPU per delivered frame against the kernel's floor in the same
+//!   run, and memory per open stream. With `gap-ms`, each table waits that long after each
+//!   answer before its next append (paced, as real tables are, so the CPUs are not saturated);
+//!   without, back to back.
 //! - `tables <base-url> <token[,token…]> <tables> <seconds> <database-url> [server-pid]` — issue
 //!   14's write path: `tables` tables at once (several tokens: the tables take turns among those
 //!   clubs), each looping create (Mint Condition, 2–4 players) →

@@ -1,7 +1,9 @@
 //! `tabletally-load streams`: what live streams cost the server. Tables append (abandon /
-//! resume) to the same games in rounds that alternate within the run: streams open, closed,
-//! open, closed… (`PAIRS` of each), so a drift of the machine's speed over the run weighs on
-//! both kinds alike. Reported: the append rate and p99 with and without, the delivery latency
+//! resume) in rounds that alternate within the run: streams open, closed, open, closed…
+//! (`PAIRS` of each), so a drift of the machine's speed over the run weighs on both kinds
+//! alike. The rounds without streams append to games of their own, at the same versions: a
+//! stream its phone hung up on stays with the server until a frame for it finds the connection
+//! closed, and it must not cost the rounds without. Reported: the append rate and p99 with and without, the delivery latency
 //! from each append's answer to the event at every subscriber, and (given the server's pid) its
 //! CPU per delivered frame against the kernel's floor measured in the same run, and its memory
 //! per open stream.
@@ -115,16 +117,18 @@ pub async fn streams(
         .pool_max_idle_per_host(games)
         .build()
         .map_err(|e| e.to_string())?;
-    // The same games for both kinds of round: logs of the same lengths (each abandon or resume
-    // replays its game's log), so what differs is the streams.
+    // Games of their own for each kind of round, kept at the same versions: logs of the same
+    // lengths (each abandon or resume replays its game's log), so what differs is the streams.
     let body = json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]});
-    let mut ids = Vec::with_capacity(games);
+    let (mut ids, mut quiet) = (Vec::with_capacity(games), Vec::with_capacity(games));
     for _ in 0..games {
         ids.push(create_game(&client, base, token, &body).await?);
+        quiet.push(create_game(&client, base, token, &body).await?);
     }
-    // A warm-up round without subscribers first.
+    // A warm-up round without subscribers first, on both.
     let mut version = 1;
     tables_append(&client, base, token, &ids, version, per_round, gap).await?;
+    tables_append(&client, base, token, &quiet, version, per_round, gap).await?;
     version += per_round as i64;
 
     // The followers are other phones than the tables': they read on a runtime (and threads) of
@@ -144,61 +148,73 @@ pub async fn streams(
     let mut latencies = Vec::with_capacity(streams * per_round * PAIRS);
     let mut early = 0usize;
     let mut memory = None;
-    for pair in 0..PAIRS {
-        // Streams open: each follows its game to the round's last event, then hangs up.
-        let before = pid.and_then(rss_kib);
-        let last = version + per_round as i64;
-        let (opened, mut ready) = tokio::sync::mpsc::channel(streams.max(1));
-        let followers: Vec<_> = (0..streams)
-            .map(|i| {
-                phones.spawn(follow(
-                    reader.clone(),
-                    format!("{base}/v1/games/{}/stream", ids[i % games]),
-                    token.to_owned(),
-                    last,
-                    opened.clone(),
-                ))
-            })
-            .collect();
-        for _ in 0..streams {
-            ready.recv().await.ok_or("a stream did not open")?;
-        }
-        if pair == 0 {
-            memory = before.zip(pid.and_then(rss_kib));
-        }
-        let cpu_before = cpu_at();
-        let round = tables_append(&client, base, token, &ids, version, per_round, gap).await?;
-        let cpu = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
-        for (i, follower) in followers.into_iter().enumerate() {
-            let arrivals = follower.await.map_err(|e| e.to_string())??;
-            let answered = &round.answers[i % games];
-            for (version, at) in arrivals {
-                if let Some((_, answer)) = answered.iter().find(|(v, _)| *v == version) {
-                    // An event may reach a subscriber before the append's answer reaches its
-                    // table.
-                    match at.checked_duration_since(*answer) {
-                        Some(latency) => latencies.push(latency),
-                        None => {
-                            early += 1;
-                            latencies.push(Duration::ZERO);
+    // The rounds; the followers' runtime is shut down whatever their outcome.
+    let rounds = async {
+        for pair in 0..PAIRS {
+            // Streams open: each follows its game to the round's last event, then hangs up.
+            let before = pid.and_then(rss_kib);
+            let last = version + per_round as i64;
+            let (opened, mut ready) = tokio::sync::mpsc::channel(streams.max(1));
+            let followers: Vec<_> = (0..streams)
+                .map(|i| {
+                    phones.spawn(follow(
+                        reader.clone(),
+                        format!("{base}/v1/games/{}/stream", ids[i % games]),
+                        token.to_owned(),
+                        last,
+                        opened.clone(),
+                    ))
+                })
+                .collect();
+            drop(opened);
+            for _ in 0..streams {
+                // A refused stream (over the club's limit, say) ends its follower with an error.
+                tokio::time::timeout(Duration::from_secs(30), ready.recv())
+                    .await
+                    .ok()
+                    .flatten()
+                    .ok_or("a stream did not open within 30 s")?;
+            }
+            if pair == 0 {
+                memory = before.zip(pid.and_then(rss_kib));
+            }
+            let cpu_before = cpu_at();
+            let round = tables_append(&client, base, token, &ids, version, per_round, gap).await?;
+            let cpu = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
+            for (i, follower) in followers.into_iter().enumerate() {
+                let arrivals = follower.await.map_err(|e| e.to_string())??;
+                let answered = &round.answers[i % games];
+                for (version, at) in arrivals {
+                    if let Some((_, answer)) = answered.iter().find(|(v, _)| *v == version) {
+                        // An event may reach a subscriber before the append's answer reaches its
+                        // table.
+                        match at.checked_duration_since(*answer) {
+                            Some(latency) => latencies.push(latency),
+                            None => {
+                                early += 1;
+                                latencies.push(Duration::ZERO);
+                            }
                         }
                     }
                 }
             }
-        }
-        with.add(round, cpu);
-        version = last;
-        tokio::time::sleep(SETTLE).await;
+            with.add(round, cpu);
+            tokio::time::sleep(SETTLE).await;
 
-        // Streams closed.
-        let cpu_before = cpu_at();
-        let round = tables_append(&client, base, token, &ids, version, per_round, gap).await?;
-        let cpu = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
-        without.add(round, cpu);
-        version += per_round as i64;
-        tokio::time::sleep(SETTLE).await;
+            // Streams closed: the quiet games, at the same versions.
+            let cpu_before = cpu_at();
+            let round =
+                tables_append(&client, base, token, &quiet, version, per_round, gap).await?;
+            let cpu = cpu_at().zip(cpu_before).map(|(a, b)| a.saturating_sub(b));
+            without.add(round, cpu);
+            version = last;
+            tokio::time::sleep(SETTLE).await;
+        }
+        Ok::<_, String>(())
     }
+    .await;
     phones.shutdown_background();
+    rounds?;
     let (Some(with_appended), Some(without_appended)) = (with.appended, without.appended) else {
         return Err("no round ran".into());
     };
