@@ -361,7 +361,7 @@ mod tests {
             game: "mint-condition".into(),
             status: "in_progress".into(),
             version: events,
-            options: json!({}),
+            options: json!({}).into(),
             players: vec![],
             started_at: Utc::now(),
             updated_at: Utc::now(),

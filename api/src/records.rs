@@ -1,6 +1,9 @@
 //! The records the write path's decision reads and the store writes: a game's row, its events,
 //! what a finished game adds to the statistics, and a game held replayed in memory.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, Weak};
+
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tabletally_domain::GameState;
@@ -22,7 +25,8 @@ pub struct GameRecord {
     pub game: String,
     pub status: String,
     pub version: i64,
-    pub options: Value,
+    /// The effective options, shared by the games that play the same ones ([`shared_options`]).
+    pub options: Arc<Value>,
     pub players: Vec<SeatRecord>,
     pub started_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -241,7 +245,8 @@ impl HeldGame {
             + game.game.len()
             + game.status.len()
             + 3 * ALLOCATION
-            + value_bytes(&game.options)
+            // Shared options are counted in shares.
+            + value_bytes(&game.options) / Arc::strong_count(&game.options)
             + game
                 .players
                 .iter()
@@ -256,7 +261,13 @@ impl HeldGame {
         let state = state_bytes(&game.game, game.players.len(), self.state.game_events());
         // The replay from before the last event, while kept, is about as big again.
         let undo = if self.keeps_undo() { state } else { 0 };
-        ENTRY_BYTES + std::mem::size_of::<Self>() + row + self.ids.capacity() * 8 + state + undo
+        ENTRY_BYTES
+            + std::mem::size_of::<Self>()
+            + self.state.replay_size()
+            + row
+            + self.ids.capacity() * 8
+            + state
+            + undo
     }
 }
 
@@ -270,8 +281,8 @@ const ALLOCATION: usize = 16;
 /// game's benchmark fixture (`api/tests/held_bytes.rs`).
 fn state_bytes(game: &str, players: usize, game_events: usize) -> usize {
     match game {
-        // Each round collected keeps every player's cards.
-        "mint-condition" => 600 + 240 * players * game_events,
+        // Each round collected keeps every player's cards, three bytes a card.
+        "mint-condition" => 380 + 56 * players * game_events,
         // Each turn keeps what every player played and took; the rows grow with them.
         "mind-up" => 600 + 97 * players + 37 * players * game_events,
         // The race and the bets: the same size all game.
@@ -289,6 +300,33 @@ fn id_hash(id: &str) -> u64 {
     id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })
+}
+
+/// Distinct options kept for sharing at most: past it, a game keeps options of its own.
+const SHARED_OPTIONS: usize = 4096;
+
+/// Options by their stored text, while a game holds them.
+static OPTIONS: LazyLock<Mutex<HashMap<Box<str>, Weak<Value>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// A game's effective options from their stored text, shared with every other game that plays
+/// the same (the same text): most tables play the defaults or their club's preset, so ten
+/// thousand held games keep a handful of option trees, not ten thousand.
+pub fn shared_options(text: &str) -> Result<Arc<Value>, serde_json::Error> {
+    let mut shared = OPTIONS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(options) = shared.get(text).and_then(Weak::upgrade) {
+        return Ok(options);
+    }
+    let options = Arc::new(serde_json::from_str(text)?);
+    if shared.len() >= SHARED_OPTIONS {
+        shared.retain(|_, options| options.strong_count() > 0);
+    }
+    if shared.len() < SHARED_OPTIONS {
+        shared.insert(text.into(), Arc::downgrade(&options));
+    }
+    Ok(options)
 }
 
 fn value_bytes(value: &Value) -> usize {
@@ -313,4 +351,35 @@ pub fn variant_of(game: &str, options: &Value) -> Option<String> {
     tabletally_domain::Game::from_id(game)
         .and_then(|kind| kind.variant(options))
         .map(|v| v.id.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::shared_options;
+
+    #[test]
+    fn games_with_the_same_options_text_share_one_tree_while_any_holds_it() {
+        let text = r#"{"lucky":true,"sleeve_protects":2,"shared_options_test":1}"#;
+        let first = shared_options(text).expect("JSON");
+        let second = shared_options(text).expect("JSON");
+        assert!(Arc::ptr_eq(&first, &second));
+        assert_eq!(first["sleeve_protects"], 2);
+
+        let other = shared_options(r#"{"lucky":false,"shared_options_test":1}"#).expect("JSON");
+        assert!(!Arc::ptr_eq(&first, &other));
+
+        // Let go by every game, the options are parsed again the next time.
+        let weak = Arc::downgrade(&first);
+        drop((first, second));
+        assert_eq!(weak.strong_count(), 0);
+        assert_eq!(shared_options(text).expect("JSON")["lucky"], true);
+    }
+
+    #[test]
+    fn options_that_are_not_json_are_an_error_and_are_not_kept() {
+        assert!(shared_options("{not json").is_err());
+        assert!(shared_options("{not json").is_err());
+    }
 }

@@ -89,7 +89,7 @@ impl From<GameRecord> for GameSummary {
                     color: p.color,
                 })
                 .collect(),
-            options: g.options,
+            options: std::sync::Arc::unwrap_or_clone(g.options),
             started_at: g.started_at,
             updated_at: g.updated_at,
         }

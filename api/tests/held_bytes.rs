@@ -70,7 +70,7 @@ fn part_of_game(game: &str, n: usize, d: usize) -> (GameRecord, Vec<StoredEvent>
         game: game.to_owned(),
         status: "in_progress".into(),
         version: half as i64,
-        options: started["options"].clone(),
+        options: started["options"].clone().into(),
         players,
         started_at: Utc::now(),
         updated_at: Utc::now(),

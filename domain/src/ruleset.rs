@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
 use crate::score::{Fact, Scoreboard};
-use crate::setup::Player;
+use crate::setup::{Player, Players};
 
 pub trait Ruleset {
     /// The game id used in the API (`"mint-condition"`).
@@ -38,7 +38,7 @@ pub trait Ruleset {
     fn check_setup(players: &[Player], options: &Self::Options) -> Result<(), RuleError>;
 
     /// The state before any game event.
-    fn new_game(players: Vec<Player>, options: Self::Options) -> Self::State;
+    fn new_game(players: Players, options: Self::Options) -> Self::State;
 
     /// Validates one event against the state so far and applies it. On error the state must be
     /// left as it was. Pointers are relative to the event's `data`.

@@ -15,6 +15,10 @@ use crate::words;
 /// Longest player name we accept; a name is shown on a phone screen.
 pub const MAX_NAME_CHARS: usize = 40;
 
+/// The seated players of a game, seat 1 first: shared by the replay and its game's state (and
+/// the copies an append and an undo make), as they never change once seated.
+pub type Players = std::sync::Arc<[Player]>;
+
 /// A player as the rule engines see them: a name (how events refer to them), a seat (1-based,
 /// in the order given at creation) and an optional colour.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -219,7 +219,7 @@ fn same_game_from_preset(
 
 fn same_game(existing: &crate::store::GameRecord, new: &NewGame) -> bool {
     existing.game == new.game
-        && existing.options == new.options
+        && *existing.options == new.options
         && same_seats(
             existing,
             new.players.iter().map(|p| (p.name.as_str(), &p.color)),

@@ -202,10 +202,10 @@ impl Game {
 /// (see [`log::Replayed`]).
 #[derive(Clone)]
 pub enum GameState {
-    MintCondition(Replayed<MintCondition>),
-    MindUp(Replayed<MindUp>),
-    MintJulep(Replayed<MintJulep>),
-    Vintage(Replayed<Vintage>),
+    MintCondition(Box<Replayed<MintCondition>>),
+    MindUp(Box<Replayed<MindUp>>),
+    MintJulep(Box<Replayed<MintJulep>>),
+    Vintage(Box<Replayed<Vintage>>),
 }
 
 /// Calls a method of the [`Replayed`] inside a [`GameState`].
@@ -224,10 +224,10 @@ impl Game {
     /// Replays a whole stored log into a state that new events can continue from.
     pub fn replay(self, log: Vec<LogEvent>) -> Result<GameState, LogError> {
         Ok(match self {
-            Game::MintCondition => GameState::MintCondition(Replayed::from_log(log)?),
-            Game::MindUp => GameState::MindUp(Replayed::from_log(log)?),
-            Game::MintJulep => GameState::MintJulep(Replayed::from_log(log)?),
-            Game::Vintage => GameState::Vintage(Replayed::from_log(log)?),
+            Game::MintCondition => GameState::MintCondition(Box::new(Replayed::from_log(log)?)),
+            Game::MindUp => GameState::MindUp(Box::new(Replayed::from_log(log)?)),
+            Game::MintJulep => GameState::MintJulep(Box::new(Replayed::from_log(log)?)),
+            Game::Vintage => GameState::Vintage(Box::new(Replayed::from_log(log)?)),
         })
     }
 }
@@ -246,6 +246,12 @@ impl GameState {
     /// Every event, seq 1 first, while the log is held (see [`log::Replayed`]).
     pub fn log(&self) -> Option<&[LogEvent]> {
         on_state!(self, s => s.log())
+    }
+
+    /// The size of the game's own replay, held apart from the enum (its heap aside): the four
+    /// differ, and a held game should cost its own game's, not the largest's.
+    pub fn replay_size(&self) -> usize {
+        on_state!(self, s => std::mem::size_of_val(&**s))
     }
 
     /// Lets the log go: what is left is what a plain game event and a score need.

@@ -20,7 +20,7 @@ use crate::error::{RuleError, parse_json};
 use crate::insights::CommonKey;
 use crate::ruleset::Ruleset;
 use crate::score::{Fact, Scoreboard};
-use crate::setup::Player;
+use crate::setup::Players;
 use crate::words;
 
 /// Replays a stored log (a whole log or a prefix of it) into its evaluation, without facts.
@@ -47,7 +47,7 @@ pub(super) struct Replay<R: Ruleset> {
     abandoned_at: Option<u64>,
     pub(super) version: u64,
     /// The seated players, for a typed-in result.
-    players: Vec<Player>,
+    players: Players,
     /// The last game event applied, if any.
     last_game_event: Option<u64>,
     /// Game events applied (those in force): what the state grew by.
@@ -246,9 +246,10 @@ pub(super) fn replay<R: Ruleset>(log: &[LogEvent]) -> Result<Replay<R>, Fault> {
     }
     let in_force = |seq: u64| !retracted_by.contains_key(&seq);
 
+    let players = Players::from(started.players);
     let mut replay = Replay::<R> {
-        players: started.players.clone(),
-        state: R::new_game(started.players, options),
+        players: players.clone(),
+        state: R::new_game(players, options),
         abandoned_at: None,
         version,
         last_game_event: None,

@@ -16,7 +16,7 @@ fn held(id: &str, version: i64) -> HeldGame {
         game: "mint-condition".into(),
         status: "in_progress".into(),
         version,
-        options: json!({}),
+        options: json!({}).into(),
         players: vec![],
         started_at: Utc::now(),
         updated_at: Utc::now(),

@@ -315,7 +315,8 @@ pub(super) async fn create_in<W: Writing>(
         game: game.game.clone(),
         status: "in_progress".into(),
         version: 1,
-        options: game.options.clone(),
+        options: crate::records::shared_options(&game.options.to_string())
+            .map_err(|e| corrupt("new game's options", e))?,
         players: seats,
         started_at: game.started_at,
         updated_at: now,

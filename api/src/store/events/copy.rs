@@ -201,7 +201,7 @@ pub(super) async fn import_game<S: SqlStore>(
         game: game.game.game.clone(),
         status: game.status.as_str().to_owned(),
         version,
-        options: game.game.options.clone(),
+        options: game.game.options.clone().into(),
         players: seats,
         started_at: game.game.started_at,
         updated_at: game.updated_at,

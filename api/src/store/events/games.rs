@@ -40,7 +40,8 @@ pub(super) fn game_row(row: &impl Columns) -> Result<GameRecord, StoreError> {
         game: row.try_get("game")?,
         status: row.try_get("status")?,
         version: row.try_get("version")?,
-        options: serde_json::from_str(&options).map_err(|e| corrupt("game options", e))?,
+        options: crate::records::shared_options(&options)
+            .map_err(|e| corrupt("game options", e))?,
         players: Vec::new(),
         started_at: row.try_get("started_at")?,
         updated_at: row.try_get("updated_at")?,

@@ -115,7 +115,7 @@ fn facts_are_stored_per_seat_and_for_the_whole_game_with_repeated_keys_added() {
         game: "mint-condition".into(),
         status: "finished".into(),
         version: 4,
-        options: serde_json::json!({}),
+        options: serde_json::json!({}).into(),
         players: vec![seat(1, "ann"), seat(2, "bo")],
         started_at: Utc::now(),
         updated_at: Utc::now(),

@@ -15,7 +15,7 @@ use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
 use crate::ruleset::Ruleset;
 use crate::score::{Fact, Scoreboard};
-use crate::setup::Player;
+use crate::setup::{Player, Players};
 use serde_json::{Map, Value, json};
 
 /// The rule engine of Mind Up!.
@@ -61,7 +61,7 @@ impl Ruleset for MindUp {
         catalogue::check_overrides(options.cards.as_deref().unwrap_or_default())
     }
 
-    fn new_game(players: Vec<Player>, options: Options) -> State {
+    fn new_game(players: Players, options: Options) -> State {
         let catalogue = Catalogue::with_overrides(options.cards.as_deref().unwrap_or_default());
         State {
             players,

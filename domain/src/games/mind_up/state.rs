@@ -12,11 +12,11 @@ use super::objectives::Face;
 use crate::error::RuleError;
 use crate::message::Message;
 use crate::score::said_names;
-use crate::setup::Player;
+use crate::setup::Players;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
-    pub players: Vec<Player>,
+    pub players: Players,
     pub options: Options,
     /// The printed cards with the game's `cards` overrides.
     pub catalogue: Catalogue,

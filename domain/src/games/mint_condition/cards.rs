@@ -95,13 +95,44 @@ impl Kind {
     }
 }
 
-/// One collected card as recorded: its kind, its printed Lucky symbol if recorded, and whether
-/// a Sleeve Me Up! protects it.
+/// One collected card as recorded: its kind, whose Lucky its printed symbol counts for, and
+/// whether a Sleeve Me Up! protects it. Three bytes: a held game keeps every card it collected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Card {
     pub kind: Kind,
-    pub symbol: Option<String>,
+    pub lucky_for: LuckyFor,
     pub protected: bool,
+}
+
+/// The seats whose colour a card's printed symbol shows (rules, Lucky: "your colour or
+/// rainbow"), read when the card is recorded: one bit a seat (Mint Condition seats five).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LuckyFor(u8);
+
+impl LuckyFor {
+    /// The seats a recorded symbol counts for: a rainbow counts for every seated colour, a
+    /// colour for the seats of that colour (letter case aside); a seat without a colour never.
+    pub fn symbol(
+        symbol: &str,
+        colours: impl IntoIterator<Item = Option<impl AsRef<str>>>,
+    ) -> Self {
+        let rainbow = symbol.eq_ignore_ascii_case("rainbow");
+        let seats =
+            colours
+                .into_iter()
+                .enumerate()
+                .fold(0u8, |seats, (seat, colour)| match colour {
+                    Some(c) if seat < 8 && (rainbow || c.as_ref().eq_ignore_ascii_case(symbol)) => {
+                        seats | 1 << seat
+                    }
+                    _ => seats,
+                });
+        Self(seats)
+    }
+
+    pub fn counts_for(self, seat: usize) -> bool {
+        seat < 8 && self.0 & (1 << seat) != 0
+    }
 }
 
 /// Every card id, for "unknown card" messages.

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::Options;
-use super::cards::{self, Card, Kind, SNACK_AND_SLEEVE_COPIES};
+use super::cards::{self, Card, Kind, LuckyFor, SNACK_AND_SLEEVE_COPIES};
 use crate::error::RuleError;
 use crate::message::Message;
 use crate::pointer::pointer;
@@ -143,8 +143,9 @@ fn parse_collections(
         let mut collection = Vec::with_capacity(cards.len());
         for (i, raw) in cards.iter().enumerate() {
             // The pointer is built only on error: this runs for every card of every replay.
-            collection
-                .push(parse_card(raw, options).map_err(|e| e.within(&at(&[&i.to_string()])))?);
+            collection.push(
+                parse_card(raw, players, options).map_err(|e| e.within(&at(&[&i.to_string()])))?,
+            );
         }
         check_protection(&collection, options, &player.name).map_err(|e| e.within(&at(&[])))?;
         collections.push(collection);
@@ -153,7 +154,7 @@ fn parse_collections(
 }
 
 /// A card is its id, or `{"card": id, "symbol"?: colour, "protected"?: bool}`.
-fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
+fn parse_card(raw: &Value, players: &[Player], options: &Options) -> Result<Card, RuleError> {
     let (id, symbol, protected) = match raw {
         Value::String(id) => (id.as_str(), None, false),
         Value::Object(fields) => {
@@ -177,7 +178,7 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
             })?;
             let symbol = match fields.get("symbol") {
                 None | Some(Value::Null) => None,
-                Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+                Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim()),
                 Some(_) => {
                     return Err(RuleError::said(
                         "/symbol",
@@ -251,9 +252,12 @@ fn parse_card(raw: &Value, options: &Options) -> Result<Card, RuleError> {
             ),
         ));
     }
+    let lucky_for = symbol.map_or_else(LuckyFor::default, |symbol| {
+        LuckyFor::symbol(symbol, players.iter().map(|p| p.color.as_deref()))
+    });
     Ok(Card {
         kind,
-        symbol,
+        lucky_for,
         protected,
     })
 }

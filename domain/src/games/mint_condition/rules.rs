@@ -10,7 +10,7 @@ use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
 use crate::ruleset::{Ruleset, Variant};
 use crate::score::{Fact, Scoreboard, within_limit};
-use crate::setup::Player;
+use crate::setup::{Player, Players};
 use serde_json::{Map, Value, json};
 
 /// The rule engine of Mint Condition.
@@ -50,7 +50,7 @@ impl Ruleset for MintCondition {
         Ok(())
     }
 
-    fn new_game(players: Vec<Player>, options: Options) -> State {
+    fn new_game(players: Players, options: Options) -> State {
         State {
             players,
             options,

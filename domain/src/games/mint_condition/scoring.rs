@@ -337,11 +337,7 @@ fn lucky_deduction(rounds: &[RoundCollected], seat: usize, color: &str, damage: 
     let lucky_cards = rounds
         .iter()
         .flat_map(|r| r.collections[seat].iter())
-        .filter(|c| {
-            c.symbol
-                .as_deref()
-                .is_some_and(|s| s.eq_ignore_ascii_case(color) || s.eq_ignore_ascii_case("rainbow"))
-        })
+        .filter(|c| c.lucky_for.counts_for(seat))
         .count() as i64;
     let applied = lucky_cards.min(damage.max(0));
     let detail = if applied < lucky_cards {

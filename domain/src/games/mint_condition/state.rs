@@ -2,11 +2,11 @@
 
 use super::Options;
 use super::events::RoundCollected;
-use crate::setup::Player;
+use crate::setup::Players;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
-    pub players: Vec<Player>,
+    pub players: Players,
     pub options: Options,
     /// Rounds recorded so far, in order.
     pub rounds: Vec<RoundCollected>,

@@ -42,7 +42,7 @@ fn coloured(players: &[(&str, &str)]) -> Vec<PlayerEntry> {
 fn new_game(players: &[PlayerEntry], options: Value) -> State {
     let setup = start::<MintCondition>(players, &options).expect("a valid setup");
     let options = serde_json::from_value(setup.options).expect("stored options read back");
-    MintCondition::new_game(setup.players, options)
+    MintCondition::new_game(setup.players.into(), options)
 }
 
 /// Options with `strict_counts` off, so a test holds only the cards it is about.
@@ -940,6 +940,24 @@ fn a_card_recorded_without_a_symbol_deducts_nothing() {
     let ann = player(&board, "Ann");
     assert_eq!(ann.adjustments[0].points, 0);
     assert_eq!(ann.total, 9); // 5 (nobody holds Be Careful!) + 2 × 2
+}
+
+#[test]
+fn a_symbol_counts_whatever_its_letter_case_and_a_colour_nobody_plays_counts_for_nobody() {
+    let board = MintCondition::score(&given_rounds(
+        &coloured(&[("Ann", "Red"), ("Bo", "blue")]),
+        loose(json!({"lucky": true})),
+        &[json!({
+            "Ann": [{"card": "fine-wine", "symbol": " RED "}, {"card": "fine-wine", "symbol": "green"}],
+            "Bo": [{"card": "fine-wine", "symbol": "Rainbow"}, {"card": "fine-wine", "symbol": "red"}],
+        })],
+    ));
+    // Ann: 5 (nobody holds Be Careful!) + 2 × 2 = 9, less her red card; the green is no one's.
+    assert_eq!(player(&board, "Ann").adjustments[0].points, -1);
+    assert_eq!(player(&board, "Ann").total, 8);
+    // Bo: 9, less the rainbow; Ann's red is not his.
+    assert_eq!(player(&board, "Bo").adjustments[0].points, -1);
+    assert_eq!(player(&board, "Bo").total, 8);
 }
 
 #[test]

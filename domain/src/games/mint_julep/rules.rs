@@ -9,7 +9,7 @@ use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
 use crate::ruleset::Ruleset;
 use crate::score::{Fact, Scoreboard};
-use crate::setup::Player;
+use crate::setup::{Player, Players};
 use serde_json::{Map, Value};
 
 /// The rule engine of Mint Julep.
@@ -45,7 +45,7 @@ impl Ruleset for MintJulep {
         }
     }
 
-    fn new_game(players: Vec<Player>, options: Options) -> State {
+    fn new_game(players: Players, options: Options) -> State {
         State::new(players, options)
     }
 

@@ -13,7 +13,7 @@ use crate::error::RuleError;
 use crate::message::Message;
 use crate::pointer::pointer;
 use crate::score::{said_commas, said_list, said_names};
-use crate::setup::Player;
+use crate::setup::Players;
 
 /// An active bet: who backs which horse since which round.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub enum RoundRace {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
-    pub players: Vec<Player>,
+    pub players: Players,
     pub options: Options,
     pub race: Race,
     /// The round being played, 1 to 3 (3 once the game is finished).
@@ -68,7 +68,7 @@ struct Turns {
 
 impl State {
     /// A game before its first event: round 1, nobody has bet.
-    pub(super) fn new(players: Vec<Player>, options: Options) -> State {
+    pub(super) fn new(players: Players, options: Options) -> State {
         State {
             players,
             options,

@@ -12,7 +12,7 @@ use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
 use crate::ruleset::Ruleset;
 use crate::score::{Fact, Scoreboard, within_limit};
-use crate::setup::Player;
+use crate::setup::{Player, Players};
 use serde_json::{Map, Value};
 
 /// The rule engine of Vintage.
@@ -157,7 +157,7 @@ impl Ruleset for Vintage {
         }
     }
 
-    fn new_game(players: Vec<Player>, options: Options) -> State {
+    fn new_game(players: Players, options: Options) -> State {
         // The table's deck is known from the start: its cards are named by number.
         let mut catalogue = Catalogue::default();
         catalogue.learn(

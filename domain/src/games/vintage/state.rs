@@ -7,11 +7,11 @@ use super::catalogue::{CARDS, Catalogue, Naming};
 use super::events::{self, PlayerCards};
 use super::table::Table;
 use crate::error::RuleError;
-use crate::setup::Player;
+use crate::setup::Players;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
-    pub players: Vec<Player>,
+    pub players: Players,
     pub options: Options,
     /// Every card described so far.
     pub catalogue: Catalogue,

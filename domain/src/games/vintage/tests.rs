@@ -756,7 +756,7 @@ fn a_dig_from_an_empty_discard_pile_is_refused() {
     // turn 1; the check is met here by emptying the pile by hand.
     let players = crate::setup::seat_players(&entries(&["Ann", "Bo", "Cy"]), 3..=6, "Vintage")
         .expect("three players");
-    let mut state = Vintage::new_game(players, super::Options::default());
+    let mut state = Vintage::new_game(players.into(), super::Options::default());
     let (mut sim, dealt) = Sim::deal(&["Ann", "Bo", "Cy"], card);
     Vintage::apply(&mut state, "showcases_dealt", &dealt).expect("dealt");
     Vintage::apply(&mut state, "turn_taken", &sim.turn(Take::StealCard(2, 4))).expect("turn 1");
