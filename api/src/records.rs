@@ -284,11 +284,11 @@ fn state_bytes(game: &str, players: usize, game_events: usize) -> usize {
         // Each round collected keeps every player's cards, three bytes a card.
         "mint-condition" => 380 + 56 * players * game_events,
         // Each turn keeps what every player played and took; the rows grow with them.
-        "mind-up" => 600 + 97 * players + 37 * players * game_events,
+        "mind-up" => 600 + 107 * players + 25 * players * game_events,
         // The race and the bets: the same size all game.
         "mint-julep" => 100 + 150 * players,
         // The options' prizes, and every card an event described (two a turn).
-        "vintage" => 6150 + 650 * game_events,
+        "vintage" => 4100 + 410 * game_events,
         _ => 1024 + 256 * game_events,
     }
 }

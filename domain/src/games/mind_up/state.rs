@@ -53,10 +53,43 @@ pub struct Hand {
 }
 
 /// One turn: what each player played and which prize they took, in seat order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Turn {
-    pub played: Vec<Number>,
-    pub took: Vec<Number>,
+    pub played: BySeat,
+    pub took: BySeat,
+}
+
+/// Most seats Mind Up! has (rules: 3–6 players).
+const SEATS: usize = 6;
+
+/// A card a seat, in seat order, held in place: a held game keeps every turn of its rounds,
+/// and two small lists a turn cost more than the cards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BySeat {
+    cards: [Number; SEATS],
+    seats: u8,
+}
+
+impl BySeat {
+    /// The cards of the seats, seat 1 first (setup seats at most six).
+    pub fn new(cards: &[Number]) -> Self {
+        debug_assert!(cards.len() <= SEATS, "Mind Up! seats at most {SEATS}");
+        let seats = cards.len().min(SEATS);
+        let mut held = [0; SEATS];
+        held[..seats].copy_from_slice(&cards[..seats]);
+        Self {
+            cards: held,
+            seats: seats as u8,
+        }
+    }
+}
+
+impl std::ops::Deref for BySeat {
+    type Target = [Number];
+
+    fn deref(&self) -> &[Number] {
+        &self.cards[..usize::from(self.seats)]
+    }
 }
 
 /// rules: a round-r hand holds 6 + r cards (7, 8, 9), and so does the row at round end.

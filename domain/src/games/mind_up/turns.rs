@@ -3,7 +3,8 @@
 use super::catalogue::Number;
 use super::events::CardsDown;
 use super::state::{
-    Hand, Place, Round, State, Turn, Whereabouts, current, numbers, open_round, place, turns_in,
+    BySeat, Hand, Place, Round, State, Turn, Whereabouts, current, numbers, open_round, place,
+    turns_in,
 };
 use crate::error::RuleError;
 use crate::pointer::pointer;
@@ -181,8 +182,8 @@ pub(super) fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleE
         place(&mut round.rows[seat], took[seat], catalogue);
     }
     round.turns.push(Turn {
-        played: cards,
-        took,
+        played: BySeat::new(&cards),
+        took: BySeat::new(&took),
     });
     Ok(())
 }
