@@ -332,13 +332,13 @@ pub struct RowFacts {
 
 impl RowFacts {
     /// `columns` is the row left to right; each column holds one colour.
-    pub fn of(columns: &[Vec<Number>], catalogue: &Catalogue) -> Self {
+    pub fn of<'a>(columns: impl IntoIterator<Item = &'a [Number]>, catalogue: &Catalogue) -> Self {
         let mut facts = RowFacts {
             counts: [0; 5],
             columns: [None; 5],
             used_columns: 0,
         };
-        for (k, column) in columns.iter().enumerate() {
+        for (k, column) in columns.into_iter().enumerate() {
             let Some(&first) = column.first() else {
                 continue;
             };
@@ -388,7 +388,7 @@ mod tests {
     /// A row from its columns, with the printed cards.
     fn facts(columns: &[&[Number]]) -> RowFacts {
         let columns: Vec<Vec<Number>> = columns.iter().map(|c| c.to_vec()).collect();
-        RowFacts::of(&columns, &Catalogue::printed())
+        RowFacts::of(columns.iter().map(Vec::as_slice), &Catalogue::printed())
     }
 
     const SCORE_CARDS: [u8; 5] = [2, 4, 1, 5, 3];

@@ -2,9 +2,9 @@
 
 use super::Options;
 use super::catalogue::Number;
-use super::events::{COLUMNS, RoundStarted};
+use super::events::RoundStarted;
 use super::objectives::Face;
-use super::state::{Hand, Round, State, hand_size, numbers, sorted, turns_in};
+use super::state::{Hand, Round, Row, State, hand_size, numbers, sorted, turns_in};
 use crate::error::RuleError;
 use crate::pointer::pointer;
 use crate::score::said_names;
@@ -43,9 +43,7 @@ pub(super) fn start_round(state: &State, event: RoundStarted) -> Result<Round, R
         columns: event.columns,
         objectives,
         hands,
-        rows: (0..state.players.len())
-            .map(|_| Vec::with_capacity(COLUMNS))
-            .collect(),
+        rows: vec![Row::default(); state.players.len()],
         prizes,
         turns: Vec::with_capacity(turns_in(r)),
         rows_recorded: false,

@@ -33,7 +33,7 @@ pub(super) fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), 
     // When the whole table was known at the start, what the rows did not take is the prizes.
     let everything_known = round.prizes.is_some() && round.hands.iter().all(|h| h.unknown == 0);
     let left_over = everything_known.then(|| {
-        let taken: Vec<Number> = rows.iter().flatten().flatten().copied().collect();
+        let taken: Vec<Number> = rows.iter().flat_map(Row::iter).flatten().copied().collect();
         let left: Vec<Number> = round
             .hands
             .iter()
@@ -148,7 +148,7 @@ fn check_row(
             ));
         }
     }
-    Ok(columns[..used].to_vec())
+    Ok(Row::of(&columns[..used]))
 }
 
 /// rules: numbers are unique at the table; every row card was in a hand or among the prizes

@@ -77,7 +77,7 @@ fn judged_rows(state: &State, round: &Round) -> Vec<RowFacts> {
     round
         .rows
         .iter()
-        .map(|r| RowFacts::of(r, &state.catalogue))
+        .map(|r| RowFacts::of(r.iter(), &state.catalogue))
         .collect()
 }
 

@@ -24,8 +24,64 @@ pub struct State {
     pub rounds: Vec<Round>,
 }
 
-/// A score row: its columns left to right, none empty; each column holds one colour.
-pub type Row = Vec<Vec<Number>>;
+/// A score row: its columns left to right, none empty; each column holds one colour. Its cards
+/// are one list, column after column: a held game keeps every player's row of every round, and
+/// a list a column cost more than its cards.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Row {
+    cards: Vec<Number>,
+    /// How many cards each column holds, left to right; `columns` of them are in use.
+    lengths: [u8; COLUMNS],
+    columns: u8,
+}
+
+impl Row {
+    /// A row from its columns, left to right, none empty (at most [`COLUMNS`]: checked when the
+    /// event is read).
+    pub fn of(columns: &[Vec<Number>]) -> Self {
+        let mut row = Row::default();
+        for column in columns.iter().take(COLUMNS) {
+            row.lengths[usize::from(row.columns)] = column.len() as u8;
+            row.columns += 1;
+            row.cards.extend_from_slice(column);
+        }
+        row
+    }
+
+    /// The columns, left to right.
+    pub fn iter(&self) -> impl Iterator<Item = &[Number]> {
+        self.lengths[..usize::from(self.columns)]
+            .iter()
+            .scan(0, |start, &length| {
+                let column = *start..*start + usize::from(length);
+                *start = column.end;
+                Some(&self.cards[column])
+            })
+    }
+
+    /// How many columns hold cards.
+    pub fn len(&self) -> usize {
+        usize::from(self.columns)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.columns == 0
+    }
+
+    /// Adds `card` at the bottom of column `k` (0-based), or starts the next column with it.
+    fn push(&mut self, k: usize, card: Number) {
+        if k < self.len() {
+            let end: usize = self.lengths[..=k].iter().map(|&n| usize::from(n)).sum();
+            self.cards.insert(end, card);
+            self.lengths[k] += 1;
+        } else if self.len() < COLUMNS {
+            // Five colours, five columns: a row never needs a sixth.
+            self.cards.push(card);
+            self.lengths[self.len()] = 1;
+            self.columns += 1;
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Round {
@@ -200,18 +256,11 @@ impl Whereabouts {
 /// rules: a gained card goes onto the column holding its colour, else the leftmost empty one.
 pub fn place(row: &mut Row, card: Number, catalogue: &Catalogue) {
     let colour = catalogue.colour(card);
-    match row
-        .iter_mut()
-        .find(|column| column.first().map(|&c| catalogue.colour(c)) == Some(colour))
-    {
-        Some(column) => column.push(card),
-        None => {
-            // Room for the column's share of a round's cards, so it seldom grows.
-            let mut column = Vec::with_capacity(8);
-            column.push(card);
-            row.push(column);
-        }
-    }
+    let column = row
+        .iter()
+        .position(|column| column.first().map(|&c| catalogue.colour(c)) == Some(colour))
+        .unwrap_or(row.len());
+    row.push(column, card);
 }
 
 /// The cards, lowest first, as a list for a refusal ("nothing" for none).

@@ -2079,3 +2079,41 @@ fn nobody_leads_after_only_the_round_is_started_and_the_first_turn_names_the_lea
     );
     assert_eq!(board(&one_turn).leaders, vec!["Cy"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// A row as held: one list of cards, column after column
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_card_gained_onto_a_middle_column_lands_at_its_bottom_and_leaves_the_others_as_they_were() {
+    use super::catalogue::{Catalogue, Colour};
+    use super::state::{Row, place};
+    let catalogue = Catalogue::printed();
+    // Given three columns of three colours, from the printed cards
+    let of = |colour: Colour, n: usize| -> Vec<u8> {
+        (1..=110u8)
+            .filter(|&card| catalogue.colour(card) == colour)
+            .take(n)
+            .collect()
+    };
+    let (a, b, c) = (
+        of(Colour::ALL[0], 2),
+        of(Colour::ALL[1], 3),
+        of(Colour::ALL[2], 1),
+    );
+    let mut row = Row::default();
+    for &card in [a[0], b[0], c[0], b[1]].iter() {
+        place(&mut row, card, &catalogue);
+    }
+    // When the middle colour gains another card, and the first colour one too
+    place(&mut row, b[2], &catalogue);
+    place(&mut row, a[1], &catalogue);
+    // Then each goes to the bottom of its own column
+    let columns: Vec<Vec<u8>> = row.iter().map(<[u8]>::to_vec).collect();
+    assert_eq!(
+        columns,
+        [vec![a[0], a[1]], vec![b[0], b[1], b[2]], vec![c[0]]]
+    );
+    assert_eq!(row.len(), 3);
+    assert_eq!(row, Row::of(&columns));
+}
