@@ -317,7 +317,7 @@ fn details(state: &State) -> Value {
         .iter()
         .zip(&round.rows)
         .map(|(p, row)| {
-            let columns: Value = row.iter().map(|column| cards(column)).collect();
+            let columns: Value = row.iter().map(cards).collect();
             (p.name.to_string(), columns)
         })
         .collect();
