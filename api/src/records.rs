@@ -313,13 +313,20 @@ static OPTIONS: LazyLock<Mutex<HashMap<Box<str>, Weak<Value>>>> =
 /// the same (the same text): most tables play the defaults or their club's preset, so ten
 /// thousand held games keep a handful of option trees, not ten thousand.
 pub fn shared_options(text: &str) -> Result<Arc<Value>, serde_json::Error> {
-    let mut shared = OPTIONS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(options) = shared.get(text).and_then(Weak::upgrade) {
+    let held = || {
+        OPTIONS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    };
+    if let Some(options) = held().get(text).and_then(Weak::upgrade) {
         return Ok(options);
     }
+    // Parsed outside the lock: another game's options are not kept waiting on a long deck.
     let options = Arc::new(serde_json::from_str(text)?);
+    let mut shared = held();
+    if let Some(earlier) = shared.get(text).and_then(Weak::upgrade) {
+        return Ok(earlier);
+    }
     if shared.len() >= SHARED_OPTIONS {
         shared.retain(|_, options| options.strong_count() > 0);
     }
