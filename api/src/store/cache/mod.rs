@@ -28,14 +28,14 @@ use super::score_bodies::{DEFAULT_BODY_BYTES, ScoreBodies};
 /// — what the cache must hold are the games in progress (a club network's Friday evening:
 /// 10,000 and more).
 pub const DEFAULT_GAMES: usize = 12_000;
-/// Bytes held at most, estimated (`TABLETALLY_CACHE_MB`, default 64): some 12,000 games of Mint
-/// Condition halfway (about 5 KB each), 3,000 of Vintage (about 20 KB), and the score bodies read
-/// lately (docs/bench-log/2026-12-06.md, "A held game without its log").
+/// Bytes held at most, estimated (`TABLETALLY_CACHE_MB`, default 64): more than the 12,000 games
+/// of Mint Condition, Mind Up! or Mint Julep halfway (2–4 KB each), some 5,000 of Vintage (about
+/// 12 KB), and the score bodies read lately (docs/bench-log/2026-12-06.md, "Held games smaller").
+pub const DEFAULT_BYTES: usize = 64 << 20;
 /// Games written last that keep the replay from before their last event, so that their table's
 /// undo is a swap, not a read of the log and a whole replay: one a table at work, with room.
 /// Older games let it go (a held game's size is what counts then).
 pub const UNDOS_KEPT: usize = 128;
-pub const DEFAULT_BYTES: usize = 64 << 20;
 
 struct Entry {
     /// Shared with readers; the writer takes it out and continues it (copying only when a
