@@ -56,9 +56,9 @@ if [ -n "${TABLETALLY_TEST_POSTGRES_URL:-}" ]; then
 fi
 
 echo
-echo "| backend | tables | appends only /s | appends only p50 / p99 | appends only ÷ raw | appends only: state cache missed | PostgreSQL CPU per append ÷ raw insert | cycle appends/s | cycle creations + appends ÷ the same rows by hand | append p50 / p99 | create p50 / p99 | score p50 / p99 | failed | raw commits/s (1 conn) | raw at 8 | appends ÷ raw (1) | appends ÷ raw (8) | score, 32 conn | /healthz, 32 conn | bare actix, 32 conn | score ÷ bare | server RSS | load |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| backend | tables | appends only /s | appends only p50 / p99 | appends only ÷ raw | appends only: state cache missed | PostgreSQL CPU per append ÷ raw insert | cycle appends/s | cycle creations + appends ÷ the same rows by hand | append p50 / p99 | the cycle on own connections: append p50 / p99 (failed) | create p50 / p99 | score p50 / p99 | failed | raw commits/s (1 conn) | raw at 8 | appends ÷ raw (1) | appends ÷ raw (8) | score, 32 conn | /healthz, 32 conn | bare actix, 32 conn | score ÷ bare | server RSS | load |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for row in "${ROWS[@]}"; do
-    IFS=$'\t' read -r backend tables rate ap50 ap99 cp50 cp99 sp50 sp99 failed raw1 raw8 ratio1 ratio8 score healthz hello score_ratio rss only only50 only99 only_ratio cpu_append cpu_raw cpu_ratio cycle floor cycle_ratio only_missed load <<<"$row"
-    echo "| $backend | $tables | $only | $only50 / $only99 ms | ${only_ratio}× | $only_missed % | $cpu_append / $cpu_raw µs = ${cpu_ratio}× | $rate | $cycle / $floor /s = ${cycle_ratio}× | $ap50 / $ap99 ms | $cp50 / $cp99 ms | $sp50 / $sp99 ms | $failed | $raw1 | $raw8 | ${ratio1}× | ${ratio8}× | $score /s | $healthz /s | $hello /s | ${score_ratio}× | $rss MiB | $load |"
+    IFS=$'\t' read -r backend tables rate ap50 ap99 cp50 cp99 sp50 sp99 failed raw1 raw8 ratio1 ratio8 score healthz hello score_ratio rss only only50 only99 only_ratio cpu_append cpu_raw cpu_ratio cycle floor cycle_ratio only_missed own50 own99 own_failed load <<<"$row"
+    echo "| $backend | $tables | $only | $only50 / $only99 ms | ${only_ratio}× | $only_missed % | $cpu_append / $cpu_raw µs = ${cpu_ratio}× | $rate | $cycle / $floor /s = ${cycle_ratio}× | $ap50 / $ap99 ms | $own50 / $own99 ms ($own_failed) | $cp50 / $cp99 ms | $sp50 / $sp99 ms | $failed | $raw1 | $raw8 | ${ratio1}× | ${ratio8}× | $score /s | $healthz /s | $hello /s | ${score_ratio}× | $rss MiB | $load |"
 done

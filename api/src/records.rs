@@ -132,7 +132,7 @@ pub struct HeldGame {
     pub game: GameRecord,
     /// Each event's id, hashed, seq 1 first: an append naming one of them (a retry, or an id
     /// used again) is decided with the log, which tells the two apart.
-    ids: Vec<u64>,
+    ids: Vec<u32>,
     /// One per event of `state.log()`, in the same order, while the log is held.
     meta: Option<Vec<EventMeta>>,
     pub state: GameState,
@@ -265,7 +265,7 @@ impl HeldGame {
             + std::mem::size_of::<Self>()
             + self.state.replay_size()
             + row
-            + self.ids.capacity() * 8
+            + self.ids.capacity() * 4
             + state
             + undo
     }
@@ -294,12 +294,14 @@ fn state_bytes(game: &str, players: usize, game_events: usize) -> usize {
 }
 
 /// An event id's hash, for telling an id never stored from one that may be (a hash that
-/// matches reads the log; ids are compared there).
-fn id_hash(id: &str) -> u64 {
+/// matches reads the log; ids are compared there). Four bytes: a game of a few hundred events
+/// matches a new id by chance about once in ten million appends.
+fn id_hash(id: &str) -> u32 {
     // FNV-1a: no key is needed, a false match only costs a log read.
-    id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+    let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
+    });
+    (hash ^ (hash >> 32)) as u32
 }
 
 /// Distinct options kept for sharing at most: past it, a game keeps options of its own.

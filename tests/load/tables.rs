@@ -94,6 +94,65 @@ async fn timed_post(
     Ok((elapsed, answered(status, &answer, expected, parse)?))
 }
 
+/// How a table's phone calls the server: reqwest's pooled client, as a phone app's would be, or
+/// one connection of its own kept open ([`Phone`]: the load tool's least client CPU). The cycle
+/// is measured with both (issue 55).
+enum Caller {
+    Pooled {
+        client: reqwest::Client,
+        base: String,
+        token: String,
+    },
+    Own(Phone),
+}
+
+impl Caller {
+    /// POSTs the JSON `body` to `path`: the time to the whole answer, and the answer.
+    async fn post(
+        &mut self,
+        path: &str,
+        body: &Value,
+        expected: u16,
+        parse: bool,
+    ) -> Result<(Duration, Value), String> {
+        match self {
+            Caller::Pooled {
+                client,
+                base,
+                token,
+            } => {
+                let request = client
+                    .post(format!("{base}{path}"))
+                    .bearer_auth(token)
+                    .json(body);
+                timed(request, expected, parse).await
+            }
+            Caller::Own(phone) => timed_post(phone, path, body, expected, parse).await,
+        }
+    }
+
+    /// GETs `path`: the time to the whole answer.
+    async fn get(&mut self, path: &str, expected: u16) -> Result<Duration, String> {
+        match self {
+            Caller::Pooled {
+                client,
+                base,
+                token,
+            } => {
+                let request = client.get(format!("{base}{path}")).bearer_auth(token);
+                Ok(timed(request, expected, false).await?.0)
+            }
+            Caller::Own(phone) => {
+                let started = Instant::now();
+                let (status, body) = phone.get(path).await?;
+                let elapsed = started.elapsed();
+                answered(status, &body, expected, false)?;
+                Ok(elapsed)
+            }
+        }
+    }
+}
+
 /// An answer's body (parsed when `parse`), or why it is not the one `expected`.
 fn answered(status: u16, body: &[u8], expected: u16, parse: bool) -> Result<Value, String> {
     if status != expected {
@@ -108,13 +167,7 @@ fn answered(status: u16, body: &[u8], expected: u16, parse: bool) -> Result<Valu
 
 /// One table: games of Mint Condition for 2–4 players, one after another, until `until`.
 /// A failed request is counted and its game given up (the next one starts).
-async fn play_table(
-    client: reqwest::Client,
-    base: String,
-    token: String,
-    seed: u64,
-    until: Instant,
-) -> Table {
+async fn play_table(mut caller: Caller, seed: u64, until: Instant) -> Table {
     let mut rng = Lcg(0x7ab1e + seed);
     let mut table = Table::default();
     let mut failures = 0u32;
@@ -128,11 +181,7 @@ async fn play_table(
             }
         }
         let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
-        let create = client
-            .post(format!("{base}/v1/games"))
-            .bearer_auth(&token)
-            .json(&body);
-        let id = match timed(create, 201, true).await {
+        let id = match caller.post("/v1/games", &body, 201, true).await {
             Ok((elapsed, created)) => {
                 table.create.times.push(elapsed);
                 created["id"].as_str().unwrap_or_default().to_owned()
@@ -151,11 +200,10 @@ async fn play_table(
                 return table;
             }
             let body = json!({"expected_version": i + 1, "events": [{"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}]});
-            let append = client
-                .post(format!("{base}/v1/games/{id}/events"))
-                .bearer_auth(&token)
-                .json(&body);
-            match timed(append, 201, false).await {
+            match caller
+                .post(&format!("/v1/games/{id}/events"), &body, 201, false)
+                .await
+            {
                 Ok((elapsed, _)) => {
                     table.append.times.push(elapsed);
                     if i == last {
@@ -173,11 +221,8 @@ async fn play_table(
         if !whole || Instant::now() >= until {
             continue;
         }
-        let score = client
-            .get(format!("{base}/v1/games/{id}/score"))
-            .bearer_auth(&token);
-        match timed(score, 200, false).await {
-            Ok((elapsed, _)) => {
+        match caller.get(&format!("/v1/games/{id}/score"), 200).await {
+            Ok(elapsed) => {
                 table.score.times.push(elapsed);
                 table.finished_game.get_or_insert(id);
             }
@@ -188,6 +233,28 @@ async fn play_table(
         }
     }
     table
+}
+
+/// `tables` playing the cycle at once for `seconds`: their timings merged (a finished game's id
+/// among them), and the seconds it took.
+async fn cycle(callers: Vec<Caller>, seconds: u64) -> Result<(Table, f64), String> {
+    let started = Instant::now();
+    let until = started + Duration::from_secs(seconds);
+    let handles: Vec<_> = callers
+        .into_iter()
+        .enumerate()
+        .map(|(i, caller)| tokio::spawn(play_table(caller, i as u64, until)))
+        .collect();
+    let mut all = Table::default();
+    for handle in handles {
+        let table = handle.await.map_err(|e| e.to_string())?;
+        all.create.merge(table.create);
+        all.append.merge(table.append);
+        all.finish.merge(table.finish);
+        all.score.merge(table.score);
+        all.finished_game = all.finished_game.or(table.finished_game);
+    }
+    Ok((all, started.elapsed().as_secs_f64()))
 }
 
 /// The events a game of the append-only loop takes before its table moves on to a new one: a
@@ -673,36 +740,32 @@ pub async fn tables(
     // Several clubs' tokens (comma-separated): the tables take turns among the clubs.
     let clubs: Vec<&str> = token.split(',').collect();
     let token = clubs[0];
-    let started = Instant::now();
-    let until = started + Duration::from_secs(seconds);
-    let handles: Vec<_> = (0..tables)
-        .map(|i| {
-            tokio::spawn(play_table(
-                client.clone(),
-                base.to_owned(),
-                clubs[i % clubs.len()].to_owned(),
-                i as u64,
-                until,
-            ))
+    let pooled = (0..tables)
+        .map(|i| Caller::Pooled {
+            client: client.clone(),
+            base: base.to_owned(),
+            token: clubs[i % clubs.len()].to_owned(),
         })
         .collect();
-    let (mut create, mut append, mut finish, mut score) = (
-        Timings::default(),
-        Timings::default(),
-        Timings::default(),
-        Timings::default(),
-    );
-    let mut finished_game = None;
-    for handle in handles {
-        let table = handle.await.map_err(|e| e.to_string())?;
-        create.merge(table.create);
-        append.merge(table.append);
-        finish.merge(table.finish);
-        score.merge(table.score);
-        finished_game = finished_game.or(table.finished_game);
-    }
-    let elapsed = started.elapsed().as_secs_f64();
+    let (
+        Table {
+            mut create,
+            mut append,
+            mut finish,
+            mut score,
+            finished_game,
+        },
+        elapsed,
+    ) = cycle(pooled, seconds).await?;
     let rss = pid.and_then(rss_mib);
+    // The same cycle again, each table on a connection of its own.
+    let mut own = Vec::with_capacity(tables);
+    for i in 0..tables {
+        own.push(Caller::Own(
+            Phone::connect(base, clubs[i % clubs.len()]).await?,
+        ));
+    }
+    let (mut own, _) = cycle(own, seconds).await?;
     let appends_per_s = append.times.len() as f64 / elapsed;
     let game = finished_game.ok_or("no game was finished; nothing to read the score of")?;
 
@@ -741,6 +804,10 @@ pub async fn tables(
         finish.line("finish")
     );
     println!("{}", score.line("score"));
+    println!("the same cycle, each table on a connection of its own:");
+    println!("{}", own.create.line("create"));
+    println!("{}", own.append.line("append"));
+    println!("{}", own.finish.line("finish"));
     println!(
         "appends only (a game in progress a table, a new one every {GAME_EVENTS} events): {only_rate:.0} appends/s, state cache missed {:.1} % of its lookups",
         only_missed * 100.0
@@ -795,7 +862,7 @@ pub async fn tables(
     // One tab-separated line for scripts/tables.sh's table.
     let raw_floor = raw_eight.unwrap_or(raw_one);
     println!(
-        "row\t{tables}\t{appends_per_s:.0}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{}\t{raw_one:.0}\t{}\t{:.2}\t{}\t{score_rate:.0}\t{healthz_rate:.0}\t{hello_rate:.0}\t{:.2}\t{}\t{only_rate:.0}\t{:.1}\t{:.1}\t{:.2}\t{}\t{}\t{}\t{cycle_rate:.0}\t{floor_rate:.0}\t{:.2}\t{:.1}",
+        "row\t{tables}\t{appends_per_s:.0}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{}\t{raw_one:.0}\t{}\t{:.2}\t{}\t{score_rate:.0}\t{healthz_rate:.0}\t{hello_rate:.0}\t{:.2}\t{}\t{only_rate:.0}\t{:.1}\t{:.1}\t{:.2}\t{}\t{}\t{}\t{cycle_rate:.0}\t{floor_rate:.0}\t{:.2}\t{:.1}\t{:.1}\t{:.1}\t{}",
         append.quantile_ms(0.5),
         append.quantile_ms(0.99),
         create.quantile_ms(0.5),
@@ -816,6 +883,9 @@ pub async fn tables(
         cpu_ratio.map_or("-".to_owned(), |r| format!("{r:.2}")),
         cycle_rate / floor_rate,
         only_missed * 100.0,
+        own.append.quantile_ms(0.5),
+        own.append.quantile_ms(0.99),
+        own.create.failures + own.append.failures + own.score.failures,
     );
     Ok(())
 }
