@@ -93,10 +93,7 @@ fn hands(
         // Other seats' rows are looked up in `holders`, so a seat's own can be moved out.
         let Some(given) = event.hands[seat].take() else {
             let known = std::mem::take(&mut carried[seat]);
-            hands.push(Hand {
-                unknown: size - known.len(),
-                known,
-            });
+            hands.push(Hand::new(&known, size - known.len()));
             continue;
         };
         let at = || pointer(["hands", name]);
@@ -173,10 +170,7 @@ fn hands(
         for &card in &given {
             hold(&mut holders, card, seat);
         }
-        hands.push(Hand {
-            known: given,
-            unknown: 0,
-        });
+        hands.push(Hand::new(&given, 0));
     }
     Ok(hands)
 }
@@ -222,7 +216,7 @@ fn prizes(
                 ),
             ));
         }
-        if let Some(seat) = hands.iter().position(|h| h.known.contains(&card)) {
+        if let Some(seat) = hands.iter().position(|h| h.known().contains(&card)) {
             return Err(RuleError::said(
                 at(),
                 crate::said!(

@@ -37,7 +37,7 @@ pub(super) fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), 
         let left: Vec<Number> = round
             .hands
             .iter()
-            .flat_map(|h| h.known.iter())
+            .flat_map(|h| h.known().iter())
             .chain(round.prizes.iter().flatten())
             .copied()
             .filter(|c| !taken.contains(c))
@@ -48,8 +48,7 @@ pub(super) fn record_rows(state: &mut State, event: RowsRecorded) -> Result<(), 
     round.rows = rows;
     round.prizes = left_over;
     for hand in &mut round.hands {
-        hand.known.clear();
-        hand.unknown = 0;
+        hand.empty();
     }
     round.rows_recorded = true;
     round.over = true;
@@ -158,7 +157,11 @@ fn check_rows_against_table(
     round: &Round,
     rows: &[Vec<Vec<Number>>],
 ) -> Result<(), RuleError> {
-    let mut unknown_cards: usize = round.hands.iter().map(|h| h.unknown).sum::<usize>()
+    let mut unknown_cards: usize = round
+        .hands
+        .iter()
+        .map(|h| usize::from(h.unknown))
+        .sum::<usize>()
         + if round.prizes.is_none() {
             state.players.len()
         } else {

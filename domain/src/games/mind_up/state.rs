@@ -102,10 +102,52 @@ pub struct Round {
 }
 
 /// A hand as far as the events tell: the cards known to be in it, and how many are not known.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Held in place: a held game keeps every player's hand of every round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hand {
-    pub known: Vec<Number>,
-    pub unknown: usize,
+    known: [Number; HAND],
+    held: u8,
+    pub unknown: u8,
+}
+
+/// The most cards a hand holds: round 3's (rules: 6 + r).
+const HAND: usize = 9;
+
+impl Hand {
+    /// A hand of `known` cards (a round's hand size at most, checked before) and `unknown` more.
+    pub fn new(known: &[Number], unknown: usize) -> Self {
+        debug_assert!(known.len() <= HAND, "a hand holds {HAND} cards at most");
+        let held = known.len().min(HAND);
+        let mut hand = Self {
+            known: [0; HAND],
+            held: held as u8,
+            unknown: unknown.min(usize::from(u8::MAX)) as u8,
+        };
+        hand.known[..held].copy_from_slice(&known[..held]);
+        hand
+    }
+
+    /// The cards known to be in the hand.
+    pub fn known(&self) -> &[Number] {
+        &self.known[..usize::from(self.held)]
+    }
+
+    /// Takes `card` out of the hand: a known card, else one not known.
+    pub fn take(&mut self, card: Number) {
+        match self.known().iter().position(|&c| c == card) {
+            Some(i) => {
+                self.known.copy_within(i + 1..usize::from(self.held), i);
+                self.held -= 1;
+            }
+            None => self.unknown = self.unknown.saturating_sub(1),
+        }
+    }
+
+    /// The round's rows were recorded: what was in the hands no longer matters.
+    pub fn empty(&mut self) {
+        self.held = 0;
+        self.unknown = 0;
+    }
 }
 
 /// One turn: what each player played and which prize they took, in seat order.
@@ -168,7 +210,7 @@ pub(super) enum Place {
 
 impl Round {
     pub(super) fn locate(&self, card: Number) -> Option<Place> {
-        if let Some(seat) = self.hands.iter().position(|h| h.known.contains(&card)) {
+        if let Some(seat) = self.hands.iter().position(|h| h.known().contains(&card)) {
             return Some(Place::Hand(seat));
         }
         if self.prizes.as_ref().is_some_and(|p| p.contains(&card)) {
@@ -229,7 +271,7 @@ impl Whereabouts {
             table.place[usize::from(card)] = 1;
         }
         for (seat, hand) in round.hands.iter().enumerate().rev() {
-            for &card in &hand.known {
+            for &card in hand.known() {
                 table.place[usize::from(card)] = 2 + 2 * seat as u8;
             }
         }

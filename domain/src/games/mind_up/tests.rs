@@ -2117,3 +2117,20 @@ fn a_card_gained_onto_a_middle_column_lands_at_its_bottom_and_leaves_the_others_
     assert_eq!(row.len(), 3);
     assert_eq!(row, Row::of(&columns));
 }
+
+#[test]
+fn a_hand_gives_up_a_known_card_in_place_and_an_unknown_one_from_its_count() {
+    use super::state::Hand;
+    // Given a round-2 hand: last round's row known, one card drawn unseen
+    let mut hand = Hand::new(&[3, 17, 40, 52, 61, 77, 90], 1);
+    // When a known card and then a card nobody saw are played
+    hand.take(40);
+    hand.take(105);
+    // Then the others stay in order and the unseen card is gone from the count
+    assert_eq!(hand.known(), [3, 17, 52, 61, 77, 90]);
+    assert_eq!(hand.unknown, 0);
+    assert!(!hand.known().contains(&40));
+    // And once the rows are recorded the hand holds nothing
+    hand.empty();
+    assert_eq!(hand.known(), [] as [u8; 0]);
+}

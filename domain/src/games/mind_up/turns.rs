@@ -97,7 +97,7 @@ fn check_cards_down(
             None => Some(crate::said!(
                 "server.mind_up.problem.hand_holds",
                 name = name,
-                cards = numbers(&hand.known)
+                cards = numbers(hand.known())
             )),
         };
         if let Some(problem) = problem {
@@ -124,12 +124,7 @@ fn check_cards_down(
 }
 
 fn take_from_hand(hand: &mut Hand, card: Number) {
-    match hand.known.iter().position(|&c| c == card) {
-        Some(i) => {
-            hand.known.remove(i);
-        }
-        None => hand.unknown = hand.unknown.saturating_sub(1),
-    }
+    hand.take(card);
 }
 
 /// rules: sort the played cards; the k-th lowest takes the k-th lowest prize; the played
