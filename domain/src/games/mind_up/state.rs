@@ -136,7 +136,10 @@ impl Hand {
     pub fn take(&mut self, card: Number) {
         match self.known().iter().position(|&c| c == card) {
             Some(i) => {
-                self.known.copy_within(i + 1..usize::from(self.held), i);
+                let held = usize::from(self.held);
+                self.known.copy_within(i + 1..held, i);
+                // Room not held stays 0, so that hands holding the same cards are equal.
+                self.known[held - 1] = 0;
                 self.held -= 1;
             }
             None => self.unknown = self.unknown.saturating_sub(1),
@@ -145,8 +148,7 @@ impl Hand {
 
     /// The round's rows were recorded: what was in the hands no longer matters.
     pub fn empty(&mut self) {
-        self.held = 0;
-        self.unknown = 0;
+        *self = Self::new(&[], 0);
     }
 }
 

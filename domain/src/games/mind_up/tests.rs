@@ -2130,6 +2130,7 @@ fn a_hand_gives_up_a_known_card_in_place_and_an_unknown_one_from_its_count() {
     assert_eq!(hand.known(), [3, 17, 52, 61, 77, 90]);
     assert_eq!(hand.unknown, 0);
     assert!(!hand.known().contains(&40));
+    assert_eq!(hand, Hand::new(&[3, 17, 52, 61, 77, 90], 0));
     // And once the rows are recorded the hand holds nothing
     hand.empty();
     assert_eq!(hand.known(), [] as [u8; 0]);
