@@ -7,15 +7,19 @@
 # tables returning to each every 5 s for LOOP_SECONDS, the cache's hit rate and the server's RSS.
 # SQLite, and PostgreSQL too when TABLETALLY_TEST_POSTGRES_URL is set. Loopback only.
 #
-#   scripts/held.sh [GAMES] [LOOP_GAMES] [LOOP_SECONDS]     # default 2000, 10000, 60
+#   scripts/held.sh [GAMES] [LOOP_GAMES] [LOOP_SECONDS]     # default 10000, 10000, 60
+#
+# The RSS difference is noisy by a few MiB whatever GAMES is: over 2,000 games that is more than
+# a kilobyte a game, over 10,000 a fifth of it.
 #
 # Builds nothing: it runs the release binaries in TABLETALLY_BIN (default target/release; build
 # them with `cargo build --release -p tabletally-api --bin tabletally -p tabletally-tests --bin
-# tabletally-load`). GAMES_ONLY=mint-condition measures one game; NO_LOOP=1 leaves the loop out.
+# tabletally-load`). GAMES_ONLY=mint-condition measures one game; NO_LOOP=1 leaves the loop out;
+# GAMES_ONLY=' ' (a space) runs the loop alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-GAMES="${1:-2000}"
+GAMES="${1:-10000}"
 LOOP_GAMES="${2:-10000}"
 LOOP_SECONDS="${3:-60}"
 export TABLETALLY_BIN="${TABLETALLY_BIN:-${CARGO_TARGET_DIR:-target}/release}"
