@@ -26,6 +26,7 @@ mod plain;
 mod players;
 mod presets;
 pub mod primary;
+mod recency;
 mod score_bodies;
 mod server_lock;
 mod sole;

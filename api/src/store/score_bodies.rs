@@ -3,10 +3,12 @@
 //! one only while its score is being looked at. A body is made by the first score read of a
 //! version and answers the next ones at that version without evaluating anything.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use actix_web::web::Bytes;
+
+use super::recency::Recency;
 
 /// Bytes of bodies kept at most: the scores of the last few hundred games read (a body is
 /// 1–6 KB), which covers the phones of every table that just recorded a round.
@@ -24,10 +26,9 @@ struct Body {
 #[derive(Default)]
 struct Bodies {
     by_game: HashMap<String, Body>,
-    /// tick → game id: the eviction order.
-    by_use: BTreeMap<u64, String>,
+    /// The eviction order.
+    recency: Recency,
     bytes: usize,
-    tick: u64,
 }
 
 pub struct ScoreBodies {
@@ -50,14 +51,12 @@ impl ScoreBodies {
 
     /// The body kept for the game `id` at `version`, if any.
     pub fn get(&self, id: &str, version: i64) -> Option<Bytes> {
-        let mut inner = self.lock();
-        inner.tick += 1;
-        let tick = inner.tick;
-        let found = inner.by_game.get_mut(id).filter(|b| b.version == version)?;
-        let (before, body) = (std::mem::replace(&mut found.tick, tick), found.body.clone());
-        inner.by_use.remove(&before);
-        inner.by_use.insert(tick, id.to_owned());
-        Some(body)
+        let Bodies {
+            by_game, recency, ..
+        } = &mut *self.lock();
+        let found = by_game.get_mut(id).filter(|b| b.version == version)?;
+        found.tick = recency.used(id, Some(found.tick));
+        Some(found.body.clone())
     }
 
     /// Keeps `body` as the game's at `version` (replacing any other), the least recently read
@@ -76,9 +75,7 @@ impl ScoreBodies {
             return;
         }
         inner.remove(id);
-        inner.tick += 1;
-        let tick = inner.tick;
-        inner.by_use.insert(tick, id.to_owned());
+        let tick = inner.recency.used(id, None);
         inner.bytes += cost;
         inner.by_game.insert(
             id.to_owned(),
@@ -89,7 +86,7 @@ impl ScoreBodies {
             },
         );
         while inner.bytes > self.max_bytes {
-            let Some((_, oldest)) = inner.by_use.pop_first() else {
+            let Some(oldest) = inner.recency.oldest() else {
                 break;
             };
             if let Some(gone) = inner.by_game.remove(&oldest) {
@@ -112,7 +109,7 @@ impl ScoreBodies {
 impl Bodies {
     fn remove(&mut self, id: &str) {
         if let Some(gone) = self.by_game.remove(id) {
-            self.by_use.remove(&gone.tick);
+            self.recency.forget(gone.tick);
             self.bytes -= gone.body.len() + BODY_OVERHEAD;
         }
     }

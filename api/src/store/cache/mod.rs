@@ -15,13 +15,14 @@
 //! term. A current entry of a game no write is writing answers a score read with no database
 //! read at all ([`StateCache::current`]); when the term ends, nothing is current any more.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::records::HeldGame;
 
+use super::recency::Recency;
 use super::score_bodies::{DEFAULT_BODY_BYTES, ScoreBodies};
 
 /// Games held by default (`TABLETALLY_CACHE_GAMES`): every game of a busy evening at many tables
@@ -74,10 +75,9 @@ struct Term {
 #[derive(Default)]
 struct Inner {
     entries: HashMap<String, Entry>,
-    /// tick → game id: the eviction order.
-    by_use: BTreeMap<u64, String>,
+    /// The eviction order.
+    recency: Recency,
     bytes: usize,
-    tick: u64,
     /// Games with writes open (how many, and the term the oldest began in, if they all began
     /// in the same one): nothing about them is current until they end.
     writing: HashMap<String, Writing>,
@@ -413,9 +413,7 @@ impl StateCache {
             ),
         };
         inner.remove(&id);
-        inner.tick += 1;
-        let tick = inner.tick;
-        inner.by_use.insert(tick, id.clone());
+        let tick = inner.recency.used(&id, None);
         inner.bytes += bytes;
         let undo_from = (ticket.is_none() && held.keeps_undo()).then_some(tick);
         if undo_from.is_some() {
@@ -439,7 +437,7 @@ impl StateCache {
             inner.let_go_of_undo(&older, put);
         }
         while inner.entries.len() > self.max_games || inner.bytes > self.max_bytes {
-            let Some((_, oldest)) = inner.by_use.pop_first() else {
+            let Some(oldest) = inner.recency.oldest() else {
                 break;
             };
             if let Some(entry) = inner.entries.remove(&oldest) {
@@ -523,10 +521,7 @@ impl Inner {
         if entry.held.game.version != version {
             return None;
         }
-        self.tick += 1;
-        self.by_use.remove(&entry.tick);
-        entry.tick = self.tick;
-        self.by_use.insert(self.tick, id.to_owned());
+        entry.tick = self.recency.used(id, Some(entry.tick));
         self.entries.get(id)
     }
 
@@ -549,7 +544,7 @@ impl Inner {
 
     fn remove(&mut self, id: &str) -> Option<Arc<HeldGame>> {
         let entry = self.entries.remove(id)?;
-        self.by_use.remove(&entry.tick);
+        self.recency.forget(entry.tick);
         self.bytes -= entry.bytes;
         Some(entry.held)
     }
