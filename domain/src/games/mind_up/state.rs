@@ -102,11 +102,9 @@ pub struct Round {
 }
 
 /// A hand as far as the events tell: the cards known to be in it, and how many are not known.
-/// Held in place: a held game keeps every player's hand of every round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hand {
-    known: [Number; HAND],
-    held: u8,
+    known: Cards<HAND>,
     pub unknown: u8,
 }
 
@@ -116,33 +114,21 @@ const HAND: usize = 9;
 impl Hand {
     /// A hand of `known` cards (a round's hand size at most, checked before) and `unknown` more.
     pub fn new(known: &[Number], unknown: usize) -> Self {
-        debug_assert!(known.len() <= HAND, "a hand holds {HAND} cards at most");
-        let held = known.len().min(HAND);
-        let mut hand = Self {
-            known: [0; HAND],
-            held: held as u8,
+        Self {
+            known: Cards::new(known),
             unknown: unknown.min(usize::from(u8::MAX)) as u8,
-        };
-        hand.known[..held].copy_from_slice(&known[..held]);
-        hand
+        }
     }
 
     /// The cards known to be in the hand.
     pub fn known(&self) -> &[Number] {
-        &self.known[..usize::from(self.held)]
+        &self.known
     }
 
     /// Takes `card` out of the hand: a known card, else one not known.
     pub fn take(&mut self, card: Number) {
-        match self.known().iter().position(|&c| c == card) {
-            Some(i) => {
-                let held = usize::from(self.held);
-                self.known.copy_within(i + 1..held, i);
-                // Room not held stays 0, so that hands holding the same cards are equal.
-                self.known[held - 1] = 0;
-                self.held -= 1;
-            }
-            None => self.unknown = self.unknown.saturating_sub(1),
+        if !self.known.remove(card) {
+            self.unknown = self.unknown.saturating_sub(1);
         }
     }
 
@@ -155,40 +141,53 @@ impl Hand {
 /// One turn: what each player played and which prize they took, in seat order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Turn {
-    pub played: BySeat,
-    pub took: BySeat,
+    pub played: Cards<SEATS>,
+    pub took: Cards<SEATS>,
 }
 
 /// Most seats Mind Up! has (rules: 3–6 players).
 const SEATS: usize = 6;
 
-/// A card a seat, in seat order, held in place: a held game keeps every turn of its rounds,
-/// and two small lists a turn cost more than the cards.
+/// At most `N` cards, held in place: a held game keeps every hand and turn of its rounds, and
+/// a small list each cost more than its cards. Room not held stays 0, so that two lists of the
+/// same cards are equal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BySeat {
-    cards: [Number; SEATS],
-    seats: u8,
+pub struct Cards<const N: usize> {
+    cards: [Number; N],
+    held: u8,
 }
 
-impl BySeat {
-    /// The cards of the seats, seat 1 first (setup seats at most six).
+impl<const N: usize> Cards<N> {
+    /// The cards, in order (at most `N`: the callers' rules bound them before).
     pub fn new(cards: &[Number]) -> Self {
-        debug_assert!(cards.len() <= SEATS, "Mind Up! seats at most {SEATS}");
-        let seats = cards.len().min(SEATS);
-        let mut held = [0; SEATS];
-        held[..seats].copy_from_slice(&cards[..seats]);
+        debug_assert!(cards.len() <= N, "at most {N} cards");
+        let held = cards.len().min(N);
+        let mut room = [0; N];
+        room[..held].copy_from_slice(&cards[..held]);
         Self {
-            cards: held,
-            seats: seats as u8,
+            cards: room,
+            held: held as u8,
         }
+    }
+
+    /// Takes `card` out, the others keeping their order: whether it was there.
+    fn remove(&mut self, card: Number) -> bool {
+        let held = usize::from(self.held);
+        let Some(i) = self.cards[..held].iter().position(|&c| c == card) else {
+            return false;
+        };
+        self.cards.copy_within(i + 1..held, i);
+        self.cards[held - 1] = 0;
+        self.held -= 1;
+        true
     }
 }
 
-impl std::ops::Deref for BySeat {
+impl<const N: usize> std::ops::Deref for Cards<N> {
     type Target = [Number];
 
     fn deref(&self) -> &[Number] {
-        &self.cards[..usize::from(self.seats)]
+        &self.cards[..usize::from(self.held)]
     }
 }
 

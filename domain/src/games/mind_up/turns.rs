@@ -3,7 +3,7 @@
 use super::catalogue::Number;
 use super::events::CardsDown;
 use super::state::{
-    BySeat, Hand, Place, Round, State, Turn, Whereabouts, current, numbers, open_round, place,
+    Cards, Hand, Place, Round, State, Turn, Whereabouts, current, numbers, open_round, place,
     turns_in,
 };
 use crate::error::RuleError;
@@ -177,8 +177,8 @@ pub(super) fn play_turn(state: &mut State, event: CardsDown) -> Result<(), RuleE
         place(&mut round.rows[seat], took[seat], catalogue);
     }
     round.turns.push(Turn {
-        played: BySeat::new(&cards),
-        took: BySeat::new(&took),
+        played: Cards::new(&cards),
+        took: Cards::new(&took),
     });
     Ok(())
 }

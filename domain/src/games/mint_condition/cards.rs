@@ -1,5 +1,7 @@
 //! The Danger cards of Mint Condition and how many copies exist (rules: Cards table).
 
+use crate::setup::Player;
+
 /// A kind of Danger card.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
@@ -112,21 +114,20 @@ pub struct LuckyFor(u8);
 impl LuckyFor {
     /// The seats a recorded symbol counts for: a rainbow counts for every seated colour, a
     /// colour for the seats of that colour (letter case aside); a seat without a colour never.
-    pub fn symbol(
-        symbol: &str,
-        colours: impl IntoIterator<Item = Option<impl AsRef<str>>>,
-    ) -> Self {
+    pub fn symbol(symbol: &str, players: &[Player]) -> Self {
         let rainbow = symbol.eq_ignore_ascii_case("rainbow");
-        let seats =
-            colours
-                .into_iter()
-                .enumerate()
-                .fold(0u8, |seats, (seat, colour)| match colour {
-                    Some(c) if seat < 8 && (rainbow || c.as_ref().eq_ignore_ascii_case(symbol)) => {
-                        seats | 1 << seat
-                    }
-                    _ => seats,
-                });
+        let shows = |colour: &str| rainbow || colour.eq_ignore_ascii_case(symbol);
+        let seats = players
+            .iter()
+            .take(8)
+            .enumerate()
+            .fold(0u8, |seats, (seat, player)| {
+                if player.color.as_deref().is_some_and(shows) {
+                    seats | 1 << seat
+                } else {
+                    seats
+                }
+            });
         Self(seats)
     }
 

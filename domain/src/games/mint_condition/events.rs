@@ -253,7 +253,7 @@ fn parse_card(raw: &Value, players: &[Player], options: &Options) -> Result<Card
         ));
     }
     let lucky_for = symbol.map_or_else(LuckyFor::default, |symbol| {
-        LuckyFor::symbol(symbol, players.iter().map(|p| p.color.as_deref()))
+        LuckyFor::symbol(symbol, players)
     });
     Ok(Card {
         kind,
