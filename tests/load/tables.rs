@@ -107,47 +107,39 @@ enum Caller {
 }
 
 impl Caller {
-    /// POSTs the JSON `body` to `path`: the time to the whole answer, and the answer.
-    async fn post(
+    /// POSTs the JSON `body` to `path`, or GETs `path` without one: the time to the whole
+    /// answer, and the answer (parsed when `parse`).
+    async fn call(
         &mut self,
         path: &str,
-        body: &Value,
+        body: Option<&Value>,
         expected: u16,
         parse: bool,
     ) -> Result<(Duration, Value), String> {
-        match self {
-            Caller::Pooled {
-                client,
-                base,
-                token,
-            } => {
-                let request = client
-                    .post(format!("{base}{path}"))
-                    .bearer_auth(token)
-                    .json(body);
-                timed(request, expected, parse).await
+        match (self, body) {
+            (
+                Caller::Pooled {
+                    client,
+                    base,
+                    token,
+                },
+                body,
+            ) => {
+                let url = format!("{base}{path}");
+                let request = match body {
+                    Some(body) => client.post(url).json(body),
+                    None => client.get(url),
+                };
+                timed(request.bearer_auth(token), expected, parse).await
             }
-            Caller::Own(phone) => timed_post(phone, path, body, expected, parse).await,
-        }
-    }
-
-    /// GETs `path`: the time to the whole answer.
-    async fn get(&mut self, path: &str, expected: u16) -> Result<Duration, String> {
-        match self {
-            Caller::Pooled {
-                client,
-                base,
-                token,
-            } => {
-                let request = client.get(format!("{base}{path}")).bearer_auth(token);
-                Ok(timed(request, expected, false).await?.0)
+            (Caller::Own(phone), Some(body)) => {
+                timed_post(phone, path, body, expected, parse).await
             }
-            Caller::Own(phone) => {
+            (Caller::Own(phone), None) => {
                 let started = Instant::now();
-                let (status, body) = phone.get(path).await?;
+                let (status, answer) = phone.get(path).await?;
                 let elapsed = started.elapsed();
-                answered(status, &body, expected, false)?;
-                Ok(elapsed)
+                Ok((elapsed, answered(status, &answer, expected, parse)?))
             }
         }
     }
@@ -181,7 +173,7 @@ async fn play_table(mut caller: Caller, seed: u64, until: Instant) -> Table {
             }
         }
         let body = json!({"game": "mint-condition", "players": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
-        let id = match caller.post("/v1/games", &body, 201, true).await {
+        let id = match caller.call("/v1/games", Some(&body), 201, true).await {
             Ok((elapsed, created)) => {
                 table.create.times.push(elapsed);
                 created["id"].as_str().unwrap_or_default().to_owned()
@@ -201,7 +193,7 @@ async fn play_table(mut caller: Caller, seed: u64, until: Instant) -> Table {
             }
             let body = json!({"expected_version": i + 1, "events": [{"id": uuid::Uuid::new_v4().to_string(), "type": "round_collected", "data": round}]});
             match caller
-                .post(&format!("/v1/games/{id}/events"), &body, 201, false)
+                .call(&format!("/v1/games/{id}/events"), Some(&body), 201, false)
                 .await
             {
                 Ok((elapsed, _)) => {
@@ -221,8 +213,11 @@ async fn play_table(mut caller: Caller, seed: u64, until: Instant) -> Table {
         if !whole || Instant::now() >= until {
             continue;
         }
-        match caller.get(&format!("/v1/games/{id}/score"), 200).await {
-            Ok(elapsed) => {
+        match caller
+            .call(&format!("/v1/games/{id}/score"), None, 200, false)
+            .await
+        {
+            Ok((elapsed, _)) => {
                 table.score.times.push(elapsed);
                 table.finished_game.get_or_insert(id);
             }
