@@ -304,7 +304,8 @@ fn id_hash(id: &str) -> u32 {
     (hash ^ (hash >> 32)) as u32
 }
 
-/// Distinct options kept for sharing at most: past it, a game keeps options of its own.
+/// Distinct options kept for sharing at most: past it, those no game holds go, and if half are
+/// still held the map starts again (games keep the options they have; a scan a miss is avoided).
 const SHARED_OPTIONS: usize = 4096;
 
 /// Options by their stored text, while a game holds them.
@@ -331,10 +332,12 @@ pub fn shared_options(text: &str) -> Result<Arc<Value>, serde_json::Error> {
     }
     if shared.len() >= SHARED_OPTIONS {
         shared.retain(|_, options| options.strong_count() > 0);
+        // Still half full of options games hold: start again, rather than scan on every miss.
+        if shared.len() >= SHARED_OPTIONS / 2 {
+            shared.clear();
+        }
     }
-    if shared.len() < SHARED_OPTIONS {
-        shared.insert(text.into(), Arc::downgrade(&options));
-    }
+    shared.insert(text.into(), Arc::downgrade(&options));
     Ok(options)
 }
 
