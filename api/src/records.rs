@@ -287,8 +287,9 @@ fn state_bytes(game: &str, players: usize, game_events: usize) -> usize {
         "mind-up" => 600 + 40 * players + 13 * players * game_events,
         // The race and the bets: the same size all game.
         "mint-julep" => 100 + 150 * players,
-        // The options' prizes, and every card an event described (two a turn).
-        "vintage" => 4100 + 410 * game_events,
+        // The options' prizes and the table, and every card an event described (two a turn),
+        // each its texts' numbers.
+        "vintage" => 2900 + 61 * game_events,
         _ => 1024 + 256 * game_events,
     }
 }

@@ -13,9 +13,25 @@ use crate::pointer::pointer;
 /// The 63 antique cards of the box (rules: Components).
 pub const CARDS: usize = 63;
 
-/// One antique card as printed. `id` is the table's own label for the physical card.
+/// A card's number in its game: the order in which the game first described it (a table
+/// keeps its cards as these numbers, not their ids).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CardNo(u16);
+
+impl CardNo {
+    fn at(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// A text of the game's cards, by its place in the catalogue's texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TextNo(u32);
+
+/// One antique card as an event describes it. `id` is the table's own label for the physical
+/// card.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Card {
+pub struct Description {
     pub id: String,
     /// The type of object ("lamp"); `type` in events.
     pub object: String,
@@ -75,19 +91,67 @@ impl Attribute {
     }
 }
 
-impl Card {
+/// One card of a game as printed, read from the game's catalogue.
+#[derive(Debug, Clone, Copy)]
+pub struct Card<'a> {
+    catalogue: &'a Catalogue,
+    no: CardNo,
+}
+
+impl<'a> Card<'a> {
+    fn printed(&self) -> &'a Printed {
+        &self.catalogue.cards[self.no.at()]
+    }
+
+    pub fn id(&self) -> &'a str {
+        self.catalogue.text(self.printed().id)
+    }
+
+    /// The type of object ("lamp").
+    pub fn object(&self) -> &'a str {
+        self.catalogue.text(self.printed().object)
+    }
+
+    pub fn colour(&self) -> &'a str {
+        self.catalogue.text(self.printed().colour)
+    }
+
+    pub fn period(&self) -> &'a str {
+        self.catalogue.text(self.printed().period)
+    }
+
+    pub fn value(&self) -> u32 {
+        self.printed().value
+    }
+
+    /// Its other printed attributes, `(name, text)`, by name.
+    pub fn others(&self) -> impl Iterator<Item = (&'a str, &'a str)> + use<'a> {
+        let (catalogue, no) = (self.catalogue, self.no);
+        catalogue
+            .others
+            .iter()
+            .filter(move |other| other.card == no)
+            .map(move |other| (catalogue.text(other.name), catalogue.text(other.text)))
+    }
+
+    /// Another printed attribute, by its name as recorded.
+    pub fn other(&self, name: &str) -> Option<&'a str> {
+        self.others()
+            .find(|(recorded, _)| *recorded == name)
+            .map(|(_, text)| text)
+    }
+
     /// The card's text for `attribute`; `None` when the card does not record it.
-    pub fn attribute(&self, attribute: &Attribute) -> Option<&str> {
+    pub fn attribute(&self, attribute: &Attribute) -> Option<&'a str> {
         match attribute {
-            Attribute::Type => Some(&self.object),
-            Attribute::Colour => Some(&self.colour),
-            Attribute::Period => Some(&self.period),
-            Attribute::Other { name, exact: true } => self.other.get(name).map(String::as_str),
+            Attribute::Type => Some(self.object()),
+            Attribute::Colour => Some(self.colour()),
+            Attribute::Period => Some(self.period()),
+            Attribute::Other { name, exact: true } => self.other(name),
             Attribute::Other { name, exact: false } => self
-                .other
-                .iter()
+                .others()
                 .find(|(recorded, _)| same_text(recorded, name))
-                .map(|(_, text)| text.as_str()),
+                .map(|(_, text)| text),
         }
     }
 
@@ -99,14 +163,24 @@ impl Card {
 
     /// "a blue 60s lamp worth 3", for messages: the table's words in the message's sentence.
     pub fn describe(&self) -> Message {
-        crate::said!(
-            "server.vintage.card.described",
-            colour = &self.colour,
-            period = &self.period,
-            object = &self.object,
-            value = self.value
-        )
+        described(self.colour(), self.period(), self.object(), self.value())
     }
+}
+
+impl Description {
+    pub fn describe(&self) -> Message {
+        described(&self.colour, &self.period, &self.object, self.value)
+    }
+}
+
+fn described(colour: &str, period: &str, object: &str, value: u32) -> Message {
+    crate::said!(
+        "server.vintage.card.described",
+        colour = colour,
+        period = period,
+        object = object,
+        value = value
+    )
 }
 
 /// Printed words are compared without case or surrounding spaces: "Blue" and "blue" are one
@@ -122,7 +196,7 @@ pub fn same_text(a: &str, b: &str) -> bool {
 #[derive(Debug, Clone, PartialEq)]
 pub enum CardRef {
     Named(String),
-    Described(Card),
+    Described(Description),
 }
 
 /// The attributes every card has (rules: "at least a type, a colour, a period and a value").
@@ -207,7 +281,7 @@ impl CardRef {
                 }
             },
         };
-        Ok(CardRef::Described(Card {
+        Ok(CardRef::Described(Description {
             id,
             object,
             colour,
@@ -218,107 +292,292 @@ impl CardRef {
     }
 }
 
-/// Every card described so far in the game, by id. A sorted list, not a map: a held game keeps
-/// it, and a list copied to its size costs its cards alone (a B-tree's nodes are made for
-/// eleven cards each).
+/// Every card described so far in the game, in the order described. A held game keeps it, so
+/// each text is kept once (a game's cards share a few types, colours and periods) and a card
+/// is its texts' numbers: 20 bytes and its id, not five strings and a map.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Catalogue {
-    /// Sorted by id.
-    cards: Vec<Card>,
+    /// Every text of the game's cards, one after the other.
+    texts: String,
+    /// Where each text ends in `texts`.
+    ends: Vec<u32>,
+    /// The texts that are not ids, which the next card's texts may repeat.
+    words: Vec<TextNo>,
+    /// By card number.
+    cards: Vec<Printed>,
+    /// The card numbers sorted by id.
+    by_id: Vec<CardNo>,
+    /// Every card's other printed attributes, by card and then name.
+    others: Vec<Other>,
 }
 
+#[derive(Debug, Clone, PartialEq)]
+struct Printed {
+    id: TextNo,
+    object: TextNo,
+    colour: TextNo,
+    period: TextNo,
+    value: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Other {
+    card: CardNo,
+    name: TextNo,
+    text: TextNo,
+}
+
+/// Cards a game may describe at most: far more than the box holds (the rules refuse a card
+/// past its 63 long before), so that a card's number is two bytes.
+const MOST_CARDS: usize = u16::MAX as usize;
+
 impl Catalogue {
-    pub fn get(&self, id: &str) -> Option<&Card> {
+    fn text(&self, text: TextNo) -> &str {
+        let at = text.0 as usize;
+        let start = if at == 0 {
+            0
+        } else {
+            self.ends[at - 1] as usize
+        };
+        &self.texts[start..self.ends[at] as usize]
+    }
+
+    fn push_text(&mut self, text: &str) -> TextNo {
+        let no = TextNo(self.ends.len() as u32);
+        self.texts.push_str(text);
+        self.ends.push(self.texts.len() as u32);
+        no
+    }
+
+    /// A text that is not an id: the one already kept, if any.
+    fn word(&mut self, text: &str) -> TextNo {
+        if let Some(no) = self.words.iter().find(|no| self.text(**no) == text) {
+            return *no;
+        }
+        let no = self.push_text(text);
+        self.words.push(no);
+        no
+    }
+
+    pub fn len(&self) -> usize {
+        self.cards.len()
+    }
+
+    pub fn card(&self, no: CardNo) -> Card<'_> {
+        Card {
+            catalogue: self,
+            no,
+        }
+    }
+
+    /// The number of the card with this id.
+    pub fn number_of(&self, id: &str) -> Option<CardNo> {
         let at = self
-            .cards
-            .binary_search_by(|c| c.id.as_str().cmp(id))
+            .by_id
+            .binary_search_by(|no| self.text(self.cards[no.at()].id).cmp(id))
             .ok()?;
-        Some(&self.cards[at])
+        Some(self.by_id[at])
+    }
+
+    pub fn get(&self, id: &str) -> Option<Card<'_>> {
+        self.number_of(id).map(|no| self.card(no))
+    }
+
+    /// Every card, in the order described.
+    pub fn cards(&self) -> impl Iterator<Item = Card<'_>> {
+        (0..self.cards.len()).map(|at| self.card(CardNo(at as u16)))
     }
 
     /// Whether any card described in the game shows `value` for `attribute`.
     pub fn any_shows(&self, attribute: &Attribute, value: &str) -> bool {
-        self.cards.iter().any(|card| card.shows(attribute, value))
+        self.cards().any(|card| card.shows(attribute, value))
     }
 
-    /// Adds the cards first described by an accepted event.
-    pub fn learn(&mut self, cards: Vec<Card>) {
-        for card in cards {
-            match self.cards.binary_search_by(|c| c.id.cmp(&card.id)) {
-                Ok(at) => self.cards[at] = card,
-                Err(at) => self.cards.insert(at, card),
-            }
+    /// Adds a card whose id is not described yet, as the next number. The caller has checked
+    /// that a number is left (`MOST_CARDS`).
+    fn add<'t>(
+        &mut self,
+        id: &str,
+        [object, colour, period]: [&str; 3],
+        value: u32,
+        others: impl Iterator<Item = (&'t str, &'t str)>,
+    ) -> CardNo {
+        let no = CardNo(u16::try_from(self.cards.len()).expect("a card number left"));
+        let printed = Printed {
+            id: self.push_text(id),
+            object: self.word(object),
+            colour: self.word(colour),
+            period: self.word(period),
+            value,
+        };
+        self.cards.push(printed);
+        for (name, text) in others {
+            let (name, text) = (self.word(name), self.word(text));
+            self.others.push(Other {
+                card: no,
+                name,
+                text,
+            });
         }
+        let at = self
+            .by_id
+            .binary_search_by(|known| self.text(self.cards[known.at()].id).cmp(id))
+            .unwrap_or_else(|at| at);
+        self.by_id.insert(at, no);
+        no
+    }
+
+    fn describe(&mut self, card: &Description) -> CardNo {
+        self.add(
+            &card.id,
+            [&card.object, &card.colour, &card.period],
+            card.value,
+            card.other
+                .iter()
+                .map(|(name, text)| (name.as_str(), text.as_str())),
+        )
+    }
+
+    /// The table's own deck at the start of a game: its cards are named by number. Numbers
+    /// are 1–63 (checked with the options).
+    pub fn of_deck<'d>(deck: impl Iterator<Item = (u32, &'d super::DeckCard)>) -> Catalogue {
+        let mut catalogue = Catalogue::default();
+        for (number, card) in deck {
+            catalogue.add(
+                &number.to_string(),
+                [card.object.trim(), card.colour.trim(), card.period.trim()],
+                card.value,
+                std::iter::empty(),
+            );
+        }
+        catalogue
+    }
+
+    /// Adds the cards first described by an accepted event, in order: each keeps the number
+    /// [`Naming`] gave it.
+    pub fn learn(&mut self, new: Catalogue) {
+        for card in new.cards() {
+            self.add(
+                card.id(),
+                [card.object(), card.colour(), card.period()],
+                card.value(),
+                card.others(),
+            );
+        }
+        self.shrink();
+    }
+
+    /// Copies its lists to their size: a held game keeps them.
+    fn shrink(&mut self) {
+        self.texts.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.words.shrink_to_fit();
+        self.cards.shrink_to_fit();
+        self.by_id.shrink_to_fit();
+        self.others.shrink_to_fit();
     }
 }
 
 /// Resolves the cards one event names. Cards described for the first time wait here and join
-/// the catalogue only when the whole event is accepted (a refused event changes nothing).
+/// the catalogue only when the whole event is accepted (a refused event changes nothing); they
+/// are numbered after the catalogue's cards, in the order first named.
 pub struct Naming<'a> {
     known: &'a Catalogue,
-    new: Vec<Card>,
+    new: Catalogue,
 }
 
 impl<'a> Naming<'a> {
     pub fn new(known: &'a Catalogue) -> Self {
         Self {
             known,
-            new: Vec::new(),
+            new: Catalogue::default(),
         }
     }
 
-    pub fn get(&self, id: &str) -> Option<&Card> {
-        self.known
-            .get(id)
-            .or_else(|| self.new.iter().find(|c| c.id == id))
+    /// A card the catalogue or this event described.
+    pub fn card(&self, no: CardNo) -> Card<'_> {
+        match no.at().checked_sub(self.known.len()) {
+            None => self.known.card(no),
+            Some(at) => self.new.card(CardNo(at as u16)),
+        }
     }
 
-    /// The id of a named or described card; pointers are relative to the card.
-    pub fn resolve(&mut self, card: &CardRef) -> Result<String, RuleError> {
+    /// A card's id, for messages.
+    pub fn id(&self, no: CardNo) -> &str {
+        self.card(no).id()
+    }
+
+    /// The ids of `cards`, for messages.
+    pub fn ids(&self, cards: &[CardNo]) -> Vec<&str> {
+        cards.iter().map(|no| self.id(*no)).collect()
+    }
+
+    fn number_of(&self, id: &str) -> Option<CardNo> {
+        self.known.number_of(id).or_else(|| {
+            let at = self.new.number_of(id)?.at() + self.known.len();
+            Some(CardNo(at as u16))
+        })
+    }
+
+    /// The number of a named or described card; pointers are relative to the card.
+    pub fn resolve(&mut self, card: &CardRef) -> Result<CardNo, RuleError> {
         match card {
-            CardRef::Named(id) => match self.get(id) {
-                Some(_) => Ok(id.clone()),
-                None => Err(RuleError::said(
+            CardRef::Named(id) => self.number_of(id).ok_or_else(|| {
+                RuleError::said(
                     "",
                     crate::said!(
                         "server.vintage.refusal.card_was_never_described_not",
                         id = format!("{:?}", id)
                     ),
-                )),
-            },
+                )
+            }),
             CardRef::Described(card) => {
-                match self.get(&card.id) {
-                    Some(earlier) => check_same(earlier, card)?,
-                    None => self.new.push(card.clone()),
+                if let Some(no) = self.number_of(&card.id) {
+                    check_same(self.card(no), card)?;
+                    return Ok(no);
                 }
-                Ok(card.id.clone())
+                if self.known.len() + self.new.len() >= MOST_CARDS {
+                    return Err(RuleError::said(
+                        "",
+                        crate::said!(
+                            "server.vintage.refusal.too_many_cards_described",
+                            most = MOST_CARDS,
+                            cards = CARDS
+                        ),
+                    ));
+                }
+                let at = self.new.describe(card).at() + self.known.len();
+                Ok(CardNo(at as u16))
             }
         }
     }
 
     /// The cards this event described for the first time.
-    pub fn learned(self) -> Vec<Card> {
+    pub fn learned(self) -> Catalogue {
         self.new
     }
 }
 
 /// rules: the id is "unique in the game" — one id, one physical card, one set of attributes.
-fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
-    let field = if !same_text(&earlier.object, &now.object) {
+fn check_same(earlier: Card<'_>, now: &Description) -> Result<(), RuleError> {
+    let field = if !same_text(earlier.object(), &now.object) {
         "type"
-    } else if !same_text(&earlier.colour, &now.colour) {
+    } else if !same_text(earlier.colour(), &now.colour) {
         "colour"
-    } else if !same_text(&earlier.period, &now.period) {
+    } else if !same_text(earlier.period(), &now.period) {
         "period"
-    } else if earlier.value != now.value {
+    } else if earlier.value() != now.value {
         "value"
-    } else if let Some(name) = earlier.other.keys().chain(now.other.keys()).find(|name| {
-        match (earlier.other.get(*name), now.other.get(*name)) {
+    } else if let Some(name) = earlier
+        .others()
+        .map(|(name, _)| name)
+        .chain(now.other.keys().map(String::as_str))
+        .find(|name| match (earlier.other(name), now.other.get(*name)) {
             (Some(a), Some(b)) => !same_text(a, b),
             _ => true,
-        }
-    }) {
-        name.as_str()
+        })
+    {
+        name
     } else {
         return Ok(());
     };
@@ -333,8 +592,8 @@ fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
             ),
         ));
     }
-    let shown = |card: &Card| {
-        card.other.get(field).map_or_else(
+    let shown = |text: Option<&str>| {
+        text.map_or_else(
             || crate::said!("server.vintage.card.nothing"),
             |t| Message::data(format!("{t:?}")),
         )
@@ -345,8 +604,142 @@ fn check_same(earlier: &Card, now: &Card) -> Result<(), RuleError> {
             "server.vintage.refusal.card_was_described_same_card",
             id = &now.id,
             field = field,
-            shown_earlier = shown(earlier),
-            shown_now = shown(now)
+            shown_earlier = shown(earlier.other(field)),
+            shown_now = shown(now.other.get(field).map(String::as_str))
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn described(raw: serde_json::Value) -> CardRef {
+        CardRef::parse(&raw).expect("a card description")
+    }
+
+    fn lamp(id: &str, colour: &str) -> CardRef {
+        described(json!({"id": id, "type": "lamp", "colour": colour, "period": "60s", "value": 2}))
+    }
+
+    /// The cards `refs` describe, learned as one accepted event.
+    fn learned(refs: &[CardRef]) -> (Catalogue, Vec<CardNo>) {
+        let mut catalogue = Catalogue::default();
+        let mut naming = Naming::new(&catalogue);
+        let numbers = refs
+            .iter()
+            .map(|r| naming.resolve(r).expect("resolved"))
+            .collect();
+        let new = naming.learned();
+        catalogue.learn(new);
+        (catalogue, numbers)
+    }
+
+    #[test]
+    fn cards_are_numbered_in_the_order_described_and_found_by_id() {
+        let (catalogue, numbers) = learned(&[lamp("c9", "blue"), lamp("c1", "red")]);
+        assert_eq!(numbers, vec![CardNo(0), CardNo(1)]);
+        assert_eq!(catalogue.number_of("c1"), Some(CardNo(1)));
+        assert_eq!(catalogue.number_of("c9"), Some(CardNo(0)));
+        assert_eq!(catalogue.number_of("c5"), None);
+        let c1 = catalogue.card(CardNo(1));
+        assert_eq!(
+            (c1.id(), c1.object(), c1.colour(), c1.period(), c1.value()),
+            ("c1", "lamp", "red", "60s", 2)
+        );
+    }
+
+    #[test]
+    fn a_text_two_cards_print_is_kept_once() {
+        let (catalogue, _) = learned(&[lamp("c1", "blue"), lamp("c2", "blue"), lamp("c3", "red")]);
+        // Three ids, then lamp, blue, 60s and red: seven texts, not twelve.
+        assert_eq!(catalogue.ends.len(), 7);
+        assert_eq!(catalogue.texts, "c1lampblue60sc2c3red");
+        assert_eq!(catalogue.card(CardNo(1)).colour(), "blue");
+        assert_eq!(catalogue.card(CardNo(2)).colour(), "red");
+    }
+
+    #[test]
+    fn a_card_named_twice_in_one_event_keeps_one_number_and_a_second_event_numbers_after_the_first()
+    {
+        let (mut catalogue, _) = learned(&[lamp("c1", "blue")]);
+        let mut naming = Naming::new(&catalogue);
+        let new = naming.resolve(&lamp("c2", "red")).expect("c2");
+        assert_eq!(new, CardNo(1));
+        assert_eq!(naming.resolve(&CardRef::Named("c2".into())), Ok(CardNo(1)));
+        assert_eq!(naming.resolve(&CardRef::Named("c1".into())), Ok(CardNo(0)));
+        assert_eq!(naming.ids(&[CardNo(1), CardNo(0)]), vec!["c2", "c1"]);
+        let learned = naming.learned();
+        catalogue.learn(learned);
+        assert_eq!(catalogue.len(), 2);
+        assert_eq!(catalogue.get("c2").map(|c| c.colour()), Some("red"));
+    }
+
+    #[test]
+    fn other_attributes_are_kept_per_card_and_read_by_name_ignoring_case() {
+        let (catalogue, _) = learned(&[
+            described(
+                json!({"id": "c1", "type": "lamp", "colour": "blue", "period": "60s",
+                             "value": 1, "Maker": "Arteluce", "room": "hall"}),
+            ),
+            described(
+                json!({"id": "c2", "type": "lamp", "colour": "blue", "period": "60s",
+                             "value": 1, "maker": "Flos"}),
+            ),
+        ]);
+        let (c1, c2) = (catalogue.card(CardNo(0)), catalogue.card(CardNo(1)));
+        assert_eq!(
+            c1.others().collect::<Vec<_>>(),
+            vec![("Maker", "Arteluce"), ("room", "hall")]
+        );
+        let maker = Attribute::parse("MAKER", false).expect("an attribute");
+        assert_eq!(c1.attribute(&maker), Some("Arteluce"));
+        assert_eq!(c2.attribute(&maker), Some("Flos"));
+        let exact = Attribute::parse("maker", true).expect("an attribute");
+        assert_eq!(c1.attribute(&exact), None);
+        assert!(catalogue.any_shows(&maker, "flos"));
+        assert!(!catalogue.any_shows(&maker, "Kartell"));
+    }
+
+    #[test]
+    fn a_card_described_again_differently_is_refused_and_the_same_way_is_its_number() {
+        let (catalogue, _) = learned(&[lamp("c1", "blue")]);
+        let mut naming = Naming::new(&catalogue);
+        assert_eq!(naming.resolve(&lamp("c1", " Blue ")), Ok(CardNo(0)));
+        let err = naming.resolve(&lamp("c1", "red")).unwrap_err();
+        assert_eq!(err.pointer, "/colour");
+        assert_eq!(
+            err.rule,
+            "card c1 was described as a blue 60s lamp worth 2; the same card cannot now be a red \
+             60s lamp worth 2"
+        );
+    }
+
+    #[test]
+    fn a_game_cannot_describe_more_cards_than_its_numbers_hold() {
+        let mut catalogue = Catalogue::default();
+        for n in 0..MOST_CARDS {
+            catalogue.add(
+                &format!("c{n:05}"),
+                ["lamp", "blue", "60s"],
+                1,
+                std::iter::empty(),
+            );
+        }
+        let mut naming = Naming::new(&catalogue);
+        assert_eq!(
+            naming.resolve(&CardRef::Named("c00007".into())),
+            Ok(CardNo(7))
+        );
+        let err = naming.resolve(&lamp("one more", "blue")).unwrap_err();
+        assert_eq!(err.pointer, "");
+        assert_eq!(
+            err.rule,
+            "this event describes a card never seen before, but a game may describe at most 65535 \
+             cards (the box holds 63)"
+        );
+        assert!(naming.learned().cards.is_empty());
+    }
 }

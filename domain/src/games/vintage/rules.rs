@@ -4,9 +4,7 @@
 use super::catalogue::{CARDS, Catalogue};
 use super::events::{COLLECTIONS_RECORDED, FINAL_BANKED, SHOWCASES_DEALT, TURN_TAKEN};
 use super::state::{Record, State, deal, final_bank, record_collections, take_turn};
-use super::{
-    ATTRIBUTE_NAMES_IGNORE_CASE_SINCE, Attribute, Card, MAX_PRIZES, Options, insights, scoring,
-};
+use super::{ATTRIBUTE_NAMES_IGNORE_CASE_SINCE, Attribute, MAX_PRIZES, Options, insights, scoring};
 use crate::error::RuleError;
 use crate::insights::{FactSums, Insight};
 use crate::pointer::pointer;
@@ -157,23 +155,11 @@ impl Ruleset for Vintage {
         }
     }
 
-    fn new_game(players: Players, options: Options) -> State {
-        // The table's deck is known from the start: its cards are named by number.
-        let mut catalogue = Catalogue::default();
-        catalogue.learn(
-            options
-                .deck
-                .iter()
-                .map(|(number, card)| Card {
-                    id: number.to_string(),
-                    object: card.object.trim().to_owned(),
-                    colour: card.colour.trim().to_owned(),
-                    period: card.period.trim().to_owned(),
-                    value: card.value,
-                    other: Default::default(),
-                })
-                .collect(),
-        );
+    fn new_game(players: Players, mut options: Options) -> State {
+        // The table's deck is known from the start: its cards are named by number. The
+        // catalogue keeps them; the options need not keep them twice.
+        let deck = std::mem::take(&mut options.deck);
+        let catalogue = Catalogue::of_deck(deck.iter().map(|(n, card)| (*n, card)));
         State {
             players,
             options,
@@ -209,7 +195,7 @@ impl Ruleset for Vintage {
     fn anything_scored(state: &State) -> bool {
         match &state.record {
             Record::Waiting => false,
-            Record::TurnByTurn(table) => !table.turns.is_empty() || table.final_banked,
+            Record::TurnByTurn(table) => table.turns > 0 || table.final_banked,
             Record::EndOnly(_) => true,
         }
     }

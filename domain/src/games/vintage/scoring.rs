@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::catalogue::{Attribute, Card};
+use super::catalogue::{Attribute, Card, CardNo};
 use super::insights::Key;
 use super::state::{Record, State};
 use super::{Options, Prize, PrizeTie, WinnerTie};
@@ -16,16 +16,11 @@ use crate::score::{
 };
 
 /// The described cards of every collection, by seat.
-fn collections(state: &State) -> Vec<Vec<&Card>> {
-    // Ids were checked when recorded; a missing description would only mean a broken store.
+fn collections(state: &State) -> Vec<Vec<Card<'_>>> {
     state
         .collections()
         .iter()
-        .map(|ids| {
-            ids.iter()
-                .filter_map(|id| state.catalogue.get(id))
-                .collect()
-        })
+        .map(|cards| cards.iter().map(|no| state.catalogue.card(*no)).collect())
         .collect()
 }
 
@@ -86,7 +81,7 @@ pub fn facts(state: &State) -> Vec<Fact> {
     }
     let mut facts = Vec::new();
     for ((player, cards), won) in state.players.iter().zip(&collections).zip(prizes) {
-        let value: i64 = cards.iter().map(|c| i64::from(c.value)).sum();
+        let value: i64 = cards.iter().map(|c| i64::from(c.value())).sum();
         facts.push(Fact::player(&player.name, &Key::CollectionValue, value));
         facts.push(Fact::player(
             &player.name,
@@ -105,14 +100,14 @@ pub fn facts(state: &State) -> Vec<Fact> {
 }
 
 /// "Collection ×3": the sum of the values, card by card.
-fn values_line(cards: &[&Card]) -> Line {
-    let total: i64 = cards.iter().map(|c| i64::from(c.value)).sum();
+fn values_line(cards: &[Card<'_>]) -> Line {
+    let total: i64 = cards.iter().map(|c| i64::from(c.value())).sum();
     let detail = if cards.is_empty() {
         said!("server.vintage.detail.no_cards")
     } else {
         let terms: Vec<String> = cards
             .iter()
-            .map(|c| format!("{} {}", c.id, c.value))
+            .map(|c| format!("{} {}", c.id(), c.value()))
             .collect();
         // Card ids and values only: the same in every language.
         Message::data(format!("{} = {total}", terms.join(" + ")))
@@ -126,7 +121,7 @@ fn values_line(cards: &[&Card]) -> Line {
 
 /// One line per player holding a card the prize counts. rules: the player with the most
 /// matching cards takes its points; one card can count for several prizes.
-fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<&Card>]) -> Vec<(usize, Line)> {
+fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<Card<'_>>]) -> Vec<(usize, Line)> {
     let Some(attribute) = Attribute::parse(&prize.attribute, state.options.attribute_names_exact)
     else {
         return Vec::new();
@@ -322,12 +317,19 @@ fn house_rules(options: &Options) -> Vec<HouseRule> {
 
 /// What a phone may draw: the table as it stands.
 fn details(state: &State) -> Value {
-    let by_name = |piles: &[Vec<String>]| -> Value {
+    let ids = |cards: &[CardNo]| -> Value {
+        let ids: Vec<&str> = cards
+            .iter()
+            .map(|no| state.catalogue.card(*no).id())
+            .collect();
+        json!(ids)
+    };
+    let by_name = |piles: &[Vec<CardNo>]| -> Value {
         let map: Map<String, Value> = state
             .players
             .iter()
             .zip(piles)
-            .map(|(p, cards)| (p.name.to_string(), json!(cards)))
+            .map(|(p, cards)| (p.name.to_string(), ids(cards)))
             .collect();
         Value::Object(map)
     };
@@ -349,13 +351,13 @@ fn details(state: &State) -> Value {
                 .collect();
             json!({
                 "recorded": "turn by turn",
-                "turns": table.turns.len(),
+                "turns": table.turns,
                 "next_player": next,
                 "deck": table.deck.left(),
                 "reshuffled": matches!(table.deck, super::table::Deck::Reshuffled { .. }),
                 "final_bank_due": table.must_end() && !table.final_banked,
                 "final_bank_order": final_bank_order,
-                "discard_pile": table.discard,
+                "discard_pile": ids(&table.discard),
                 "showcases": by_name(&table.showcases),
                 "collections": by_name(&table.collections),
             })

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::Options;
-use super::catalogue::{CARDS, Catalogue, Naming};
+use super::catalogue::{CARDS, CardNo, Catalogue, Naming};
 use super::events::{self, PlayerCards};
 use super::table::Table;
 use crate::error::RuleError;
@@ -24,13 +24,13 @@ pub enum Record {
     /// Nothing recorded yet.
     Waiting,
     TurnByTurn(Table),
-    /// `collections_recorded`: per seat, the collected card ids.
-    EndOnly(Vec<Vec<String>>),
+    /// `collections_recorded`: per seat, the collected cards.
+    EndOnly(Vec<Vec<CardNo>>),
 }
 
 impl State {
-    /// The collected card ids per seat, so far.
-    pub fn collections(&self) -> Vec<&[String]> {
+    /// The collected cards per seat, so far.
+    pub fn collections(&self) -> Vec<&[CardNo]> {
         match &self.record {
             Record::Waiting => vec![&[]; self.players.len()],
             Record::TurnByTurn(table) => table.collections.iter().map(Vec::as_slice).collect(),
@@ -120,28 +120,28 @@ fn resolve_collections(
     given: &[PlayerCards],
     state: &State,
     naming: &mut Naming,
-) -> Result<Vec<Vec<String>>, RuleError> {
-    let mut collections: Vec<Vec<String>> = Vec::with_capacity(given.len());
+) -> Result<Vec<Vec<CardNo>>, RuleError> {
+    let mut collections: Vec<Vec<CardNo>> = Vec::with_capacity(given.len());
     for entry in given {
         let mut collection = Vec::with_capacity(entry.cards.len());
         for (i, card) in entry.cards.iter().enumerate() {
             let at = format!("{}/{i}", entry.at);
-            let id = naming.resolve(card).map_err(|e| e.within(&at))?;
+            let no = naming.resolve(card).map_err(|e| e.within(&at))?;
             if let Some(holder) = collections
                 .iter()
                 .chain(std::iter::once(&collection))
-                .position(|c| c.contains(&id))
+                .position(|c| c.contains(&no))
             {
                 return Err(RuleError::said(
                     at,
                     crate::said!(
                         "server.vintage.refusal.card_already_collection_card_can",
-                        id = id,
+                        id = naming.id(no),
                         name = &state.players[holder].name
                     ),
                 ));
             }
-            collection.push(id);
+            collection.push(no);
         }
         collections.push(collection);
     }

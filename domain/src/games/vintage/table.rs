@@ -4,7 +4,7 @@
 //! Each check builds a plan from the state as it is and only then is the plan applied, so a
 //! refused event leaves the table untouched.
 
-use super::catalogue::{CARDS, Naming};
+use super::catalogue::{CARDS, CardNo, Naming};
 use super::events::{PlayerCards, Take, TurnTaken};
 use crate::error::RuleError;
 use crate::message::Message;
@@ -26,7 +26,7 @@ pub enum Place {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Deck {
     Original { left: usize },
-    Reshuffled { cards: Vec<String> },
+    Reshuffled { cards: Vec<CardNo> },
 }
 
 impl Deck {
@@ -38,23 +38,20 @@ impl Deck {
     }
 }
 
-/// One turn taken: whose, and the card stolen if any (the last player may not bank it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TurnRecord {
-    pub seat: usize,
-    pub stolen: Option<String>,
-}
-
+/// A game's table. Cards are kept as their numbers in the game's catalogue.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
     /// Per seat (0-based), oldest card first.
-    pub showcases: Vec<Vec<String>>,
+    pub showcases: Vec<Vec<CardNo>>,
     /// Per seat, in the order banked.
-    pub collections: Vec<Vec<String>>,
+    pub collections: Vec<Vec<CardNo>>,
     /// Bottom first: the top card is the last.
-    pub discard: Vec<String>,
+    pub discard: Vec<CardNo>,
     pub deck: Deck,
-    pub turns: Vec<TurnRecord>,
+    /// Turns taken. Seats take them in turn from seat 1, so whose each was follows.
+    pub turns: usize,
+    /// The card the last turn stole, if it stole: its player may not bank it at the end.
+    pub last_stolen: Option<CardNo>,
     /// `final_banked` was recorded: the game is over.
     pub final_banked: bool,
 }
@@ -67,12 +64,12 @@ pub fn dealt_to(seat: usize) -> usize {
 /// A checked turn, ready to apply.
 pub struct TurnPlan {
     seat: usize,
-    banked: String,
+    banked: CardNo,
     /// `(victim seat, card)` for a steal.
-    stolen: Option<(usize, String)>,
-    dug: Option<String>,
-    kept: Option<String>,
-    discard: Vec<String>,
+    stolen: Option<(usize, CardNo)>,
+    dug: Option<CardNo>,
+    kept: Option<CardNo>,
+    discard: Vec<CardNo>,
     deck: Deck,
 }
 
@@ -83,7 +80,7 @@ impl Table {
         players: &[Player],
         naming: &mut Naming,
     ) -> Result<Table, RuleError> {
-        let mut showcases: Vec<Vec<String>> = Vec::with_capacity(players.len());
+        let mut showcases: Vec<Vec<CardNo>> = Vec::with_capacity(players.len());
         for (seat, (player, given)) in players.iter().zip(dealt).enumerate() {
             let size = dealt_to(seat);
             if given.cards.len() != size {
@@ -101,22 +98,22 @@ impl Table {
             let mut showcase = Vec::with_capacity(size);
             for (i, card) in given.cards.iter().enumerate() {
                 let at = format!("{}/{i}", given.at);
-                let id = naming.resolve(card).map_err(|e| e.within(&at))?;
+                let no = naming.resolve(card).map_err(|e| e.within(&at))?;
                 if let Some(holder) = showcases
                     .iter()
                     .chain(std::iter::once(&showcase))
-                    .position(|s| s.contains(&id))
+                    .position(|s| s.contains(&no))
                 {
                     return Err(RuleError::said(
                         at,
                         crate::said!(
                             "server.vintage.refusal.card_dealt_twice_already_showcase",
-                            id = id,
+                            id = naming.id(no),
                             name = &players[holder].name
                         ),
                     ));
                 }
-                showcase.push(id);
+                showcase.push(no);
             }
             showcases.push(showcase);
         }
@@ -128,26 +125,25 @@ impl Table {
             deck: Deck::Original {
                 left: CARDS - dealt,
             },
-            turns: Vec::new(),
+            turns: 0,
+            last_stolen: None,
             final_banked: false,
         })
     }
 
-    pub fn place_of(&self, id: &str) -> Option<Place> {
-        let held = |piles: &[Vec<String>]| piles.iter().position(|p| p.iter().any(|c| c == id));
+    pub fn place_of(&self, id: CardNo) -> Option<Place> {
+        let held = |piles: &[Vec<CardNo>]| piles.iter().position(|p| p.contains(&id));
         if let Some(seat) = held(&self.showcases) {
             return Some(Place::Showcase(seat));
         }
         if let Some(seat) = held(&self.collections) {
             return Some(Place::Collection(seat));
         }
-        if self.discard.iter().any(|c| c == id) {
+        if self.discard.contains(&id) {
             return Some(Place::DiscardPile);
         }
         match &self.deck {
-            Deck::Reshuffled { cards } if cards.iter().any(|c| c == id) => {
-                Some(Place::ReshuffledDeck)
-            }
+            Deck::Reshuffled { cards } if cards.contains(&id) => Some(Place::ReshuffledDeck),
             _ => None,
         }
     }
@@ -167,12 +163,18 @@ impl Table {
         if self.must_end() {
             None
         } else {
-            Some(self.turns.len() % self.showcases.len())
+            Some(self.turns % self.showcases.len())
         }
     }
 
     fn turns_of(&self, seat: usize) -> usize {
-        self.turns.iter().filter(|t| t.seat == seat).count()
+        let seats = self.showcases.len();
+        self.turns / seats + usize::from(seat < self.turns % seats)
+    }
+
+    /// The seat of the last turn taken.
+    fn last_seat(&self) -> Option<usize> {
+        self.turns.checked_sub(1).map(|t| t % self.showcases.len())
     }
 
     /// Checks one turn against the rules and plans it.
@@ -200,7 +202,7 @@ impl Table {
                 "",
                 crate::said!(
                     "server.vintage.refusal.no_more_turns_turn_left",
-                    turns = self.turns.len(),
+                    turns = self.turns,
                     left = self.deck.left()
                 ),
             ));
@@ -213,25 +215,25 @@ impl Table {
                 crate::said!(
                     "server.vintage.refusal.turn_turn_not_turns_go",
                     expected = names[expected],
-                    turn = self.turns.len() + 1,
+                    turn = self.turns + 1,
                     name = name
                 ),
             ));
         }
-        let where_is = |id: &str| self.describe_place(id, players);
+        let where_is = |no: CardNo| self.describe_place(no, players);
 
         // 1. Bank one card from your own showcase (compulsory).
         let banked = naming
             .resolve(&turn.banked)
             .map_err(|e| e.within("/banked"))?;
-        if self.place_of(&banked) != Some(Place::Showcase(seat)) {
+        if self.place_of(banked) != Some(Place::Showcase(seat)) {
             return Err(RuleError::said(
                 "/banked",
                 crate::said!(
                     "server.vintage.refusal.cannot_bank_player_banks_card",
                     name = name,
-                    banked = &banked,
-                    place = where_is(&banked)
+                    banked = naming.id(banked),
+                    place = where_is(banked)
                 ),
             ));
         }
@@ -251,15 +253,15 @@ impl Table {
                     ));
                 }
                 let card = naming.resolve(card).map_err(|e| e.within("/steal/card"))?;
-                if self.place_of(&card) != Some(Place::Showcase(victim)) {
+                if self.place_of(card) != Some(Place::Showcase(victim)) {
                     return Err(RuleError::said(
                         "/steal/card",
                         crate::said!(
                             "server.vintage.refusal.cannot_steal_from",
                             name = name,
-                            card = &card,
+                            card = naming.id(card),
                             from = from,
-                            place = where_is(&card)
+                            place = where_is(card)
                         ),
                     ));
                 }
@@ -270,7 +272,7 @@ impl Table {
                         crate::said!(
                             "server.vintage.refusal.cannot_steal_only_card_showcase",
                             name = name,
-                            card = card,
+                            card = naming.id(card),
                             from = from
                         ),
                     ));
@@ -279,7 +281,7 @@ impl Table {
             }
             Take::Dig(card) => {
                 // rules: seat 1 may not dig on the first turn of the game.
-                if self.turns.is_empty() {
+                if self.turns == 0 {
                     return Err(RuleError::said(
                         "/dig",
                         crate::said!("server.vintage.refusal.may_not_dig_first_turn", name = name),
@@ -293,7 +295,7 @@ impl Table {
                             crate::said!(
                                 "server.vintage.refusal.cannot_dig_discard_pile_empty",
                                 name = name,
-                                card = card
+                                card = naming.id(card)
                             ),
                         ));
                     }
@@ -303,9 +305,9 @@ impl Table {
                             crate::said!(
                                 "server.vintage.refusal.can_dig_only_top_card",
                                 name = name,
-                                top = top,
-                                card = &card,
-                                place = where_is(&card)
+                                top = naming.id(*top),
+                                card = naming.id(card),
+                                place = where_is(card)
                             ),
                         ));
                     }
@@ -343,8 +345,8 @@ impl Table {
                         crate::said!(
                             "server.vintage.refusal.kept_but_drew_kept_card",
                             name = name,
-                            kept = kept,
-                            drawn = said_names(&drawn)
+                            kept = naming.id(kept),
+                            drawn = said_names(&naming.ids(&drawn))
                         ),
                     ));
                 }
@@ -352,7 +354,7 @@ impl Table {
             }
         };
         // rules: the card not kept goes on top of the discard pile.
-        discard.extend(drawn.iter().filter(|c| Some(*c) != kept.as_ref()).cloned());
+        discard.extend(drawn.iter().filter(|c| Some(**c) != kept));
         Ok(TurnPlan {
             seat,
             banked,
@@ -370,12 +372,12 @@ impl Table {
         &self,
         turn: &TurnTaken,
         name: &str,
-        pile: Vec<String>,
+        pile: Vec<CardNo>,
         naming: &mut Naming,
         players: &[Player],
-    ) -> Result<(Vec<String>, Deck, Vec<String>), RuleError> {
+    ) -> Result<(Vec<CardNo>, Deck, Vec<CardNo>), RuleError> {
         // From the original deck come `new` unseen cards; the rest from `reshuffled`.
-        let (new, reshuffled, discard): (usize, Option<Vec<String>>, Vec<String>) = match &self.deck
+        let (new, reshuffled, discard): (usize, Option<Vec<CardNo>>, Vec<CardNo>) = match &self.deck
         {
             Deck::Original { left } if *left >= 2 => (2, None, pile),
             // rules: 5–6 players — the draw takes what the deck still holds, the discard
@@ -403,48 +405,51 @@ impl Table {
             };
             return Err(RuleError::said("/drawn", rule));
         }
-        let mut drawn: Vec<String> = Vec::with_capacity(2);
+        let mut drawn: Vec<CardNo> = Vec::with_capacity(2);
         let mut drawn_new = 0;
         let mut rest = reshuffled.clone().unwrap_or_default();
         for (i, card) in turn.drawn.iter().enumerate() {
             let at = format!("/drawn/{i}");
-            let id = naming.resolve(card).map_err(|e| e.within(&at))?;
-            if drawn.contains(&id) {
+            let no = naming.resolve(card).map_err(|e| e.within(&at))?;
+            if drawn.contains(&no) {
                 return Err(RuleError::said(
                     at,
-                    crate::said!("server.vintage.refusal.drawn_twice_card_can_one", id = id),
+                    crate::said!(
+                        "server.vintage.refusal.drawn_twice_card_can_one",
+                        id = naming.id(no)
+                    ),
                 ));
             }
-            if let Some(pos) = rest.iter().position(|c| *c == id) {
+            if let Some(pos) = rest.iter().position(|c| *c == no) {
                 rest.swap_remove(pos);
-            } else if self.place_of(&id).is_none() && drawn_new < new {
+            } else if self.place_of(no).is_none() && drawn_new < new {
                 drawn_new += 1;
             } else {
                 let source = match (&self.deck, new) {
                     (Deck::Original { .. }, 2) => {
                         crate::said!("server.vintage.source.from_the_deck")
                     }
-                    (Deck::Original { .. }, _) if self.place_of(&id).is_none() => {
+                    (Deck::Original { .. }, _) if self.place_of(no).is_none() => {
                         crate::said!("server.vintage.source.deck_held_only", new = new)
                     }
                     _ => crate::said!("server.vintage.source.after_the_reshuffle"),
                 };
-                let place = match self.place_of(&id) {
+                let place = match self.place_of(no) {
                     None => crate::said!("server.vintage.place.never_seen"),
-                    Some(_) => self.describe_place(&id, players),
+                    Some(_) => self.describe_place(no, players),
                 };
                 return Err(RuleError::said(
                     at,
                     crate::said!(
                         "server.vintage.refusal.cannot_draw",
                         name = name,
-                        id = id,
+                        id = naming.id(no),
                         place = place,
                         source = source
                     ),
                 ));
             }
-            drawn.push(id);
+            drawn.push(no);
         }
         if drawn_new < new {
             return Err(RuleError::said(
@@ -470,11 +475,11 @@ impl Table {
         let seat = plan.seat;
         self.showcases[seat].retain(|c| *c != plan.banked);
         self.collections[seat].push(plan.banked);
-        let mut stolen_card = None;
+        self.last_stolen = None;
         if let Some((victim, card)) = plan.stolen {
             self.showcases[victim].retain(|c| *c != card);
-            self.showcases[seat].push(card.clone());
-            stolen_card = Some(card);
+            self.showcases[seat].push(card);
+            self.last_stolen = Some(card);
         }
         if let Some(card) = plan.dug {
             self.showcases[seat].push(card);
@@ -484,10 +489,7 @@ impl Table {
         }
         self.discard = plan.discard;
         self.deck = plan.deck;
-        self.turns.push(TurnRecord {
-            seat,
-            stolen: stolen_card,
-        });
+        self.turns += 1;
     }
 
     /// rules: End of the game — starting left of the last player, everyone banks one more
@@ -499,7 +501,7 @@ impl Table {
         banked: &[PlayerCards],
         players: &[Player],
         naming: &mut Naming,
-    ) -> Result<Vec<Vec<String>>, RuleError> {
+    ) -> Result<Vec<Vec<CardNo>>, RuleError> {
         if !self.must_end() {
             let said = if matches!(self.deck, Deck::Original { left } if left < 2) {
                 crate::said!(
@@ -518,67 +520,67 @@ impl Table {
             .map(|s| self.turns_of(s))
             .max()
             .unwrap_or(0);
-        let last = self.turns.last();
         let mut plan = Vec::with_capacity(players.len());
         for (seat, (player, given)) in players.iter().zip(banked).enumerate() {
             let name = &player.name;
             let turns = self.turns_of(seat);
-            let off_limits = last
-                .filter(|t| t.seat == seat)
-                .and_then(|t| t.stolen.as_deref());
+            let off_limits = self.last_stolen.filter(|_| self.last_seat() == Some(seat));
             let bankable = self.showcases[seat]
                 .iter()
-                .filter(|c| Some(c.as_str()) != off_limits)
+                .filter(|c| Some(**c) != off_limits)
                 .count();
             let bank = FinalBank {
                 name,
                 turns,
                 catch_up: turns < most_turns,
                 bankable,
-                off_limits,
+                off_limits: off_limits.map(|no| naming.id(no)),
             };
             if let Some(rule) = bank.refuses(given.cards.len()) {
                 return Err(RuleError::said(given.at.as_str(), rule));
             }
-            let mut cards: Vec<String> = Vec::with_capacity(given.cards.len());
+            let mut cards: Vec<CardNo> = Vec::with_capacity(given.cards.len());
             for (i, card) in given.cards.iter().enumerate() {
                 let at = format!("{}/{i}", given.at);
-                let id = naming.resolve(card).map_err(|e| e.within(&at))?;
-                if cards.contains(&id) {
+                let no = naming.resolve(card).map_err(|e| e.within(&at))?;
+                if cards.contains(&no) {
                     return Err(RuleError::said(
                         at,
-                        crate::said!("server.vintage.refusal.banked_twice_card_can_one", id = id),
+                        crate::said!(
+                            "server.vintage.refusal.banked_twice_card_can_one",
+                            id = naming.id(no)
+                        ),
                     ));
                 }
-                if self.place_of(&id) != Some(Place::Showcase(seat)) {
+                if self.place_of(no) != Some(Place::Showcase(seat)) {
                     return Err(RuleError::said(
                         at,
                         crate::said!(
                             "server.vintage.refusal.cannot_bank_player_banks_card_2",
                             name = name,
-                            id = &id,
-                            place = self.describe_place(&id, players)
+                            id = naming.id(no),
+                            place = self.describe_place(no, players)
                         ),
                     ));
                 }
-                if Some(id.as_str()) == off_limits {
+                if Some(no) == off_limits {
                     return Err(RuleError::said(
                         at,
                         crate::said!(
                             "server.vintage.refusal.stole_last_turn_game_may",
                             name = name,
-                            id = id
+                            id = naming.id(no)
                         ),
                     ));
                 }
-                cards.push(id);
+                cards.push(no);
             }
             plan.push(cards);
         }
         Ok(plan)
     }
 
-    pub fn apply_final_bank(&mut self, banked: Vec<Vec<String>>) {
+    pub fn apply_final_bank(&mut self, banked: Vec<Vec<CardNo>>) {
         for (seat, cards) in banked.into_iter().enumerate() {
             self.showcases[seat].retain(|c| !cards.contains(c));
             self.collections[seat].extend(cards);
@@ -589,12 +591,12 @@ impl Table {
     /// The seats in the order of the final bank: starting left of the last player.
     pub fn final_bank_order(&self) -> Vec<usize> {
         let n = self.showcases.len();
-        let first = self.turns.last().map_or(0, |t| t.seat + 1);
+        let first = self.last_seat().map_or(0, |seat| seat + 1);
         (0..n).map(|i| (first + i) % n).collect()
     }
 
     /// "in Bo's showcase", for messages.
-    pub fn describe_place(&self, id: &str, players: &[Player]) -> Message {
+    pub fn describe_place(&self, id: CardNo, players: &[Player]) -> Message {
         let name = |seat: usize| players.get(seat).map_or("?", |p| p.name.as_str());
         match self.place_of(id) {
             Some(Place::Showcase(seat)) => {
