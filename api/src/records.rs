@@ -284,12 +284,12 @@ fn state_bytes(game: &str, players: usize, game_events: usize) -> usize {
         // Each round collected keeps every player's cards, three bytes a card.
         "mint-condition" => 380 + 56 * players * game_events,
         // Each turn keeps what every player played and took; the rows grow with them.
-        "mind-up" => 600 + 40 * players + 13 * players * game_events,
+        "mind-up" => 300 + 40 * players + 13 * players * game_events,
         // The race and the bets: the same size all game.
-        "mint-julep" => 100 + 150 * players,
+        "mint-julep" => 50 * players,
         // The options' prizes and the table, and every card an event described (two a turn),
         // each its texts' numbers.
-        "vintage" => 2900 + 61 * game_events,
+        "vintage" => 1000 + 45 * game_events,
         _ => 1024 + 256 * game_events,
     }
 }

@@ -52,7 +52,8 @@ pub(super) struct Replay<R: Ruleset> {
     last_game_event: Option<u64>,
     /// Game events applied (those in force): what the state grew by.
     pub(super) game_events: u32,
-    recorded: Option<RecordedResult>,
+    /// Boxed: few games are typed in, and every held game keeps the room.
+    recorded: Option<Box<RecordedResult>>,
 }
 
 impl<R: Ruleset> Clone for Replay<R> {
@@ -129,7 +130,7 @@ impl<R: Ruleset> Replay<R> {
             }
             let recorded = RecordedResult::parse(event.seq, data, &self.players)
                 .map_err(|e| fault(e.within("/data")))?;
-            self.recorded = Some(recorded);
+            self.recorded = Some(Box::new(recorded));
             return Ok(());
         }
         if R::is_finished(&self.state) && !R::accepts_when_finished(&self.state, &event.event_type)

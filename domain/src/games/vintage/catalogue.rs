@@ -22,11 +22,16 @@ impl CardNo {
     fn at(self) -> usize {
         usize::from(self.0)
     }
+
+    #[cfg(test)]
+    pub(super) fn of(number: u16) -> CardNo {
+        CardNo(number)
+    }
 }
 
 /// A text of the game's cards, by its place in the catalogue's texts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct TextNo(u32);
+struct TextNo(u16);
 
 /// One antique card as an event describes it. `id` is the table's own label for the physical
 /// card.
@@ -294,7 +299,7 @@ impl CardRef {
 
 /// Every card described so far in the game, in the order described. A held game keeps it, so
 /// each text is kept once (a game's cards share a few types, colours and periods) and a card
-/// is its texts' numbers: 20 bytes and its id, not five strings and a map.
+/// is its texts' numbers: 12 bytes and its id, not five strings and a map.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Catalogue {
     /// Every text of the game's cards, one after the other.
@@ -327,13 +332,14 @@ struct Other {
     text: TextNo,
 }
 
-/// Cards a game may describe at most: far more than the box holds (the rules refuse a card
-/// past its 63 long before), so that a card's number is two bytes.
-const MOST_CARDS: usize = u16::MAX as usize;
+/// Texts a game's cards may hold at most: far more than the box's 63 cards print (the rules
+/// refuse a card past them long before), so that a text's number and a card's are two bytes
+/// (each card adds its id, a text of its own).
+const MOST_TEXTS: usize = u16::MAX as usize;
 
 impl Catalogue {
     fn text(&self, text: TextNo) -> &str {
-        let at = text.0 as usize;
+        let at = usize::from(text.0);
         let start = if at == 0 {
             0
         } else {
@@ -342,8 +348,13 @@ impl Catalogue {
         &self.texts[start..self.ends[at] as usize]
     }
 
+    /// The texts held: each card's id, and every other text once.
+    fn texts(&self) -> usize {
+        self.ends.len()
+    }
+
     fn push_text(&mut self, text: &str) -> TextNo {
-        let no = TextNo(self.ends.len() as u32);
+        let no = TextNo(u16::try_from(self.ends.len()).expect("a text number left"));
         self.texts.push_str(text);
         self.ends.push(self.texts.len() as u32);
         no
@@ -394,7 +405,7 @@ impl Catalogue {
     }
 
     /// Adds a card whose id is not described yet, as the next number. The caller has checked
-    /// that a number is left (`MOST_CARDS`).
+    /// that its texts have numbers left ([`MOST_TEXTS`]).
     fn add<'t>(
         &mut self,
         id: &str,
@@ -536,12 +547,14 @@ impl<'a> Naming<'a> {
                     check_same(self.card(no), card)?;
                     return Ok(no);
                 }
-                if self.known.len() + self.new.len() >= MOST_CARDS {
+                // Its id, type, colour, period, and each other attribute's name and text.
+                let texts = 4 + 2 * card.other.len();
+                if self.known.texts() + self.new.texts() + texts > MOST_TEXTS {
                     return Err(RuleError::said(
                         "",
                         crate::said!(
-                            "server.vintage.refusal.too_many_cards_described",
-                            most = MOST_CARDS,
+                            "server.vintage.refusal.too_many_card_texts",
+                            most = MOST_TEXTS,
                             cards = CARDS
                         ),
                     ));
@@ -718,9 +731,10 @@ mod tests {
     }
 
     #[test]
-    fn a_game_cannot_describe_more_cards_than_its_numbers_hold() {
+    fn a_game_cannot_describe_more_card_texts_than_its_numbers_hold() {
         let mut catalogue = Catalogue::default();
-        for n in 0..MOST_CARDS {
+        // Three words, then ids up to one text short of the most a game holds.
+        for n in 0..MOST_TEXTS - 4 {
             catalogue.add(
                 &format!("c{n:05}"),
                 ["lamp", "blue", "60s"],
@@ -728,6 +742,7 @@ mod tests {
                 std::iter::empty(),
             );
         }
+        assert_eq!(catalogue.texts(), MOST_TEXTS - 1);
         let mut naming = Naming::new(&catalogue);
         assert_eq!(
             naming.resolve(&CardRef::Named("c00007".into())),
@@ -737,8 +752,8 @@ mod tests {
         assert_eq!(err.pointer, "");
         assert_eq!(
             err.rule,
-            "this event describes a card never seen before, but a game may describe at most 65535 \
-             cards (the box holds 63)"
+            "this event describes a card never seen before, but the game's cards already print \
+             as many texts as a game may keep (65535); the box holds 63 cards"
         );
         assert!(naming.learned().cards.is_empty());
     }

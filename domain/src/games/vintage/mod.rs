@@ -62,16 +62,17 @@ pub struct DeckCard {
     pub value: u32,
 }
 
-/// One prize card: "most blue objects: 4 points".
+/// One prize card: "most blue objects: 4 points". Its texts are boxed, not strings: every held
+/// game keeps its prizes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Prize {
-    pub id: String,
-    pub name: String,
+    pub id: Box<str>,
+    pub name: Box<str>,
     /// `type`, `colour`, `period` or another attribute the cards record, in any case (checked
     /// by `check_setup`).
-    pub attribute: String,
-    pub value: String,
+    pub attribute: Box<str>,
+    pub value: Box<str>,
     pub points: i64,
 }
 

@@ -127,7 +127,7 @@ impl Ruleset for Vintage {
                     crate::said!(
                         "server.vintage.refusal.prize_needs_counts_e_g",
                         id = format!("{:?}", prize.id),
-                        attribute = &prize.attribute
+                        attribute = &*prize.attribute
                     ),
                 ));
             }

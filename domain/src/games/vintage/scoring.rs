@@ -75,7 +75,7 @@ pub fn facts(state: &State) -> Vec<Fact> {
     for prize in &state.options.prizes {
         for (seat, line) in prize_lines(prize, state, &collections) {
             if line.points > 0 {
-                prizes[seat].push((prize.id.as_str(), line.points));
+                prizes[seat].push((&*prize.id, line.points));
             }
         }
     }
@@ -219,7 +219,7 @@ fn prize_lines(prize: &Prize, state: &State, collections: &[Vec<Card<'_>>]) -> V
         // The prize's name as the table wrote it in the options: data.
         lines.push((
             seat,
-            Line::new(Message::data(prize.name.clone()), points, detail),
+            Line::new(Message::data(prize.name.to_string()), points, detail),
         ));
     }
     lines
@@ -233,12 +233,12 @@ fn matched_by_no_card(prize: &Prize, state: &State) -> Option<Line> {
         return None;
     }
     Some(Line::new(
-        Message::data(prize.name.clone()),
+        Message::data(prize.name.to_string()),
         0,
         said!(
             "server.vintage.detail.prize_matched_by_no_card",
             attribute = attribute.said(),
-            value = prize.value.as_str()
+            value = &*prize.value
         ),
     ))
 }
@@ -324,7 +324,7 @@ fn details(state: &State) -> Value {
             .collect();
         json!(ids)
     };
-    let by_name = |piles: &[Vec<CardNo>]| -> Value {
+    let by_name = |piles: &mut dyn Iterator<Item = &[CardNo]>| -> Value {
         let map: Map<String, Value> = state
             .players
             .iter()
@@ -337,7 +337,7 @@ fn details(state: &State) -> Value {
         Record::Waiting => json!({"recorded": "nothing yet"}),
         Record::EndOnly(collections) => json!({
             "recorded": "collections only",
-            "collections": by_name(collections),
+            "collections": by_name(&mut collections.iter().map(Vec::as_slice)),
         }),
         Record::TurnByTurn(table) => {
             let next = table
@@ -357,9 +357,9 @@ fn details(state: &State) -> Value {
                 "reshuffled": matches!(table.deck, super::table::Deck::Reshuffled { .. }),
                 "final_bank_due": table.must_end() && !table.final_banked,
                 "final_bank_order": final_bank_order,
-                "discard_pile": ids(&table.discard),
-                "showcases": by_name(&table.showcases),
-                "collections": by_name(&table.collections),
+                "discard_pile": ids(table.discard()),
+                "showcases": by_name(&mut (0..table.seats()).map(|s| table.showcase(s))),
+                "collections": by_name(&mut (0..table.seats()).map(|s| table.collection(s))),
             })
         }
     }

@@ -33,7 +33,7 @@ impl State {
     pub fn collections(&self) -> Vec<&[CardNo]> {
         match &self.record {
             Record::Waiting => vec![&[]; self.players.len()],
-            Record::TurnByTurn(table) => table.collections.iter().map(Vec::as_slice).collect(),
+            Record::TurnByTurn(table) => (0..table.seats()).map(|s| table.collection(s)).collect(),
             Record::EndOnly(collections) => collections.iter().map(Vec::as_slice).collect(),
         }
     }

@@ -38,15 +38,92 @@ impl Deck {
     }
 }
 
+/// A pile of cards face up on the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pile {
+    /// A seat's (0-based), oldest card first.
+    Showcase(usize),
+    /// A seat's, in the order banked.
+    Collection(usize),
+    /// Bottom first: the top card is the last.
+    Discard,
+}
+
+/// Vintage seats 3 to 6 players.
+const MOST_SEATS: usize = 6;
+
+/// The cards face up on the table: every showcase, then every collection, then the discard
+/// pile, one after the other in one list. A held game keeps it: one list, not one a pile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piles {
+    cards: Vec<CardNo>,
+    /// Where each pile ends in `cards`, in the order above.
+    ends: [u16; 2 * MOST_SEATS + 1],
+    seats: u8,
+}
+
+impl Piles {
+    fn new(seats: usize) -> Self {
+        Self {
+            cards: Vec::new(),
+            ends: [0; 2 * MOST_SEATS + 1],
+            seats: u8::try_from(seats).expect("3 to 6 seats"),
+        }
+    }
+
+    fn index(&self, pile: Pile) -> usize {
+        let seats = usize::from(self.seats);
+        match pile {
+            Pile::Showcase(seat) => seat,
+            Pile::Collection(seat) => seats + seat,
+            Pile::Discard => 2 * seats,
+        }
+    }
+
+    fn range(&self, pile: Pile) -> std::ops::Range<usize> {
+        let at = self.index(pile);
+        let start = if at == 0 { 0 } else { self.ends[at - 1] };
+        usize::from(start)..usize::from(self.ends[at])
+    }
+
+    pub fn get(&self, pile: Pile) -> &[CardNo] {
+        &self.cards[self.range(pile)]
+    }
+
+    /// Puts `cards` in place of the pile's cards.
+    fn replace(&mut self, pile: Pile, cards: &[CardNo]) {
+        let range = self.range(pile);
+        let (before, after) = (range.len(), cards.len());
+        self.cards.splice(range, cards.iter().copied());
+        let (at, piles) = (self.index(pile), 2 * usize::from(self.seats) + 1);
+        for end in &mut self.ends[at..piles] {
+            // A table's cards are distinct card numbers: two bytes hold their count.
+            *end = u16::try_from(usize::from(*end) + after - before).expect("two-byte count");
+        }
+    }
+
+    fn push(&mut self, pile: Pile, card: CardNo) {
+        let mut cards = self.get(pile).to_vec();
+        cards.push(card);
+        self.replace(pile, &cards);
+    }
+
+    /// Takes `card` out of the pile, if it is there.
+    fn take_out(&mut self, pile: Pile, card: CardNo) {
+        let cards: Vec<CardNo> = self
+            .get(pile)
+            .iter()
+            .copied()
+            .filter(|c| *c != card)
+            .collect();
+        self.replace(pile, &cards);
+    }
+}
+
 /// A game's table. Cards are kept as their numbers in the game's catalogue.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
-    /// Per seat (0-based), oldest card first.
-    pub showcases: Vec<Vec<CardNo>>,
-    /// Per seat, in the order banked.
-    pub collections: Vec<Vec<CardNo>>,
-    /// Bottom first: the top card is the last.
-    pub discard: Vec<CardNo>,
+    piles: Piles,
     pub deck: Deck,
     /// Turns taken. Seats take them in turn from seat 1, so whose each was follows.
     pub turns: usize,
@@ -80,6 +157,7 @@ impl Table {
         players: &[Player],
         naming: &mut Naming,
     ) -> Result<Table, RuleError> {
+        let mut piles = Piles::new(players.len());
         let mut showcases: Vec<Vec<CardNo>> = Vec::with_capacity(players.len());
         for (seat, (player, given)) in players.iter().zip(dealt).enumerate() {
             let size = dealt_to(seat);
@@ -118,10 +196,12 @@ impl Table {
             showcases.push(showcase);
         }
         let dealt: usize = showcases.iter().map(Vec::len).sum();
+        for (seat, showcase) in showcases.iter().enumerate() {
+            piles.replace(Pile::Showcase(seat), showcase);
+        }
+        piles.cards.shrink_to_fit();
         Ok(Table {
-            collections: vec![Vec::new(); players.len()],
-            showcases,
-            discard: Vec::new(),
+            piles,
             deck: Deck::Original {
                 left: CARDS - dealt,
             },
@@ -131,15 +211,38 @@ impl Table {
         })
     }
 
+    /// The seats at the table.
+    pub fn seats(&self) -> usize {
+        usize::from(self.piles.seats)
+    }
+
+    pub fn showcase(&self, seat: usize) -> &[CardNo] {
+        self.piles.get(Pile::Showcase(seat))
+    }
+
+    pub fn collection(&self, seat: usize) -> &[CardNo] {
+        self.piles.get(Pile::Collection(seat))
+    }
+
+    pub fn discard(&self) -> &[CardNo] {
+        self.piles.get(Pile::Discard)
+    }
+
+    /// For a test: a pile no legal log leaves.
+    #[cfg(test)]
+    pub(super) fn replace_discard(&mut self, cards: &[CardNo]) {
+        self.piles.replace(Pile::Discard, cards);
+    }
+
     pub fn place_of(&self, id: CardNo) -> Option<Place> {
-        let held = |piles: &[Vec<CardNo>]| piles.iter().position(|p| p.contains(&id));
-        if let Some(seat) = held(&self.showcases) {
+        let seats = 0..self.seats();
+        if let Some(seat) = seats.clone().find(|s| self.showcase(*s).contains(&id)) {
             return Some(Place::Showcase(seat));
         }
-        if let Some(seat) = held(&self.collections) {
+        if let Some(seat) = seats.clone().find(|s| self.collection(*s).contains(&id)) {
             return Some(Place::Collection(seat));
         }
-        if self.discard.contains(&id) {
+        if self.discard().contains(&id) {
             return Some(Place::DiscardPile);
         }
         match &self.deck {
@@ -155,7 +258,7 @@ impl Table {
     /// rules: End of the game — 3–4 players: after the turn that leaves fewer than 2 cards in
     /// the deck; 5–6 players: the same, but only once the discard pile has been reshuffled.
     pub fn must_end(&self) -> bool {
-        self.deck.left() < 2 && (self.showcases.len() <= 4 || self.is_reshuffled())
+        self.deck.left() < 2 && (self.seats() <= 4 || self.is_reshuffled())
     }
 
     /// The seat whose turn it is, or `None` once no turn may be played.
@@ -163,18 +266,18 @@ impl Table {
         if self.must_end() {
             None
         } else {
-            Some(self.turns % self.showcases.len())
+            Some(self.turns % self.seats())
         }
     }
 
     fn turns_of(&self, seat: usize) -> usize {
-        let seats = self.showcases.len();
+        let seats = self.seats();
         self.turns / seats + usize::from(seat < self.turns % seats)
     }
 
     /// The seat of the last turn taken.
     fn last_seat(&self) -> Option<usize> {
-        self.turns.checked_sub(1).map(|t| t % self.showcases.len())
+        self.turns.checked_sub(1).map(|t| t % self.seats())
     }
 
     /// Checks one turn against the rules and plans it.
@@ -239,7 +342,7 @@ impl Table {
         }
 
         // 2. Take one: steal from another showcase, or dig the top of the discard pile.
-        let mut pile = self.discard.clone();
+        let mut pile = self.discard().to_vec();
         let (stolen, dug) = match &turn.take {
             Take::Steal { from, card } => {
                 let victim = seat_of(from, "/steal/from")?;
@@ -266,7 +369,7 @@ impl Table {
                     ));
                 }
                 // rules: a showcase holding exactly one card cannot be stolen from.
-                if self.showcases[victim].len() == 1 {
+                if self.showcase(victim).len() == 1 {
                     return Err(RuleError::said(
                         "/steal/card",
                         crate::said!(
@@ -473,21 +576,19 @@ impl Table {
 
     pub fn apply_turn(&mut self, plan: TurnPlan) {
         let seat = plan.seat;
-        self.showcases[seat].retain(|c| *c != plan.banked);
-        self.collections[seat].push(plan.banked);
+        let piles = &mut self.piles;
+        piles.take_out(Pile::Showcase(seat), plan.banked);
+        piles.push(Pile::Collection(seat), plan.banked);
         self.last_stolen = None;
         if let Some((victim, card)) = plan.stolen {
-            self.showcases[victim].retain(|c| *c != card);
-            self.showcases[seat].push(card);
+            piles.take_out(Pile::Showcase(victim), card);
+            piles.push(Pile::Showcase(seat), card);
             self.last_stolen = Some(card);
         }
-        if let Some(card) = plan.dug {
-            self.showcases[seat].push(card);
+        for card in plan.dug.into_iter().chain(plan.kept) {
+            piles.push(Pile::Showcase(seat), card);
         }
-        if let Some(card) = plan.kept {
-            self.showcases[seat].push(card);
-        }
-        self.discard = plan.discard;
+        piles.replace(Pile::Discard, &plan.discard);
         self.deck = plan.deck;
         self.turns += 1;
     }
@@ -525,7 +626,8 @@ impl Table {
             let name = &player.name;
             let turns = self.turns_of(seat);
             let off_limits = self.last_stolen.filter(|_| self.last_seat() == Some(seat));
-            let bankable = self.showcases[seat]
+            let bankable = self
+                .showcase(seat)
                 .iter()
                 .filter(|c| Some(**c) != off_limits)
                 .count();
@@ -582,15 +684,20 @@ impl Table {
 
     pub fn apply_final_bank(&mut self, banked: Vec<Vec<CardNo>>) {
         for (seat, cards) in banked.into_iter().enumerate() {
-            self.showcases[seat].retain(|c| !cards.contains(c));
-            self.collections[seat].extend(cards);
+            let kept: Vec<CardNo> = (self.showcase(seat).iter().copied())
+                .filter(|c| !cards.contains(c))
+                .collect();
+            self.piles.replace(Pile::Showcase(seat), &kept);
+            let mut collection = self.collection(seat).to_vec();
+            collection.extend(cards);
+            self.piles.replace(Pile::Collection(seat), &collection);
         }
         self.final_banked = true;
     }
 
     /// The seats in the order of the final bank: starting left of the last player.
     pub fn final_bank_order(&self) -> Vec<usize> {
-        let n = self.showcases.len();
+        let n = self.seats();
         let first = self.last_seat().map_or(0, |seat| seat + 1);
         (0..n).map(|i| (first + i) % n).collect()
     }
@@ -675,5 +782,36 @@ impl FinalBank<'_> {
                 count = count
             ),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cards(numbers: &[u16]) -> Vec<CardNo> {
+        numbers.iter().map(|n| CardNo::of(*n)).collect()
+    }
+
+    #[test]
+    fn each_pile_keeps_its_cards_in_order_while_the_others_change_around_it() {
+        let mut piles = Piles::new(3);
+        piles.replace(Pile::Showcase(1), &cards(&[4, 5]));
+        piles.replace(Pile::Showcase(0), &cards(&[1]));
+        piles.push(Pile::Discard, CardNo::of(9));
+        piles.push(Pile::Collection(2), CardNo::of(7));
+        piles.push(Pile::Showcase(1), CardNo::of(6));
+        piles.take_out(Pile::Showcase(1), CardNo::of(4));
+        // Not in the pile: nothing changes.
+        piles.take_out(Pile::Showcase(2), CardNo::of(1));
+        assert_eq!(piles.get(Pile::Showcase(0)), cards(&[1]));
+        assert_eq!(piles.get(Pile::Showcase(1)), cards(&[5, 6]));
+        assert_eq!(piles.get(Pile::Showcase(2)), cards(&[]));
+        assert_eq!(piles.get(Pile::Collection(0)), cards(&[]));
+        assert_eq!(piles.get(Pile::Collection(2)), cards(&[7]));
+        assert_eq!(piles.get(Pile::Discard), cards(&[9]));
+        piles.replace(Pile::Showcase(0), &[]);
+        assert_eq!(piles.get(Pile::Showcase(1)), cards(&[5, 6]));
+        assert_eq!(piles.cards, cards(&[5, 6, 7, 9]));
     }
 }

@@ -761,7 +761,7 @@ fn a_dig_from_an_empty_discard_pile_is_refused() {
     Vintage::apply(&mut state, "showcases_dealt", &dealt).expect("dealt");
     Vintage::apply(&mut state, "turn_taken", &sim.turn(Take::StealCard(2, 4))).expect("turn 1");
     if let Record::TurnByTurn(table) = &mut state.record {
-        table.discard.clear();
+        table.replace_discard(&[]);
     }
     let turn = json!({"player": "Bo", "banked": "c2", "dig": "c8",
                       "drawn": [card(9), card(10)], "kept": "c9"});
