@@ -286,7 +286,7 @@ fn state_bytes(game: &str, players: usize, game_events: usize) -> usize {
         // Each turn keeps what every player played and took; the rows grow with them.
         "mind-up" => 300 + 40 * players + 13 * players * game_events,
         // The race and the bets: the same size all game.
-        "mint-julep" => 50 * players,
+        "mint-julep" => 120 * players,
         // The options' prizes and the table, and every card an event described (two a turn),
         // each its texts' numbers.
         "vintage" => 1000 + 45 * game_events,

@@ -30,8 +30,8 @@ use super::score_bodies::{DEFAULT_BODY_BYTES, ScoreBodies};
 /// 10,000 and more).
 pub const DEFAULT_GAMES: usize = 12_000;
 /// Bytes held at most, estimated (`TABLETALLY_CACHE_MB`, default 64): more than the 12,000 games
-/// of Mint Condition, Mind Up! or Mint Julep halfway (2–4 KB each), some 5,000 of Vintage (about
-/// 12 KB), and the score bodies read lately (docs/bench-log/2026-12-06.md, "Held games smaller").
+/// of any of the four halfway (2–4 KB each), and the score bodies read lately
+/// (docs/bench-log/2026-12-06.md, "Held games smaller" and "A Vintage game's cards by number").
 pub const DEFAULT_BYTES: usize = 64 << 20;
 /// Games written last that keep the replay from before their last event, so that their table's
 /// undo is a swap, not a read of the log and a whole replay: one a table at work, with room.
