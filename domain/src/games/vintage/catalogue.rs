@@ -338,6 +338,7 @@ struct Other {
 const MOST_TEXTS: usize = u16::MAX as usize;
 
 impl Catalogue {
+    #[inline]
     fn text(&self, text: TextNo) -> &str {
         let at = usize::from(text.0);
         let start = if at == 0 {
@@ -467,6 +468,13 @@ impl Catalogue {
     /// Adds the cards first described by an accepted event, in order: each keeps the number
     /// [`Naming`] gave it.
     pub fn learn(&mut self, new: Catalogue) {
+        // Grown to the size it needs, not doubled: a held game keeps its lists as they are.
+        self.texts.reserve_exact(new.texts.len());
+        self.ends.reserve_exact(new.ends.len());
+        self.words.reserve_exact(new.words.len());
+        self.cards.reserve_exact(new.cards.len());
+        self.by_id.reserve_exact(new.by_id.len());
+        self.others.reserve_exact(new.others.len());
         for card in new.cards() {
             self.add(
                 card.id(),
@@ -475,17 +483,6 @@ impl Catalogue {
                 card.others(),
             );
         }
-        self.shrink();
-    }
-
-    /// Copies its lists to their size: a held game keeps them.
-    fn shrink(&mut self) {
-        self.texts.shrink_to_fit();
-        self.ends.shrink_to_fit();
-        self.words.shrink_to_fit();
-        self.cards.shrink_to_fit();
-        self.by_id.shrink_to_fit();
-        self.others.shrink_to_fit();
     }
 }
 

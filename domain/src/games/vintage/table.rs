@@ -95,28 +95,30 @@ impl Piles {
         let range = self.range(pile);
         let (before, after) = (range.len(), cards.len());
         self.cards.splice(range, cards.iter().copied());
+        self.moved(pile, |end| end + after - before);
+    }
+
+    /// Moves the ends of the pile and of every pile after it.
+    fn moved(&mut self, pile: Pile, to: impl Fn(usize) -> usize) {
         let (at, piles) = (self.index(pile), 2 * usize::from(self.seats) + 1);
         for end in &mut self.ends[at..piles] {
             // A table's cards are distinct card numbers: two bytes hold their count.
-            *end = u16::try_from(usize::from(*end) + after - before).expect("two-byte count");
+            *end = u16::try_from(to(usize::from(*end))).expect("two-byte count");
         }
     }
 
     fn push(&mut self, pile: Pile, card: CardNo) {
-        let mut cards = self.get(pile).to_vec();
-        cards.push(card);
-        self.replace(pile, &cards);
+        self.cards.insert(self.range(pile).end, card);
+        self.moved(pile, |end| end + 1);
     }
 
     /// Takes `card` out of the pile, if it is there.
     fn take_out(&mut self, pile: Pile, card: CardNo) {
-        let cards: Vec<CardNo> = self
-            .get(pile)
-            .iter()
-            .copied()
-            .filter(|c| *c != card)
-            .collect();
-        self.replace(pile, &cards);
+        let range = self.range(pile);
+        if let Some(at) = self.cards[range.clone()].iter().position(|c| *c == card) {
+            self.cards.remove(range.start + at);
+            self.moved(pile, |end| end - 1);
+        }
     }
 }
 
