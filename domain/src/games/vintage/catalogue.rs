@@ -382,12 +382,15 @@ impl Catalogue {
         }
     }
 
+    /// Where `id` is, or would go, in the cards sorted by id.
+    fn find_id(&self, id: &str) -> Result<usize, usize> {
+        self.by_id
+            .binary_search_by(|no| self.text(self.cards[no.at()].id).cmp(id))
+    }
+
     /// The number of the card with this id.
     pub fn number_of(&self, id: &str) -> Option<CardNo> {
-        let at = self
-            .by_id
-            .binary_search_by(|no| self.text(self.cards[no.at()].id).cmp(id))
-            .ok()?;
+        let at = self.find_id(id).ok()?;
         Some(self.by_id[at])
     }
 
@@ -431,10 +434,7 @@ impl Catalogue {
                 text,
             });
         }
-        let at = self
-            .by_id
-            .binary_search_by(|known| self.text(self.cards[known.at()].id).cmp(id))
-            .unwrap_or_else(|at| at);
+        let at = self.find_id(id).unwrap_or_else(|at| at);
         self.by_id.insert(at, no);
         no
     }
@@ -510,6 +510,12 @@ impl<'a> Naming<'a> {
         }
     }
 
+    /// The game's number of the event's new card `new` (numbered from 0 among the new).
+    fn after_known(&self, new: CardNo) -> CardNo {
+        // Within MOST_TEXTS (checked before a card is added): two bytes hold it.
+        CardNo((new.at() + self.known.len()) as u16)
+    }
+
     /// A card's id, for messages.
     pub fn id(&self, no: CardNo) -> &str {
         self.card(no).id()
@@ -521,10 +527,9 @@ impl<'a> Naming<'a> {
     }
 
     fn number_of(&self, id: &str) -> Option<CardNo> {
-        self.known.number_of(id).or_else(|| {
-            let at = self.new.number_of(id)?.at() + self.known.len();
-            Some(CardNo(at as u16))
-        })
+        self.known
+            .number_of(id)
+            .or_else(|| Some(self.after_known(self.new.number_of(id)?)))
     }
 
     /// The number of a named or described card; pointers are relative to the card.
@@ -556,8 +561,8 @@ impl<'a> Naming<'a> {
                         ),
                     ));
                 }
-                let at = self.new.describe(card).at() + self.known.len();
-                Ok(CardNo(at as u16))
+                let new = self.new.describe(card);
+                Ok(self.after_known(new))
             }
         }
     }

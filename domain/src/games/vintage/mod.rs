@@ -3,11 +3,12 @@
 //!
 //! The card list is not published, so cards are described in the events the first time they
 //! appear (`catalogue.rs`). A game is recorded either turn by turn (`table.rs` checks every
-//! move) or only at its end (`collections_recorded`).
+//! move; `piles.rs` holds the cards face up) or only at its end (`collections_recorded`).
 
 mod catalogue;
 mod events;
 mod insights;
+mod piles;
 mod rules;
 mod scoring;
 mod state;

@@ -6,6 +6,7 @@
 
 use super::catalogue::{CARDS, CardNo, Naming};
 use super::events::{PlayerCards, Take, TurnTaken};
+use super::piles::{Pile, Piles};
 use crate::error::RuleError;
 use crate::message::Message;
 use crate::score::said_names;
@@ -34,90 +35,6 @@ impl Deck {
         match self {
             Deck::Original { left } => *left,
             Deck::Reshuffled { cards } => cards.len(),
-        }
-    }
-}
-
-/// A pile of cards face up on the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pile {
-    /// A seat's (0-based), oldest card first.
-    Showcase(usize),
-    /// A seat's, in the order banked.
-    Collection(usize),
-    /// Bottom first: the top card is the last.
-    Discard,
-}
-
-/// Vintage seats 3 to 6 players.
-const MOST_SEATS: usize = 6;
-
-/// The cards face up on the table: every showcase, then every collection, then the discard
-/// pile, one after the other in one list. A held game keeps it: one list, not one a pile.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Piles {
-    cards: Vec<CardNo>,
-    /// Where each pile ends in `cards`, in the order above.
-    ends: [u16; 2 * MOST_SEATS + 1],
-    seats: u8,
-}
-
-impl Piles {
-    fn new(seats: usize) -> Self {
-        Self {
-            cards: Vec::new(),
-            ends: [0; 2 * MOST_SEATS + 1],
-            seats: u8::try_from(seats).expect("3 to 6 seats"),
-        }
-    }
-
-    fn index(&self, pile: Pile) -> usize {
-        let seats = usize::from(self.seats);
-        match pile {
-            Pile::Showcase(seat) => seat,
-            Pile::Collection(seat) => seats + seat,
-            Pile::Discard => 2 * seats,
-        }
-    }
-
-    fn range(&self, pile: Pile) -> std::ops::Range<usize> {
-        let at = self.index(pile);
-        let start = if at == 0 { 0 } else { self.ends[at - 1] };
-        usize::from(start)..usize::from(self.ends[at])
-    }
-
-    pub fn get(&self, pile: Pile) -> &[CardNo] {
-        &self.cards[self.range(pile)]
-    }
-
-    /// Puts `cards` in place of the pile's cards.
-    fn replace(&mut self, pile: Pile, cards: &[CardNo]) {
-        let range = self.range(pile);
-        let (before, after) = (range.len(), cards.len());
-        self.cards.splice(range, cards.iter().copied());
-        self.moved(pile, |end| end + after - before);
-    }
-
-    /// Moves the ends of the pile and of every pile after it.
-    fn moved(&mut self, pile: Pile, to: impl Fn(usize) -> usize) {
-        let (at, piles) = (self.index(pile), 2 * usize::from(self.seats) + 1);
-        for end in &mut self.ends[at..piles] {
-            // A table's cards are distinct card numbers: two bytes hold their count.
-            *end = u16::try_from(to(usize::from(*end))).expect("two-byte count");
-        }
-    }
-
-    fn push(&mut self, pile: Pile, card: CardNo) {
-        self.cards.insert(self.range(pile).end, card);
-        self.moved(pile, |end| end + 1);
-    }
-
-    /// Takes `card` out of the pile, if it is there.
-    fn take_out(&mut self, pile: Pile, card: CardNo) {
-        let range = self.range(pile);
-        if let Some(at) = self.cards[range.clone()].iter().position(|c| *c == card) {
-            self.cards.remove(range.start + at);
-            self.moved(pile, |end| end - 1);
         }
     }
 }
@@ -159,7 +76,6 @@ impl Table {
         players: &[Player],
         naming: &mut Naming,
     ) -> Result<Table, RuleError> {
-        let mut piles = Piles::new(players.len());
         let mut showcases: Vec<Vec<CardNo>> = Vec::with_capacity(players.len());
         for (seat, (player, given)) in players.iter().zip(dealt).enumerate() {
             let size = dealt_to(seat);
@@ -198,12 +114,8 @@ impl Table {
             showcases.push(showcase);
         }
         let dealt: usize = showcases.iter().map(Vec::len).sum();
-        for (seat, showcase) in showcases.iter().enumerate() {
-            piles.replace(Pile::Showcase(seat), showcase);
-        }
-        piles.cards.shrink_to_fit();
         Ok(Table {
-            piles,
+            piles: Piles::dealt(&showcases),
             deck: Deck::Original {
                 left: CARDS - dealt,
             },
@@ -215,7 +127,7 @@ impl Table {
 
     /// The seats at the table.
     pub fn seats(&self) -> usize {
-        usize::from(self.piles.seats)
+        self.piles.seats()
     }
 
     pub fn showcase(&self, seat: usize) -> &[CardNo] {
@@ -237,19 +149,14 @@ impl Table {
     }
 
     pub fn place_of(&self, id: CardNo) -> Option<Place> {
-        let seats = 0..self.seats();
-        if let Some(seat) = seats.clone().find(|s| self.showcase(*s).contains(&id)) {
-            return Some(Place::Showcase(seat));
-        }
-        if let Some(seat) = seats.clone().find(|s| self.collection(*s).contains(&id)) {
-            return Some(Place::Collection(seat));
-        }
-        if self.discard().contains(&id) {
-            return Some(Place::DiscardPile);
-        }
-        match &self.deck {
-            Deck::Reshuffled { cards } if cards.contains(&id) => Some(Place::ReshuffledDeck),
-            _ => None,
+        match self.piles.holding(id) {
+            Some(Pile::Showcase(seat)) => Some(Place::Showcase(seat)),
+            Some(Pile::Collection(seat)) => Some(Place::Collection(seat)),
+            Some(Pile::Discard) => Some(Place::DiscardPile),
+            None => match &self.deck {
+                Deck::Reshuffled { cards } if cards.contains(&id) => Some(Place::ReshuffledDeck),
+                _ => None,
+            },
         }
     }
 
@@ -686,13 +593,10 @@ impl Table {
 
     pub fn apply_final_bank(&mut self, banked: Vec<Vec<CardNo>>) {
         for (seat, cards) in banked.into_iter().enumerate() {
-            let kept: Vec<CardNo> = (self.showcase(seat).iter().copied())
-                .filter(|c| !cards.contains(c))
-                .collect();
-            self.piles.replace(Pile::Showcase(seat), &kept);
-            let mut collection = self.collection(seat).to_vec();
-            collection.extend(cards);
-            self.piles.replace(Pile::Collection(seat), &collection);
+            for card in cards {
+                self.piles.take_out(Pile::Showcase(seat), card);
+                self.piles.push(Pile::Collection(seat), card);
+            }
         }
         self.final_banked = true;
     }
@@ -784,36 +688,5 @@ impl FinalBank<'_> {
                 count = count
             ),
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cards(numbers: &[u16]) -> Vec<CardNo> {
-        numbers.iter().map(|n| CardNo::of(*n)).collect()
-    }
-
-    #[test]
-    fn each_pile_keeps_its_cards_in_order_while_the_others_change_around_it() {
-        let mut piles = Piles::new(3);
-        piles.replace(Pile::Showcase(1), &cards(&[4, 5]));
-        piles.replace(Pile::Showcase(0), &cards(&[1]));
-        piles.push(Pile::Discard, CardNo::of(9));
-        piles.push(Pile::Collection(2), CardNo::of(7));
-        piles.push(Pile::Showcase(1), CardNo::of(6));
-        piles.take_out(Pile::Showcase(1), CardNo::of(4));
-        // Not in the pile: nothing changes.
-        piles.take_out(Pile::Showcase(2), CardNo::of(1));
-        assert_eq!(piles.get(Pile::Showcase(0)), cards(&[1]));
-        assert_eq!(piles.get(Pile::Showcase(1)), cards(&[5, 6]));
-        assert_eq!(piles.get(Pile::Showcase(2)), cards(&[]));
-        assert_eq!(piles.get(Pile::Collection(0)), cards(&[]));
-        assert_eq!(piles.get(Pile::Collection(2)), cards(&[7]));
-        assert_eq!(piles.get(Pile::Discard), cards(&[9]));
-        piles.replace(Pile::Showcase(0), &[]);
-        assert_eq!(piles.get(Pile::Showcase(1)), cards(&[5, 6]));
-        assert_eq!(piles.cards, cards(&[5, 6, 7, 9]));
     }
 }
