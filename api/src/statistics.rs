@@ -240,20 +240,25 @@ pub async fn rebuild(store: &dyn Store) -> Result<(usize, usize), StoreError> {
         let Some(last) = ids.last() else { break };
         after = Some(last.1.clone());
         for (club, id) in &ids {
-            let Some((game, log)) = store.events(club, id).await? else {
-                continue;
-            };
-            let kind = Game::from_id(&game.game)
-                .ok_or_else(|| StoreError::Corrupt(format!("unknown game {}", game.game)))?;
-            let log: Vec<_> = log.iter().map(to_log_event).collect();
-            let evaluation = kind
-                .evaluate_with_facts(&log)
-                .map_err(|e| StoreError::Corrupt(format!("game {id}: {e}")))?;
-            let result =
-                game_result(&game, &evaluation).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            finished += usize::from(result.is_some());
-            store.replace_result(club, &game, result.as_ref()).await?;
-            replayed += 1;
+            // Read again while a table's append moves the game on between reading and writing.
+            loop {
+                let Some((game, log)) = store.events(club, id).await? else {
+                    break;
+                };
+                let kind = Game::from_id(&game.game)
+                    .ok_or_else(|| StoreError::Corrupt(format!("unknown game {}", game.game)))?;
+                let log: Vec<_> = log.iter().map(to_log_event).collect();
+                let evaluation = kind
+                    .evaluate_with_facts(&log)
+                    .map_err(|e| StoreError::Corrupt(format!("game {id}: {e}")))?;
+                let result = game_result(&game, &evaluation)
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                if store.replace_result(club, &game, result.as_ref()).await? {
+                    finished += usize::from(result.is_some());
+                    replayed += 1;
+                    break;
+                }
+            }
         }
         tracing::info!(replayed, finished, "rebuilding statistics");
     }

@@ -24,6 +24,7 @@ on_both_backends!(
     period_leaderboards_stay_exact_when_tables_finish_games_of_many_months_at_once,
     a_rebuild_replays_the_games_in_play_order_page_by_page_and_answers_the_same,
     a_rebuild_beside_tables_finishing_games_leaves_every_period_exact,
+    a_rebuild_that_read_a_game_before_its_last_round_keeps_the_result_the_round_wrote,
 );
 
 async fn get(app: &TestApp, token: &str, path: &str) -> Value {
@@ -798,4 +799,58 @@ async fn a_rebuild_beside_tables_finishing_games_leaves_every_period_exact(app: 
     assert!(replayed >= 16, "the rebuild replayed {replayed} games");
     ids.extend(recorded.into_iter().flatten());
     check_periods(&app, &club, &ids, &mut rng, "rebuilt beside tables").await;
+}
+
+async fn a_rebuild_that_read_a_game_before_its_last_round_keeps_the_result_the_round_wrote(
+    app: TestApp,
+) {
+    // Arrange: G1 two rounds in, read from a second connection as a rebuild reads it; then a
+    // table records the third round, which finishes it (Ann 6 against Bo 14: Ann wins).
+    let club = app.new_club().await;
+    let id = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 2).await;
+    let store = tabletally_api::store::connect(&app.database_url)
+        .await
+        .expect("a second connection to the server's database");
+    let (read, _) = store
+        .events(&club.id, &id)
+        .await
+        .unwrap()
+        .expect("the game");
+    let [_, _, (ann, bo)] = g1_rounds();
+    let round = json!({"round": 3, "collections": {"Ann": ann, "Bo": bo}});
+    let reply = app
+        .append(&club, &id, Some(3), vec![event("round_collected", round)])
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+
+    // Act: the rebuild writes what it read, a game in play.
+    let written = store.replace_result(&club.id, &read, None).await.unwrap();
+
+    // Assert: nothing written, and the finished game still counts, once.
+    assert!(!written, "a game moved on since it was read is read again");
+    let board = get(
+        &app,
+        &club.token,
+        "/v1/stats/leaderboard?game=mint-condition",
+    )
+    .await;
+    let rows: Vec<_> = board["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].clone(),
+                p["games_played"].clone(),
+                p["wins"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (json!("Ann"), json!(1), json!(1)),
+            (json!("Bo"), json!(1), json!(0))
+        ]
+    );
 }

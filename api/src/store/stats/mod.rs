@@ -152,13 +152,15 @@ pub trait StatsStore: Send + Sync {
     /// Empties the read models (the start of a rebuild).
     async fn clear_statistics(&self) -> Result<(), StoreError>;
 
-    /// Replaces one game's part of the read models in its own transaction (a rebuild).
+    /// Replaces one game's part of the read models in its own transaction (a rebuild), if the
+    /// game is still at `game.version`; `false`: an append moved it on since it was read, and
+    /// nothing was written (read it again).
     async fn replace_result(
         &self,
         club: &str,
         game: &GameRecord,
         result: Option<&GameResult>,
-    ) -> Result<(), StoreError>;
+    ) -> Result<bool, StoreError>;
 }
 
 /// The statistics on either database: each method is a function of `read` or `write`.
@@ -294,7 +296,7 @@ impl<S: SqlStore> StatsStore for S {
         club: &str,
         game: &GameRecord,
         result: Option<&GameResult>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         write::replace_result(self, club, game, result).await
     }
 }

@@ -698,12 +698,25 @@ pub(super) async fn replace_result<S: SqlStore>(
     club: &str,
     game: &GameRecord,
     result: Option<&GameResult>,
-) -> Result<(), StoreError> {
+) -> Result<bool, StoreError> {
     // On SQLite the write lock from the start: a rebuild runs beside a server, whose
     // commit would otherwise fail this transaction's first write (`SQLITE_BUSY`).
     let _turn = store.write_turn().await;
     let mut w = S::Db::writes(store.pool().begin_with(S::Db::BEGIN).await?);
+    // The game as the result was computed from, held until the commit (PostgreSQL: the
+    // row lock an append takes too). An append that finished it since has written its
+    // result; replacing that with this older reading would lose the game.
+    let now = w
+        .fetch_optional(
+            &format!("SELECT version FROM games WHERE id = $1{}", S::Db::LOCK_ROW),
+            args![&game.id],
+        )
+        .await?;
+    let now: Option<i64> = now.map(|row| row.try_get("version")).transpose()?;
+    if now != Some(game.version) {
+        return Ok(false);
+    }
     write_result(&mut w, club, game, true, result).await?;
     w.commit().await?;
-    Ok(())
+    Ok(true)
 }
