@@ -19,9 +19,21 @@ export class ApiError extends Error {
   }
 }
 
-/** Whether a failed request never reached the server (no connection, no answer in time, or a proxy saying so). @param {unknown} err */
+/**
+ * Whether a failed request never reached the server: no connection, no answer in time, the
+ * server gave up waiting for the request itself (408: a dead spot held it past the server's
+ * patience), or a proxy saying so. @param {unknown} err
+ */
 export function unreachable(err) {
-  return err instanceof ApiError && (err.status === 0 || err.status === 502 || err.status === 503 || err.status === 504);
+  return err instanceof ApiError && [0, 408, 502, 503, 504].includes(err.status);
+}
+
+/**
+ * Whether the server stored nothing and a later send may be stored: unreachable, or too many
+ * requests for now (429, from this phone's address or club). @param {unknown} err
+ */
+export function sendLater(err) {
+  return unreachable(err) || (err instanceof ApiError && err.status === 429);
 }
 
 /** @type {string | null} */

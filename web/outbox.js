@@ -8,7 +8,7 @@
 // The last entry can be taken back before it is stored; one that may already have reached the
 // server (a dead spot can deliver a request long after the phone gave up on it) is checked
 // against the log when the server answers, and taken back there if it was stored.
-import { appendEvents, listEvents, ApiError, unreachable } from './api.js';
+import { appendEvents, listEvents, ApiError, sendLater } from './api.js';
 import { getState, update } from './state.js';
 import { newId } from './ui.js';
 
@@ -230,7 +230,7 @@ async function sendNow(gameId) {
         const error = err instanceof ApiError ? err : new ApiError(0, { detail: String(err) });
         // Taken back while on its way: the next send looks for it in the log.
         if (giveUp.signal.aborted) return { status: 'unreachable', entry, error };
-        if (unreachable(error)) return { status: 'unreachable', entry, error };
+        if (sendLater(error)) return { status: 'unreachable', entry, error };
         if (waiting.takenBack) {
           // Its take-back refused in the log: the table decides (drop it) like any refusal.
           await save({ ...waiting, refused: error.problem });

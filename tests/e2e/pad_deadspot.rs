@@ -11,6 +11,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
+use tabletally_api::config::CLIENT_REQUEST_TIMEOUT;
+
 use crate::browser::{Browser, browser, browser_speaking};
 use crate::helpers::{Backend, TestApp, TestClub, spawn_app, totals};
 use crate::pad::{
@@ -20,10 +22,13 @@ use crate::pad::{
 /// A phone's signal between the browser and the server. Open, it passes everything; held, it
 /// still accepts connections and reads what the browser sends, but forwards nothing either way
 /// (no refusal, no answer: a dead spot) until released, when what it held goes on in order.
+/// Cut, it closes every connection open so far (the phone moved to another network).
 struct Signal {
     /// The address the browser opens instead of the server's.
     address: String,
     held: watch::Sender<bool>,
+    /// How many times it was cut: a connection lives while the count it was opened at stands.
+    cuts: watch::Sender<u64>,
 }
 
 impl Signal {
@@ -32,6 +37,7 @@ impl Signal {
         let address = format!("http://{}", listener.local_addr().expect("its address"));
         let server = app.address.trim_start_matches("http://").to_owned();
         let (held, watching) = watch::channel(false);
+        let (cuts, counting) = watch::channel(0);
         tokio::spawn(async move {
             while let Ok((phone, _)) = listener.accept().await {
                 let Ok(upstream) = TcpStream::connect(&server).await else {
@@ -39,11 +45,21 @@ impl Signal {
                 };
                 let (phone_in, phone_out) = phone.into_split();
                 let (server_in, server_out) = upstream.into_split();
-                tokio::spawn(pass(phone_in, server_out, watching.clone()));
-                tokio::spawn(pass(server_in, phone_out, watching.clone()));
+                let (watching, counting) = (watching.clone(), counting.clone());
+                tokio::spawn(pass(
+                    phone_in,
+                    server_out,
+                    watching.clone(),
+                    counting.clone(),
+                ));
+                tokio::spawn(pass(server_in, phone_out, watching, counting));
             }
         });
-        Signal { address, held }
+        Signal {
+            address,
+            held,
+            cuts,
+        }
     }
 
     fn url(&self, path: &str) -> String {
@@ -57,17 +73,27 @@ impl Signal {
     fn release(&self) {
         self.held.send_replace(false);
     }
+
+    fn cut(&self) {
+        self.cuts.send_modify(|n| *n += 1);
+    }
 }
 
-/// Copies one direction of a connection, each piece only while the signal is not held.
+/// Copies one direction of a connection, each piece only while the signal is not held, until
+/// the signal is cut.
 async fn pass(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
     mut held: watch::Receiver<bool>,
+    mut cuts: watch::Receiver<u64>,
 ) {
+    let opened_at = *cuts.borrow();
     let mut piece = vec![0u8; 16 * 1024];
     loop {
-        let n = from.read(&mut piece).await.unwrap_or(0);
+        let n = tokio::select! {
+            n = from.read(&mut piece) => n.unwrap_or(0),
+            _ = cuts.wait_for(|n| *n != opened_at) => return,
+        };
         if held.wait_for(|h| !*h).await.is_err() {
             return;
         }
@@ -311,6 +337,44 @@ async fn a_round_waiting_in_a_dead_spot_is_taken_back_and_recorded_again_and_onl
     )
     .await;
     assert_eq!(page_totals(&b).await, score);
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_the_server_gave_up_waiting_for_in_a_dead_spot_is_sent_again_and_stored_once() {
+    let Some((app, signal, b)) = table(None).await else {
+        return;
+    };
+    let (club, game) = at_round_two(&app, &signal, &b).await;
+    enter_round_two(&b).await;
+
+    // The phone moves to a silent network: Record opens a new connection, whose request the
+    // server waits for in vain, then answers 408 (held until the signal is back).
+    signal.cut();
+    signal.hold();
+    b.click("#entry button[type=\"submit\"]").await;
+    b.wait_text("#waiting .waiting-count", |t| {
+        t == "1 round waiting to be sent"
+    })
+    .await;
+    tokio::time::sleep(CLIENT_REQUEST_TIMEOUT + Duration::from_secs(1)).await;
+
+    // The signal is back: the 408 means the server stored nothing, so round 2 waits and is sent
+    // again by itself, not shown as refused; it is stored once.
+    signal.release();
+    until(&b, "document.getElementById('waiting') === null").await;
+    b.wait_text(".entry-box h2", |t| t == "Round 3 of 3").await;
+    let log = stored_events(&app, &club, &game).await;
+    let rounds: Vec<i64> = log
+        .iter()
+        .filter(|e| e["type"] == "round_collected")
+        .map(|e| e["data"]["round"].as_i64().unwrap())
+        .collect();
+    assert_eq!(rounds, [1, 2]);
+    assert_eq!(
+        totals(&app.score(&club, &game).await),
+        expect(&[("Ann", 32), ("Bo", 31)])
+    );
     b.close().await;
 }
 
