@@ -25,6 +25,7 @@ on_both_backends!(
     a_rebuild_replays_the_games_in_play_order_page_by_page_and_answers_the_same,
     a_rebuild_beside_tables_finishing_games_leaves_every_period_exact,
     a_rebuild_that_read_a_game_before_its_last_round_keeps_the_result_the_round_wrote,
+    a_rebuild_empties_the_read_models_only_between_writes,
 );
 
 async fn get(app: &TestApp, token: &str, path: &str) -> Value {
@@ -853,4 +854,58 @@ async fn a_rebuild_that_read_a_game_before_its_last_round_keeps_the_result_the_r
             (json!("Bo"), json!(1), json!(0))
         ]
     );
+}
+
+async fn a_rebuild_empties_the_read_models_only_between_writes(app: TestApp) {
+    // Arrange: a finished game, and a game in play with a write to its row under way on another
+    // connection (an append between its update of the row and its commit).
+    let club = app.new_club().await;
+    mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    let id = mint_condition(&app, &club, "2026-02-14", ("Ann", "Bo"), g2_rounds(), 2).await;
+    let store = tabletally_api::store::connect(&app.database_url)
+        .await
+        .expect("a second connection to the server's database");
+    let touch = format!("UPDATE games SET updated_at = updated_at WHERE id = '{id}'");
+    let write = match app.backend {
+        Backend::Sqlite => {
+            let mut db = sqlx::SqliteConnection::connect(&app.database_url)
+                .await
+                .unwrap();
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN IMMEDIATE; {touch}")))
+                .execute(&mut db)
+                .await
+                .unwrap();
+            Err(db)
+        }
+        Backend::Postgres => {
+            let mut db = sqlx::PgConnection::connect(&app.database_url)
+                .await
+                .unwrap();
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN; {touch}")))
+                .execute(&mut db)
+                .await
+                .unwrap();
+            Ok(db)
+        }
+    };
+
+    // Act: the rebuild's first step, while the write is under way.
+    let emptying = tokio::spawn(async move { store.clear_statistics().await });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+
+    // Assert: it waits for the write's commit, then empties the read models.
+    assert!(!emptying.is_finished(), "emptied in the middle of a write");
+    match write {
+        Ok(mut db) => sqlx::raw_sql("COMMIT").execute(&mut db).await.map(drop),
+        Err(mut db) => sqlx::raw_sql("COMMIT").execute(&mut db).await.map(drop),
+    }
+    .unwrap();
+    emptying.await.unwrap().expect("emptied after the commit");
+    let board = get(
+        &app,
+        &club.token,
+        "/v1/stats/leaderboard?game=mint-condition",
+    )
+    .await;
+    assert_eq!(board["players"], json!([]));
 }

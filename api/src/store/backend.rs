@@ -55,6 +55,11 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
     const SNAPSHOTS_LOCK: Option<&'static str>;
     /// The same lock, taken only when the game adds a month (see `stats::sql`).
     const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str>;
+    /// Taken first by the emptying of the read models (a rebuild beside running servers): it
+    /// waits for the appends and creations under way and holds off new ones until its commit,
+    /// so that none writes half before it and half after. `None`: SQLite's `BEGIN IMMEDIATE`
+    /// already does.
+    const WRITES_HELD: Option<&'static str>;
     /// The club's ratings of one game, alone for one transaction (`$1` the club, `$2` the
     /// game): they are recomputed in play order, so two writers of one club's ratings of one
     /// game take turns. `None`: SQLite's one writer needs none.
@@ -130,6 +135,7 @@ impl Backend for sqlx::Sqlite {
     const INSERT_IN_ORDER: &'static str = INSERT_EVENT;
     const SNAPSHOTS_LOCK: Option<&'static str> = None;
     const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str> = None;
+    const WRITES_HELD: Option<&'static str> = None;
     const RATINGS_LOCK: Option<&'static str> = None;
     // One writer at a time: nothing waits on a bucket's row.
     const BUCKET_SHARDS: u64 = 1;
@@ -161,6 +167,8 @@ impl Backend for sqlx::Postgres {
           (SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_flight";
     const SNAPSHOTS_LOCK: Option<&'static str> = Some(SNAPSHOTS_LOCK);
     const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str> = Some(SNAPSHOTS_LOCK_TO_ADD);
+    // Every append and creation writes its game's row (ROW EXCLUSIVE), which SHARE waits for.
+    const WRITES_HELD: Option<&'static str> = Some("LOCK TABLE games IN SHARE MODE");
     const RATINGS_LOCK: Option<&'static str> =
         Some("SELECT pg_advisory_xact_lock(7461629, hashtext($1 || '/' || $2))");
     const BUCKET_SHARDS: u64 = 8;

@@ -672,6 +672,9 @@ pub(super) async fn recompute_buckets<W: Writing>(
 pub(super) async fn clear_statistics<S: SqlStore>(store: &S) -> Result<(), StoreError> {
     let _turn = store.write_turn().await;
     let mut tx = store.pool().begin_with(S::Db::BEGIN).await?;
+    if let Some(hold) = S::Db::WRITES_HELD {
+        query(hold).execute(&mut tx).await?;
+    }
     // The months stay listed, their snapshots emptied: the games replayed add their
     // seats to every later month again. A finish meanwhile (a rebuild runs beside
     // the servers) may then rely on a month it found listed staying so
