@@ -350,10 +350,16 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
     let mut done: Vec<(Answer, Option<AfterCommit>)> = Vec::with_capacity(jobs.len());
     // Each request runs in its own savepoint; the writer closes one and opens the next.
     // A savepoint that cannot be opened or rolled back breaks the batch: it is rolled back
-    // whole.
-    let mut broken: Option<String> = match w.run(&[SAVEPOINT]).await {
-        Ok(()) => None,
-        Err(e) => Some(format!("a savepoint could not be opened: {e}")),
+    // whole. A lone request (one table's append at a quiet moment) needs none: refused, its
+    // transaction is rolled back. Inside a savepoint SQLite copies every page a statement
+    // changes into the savepoint's journal first.
+    let alone = jobs.len() == 1;
+    let mut broken: Option<String> = match alone {
+        true => None,
+        false => match w.run(&[SAVEPOINT]).await {
+            Ok(()) => None,
+            Err(e) => Some(format!("a savepoint could not be opened: {e}")),
+        },
     };
     // The last request's savepoint is closed by the commit (`end`), with its mark; when the
     // batch ran out of time, the savepoint opened for the next request is, empty (`left`).
@@ -403,7 +409,13 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
             if !ok {
                 w.discard(mark);
             }
-            end = Some((if ok { RELEASE } else { ROLL_BACK }, mark));
+            let closing = match (alone, ok) {
+                (false, true) => RELEASE,
+                (false, false) => ROLL_BACK,
+                (true, true) => KEEP_ALONE,
+                (true, false) => UNDO_ALONE,
+            };
+            end = Some((closing, mark));
             done.push((answer, after));
             break;
         }
@@ -518,6 +530,10 @@ const SAVEPOINT: &str = "SAVEPOINT request";
 /// Ends a request's savepoint with its writes kept, or with them undone (it was refused).
 const RELEASE: &[&str] = &["RELEASE request"];
 const ROLL_BACK: &[&str] = &["ROLLBACK TO request", "RELEASE request"];
+/// The same for a lone request, opened without a savepoint: nothing to close, or the whole
+/// transaction undone (and an empty one begun, which the batch's commit then ends).
+const KEEP_ALONE: &[&str] = &[];
+const UNDO_ALONE: &[&str] = &["ROLLBACK", "BEGIN IMMEDIATE"];
 
 fn split<T>(
     written: Result<Written<T>, StoreError>,
@@ -540,6 +556,7 @@ fn answer_unwritten(job: Job, why: &str) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::writes::args;
 
     fn create(club: &str, id: &str) -> Job {
         let game = NewGame {
@@ -581,6 +598,82 @@ mod tests {
             ids(&clubs_in_turn(jobs)),
             ["f1", "m1", "t1", "f2", "m2", "f3"]
         );
+    }
+
+    /// Writes a note named after the game, then refuses the games whose id says so.
+    struct Notes;
+
+    impl Work for Notes {
+        async fn append(
+            &self,
+            _: &Shared,
+            _: &mut Writes<'_, sqlx::Sqlite>,
+            _: &str,
+            _: &str,
+            _: &AppendRequest,
+            _: Option<HeldGame>,
+        ) -> Result<Written<Appended>, StoreError> {
+            unreachable!("these tests only create")
+        }
+
+        async fn create(
+            &self,
+            w: &mut Writes<'_, sqlx::Sqlite>,
+            _: &str,
+            game: &NewGame,
+        ) -> Result<Written<Option<GameRecord>>, StoreError> {
+            use crate::store::writes::Writing;
+            w.execute("INSERT INTO notes (id) VALUES ($1)", args![&game.id])
+                .await?;
+            match game.id.starts_with("refused") {
+                true => Err(StoreError::NotFound),
+                false => Ok(Written {
+                    answer: None,
+                    after: None,
+                }),
+            }
+        }
+    }
+
+    fn new_game(id: &str) -> NewGame {
+        match create("club", id) {
+            Job::Create { game, .. } => game,
+            Job::Append { .. } => unreachable!(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_lone_request_refused_after_it_wrote_leaves_nothing_and_the_next_is_stored() {
+        // Arrange: a database with a table of notes, and the writer on it.
+        let file =
+            std::env::temp_dir().join(format!("tabletally-writer-{}.db", uuid::Uuid::new_v4()));
+        let options = SqliteConnectOptions::new()
+            .filename(&file)
+            .create_if_missing(true)
+            .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal);
+        let mut reader = options.connect().await.unwrap();
+        // `events` as the batch's commit reads its last position (`sqlite_sequence`).
+        let tables = "CREATE TABLE notes (id TEXT PRIMARY KEY); \
+                      CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT)";
+        sqlx::raw_sql(tables).execute(&mut reader).await.unwrap();
+        let writer = Writer::start(options, Shared::new(false), Notes)
+            .await
+            .unwrap();
+
+        // Act: one request at a time, each a batch of its own.
+        let refused = writer.create("club", new_game("refused-1")).await;
+        let stored = writer.create("club", new_game("kept-1")).await;
+
+        // Assert
+        assert!(matches!(refused, Err(StoreError::NotFound)), "{refused:?}");
+        assert!(matches!(stored, Ok(None)), "{stored:?}");
+        let notes: Vec<String> = sqlx::query_scalar("SELECT id FROM notes ORDER BY id")
+            .fetch_all(&mut reader)
+            .await
+            .unwrap();
+        assert_eq!(notes, ["kept-1"]);
+        drop(writer);
+        let _ = std::fs::remove_file(&file);
     }
 
     #[tokio::test]
