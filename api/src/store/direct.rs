@@ -31,6 +31,9 @@ const KEPT: usize = 256;
 pub(super) struct Direct {
     db: NonNull<ffi::sqlite3>,
     statements: HashMap<String, Statement>,
+    /// The frames in the write-ahead log after the last commit, told by SQLite's WAL hook
+    /// ([`Direct::watch_wal`]); boxed, so that the hook's pointer to it stays put.
+    wal_frames: Option<Box<c_int>>,
 }
 
 // SAFETY: sqlx opens its connections in SQLite's multi-thread mode (`SQLITE_OPEN_NOMUTEX`,
@@ -67,8 +70,39 @@ impl Direct {
         let mut direct = Direct {
             db: handle.as_raw_handle(),
             statements: HashMap::new(),
+            wal_frames: None,
         };
-        work(&mut direct).await
+        let done = work(&mut direct).await;
+        if direct.wal_frames.is_some() {
+            // SAFETY: the lent connection, still lent; the hook goes before the count it
+            // writes to (dropped with `direct`), and the connection's own checkpoints come
+            // back for whoever uses it next.
+            unsafe {
+                ffi::sqlite3_wal_hook(direct.db.as_ptr(), None, std::ptr::null_mut());
+                ffi::sqlite3_wal_autocheckpoint(direct.db.as_ptr(), 1000);
+            }
+        }
+        done
+    }
+
+    /// From now on the connection counts the write-ahead log's frames at each commit
+    /// ([`Direct::wal_frames`]) instead of checkpointing it itself: its owner decides when a
+    /// checkpoint runs, and where.
+    pub(super) fn watch_wal(&mut self) {
+        let frames = self.wal_frames.insert(Box::new(0));
+        let count: *mut c_int = &mut **frames;
+        // SAFETY: the lent connection; `count` points into a box this `Direct` owns, which
+        // stays put and alive until `lend` removes the hook (SQLite calls it only on this
+        // thread, inside a commit made through `&mut self`). Setting a hook replaces the
+        // automatic checkpoints.
+        unsafe {
+            ffi::sqlite3_wal_hook(self.db.as_ptr(), Some(count_frames), count.cast());
+        }
+    }
+
+    /// The frames in the write-ahead log after the last commit (0 before [`Direct::watch_wal`]).
+    pub(super) fn wal_frames(&self) -> c_int {
+        self.wal_frames.as_deref().copied().unwrap_or(0)
     }
 
     /// Runs one statement with its values; its rows, if any, are dropped.
@@ -384,6 +418,18 @@ impl Drop for Running<'_> {
             ffi::sqlite3_clear_bindings(self.raw());
         }
     }
+}
+
+/// SQLite's WAL hook: keeps the log's frame count where [`Direct::watch_wal`] points it.
+unsafe extern "C" fn count_frames(
+    count: *mut std::ffi::c_void,
+    _: *mut ffi::sqlite3,
+    _: *const std::ffi::c_char,
+    frames: c_int,
+) -> c_int {
+    // SAFETY: `count` is the box registered by `watch_wal`, alive while the hook is.
+    unsafe { *count.cast::<c_int>() = frames };
+    ffi::SQLITE_OK
 }
 
 #[cfg(test)]

@@ -46,6 +46,10 @@ const IN_FLIGHT: usize = 256;
 /// A batch takes no further request once it has run this long: what a request arriving
 /// behind another club's burst waits for, twice at most (the batch under way, and its own).
 const BATCH_TIME: Duration = Duration::from_millis(10);
+/// The write-ahead log's frames past which the writer asks for a checkpoint beside it
+/// (SQLite's own threshold), and past which, those lagging, it makes one itself.
+const CHECKPOINT_FRAMES: std::ffi::c_int = 1000;
+const CHECKPOINT_ITSELF: std::ffi::c_int = 8 * CHECKPOINT_FRAMES;
 
 enum Job {
     Append {
@@ -101,10 +105,15 @@ impl Writer {
     /// writer's thread keeps to one CPU, which the connection's idle worker inherits, so that no
     /// hand-off wakes a sleeping CPU (BENCHMARKS.md, "Fewer hand-offs, and one CPU for the
     /// writer"). `TABLETALLY_SQLITE_WRITER_CPU=any` lets it run anywhere.
+    ///
+    /// The writer's commits do not checkpoint the write-ahead log themselves (SQLite's
+    /// default, inside the commit that crossed the threshold, before its callers hear):
+    /// the writer asks for them after the batch ([`Beside`]).
     pub(super) async fn start(
         options: SqliteConnectOptions,
         shared: Arc<Shared>,
         work: impl Work,
+        beside: Beside,
     ) -> Result<Self, StoreError> {
         let (jobs, queue) = mpsc::channel(IN_FLIGHT);
         let (ready, started) = oneshot::channel();
@@ -145,7 +154,8 @@ impl Writer {
                         };
                         let _ = ready.send(Ok(()));
                         Direct::lend(&mut handle, async move |direct| {
-                            run(direct, shared, &work, queue, &batches).await;
+                            direct.watch_wal();
+                            run(direct, shared, &work, queue, &batches, &beside).await;
                         })
                         .await;
                     }
@@ -219,7 +229,9 @@ async fn run(
     work: &impl Work,
     mut queue: mpsc::Receiver<Job>,
     database: &tokio::sync::Mutex<()>,
+    beside: &Beside,
 ) {
+    let mut asked = None;
     // Requests a batch left for the next (it ran out of time), then those received.
     let mut waiting: Vec<Job> = Vec::with_capacity(IN_FLIGHT);
     loop {
@@ -234,6 +246,62 @@ async fn run(
         }
         let jobs = clubs_in_turn(std::mem::take(&mut waiting));
         waiting = batch(direct, &shared, work, jobs).await;
+        checkpoint(direct, beside, &mut asked);
+    }
+}
+
+/// Checkpoints made beside the writer, on a connection of the readers' pool, each when the
+/// writer asks; they end with the writer. One that waits for no one (`PASSIVE`) copies the
+/// log's committed pages into the database while the writer goes on, but the log starts again
+/// only from a transaction begun with every page copied: the writer then copies the few
+/// committed meanwhile itself (see [`checkpoint`]).
+pub(super) struct Beside {
+    ask: mpsc::Sender<()>,
+    /// Checkpoints made so far.
+    made: Arc<std::sync::atomic::AtomicU64>,
+}
+
+pub(super) fn checkpoints(pool: sqlx::SqlitePool) -> Beside {
+    let (ask, mut asked) = mpsc::channel(1);
+    let made = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = Arc::clone(&made);
+    tokio::spawn(async move {
+        while asked.recv().await.is_some() {
+            if let Err(e) = sqlx::query(CHECKPOINT).execute(&pool).await {
+                tracing::warn!(error = %e, "a checkpoint beside the writer failed");
+            }
+            counted.fetch_add(1, std::sync::atomic::Ordering::Release);
+        }
+    });
+    Beside { ask, made }
+}
+
+const CHECKPOINT: &str = "PRAGMA wal_checkpoint(PASSIVE)";
+
+/// After a batch, once the log has grown past SQLite's threshold: a checkpoint asked for
+/// beside the writer, and once it is made, the rest copied here (a few pages) so that the next
+/// transaction starts the log again. Made here whole when none can be asked for or the log
+/// has grown far (the log stays bounded). `asked`: how many were made when the writer asked.
+fn checkpoint(direct: &mut Direct, beside: &Beside, asked: &mut Option<u64>) {
+    let frames = direct.wal_frames();
+    if frames < CHECKPOINT_FRAMES {
+        *asked = None;
+        return;
+    }
+    let made = beside.made.load(std::sync::atomic::Ordering::Acquire);
+    let here = match *asked {
+        None if beside.ask.try_send(()).is_ok() => {
+            *asked = Some(made);
+            false
+        }
+        None => frames >= CHECKPOINT_ITSELF,
+        Some(then) => made > then || frames >= CHECKPOINT_ITSELF,
+    };
+    if here {
+        *asked = None;
+        if let Err(e) = direct.execute(CHECKPOINT, &[]) {
+            tracing::warn!(error = %e, frames, "the writer's own checkpoint failed");
+        }
     }
 }
 
@@ -623,8 +691,12 @@ mod tests {
             game: &NewGame,
         ) -> Result<Written<Option<GameRecord>>, StoreError> {
             use crate::store::writes::Writing;
-            w.execute("INSERT INTO notes (id) VALUES ($1)", args![&game.id])
-                .await?;
+            // A page of its own, about.
+            w.execute(
+                "INSERT INTO notes (id, body) VALUES ($1, randomblob(4000))",
+                args![&game.id],
+            )
+            .await?;
             match game.id.starts_with("refused") {
                 true => Err(StoreError::NotFound),
                 false => Ok(Written {
@@ -642,9 +714,12 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn a_lone_request_refused_after_it_wrote_leaves_nothing_and_the_next_is_stored() {
-        // Arrange: a database with a table of notes, and the writer on it.
+    /// A database file with a table of notes, its connect options, and a reader.
+    async fn notes_database() -> (
+        std::path::PathBuf,
+        SqliteConnectOptions,
+        sqlx::SqliteConnection,
+    ) {
         let file =
             std::env::temp_dir().join(format!("tabletally-writer-{}.db", uuid::Uuid::new_v4()));
         let options = SqliteConnectOptions::new()
@@ -653,10 +728,23 @@ mod tests {
             .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal);
         let mut reader = options.connect().await.unwrap();
         // `events` as the batch's commit reads its last position (`sqlite_sequence`).
-        let tables = "CREATE TABLE notes (id TEXT PRIMARY KEY); \
+        let tables = "CREATE TABLE notes (id TEXT PRIMARY KEY, body BLOB); \
                       CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT)";
         sqlx::raw_sql(tables).execute(&mut reader).await.unwrap();
-        let writer = Writer::start(options, Shared::new(false), Notes)
+        (file, options, reader)
+    }
+
+    fn remove(file: &std::path::Path) {
+        for end in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{end}", file.display()));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_lone_request_refused_after_it_wrote_leaves_nothing_and_the_next_is_stored() {
+        // Arrange: the writer on a database of notes.
+        let (file, options, mut reader) = notes_database().await;
+        let writer = Writer::start(options, Shared::new(false), Notes, nobody_beside())
             .await
             .unwrap();
 
@@ -673,7 +761,72 @@ mod tests {
             .unwrap();
         assert_eq!(notes, ["kept-1"]);
         drop(writer);
-        let _ = std::fs::remove_file(&file);
+        remove(&file);
+    }
+
+    /// Checkpoints beside the writer that never come.
+    fn nobody_beside() -> Beside {
+        Beside {
+            ask: mpsc::channel(1).0,
+            made: Arc::default(),
+        }
+    }
+
+    /// The write-ahead log's size in frames of 4 KiB pages (a frame's header is 24 bytes).
+    fn wal_frames(file: &std::path::Path) -> u64 {
+        let wal = std::fs::metadata(format!("{}-wal", file.display())).map_or(0, |m| m.len());
+        wal.saturating_sub(32) / (4096 + 24)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn checkpoints_beside_the_writer_keep_its_log_short() {
+        // Arrange: the writer, with checkpoints on a pool of the same file.
+        let (file, options, _reader) = notes_database().await;
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await
+            .unwrap();
+        let writer = Writer::start(options, Shared::new(false), Notes, checkpoints(pool))
+            .await
+            .unwrap();
+
+        // Act: 3,000 lone requests, each writing two or three pages (9,000 frames at most).
+        for i in 0..3_000 {
+            let written = writer.create("club", new_game(&format!("kept-{i}"))).await;
+            assert!(matches!(written, Ok(None)), "{written:?}");
+        }
+
+        // Assert: the log never grew far past the threshold of 1,000 frames (the writer itself
+        // would checkpoint only past 8,000).
+        let frames = wal_frames(&file);
+        assert!(frames < 4_000, "the log grew to {frames} frames");
+        drop(writer);
+        remove(&file);
+    }
+
+    #[tokio::test]
+    async fn without_checkpoints_beside_it_the_writer_makes_its_own_past_eight_thousand_frames() {
+        // Arrange: the writer, whose requests for checkpoints nobody answers.
+        let (file, options, _reader) = notes_database().await;
+        let writer = Writer::start(options, Shared::new(false), Notes, nobody_beside())
+            .await
+            .unwrap();
+
+        // Act: 4,500 lone requests, each writing two or three pages.
+        for i in 0..4_500 {
+            let written = writer.create("club", new_game(&format!("kept-{i}"))).await;
+            assert!(matches!(written, Ok(None)), "{written:?}");
+        }
+
+        // Assert: the log grew past SQLite's threshold, and stopped a batch after 8,000.
+        let frames = wal_frames(&file);
+        assert!(
+            (8_000..8_010).contains(&frames),
+            "the log grew to {frames} frames"
+        );
+        drop(writer);
+        remove(&file);
     }
 
     #[tokio::test]

@@ -20,7 +20,7 @@ use crate::store::primary::FollowerStatus;
 use crate::store::server_lock::ServerLock;
 use crate::store::sql_store::SqlStore;
 use crate::store::types::{Appended, NewGame, Usage};
-use crate::store::writer::{Work, Writer};
+use crate::store::writer::{Work, Writer, checkpoints};
 use crate::store::writes::Writes;
 
 use super::append::{append_in, create_in};
@@ -104,7 +104,13 @@ impl SqliteStore {
         };
         let shared = Shared::new(usage == Usage::Server);
         // The writer's own connection: appends and creations never queue in the pool.
-        let writer = Writer::start(options, shared.clone(), SqliteWork).await?;
+        let writer = Writer::start(
+            options,
+            shared.clone(),
+            SqliteWork,
+            checkpoints(pool.clone()),
+        )
+        .await?;
         Ok(Self {
             pool,
             writer,
