@@ -12,6 +12,7 @@
 
 mod backend;
 mod cache;
+mod checkpoints;
 mod columns;
 mod commit;
 mod direct;

@@ -29,6 +29,7 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 use tokio::sync::{mpsc, oneshot};
 
+use super::checkpoints::{Beside, checkpoint};
 use super::commit::settled_position;
 use super::commit::{AfterCommit, Shared, Written};
 use super::direct::Direct;
@@ -46,10 +47,6 @@ const IN_FLIGHT: usize = 256;
 /// A batch takes no further request once it has run this long: what a request arriving
 /// behind another club's burst waits for, twice at most (the batch under way, and its own).
 const BATCH_TIME: Duration = Duration::from_millis(10);
-/// The write-ahead log's frames past which the writer asks for a checkpoint beside it
-/// (SQLite's own threshold), and past which, those lagging, it makes one itself.
-const CHECKPOINT_FRAMES: std::ffi::c_int = 1000;
-const CHECKPOINT_ITSELF: std::ffi::c_int = 8 * CHECKPOINT_FRAMES;
 
 enum Job {
     Append {
@@ -247,61 +244,6 @@ async fn run(
         let jobs = clubs_in_turn(std::mem::take(&mut waiting));
         waiting = batch(direct, &shared, work, jobs).await;
         checkpoint(direct, beside, &mut asked);
-    }
-}
-
-/// Checkpoints made beside the writer, on a connection of the readers' pool, each when the
-/// writer asks; they end with the writer. One that waits for no one (`PASSIVE`) copies the
-/// log's committed pages into the database while the writer goes on, but the log starts again
-/// only from a transaction begun with every page copied: the writer then copies the few
-/// committed meanwhile itself (see [`checkpoint`]).
-pub(super) struct Beside {
-    ask: mpsc::Sender<()>,
-    /// Checkpoints made so far.
-    made: Arc<std::sync::atomic::AtomicU64>,
-}
-
-pub(super) fn checkpoints(pool: sqlx::SqlitePool) -> Beside {
-    let (ask, mut asked) = mpsc::channel(1);
-    let made = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let counted = Arc::clone(&made);
-    tokio::spawn(async move {
-        while asked.recv().await.is_some() {
-            if let Err(e) = sqlx::query(CHECKPOINT).execute(&pool).await {
-                tracing::warn!(error = %e, "a checkpoint beside the writer failed");
-            }
-            counted.fetch_add(1, std::sync::atomic::Ordering::Release);
-        }
-    });
-    Beside { ask, made }
-}
-
-const CHECKPOINT: &str = "PRAGMA wal_checkpoint(PASSIVE)";
-
-/// After a batch, once the log has grown past SQLite's threshold: a checkpoint asked for
-/// beside the writer, and once it is made, the rest copied here (a few pages) so that the next
-/// transaction starts the log again. Made here whole when none can be asked for or the log
-/// has grown far (the log stays bounded). `asked`: how many were made when the writer asked.
-fn checkpoint(direct: &mut Direct, beside: &Beside, asked: &mut Option<u64>) {
-    let frames = direct.wal_frames();
-    if frames < CHECKPOINT_FRAMES {
-        *asked = None;
-        return;
-    }
-    let made = beside.made.load(std::sync::atomic::Ordering::Acquire);
-    let here = match *asked {
-        None if beside.ask.try_send(()).is_ok() => {
-            *asked = Some(made);
-            false
-        }
-        None => frames >= CHECKPOINT_ITSELF,
-        Some(then) => made > then || frames >= CHECKPOINT_ITSELF,
-    };
-    if here {
-        *asked = None;
-        if let Err(e) = direct.execute(CHECKPOINT, &[]) {
-            tracing::warn!(error = %e, frames, "the writer's own checkpoint failed");
-        }
     }
 }
 
@@ -624,6 +566,7 @@ fn answer_unwritten(job: Job, why: &str) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::checkpoints::checkpoints;
     use crate::store::writes::args;
 
     fn create(club: &str, id: &str) -> Job {
@@ -744,7 +687,7 @@ mod tests {
     async fn a_lone_request_refused_after_it_wrote_leaves_nothing_and_the_next_is_stored() {
         // Arrange: the writer on a database of notes.
         let (file, options, mut reader) = notes_database().await;
-        let writer = Writer::start(options, Shared::new(false), Notes, nobody_beside())
+        let writer = Writer::start(options, Shared::new(false), Notes, Beside::nobody())
             .await
             .unwrap();
 
@@ -764,11 +707,11 @@ mod tests {
         remove(&file);
     }
 
-    /// Checkpoints beside the writer that never come.
-    fn nobody_beside() -> Beside {
-        Beside {
-            ask: mpsc::channel(1).0,
-            made: Arc::default(),
+    /// `count` lone requests, one after the other, each stored.
+    async fn write_notes(writer: &Writer, count: usize) {
+        for i in 0..count {
+            let written = writer.create("club", new_game(&format!("kept-{i}"))).await;
+            assert!(matches!(written, Ok(None)), "{written:?}");
         }
     }
 
@@ -792,10 +735,7 @@ mod tests {
             .unwrap();
 
         // Act: 3,000 lone requests, each writing two or three pages (9,000 frames at most).
-        for i in 0..3_000 {
-            let written = writer.create("club", new_game(&format!("kept-{i}"))).await;
-            assert!(matches!(written, Ok(None)), "{written:?}");
-        }
+        write_notes(&writer, 3_000).await;
 
         // Assert: the log never grew far past the threshold of 1,000 frames (the writer itself
         // would checkpoint only past 8,000).
@@ -809,15 +749,12 @@ mod tests {
     async fn without_checkpoints_beside_it_the_writer_makes_its_own_past_eight_thousand_frames() {
         // Arrange: the writer, whose requests for checkpoints nobody answers.
         let (file, options, _reader) = notes_database().await;
-        let writer = Writer::start(options, Shared::new(false), Notes, nobody_beside())
+        let writer = Writer::start(options, Shared::new(false), Notes, Beside::nobody())
             .await
             .unwrap();
 
         // Act: 4,500 lone requests, each writing two or three pages.
-        for i in 0..4_500 {
-            let written = writer.create("club", new_game(&format!("kept-{i}"))).await;
-            assert!(matches!(written, Ok(None)), "{written:?}");
-        }
+        write_notes(&writer, 4_500).await;
 
         // Assert: the log grew past SQLite's threshold, and stopped a batch after 8,000.
         let frames = wal_frames(&file);

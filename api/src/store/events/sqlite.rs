@@ -13,6 +13,7 @@ use tokio::sync::MutexGuard;
 use crate::append::AppendRequest;
 use crate::records::{GameRecord, HeldGame};
 use crate::store::backend::query;
+use crate::store::checkpoints::checkpoints;
 use crate::store::columns::Columns;
 use crate::store::commit::{Shared, Written};
 use crate::store::error::StoreError;
@@ -20,7 +21,7 @@ use crate::store::primary::FollowerStatus;
 use crate::store::server_lock::ServerLock;
 use crate::store::sql_store::SqlStore;
 use crate::store::types::{Appended, NewGame, Usage};
-use crate::store::writer::{Work, Writer, checkpoints};
+use crate::store::writer::{Work, Writer};
 use crate::store::writes::Writes;
 
 use super::append::{append_in, create_in};
