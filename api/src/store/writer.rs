@@ -364,12 +364,13 @@ async fn batch(direct: &mut Direct, shared: &Shared, work: &impl Work, jobs: Vec
     // transaction is rolled back. Inside a savepoint SQLite copies every page a statement
     // changes into the savepoint's journal first.
     let alone = jobs.len() == 1;
-    let mut broken: Option<String> = match alone {
-        true => None,
-        false => match w.run(&[SAVEPOINT]).await {
-            Ok(()) => None,
-            Err(e) => Some(format!("a savepoint could not be opened: {e}")),
-        },
+    let mut broken: Option<String> = if alone {
+        None
+    } else {
+        w.run(&[SAVEPOINT])
+            .await
+            .err()
+            .map(|e| format!("a savepoint could not be opened: {e}"))
     };
     // The last request's savepoint is closed by the commit (`end`), with its mark; when the
     // batch ran out of time, the savepoint opened for the next request is, empty (`left`).
@@ -640,13 +641,13 @@ mod tests {
                 args![&game.id],
             )
             .await?;
-            match game.id.starts_with("refused") {
-                true => Err(StoreError::NotFound),
-                false => Ok(Written {
-                    answer: None,
-                    after: None,
-                }),
+            if game.id.starts_with("refused") {
+                return Err(StoreError::NotFound);
             }
+            Ok(Written {
+                answer: None,
+                after: None,
+            })
         }
     }
 
