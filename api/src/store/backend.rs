@@ -67,6 +67,9 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
     /// Rows each bucket of the statistics is split into, so that concurrent finishes seldom
     /// wait on one row; SQLite writes one transaction at a time.
     const BUCKET_SHARDS: u64;
+    /// Whether statements that do not depend on each other are sent as one
+    /// ([`super::together`]).
+    const WRITES_TOGETHER: bool;
     /// The JSON aggregate of a leaderboard's rows, as text.
     const JSON_ROWS: &'static str;
 
@@ -139,6 +142,7 @@ impl Backend for sqlx::Sqlite {
     const RATINGS_LOCK: Option<&'static str> = None;
     // One writer at a time: nothing waits on a bucket's row.
     const BUCKET_SHARDS: u64 = 1;
+    const WRITES_TOGETHER: bool = false;
     const JSON_ROWS: &'static str = "json_group_array(json_array(player_id, name, \
         json_array(played, wins, total_sum, rank_sum, lower_games)))";
 
@@ -172,6 +176,7 @@ impl Backend for sqlx::Postgres {
     const RATINGS_LOCK: Option<&'static str> =
         Some("SELECT pg_advisory_xact_lock(7461629, hashtext($1 || '/' || $2))");
     const BUCKET_SHARDS: u64 = 8;
+    const WRITES_TOGETHER: bool = true;
     const JSON_ROWS: &'static str = "CAST(json_agg(json_build_array(player_id, name, \
         json_build_array(played, wins, total_sum, rank_sum, lower_games))) AS TEXT)";
 

@@ -33,6 +33,7 @@ mod server_lock;
 mod sole;
 mod sql_store;
 mod stats;
+mod together;
 mod turns;
 mod types;
 mod versions;

@@ -15,6 +15,7 @@ use super::columns::{Columns, DirectRow};
 use super::direct::Direct;
 use super::error::StoreError;
 use super::lists::{Param, bind_params};
+use super::together::{Statement, together};
 
 /// The values of one statement, in placeholder order: `args![a, b, c]`.
 macro_rules! args {
@@ -132,6 +133,27 @@ pub(super) trait Writing: Send {
     ) -> impl Future<Output = Result<Vec<Self::Row>, StoreError>> + Send;
 
     fn commit(self) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Runs statements that do not depend on each other ([`super::together`]): one round trip
+    /// on PostgreSQL, one after the other on SQLite.
+    fn execute_together(
+        &mut self,
+        statements: Vec<Statement>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async move {
+            if statements.is_empty() {
+                return Ok(());
+            }
+            if Self::Db::WRITES_TOGETHER {
+                let (sql, args) = together(statements);
+                return self.execute(&sql, args).await;
+            }
+            for (sql, args) in statements {
+                self.execute(&sql, args).await?;
+            }
+            Ok(())
+        }
+    }
 
     fn fetch_optional(
         &mut self,

@@ -253,24 +253,16 @@ pub(super) async fn write_decided<W: Writing>(
                 )
                 .await?;
             }
-            let mut stored = Vec::with_capacity(events.len());
-            for (i, event) in events.iter().enumerate() {
-                let seq = held.game.version + 1 + i as i64;
-                // The first insert takes the club's positions lock.
-                stored.push(insert_event(w, i == 0, id, seq, event, now).await?);
-            }
-            let written = appended(club, held, stored, status.as_str(), now, *scoreboard);
-            if let (Some(after), Some(last)) = (&written.after, written.answer.events.last()) {
-                record_change(
-                    w,
-                    club,
-                    &after.held.game,
-                    after.previous_status.as_deref(),
-                    last,
-                )
-                .await?;
-            }
-            Ok(written)
+            let change = change_values(
+                club,
+                id,
+                (Some(&held.game.status), status.as_str()),
+                version,
+                now,
+            );
+            let first = held.game.version + 1;
+            let stored = insert_events(w, id, first, &events, now, change).await?;
+            Ok(appended(club, held, stored, status.as_str(), now, *scoreboard))
         }
     }
 }
@@ -309,7 +301,8 @@ pub(super) async fn create_in<W: Writing>(
         data: started,
         recorded_by: game.recorded_by.clone(),
     };
-    let first = insert_event(w, true, &game.id, 1, &started, now).await?;
+    let change = change_values(club, &game.id, (None, "in_progress"), 1, now);
+    let first = insert_events(w, &game.id, 1, &[started], now, change).await?;
     let created = GameRecord {
         id: game.id.clone(),
         game: game.game.clone(),
@@ -321,15 +314,14 @@ pub(super) async fn create_in<W: Writing>(
         started_at: game.started_at,
         updated_at: now,
     };
-    record_change(w, club, &created, None, &first).await?;
-    let held = HeldGame::replay(created.clone(), vec![first.clone()])
-        .map_err(|e| corrupt("new game", e))?;
+    let held =
+        HeldGame::replay(created.clone(), first.clone()).map_err(|e| corrupt("new game", e))?;
     Ok(Written {
         answer: Some(created),
         after: Some(AfterCommit {
             club: club.to_owned(),
             previous_status: None,
-            events: vec![first],
+            events: first,
             scoreboard: None,
             held,
         }),
@@ -364,6 +356,60 @@ pub(super) async fn update_game<W: Writing>(
     }
 }
 
+/// The lobby's change a commit makes to a game, moving it from status `from` to `to` (`from`
+/// `None`: a new game) at `version`: its row's values after its position, or `None` when the
+/// lobby does not change.
+fn change_values(
+    club: &str,
+    id: &str,
+    (from, to): (Option<&str>, &str),
+    version: i64,
+    at: DateTime<Utc>,
+) -> Option<Vec<Param>> {
+    let kind = change_kind(from, to)?;
+    Some(args![club, id, kind, to, version, at])
+}
+
+/// Inserts a commit's events, numbered from `first` (the first takes the club's positions
+/// lock), and the lobby's change they make (`change`, [`change_values`]). On PostgreSQL one
+/// event and its change are one statement: a game's creation and its finish are such commits.
+async fn insert_events<W: Writing>(
+    w: &mut W,
+    id: &str,
+    first: i64,
+    events: &[NewEvent],
+    now: DateTime<Utc>,
+    change: Option<Vec<Param>>,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    if let ([event], Some(change)) = (events, &change)
+        && W::Db::WRITES_TOGETHER
+        && !w.is_sole_writer()
+    {
+        let event = to_store(event.clone(), first, now);
+        let sql = format!(
+            "WITH e AS ({} RETURNING position) \
+             INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
+             SELECT position, $9, $10, $11, $12, $13, $14 FROM e RETURNING position",
+            W::Db::INSERT_IN_ORDER
+        );
+        let mut values = event_values(id, &event);
+        values.extend(change.iter().cloned());
+        let row = w.fetch_one(&sql, values).await?;
+        return Ok(vec![StoredEvent {
+            position: row.try_get("position")?,
+            ..event
+        }]);
+    }
+    let mut stored = Vec::with_capacity(events.len());
+    for (i, event) in events.iter().enumerate() {
+        stored.push(insert_event(w, i == 0, id, first + i as i64, event, now).await?);
+    }
+    if let (Some(values), Some(last)) = (change, stored.last()) {
+        insert_change(w, last.position, values).await?;
+    }
+    Ok(stored)
+}
+
 /// Records a lobby change with the commit that caused it.
 pub(super) async fn record_change<W: Writing>(
     w: &mut W,
@@ -372,17 +418,20 @@ pub(super) async fn record_change<W: Writing>(
     previous_status: Option<&str>,
     last: &StoredEvent,
 ) -> Result<(), StoreError> {
-    let Some(kind) = change_kind(previous_status, &game.status) else {
+    let from_to = (previous_status, game.status.as_str());
+    let Some(values) = change_values(club, &game.id, from_to, game.version, last.recorded_at)
+    else {
         return Ok(());
     };
-    let values = args![
-        club,
-        &game.id,
-        kind,
-        &game.status,
-        game.version,
-        last.recorded_at
-    ];
+    insert_change(w, last.position, values).await
+}
+
+/// Inserts a lobby change's row after the event at `position` (`values`: [`change_values`]).
+async fn insert_change<W: Writing>(
+    w: &mut W,
+    position: i64,
+    values: Vec<Param>,
+) -> Result<(), StoreError> {
     if w.is_sole_writer() {
         // `last` was the connection's last insert; its position is not known yet.
         return w.execute(
@@ -392,7 +441,7 @@ pub(super) async fn record_change<W: Writing>(
         )
         .await;
     }
-    let mut with_position = args![last.position];
+    let mut with_position = args![position];
     with_position.extend(values);
     w.execute(
         "INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
@@ -485,7 +534,8 @@ pub(super) async fn seat_players<W: Writing>(
     Ok(seats)
 }
 
-/// Inserts a game's row and seats (status and version as given).
+/// Inserts a game's row and seats (status and version as given), sent together
+/// ([`crate::store::together`]: the seats' check of their game sees the row).
 pub(super) async fn insert_game<W: Writing>(
     w: &mut W,
     club: &str,
@@ -495,33 +545,32 @@ pub(super) async fn insert_game<W: Writing>(
     seats: &[SeatRecord],
     (created, updated): (DateTime<Utc>, DateTime<Utc>),
 ) -> Result<(), StoreError> {
-    w.execute(
+    let mut statements = vec![(
         "INSERT INTO games (id, club_id, game, status, version, options, started_at, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+            .to_owned(),
         args![&game.id, club, &game.game, status, version, game.options.to_string(), game.started_at, created, updated],
-    )
-    .await?;
-    if seats.is_empty() {
-        return Ok(());
+    )];
+    if !seats.is_empty() {
+        let mut values = Vec::with_capacity(5 * seats.len());
+        for seat in seats {
+            values.extend(args![
+                &game.id,
+                seat.seat,
+                &seat.player_id,
+                &seat.name,
+                &seat.color
+            ]);
+        }
+        statements.push((
+            format!(
+                "INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES {}",
+                placeholders(seats.len(), 5)
+            ),
+            values,
+        ));
     }
-    let mut values = Vec::with_capacity(5 * seats.len());
-    for seat in seats {
-        values.extend(args![
-            &game.id,
-            seat.seat,
-            &seat.player_id,
-            &seat.name,
-            &seat.color
-        ]);
-    }
-    w.execute(
-        &format!(
-            "INSERT INTO game_players (game_id, seat, player_id, name, color) VALUES {}",
-            placeholders(seats.len(), 5)
-        ),
-        values,
-    )
-    .await
+    w.execute_together(statements).await
 }
 
 pub(super) async fn insert_event<W: Writing>(

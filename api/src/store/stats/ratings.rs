@@ -16,6 +16,7 @@ use crate::store::columns::Columns;
 use crate::store::error::StoreError;
 use crate::store::lists::Param;
 use crate::store::sql_store::SqlStore;
+use crate::store::together::Statement;
 use crate::store::writes::{WriteOn, Writing, args};
 
 use super::rated_seats::{SeatPoint, pack, unpack};
@@ -32,13 +33,23 @@ pub(in crate::store) async fn mark_changed<W: Writing>(
     w: &mut W,
     club: &str,
     game: &str,
-    (at, id): (DateTime<Utc>, &str),
+    played: (DateTime<Utc>, &str),
 ) -> Result<(), StoreError> {
-    w.execute(
-        "INSERT INTO rating_changes (club_id, game, played_at, game_id) VALUES ($1, $2, $3, $4)",
+    let (sql, values) = change_noted(club, game, played);
+    w.execute(&sql, values).await
+}
+
+/// The statement of [`mark_changed`], to send with others ([`crate::store::together`]).
+pub(in crate::store) fn change_noted(
+    club: &str,
+    game: &str,
+    (at, id): (DateTime<Utc>, &str),
+) -> Statement {
+    (
+        "INSERT INTO rating_changes (club_id, game, played_at, game_id) VALUES ($1, $2, $3, $4)"
+            .into(),
         args![club, game, at, id],
     )
-    .await
 }
 
 /// Brings the club's ratings of `game` up to date: the games noted as changed are taken, and

@@ -11,12 +11,13 @@ use crate::store::backend::Backend;
 use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
-use crate::store::lists::{Param, placeholders};
+use crate::store::lists::placeholders;
 use crate::store::sql_store::SqlStore;
+use crate::store::together::Statement;
 use crate::store::writes::{WriteOn, Writing, args};
 
 use super::periods::{day_start, month_start, next_day, next_month};
-use super::ratings::mark_changed;
+use super::ratings::change_noted;
 use super::read::{bucket_row, bucket_rows, summed_seats};
 use super::sql::{
     BUCKET_COLUMNS, CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, bucket_keys,
@@ -70,11 +71,19 @@ pub(in crate::store) async fn write_result<W: Writing>(
 ) -> Result<(), StoreError> {
     // The seats' players as stored: a merge may have moved a seat to another player
     // since this game's state was held (a merge changes no game's version). On
-    // PostgreSQL the seats stay locked, so no merge moves them before the commit.
+    // PostgreSQL the seats stay locked, so no merge moves them before the commit, and so
+    // do their players' rows, in id order: two games with the same players may finish at
+    // once, and their players' sums and runs are written one writer at a time (row locks
+    // taken in id order, so no deadlock; NO KEY UPDATE leaves the foreign-key checks of
+    // concurrent game creations unblocked; SQLite: the database write lock already
+    // serialises appends). A first finish takes them too: its runs continue the player's
+    // previous run, which a concurrent finish of the same player must have committed.
     let seated = w
         .fetch_all(
             &format!(
-                "SELECT seat, player_id FROM game_players WHERE game_id = $1 {}",
+                "SELECT gp.seat, gp.player_id FROM game_players gp \
+                 JOIN players p ON p.id = gp.player_id \
+                 WHERE gp.game_id = $1 ORDER BY p.id {}",
                 W::Db::LOCK_SEATS
             ),
             args![&game.id],
@@ -89,26 +98,6 @@ pub(in crate::store) async fn write_result<W: Writing>(
     }
     let (game, result) = reseated(game, result, &now_seated);
     let (game, result) = (&game, result.as_ref());
-    // Two games with the same players may finish at once: their players' sums and
-    // runs are written one writer at a time (PostgreSQL: row locks taken in id order,
-    // so no deadlock; NO KEY UPDATE leaves the foreign-key checks of concurrent game
-    // creations unblocked; SQLite: the database write lock already serialises appends).
-    // A first finish takes them too: its runs continue the player's previous run,
-    // which a concurrent finish of the same player must have committed.
-    if !W::Db::LOCK_SEATS.is_empty() && !game.players.is_empty() {
-        let mut ids: Vec<&str> = game.players.iter().map(|p| p.player_id.as_str()).collect();
-        ids.sort_unstable();
-        let list = (1..=ids.len())
-            .map(|i| format!("${i}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let sql = format!(
-            "SELECT id FROM players WHERE id IN ({list}) ORDER BY id {}",
-            W::Db::LOCK_SEATS
-        );
-        w.fetch_all(&sql, ids.into_iter().map(Param::from).collect())
-            .await?;
-    }
     // A game that was finished may hold an earlier result: clear it (a first finish
     // skips this: on PostgreSQL every statement is a round trip).
     let mut had_result = false;
@@ -138,15 +127,17 @@ pub(in crate::store) async fn write_result<W: Writing>(
             .await?;
         variants.push(row.try_get("variant")?);
     }
-    if let Some(result) = result {
-        write_seats(w, game, result).await?;
-    }
+    let noted = change_noted(club, &game.game, (game.started_at, &game.id));
     // The leaderboard sums of each seated player. A game finishing for the first
     // time adds its results (one upsert for all players); a game whose earlier
     // result changed or went away has its players' sums recomputed from the seats.
     // Rows are written in player id order, the order every writer locks them in:
     // two tables finishing at once with the same players cannot deadlock.
     if had_result || result.is_none() {
+        // The seats first: the sums are recomputed from them.
+        if let Some(result) = result {
+            w.execute_together(seat_statements(game, result)?).await?;
+        }
         if had_result {
             lock_snapshots(w, club).await?;
         }
@@ -188,10 +179,29 @@ pub(in crate::store) async fn write_result<W: Writing>(
         if had_result {
             recompute_buckets(w, club, game, variants).await?;
         }
-    } else if let Some(result) = result
-        && !result.players.is_empty()
-    {
-        let sql = format!(
+        let (sql, values) = noted;
+        w.execute(&sql, values).await?;
+    } else if let Some(result) = result {
+        // A first finish: its seats, its players' sums and runs, and the ratings' note
+        // write rows no other of them reads, so they go together.
+        let mut together = seat_statements(game, result)?;
+        if !result.players.is_empty() {
+            together.push(totals_added(club, game, result));
+            together.extend(runs_added(club, game, result));
+        }
+        together.push(noted);
+        w.execute_together(together).await?;
+        if !result.players.is_empty() {
+            add_to_snapshots(w, club, game, result).await?;
+            add_to_buckets(w, club, game, result).await?;
+        }
+    }
+    Ok(())
+}
+
+/// A first finish added to its players' leaderboard sums: one upsert for all of them.
+fn totals_added(club: &str, game: &GameRecord, result: &GameResult) -> Statement {
+    let sql = format!(
             "INSERT INTO player_game_totals \
                (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
              VALUES {} \
@@ -227,22 +237,12 @@ pub(in crate::store) async fn write_result<W: Writing>(
                 game.started_at,
             ]);
         }
-        w.execute(&sql, values).await?;
-        add_runs(w, club, game, result).await?;
-        add_to_snapshots(w, club, game, result).await?;
-        add_to_buckets(w, club, game, result).await?;
-    }
-    mark_changed(w, club, &game.game, (game.started_at, &game.id)).await?;
-    Ok(())
+    (sql, values)
 }
 
-/// Writes a finished game's totals, ranks and facts onto its seats (one statement,
-/// a `CASE` per column by seat) and its whole-game facts onto its row.
-pub(super) async fn write_seats<W: Writing>(
-    w: &mut W,
-    game: &GameRecord,
-    result: &GameResult,
-) -> Result<(), StoreError> {
+/// A finished game's totals, ranks and facts written onto its seats (one statement, a
+/// `CASE` per column by seat), and its whole-game facts onto its row.
+fn seat_statements(game: &GameRecord, result: &GameResult) -> Result<Vec<Statement>, StoreError> {
     // Every ruleset ranks every seat; the statistics count a game by its seat 1.
     let mut seats: Vec<i64> = result.players.iter().map(|p| p.seat).collect();
     seats.sort_unstable();
@@ -257,6 +257,7 @@ pub(super) async fn write_seats<W: Writing>(
         )));
     }
     let facts = FactsBySeat::new(game, result)?;
+    let mut statements = Vec::with_capacity(2);
     if !result.players.is_empty() {
         let cases = |first: usize| {
             (0..result.players.len())
@@ -275,30 +276,26 @@ pub(super) async fn write_seats<W: Writing>(
         for p in &result.players {
             values.extend(args![p.seat, p.total, p.rank, facts.of_seat(p.seat)]);
         }
-        w.execute(&sql, values).await?;
+        statements.push((sql, values));
     }
     // The variant and direction the statistics count this game's totals in.
-    w.execute(
-        "UPDATE games SET facts = $1, variant = $2, lower_wins = $3 WHERE id = $4",
+    statements.push((
+        "UPDATE games SET facts = $1, variant = $2, lower_wins = $3 WHERE id = $4".into(),
         args![
             facts.whole_game(),
             result.variant.as_deref().unwrap_or(""),
             i64::from(result.lower_wins),
             &game.id
         ],
-    )
-    .await
+    ));
+    Ok(statements)
 }
 
-/// Adds a first finish to its players' runs: a row each, continuing the sums of the
+/// A first finish added to its players' runs: a row each, continuing the sums of the
 /// run before it, and the game added to the sums of any later row (a game started
-/// before others finished after them, or an imported one).
-pub(super) async fn add_runs<W: Writing>(
-    w: &mut W,
-    club: &str,
-    game: &GameRecord,
-    result: &GameResult,
-) -> Result<(), StoreError> {
+/// before others finished after them, or an imported one). The two statements touch
+/// different rows (before the game, and after it), so they may go together.
+fn runs_added(club: &str, game: &GameRecord, result: &GameResult) -> Vec<Statement> {
     let mut players: Vec<&PlayerResult> = result.players.iter().collect();
     players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
     // $1 game, $2 variant, $3 start, $4 game id, $5 lower wins, $6 club; then per
@@ -351,19 +348,21 @@ pub(super) async fn add_runs<W: Writing>(
     // The club is in `later` only because both statements take the same values:
     // compared so that no index serves it, the players' runs are found by their key,
     // not by walking the club's runs since this game's start.
-    for sql in [insert, later] {
-        let mut values = args![
-            &game.game,
-            result.variant.as_deref().unwrap_or(""),
-            game.started_at,
-            &game.id,
-            i64::from(result.lower_wins),
-            club,
-        ];
-        values.extend(player_values.iter().cloned());
-        w.execute(&sql, values).await?;
-    }
-    Ok(())
+    [insert, later]
+        .into_iter()
+        .map(|sql| {
+            let mut values = args![
+                &game.game,
+                result.variant.as_deref().unwrap_or(""),
+                game.started_at,
+                &game.id,
+                i64::from(result.lower_wins),
+                club,
+            ];
+            values.extend(player_values.iter().cloned());
+            (sql, values)
+        })
+        .collect()
 }
 
 /// Takes the club's month snapshots alone for this transaction (PostgreSQL; on SQLite
