@@ -33,7 +33,10 @@ pub(super) fn together(statements: Vec<Statement>) -> Statement {
     }
     let mut sql = String::from("WITH ");
     for (i, part) in parts.iter().enumerate() {
-        debug_assert!(!starts_with_with(part), "only the last statement may have a WITH");
+        debug_assert!(
+            !starts_with_with(part),
+            "only the last statement may have a WITH"
+        );
         sql.push_str(&format!("s{i} AS ({part}), "));
     }
     match last.strip_prefix("WITH ") {
@@ -87,8 +90,14 @@ mod tests {
     #[test]
     fn each_statements_placeholders_follow_the_ones_before_it() {
         let (sql, args) = together(vec![
-            ("UPDATE a SET x = $1 WHERE id = $2".into(), args![1_i64, "g"]),
-            ("INSERT INTO b VALUES ($1, $2, $3)".into(), args![2_i64, 3_i64, 4_i64]),
+            (
+                "UPDATE a SET x = $1 WHERE id = $2".into(),
+                args![1_i64, "g"],
+            ),
+            (
+                "INSERT INTO b VALUES ($1, $2, $3)".into(),
+                args![2_i64, 3_i64, 4_i64],
+            ),
             ("DELETE FROM c WHERE id = $1".into(), args!["h"]),
         ]);
         assert_eq!(

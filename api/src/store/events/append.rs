@@ -262,7 +262,14 @@ pub(super) async fn write_decided<W: Writing>(
             );
             let first = held.game.version + 1;
             let stored = insert_events(w, id, first, &events, now, change).await?;
-            Ok(appended(club, held, stored, status.as_str(), now, *scoreboard))
+            Ok(appended(
+                club,
+                held,
+                stored,
+                status.as_str(),
+                now,
+                *scoreboard,
+            ))
         }
     }
 }

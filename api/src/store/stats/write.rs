@@ -202,7 +202,7 @@ pub(in crate::store) async fn write_result<W: Writing>(
 /// A first finish added to its players' leaderboard sums: one upsert for all of them.
 fn totals_added(club: &str, game: &GameRecord, result: &GameResult) -> Statement {
     let sql = format!(
-            "INSERT INTO player_game_totals \
+        "INSERT INTO player_game_totals \
                (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
              VALUES {} \
              ON CONFLICT (club_id, player_id, game, variant) DO UPDATE SET \
@@ -216,27 +216,27 @@ fn totals_added(club: &str, game: &GameRecord, result: &GameResult) -> Statement
                            THEN excluded.max_total ELSE player_game_totals.max_total END, \
                last_played = CASE WHEN excluded.last_played > player_game_totals.last_played \
                              THEN excluded.last_played ELSE player_game_totals.last_played END",
-            placeholders(result.players.len(), 12)
-        );
-        let mut players: Vec<&PlayerResult> = result.players.iter().collect();
-        players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
-        let mut values = Vec::with_capacity(12 * players.len());
-        for p in players {
-            values.extend(args![
-                club,
-                &p.player_id,
-                &game.game,
-                result.variant.as_deref().unwrap_or(""),
-                i64::from(result.lower_wins),
-                1_i64,
-                i64::from(p.won),
-                p.total,
-                p.rank,
-                p.total,
-                p.total,
-                game.started_at,
-            ]);
-        }
+        placeholders(result.players.len(), 12)
+    );
+    let mut players: Vec<&PlayerResult> = result.players.iter().collect();
+    players.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
+    let mut values = Vec::with_capacity(12 * players.len());
+    for p in players {
+        values.extend(args![
+            club,
+            &p.player_id,
+            &game.game,
+            result.variant.as_deref().unwrap_or(""),
+            i64::from(result.lower_wins),
+            1_i64,
+            i64::from(p.won),
+            p.total,
+            p.rank,
+            p.total,
+            p.total,
+            game.started_at,
+        ]);
+    }
     (sql, values)
 }
 
