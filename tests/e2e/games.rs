@@ -1,8 +1,9 @@
 //! Creating, reading and listing games.
 
 use serde_json::json;
+use sqlx::Connection;
 
-use crate::helpers::{TestApp, TestClub, event};
+use crate::helpers::{Backend, TestApp, TestClub, event};
 use crate::on_both_backends;
 
 on_both_backends!(
@@ -12,6 +13,7 @@ on_both_backends!(
     games_are_listed_newest_first_in_pages_and_filtered,
     a_game_and_its_score_answer_304_while_their_version_is_unchanged,
     head_answers_with_gets_headers_and_no_body,
+    a_name_another_connection_adds_while_a_creation_waits_seats_that_player,
 );
 
 async fn a_new_game_is_event_one_with_the_effective_options(app: TestApp) {
@@ -290,4 +292,67 @@ async fn head_answers_with_gets_headers_and_no_body(app: TestApp) {
             "{path}: the connection still streams"
         );
     }
+}
+
+async fn a_name_another_connection_adds_while_a_creation_waits_seats_that_player(app: TestApp) {
+    // Given a player "Ann" added on another connection, not yet committed
+    let club = app.new_club().await;
+    let added = format!(
+        "INSERT INTO players (id, club_id, name, name_key, created_at) \
+         VALUES ('added-elsewhere', '{}', 'Ann', 'ann', CURRENT_TIMESTAMP)",
+        club.id
+    );
+    let mut other: Box<dyn std::any::Any> = match app.backend {
+        Backend::Sqlite => {
+            let mut db = sqlx::SqliteConnection::connect(&app.database_url)
+                .await
+                .unwrap();
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN IMMEDIATE; {added}")))
+                .execute(&mut db)
+                .await
+                .unwrap();
+            Box::new(db)
+        }
+        Backend::Postgres => {
+            let mut db = sqlx::PgConnection::connect(&app.database_url)
+                .await
+                .unwrap();
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN; {added}")))
+                .execute(&mut db)
+                .await
+                .unwrap();
+            Box::new(db)
+        }
+    };
+
+    // When a game seating Ann is created meanwhile, and the other connection commits while the
+    // creation waits for it (PostgreSQL: its insert of the name waits for the row; its read of
+    // the seats' players began before the commit, and finds no Ann)
+    let created = {
+        let (base, token) = (app.address.clone(), club.token.clone());
+        tokio::spawn(async move {
+            reqwest::Client::new()
+                .post(format!("{base}/v1/games"))
+                .bearer_auth(token)
+                .json(&json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]}))
+                .send()
+                .await
+                .unwrap()
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    if let Some(db) = other.downcast_mut::<sqlx::SqliteConnection>() {
+        sqlx::raw_sql("COMMIT").execute(db).await.unwrap();
+    }
+    if let Some(db) = other.downcast_mut::<sqlx::PgConnection>() {
+        sqlx::raw_sql("COMMIT").execute(db).await.unwrap();
+    }
+    let reply = created.await.unwrap();
+
+    // Then the game is created, and Ann's seat is the player the other connection added
+    assert_eq!(reply.status(), 201);
+    let game: serde_json::Value = reply.json().await.unwrap();
+    assert_eq!(game["players"][0]["name"], "Ann");
+    assert_eq!(game["players"][0]["player_id"], "added-elsewhere");
+    assert_ne!(game["players"][1]["player_id"], "added-elsewhere");
 }

@@ -50,6 +50,11 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
     /// The insert of a transaction's first event: PostgreSQL takes the club's positions lock
     /// with it (see `events::append::insert_row`).
     const INSERT_IN_ORDER: &'static str;
+    /// A commit's one event and the lobby's row it makes, as one statement (`$1`–`$8` the event
+    /// as in [`INSERT_EVENT`], `$9`–`$14` the lobby's row after its position, the club first),
+    /// answering the event's position; `None`: two statements (SQLite's are calls within the
+    /// process).
+    const EVENT_WITH_CHANGE: Option<&'static str>;
     /// The club's month snapshots' lock (`$1` the club), taken before they are rewritten;
     /// `None`: SQLite's one writer needs none.
     const SNAPSHOTS_LOCK: Option<&'static str>;
@@ -136,6 +141,7 @@ impl Backend for sqlx::Sqlite {
     const NOTIFY: Option<&'static str> = None;
     // One writer: its positions are in commit order anyway.
     const INSERT_IN_ORDER: &'static str = INSERT_EVENT;
+    const EVENT_WITH_CHANGE: Option<&'static str> = None;
     const SNAPSHOTS_LOCK: Option<&'static str> = None;
     const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str> = None;
     const WRITES_HELD: Option<&'static str> = None;
@@ -169,6 +175,18 @@ impl Backend for sqlx::Postgres {
         (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
         SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM \
           (SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_flight";
+    // The positions lock as in `INSERT_IN_ORDER`, keyed by the club given (`$9`): a new game's
+    // row, written by the same statement, is not there yet for the row source to read.
+    const EVENT_WITH_CHANGE: Option<&'static str> = Some(
+        "WITH e AS ( \
+           INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8 \
+           FROM (SELECT pg_advisory_xact_lock_shared(7461626, hashtext($9))) AS in_flight \
+           RETURNING position \
+         ) \
+         INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
+         SELECT position, $9, $10, $11, $12, $13, $14 FROM e RETURNING position",
+    );
     const SNAPSHOTS_LOCK: Option<&'static str> = Some(SNAPSHOTS_LOCK);
     const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str> = Some(SNAPSHOTS_LOCK_TO_ADD);
     // Every append and creation writes its game's row (ROW EXCLUSIVE), which SHARE waits for.

@@ -55,7 +55,7 @@ fn starts_with_with(sql: &str) -> bool {
 }
 
 /// `sql` with every placeholder `$n` written `$(n + by)`; quoted text is left as it is.
-fn renumbered(sql: &str, by: usize) -> String {
+pub(super) fn renumbered(sql: &str, by: usize) -> String {
     if by == 0 {
         return sql.to_owned();
     }

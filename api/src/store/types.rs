@@ -6,6 +6,9 @@ use tabletally_domain::Scoreboard;
 
 use crate::append::Refused;
 use crate::records::{GameRecord, GameResult, StoredEvent};
+use crate::store::lists::Param;
+use crate::store::together::Statement;
+use crate::store::writes::args;
 
 /// The schema version every event is written with. The domain owns it: it knows how to upcast
 /// the data of older versions (`docs/schema-versions.md`).
@@ -178,4 +181,35 @@ pub enum Usage {
     /// One long pass over a club's history (export, import, migrate): each page is read once,
     /// so a small page cache keeps the process's memory flat whatever the club's size.
     Pass,
+}
+
+/// A game's row moved on by an append: its new version, its new status when it changed (`None`:
+/// the same; the status is in the games' list indexes, and set even to the same value SQLite
+/// rewrites its index entry, one more page for every append), and when.
+#[derive(Clone, Copy)]
+pub(in crate::store) struct RowMoved<'a> {
+    pub version: i64,
+    pub status: Option<&'a str>,
+    pub at: DateTime<Utc>,
+}
+
+impl RowMoved<'_> {
+    /// The `UPDATE` that moves game `id` on, setting `set` too (`"facts = $1, "`…: columns
+    /// numbered from `$1`, their values in `values`).
+    pub fn update(&self, id: &str, set: &str, mut values: Vec<Param>) -> Statement {
+        let n = values.len();
+        let mut sql = format!(
+            "UPDATE games SET {set}version = ${}, updated_at = ${}",
+            n + 1,
+            n + 2
+        );
+        values.extend(args![self.version, self.at]);
+        if let Some(status) = self.status {
+            sql.push_str(&format!(", status = ${}", values.len() + 1));
+            values.push(Param::from(status));
+        }
+        sql.push_str(&format!(" WHERE id = ${}", values.len() + 1));
+        values.push(Param::from(id));
+        (sql, values)
+    }
 }

@@ -15,6 +15,8 @@ use crate::store::commit::{AfterCommit, Shared, Written};
 use crate::store::error::StoreError;
 use crate::store::lists::{Param, placeholders};
 use crate::store::stats::write::write_result;
+use crate::store::together::{Statement, renumbered, together};
+use crate::store::types::RowMoved;
 use crate::store::types::{Appended, NewGame, NewSeat, SCHEMA_VERSION, change_kind};
 use crate::store::writes::{Writing, args};
 
@@ -238,20 +240,28 @@ pub(super) async fn write_decided<W: Writing>(
             // Everything but the events first: on PostgreSQL the first event's insert
             // takes the club's positions lock (shared), held to the commit, so the
             // fewer statements after it, the sooner a reader of the club's log goes.
-            let changed = Some(status.as_str()).filter(|s| *s != held.game.status);
-            update_game(w, id, version, changed, now).await?;
+            let moved = RowMoved {
+                version,
+                status: Some(status.as_str()).filter(|s| *s != held.game.status),
+                at: now,
+            };
             // The read models change only when the game was or is now finished. Their
             // shared rows are locked in one order by every writer (`write_result`),
             // and always before the positions lock: no two appends wait in a circle.
+            // What is left of their writes goes with the events.
+            let mut with = Vec::new();
             if read_models && (held.game.status == "finished" || result.is_some()) {
-                write_result(
+                with = write_result(
                     w,
                     club,
                     &held.game,
                     held.game.status == "finished",
                     result.as_ref(),
+                    Some(moved),
                 )
                 .await?;
+            } else {
+                update_game(w, id, moved).await?;
             }
             let change = change_values(
                 club,
@@ -261,7 +271,7 @@ pub(super) async fn write_decided<W: Writing>(
                 now,
             );
             let first = held.game.version + 1;
-            let stored = insert_events(w, id, first, &events, now, change).await?;
+            let stored = insert_events(w, id, first, &events, now, change, with).await?;
             Ok(appended(
                 club,
                 held,
@@ -281,18 +291,15 @@ pub(super) async fn create_in<W: Writing>(
     club: &str,
     game: &NewGame,
 ) -> Result<Written<Option<GameRecord>>, StoreError> {
-    let taken = w
-        .fetch_optional("SELECT 1 FROM games WHERE id = $1", args![&game.id])
-        .await?;
-    if taken.is_some() {
+    let now = now();
+    let Some(seats) = seats_of(w, club, Some(&game.id), &game.players, now).await? else {
+        // Stored already: the creation was sent again.
         return Ok(Written {
             answer: None,
             after: None,
         });
-    }
-    let now = now();
-    let seats = seat_players(w, club, &game.players, now).await?;
-    insert_game(w, club, game, "in_progress", 1, &seats, (now, now)).await?;
+    };
+    let rows = game_rows(club, game, "in_progress", 1, &seats, (now, now));
     let started = json!({
         "game": game.game,
         "players": seats.iter().map(|s| json!({
@@ -309,7 +316,7 @@ pub(super) async fn create_in<W: Writing>(
         recorded_by: game.recorded_by.clone(),
     };
     let change = change_values(club, &game.id, (None, "in_progress"), 1, now);
-    let first = insert_events(w, &game.id, 1, &[started], now, change).await?;
+    let first = insert_events(w, &game.id, 1, &[started], now, change, rows).await?;
     let created = GameRecord {
         id: game.id.clone(),
         game: game.game.clone(),
@@ -335,32 +342,14 @@ pub(super) async fn create_in<W: Writing>(
     })
 }
 
-/// Moves the game's row to its new version, and to its new status when it changed
-/// (`None`: the same). The status is in the games' list indexes: set even to the
-/// same value, SQLite rewrites its index entry, one more page for every append.
+/// Moves the game's row on ([`RowMoved`]).
 pub(super) async fn update_game<W: Writing>(
     w: &mut W,
     id: &str,
-    version: i64,
-    status: Option<&str>,
-    at: DateTime<Utc>,
+    moved: RowMoved<'_>,
 ) -> Result<(), StoreError> {
-    match status {
-        Some(status) => {
-            w.execute(
-                "UPDATE games SET version = $1, status = $2, updated_at = $3 WHERE id = $4",
-                args![version, status, at, id],
-            )
-            .await
-        }
-        None => {
-            w.execute(
-                "UPDATE games SET version = $1, updated_at = $2 WHERE id = $3",
-                args![version, at, id],
-            )
-            .await
-        }
-    }
+    let (sql, values) = moved.update(id, "", args![]);
+    w.execute(&sql, values).await
 }
 
 /// The lobby's change a commit makes to a game, moving it from status `from` to `to` (`from`
@@ -378,8 +367,10 @@ fn change_values(
 }
 
 /// Inserts a commit's events, numbered from `first` (the first takes the club's positions
-/// lock), and the lobby's change they make (`change`, [`change_values`]). On PostgreSQL one
-/// event and its change are one statement: a game's creation and its finish are such commits.
+/// lock), and the lobby's change they make (`change`, [`change_values`]), after `with`: the
+/// commit's writes that do not depend on its events ([`crate::store::together`]). On PostgreSQL
+/// one event and its change go in one statement with them: a game's creation and its finish are
+/// such commits.
 async fn insert_events<W: Writing>(
     w: &mut W,
     id: &str,
@@ -387,26 +378,21 @@ async fn insert_events<W: Writing>(
     events: &[NewEvent],
     now: DateTime<Utc>,
     change: Option<Vec<Param>>,
+    mut with: Vec<Statement>,
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    if let ([event], Some(change)) = (events, &change)
-        && W::Db::WRITES_TOGETHER
-        && !w.is_sole_writer()
-    {
+    if let ([event], Some(change), Some(sql)) = (events, &change, W::Db::EVENT_WITH_CHANGE) {
         let event = to_store(event.clone(), first, now);
-        let sql = format!(
-            "WITH e AS ({} RETURNING position) \
-             INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
-             SELECT position, $9, $10, $11, $12, $13, $14 FROM e RETURNING position",
-            W::Db::INSERT_IN_ORDER
-        );
         let mut values = event_values(id, &event);
         values.extend(change.iter().cloned());
+        with.push((sql.to_owned(), values));
+        let (sql, values) = together(with);
         let row = w.fetch_one(&sql, values).await?;
         return Ok(vec![StoredEvent {
             position: row.try_get("position")?,
             ..event
         }]);
     }
+    w.execute_together(with).await?;
     let mut stored = Vec::with_capacity(events.len());
     for (i, event) in events.iter().enumerate() {
         stored.push(insert_event(w, i == 0, id, first + i as i64, event, now).await?);
@@ -465,6 +451,20 @@ pub(super) async fn seat_players<W: Writing>(
     players: &[NewSeat],
     now: DateTime<Utc>,
 ) -> Result<Vec<SeatRecord>, StoreError> {
+    // With no game id to look for, never `None`.
+    Ok(seats_of(w, club, None, players, now)
+        .await?
+        .unwrap_or_default())
+}
+
+/// [`seat_players`], after checking that no game has the id `new_game` yet (`None`: one has).
+async fn seats_of<W: Writing>(
+    w: &mut W,
+    club: &str,
+    new_game: Option<&str>,
+    players: &[NewSeat],
+    now: DateTime<Utc>,
+) -> Result<Option<Vec<SeatRecord>>, StoreError> {
     // Add the new names first, in key order (the order every creation inserts them
     // in, so two creations adding the same names cannot deadlock); a concurrent
     // creation may add the same name.
@@ -475,26 +475,15 @@ pub(super) async fn seat_players<W: Writing>(
         .collect();
     new_keys.sort_unstable();
     new_keys.dedup_by(|a, b| a.0 == b.0);
-    if !new_keys.is_empty() {
-        let mut values = Vec::with_capacity(5 * new_keys.len());
-        for (key, name) in &new_keys {
-            values.extend(args![
-                uuid::Uuid::new_v4().to_string(),
-                club,
-                *name,
-                key,
-                now
-            ]);
-        }
-        w.execute(
-            &format!(
-                "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES {} \
-                 ON CONFLICT (club_id, name_key) DO NOTHING",
-                placeholders(new_keys.len(), 5)
-            ),
-            values,
-        )
-        .await?;
+    let mut added = Vec::with_capacity(5 * new_keys.len());
+    for (key, name) in &new_keys {
+        added.extend(args![
+            uuid::Uuid::new_v4().to_string(),
+            club,
+            *name,
+            key,
+            now
+        ]);
     }
     // Every seat's player in one read ([`seat_players_read`]).
     let known: Vec<&String> = players
@@ -504,13 +493,44 @@ pub(super) async fn seat_players<W: Writing>(
     let mut params = vec![Param::from(club)];
     params.extend(new_keys.iter().map(|(key, _)| Param::from(key)));
     params.extend(known.iter().map(|id| Param::from(*id)));
+    let read = (params.len() > 1).then(|| (seat_players_read(new_keys.len(), known.len()), params));
     let mut by_key = std::collections::HashMap::new();
     let mut ids = std::collections::HashSet::new();
-    if params.len() > 1 {
-        for row in w
-            .fetch_all(&seat_players_read(new_keys.len(), known.len()), params)
-            .await?
+    let mut read_again = true;
+    if W::Db::WRITES_TOGETHER && (new_game.is_some() || read.is_some()) {
+        let (sql, values) = checked_added_read(new_game, new_keys.len(), added, read.clone());
+        for row in w.fetch_all(&sql, values).await? {
+            let Some(id) = row.try_get::<Option<String>, _>("id")? else {
+                return Ok(None);
+            };
+            by_key.insert(row.try_get::<String, _>("name_key")?, id.clone());
+            ids.insert(id);
+        }
+        // A name another creation added since this statement began is in neither part.
+        read_again = new_keys.iter().any(|(key, _)| !by_key.contains_key(key))
+            || known.iter().any(|id| !ids.contains(*id));
+    } else {
+        if let Some(id) = new_game
+            && w.fetch_optional("SELECT 1 FROM games WHERE id = $1", args![id])
+                .await?
+                .is_some()
         {
+            return Ok(None);
+        }
+        if !new_keys.is_empty() {
+            w.execute(
+                &format!(
+                    "INSERT INTO players (id, club_id, name, name_key, created_at) VALUES {} \
+                     ON CONFLICT (club_id, name_key) DO NOTHING",
+                    placeholders(new_keys.len(), 5)
+                ),
+                added,
+            )
+            .await?;
+        }
+    }
+    if read_again && let Some((sql, params)) = read {
+        for row in w.fetch_all(&sql, params).await? {
             let id: String = row.try_get("id")?;
             by_key.insert(row.try_get::<String, _>("name_key")?, id.clone());
             ids.insert(id);
@@ -538,7 +558,52 @@ pub(super) async fn seat_players<W: Writing>(
             color: seat.color.clone(),
         });
     }
-    Ok(seats)
+    Ok(Some(seats))
+}
+
+/// PostgreSQL: [`seats_of`]'s check of the new game's id, its new names' insert (`added`: five
+/// values a name, `names` of them) and its read of every seat's player (`read`) as one
+/// statement ([`crate::store::together`]). Its rows: a row with no id if the game is stored
+/// already (nothing is added then); then each name added, from the insert; then what the read
+/// finds, which sees the players as they were before the statement (so not those it adds).
+fn checked_added_read(
+    new_game: Option<&str>,
+    names: usize,
+    added: Vec<Param>,
+    read: Option<Statement>,
+) -> Statement {
+    let mut withs = Vec::new();
+    let mut selects = Vec::new();
+    let mut values = Vec::new();
+    let mut guard = "";
+    if let Some(id) = new_game {
+        values.push(Param::from(id));
+        withs.push("taken AS (SELECT 1 FROM games WHERE id = $1)".to_owned());
+        selects.push(
+            "SELECT CAST(NULL AS TEXT) AS id, CAST(NULL AS TEXT) AS name_key FROM taken".to_owned(),
+        );
+        guard = " WHERE NOT EXISTS (SELECT 1 FROM taken)";
+    }
+    if names > 0 {
+        let rows = renumbered(&placeholders(names, 5), values.len());
+        withs.push(format!(
+            "added AS (INSERT INTO players (id, club_id, name, name_key, created_at) \
+             SELECT * FROM (VALUES {rows}) AS v{guard} \
+             ON CONFLICT (club_id, name_key) DO NOTHING RETURNING id, name_key)"
+        ));
+        selects.push("SELECT id, name_key FROM added".to_owned());
+        values.extend(added);
+    }
+    if let Some((sql, read)) = read {
+        selects.push(renumbered(&sql, values.len()));
+        values.extend(read);
+    }
+    let with = if withs.is_empty() {
+        String::new()
+    } else {
+        format!("WITH {} ", withs.join(", "))
+    };
+    (format!("{with}{}", selects.join(" UNION ALL ")), values)
 }
 
 /// Inserts a game's row and seats (status and version as given), sent together
@@ -550,8 +615,21 @@ pub(super) async fn insert_game<W: Writing>(
     status: &str,
     version: i64,
     seats: &[SeatRecord],
-    (created, updated): (DateTime<Utc>, DateTime<Utc>),
+    times: (DateTime<Utc>, DateTime<Utc>),
 ) -> Result<(), StoreError> {
+    w.execute_together(game_rows(club, game, status, version, seats, times))
+        .await
+}
+
+/// The inserts of a game's row and its seats.
+fn game_rows(
+    club: &str,
+    game: &NewGame,
+    status: &str,
+    version: i64,
+    seats: &[SeatRecord],
+    (created, updated): (DateTime<Utc>, DateTime<Utc>),
+) -> Vec<Statement> {
     let mut statements = vec![(
         "INSERT INTO games (id, club_id, game, status, version, options, started_at, created_at, updated_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
@@ -577,7 +655,7 @@ pub(super) async fn insert_game<W: Writing>(
             values,
         ));
     }
-    w.execute_together(statements).await
+    statements
 }
 
 pub(super) async fn insert_event<W: Writing>(

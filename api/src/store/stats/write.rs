@@ -11,9 +11,10 @@ use crate::store::backend::Backend;
 use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::error::StoreError;
-use crate::store::lists::placeholders;
+use crate::store::lists::{Param, placeholders};
 use crate::store::sql_store::SqlStore;
 use crate::store::together::Statement;
+use crate::store::types::RowMoved;
 use crate::store::writes::{WriteOn, Writing, args};
 
 use super::periods::{day_start, month_start, next_day, next_month};
@@ -61,14 +62,23 @@ pub(super) fn reseated(
 }
 
 /// Rewrites one game's part of the read models inside the caller's transaction: the
-/// results and facts on its seats and its row, and its players' leaderboard sums.
+/// results and facts on its seats and its row, and its players' leaderboard sums. `moved`:
+/// the append that changes the result moves the game's row on too, written with its facts.
+/// Returns the writes left to send, which depend on nothing written after them (a first
+/// finish's day and month sums, its buckets' rows locked): an append sends them with its
+/// events ([`crate::store::together`]), any other caller as they are.
 pub(in crate::store) async fn write_result<W: Writing>(
     w: &mut W,
     club: &str,
     game: &GameRecord,
     was_finished: bool,
     result: Option<&GameResult>,
-) -> Result<(), StoreError> {
+    moved: Option<RowMoved<'_>>,
+) -> Result<Vec<Statement>, StoreError> {
+    if let (None, Some(moved)) = (result, moved) {
+        let (sql, values) = moved.update(&game.id, "", args![]);
+        w.execute(&sql, values).await?;
+    }
     // The seats' players as stored: a merge may have moved a seat to another player
     // since this game's state was held (a merge changes no game's version). On
     // PostgreSQL the seats stay locked, so no merge moves them before the commit, and so
@@ -136,7 +146,8 @@ pub(in crate::store) async fn write_result<W: Writing>(
     if had_result || result.is_none() {
         // The seats first: the sums are recomputed from them.
         if let Some(result) = result {
-            w.execute_together(seat_statements(game, result)?).await?;
+            w.execute_together(seat_statements(game, result, moved)?)
+                .await?;
         }
         if had_result {
             lock_snapshots(w, club).await?;
@@ -184,7 +195,7 @@ pub(in crate::store) async fn write_result<W: Writing>(
     } else if let Some(result) = result {
         // A first finish: its seats, its players' sums and runs, and the ratings' note
         // write rows no other of them reads, so they go together.
-        let mut together = seat_statements(game, result)?;
+        let mut together = seat_statements(game, result, moved)?;
         if !result.players.is_empty() {
             together.push(totals_added(club, game, result));
             together.extend(runs_added(club, game, result));
@@ -193,10 +204,10 @@ pub(in crate::store) async fn write_result<W: Writing>(
         w.execute_together(together).await?;
         if !result.players.is_empty() {
             add_to_snapshots(w, club, game, result).await?;
-            add_to_buckets(w, club, game, result).await?;
+            return add_to_buckets(w, club, game, result).await;
         }
     }
-    Ok(())
+    Ok(Vec::new())
 }
 
 /// A first finish added to its players' leaderboard sums: one upsert for all of them.
@@ -242,7 +253,11 @@ fn totals_added(club: &str, game: &GameRecord, result: &GameResult) -> Statement
 
 /// A finished game's totals, ranks and facts written onto its seats (one statement, a
 /// `CASE` per column by seat), and its whole-game facts onto its row.
-fn seat_statements(game: &GameRecord, result: &GameResult) -> Result<Vec<Statement>, StoreError> {
+fn seat_statements(
+    game: &GameRecord,
+    result: &GameResult,
+    moved: Option<RowMoved<'_>>,
+) -> Result<Vec<Statement>, StoreError> {
     // Every ruleset ranks every seat; the statistics count a game by its seat 1.
     let mut seats: Vec<i64> = result.players.iter().map(|p| p.seat).collect();
     seats.sort_unstable();
@@ -279,15 +294,26 @@ fn seat_statements(game: &GameRecord, result: &GameResult) -> Result<Vec<Stateme
         statements.push((sql, values));
     }
     // The variant and direction the statistics count this game's totals in.
-    statements.push((
-        "UPDATE games SET facts = $1, variant = $2, lower_wins = $3 WHERE id = $4".into(),
-        args![
-            facts.whole_game(),
-            result.variant.as_deref().unwrap_or(""),
-            i64::from(result.lower_wins),
-            &game.id
-        ],
-    ));
+    let counted_in = args![
+        facts.whole_game(),
+        result.variant.as_deref().unwrap_or(""),
+        i64::from(result.lower_wins),
+    ];
+    statements.push(match moved {
+        Some(moved) => moved.update(
+            &game.id,
+            "facts = $1, variant = $2, lower_wins = $3, ",
+            counted_in,
+        ),
+        None => {
+            let mut values = counted_in;
+            values.push(Param::from(&game.id));
+            (
+                "UPDATE games SET facts = $1, variant = $2, lower_wins = $3 WHERE id = $4".into(),
+                values,
+            )
+        }
+    });
     Ok(statements)
 }
 
@@ -440,14 +466,14 @@ pub(super) async fn add_to_snapshots<W: Writing>(
 }
 
 /// Adds a first finish to its day's and its month's sums, in the shard its game id
-/// picks: both rows are locked (created empty if missing), read, added to and
-/// written back.
+/// picks: both rows are locked (created empty if missing) and read; returns their writes
+/// back, added to.
 pub(super) async fn add_to_buckets<W: Writing>(
     w: &mut W,
     club: &str,
     game: &GameRecord,
     result: &GameResult,
-) -> Result<(), StoreError> {
+) -> Result<Vec<Statement>, StoreError> {
     let variant = result.variant.as_deref().unwrap_or("");
     let facts = FactsBySeat::new(game, result)?;
     let mut this = GameSummary::default();
@@ -477,7 +503,7 @@ pub(super) async fn add_to_buckets<W: Writing>(
         sum.merge(this.clone());
         sums.push((variant.to_owned(), span, starts_at, shard, sum));
     }
-    write_buckets(w, club, &game.game, &sums).await
+    Ok(bucket_writes(club, &game.game, &sums))
 }
 
 /// Locks the buckets of these variants, spans and shards, creating empty ones where
@@ -537,14 +563,14 @@ pub(super) async fn lock_buckets<W: Writing>(
     Ok(locked)
 }
 
-/// Writes bucket shards `(variant, span, starts_at, shard, sums)` whole; one without
-/// results is removed.
-pub(super) async fn write_buckets<W: Writing>(
-    w: &mut W,
+/// The writes of bucket shards `(variant, span, starts_at, shard, sums)` whole; one without
+/// results is removed. The two statements touch different rows: they may go together.
+fn bucket_writes(
     club: &str,
     game: &str,
     buckets: &[(String, &'static str, DateTime<Utc>, i64, GameSummary)],
-) -> Result<(), StoreError> {
+) -> Vec<Statement> {
+    let mut statements = Vec::with_capacity(2);
     // A recount empties every shard but 0: one statement for all of them.
     let emptied: Vec<_> = buckets.iter().filter(|b| b.4.results == 0).collect();
     if !emptied.is_empty() {
@@ -556,18 +582,17 @@ pub(super) async fn write_buckets<W: Writing>(
         for (variant, span, starts_at, shard, _) in emptied {
             values.extend(args![variant, *span, *starts_at, *shard]);
         }
-        w.execute(
-            &format!(
+        statements.push((
+            format!(
                 "DELETE FROM game_buckets WHERE club_id = $1 AND game = $2 \
                  AND (variant, span, starts_at, shard) IN (VALUES {keys})"
             ),
             values,
-        )
-        .await?;
+        ));
     }
     let kept: Vec<_> = buckets.iter().filter(|b| b.4.results > 0).collect();
     if kept.is_empty() {
-        return Ok(());
+        return statements;
     }
     let columns = 20;
     let update = BUCKET_COLUMNS
@@ -607,7 +632,8 @@ pub(super) async fn write_buckets<W: Writing>(
             sum.facts_json(false),
         ]);
     }
-    w.execute(&sql, values).await
+    statements.push((sql, values));
+    statements
 }
 
 /// Sums a game's day and month again from its seats, for the variants its earlier
@@ -665,7 +691,8 @@ pub(super) async fn recompute_buckets<W: Writing>(
             }
         }
     }
-    write_buckets(w, club, &game.game, &sums).await
+    w.execute_together(bucket_writes(club, &game.game, &sums))
+        .await
 }
 
 pub(super) async fn clear_statistics<S: SqlStore>(store: &S) -> Result<(), StoreError> {
@@ -718,7 +745,8 @@ pub(super) async fn replace_result<S: SqlStore>(
     if now != Some(game.version) {
         return Ok(false);
     }
-    write_result(&mut w, club, game, true, result).await?;
+    let rest = write_result(&mut w, club, game, true, result, None).await?;
+    w.execute_together(rest).await?;
     w.commit().await?;
     Ok(true)
 }
