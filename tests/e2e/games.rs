@@ -1,9 +1,8 @@
 //! Creating, reading and listing games.
 
 use serde_json::json;
-use sqlx::Connection;
 
-use crate::helpers::{Backend, TestApp, TestClub, event};
+use crate::helpers::{HeldWrite, TestApp, TestClub, event};
 use crate::on_both_backends;
 
 on_both_backends!(
@@ -302,28 +301,7 @@ async fn a_name_another_connection_adds_while_a_creation_waits_seats_that_player
          VALUES ('added-elsewhere', '{}', 'Ann', 'ann', CURRENT_TIMESTAMP)",
         club.id
     );
-    let mut other: Box<dyn std::any::Any> = match app.backend {
-        Backend::Sqlite => {
-            let mut db = sqlx::SqliteConnection::connect(&app.database_url)
-                .await
-                .unwrap();
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN IMMEDIATE; {added}")))
-                .execute(&mut db)
-                .await
-                .unwrap();
-            Box::new(db)
-        }
-        Backend::Postgres => {
-            let mut db = sqlx::PgConnection::connect(&app.database_url)
-                .await
-                .unwrap();
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN; {added}")))
-                .execute(&mut db)
-                .await
-                .unwrap();
-            Box::new(db)
-        }
-    };
+    let other = HeldWrite::begin(&app, &added).await;
 
     // When a game seating Ann is created meanwhile, and the other connection commits while the
     // creation waits for it (PostgreSQL: its insert of the name waits for the row; its read of
@@ -341,12 +319,7 @@ async fn a_name_another_connection_adds_while_a_creation_waits_seats_that_player
         })
     };
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    if let Some(db) = other.downcast_mut::<sqlx::SqliteConnection>() {
-        sqlx::raw_sql("COMMIT").execute(db).await.unwrap();
-    }
-    if let Some(db) = other.downcast_mut::<sqlx::PgConnection>() {
-        sqlx::raw_sql("COMMIT").execute(db).await.unwrap();
-    }
+    other.commit().await;
     let reply = created.await.unwrap();
 
     // Then the game is created, and Ann's seat is the player the other connection added

@@ -48,6 +48,50 @@ pub struct TestApp {
     _database: Option<TestDatabase>,
 }
 
+/// A write under way on a connection of its own, its transaction left open (on SQLite it holds
+/// the database's write lock) until [`HeldWrite::commit`].
+pub enum HeldWrite {
+    Sqlite(sqlx::SqliteConnection),
+    Postgres(sqlx::PgConnection),
+}
+
+impl HeldWrite {
+    /// Opens a connection to the server's database and runs `sql` in a transaction it leaves open.
+    pub async fn begin(app: &TestApp, sql: &str) -> Self {
+        use sqlx::Connection;
+        match app.backend {
+            Backend::Sqlite => {
+                let mut db = sqlx::SqliteConnection::connect(&app.database_url)
+                    .await
+                    .unwrap();
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN IMMEDIATE; {sql}")))
+                    .execute(&mut db)
+                    .await
+                    .unwrap();
+                Self::Sqlite(db)
+            }
+            Backend::Postgres => {
+                let mut db = sqlx::PgConnection::connect(&app.database_url)
+                    .await
+                    .unwrap();
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN; {sql}")))
+                    .execute(&mut db)
+                    .await
+                    .unwrap();
+                Self::Postgres(db)
+            }
+        }
+    }
+
+    pub async fn commit(self) {
+        match self {
+            Self::Sqlite(mut db) => sqlx::raw_sql("COMMIT").execute(&mut db).await.map(drop),
+            Self::Postgres(mut db) => sqlx::raw_sql("COMMIT").execute(&mut db).await.map(drop),
+        }
+        .unwrap();
+    }
+}
+
 /// A club and its token.
 pub struct TestClub {
     pub id: String,

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 use sqlx::Connection;
 
-use crate::helpers::{Backend, TestApp, event, ranks};
+use crate::helpers::{Backend, HeldWrite, TestApp, event, ranks};
 use crate::on_both_backends;
 use crate::statistics::{
     Rounds, abandon, at, g1_rounds, g2_rounds, g3_rounds, g4_rounds, g6_rounds, mint_condition,
@@ -866,28 +866,7 @@ async fn a_rebuild_empties_the_read_models_only_between_writes(app: TestApp) {
         .await
         .expect("a second connection to the server's database");
     let touch = format!("UPDATE games SET updated_at = updated_at WHERE id = '{id}'");
-    let write = match app.backend {
-        Backend::Sqlite => {
-            let mut db = sqlx::SqliteConnection::connect(&app.database_url)
-                .await
-                .unwrap();
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN IMMEDIATE; {touch}")))
-                .execute(&mut db)
-                .await
-                .unwrap();
-            Err(db)
-        }
-        Backend::Postgres => {
-            let mut db = sqlx::PgConnection::connect(&app.database_url)
-                .await
-                .unwrap();
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("BEGIN; {touch}")))
-                .execute(&mut db)
-                .await
-                .unwrap();
-            Ok(db)
-        }
-    };
+    let write = HeldWrite::begin(&app, &touch).await;
 
     // Act: the rebuild's first step, while the write is under way.
     let emptying = tokio::spawn(async move { store.clear_statistics().await });
@@ -895,11 +874,7 @@ async fn a_rebuild_empties_the_read_models_only_between_writes(app: TestApp) {
 
     // Assert: it waits for the write's commit, then empties the read models.
     assert!(!emptying.is_finished(), "emptied in the middle of a write");
-    match write {
-        Ok(mut db) => sqlx::raw_sql("COMMIT").execute(&mut db).await.map(drop),
-        Err(mut db) => sqlx::raw_sql("COMMIT").execute(&mut db).await.map(drop),
-    }
-    .unwrap();
+    write.commit().await;
     emptying.await.unwrap().expect("emptied after the commit");
     let board = get(
         &app,

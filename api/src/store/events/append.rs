@@ -380,18 +380,21 @@ async fn insert_events<W: Writing>(
     change: Option<Vec<Param>>,
     mut with: Vec<Statement>,
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    if let ([event], Some(change), Some(sql)) = (events, &change, W::Db::EVENT_WITH_CHANGE) {
-        let event = to_store(event.clone(), first, now);
-        let mut values = event_values(id, &event);
-        values.extend(change.iter().cloned());
-        with.push((sql.to_owned(), values));
-        let (sql, values) = together(with);
-        let row = w.fetch_one(&sql, values).await?;
-        return Ok(vec![StoredEvent {
-            position: row.try_get("position")?,
-            ..event
-        }]);
-    }
+    let change = match (events, change, W::Db::EVENT_WITH_CHANGE) {
+        ([event], Some(change), Some(sql)) => {
+            let event = to_store(event.clone(), first, now);
+            let mut values = event_values(id, &event);
+            values.extend(change);
+            with.push((sql.to_owned(), values));
+            let (sql, values) = together(with);
+            let row = w.fetch_one(&sql, values).await?;
+            return Ok(vec![StoredEvent {
+                position: row.try_get("position")?,
+                ..event
+            }]);
+        }
+        (_, change, _) => change,
+    };
     w.execute_together(with).await?;
     let mut stored = Vec::with_capacity(events.len());
     for (i, event) in events.iter().enumerate() {
@@ -490,15 +493,17 @@ async fn seats_of<W: Writing>(
         .iter()
         .filter_map(|seat| seat.player_id.as_ref())
         .collect();
-    let mut params = vec![Param::from(club)];
-    params.extend(new_keys.iter().map(|(key, _)| Param::from(key)));
-    params.extend(known.iter().map(|id| Param::from(*id)));
-    let read = (params.len() > 1).then(|| (seat_players_read(new_keys.len(), known.len()), params));
+    let read = || {
+        let mut params = vec![Param::from(club)];
+        params.extend(new_keys.iter().map(|(key, _)| Param::from(key)));
+        params.extend(known.iter().map(|id| Param::from(*id)));
+        (params.len() > 1).then(|| (seat_players_read(new_keys.len(), known.len()), params))
+    };
     let mut by_key = std::collections::HashMap::new();
     let mut ids = std::collections::HashSet::new();
     let mut read_again = true;
-    if W::Db::WRITES_TOGETHER && (new_game.is_some() || read.is_some()) {
-        let (sql, values) = checked_added_read(new_game, new_keys.len(), added, read.clone());
+    if W::Db::WRITES_TOGETHER && (new_game.is_some() || !new_keys.is_empty() || !known.is_empty()) {
+        let (sql, values) = checked_added_read(new_game, new_keys.len(), added, read());
         for row in w.fetch_all(&sql, values).await? {
             let Some(id) = row.try_get::<Option<String>, _>("id")? else {
                 return Ok(None);
@@ -529,7 +534,7 @@ async fn seats_of<W: Writing>(
             .await?;
         }
     }
-    if read_again && let Some((sql, params)) = read {
+    if read_again && let Some((sql, params)) = read() {
         for row in w.fetch_all(&sql, params).await? {
             let id: String = row.try_get("id")?;
             by_key.insert(row.try_get::<String, _>("name_key")?, id.clone());
