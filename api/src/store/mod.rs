@@ -22,6 +22,7 @@ mod gather;
 pub mod keepalive;
 mod lanes;
 mod lists;
+mod lookout;
 pub mod migrations;
 mod plain;
 mod players;

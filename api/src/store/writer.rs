@@ -15,6 +15,9 @@
 //! ([`Writer::database_turn`]), which the writer also takes for each batch, first come, first
 //! served.
 //!
+//! Between batches the writer looks at its queue before it sleeps, and a request alone in
+//! flight looks for its answer before its task sleeps ([`super::lookout`]).
+//!
 //! Clubs take turns. A batch takes its requests one club after another (the first of each
 //! club waiting, then the second…), and stops taking more once it has run [`BATCH_TIME`]: the
 //! rest lead the next batch. So a request that arrives behind one club's burst waits for the
@@ -34,6 +37,7 @@ use super::commit::settled_position;
 use super::commit::{AfterCommit, Shared, Written};
 use super::direct::Direct;
 use super::error::StoreError;
+use super::lookout::{self, InFlight, Looked, Lookout};
 use super::turns::Turns;
 use super::types::{Appended, NewGame};
 use super::writes::{Mark, Writes};
@@ -47,6 +51,8 @@ const IN_FLIGHT: usize = 256;
 /// A batch takes no further request once it has run this long: what a request arriving
 /// behind another club's burst waits for, twice at most (the batch under way, and its own).
 const BATCH_TIME: Duration = Duration::from_millis(10);
+/// The longest the writer looks for its next request before it sleeps ([`Lookout`]).
+const LONGEST_LOOK: Duration = Duration::from_micros(1_000);
 
 enum Job {
     Append {
@@ -92,6 +98,7 @@ pub(super) struct Writer {
     jobs: mpsc::Sender<Job>,
     turns: Arc<Turns>,
     database: Arc<tokio::sync::Mutex<()>>,
+    in_flight: InFlight,
 }
 
 impl Writer {
@@ -117,6 +124,10 @@ impl Writer {
         let database = Arc::new(tokio::sync::Mutex::new(()));
         let batches = Arc::clone(&database);
         let pin = std::env::var("TABLETALLY_SQLITE_WRITER_CPU").map_or(true, |v| v != "any");
+        let longest_look = std::env::var("TABLETALLY_SQLITE_WRITER_LOOK_US")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(LONGEST_LOOK, Duration::from_micros);
         std::thread::Builder::new()
             .name("sqlite-writer".into())
             .spawn(move || {
@@ -152,7 +163,16 @@ impl Writer {
                         let _ = ready.send(Ok(()));
                         Direct::lend(&mut handle, async move |direct| {
                             direct.watch_wal();
-                            run(direct, shared, &work, queue, &batches, &beside).await;
+                            run(
+                                direct,
+                                shared,
+                                &work,
+                                queue,
+                                &batches,
+                                &beside,
+                                longest_look,
+                            )
+                            .await;
                         })
                         .await;
                     }
@@ -166,6 +186,7 @@ impl Writer {
             jobs,
             turns: Turns::new(IN_FLIGHT),
             database,
+            in_flight: InFlight::new(longest_look),
         })
     }
 
@@ -182,6 +203,7 @@ impl Writer {
         request: AppendRequest,
         prepared: Option<HeldGame>,
     ) -> Result<Appended, StoreError> {
+        let entered = self.in_flight.enter();
         let _turn = self.turns.take(club).await;
         let (reply, answer) = oneshot::channel();
         self.submit(Job::Append {
@@ -192,7 +214,9 @@ impl Writer {
             reply,
         })
         .await?;
-        answer.await.unwrap_or_else(|_| Err(stopped()))
+        lookout::answer(answer, entered.look)
+            .await
+            .unwrap_or_else(|_| Err(stopped()))
     }
 
     pub(super) async fn create(
@@ -200,6 +224,7 @@ impl Writer {
         club: &str,
         game: NewGame,
     ) -> Result<Option<GameRecord>, StoreError> {
+        let entered = self.in_flight.enter();
         let _turn = self.turns.take(club).await;
         let (reply, answer) = oneshot::channel();
         self.submit(Job::Create {
@@ -208,7 +233,9 @@ impl Writer {
             reply,
         })
         .await?;
-        answer.await.unwrap_or_else(|_| Err(stopped()))
+        lookout::answer(answer, entered.look)
+            .await
+            .unwrap_or_else(|_| Err(stopped()))
     }
 
     async fn submit(&self, job: Job) -> Result<(), StoreError> {
@@ -227,15 +254,27 @@ async fn run(
     mut queue: mpsc::Receiver<Job>,
     database: &tokio::sync::Mutex<()>,
     beside: &Beside,
+    longest_look: Duration,
 ) {
     let mut asked = None;
+    let mut lookout = Lookout::new(longest_look);
     // Requests a batch left for the next (it ran out of time), then those received.
     let mut waiting: Vec<Job> = Vec::with_capacity(IN_FLIGHT);
     loop {
         // Wait for one request, then for the database's turn, then take every other request
         // waiting by then.
-        if waiting.is_empty() && queue.recv_many(&mut waiting, IN_FLIGHT).await == 0 {
-            return;
+        if waiting.is_empty() {
+            let idle = Instant::now();
+            match lookout.look(&mut queue) {
+                Looked::Came(job) => waiting.push(job),
+                Looked::Closed => return,
+                Looked::Nothing => {
+                    if queue.recv_many(&mut waiting, IN_FLIGHT).await == 0 {
+                        return;
+                    }
+                    lookout.slept(idle.elapsed());
+                }
+            }
         }
         let _turn = database.lock().await;
         while let Ok(job) = queue.try_recv() {
