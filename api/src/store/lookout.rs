@@ -1,13 +1,13 @@
 //! SQLite's writer looks at its queue for a while before it sleeps.
 //!
-//! On this kind of virtual machine a sleeping CPU is slow to wake: the host halts it, and the
+//! On a virtual machine a sleeping CPU can be slow to wake: the host halts it, and the
 //! request that wakes it waits for that. A table's next append often reaches the writer a few
 //! hundred microseconds after its last commit. So after a batch the writer looks at its queue
 //! for a while, yielding its CPU to any other thread that wants it, and sleeps only if nothing
 //! came.
 //!
 //! How long it looks adapts, as the kernel's halt polling does. The look grows while the next
-//! request comes within [`Lookout::longest`] of the batch before, and shrinks when one comes
+//! request comes within the longest look of the batch before, and shrinks when one comes
 //! later. A writer whose requests come far apart (or not at all) soon does not look at all.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,6 +17,10 @@ use tokio::sync::mpsc::{self, error::TryRecvError};
 
 /// The shortest look; a shorter one is none.
 const SHORTEST: Duration = Duration::from_micros(25);
+/// The longest a request looks for its answer: about a lone commit's time here. A look that
+/// lasts longer than the commit it waits for is CPU taken from the server's other work
+/// (bench log 2026-12-07, "SQLite's writer looks before it sleeps").
+const LONGEST_ANSWER_LOOK: Duration = Duration::from_micros(300);
 
 /// What a look found.
 pub(super) enum Looked<T> {
@@ -77,19 +81,20 @@ impl Lookout {
 }
 
 /// The writer's requests in flight (queued, waiting for their club's turn or in a batch).
-/// A request alone in flight looks for its answer before its task sleeps: its worker has
-/// nothing else of the writer's to do, and the answer comes within a commit. With others in
-/// flight it does not, for its worker is needed to bring them.
+/// A request alone in flight looks for its answer (for up to 300 µs) before its task sleeps:
+/// its worker has nothing else of the writer's to do, and the answer comes within a commit.
+/// With others in flight it does not, for its worker is needed to bring them.
 pub(super) struct InFlight {
     count: AtomicUsize,
     longest: Duration,
 }
 
 impl InFlight {
+    /// `longest`: the writer's longest look; a request looks no longer than it.
     pub(super) fn new(longest: Duration) -> Self {
         Self {
             count: AtomicUsize::new(0),
-            longest,
+            longest: longest.min(LONGEST_ANSWER_LOOK),
         }
     }
 
@@ -198,9 +203,10 @@ mod tests {
         let in_flight = InFlight::new(us(1_000));
         let first = in_flight.enter();
         let second = in_flight.enter();
-        assert_eq!((first.look, second.look), (us(1_000), Duration::ZERO));
+        assert_eq!((first.look, second.look), (us(300), Duration::ZERO));
         drop((first, second));
-        assert_eq!(in_flight.enter().look, us(1_000));
+        assert_eq!(in_flight.enter().look, us(300));
+        assert_eq!(InFlight::new(us(100)).enter().look, us(100));
     }
 
     #[test]
