@@ -9,6 +9,9 @@
 //! How long it looks adapts, as the kernel's halt polling does. The look grows while the next
 //! request comes within the longest look of the batch before, and shrinks when one comes
 //! later. A writer whose requests come far apart (or not at all) soon does not look at all.
+//!
+//! For the same reason the writer's thread keeps to one CPU ([`keep_to_one_cpu`]), which its
+//! connection's idle sqlx thread inherits: no hand-off between the two wakes a sleeping CPU.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -135,6 +138,20 @@ pub(super) async fn answer<T>(
         }
     }
     answer.await
+}
+
+/// Keeps the calling thread, and the threads it starts, to the last CPU it may run on. Nothing
+/// to do with one CPU.
+pub(super) fn keep_to_one_cpu() {
+    let Some(cpus) = core_affinity::get_core_ids() else {
+        return;
+    };
+    if cpus.len() < 2 {
+        return;
+    }
+    if let Some(last) = cpus.last() {
+        core_affinity::set_for_current(*last);
+    }
 }
 
 #[cfg(test)]

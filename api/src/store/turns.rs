@@ -4,7 +4,8 @@
 //! club correcting as fast as they can kept another club's write waiting for all of theirs.
 //! Here each club waiting has its own line, and a turn given back goes to the next club in
 //! rotation, so a club that arrives behind a burst waits for one turn of each club ahead of
-//! it, not for the burst. Within a club, first come, first served.
+//! it, not for the burst. Within a club, first come, first served. The same rotation orders the
+//! requests of one of SQLite's batches ([`clubs_in_turn`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -115,6 +116,30 @@ impl Drop for Turn {
     }
 }
 
+/// `items` one club after another: the first of each club (in the order the clubs first
+/// appear), then the second of each…; a club's own in the order given. A batch of the writer
+/// takes its requests in this order.
+pub(super) fn clubs_in_turn<T>(items: Vec<T>, club: impl Fn(&T) -> &str) -> Vec<T> {
+    let mut lines: Vec<(String, VecDeque<T>)> = Vec::new();
+    for item in items {
+        match lines.iter_mut().find(|(c, _)| c == club(&item)) {
+            Some((_, line)) => line.push_back(item),
+            None => lines.push((club(&item).to_owned(), [item].into())),
+        }
+    }
+    let mut in_turn = Vec::with_capacity(lines.iter().map(|(_, l)| l.len()).sum());
+    while !lines.is_empty() {
+        lines.retain_mut(|(_, line)| match line.pop_front() {
+            Some(item) => {
+                in_turn.push(item);
+                !line.is_empty()
+            }
+            None => false,
+        });
+    }
+    in_turn
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +205,22 @@ mod tests {
         let _two = turns.take("friday").await;
 
         assert!(now(turns.take("monday")).is_none());
+    }
+
+    #[test]
+    fn a_batch_takes_one_request_of_each_club_in_turn_so_a_burst_does_not_go_first() {
+        let requests = vec![
+            ("friday", "f1"),
+            ("friday", "f2"),
+            ("friday", "f3"),
+            ("monday", "m1"),
+            ("tuesday", "t1"),
+            ("monday", "m2"),
+        ];
+
+        let in_turn = clubs_in_turn(requests, |(club, _)| club);
+
+        let ids: Vec<&str> = in_turn.iter().map(|(_, id)| *id).collect();
+        assert_eq!(ids, ["f1", "m1", "t1", "f2", "m2", "f3"]);
     }
 }

@@ -38,7 +38,7 @@ use super::commit::{AfterCommit, Shared, Written};
 use super::direct::Direct;
 use super::error::StoreError;
 use super::lookout::{self, InFlight, Looked, Lookout};
-use super::turns::Turns;
+use super::turns::{Turns, clubs_in_turn};
 use super::types::{Appended, NewGame};
 use super::writes::{Mark, Writes};
 use crate::append::AppendRequest;
@@ -132,7 +132,7 @@ impl Writer {
             .name("sqlite-writer".into())
             .spawn(move || {
                 if pin {
-                    keep_to_one_cpu();
+                    lookout::keep_to_one_cpu();
                 }
                 let runtime = match tokio::runtime::Builder::new_current_thread()
                     .enable_all()
@@ -280,7 +280,7 @@ async fn run(
         while let Ok(job) = queue.try_recv() {
             waiting.push(job);
         }
-        let jobs = clubs_in_turn(std::mem::take(&mut waiting));
+        let jobs = clubs_in_turn(std::mem::take(&mut waiting), Job::club);
         waiting = batch(direct, &shared, work, jobs).await;
         checkpoint(direct, beside, &mut asked);
     }
@@ -291,43 +291,6 @@ impl Job {
         match self {
             Job::Append { club, .. } | Job::Create { club, .. } => club,
         }
-    }
-}
-
-/// The requests one club after another: the first of each club (in the order the clubs
-/// first appear), then the second of each…; a club's own in the order given.
-fn clubs_in_turn(jobs: Vec<Job>) -> Vec<Job> {
-    let mut lines: Vec<(String, std::collections::VecDeque<Job>)> = Vec::new();
-    for job in jobs {
-        match lines.iter_mut().find(|(club, _)| club == job.club()) {
-            Some((_, line)) => line.push_back(job),
-            None => lines.push((job.club().to_owned(), [job].into())),
-        }
-    }
-    let mut in_turn = Vec::with_capacity(lines.iter().map(|(_, l)| l.len()).sum());
-    while !lines.is_empty() {
-        lines.retain_mut(|(_, line)| match line.pop_front() {
-            Some(job) => {
-                in_turn.push(job);
-                !line.is_empty()
-            }
-            None => false,
-        });
-    }
-    in_turn
-}
-
-/// Keeps the calling thread, and the threads it starts, to the last CPU it may run on. Nothing
-/// to do with one CPU.
-fn keep_to_one_cpu() {
-    let Some(cpus) = core_affinity::get_core_ids() else {
-        return;
-    };
-    if cpus.len() < 2 {
-        return;
-    }
-    if let Some(last) = cpus.last() {
-        core_affinity::set_for_current(*last);
     }
 }
 
@@ -609,48 +572,6 @@ mod tests {
     use crate::store::checkpoints::checkpoints;
     use crate::store::writes::args;
 
-    fn create(club: &str, id: &str) -> Job {
-        let game = NewGame {
-            id: id.into(),
-            game: "mint-condition".into(),
-            players: Vec::new(),
-            options: serde_json::json!({}),
-            started_at: chrono::DateTime::UNIX_EPOCH,
-            recorded_by: None,
-        };
-        Job::Create {
-            club: club.into(),
-            game,
-            reply: oneshot::channel().0,
-        }
-    }
-
-    fn ids(jobs: &[Job]) -> Vec<&str> {
-        jobs.iter()
-            .map(|job| match job {
-                Job::Create { game, .. } => game.id.as_str(),
-                Job::Append { id, .. } => id.as_str(),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_batch_takes_one_request_of_each_club_in_turn_so_a_burst_does_not_go_first() {
-        let jobs = vec![
-            create("friday", "f1"),
-            create("friday", "f2"),
-            create("friday", "f3"),
-            create("monday", "m1"),
-            create("tuesday", "t1"),
-            create("monday", "m2"),
-        ];
-
-        assert_eq!(
-            ids(&clubs_in_turn(jobs)),
-            ["f1", "m1", "t1", "f2", "m2", "f3"]
-        );
-    }
-
     /// Writes a note named after the game, then refuses the games whose id says so.
     struct Notes;
 
@@ -691,9 +612,13 @@ mod tests {
     }
 
     fn new_game(id: &str) -> NewGame {
-        match create("club", id) {
-            Job::Create { game, .. } => game,
-            Job::Append { .. } => unreachable!(),
+        NewGame {
+            id: id.into(),
+            game: "mint-condition".into(),
+            players: Vec::new(),
+            options: serde_json::json!({}),
+            started_at: chrono::DateTime::UNIX_EPOCH,
+            recorded_by: None,
         }
     }
 
