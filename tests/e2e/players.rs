@@ -12,7 +12,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestClub, ranks};
+use crate::helpers::{HeldWrite, TestApp, TestClub, ranks};
 use crate::on_both_backends;
 use crate::statistics::{at, g1_rounds, g2_rounds, g4_rounds, mint_condition, seat_ids};
 
@@ -108,6 +108,7 @@ on_both_backends!(
     a_rename_onto_another_players_name_is_a_conflict_naming_them,
     head_to_head_takes_names_or_ids,
     a_game_in_progress_when_its_player_is_merged_finishes_for_the_merged_player,
+    a_seat_moved_while_its_games_last_round_waits_finishes_for_the_player_it_moved_to,
     a_game_created_while_its_player_is_merged_is_created_or_refused_never_a_500,
     a_merge_sent_again_after_its_answer_was_lost_is_answered_as_done,
     a_games_etag_changes_when_one_of_its_players_is_merged,
@@ -507,6 +508,53 @@ async fn a_game_in_progress_when_its_player_is_merged_finishes_for_the_merged_pl
     assert_eq!(
         listed(&c.get(&app, "/v1/players").await),
         vec![(s("Ann"), 3), (s("Bo"), 3), (s("Cy"), 2)]
+    );
+}
+
+async fn a_seat_moved_while_its_games_last_round_waits_finishes_for_the_player_it_moved_to(
+    app: TestApp,
+) {
+    // Given the history, and G4 (Anne, Cy; G1's rounds) with two of its three rounds recorded,
+    // and another connection moving G4's seat of Anne to Ann as a merge does: the game's row
+    // locked first (PostgreSQL), not yet committed
+    let c = seed(&app).await;
+    let g4 = mint_condition(&app, &c.club, "2026-04-04", ("Anne", "Cy"), g1_rounds(), 2).await;
+    let lock = match app.backend {
+        crate::helpers::Backend::Postgres => {
+            format!("SELECT id FROM games WHERE id = '{g4}' FOR UPDATE;")
+        }
+        crate::helpers::Backend::Sqlite => String::new(),
+    };
+    let moved = format!(
+        "{lock} UPDATE game_players SET player_id = '{}' WHERE game_id = '{g4}' AND player_id = '{}'",
+        c.ann, c.anne
+    );
+    let other = HeldWrite::begin(&app, &moved).await;
+
+    // When G4's last round is recorded, and the move commits while the append waits for the
+    // game's row (PostgreSQL: the append's locks are one statement, begun before the commit)
+    let [_, _, (anne, cy)] = g1_rounds();
+    let round = vec![crate::helpers::event(
+        "round_collected",
+        json!({"round": 3, "collections": {"Anne": anne, "Cy": cy}}),
+    )];
+    let (last, ()) = tokio::join!(app.append(&c.club, &g4, Some(3), round), async {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        other.commit().await;
+    });
+
+    // Then G4 finishes for Ann: Ann has G1 (6, won) and G4 (6, won), Anne G2 alone
+    assert_eq!(last.status, 201, "{}", last.body);
+    let ann = c.get(&app, &format!("/v1/players/{}/stats", c.ann)).await;
+    assert_eq!((&ann["games_played"], &ann["wins"]), (&json!(2), &json!(2)));
+    let anne = c.get(&app, &format!("/v1/players/{}/stats", c.anne)).await;
+    assert_eq!(
+        (&anne["games_played"], &anne["wins"]),
+        (&json!(1), &json!(1))
+    );
+    assert_eq!(
+        listed(&c.get(&app, "/v1/players").await),
+        vec![(s("Ann"), 2), (s("Anne"), 1), (s("Bo"), 3), (s("Cy"), 2)]
     );
 }
 

@@ -233,6 +233,61 @@ impl Writing for Writes<'_, sqlx::Postgres> {
     }
 }
 
+/// PostgreSQL statements each committed on its own, outside a transaction, on a kept
+/// connection: for a write that is one statement after reads
+/// ([`super::events::append::create_known`]).
+pub(super) struct Autocommit<'c> {
+    conn: &'c mut sqlx::PgConnection,
+    events: i64,
+}
+
+impl<'c> Autocommit<'c> {
+    pub(super) fn on(lane: &'c mut super::lanes::Lane) -> Self {
+        Self {
+            conn: &mut ***lane,
+            events: 0,
+        }
+    }
+}
+
+impl Writing for Autocommit<'_> {
+    type Db = sqlx::Postgres;
+    type Row = sqlx::postgres::PgRow;
+
+    fn is_sole_writer(&self) -> bool {
+        false
+    }
+
+    fn provisional_position(&mut self) -> i64 {
+        self.events += 1;
+        -self.events
+    }
+
+    async fn execute(&mut self, sql: &str, args: Vec<Param>) -> Result<(), StoreError> {
+        pg_query(sql, args)
+            .execute(&mut *self.conn)
+            .await
+            .map_err(translate)?;
+        Ok(())
+    }
+
+    async fn fetch_all(
+        &mut self,
+        sql: &str,
+        args: Vec<Param>,
+    ) -> Result<Vec<sqlx::postgres::PgRow>, StoreError> {
+        pg_query(sql, args)
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(translate)
+    }
+
+    /// Each statement was committed as it ran.
+    async fn commit(self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
 fn pg_query(
     sql: &str,
     args: Vec<Param>,

@@ -2,6 +2,8 @@
 //! its first event, and the rows both write (the game's row, its seats and players, its events,
 //! the lobby's changes). The caller holds the transaction and commits it.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, SubsecRound, Utc};
 use serde_json::json;
 use tabletally_domain::Scoreboard;
@@ -14,7 +16,8 @@ use crate::store::columns::Columns;
 use crate::store::commit::{AfterCommit, Shared, Written};
 use crate::store::error::StoreError;
 use crate::store::lists::{Param, placeholders};
-use crate::store::stats::write::write_result;
+use crate::store::stats::periods::month_start;
+use crate::store::stats::write::{lock_first_finish, write_result};
 use crate::store::together::{Statement, renumbered, together};
 use crate::store::types::RowMoved;
 use crate::store::types::{Appended, NewGame, NewSeat, SCHEMA_VERSION, change_kind};
@@ -46,6 +49,21 @@ impl Decided {
             Decision::Append { status, result: None, .. }
                 if status.as_str() == self.held.game.status && self.held.game.status != "finished"
         )
+    }
+
+    /// The month of a first finish with players, which adds to the statistics' shared rows
+    /// ([`write_result`]): its locks may be taken with the game's row.
+    fn first_finish_month(&self) -> Option<DateTime<Utc>> {
+        match &self.decision {
+            Decision::Append {
+                result: Some(result),
+                read_models: true,
+                ..
+            } if self.held.game.status != "finished" && !result.players.is_empty() => {
+                Some(month_start(self.held.game.started_at))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -154,15 +172,31 @@ pub(super) async fn append_in<W: Writing>(
     {
         return decide_and_write(shared, w, club, id, request, held).await;
     }
-    let row = w
-        .fetch_optional(&format!("{GAME_ROW}{}", W::Db::LOCK_ROW), args![id, club])
-        .await?;
-    let Some(row) = row else {
-        return Err(StoreError::NotFound);
+    // A first finish decided from the held state takes its seats' and the month snapshots'
+    // locks with the game's row on PostgreSQL: one round trip for the three.
+    let locks = match decided.as_ref().and_then(Decided::first_finish_month) {
+        Some(month) => lock_first_finish(w, GAME_ROW, (id, club), month).await?,
+        None => None,
     };
-    let row = game_row(&row)?;
+    let (row, locked) = match locks {
+        Some((rows, seated)) => {
+            let Some(first) = rows.first() else {
+                return Err(StoreError::NotFound);
+            };
+            (game_row(first)?, Some(seated))
+        }
+        None => {
+            let row = w
+                .fetch_optional(&format!("{GAME_ROW}{}", W::Db::LOCK_ROW), args![id, club])
+                .await?;
+            let Some(row) = row else {
+                return Err(StoreError::NotFound);
+            };
+            (game_row(&row)?, None)
+        }
+    };
     if let Some(decided) = decided.filter(|d| d.version == row.version) {
-        return write_decided(shared, w, club, id, decided.decision, decided.held).await;
+        return write_decided(shared, w, club, id, decided.decision, decided.held, locked).await;
     }
     let prepared = prepared.filter(|p| p.game.version == row.version);
     let held = match shared.cache.take(id, row.version).or(prepared) {
@@ -194,7 +228,7 @@ pub(super) async fn decide_and_write<W: Writing>(
         held = HeldGame::replay(held.game, log).map_err(|e| corrupt("stored game", e))?;
     }
     match append::decide(&mut held, request) {
-        Ok(decision) => write_decided(shared, w, club, id, decision, held).await,
+        Ok(decision) => write_decided(shared, w, club, id, decision, held, None).await,
         Err(refused) => {
             // Unchanged by a refusal, and still at the row's version.
             if refused.left_the_state() {
@@ -214,6 +248,7 @@ pub(super) async fn write_decided<W: Writing>(
     id: &str,
     decision: Decision,
     held: HeldGame,
+    locked: Option<BTreeMap<i64, String>>,
 ) -> Result<Written<Appended>, StoreError> {
     match decision {
         Decision::AlreadyStored { events } => {
@@ -258,6 +293,7 @@ pub(super) async fn write_decided<W: Writing>(
                     held.game.status == "finished",
                     result.as_ref(),
                     Some(moved),
+                    locked,
                 )
                 .await?;
             } else {
@@ -291,9 +327,33 @@ pub(super) async fn create_in<W: Writing>(
     club: &str,
     game: &NewGame,
 ) -> Result<Written<Option<GameRecord>>, StoreError> {
+    created(w, club, game, true).await
+}
+
+/// PostgreSQL: a club's usual creation, whose players are all the club's already and whose
+/// id is new, is one read and then one statement writing every row, so it needs no
+/// transaction (`w` commits each statement on its own). `None`, with nothing written, when a
+/// name is new to the club or the id is taken: the transaction's way ([`create_in`]) then.
+pub(super) async fn create_known<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &NewGame,
+) -> Result<Option<Written<Option<GameRecord>>>, StoreError> {
+    let written = created(w, club, game, false).await?;
+    Ok(written.after.is_some().then_some(written))
+}
+
+/// [`create_in`]; `adding`: the seats' new names are added to the club's players (else the
+/// game is not created when one is new).
+async fn created<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &NewGame,
+    adding: bool,
+) -> Result<Written<Option<GameRecord>>, StoreError> {
     let now = now();
-    let Some(seats) = seats_of(w, club, Some(&game.id), &game.players, now).await? else {
-        // Stored already: the creation was sent again.
+    let Some(seats) = seats_of(w, club, Some(&game.id), &game.players, now, adding).await? else {
+        // Stored already (the creation was sent again), or a name is new and not `adding`.
         return Ok(Written {
             answer: None,
             after: None,
@@ -455,18 +515,21 @@ pub(super) async fn seat_players<W: Writing>(
     now: DateTime<Utc>,
 ) -> Result<Vec<SeatRecord>, StoreError> {
     // With no game id to look for, never `None`.
-    Ok(seats_of(w, club, None, players, now)
+    Ok(seats_of(w, club, None, players, now, true)
         .await?
         .unwrap_or_default())
 }
 
 /// [`seat_players`], after checking that no game has the id `new_game` yet (`None`: one has).
+/// Not `adding` (PostgreSQL only), nothing is written: `None` too when a name is new to the
+/// club or a player id is not found.
 async fn seats_of<W: Writing>(
     w: &mut W,
     club: &str,
     new_game: Option<&str>,
     players: &[NewSeat],
     now: DateTime<Utc>,
+    adding: bool,
 ) -> Result<Option<Vec<SeatRecord>>, StoreError> {
     // Add the new names first, in key order (the order every creation inserts them
     // in, so two creations adding the same names cannot deadlock); a concurrent
@@ -503,7 +566,8 @@ async fn seats_of<W: Writing>(
     let mut ids = std::collections::HashSet::new();
     let mut read_again = true;
     if W::Db::WRITES_TOGETHER && (new_game.is_some() || !new_keys.is_empty() || !known.is_empty()) {
-        let (sql, values) = checked_added_read(new_game, new_keys.len(), added, read());
+        let names = if adding { new_keys.len() } else { 0 };
+        let (sql, values) = checked_added_read(new_game, names, added, read());
         for row in w.fetch_all(&sql, values).await? {
             let Some(id) = row.try_get::<Option<String>, _>("id")? else {
                 return Ok(None);
@@ -514,6 +578,9 @@ async fn seats_of<W: Writing>(
         // A name another creation added since this statement began is in neither part.
         read_again = new_keys.iter().any(|(key, _)| !by_key.contains_key(key))
             || known.iter().any(|id| !ids.contains(*id));
+        if read_again && !adding {
+            return Ok(None);
+        }
     } else {
         if let Some(id) = new_game
             && w.fetch_optional("SELECT 1 FROM games WHERE id = $1", args![id])

@@ -14,7 +14,7 @@
 //! - [`sql`]: the statements;
 //! - [`write`], [`read`]: the two sides.
 
-mod periods;
+pub(in crate::store) mod periods;
 mod rated_seats;
 pub(in crate::store) mod ratings;
 mod read;

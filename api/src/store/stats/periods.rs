@@ -22,7 +22,7 @@ pub(super) fn day_start(t: DateTime<Utc>) -> DateTime<Utc> {
     t.date_naive().and_time(NaiveTime::MIN).and_utc()
 }
 
-pub(super) fn month_start(t: DateTime<Utc>) -> DateTime<Utc> {
+pub(in crate::store) fn month_start(t: DateTime<Utc>) -> DateTime<Utc> {
     let first = t
         .date_naive()
         .with_day(1)

@@ -67,6 +67,10 @@ pub(super) fn reseated(
 /// Returns the writes left to send, which depend on nothing written after them (a first
 /// finish's day and month sums, its buckets' rows locked): an append sends them with its
 /// events ([`crate::store::together`]), any other caller as they are.
+///
+/// `locked`: a first finish's seats as the transaction read and locked them with the game's
+/// row, the month snapshots' lock taken after them ([`lock_first_finish`]); `None`: they are
+/// read and locked here.
 pub(in crate::store) async fn write_result<W: Writing>(
     w: &mut W,
     club: &str,
@@ -74,6 +78,7 @@ pub(in crate::store) async fn write_result<W: Writing>(
     was_finished: bool,
     result: Option<&GameResult>,
     moved: Option<RowMoved<'_>>,
+    locked: Option<BTreeMap<i64, String>>,
 ) -> Result<Vec<Statement>, StoreError> {
     if let (None, Some(moved)) = (result, moved) {
         let (sql, values) = moved.update(&game.id, "", args![]);
@@ -88,24 +93,17 @@ pub(in crate::store) async fn write_result<W: Writing>(
     // concurrent game creations unblocked; SQLite: the database write lock already
     // serialises appends). A first finish takes them too: its runs continue the player's
     // previous run, which a concurrent finish of the same player must have committed.
-    let seated = w
-        .fetch_all(
-            &format!(
-                "SELECT gp.seat, gp.player_id FROM game_players gp \
-                 JOIN players p ON p.id = gp.player_id \
-                 WHERE gp.game_id = $1 ORDER BY p.id {}",
-                W::Db::LOCK_SEATS
-            ),
-            args![&game.id],
-        )
-        .await?;
-    let mut now_seated = BTreeMap::new();
-    for row in &seated {
-        now_seated.insert(
-            row.try_get::<i64, _>("seat")?,
-            row.try_get::<String, _>("player_id")?,
-        );
-    }
+    let snapshots_locked = locked.is_some();
+    let now_seated = match locked {
+        Some(seated) => seated,
+        None => seated_of(
+            &w.fetch_all(
+                &format!("{SEATS} ORDER BY p.id {}", W::Db::LOCK_SEATS),
+                args![&game.id],
+            )
+            .await?,
+        )?,
+    };
     let (game, result) = reseated(game, result, &now_seated);
     let (game, result) = (&game, result.as_ref());
     // A game that was finished may hold an earlier result: clear it (a first finish
@@ -193,21 +191,101 @@ pub(in crate::store) async fn write_result<W: Writing>(
         let (sql, values) = noted;
         w.execute(&sql, values).await?;
     } else if let Some(result) = result {
-        // A first finish: its seats, its players' sums and runs, and the ratings' note
-        // write rows no other of them reads, so they go together.
+        // A first finish: its seats, its players' sums and runs, the ratings' note, its
+        // later months' snapshots and its buckets write rows no other of them reads, so
+        // they go together, after the reads of the snapshots and buckets.
         let mut together = seat_statements(game, result, moved)?;
         if !result.players.is_empty() {
             together.push(totals_added(club, game, result));
             together.extend(runs_added(club, game, result));
+            together.extend(
+                added_to_snapshots_and_buckets(w, club, game, result, snapshots_locked).await?,
+            );
         }
         together.push(noted);
-        w.execute_together(together).await?;
-        if !result.players.is_empty() {
-            add_to_snapshots(w, club, game, result).await?;
-            return add_to_buckets(w, club, game, result).await;
-        }
+        return Ok(together);
     }
     Ok(Vec::new())
+}
+
+/// The read of a game's seats' players (`$1` the game), locked in their players' id order.
+const SEATS: &str = "SELECT gp.seat, gp.player_id FROM game_players gp \
+     JOIN players p ON p.id = gp.player_id WHERE gp.game_id = $1";
+
+/// Seat → player id, from rows of [`SEATS`] (or of [`first_finish_locks`]).
+fn seated_of(rows: &[impl Columns]) -> Result<BTreeMap<i64, String>, StoreError> {
+    let mut seated = BTreeMap::new();
+    for row in rows {
+        if let Some(seat) = row.try_get::<Option<i64>, _>("seat")? {
+            seated.insert(seat, row.try_get::<String, _>("player_id")?);
+        }
+    }
+    Ok(seated)
+}
+
+/// PostgreSQL: a first finish's locks taken with its game's row, in one statement (`$1` the
+/// game, `$2` the club, `$3` its month), in the order every writer takes them: the game's row
+/// (`game_row`), its seats, their players in id order, the month snapshots' lock to add
+/// ([`Backend::SNAPSHOTS_LOCK_TO_ADD`]). Its rows: the game's columns with each seat's (`seat`,
+/// `player_id`) and how many players were locked (`players_locked`); none when the game is not
+/// the club's. `None` on SQLite, whose transaction holds the database's write lock.
+///
+/// The seats are locked apart from their players: a merge that moved one (it locks the game's
+/// row first) has committed by the time the row is locked, and a seat's lock then reads the
+/// seat as the merge left it, where a join with the player the statement began with would
+/// drop it.
+fn first_finish_locks<DB: Backend>(game_row: &str) -> Option<String> {
+    let snapshots = crate::store::together::renumbered(DB::SNAPSHOTS_LOCK_TO_ADD?, 1);
+    Some(format!(
+        "WITH g AS MATERIALIZED ({game_row}{}), \
+         s AS MATERIALIZED (SELECT seat, player_id FROM game_players \
+           WHERE game_id = $1 AND EXISTS (SELECT 1 FROM g) {lock}), \
+         p AS MATERIALIZED (SELECT id FROM players WHERE id IN (SELECT player_id FROM s) \
+           ORDER BY id {lock}), \
+         l AS MATERIALIZED ({snapshots} FROM (SELECT COUNT(*) FROM p) AS after_players) \
+         SELECT g.*, s.seat, s.player_id, (SELECT COUNT(*) FROM p) AS players_locked \
+         FROM g CROSS JOIN l LEFT JOIN s ON true",
+        DB::LOCK_ROW,
+        lock = DB::LOCK_SEATS,
+    ))
+}
+
+/// Locks a first finish's game's row, seats, players and month snapshots
+/// ([`first_finish_locks`]): the rows read (none: not the club's game) and the seats' players
+/// as stored, for [`write_result`]'s `locked`. `None` on SQLite.
+pub(in crate::store) async fn lock_first_finish<W: Writing>(
+    w: &mut W,
+    game_row: &str,
+    (id, club): (&str, &str),
+    month: DateTime<Utc>,
+) -> Result<Option<(Vec<W::Row>, BTreeMap<i64, String>)>, StoreError> {
+    let Some(sql) = first_finish_locks::<W::Db>(game_row) else {
+        return Ok(None);
+    };
+    let rows = w.fetch_all(&sql, args![id, club, month]).await?;
+    let seated = seated_of(&rows)?;
+    let mut players: Vec<&String> = seated.values().collect();
+    players.sort_unstable();
+    players.dedup();
+    let locked = match rows.first() {
+        Some(row) => row.try_get::<i64, _>("players_locked")?,
+        None => 0,
+    };
+    if locked != players.len() as i64 {
+        // A seat moved to a player added since the statement began, whose row it did not
+        // see: locked now.
+        let marks = (1..=players.len())
+            .map(|n| format!("${n}"))
+            .collect::<Vec<_>>();
+        let sql = format!(
+            "SELECT id FROM players WHERE id IN ({}) ORDER BY id {}",
+            marks.join(", "),
+            W::Db::LOCK_SEATS
+        );
+        w.execute(&sql, players.iter().map(|id| Param::from(*id)).collect())
+            .await?;
+    }
+    Ok(Some((rows, seated)))
 }
 
 /// A first finish added to its players' leaderboard sums: one upsert for all of them.
@@ -404,29 +482,50 @@ pub(super) async fn lock_snapshots<W: Writing>(w: &mut W, club: &str) -> Result<
     Ok(())
 }
 
-/// Adds a first finish to the club's month snapshots: the game's month gets one if it
-/// has none, and every later month's counts the game's seats (a game recorded after
-/// others that started later, or an imported one).
-pub(super) async fn add_to_snapshots<W: Writing>(
+/// A first finish added to the club's month snapshots and to its day's and month's sums.
+/// The game's month gets a snapshot if it has none (written here), and every later month's
+/// counts the game's seats (a game recorded after others that started later, or an imported
+/// one). Its day's and month's rows, in the shard its game id picks, are locked (created empty
+/// if missing) and read. On PostgreSQL the months' check and the buckets' lock are one
+/// statement: both read after the snapshots' lock. Returns the writes left, which go with the
+/// events: the later months' snapshots and both buckets, added to.
+async fn added_to_snapshots_and_buckets<W: Writing>(
     w: &mut W,
     club: &str,
     game: &GameRecord,
     result: &GameResult,
-) -> Result<(), StoreError> {
+    snapshots_locked: bool,
+) -> Result<Vec<Statement>, StoreError> {
     let month = month_start(game.started_at);
-    if let Some(lock) = W::Db::SNAPSHOTS_LOCK_TO_ADD {
+    if !snapshots_locked && let Some(lock) = W::Db::SNAPSHOTS_LOCK_TO_ADD {
         w.execute(lock, args![club, month]).await?;
     }
-    let found = w
-        .fetch_one(
-            "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = $2) \
-                    THEN 1 ELSE 0 END AS BIGINT) AS here, \
-               CAST(CASE WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at > $2) \
-                    THEN 1 ELSE 0 END AS BIGINT) AS later",
-            args![club, month],
-        )
-        .await?;
-    if found.try_get::<i64, _>("here")? == 0 {
+    let variant = result.variant.as_deref().unwrap_or("");
+    let spans = [
+        ("day", day_start(game.started_at)),
+        ("month", month_start(game.started_at)),
+    ];
+    let shard = shard_of(&game.id, W::Db::BUCKET_SHARDS);
+    let (locking, mut values, keys) =
+        buckets_locking(club, &game.game, &[variant], &spans, &[shard]);
+    let (found, rows) = if W::Db::WRITES_TOGETHER {
+        let sql = format!(
+            "WITH b AS ({locking}) SELECT b.*, c.here, c.later FROM b CROSS JOIN ({}) AS c",
+            months_found(&format!("${}", values.len() + 1))
+        );
+        values.push(Param::from(month));
+        let rows = w.fetch_all(&sql, values).await?;
+        let found = rows
+            .first()
+            .map(months)
+            .ok_or_else(|| StoreError::Corrupt("no bucket was locked".into()))??;
+        (found, rows)
+    } else {
+        let found = months(&w.fetch_one(&months_found("$2"), args![club, month]).await?)?;
+        (found, w.fetch_all(&locking, values).await?)
+    };
+    let (here, later) = found;
+    if !here {
         // Made before the month is listed: until then the month before it answers.
         w.execute(&snapshot_of_month(), args![club, month]).await?;
         w.execute(
@@ -435,9 +534,57 @@ pub(super) async fn add_to_snapshots<W: Writing>(
         )
         .await?;
     }
-    if found.try_get::<i64, _>("later")? == 0 || result.players.is_empty() {
-        return Ok(());
+    let mut writes = Vec::with_capacity(2);
+    if later {
+        writes.push(later_snapshots_added(club, game, result));
     }
+    let facts = FactsBySeat::new(game, result)?;
+    let mut this = GameSummary::default();
+    for p in &result.players {
+        this.add(SeatResult {
+            game_id: game.id.clone(),
+            seat: p.seat,
+            played_at: game.started_at,
+            total: p.total,
+            lower_wins: result.lower_wins,
+            facts: facts.of_seat(p.seat),
+            game_facts: if p.seat == 1 {
+                facts.whole_game()
+            } else {
+                None
+            },
+        })?;
+    }
+    let mut sums = Vec::with_capacity(keys.len());
+    for (span, starts_at, shard, mut sum) in locked_buckets(&rows, keys)? {
+        sum.merge(this.clone());
+        sums.push((variant.to_owned(), span, starts_at, shard, sum));
+    }
+    writes.extend(bucket_writes(club, &game.game, &sums));
+    Ok(writes)
+}
+
+/// Whether the club's month has its snapshot (`here`), and whether a later month has
+/// (`later`): `$1` the club, `month` the placeholder of the month's start.
+fn months_found(month: &str) -> String {
+    format!(
+        "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = {month}) \
+                THEN 1 ELSE 0 END AS BIGINT) AS here, \
+           CAST(CASE WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at > {month}) \
+                THEN 1 ELSE 0 END AS BIGINT) AS later"
+    )
+}
+
+/// `(here, later)` from a row of [`months_found`].
+fn months(row: &impl Columns) -> Result<(bool, bool), StoreError> {
+    Ok((
+        row.try_get::<i64, _>("here")? != 0,
+        row.try_get::<i64, _>("later")? != 0,
+    ))
+}
+
+/// A first finish's seats added to the snapshots of every month after its game's.
+fn later_snapshots_added(club: &str, game: &GameRecord, result: &GameResult) -> Statement {
     // $1 club, $2 the game's start, $3 game, $4 variant, $5 lower wins; then the
     // players (from $6).
     let players: Vec<&PlayerResult> = result.players.iter().collect();
@@ -462,55 +609,10 @@ pub(super) async fn add_to_snapshots<W: Writing>(
         i64::from(result.lower_wins),
     ];
     values.extend(player_values);
-    w.execute(&sql, values).await
+    (sql, values)
 }
 
-/// Adds a first finish to its day's and its month's sums, in the shard its game id
-/// picks: both rows are locked (created empty if missing) and read; returns their writes
-/// back, added to.
-pub(super) async fn add_to_buckets<W: Writing>(
-    w: &mut W,
-    club: &str,
-    game: &GameRecord,
-    result: &GameResult,
-) -> Result<Vec<Statement>, StoreError> {
-    let variant = result.variant.as_deref().unwrap_or("");
-    let facts = FactsBySeat::new(game, result)?;
-    let mut this = GameSummary::default();
-    for p in &result.players {
-        this.add(SeatResult {
-            game_id: game.id.clone(),
-            seat: p.seat,
-            played_at: game.started_at,
-            total: p.total,
-            lower_wins: result.lower_wins,
-            facts: facts.of_seat(p.seat),
-            game_facts: if p.seat == 1 {
-                facts.whole_game()
-            } else {
-                None
-            },
-        })?;
-    }
-    let spans = [
-        ("day", day_start(game.started_at)),
-        ("month", month_start(game.started_at)),
-    ];
-    let shard = shard_of(&game.id, W::Db::BUCKET_SHARDS);
-    let locked = lock_buckets(w, club, &game.game, &[variant], &spans, &[shard]).await?;
-    let mut sums = Vec::with_capacity(locked.len());
-    for (span, starts_at, shard, mut sum) in locked {
-        sum.merge(this.clone());
-        sums.push((variant.to_owned(), span, starts_at, shard, sum));
-    }
-    Ok(bucket_writes(club, &game.game, &sums))
-}
-
-/// Locks the buckets of these variants, spans and shards, creating empty ones where
-/// there are none (an upsert locks a row whether it inserts or finds it; two writers
-/// of one bucket then add to it one after the other), and reads them, in the order
-/// given (every writer locks variants in order, a day before its month, shards in
-/// order).
+/// The buckets of these variants, spans and shards ([`buckets_locking`]), locked and read.
 pub(super) async fn lock_buckets<W: Writing>(
     w: &mut W,
     club: &str,
@@ -518,8 +620,30 @@ pub(super) async fn lock_buckets<W: Writing>(
     variants: &[&str],
     spans: &[(&'static str, DateTime<Utc>)],
     shards: &[i64],
-) -> Result<Vec<(&'static str, DateTime<Utc>, i64, GameSummary)>, StoreError> {
-    let keys: Vec<(&str, &'static str, DateTime<Utc>, i64)> = variants
+) -> Result<Vec<LockedBucket>, StoreError> {
+    let (sql, values, keys) = buckets_locking(club, game, variants, spans, shards);
+    locked_buckets(&w.fetch_all(&sql, values).await?, keys)
+}
+
+/// A bucket's key: variant, span, start and shard.
+type BucketKey<'a> = (&'a str, &'static str, DateTime<Utc>, i64);
+
+/// A bucket locked and read: span, start, shard, and its sums.
+type LockedBucket = (&'static str, DateTime<Utc>, i64, GameSummary);
+
+/// The statement that locks the buckets of these variants, spans and shards, creating empty
+/// ones where there are none (an upsert locks a row whether it inserts or finds it; two
+/// writers of one bucket then add to it one after the other), and reads them, in the order
+/// given (every writer locks variants in order, a day before its month, shards in order);
+/// its values, and the keys in that order.
+fn buckets_locking<'a>(
+    club: &str,
+    game: &str,
+    variants: &[&'a str],
+    spans: &[(&'static str, DateTime<Utc>)],
+    shards: &[i64],
+) -> (String, Vec<Param>, Vec<BucketKey<'a>>) {
+    let keys: Vec<BucketKey<'a>> = variants
         .iter()
         .flat_map(|v| {
             spans.iter().flat_map(move |(span, at)| {
@@ -542,7 +666,14 @@ pub(super) async fn lock_buckets<W: Writing>(
     for (variant, span, starts_at, shard) in &keys {
         values.extend(args![*variant, *span, *starts_at, *shard]);
     }
-    let rows = w.fetch_all(&sql, values).await?;
+    (sql, values, keys)
+}
+
+/// The buckets read by [`buckets_locking`]'s statement, in its keys' order.
+fn locked_buckets(
+    rows: &[impl Columns],
+    keys: Vec<BucketKey<'_>>,
+) -> Result<Vec<LockedBucket>, StoreError> {
     let mut locked = Vec::with_capacity(keys.len());
     for (variant, span, starts_at, shard) in keys {
         let row = rows
@@ -745,7 +876,7 @@ pub(super) async fn replace_result<S: SqlStore>(
     if now != Some(game.version) {
         return Ok(false);
     }
-    let rest = write_result(&mut w, club, game, true, result, None).await?;
+    let rest = write_result(&mut w, club, game, true, result, None, None).await?;
     w.execute_together(rest).await?;
     w.commit().await?;
     Ok(true)
