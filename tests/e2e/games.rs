@@ -8,6 +8,7 @@ use crate::on_both_backends;
 on_both_backends!(
     a_new_game_is_event_one_with_the_effective_options,
     resending_a_game_with_the_same_id_returns_the_same_game,
+    a_game_of_known_players_sent_twice_at_once_is_stored_once,
     the_same_name_is_the_same_club_player_across_games,
     games_are_listed_newest_first_in_pages_and_filtered,
     a_game_and_its_score_answer_304_while_their_version_is_unchanged,
@@ -61,6 +62,36 @@ async fn resending_a_game_with_the_same_id_returns_the_same_game(app: TestApp) {
     assert_eq!(again.body["id"], id);
     assert_eq!(again.body["players"], first.body["players"]);
     different.problem(409);
+}
+
+async fn a_game_of_known_players_sent_twice_at_once_is_stored_once(app: TestApp) {
+    // Given Ann and Bo, players of the club already (PostgreSQL creates a game of known players
+    // without a transaction)
+    let club = app.new_club().await;
+    let known = json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]});
+    assert_eq!(
+        app.post("/v1/games", Some(&club.token), &known)
+            .await
+            .status,
+        201
+    );
+    for _ in 0..8 {
+        // When a phone sends the same new game twice at once (a retry racing the first send)
+        let id = uuid::Uuid::new_v4().to_string();
+        let body = json!({"id": id, "game": "mint-condition",
+                          "players": [{"name": "Ann"}, {"name": "Bo"}]});
+        let (one, other) = tokio::join!(
+            app.post("/v1/games", Some(&club.token), &body),
+            app.post("/v1/games", Some(&club.token), &body),
+        );
+
+        // Then one is the creation and the other the game it stored: one game, at version 1
+        let mut statuses = [one.status.as_u16(), other.status.as_u16()];
+        statuses.sort_unstable();
+        assert_eq!(statuses, [200, 201], "{} / {}", one.body, other.body);
+        assert_eq!(one.body["players"], other.body["players"]);
+        assert_eq!(app.version(&club, &id).await, 1);
+    }
 }
 
 async fn the_same_name_is_the_same_club_player_across_games(app: TestApp) {

@@ -46,10 +46,10 @@ pub(super) trait WriteOn: Backend {
 }
 
 impl WriteOn for sqlx::Postgres {
-    type Conn<'c> = sqlx::Transaction<'c, sqlx::Postgres>;
+    type Conn<'c> = PgConn<'c>;
 
     fn on(tx: sqlx::Transaction<'static, Self>) -> Self::Conn<'static> {
-        tx
+        PgConn::Transaction(tx)
     }
 
     fn writes(tx: sqlx::Transaction<'static, Self>) -> impl Writing<Db = Self> {
@@ -66,6 +66,24 @@ impl WriteOn for sqlx::Sqlite {
 
     fn writes(tx: sqlx::Transaction<'static, Self>) -> impl Writing<Db = Self> {
         Writes::new(tx)
+    }
+}
+
+/// What a write runs on, on PostgreSQL.
+pub(super) enum PgConn<'c> {
+    /// A transaction of sqlx's.
+    Transaction(sqlx::Transaction<'c, sqlx::Postgres>),
+    /// A kept connection outside any transaction, each statement committed as it runs: for a
+    /// write that is one statement after reads ([`super::events::append::create_known`]).
+    Alone(&'c mut sqlx::PgConnection),
+}
+
+impl PgConn<'_> {
+    fn connection(&mut self) -> &mut sqlx::PgConnection {
+        match self {
+            Self::Transaction(tx) => tx,
+            Self::Alone(conn) => conn,
+        }
     }
 }
 
@@ -183,16 +201,27 @@ impl<'c> Writes<'c, sqlx::Postgres> {
     /// that failed drops its lane, whose return to the pool sends the rollback at once.
     pub(super) async fn on_lane(lane: &'c mut super::lanes::Lane) -> Result<Self, StoreError> {
         Ok(Self {
-            conn: sqlx::Connection::begin(&mut ***lane).await?,
+            conn: PgConn::Transaction(sqlx::Connection::begin(&mut ***lane).await?),
             events: 0,
         })
+    }
+
+    /// Statements on a kept connection outside a transaction ([`PgConn::Alone`]).
+    pub(super) fn alone_on_lane(lane: &'c mut super::lanes::Lane) -> Self {
+        Self {
+            conn: PgConn::Alone(lane),
+            events: 0,
+        }
     }
 
     /// Ends a transaction that wrote nothing. Its lane may then be kept: a rollback only
     /// queued would be sent with the lane's next statement, and until then the transaction
     /// would hold its locks (the game's row).
     pub(super) async fn roll_back(self) -> Result<(), StoreError> {
-        self.conn.rollback().await.map_err(translate)
+        match self.conn {
+            PgConn::Transaction(tx) => tx.rollback().await.map_err(translate),
+            PgConn::Alone(_) => Ok(()),
+        }
     }
 }
 
@@ -211,7 +240,7 @@ impl Writing for Writes<'_, sqlx::Postgres> {
 
     async fn execute(&mut self, sql: &str, args: Vec<Param>) -> Result<(), StoreError> {
         pg_query(sql, args)
-            .execute(&mut *self.conn)
+            .execute(self.conn.connection())
             .await
             .map_err(translate)?;
         Ok(())
@@ -223,68 +252,17 @@ impl Writing for Writes<'_, sqlx::Postgres> {
         args: Vec<Param>,
     ) -> Result<Vec<sqlx::postgres::PgRow>, StoreError> {
         pg_query(sql, args)
-            .fetch_all(&mut *self.conn)
+            .fetch_all(self.conn.connection())
             .await
             .map_err(translate)
     }
 
+    /// [`PgConn::Alone`]: each statement was committed as it ran.
     async fn commit(self) -> Result<(), StoreError> {
-        self.conn.commit().await.map_err(translate)
-    }
-}
-
-/// PostgreSQL statements each committed on its own, outside a transaction, on a kept
-/// connection: for a write that is one statement after reads
-/// ([`super::events::append::create_known`]).
-pub(super) struct Autocommit<'c> {
-    conn: &'c mut sqlx::PgConnection,
-    events: i64,
-}
-
-impl<'c> Autocommit<'c> {
-    pub(super) fn on(lane: &'c mut super::lanes::Lane) -> Self {
-        Self {
-            conn: &mut ***lane,
-            events: 0,
+        match self.conn {
+            PgConn::Transaction(tx) => tx.commit().await.map_err(translate),
+            PgConn::Alone(_) => Ok(()),
         }
-    }
-}
-
-impl Writing for Autocommit<'_> {
-    type Db = sqlx::Postgres;
-    type Row = sqlx::postgres::PgRow;
-
-    fn is_sole_writer(&self) -> bool {
-        false
-    }
-
-    fn provisional_position(&mut self) -> i64 {
-        self.events += 1;
-        -self.events
-    }
-
-    async fn execute(&mut self, sql: &str, args: Vec<Param>) -> Result<(), StoreError> {
-        pg_query(sql, args)
-            .execute(&mut *self.conn)
-            .await
-            .map_err(translate)?;
-        Ok(())
-    }
-
-    async fn fetch_all(
-        &mut self,
-        sql: &str,
-        args: Vec<Param>,
-    ) -> Result<Vec<sqlx::postgres::PgRow>, StoreError> {
-        pg_query(sql, args)
-            .fetch_all(&mut *self.conn)
-            .await
-            .map_err(translate)
-    }
-
-    /// Each statement was committed as it ran.
-    async fn commit(self) -> Result<(), StoreError> {
-        Ok(())
     }
 }
 

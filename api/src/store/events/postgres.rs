@@ -21,7 +21,7 @@ use crate::store::primary::{Follower, FollowerStatus};
 use crate::store::sql_store::SqlStore;
 use crate::store::types::{Appended, NewGame, Usage};
 use crate::store::versions::VersionReads;
-use crate::store::writes::{Autocommit, Writes, Writing, args};
+use crate::store::writes::{Writes, Writing, args};
 
 use super::append::{Decided, append_in, appended, create_in, create_known, now, to_store};
 
@@ -263,7 +263,8 @@ impl SqlStore for PostgresStore {
         // Its players known and its id new, as a club's creations mostly are: two round trips,
         // not four. A write that fails there (a player merged away since the read, the same
         // creation sent twice at once) wrote nothing, and the transaction's way answers it.
-        match create_known(&mut Autocommit::on(&mut lane), club, game).await {
+        let known = create_known(&mut Writes::alone_on_lane(&mut lane), club, game).await;
+        match known {
             Ok(Some(written)) => {
                 self.lanes.give_back(lane);
                 if let Some(after) = written.after {

@@ -65,8 +65,8 @@ pub(super) fn reseated(
 /// results and facts on its seats and its row, and its players' leaderboard sums. `moved`:
 /// the append that changes the result moves the game's row on too, written with its facts.
 /// Returns the writes left to send, which depend on nothing written after them (a first
-/// finish's day and month sums, its buckets' rows locked): an append sends them with its
-/// events ([`crate::store::together`]), any other caller as they are.
+/// finish's writes, made after its reads): an append sends them with its events
+/// ([`crate::store::together`]), any other caller as they are.
 ///
 /// `locked`: a first finish's seats as the transaction read and locked them with the game's
 /// row, the month snapshots' lock taken after them ([`lock_first_finish`]); `None`: they are
