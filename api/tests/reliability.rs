@@ -745,8 +745,11 @@ async fn a_server_alone_answers_from_memory_and_never_misses_a_second_servers_ap
             );
         }
     }
-    assert_eq!(metric(&client, &a, "tabletally_sole_server").await, 0);
-    assert_eq!(metric(&client, &b, "tabletally_sole_server").await, 0);
+    // Neither stays sole beside the other. A may be sole again for a moment after B's first
+    // append took its turn: B's presence is taken by a connection of its own, which on a loaded
+    // machine may come after B's first appends.
+    wait_sole(&client, &a, false).await;
+    wait_sole(&client, &b, false).await;
 
     // B gone, A alone again: from memory, and current.
     drop(b);
