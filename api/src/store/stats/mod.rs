@@ -12,8 +12,10 @@
 //! - [`periods`]: a period split into whole months, whole days and edge seats;
 //! - [`rows`]: what the reads answer, and their filter;
 //! - [`sql`]: the statements;
+//! - [`buckets`]: the day and month sums, locked, read and written back whole;
 //! - [`write`], [`read`]: the two sides.
 
+mod buckets;
 pub(in crate::store) mod periods;
 mod rated_seats;
 pub(in crate::store) mod ratings;
