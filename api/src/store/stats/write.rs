@@ -234,14 +234,19 @@ fn seated_of(rows: &[impl Columns]) -> Result<BTreeMap<i64, String>, StoreError>
 /// row first) has committed by the time the row is locked, and a seat's lock then reads the
 /// seat as the merge left it, where a join with the player the statement began with would
 /// drop it.
+///
+/// Each player is locked by its own lookup of the primary key, in id order (a lateral
+/// subquery a player): joined or matched with `IN`, the planner may hash the seats and walk
+/// every club's players, which it did on a table it had not analysed (a fresh database, or
+/// autovacuum off), a scan that grows with the server's players.
 fn first_finish_locks<DB: Backend>(game_row: &str) -> Option<String> {
     let snapshots = crate::store::together::renumbered(DB::SNAPSHOTS_LOCK_TO_ADD?, 1);
     Some(format!(
         "WITH g AS MATERIALIZED ({game_row}{}), \
          s AS MATERIALIZED (SELECT seat, player_id FROM game_players \
            WHERE game_id = $1 AND EXISTS (SELECT 1 FROM g) {lock}), \
-         p AS MATERIALIZED (SELECT id FROM players WHERE id IN (SELECT player_id FROM s) \
-           ORDER BY id {lock}), \
+         p AS MATERIALIZED (SELECT one.id FROM (SELECT DISTINCT player_id FROM s ORDER BY player_id) AS q \
+           CROSS JOIN LATERAL (SELECT id FROM players WHERE id = q.player_id {lock}) AS one), \
          l AS MATERIALIZED ({snapshots} FROM (SELECT COUNT(*) FROM p) AS after_players) \
          SELECT g.*, s.seat, s.player_id, (SELECT COUNT(*) FROM p) AS players_locked \
          FROM g CROSS JOIN l LEFT JOIN s ON true",
