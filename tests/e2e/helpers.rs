@@ -121,11 +121,21 @@ pub async fn spawn_app_with(
         address,
         database_url,
         backend,
-        client: reqwest::Client::new(),
+        client: test_client(),
         config,
         stopper,
         _database: Some(database),
     })
+}
+
+/// The tests' HTTP client. It drops a connection idle for a second, well before the server's
+/// keep-alive (5 s) closes it: a request sent on a connection the server is closing at that
+/// moment fails with no answer (a test that waits on the browser between two reads met it).
+pub fn test_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(1))
+        .build()
+        .expect("an HTTP client")
 }
 
 async fn start(config: &Config) -> (String, Stopper) {
@@ -150,7 +160,7 @@ impl TestApp {
             address,
             database_url: self.database_url.clone(),
             backend: self.backend,
-            client: reqwest::Client::new(),
+            client: test_client(),
             config,
             stopper,
             _database: None,
