@@ -97,11 +97,8 @@ pub(in crate::store) async fn write_result<W: Writing>(
     let now_seated = match locked {
         Some(seated) => seated,
         None => seated_of(
-            &w.fetch_all(
-                &format!("{SEATS} ORDER BY p.id {}", W::Db::LOCK_SEATS),
-                args![&game.id],
-            )
-            .await?,
+            &w.fetch_all(&seats_locked::<W::Db>(), args![&game.id])
+                .await?,
         )?,
     };
     let (game, result) = reseated(game, result, &now_seated);
@@ -208,11 +205,36 @@ pub(in crate::store) async fn write_result<W: Writing>(
     Ok(Vec::new())
 }
 
-/// The read of a game's seats' players (`$1` the game), locked in their players' id order.
-const SEATS: &str = "SELECT gp.seat, gp.player_id FROM game_players gp \
-     JOIN players p ON p.id = gp.player_id WHERE gp.game_id = $1";
+/// The read of a game's seats' players (`$1` the game): on PostgreSQL the seats locked, then
+/// their players in id order ([`seats_and_players_locked`]); SQLite's transaction holds the
+/// database's write lock.
+fn seats_locked<DB: Backend>() -> String {
+    if DB::LOCK_SEATS.is_empty() {
+        return "SELECT gp.seat, gp.player_id FROM game_players gp \
+                JOIN players p ON p.id = gp.player_id WHERE gp.game_id = $1 ORDER BY p.id"
+            .into();
+    }
+    format!(
+        "WITH {} SELECT s.seat, s.player_id FROM s CROSS JOIN (SELECT COUNT(*) FROM p) AS after_players",
+        seats_and_players_locked("", DB::LOCK_SEATS)
+    )
+}
 
-/// Seat → player id, from rows of [`SEATS`] (or of [`first_finish_locks`]).
+/// PostgreSQL: the `WITH` items that lock a game's seats (`s`, `$1` the game; `gate` a
+/// condition added to their read) and then their players (`p`), in the order every writer
+/// takes them. Each player is locked by its own lookup of the primary key, in id order (a
+/// lateral subquery a player): joined or matched with `IN`, the planner may hash the seats and
+/// walk every player of the server, as it did on tables it had not analysed (a new database,
+/// autovacuum off).
+fn seats_and_players_locked(gate: &str, lock: &str) -> String {
+    format!(
+        "s AS MATERIALIZED (SELECT seat, player_id FROM game_players WHERE game_id = $1{gate} {lock}), \
+         p AS MATERIALIZED (SELECT one.id FROM (SELECT DISTINCT player_id FROM s ORDER BY player_id) AS q \
+           CROSS JOIN LATERAL (SELECT id FROM players WHERE id = q.player_id {lock}) AS one)"
+    )
+}
+
+/// Seat → player id, from rows of [`seats_locked`] (or of [`first_finish_locks`]).
 fn seated_of(rows: &[impl Columns]) -> Result<BTreeMap<i64, String>, StoreError> {
     let mut seated = BTreeMap::new();
     for row in rows {
@@ -234,24 +256,15 @@ fn seated_of(rows: &[impl Columns]) -> Result<BTreeMap<i64, String>, StoreError>
 /// row first) has committed by the time the row is locked, and a seat's lock then reads the
 /// seat as the merge left it, where a join with the player the statement began with would
 /// drop it.
-///
-/// Each player is locked by its own lookup of the primary key, in id order (a lateral
-/// subquery a player): joined or matched with `IN`, the planner may hash the seats and walk
-/// every club's players, which it did on a table it had not analysed (a fresh database, or
-/// autovacuum off), a scan that grows with the server's players.
 fn first_finish_locks<DB: Backend>(game_row: &str) -> Option<String> {
     let snapshots = crate::store::together::renumbered(DB::SNAPSHOTS_LOCK_TO_ADD?, 1);
     Some(format!(
-        "WITH g AS MATERIALIZED ({game_row}{}), \
-         s AS MATERIALIZED (SELECT seat, player_id FROM game_players \
-           WHERE game_id = $1 AND EXISTS (SELECT 1 FROM g) {lock}), \
-         p AS MATERIALIZED (SELECT one.id FROM (SELECT DISTINCT player_id FROM s ORDER BY player_id) AS q \
-           CROSS JOIN LATERAL (SELECT id FROM players WHERE id = q.player_id {lock}) AS one), \
+        "WITH g AS MATERIALIZED ({game_row}{}), {}, \
          l AS MATERIALIZED ({snapshots} FROM (SELECT COUNT(*) FROM p) AS after_players) \
          SELECT g.*, s.seat, s.player_id, (SELECT COUNT(*) FROM p) AS players_locked \
          FROM g CROSS JOIN l LEFT JOIN s ON true",
         DB::LOCK_ROW,
-        lock = DB::LOCK_SEATS,
+        seats_and_players_locked(" AND EXISTS (SELECT 1 FROM g)", DB::LOCK_SEATS),
     ))
 }
 
