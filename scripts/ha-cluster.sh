@@ -229,6 +229,13 @@ stop() {
             as_owner pg_ctl -D "$DIR/$name" -m immediate stop >/dev/null 2>&1 || true
         fi
     done
+    # A keeper's child outside its process group (pg_autoctl's "start/stop postgres" of a node
+    # killed and revived) outlives the group's kill, holding the files it inherited: every
+    # process still running with this cluster's environment (`as_owner`) goes too.
+    local stray
+    for stray in $(grep -lzx "XDG_RUNTIME_DIR=$DIR/run" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
+        kill -KILL "$stray" 2>/dev/null || true
+    done
     rm -rf "$DIR"
 }
 
