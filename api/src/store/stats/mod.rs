@@ -16,6 +16,8 @@
 //! - [`write`], [`read`]: the two sides.
 
 mod buckets;
+#[cfg(test)]
+mod lock_plans;
 pub(in crate::store) mod periods;
 mod rated_seats;
 pub(in crate::store) mod ratings;

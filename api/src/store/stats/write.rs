@@ -208,7 +208,7 @@ pub(in crate::store) async fn write_result<W: Writing>(
 /// The read of a game's seats' players (`$1` the game): on PostgreSQL the seats locked, then
 /// their players in id order ([`seats_and_players_locked`]); SQLite's transaction holds the
 /// database's write lock.
-fn seats_locked<DB: Backend>() -> String {
+pub(super) fn seats_locked<DB: Backend>() -> String {
     if DB::LOCK_SEATS.is_empty() {
         return "SELECT gp.seat, gp.player_id FROM game_players gp \
                 JOIN players p ON p.id = gp.player_id WHERE gp.game_id = $1 ORDER BY p.id"
@@ -256,7 +256,7 @@ fn seated_of(rows: &[impl Columns]) -> Result<BTreeMap<i64, String>, StoreError>
 /// row first) has committed by the time the row is locked, and a seat's lock then reads the
 /// seat as the merge left it, where a join with the player the statement began with would
 /// drop it.
-fn first_finish_locks<DB: Backend>(game_row: &str) -> Option<String> {
+pub(super) fn first_finish_locks<DB: Backend>(game_row: &str) -> Option<String> {
     let snapshots = crate::store::together::renumbered(DB::SNAPSHOTS_LOCK_TO_ADD?, 1);
     Some(format!(
         "WITH g AS MATERIALIZED ({game_row}{}), {}, \
