@@ -122,3 +122,18 @@ async fn rated(store: Box<dyn Store>) -> Result<Box<dyn Store>, StoreError> {
     }
     Ok(store)
 }
+
+/// Unit tests against PostgreSQL: the database `TABLETALLY_TEST_POSTGRES_URL` names, or `None`
+/// (the test skips, and says so) when it is not set, which CI does not allow.
+#[cfg(test)]
+pub(crate) fn test_postgres_url() -> Option<String> {
+    let url = std::env::var("TABLETALLY_TEST_POSTGRES_URL").ok();
+    if url.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "TABLETALLY_TEST_POSTGRES_URL must be set in CI"
+        );
+        println!("skipped: set TABLETALLY_TEST_POSTGRES_URL to run this test");
+    }
+    url
+}

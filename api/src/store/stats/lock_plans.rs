@@ -10,14 +10,7 @@ use crate::store::GAME_ROW;
 /// The generic plan PostgreSQL keeps for `sql` once a connection has run it a few times, on a
 /// fresh database whose players table holds 500 of one club's players and was never analysed.
 async fn generic_plan(sql: &str, args: &str) -> Option<String> {
-    let Ok(url) = std::env::var("TABLETALLY_TEST_POSTGRES_URL") else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "TABLETALLY_TEST_POSTGRES_URL must be set in CI"
-        );
-        println!("skipped: set TABLETALLY_TEST_POSTGRES_URL to run this test");
-        return None;
-    };
+    let url = crate::store::test_postgres_url()?;
     let name = format!(
         "tabletally_plans_{}_{}",
         std::process::id(),
