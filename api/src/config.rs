@@ -95,6 +95,10 @@ pub struct Config {
     /// `TABLETALLY_REQUESTS_PER_ADDRESS`: requests one client address may have in flight at
     /// once (→ 429); live streams are counted by their own limits.
     pub requests_per_address: usize,
+    /// `TABLETALLY_SETTLE_MS`: how often, in milliseconds, the server adds the games finished
+    /// since to the statistics' shared sums in the background (a read adds them first anyway);
+    /// 250 by default.
+    pub settle_every: std::time::Duration,
 }
 
 impl Default for Config {
@@ -113,6 +117,7 @@ impl Default for Config {
             trusted_proxies: String::new(),
             // A café's tables behind one address: a few requests in flight each.
             requests_per_address: 256,
+            settle_every: crate::store::SETTLE_EVERY,
         }
     }
 }
@@ -158,6 +163,11 @@ impl Config {
             trusted_proxies: var("TABLETALLY_TRUSTED_PROXIES").unwrap_or_default(),
             requests_per_address: number("TABLETALLY_REQUESTS_PER_ADDRESS")
                 .unwrap_or(defaults.requests_per_address),
+            settle_every: number("TABLETALLY_SETTLE_MS")
+                .filter(|ms| *ms > 0)
+                .map_or(defaults.settle_every, |ms| {
+                    std::time::Duration::from_millis(ms as u64)
+                }),
         }
     }
 }

@@ -89,6 +89,7 @@ impl Application {
         let store: Arc<dyn Store> = Arc::from(store);
         let live = Live::new(config.streams.clone());
         store.report_commits_to(live.clone());
+        tokio::spawn(settle_in_background(store.clone(), config.settle_every));
         if let Some(pool) = store.notifications() {
             tokio::spawn(live::follow_postgres(live.clone(), store.clone(), pool));
         }
@@ -191,6 +192,19 @@ async fn stop_signal() {
 }
 
 /// Hides a password in a database URL before logging it.
+/// Adds every club's noted finishes to its statistics `every` so often, so that a read finds few
+/// to add (each server does; they take turns by the club's statistics lock).
+async fn settle_in_background(store: Arc<dyn Store>, every: std::time::Duration) {
+    let mut every = tokio::time::interval(every);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if let Err(error) = store.settle_every_club().await {
+            tracing::warn!(%error, "adding finished games to the statistics failed; tried again shortly");
+        }
+    }
+}
+
 fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {

@@ -22,7 +22,11 @@
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestClub, event, ranks};
+use std::time::Duration;
+
+use sqlx::Connection;
+
+use crate::helpers::{Backend, TestApp, TestClub, event, ranks, spawn_app_with};
 use crate::on_both_backends;
 
 /// A 7-card round collection from `(card, copies)`.
@@ -443,6 +447,10 @@ on_both_backends!(
     a_players_game_list_names_the_variant_each_game_plays,
     a_variant_is_checked_against_the_game,
     statistics_and_history_lists_say_where_they_were_read_and_the_lobby_position_they_saw,
+    games_finished_out_of_play_order_are_added_in_one_batch_at_the_next_read,
+    a_finish_corrected_before_it_was_added_counts_once_with_its_new_result,
+    a_merge_adds_the_finishes_noted_before_it_once,
+    finished_games_are_added_in_the_background_without_a_read,
 );
 
 async fn the_player_list_is_by_name_searchable_and_paginated(app: TestApp) {
@@ -1899,4 +1907,193 @@ async fn statistics_and_history_lists_say_where_they_were_read_and_the_lobby_pos
     let other = app.new_club().await;
     let empty = app.get("/v1/stats/leaderboard", Some(&other.token)).await;
     assert_eq!(empty.headers["read-position"], "0");
+}
+
+/// The games noted as finished and not yet added to the statistics' shared sums, read from the
+/// server's database.
+async fn noted_finishes(app: &TestApp) -> i64 {
+    let sql = "SELECT COUNT(*) FROM statistics_pending";
+    match app.backend {
+        Backend::Sqlite => {
+            let mut db = sqlx::SqliteConnection::connect(&app.database_url)
+                .await
+                .expect("the server's SQLite file");
+            sqlx::query_scalar(sql).fetch_one(&mut db).await.unwrap()
+        }
+        Backend::Postgres => {
+            let mut db = sqlx::PgConnection::connect(&app.database_url)
+                .await
+                .expect("the server's PostgreSQL database");
+            sqlx::query_scalar(sql).fetch_one(&mut db).await.unwrap()
+        }
+    }
+}
+
+/// A server on `app`'s kind of database that adds finished games to the statistics only when
+/// they are read (its background round is an hour away).
+async fn added_on_read_only(app: TestApp) -> TestApp {
+    spawn_app_with(app.backend, |config| {
+        config.settle_every = Duration::from_secs(3600);
+    })
+    .await
+    .expect("the database was configured for the first server")
+}
+
+async fn games_finished_out_of_play_order_are_added_in_one_batch_at_the_next_read(app: TestApp) {
+    // Arrange: March's G4 (Ann 2, Bo 7), then January's G1 (Ann 6, Bo 14), then February's G2
+    // (10 and 10, a shared win) finish in that order, and nothing reads the statistics.
+    let app = added_on_read_only(app).await;
+    let club = app.new_club().await;
+    let march = mint_condition(&app, &club, "2026-03-07", ("Ann", "Bo"), g4_rounds(), 3).await;
+    let january = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    mint_condition(&app, &club, "2026-02-14", ("Ann", "Bo"), g2_rounds(), 3).await;
+    let seats = seat_ids(&app, &club, &march).await;
+    let (ann, bo) = (seats[0].1.clone(), seats[1].1.clone());
+    let noted = noted_finishes(&app).await;
+
+    // Act: the first read adds the three at once.
+    let ann_played = played_and_won(&app, &club, &ann).await;
+    let bo_played = played_and_won(&app, &club, &bo).await;
+    let spring = app
+        .get(
+            "/v1/stats/leaderboard?from=2026-02-01T00:00:00Z&to=2026-04-01T00:00:00Z",
+            Some(&club.token),
+        )
+        .await;
+    let after_january = app
+        .get(
+            &format!("/v1/players/{ann}/stats?from=2026-02-01T00:00:00Z"),
+            Some(&club.token),
+        )
+        .await;
+    let games = app
+        .get("/v1/stats/games/mint-condition", Some(&club.token))
+        .await;
+
+    // Assert: Ann won all three (one shared), Bo the shared one. February to March holds G2
+    // and G4: Ann 2 of 2, Bo 1 of 2 (the month snapshots and the runs of a batch whose games
+    // came out of play order). Damage 2 + 7 + 6 + 14 + 10 + 10 = 49 over 6 results.
+    assert_eq!(noted, 3);
+    assert_eq!(noted_finishes(&app).await, 0);
+    assert_eq!((ann_played, bo_played), ((3, 3), (3, 1)));
+    assert_eq!(ranks(&spring.body), vec![("Ann", 1), ("Bo", 2)]);
+    let spring_rows: Vec<(i64, i64)> = spring.body["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["games_played"].as_i64().unwrap(),
+                p["wins"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(spring_rows, vec![(2, 2), (2, 1)]);
+    assert_eq!(after_january.body["games_played"], 2);
+    assert_eq!(after_january.body["wins"], 2);
+    assert_eq!(games.body["plays"], 3);
+    assert_eq!(
+        games.body["record_best"],
+        json!({"total": 2, "player": "Ann", "game_id": march})
+    );
+    assert_eq!(
+        games.body["record_worst"],
+        json!({"total": 14, "player": "Bo", "game_id": january})
+    );
+    assert_eq!(games.body["average_score"], json!(8.167));
+}
+
+async fn a_finish_corrected_before_it_was_added_counts_once_with_its_new_result(app: TestApp) {
+    // Arrange: G1 finished (Ann 6, Bo 14: Ann wins) and G2 finished (a shared win), neither
+    // added to the statistics yet.
+    let app = added_on_read_only(app).await;
+    let club = app.new_club().await;
+    let game = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    mint_condition(&app, &club, "2026-02-14", ("Ann", "Bo"), g2_rounds(), 3).await;
+    let seats = seat_ids(&app, &club, &game).await;
+    let (ann, bo) = (seats[0].1.clone(), seats[1].1.clone());
+    let noted = noted_finishes(&app).await;
+
+    // Act: G1's round 2 corrected (the hands swapped: Ann 11, Bo 9, Bo wins), then read.
+    let (first, second) = g1_rounds()[1].clone();
+    let corrected = json!({"round": 2, "collections": {"Ann": second, "Bo": first}});
+    let reply = app
+        .append(
+            &club,
+            &game,
+            Some(4),
+            vec![event("correct", json!({"seq": 3, "data": corrected}))],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let noted_after_correction = noted_finishes(&app).await;
+    let games = app
+        .get("/v1/stats/games/mint-condition", Some(&club.token))
+        .await;
+
+    // Assert: the correction added both noted games before it recomputed G1's players; each
+    // game counts once, G1 with its corrected result. Damage 11 + 9 + 10 + 10 = 40 over 4.
+    assert_eq!((noted, noted_after_correction), (2, 0));
+    assert_eq!(played_and_won(&app, &club, &ann).await, (2, 1));
+    assert_eq!(played_and_won(&app, &club, &bo).await, (2, 2));
+    assert_eq!(games.body["plays"], 2);
+    assert_eq!(games.body["average_score"], json!(10.0));
+}
+
+async fn a_merge_adds_the_finishes_noted_before_it_once(app: TestApp) {
+    // Arrange: G1 with Ann and Bo (Ann wins) and G2 with Ann and "Bob" (shared win), both noted,
+    // none added.
+    let app = added_on_read_only(app).await;
+    let club = app.new_club().await;
+    let g1 = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    let g2 = mint_condition(&app, &club, "2026-02-14", ("Ann", "Bob"), g2_rounds(), 3).await;
+    let bo = seat_ids(&app, &club, &g1).await[1].1.clone();
+    let seats = seat_ids(&app, &club, &g2).await;
+    let (ann, bob) = (seats[0].1.clone(), seats[1].1.clone());
+    let noted = noted_finishes(&app).await;
+
+    // Act: "Bob" merged into Bo.
+    let reply = app
+        .post(
+            &format!("/v1/players/{bob}/merge"),
+            Some(&club.token),
+            &json!({"into": bo}),
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let noted_after_merge = noted_finishes(&app).await;
+
+    // Assert: Bo has both games (one shared win), Ann both (two wins), once each.
+    assert_eq!((noted, noted_after_merge), (2, 0));
+    assert_eq!(played_and_won(&app, &club, &bo).await, (2, 1));
+    assert_eq!(played_and_won(&app, &club, &ann).await, (2, 2));
+    let board = app.get("/v1/stats/leaderboard", Some(&club.token)).await;
+    assert_eq!(ranks(&board.body), vec![("Ann", 1), ("Bo", 2)]);
+}
+
+async fn finished_games_are_added_in_the_background_without_a_read(app: TestApp) {
+    // Arrange: a server whose background round comes every 20 ms.
+    let app = spawn_app_with(app.backend, |config| {
+        config.settle_every = Duration::from_millis(20);
+    })
+    .await
+    .expect("the database was configured for the first server");
+    let club = app.new_club().await;
+
+    // Act: G1 finishes; nothing reads the statistics while we wait.
+    let game = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 3).await;
+    let mut waited = Duration::ZERO;
+    while noted_finishes(&app).await > 0 && waited < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        waited += Duration::from_millis(20);
+    }
+
+    // Assert: the note is gone, and the game counts.
+    assert_eq!(
+        noted_finishes(&app).await,
+        0,
+        "still noted after {waited:?}"
+    );
+    let ann = seat_ids(&app, &club, &game).await[0].1.clone();
+    assert_eq!(played_and_won(&app, &club, &ann).await, (1, 1));
 }

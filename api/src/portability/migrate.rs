@@ -239,6 +239,9 @@ async fn verify(
                 });
             }
         }
+        // Both databases' noted finishes added, as a read of their statistics does first.
+        source.settle_statistics(&club.id).await?;
+        target.settle_statistics(&club.id).await?;
         for filter in &filters {
             let sorted = |mut rows: Vec<crate::store::LeaderRow>| {
                 rows.sort_by(|x, y| x.player_id.cmp(&y.player_id));

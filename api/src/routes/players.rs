@@ -41,6 +41,7 @@ fn not_found() -> ApiError {
 
 /// The club's player with this id, or 404.
 async fn club_player(state: &AppState, club: &Club, id: &str) -> Result<PlayerRow, ApiError> {
+    state.store.settle_statistics(&club.id).await?;
     state
         .store
         .player(&club.id, id)
@@ -124,6 +125,7 @@ pub async fn list_players(
         .as_deref()
         .map(cursor::decode_name)
         .transpose()?;
+    state.store.settle_statistics(&club.id).await?;
     let reads = state.store.reads();
     let mut players = reads
         .store
@@ -325,16 +327,19 @@ pub(super) async fn player_by_name_or_id(
     }
     match uuid::Uuid::parse_str(given) {
         Ok(id) => club_player(state, club, &id.to_string()).await,
-        Err(_) => state
-            .store
-            .player_named(&club.id, given)
-            .await?
-            .ok_or_else(|| {
-                ApiError::NotFound(said!(
-                    "server.problem.no_player_called",
-                    name = format!("{given:?}")
-                ))
-            }),
+        Err(_) => {
+            state.store.settle_statistics(&club.id).await?;
+            state
+                .store
+                .player_named(&club.id, given)
+                .await?
+                .ok_or_else(|| {
+                    ApiError::NotFound(said!(
+                        "server.problem.no_player_called",
+                        name = format!("{given:?}")
+                    ))
+                })
+        }
     }
 }
 

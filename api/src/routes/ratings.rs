@@ -223,6 +223,7 @@ pub async fn player_ratings(
         .as_deref()
         .map(cursor::decode_game)
         .transpose()?;
+    state.store.settle_statistics(&club.id).await?;
     state
         .store
         .player(&club.id, &id)

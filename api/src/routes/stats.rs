@@ -105,6 +105,7 @@ pub async fn leaderboard(
         from: query.from,
         to: query.to,
     };
+    state.store.settle_statistics(&club.id).await?;
     let reads = state.store.reads();
     let rows = reads.store.leaderboard(&club.id, &filter).await?;
     let mut players = statistics::leaderboard(rows, sort, min_games, query.game.is_some());
@@ -205,6 +206,7 @@ pub async fn head_to_head(
         from: query.from,
         to: query.to,
     };
+    state.store.settle_statistics(&club.id).await?;
     let reads = state.store.reads();
     let rows = reads.store.head_to_head(&club.id, a, b, &filter).await?;
     let mut per_game: Vec<HeadToHeadGame> = Vec::new();
@@ -321,6 +323,7 @@ pub async fn game_stats(
         from: query.from,
         to: query.to,
     };
+    state.store.settle_statistics(&club.id).await?;
     let reads = state.store.reads();
     let rows = reads.store.game_stats(&club.id, &game, &filter).await?;
     let variant = variant.as_deref().and_then(statistics::variant_field);

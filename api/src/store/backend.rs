@@ -16,21 +16,12 @@ pub(super) const INSERT_EVENT: &str = "INSERT INTO events \
     (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
-/// PostgreSQL: the club's month snapshots, alone for one transaction (`$1` the club): taken by a
-/// correction and a merge, which recompute snapshots; see `lock_snapshots`. A first finish
-/// takes it through [`SNAPSHOTS_LOCK_TO_ADD`].
-const SNAPSHOTS_LOCK: &str = "SELECT pg_advisory_xact_lock(7461627, hashtext($1))";
-
-/// PostgreSQL: the same lock for a first finish (`$1` the club, `$2` its game's month), shared
-/// when that month has its snapshot already, as it has for nearly every finish. Such finishes
-/// only add their seats to later months' snapshots, which they can do side by side (their
-/// players' rows are locked). One that makes its month's snapshot takes the lock alone, so that
-/// no finish it cannot see is still adding seats. A month once listed stays listed, so what the
-/// check found before the lock still holds after it (a rebuild, too, keeps the months listed).
-const SNAPSHOTS_LOCK_TO_ADD: &str = "SELECT CASE \
-       WHEN EXISTS (SELECT 1 FROM run_months WHERE club_id = $1 AND starts_at = $2) \
-       THEN pg_advisory_xact_lock_shared(7461627, hashtext($1)) \
-       ELSE pg_advisory_xact_lock(7461627, hashtext($1)) END";
+/// PostgreSQL: the club's statistics lock (`$1` the club), held by every writer of its
+/// players' sums, runs and month snapshots and of its buckets to the commit: the settling of
+/// noted finishes, a correction, a merge (`stats::settle`). Two of them at once would
+/// otherwise miss each other: one making a month's snapshot from runs the other has not
+/// committed, the other adding its games to the months it sees, not that one.
+const STATISTICS_LOCK: &str = "SELECT pg_advisory_xact_lock(7461627, hashtext($1))";
 
 /// A database the store runs on: its statements' literals, and how a [`Query`] runs on it.
 pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
@@ -55,11 +46,9 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
     /// answering the event's position; `None`: two statements (SQLite's are calls within the
     /// process).
     const EVENT_WITH_CHANGE: Option<&'static str>;
-    /// The club's month snapshots' lock (`$1` the club), taken before they are rewritten;
-    /// `None`: SQLite's one writer needs none.
-    const SNAPSHOTS_LOCK: Option<&'static str>;
-    /// The same lock, taken only when the game adds a month (see `stats::sql`).
-    const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str>;
+    /// The club's statistics lock (`$1` the club), taken before its sums are added to or
+    /// rewritten; `None`: SQLite's one writer needs none.
+    const STATISTICS_LOCK: Option<&'static str>;
     /// Taken first by the emptying of the read models (a rebuild beside running servers): it
     /// waits for the appends and creations under way and holds off new ones until its commit,
     /// so that none writes half before it and half after. `None`: SQLite's `BEGIN IMMEDIATE`
@@ -142,8 +131,7 @@ impl Backend for sqlx::Sqlite {
     // One writer: its positions are in commit order anyway.
     const INSERT_IN_ORDER: &'static str = INSERT_EVENT;
     const EVENT_WITH_CHANGE: Option<&'static str> = None;
-    const SNAPSHOTS_LOCK: Option<&'static str> = None;
-    const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str> = None;
+    const STATISTICS_LOCK: Option<&'static str> = None;
     const WRITES_HELD: Option<&'static str> = None;
     const RATINGS_LOCK: Option<&'static str> = None;
     // One writer at a time: nothing waits on a bucket's row.
@@ -187,8 +175,7 @@ impl Backend for sqlx::Postgres {
          INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
          SELECT position, $9, $10, $11, $12, $13, $14 FROM e RETURNING position",
     );
-    const SNAPSHOTS_LOCK: Option<&'static str> = Some(SNAPSHOTS_LOCK);
-    const SNAPSHOTS_LOCK_TO_ADD: Option<&'static str> = Some(SNAPSHOTS_LOCK_TO_ADD);
+    const STATISTICS_LOCK: Option<&'static str> = Some(STATISTICS_LOCK);
     // Every append and creation writes its game's row (ROW EXCLUSIVE), which SHARE waits for.
     const WRITES_HELD: Option<&'static str> = Some("LOCK TABLE games IN SHARE MODE");
     const RATINGS_LOCK: Option<&'static str> =

@@ -59,6 +59,7 @@ pub use players::{ClubPlayer, Merge, PlayerImport, PlayerStore, Rename};
 pub use presets::{PresetRecord, PresetStore};
 pub use primary::lost_primary;
 pub use score_bodies::ScoreBodies;
+pub use stats::settle::SETTLE_EVERY;
 pub use stats::{
     FactTotal, GameStatsRows, HeadToHeadRow, LeaderRow, PlayerGameRow, PlayerRow, RatingPoint,
     RatingRow, ResultRecord, StatsFilter, StatsStore,

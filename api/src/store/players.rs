@@ -16,8 +16,9 @@ use super::columns::Columns;
 use super::error::StoreError;
 use super::sql_store::SqlStore;
 use super::stats::ratings::mark_changed;
+use super::stats::settle::settle_in;
 use super::stats::sql::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS};
-use super::writes::{WriteOn, Writing};
+use super::writes::{WriteOn, Writing, args};
 
 /// How a rename went.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,48 +161,54 @@ impl<S: SqlStore> PlayerStore for S {
 
     async fn merge_players(&self, club: &str, from: &str, into: &str) -> Result<Merge, StoreError> {
         let _turn = self.write_turn().await;
-        let mut tx = self.pool().begin_with(S::Db::BEGIN).await?;
+        let mut w = S::Db::writes(self.pool().begin_with(S::Db::BEGIN).await?);
         // The games of the player who goes, locked first in id order as an append locks
         // its game before its players: an append finishing one of them waits for the
         // merge, then sees the moved seats (on SQLite, BEGIN IMMEDIATE serialises it all).
-        query(format!(
-            "SELECT id FROM games WHERE club_id = $1 AND id IN \
-                     (SELECT game_id FROM game_players WHERE player_id = $2) ORDER BY id{}",
-            S::Db::LOCK_ROW
-        ))
-        .bind(club)
-        .bind(from)
-        .fetch_all(&mut tx)
+        w.fetch_all(
+            &format!(
+                "SELECT id FROM games WHERE club_id = $1 AND id IN \
+                 (SELECT game_id FROM game_players WHERE player_id = $2) ORDER BY id{}",
+                S::Db::LOCK_ROW
+            ),
+            args![club, from],
+        )
         .await?;
-        // Both rows locked in id order, the order a finishing append locks players in.
+        // The club's noted finishes added before the sums are recomputed from the seats (which
+        // hold them already), with the club's statistics lock, taken after the games' rows and
+        // before the players' as by every writer of the sums.
+        settle_in(&mut w, club, None).await?;
+        // Both rows locked in id order, the order every writer locks players in.
         let (first, second) = if from < into {
             (from, into)
         } else {
             (into, from)
         };
-        let rows = query(format!(
-            "SELECT id FROM players WHERE club_id = $1 AND id IN ($2, $3) ORDER BY id{}",
-            S::Db::LOCK_ROW
-        ))
-        .bind(club)
-        .bind(first)
-        .bind(second)
-        .fetch_all(&mut tx)
-        .await?;
+        let rows = w
+            .fetch_all(
+                &format!(
+                    "SELECT id FROM players WHERE club_id = $1 AND id IN ($2, $3) ORDER BY id{}",
+                    S::Db::LOCK_ROW
+                ),
+                args![club, first, second],
+            )
+            .await?;
         let found: Vec<String> = rows
             .iter()
             .map(|r| r.try_get("id"))
             .collect::<Result<_, _>>()?;
         if !found.iter().any(|id| id == from) {
-            let merged_into: Option<String> =
-                query("SELECT into_id FROM player_merges WHERE club_id = $1 AND from_id = $2")
-                    .bind(club)
-                    .bind(from)
-                    .fetch_optional(&mut tx)
-                    .await?
-                    .map(|row| row.try_get("into_id"))
-                    .transpose()?;
+            let merged_into: Option<String> = w
+                .fetch_optional(
+                    "SELECT into_id FROM player_merges WHERE club_id = $1 AND from_id = $2",
+                    args![club, from],
+                )
+                .await?
+                .map(|row| row.try_get("into_id"))
+                .transpose()?;
             let again = merged_into.as_deref() == Some(into) && found.iter().any(|id| id == into);
+            // What the settling added is kept: it is what a read would have settled.
+            w.commit().await?;
             return Ok(if again {
                 Merge::AlreadyMerged
             } else {
@@ -209,33 +216,34 @@ impl<S: SqlStore> PlayerStore for S {
             });
         }
         if !found.iter().any(|id| id == into) {
+            w.commit().await?;
             return Ok(Merge::IntoNotFound);
         }
-        let shared = query(
-            "SELECT a.game_id FROM game_players a JOIN game_players b ON b.game_id = a.game_id \
-                     WHERE a.player_id = $1 AND b.player_id = $2 ORDER BY a.game_id",
-        )
-        .bind(from)
-        .bind(into)
-        .fetch_all(&mut tx)
-        .await?;
+        let shared = w
+            .fetch_all(
+                "SELECT a.game_id FROM game_players a JOIN game_players b ON b.game_id = a.game_id \
+                 WHERE a.player_id = $1 AND b.player_id = $2 ORDER BY a.game_id",
+                args![from, into],
+            )
+            .await?;
         if !shared.is_empty() {
             let games = shared
                 .iter()
                 .map(|r| r.try_get("game_id"))
                 .collect::<Result<_, _>>()?;
+            w.commit().await?;
             return Ok(Merge::SatTogether(games));
         }
         // The ratings of each game the player who goes finished are rated again from their
         // first finished game of it: their seats become the other player's.
-        let finished = query(
-            "SELECT g.game, g.started_at, g.id FROM game_players gp CROSS JOIN games g \
-             WHERE gp.player_id = $1 AND gp.rank IS NOT NULL AND g.id = gp.game_id \
-             ORDER BY g.game, g.started_at, g.id",
-        )
-        .bind(from)
-        .fetch_all(&mut tx)
-        .await?;
+        let finished = w
+            .fetch_all(
+                "SELECT g.game, g.started_at, g.id FROM game_players gp CROSS JOIN games g \
+                 WHERE gp.player_id = $1 AND gp.rank IS NOT NULL AND g.id = gp.game_id \
+                 ORDER BY g.game, g.started_at, g.id",
+                args![from],
+            )
+            .await?;
         let mut firsts: Vec<(String, DateTime<Utc>, String)> = Vec::new();
         for row in &finished {
             let game: String = row.try_get("game")?;
@@ -243,66 +251,39 @@ impl<S: SqlStore> PlayerStore for S {
                 firsts.push((game, row.try_get("started_at")?, row.try_get("id")?));
             }
         }
-        query("UPDATE game_players SET player_id = $1 WHERE player_id = $2")
-            .bind(into)
-            .bind(from)
-            .execute(&mut tx)
-            .await?;
-        query("DELETE FROM player_game_totals WHERE club_id = $1 AND player_id IN ($2, $3)")
-            .bind(club)
-            .bind(from)
-            .bind(into)
-            .execute(&mut tx)
-            .await?;
-        query(RECOMPUTE_TOTALS)
-            .bind(club)
-            .bind(into)
-            .execute(&mut tx)
-            .await?;
+        w.execute(
+            "UPDATE game_players SET player_id = $1 WHERE player_id = $2",
+            args![into, from],
+        )
+        .await?;
+        w.execute(
+            "DELETE FROM player_game_totals WHERE club_id = $1 AND player_id IN ($2, $3)",
+            args![club, from, into],
+        )
+        .await?;
+        w.execute(RECOMPUTE_TOTALS, args![club, into]).await?;
         for player in [from, into] {
-            query(CLEAR_RUNS)
-                .bind(player)
-                .bind(None::<&str>)
-                .execute(&mut tx)
+            w.execute(CLEAR_RUNS, args![player, None::<&str>]).await?;
+        }
+        w.execute(RECOMPUTE_RUNS, args![club, into, None::<&str>])
+            .await?;
+        // The month snapshots follow the runs (the statistics lock is held).
+        for player in [from, into] {
+            w.execute(CLEAR_SNAPSHOTS, args![club, player, None::<&str>])
                 .await?;
         }
-        query(RECOMPUTE_RUNS)
-            .bind(club)
-            .bind(into)
-            .bind(None::<&str>)
-            .execute(&mut tx)
+        w.execute(RECOMPUTE_SNAPSHOTS, args![club, into, None::<&str>])
             .await?;
-        // The month snapshots follow the runs, taken as a finish takes them.
-        if let Some(lock) = S::Db::SNAPSHOTS_LOCK {
-            query(lock).bind(club).execute(&mut tx).await?;
-        }
-        for player in [from, into] {
-            query(CLEAR_SNAPSHOTS)
-                .bind(club)
-                .bind(player)
-                .bind(None::<&str>)
-                .execute(&mut tx)
-                .await?;
-        }
-        query(RECOMPUTE_SNAPSHOTS)
-            .bind(club)
-            .bind(into)
-            .bind(None::<&str>)
-            .execute(&mut tx)
-            .await?;
-        query("DELETE FROM players WHERE club_id = $1 AND id = $2")
-            .bind(club)
-            .bind(from)
-            .execute(&mut tx)
-            .await?;
-        query("INSERT INTO player_merges (from_id, club_id, into_id, merged_at) VALUES ($1, $2, $3, $4)")
-                    .bind(from)
-                    .bind(club)
-                    .bind(into)
-                    .bind(chrono::Utc::now())
-                    .execute(&mut tx)
-                    .await?;
-        let mut w = S::Db::writes(tx);
+        w.execute(
+            "DELETE FROM players WHERE club_id = $1 AND id = $2",
+            args![club, from],
+        )
+        .await?;
+        w.execute(
+            "INSERT INTO player_merges (from_id, club_id, into_id, merged_at) VALUES ($1, $2, $3, $4)",
+            args![from, club, into, chrono::Utc::now()],
+        )
+        .await?;
         for (game, at, id) in &firsts {
             mark_changed(&mut w, club, game, (*at, id)).await?;
         }

@@ -2,8 +2,6 @@
 //! its first event, and the rows both write (the game's row, its seats and players, its events,
 //! the lobby's changes). The caller holds the transaction and commits it.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, SubsecRound, Utc};
 use serde_json::json;
 use tabletally_domain::Scoreboard;
@@ -16,8 +14,7 @@ use crate::store::columns::Columns;
 use crate::store::commit::{AfterCommit, Shared, Written};
 use crate::store::error::StoreError;
 use crate::store::lists::{Param, placeholders};
-use crate::store::stats::periods::month_start;
-use crate::store::stats::write::{lock_first_finish, write_result};
+use crate::store::stats::write::write_result;
 use crate::store::together::{Statement, renumbered, together};
 use crate::store::types::RowMoved;
 use crate::store::types::{Appended, NewGame, NewSeat, SCHEMA_VERSION, change_kind};
@@ -49,21 +46,6 @@ impl Decided {
             Decision::Append { status, result: None, .. }
                 if status.as_str() == self.held.game.status && self.held.game.status != "finished"
         )
-    }
-
-    /// The month of a first finish with players, which adds to the statistics' shared rows
-    /// ([`write_result`]): its locks may be taken with the game's row.
-    fn first_finish_month(&self) -> Option<DateTime<Utc>> {
-        match &self.decision {
-            Decision::Append {
-                result: Some(result),
-                read_models: true,
-                ..
-            } if self.held.game.status != "finished" && !result.players.is_empty() => {
-                Some(month_start(self.held.game.started_at))
-            }
-            _ => None,
-        }
     }
 }
 
@@ -172,31 +154,15 @@ pub(super) async fn append_in<W: Writing>(
     {
         return decide_and_write(shared, w, club, id, request, held).await;
     }
-    // A first finish decided from the held state takes its seats' and the month snapshots'
-    // locks with the game's row on PostgreSQL: one round trip for the three.
-    let locks = match decided.as_ref().and_then(Decided::first_finish_month) {
-        Some(month) => lock_first_finish(w, GAME_ROW, (id, club), month).await?,
-        None => None,
+    let row = w
+        .fetch_optional(&format!("{GAME_ROW}{}", W::Db::LOCK_ROW), args![id, club])
+        .await?;
+    let Some(row) = row else {
+        return Err(StoreError::NotFound);
     };
-    let (row, locked) = match locks {
-        Some((rows, seated)) => {
-            let Some(first) = rows.first() else {
-                return Err(StoreError::NotFound);
-            };
-            (game_row(first)?, Some(seated))
-        }
-        None => {
-            let row = w
-                .fetch_optional(&format!("{GAME_ROW}{}", W::Db::LOCK_ROW), args![id, club])
-                .await?;
-            let Some(row) = row else {
-                return Err(StoreError::NotFound);
-            };
-            (game_row(&row)?, None)
-        }
-    };
+    let row = game_row(&row)?;
     if let Some(decided) = decided.filter(|d| d.version == row.version) {
-        return write_decided(shared, w, club, id, decided.decision, decided.held, locked).await;
+        return write_decided(shared, w, club, id, decided.decision, decided.held).await;
     }
     let prepared = prepared.filter(|p| p.game.version == row.version);
     let held = match shared.cache.take(id, row.version).or(prepared) {
@@ -228,7 +194,7 @@ pub(super) async fn decide_and_write<W: Writing>(
         held = HeldGame::replay(held.game, log).map_err(|e| corrupt("stored game", e))?;
     }
     match append::decide(&mut held, request) {
-        Ok(decision) => write_decided(shared, w, club, id, decision, held, None).await,
+        Ok(decision) => write_decided(shared, w, club, id, decision, held).await,
         Err(refused) => {
             // Unchanged by a refusal, and still at the row's version.
             if refused.left_the_state() {
@@ -248,7 +214,6 @@ pub(super) async fn write_decided<W: Writing>(
     id: &str,
     decision: Decision,
     held: HeldGame,
-    locked: Option<BTreeMap<i64, String>>,
 ) -> Result<Written<Appended>, StoreError> {
     match decision {
         Decision::AlreadyStored { events } => {
@@ -293,7 +258,6 @@ pub(super) async fn write_decided<W: Writing>(
                     held.game.status == "finished",
                     result.as_ref(),
                     Some(moved),
-                    locked,
                 )
                 .await?;
             } else {

@@ -209,7 +209,7 @@ pub(super) async fn import_game<S: SqlStore>(
     // The read models before the events, like an append: their shared rows are
     // locked before the club's positions lock.
     if let Some(result) = result(&record)? {
-        let rest = write_result(&mut w, club, &record, false, Some(&result), None, None).await?;
+        let rest = write_result(&mut w, club, &record, false, Some(&result), None).await?;
         w.execute_together(rest).await?;
     }
     let mut stored = Vec::with_capacity(game.events.len());

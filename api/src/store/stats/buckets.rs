@@ -31,7 +31,7 @@ pub(super) async fn lock_buckets<W: Writing>(
 }
 
 /// A bucket's key: variant, span, start and shard.
-type BucketKey<'a> = (&'a str, &'static str, DateTime<Utc>, i64);
+pub(super) type BucketKey<'a> = (&'a str, &'static str, DateTime<Utc>, i64);
 
 /// A bucket locked and read: span, start, shard, and its sums.
 type LockedBucket = (&'static str, DateTime<Utc>, i64, GameSummary);
@@ -56,6 +56,15 @@ pub(super) fn buckets_locking<'a>(
             })
         })
         .collect();
+    keys_locking(club, game, keys)
+}
+
+/// [`buckets_locking`] of these keys, in the order given.
+pub(super) fn keys_locking<'a>(
+    club: &str,
+    game: &str,
+    keys: Vec<BucketKey<'a>>,
+) -> (String, Vec<Param>, Vec<BucketKey<'a>>) {
     let values = bucket_keys(keys.len())
         .map(|key| format!("($1, $2, {key}, 0, 0, 0, 0, '{{}}', '{{}}')"))
         .collect::<Vec<_>>()
@@ -88,6 +97,9 @@ pub(super) fn locked_buckets(
                     .is_ok_and(|v| v == variant)
                     && row.try_get::<String, _>("span").is_ok_and(|s| s == span)
                     && row.try_get::<i64, _>("shard").is_ok_and(|s| s == shard)
+                    && row
+                        .try_get::<DateTime<Utc>, _>("starts_at")
+                        .is_ok_and(|at| at == starts_at)
             })
             .ok_or_else(|| {
                 StoreError::Corrupt(format!(

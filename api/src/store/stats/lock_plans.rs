@@ -1,11 +1,10 @@
-//! PostgreSQL's plans for the locks a finish takes, on tables the planner has never analysed
+//! PostgreSQL's plans for the locks a correction takes, on tables the planner has never analysed
 //! (a new database, autovacuum off): each seated player is found by its key, whatever the
 //! players table holds. Run when `TABLETALLY_TEST_POSTGRES_URL` names a database.
 
 use sqlx::{Connection, PgConnection, Row};
 
-use super::write::{first_finish_locks, seats_locked};
-use crate::store::GAME_ROW;
+use super::write::seats_locked;
 
 /// The generic plan PostgreSQL keeps for `sql` once a connection has run it a few times, on a
 /// fresh database whose players table holds 500 of one club's players and was never analysed.
@@ -73,15 +72,6 @@ fn assert_players_found_by_key(plan: &str) {
         plan.contains("Index Scan using players_pkey on players"),
         "no player is found by its key:\n{plan}"
     );
-}
-
-#[tokio::test]
-async fn a_first_finish_locks_each_player_by_its_key_on_a_table_never_analysed() {
-    let sql = first_finish_locks::<sqlx::Postgres>(GAME_ROW).expect("PostgreSQL's statement");
-    let Some(plan) = generic_plan(&sql, "'g1', 'c', '2026-12-01T00:00:00Z'").await else {
-        return;
-    };
-    assert_players_found_by_key(&plan);
 }
 
 #[tokio::test]

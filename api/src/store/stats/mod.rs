@@ -1,5 +1,6 @@
-//! The statistics read models: written with the append that changes a game's result, read by
-//! the statistics endpoints.
+//! The statistics read models: written with the append that changes a game's result (a first
+//! finish's shared sums in a batch, settled before they are read), read by the statistics
+//! endpoints.
 //!
 //! A finished game's results and facts live on its seats (`game_players.total`, `rank`,
 //! `facts`) and its row (`games.facts`); `player_game_totals` sums them per player and game for
@@ -13,7 +14,8 @@
 //! - [`rows`]: what the reads answer, and their filter;
 //! - [`sql`]: the statements;
 //! - [`buckets`]: the day and month sums, locked, read and written back whole;
-//! - [`write`], [`read`]: the two sides.
+//! - [`write`], [`read`]: the two sides;
+//! - [`settle`]: first finishes added to the shared sums in batches, before they are read.
 
 mod buckets;
 #[cfg(test)]
@@ -23,6 +25,7 @@ mod rated_seats;
 pub(in crate::store) mod ratings;
 mod read;
 mod rows;
+pub(in crate::store) mod settle;
 pub(in crate::store) mod sql;
 mod summary;
 #[cfg(test)]
@@ -152,6 +155,14 @@ pub trait StatsStore: Send + Sync {
     /// Brings the club's ratings of `game` up to date with every change to its results: done
     /// before they are read, on the primary.
     async fn settle_ratings(&self, club: &str, game: &str) -> Result<(), StoreError>;
+
+    /// Adds the club's finished games noted since the last settling to its players' sums, runs
+    /// and month snapshots and to its buckets: done before they are read, on the primary.
+    async fn settle_statistics(&self, club: &str) -> Result<(), StoreError>;
+
+    /// [`Self::settle_statistics`] for every club with noted games (the background's round);
+    /// how many clubs had some.
+    async fn settle_every_club(&self) -> Result<usize, StoreError>;
 
     /// Empties the read models (the start of a rebuild).
     async fn clear_statistics(&self) -> Result<(), StoreError>;
@@ -289,6 +300,14 @@ impl<S: SqlStore> StatsStore for S {
 
     async fn settle_ratings(&self, club: &str, game: &str) -> Result<(), StoreError> {
         ratings::settle(self, club, game).await
+    }
+
+    async fn settle_statistics(&self, club: &str) -> Result<(), StoreError> {
+        settle::settle(self, club).await
+    }
+
+    async fn settle_every_club(&self) -> Result<usize, StoreError> {
+        settle::settle_every_club(self).await
     }
 
     async fn clear_statistics(&self) -> Result<(), StoreError> {

@@ -2,9 +2,7 @@
 //! runs and month snapshots, the locks that order their writers, and the statements written
 //! for a filter (a period's conditions, a club's buckets or seats of one game).
 
-use crate::records::PlayerResult;
 use crate::store::lists::{Param, Params};
-use crate::store::writes::args;
 
 use super::periods::Range;
 
@@ -106,23 +104,6 @@ pub(super) fn snapshot_of_month() -> String {
          FROM ({}) u GROUP BY u.player_id, u.game, u.variant",
         sums_before("$1", Some("$2"), false, &[])
     )
-}
-
-/// A finished game's players as `VALUES` rows from parameter `$first` on, four a player (id,
-/// total, rank, won), and those parameters in the same order.
-pub(super) fn player_rows(players: &[&PlayerResult], first: usize) -> (String, Vec<Param>) {
-    let rows = (0..players.len())
-        .map(|i| {
-            let at = first + 4 * i;
-            format!("(${at}, ${}, ${}, ${})", at + 1, at + 2, at + 3)
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut values = Vec::with_capacity(4 * players.len());
-    for p in players {
-        values.extend(args![&p.player_id, p.total, p.rank, i64::from(p.won)]);
-    }
-    (rows, values)
 }
 
 /// The shard of its day's and month's buckets a first finish adds to (of `shards`), picked by
