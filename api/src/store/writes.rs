@@ -102,6 +102,9 @@ pub(super) struct Writes<'c, DB: WriteOn> {
     conn: DB::Conn<'c>,
     /// Events the writer's batch inserted so far (their positions are settled at its commit).
     events: i64,
+    /// Whether PostgreSQL keeps the statements prepared on the connection (see
+    /// [`Writing::keep_prepared`]).
+    keep: bool,
 }
 
 impl<DB: WriteOn> Writes<'static, DB> {
@@ -109,6 +112,7 @@ impl<DB: WriteOn> Writes<'static, DB> {
         Self {
             conn: DB::on(tx),
             events: 0,
+            keep: true,
         }
     }
 }
@@ -151,6 +155,12 @@ pub(super) trait Writing: Send {
     ) -> impl Future<Output = Result<Vec<Self::Row>, StoreError>> + Send;
 
     fn commit(self) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Whether the statements run from now on are kept prepared on PostgreSQL's connection
+    /// (they are by default): a batch's statements, whose texts are written for its number of
+    /// rows and seldom met again, would fill the connection's cache and push out the ones every
+    /// request runs. SQLite's one writer keeps what it prepares anyway.
+    fn keep_prepared(&mut self, _keep: bool) {}
 
     /// Runs statements that do not depend on each other ([`super::together`]): one round trip
     /// on PostgreSQL, one after the other on SQLite.
@@ -203,6 +213,7 @@ impl<'c> Writes<'c, sqlx::Postgres> {
         Ok(Self {
             conn: PgConn::Transaction(sqlx::Connection::begin(&mut ***lane).await?),
             events: 0,
+            keep: true,
         })
     }
 
@@ -211,6 +222,7 @@ impl<'c> Writes<'c, sqlx::Postgres> {
         Self {
             conn: PgConn::Alone(lane),
             events: 0,
+            keep: true,
         }
     }
 
@@ -238,8 +250,13 @@ impl Writing for Writes<'_, sqlx::Postgres> {
         Writes::provisional_position(self)
     }
 
+    fn keep_prepared(&mut self, keep: bool) {
+        self.keep = keep;
+    }
+
     async fn execute(&mut self, sql: &str, args: Vec<Param>) -> Result<(), StoreError> {
         pg_query(sql, args)
+            .persistent(self.keep)
             .execute(self.conn.connection())
             .await
             .map_err(translate)?;
@@ -252,6 +269,7 @@ impl Writing for Writes<'_, sqlx::Postgres> {
         args: Vec<Param>,
     ) -> Result<Vec<sqlx::postgres::PgRow>, StoreError> {
         pg_query(sql, args)
+            .persistent(self.keep)
             .fetch_all(self.conn.connection())
             .await
             .map_err(translate)
@@ -334,6 +352,7 @@ impl<'c> Writes<'c, sqlx::Sqlite> {
         let mut writes = Self {
             conn: SqliteConn::Writer(direct),
             events: 0,
+            keep: true,
         };
         writes.run(&["BEGIN IMMEDIATE"]).await?;
         Ok(writes)

@@ -97,6 +97,18 @@ pub(in crate::store) async fn settle_in<W: Writing>(
     most: Option<usize>,
 ) -> Result<usize, StoreError> {
     lock_statistics(w, club).await?;
+    w.keep_prepared(false);
+    let taken = take_and_add(w, club, most).await;
+    w.keep_prepared(true);
+    taken
+}
+
+/// [`settle_in`]'s batches, the lock taken.
+async fn take_and_add<W: Writing>(
+    w: &mut W,
+    club: &str,
+    most: Option<usize>,
+) -> Result<usize, StoreError> {
     let mut taken = 0;
     loop {
         let rows = w
