@@ -1950,6 +1950,25 @@ async fn games_finished_out_of_play_order_are_added_in_one_batch_at_the_next_rea
     let seats = seat_ids(&app, &club, &march).await;
     let (ann, bo) = (seats[0].1.clone(), seats[1].1.clone());
     let noted = noted_finishes(&app).await;
+    // March's finish is the club's first noted one: the statistics count what came before it.
+    let feed = app.get("/v1/events?after=0", Some(&club.token)).await;
+    let positions = |game: &str| -> Vec<i64> {
+        feed.body["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["game_id"] == game)
+            .map(|e| e["position"].as_i64().unwrap())
+            .collect()
+    };
+    let march_finish = *positions(&march).last().unwrap();
+    let newest = feed.body["events"].as_array().unwrap().last().unwrap()["position"]
+        .as_i64()
+        .unwrap();
+    let store = tabletally_api::store::connect(&app.database_url)
+        .await
+        .expect("a second connection to the server's database");
+    let counted_before = store.counted_position(&club.id).await.unwrap();
 
     // Act: the first read adds the three at once.
     let ann_played = played_and_won(&app, &club, &ann).await;
@@ -1975,6 +1994,12 @@ async fn games_finished_out_of_play_order_are_added_in_one_batch_at_the_next_rea
     // came out of play order). Damage 2 + 7 + 6 + 14 + 10 + 10 = 49 over 6 results.
     assert_eq!(noted, 3);
     assert_eq!(noted_finishes(&app).await, 0);
+    assert_eq!(counted_before, march_finish - 1);
+    assert_eq!(store.counted_position(&club.id).await.unwrap(), newest);
+    assert_eq!(
+        spring.headers["read-position"].to_str().unwrap(),
+        newest.to_string()
+    );
     assert_eq!((ann_played, bo_played), ((3, 3), (3, 1)));
     assert_eq!(ranks(&spring.body), vec![("Ann", 1), ("Bo", 2)]);
     let spring_rows: Vec<(i64, i64)> = spring.body["players"]
@@ -2031,13 +2056,28 @@ async fn a_finish_corrected_before_it_was_added_counts_once_with_its_new_result(
         .get("/v1/stats/games/mint-condition", Some(&club.token))
         .await;
 
-    // Assert: the correction added both noted games before it recomputed G1's players; each
-    // game counts once, G1 with its corrected result. Damage 11 + 9 + 10 + 10 = 40 over 4.
-    assert_eq!((noted, noted_after_correction), (2, 0));
+    // Assert: the correction recomputed G1's players without the noted games and left both to
+    // the read's settling; each game counts once, G1 with its corrected result. Damage
+    // 11 + 9 + 10 + 10 = 40 over 4.
+    assert_eq!((noted, noted_after_correction), (2, 2));
     assert_eq!(played_and_won(&app, &club, &ann).await, (2, 1));
     assert_eq!(played_and_won(&app, &club, &bo).await, (2, 2));
     assert_eq!(games.body["plays"], 2);
     assert_eq!(games.body["average_score"], json!(10.0));
+    let board = app.get("/v1/stats/leaderboard", Some(&club.token)).await;
+    let played: Vec<(&str, i64, i64)> = board.body["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                p["games_played"].as_i64().unwrap(),
+                p["wins"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(played, vec![("Bo", 2, 2), ("Ann", 2, 1)]);
 }
 
 async fn a_merge_adds_the_finishes_noted_before_it_once(app: TestApp) {
@@ -2063,12 +2103,26 @@ async fn a_merge_adds_the_finishes_noted_before_it_once(app: TestApp) {
     assert_eq!(reply.status, 200, "{}", reply.body);
     let noted_after_merge = noted_finishes(&app).await;
 
-    // Assert: Bo has both games (one shared win), Ann both (two wins), once each.
+    // Assert: the merge recomputed Bo without the noted games, and its answer (the player as
+    // merged, read after it) added them: Bo has both games (one shared win), Ann both (two
+    // wins), once each.
     assert_eq!((noted, noted_after_merge), (2, 0));
     assert_eq!(played_and_won(&app, &club, &bo).await, (2, 1));
     assert_eq!(played_and_won(&app, &club, &ann).await, (2, 2));
     let board = app.get("/v1/stats/leaderboard", Some(&club.token)).await;
     assert_eq!(ranks(&board.body), vec![("Ann", 1), ("Bo", 2)]);
+    let played: Vec<(i64, i64)> = board.body["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["games_played"].as_i64().unwrap(),
+                p["wins"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(played, vec![(2, 2), (2, 1)]);
 }
 
 async fn finished_games_are_added_in_the_background_without_a_read(app: TestApp) {

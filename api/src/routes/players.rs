@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::cursor;
 use super::filters::{VariantId, check_game, select_variant};
 use super::problems::{BadQuery, IdNotUuid, ReadOnlyToken, Unauthorized, problems};
-use super::read_from::read_answer;
+use super::read_from::{read_answer, statistics_answer};
 use crate::auth::Club;
 use crate::error::ApiError;
 use crate::extract::{Json, Query};
@@ -146,7 +146,7 @@ pub async fn list_players(
         players: players.into_iter().map(PlayerSummary::from).collect(),
         next_cursor,
     };
-    read_answer(&reads, &club.id, &page).await
+    statistics_answer(&reads, &club.id, &page).await
 }
 
 /// One club player.
@@ -217,7 +217,7 @@ pub async fn player_stats(
         .results_of_player(&club.id, &id, &filter)
         .await?;
     let stats = statistics::player_stats(&player.id, &player.name, &results);
-    read_answer(&reads, &club.id, &stats).await
+    statistics_answer(&reads, &club.id, &stats).await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

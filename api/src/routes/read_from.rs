@@ -22,6 +22,21 @@ pub(super) async fn read_answer(
         .json(body))
 }
 
+/// [`read_answer`] for the statistics: `Read-Position` is the newest lobby change whose games
+/// they count, which a standby gives only once it has replayed the adding of the finishes up to
+/// it (they are added in batches after the finish, `store::stats::settle`).
+pub(super) async fn statistics_answer(
+    reads: &Reads<'_>,
+    club: &str,
+    body: &impl Serialize,
+) -> Result<HttpResponse, ApiError> {
+    let counted = reads.store.counted_position(club).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((READ_FROM, reads.from.as_str()))
+        .insert_header((READ_POSITION, counted))
+        .json(body))
+}
+
 const READ_FROM: &str = "Read-From";
 const READ_POSITION: &str = "Read-Position";
 

@@ -14,7 +14,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::filters::{VariantId, check_game, select_variant};
 use super::players::{PlayerSummary, player_by_name_or_id};
 use super::problems::{BadQuery, Unauthorized, problems};
-use super::read_from::read_answer;
+use super::read_from::statistics_answer;
 use crate::auth::Club;
 use crate::error::ApiError;
 use crate::extract::Query;
@@ -120,7 +120,7 @@ pub async fn leaderboard(
         min_games,
         players,
     };
-    read_answer(&reads, &club.id, &board).await
+    statistics_answer(&reads, &club.id, &board).await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -245,7 +245,7 @@ pub async fn head_to_head(
         tied: per_game.iter().map(|g| g.tied).sum(),
         per_game,
     };
-    read_answer(&reads, &club.id, &together).await
+    statistics_answer(&reads, &club.id, &together).await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -355,5 +355,5 @@ pub async fn game_stats(
         record_best: best,
         record_worst: worst,
     };
-    read_answer(&reads, &club.id, &stats).await
+    statistics_answer(&reads, &club.id, &stats).await
 }

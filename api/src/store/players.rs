@@ -16,8 +16,10 @@ use super::columns::Columns;
 use super::error::StoreError;
 use super::sql_store::SqlStore;
 use super::stats::ratings::mark_changed;
-use super::stats::settle::settle_in;
-use super::stats::sql::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS};
+use super::stats::settle::lock_statistics;
+use super::stats::sql::{
+    CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, not_noted,
+};
 use super::writes::{WriteOn, Writing, args};
 
 /// How a rename went.
@@ -93,14 +95,17 @@ pub trait PlayerStore: Send + Sync {
 }
 
 /// A player's leaderboard sums from their finished seats, every game and variant.
-const RECOMPUTE_TOTALS: &str = "INSERT INTO player_game_totals \
+const RECOMPUTE_TOTALS: &str = concat!(
+    "INSERT INTO player_game_totals \
        (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
      SELECT g.club_id, gp.player_id, g.game, g.variant, MAX(g.lower_wins), COUNT(*), \
        SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END), \
        SUM(gp.total), SUM(gp.rank), MIN(gp.total), MAX(gp.total), MAX(g.started_at) \
      FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
-     WHERE p.id = $2 AND p.club_id = $1 AND gp.rank IS NOT NULL \
-     GROUP BY g.club_id, gp.player_id, g.game, g.variant";
+     WHERE p.id = $2 AND p.club_id = $1 AND gp.rank IS NOT NULL AND ",
+    not_noted!(),
+    " GROUP BY g.club_id, gp.player_id, g.game, g.variant"
+);
 
 /// A club's players on either database.
 #[async_trait]
@@ -174,10 +179,11 @@ impl<S: SqlStore> PlayerStore for S {
             args![club, from],
         )
         .await?;
-        // The club's noted finishes added before the sums are recomputed from the seats (which
-        // hold them already), with the club's statistics lock, taken after the games' rows and
-        // before the players' as by every writer of the sums.
-        settle_in(&mut w, club, None).await?;
+        // The club's statistics lock, taken after the games' rows and before the players' as by
+        // every writer of the sums: no settling adds a game of the player who goes meanwhile.
+        // The sums are recomputed from the finished seats but the noted ones, which their
+        // settling adds to the player they belong to then.
+        lock_statistics(&mut w, club).await?;
         // Both rows locked in id order, the order every writer locks players in.
         let (first, second) = if from < into {
             (from, into)
@@ -207,8 +213,6 @@ impl<S: SqlStore> PlayerStore for S {
                 .map(|row| row.try_get("into_id"))
                 .transpose()?;
             let again = merged_into.as_deref() == Some(into) && found.iter().any(|id| id == into);
-            // What the settling added is kept: it is what a read would have settled.
-            w.commit().await?;
             return Ok(if again {
                 Merge::AlreadyMerged
             } else {
@@ -216,7 +220,6 @@ impl<S: SqlStore> PlayerStore for S {
             });
         }
         if !found.iter().any(|id| id == into) {
-            w.commit().await?;
             return Ok(Merge::IntoNotFound);
         }
         let shared = w
@@ -231,7 +234,6 @@ impl<S: SqlStore> PlayerStore for S {
                 .iter()
                 .map(|r| r.try_get("game_id"))
                 .collect::<Result<_, _>>()?;
-            w.commit().await?;
             return Ok(Merge::SatTogether(games));
         }
         // The ratings of each game the player who goes finished are rated again from their

@@ -160,6 +160,11 @@ pub trait StatsStore: Send + Sync {
     /// and month snapshots and to its buckets: done before they are read, on the primary.
     async fn settle_statistics(&self, club: &str) -> Result<(), StoreError>;
 
+    /// The newest lobby change of the club whose games these statistics count (its newest, or
+    /// the one before the first finish not yet added): what a statistics answer's
+    /// `Read-Position` says.
+    async fn counted_position(&self, club: &str) -> Result<i64, StoreError>;
+
     /// [`Self::settle_statistics`] for every club with noted games (the background's round);
     /// how many clubs had some.
     async fn settle_every_club(&self) -> Result<usize, StoreError>;
@@ -304,6 +309,10 @@ impl<S: SqlStore> StatsStore for S {
 
     async fn settle_statistics(&self, club: &str) -> Result<(), StoreError> {
         settle::settle(self, club).await
+    }
+
+    async fn counted_position(&self, club: &str) -> Result<i64, StoreError> {
+        settle::counted_position(self, club).await
     }
 
     async fn settle_every_club(&self) -> Result<usize, StoreError> {

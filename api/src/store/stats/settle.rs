@@ -4,13 +4,13 @@
 //! is written later, for all of the club's noted games at once:
 //! - before the club's statistics are read ([`settle`], called by the routes, as the ratings'
 //!   settling is);
-//! - inside anything that recomputes those sums from the seats (a correction, a merge:
-//!   [`settle_in`]), which would otherwise count a noted game twice;
 //! - every [`SETTLE_EVERY`] in the background ([`settle_every_club`]), so that notes stay few.
 //!
 //! A batch writes what the same games finishing one after the other in play order would have:
-//! a run continues the player's last run before it, stored or in the batch. Every writer of these
-//! sums takes the club's statistics lock first (PostgreSQL: `STATISTICS_LOCK`; SQLite: the
+//! a run continues the player's last run before it, stored or in the batch. Whatever recomputes
+//! the sums from the seats (a correction, a merge) leaves the noted finishes out
+//! ([`super::sql::not_noted`]), to be added by their settling. Every writer of these sums takes
+//! the club's statistics lock first (PostgreSQL: `STATISTICS_LOCK`; SQLite: the
 //! database's write lock), so they add and recompute one at a time. On PostgreSQL a batch's
 //! writes go as a few statements a club, where each finish used to lock its players, its month
 //! snapshots and its buckets and write them itself.
@@ -65,13 +65,36 @@ pub(in crate::store) async fn settle<S: SqlStore>(store: &S, club: &str) -> Resu
         }
         let _turn = store.write_turn().await;
         let mut w = S::Db::writes(store.pool().begin_with(S::Db::BEGIN).await?);
-        let taken = settle_in(&mut w, club, Some(GAMES_A_BATCH)).await?;
+        let taken = settle_in(&mut w, club).await?;
         w.commit().await?;
         // A batch that was not full took every note there was when it began.
         if taken < GAMES_A_BATCH {
             return Ok(());
         }
     }
+}
+
+/// The newest lobby change of the club whose games this database's statistics count: its newest
+/// one, or the one before the first finish still noted (a standby may not have replayed the
+/// settling of a finish it has replayed). A noted game's last event is its finish: anything
+/// that changed it since settled it.
+pub(in crate::store) async fn counted_position<S: SqlStore>(
+    store: &S,
+    club: &str,
+) -> Result<i64, StoreError> {
+    let row = query(
+        "SELECT (SELECT MAX(position) FROM game_changes WHERE club_id = $1) AS seen, \
+           (SELECT MIN((SELECT MAX(e.position) FROM events e WHERE e.game_id = p.game_id)) \
+            FROM statistics_pending p WHERE p.club_id = $1) AS noted",
+    )
+    .bind(club)
+    .fetch_one(store.pool())
+    .await?;
+    let seen = row.try_get::<Option<i64>, _>("seen")?.unwrap_or(0);
+    Ok(match row.try_get::<Option<i64>, _>("noted")? {
+        Some(noted) => seen.min(noted - 1),
+        None => seen,
+    })
 }
 
 /// Settles every club with noted finishes ([`settle`]): the background's round, every
@@ -88,56 +111,40 @@ pub(in crate::store) async fn settle_every_club<S: SqlStore>(
     Ok(rows.len())
 }
 
-/// Inside the caller's transaction: takes the club's statistics lock, then adds its noted
-/// finishes to its statistics, in batches, up to `most` games (`None`: all of them). How many
-/// it added.
-pub(in crate::store) async fn settle_in<W: Writing>(
-    w: &mut W,
-    club: &str,
-    most: Option<usize>,
-) -> Result<usize, StoreError> {
+/// In the caller's transaction: takes the club's statistics lock, then adds a batch of its noted
+/// finishes to its statistics. How many it added.
+async fn settle_in<W: Writing>(w: &mut W, club: &str) -> Result<usize, StoreError> {
     lock_statistics(w, club).await?;
     w.keep_prepared(false);
-    let taken = take_and_add(w, club, most).await;
+    let taken = take_and_add(w, club).await;
     w.keep_prepared(true);
     taken
 }
 
-/// [`settle_in`]'s batches, the lock taken.
-async fn take_and_add<W: Writing>(
-    w: &mut W,
-    club: &str,
-    most: Option<usize>,
-) -> Result<usize, StoreError> {
-    let mut taken = 0;
-    loop {
-        let rows = w
-            .fetch_all(
-                "DELETE FROM statistics_pending WHERE club_id = $1 AND game_id IN \
-                   (SELECT game_id FROM statistics_pending WHERE club_id = $1 \
-                    ORDER BY game_id LIMIT $2) \
-                 RETURNING game_id",
-                args![club, GAMES_A_BATCH as i64],
-            )
-            .await?;
-        let ids = rows
-            .iter()
-            .map(|row| row.try_get::<String, _>("game_id"))
-            .collect::<Result<Vec<_>, _>>()?;
-        if !ids.is_empty() {
-            add_batch(w, club, &ids).await?;
-        }
-        taken += ids.len();
-        if ids.len() < GAMES_A_BATCH || most.is_some_and(|most| taken >= most) {
-            return Ok(taken);
-        }
+/// A batch of the club's noted finishes taken and added, the lock held.
+async fn take_and_add<W: Writing>(w: &mut W, club: &str) -> Result<usize, StoreError> {
+    let rows = w
+        .fetch_all(
+            "DELETE FROM statistics_pending WHERE club_id = $1 AND game_id IN \
+               (SELECT game_id FROM statistics_pending WHERE club_id = $1 \
+                ORDER BY game_id LIMIT $2) \
+             RETURNING game_id",
+            args![club, GAMES_A_BATCH as i64],
+        )
+        .await?;
+    let ids = rows
+        .iter()
+        .map(|row| row.try_get::<String, _>("game_id"))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !ids.is_empty() {
+        add_batch(w, club, &ids).await?;
     }
+    Ok(ids.len())
 }
 
 /// Takes the club's statistics lock for the rest of the transaction (PostgreSQL; SQLite's write
 /// lock holds it already). Every writer of the club's sums takes it after the rows of the games
-/// it changes and before any player's row: a merge, which locks its players for a delete, takes
-/// it before them too. Taken twice, it is held once.
+/// it changes and before any player's row.
 pub(in crate::store) async fn lock_statistics<W: Writing>(
     w: &mut W,
     club: &str,

@@ -12,11 +12,26 @@ pub(super) const BUCKET_COLUMNS: &str = "plays, results, total_sum, lower_result
     highest_total, highest_at, highest_game_id, highest_seat, seat_facts, game_facts";
 
 /// A club's finished seats of one game, as its statistics read them; the caller adds the
-/// variant and the period.
-pub(super) const SEATS_OF_GAME: &str = "SELECT g.id, g.started_at, g.lower_wins, gp.seat, gp.total, gp.facts, \
+/// variant and the period. A finish still noted ([`not_noted`]) is left to its settling.
+pub(super) const SEATS_OF_GAME: &str = concat!(
+    "SELECT g.id, g.started_at, g.lower_wins, gp.seat, gp.total, gp.facts, \
        CASE WHEN gp.seat = 1 THEN g.facts END AS game_facts \
      FROM games g JOIN game_players gp ON gp.game_id = g.id \
-     WHERE g.club_id = $1 AND g.game = $2 AND gp.rank IS NOT NULL";
+     WHERE g.club_id = $1 AND g.game = $2 AND gp.rank IS NOT NULL AND ",
+    not_noted!()
+);
+
+/// The condition, on a game `g` of the club `$1`, that its finish is not still noted
+/// (`statistics_pending`), as a literal for `concat!`: whatever recomputes the shared sums from
+/// the seats leaves a noted finish to its settling, which adds it later ([`super::settle`]). A
+/// finish that commits while a recomputation runs is, for each of its statements, either unseen
+/// or seen with its note.
+macro_rules! not_noted {
+    () => {
+        "NOT EXISTS (SELECT 1 FROM statistics_pending n WHERE n.club_id = $1 AND n.game_id = g.id)"
+    };
+}
+pub(in crate::store) use not_noted;
 
 /// Removes a player's runs (`$2`: of one game; NULL: of every game) before they are recomputed.
 pub(in crate::store) const CLEAR_RUNS: &str =
@@ -24,15 +39,18 @@ pub(in crate::store) const CLEAR_RUNS: &str =
 
 /// A player's runs recomputed from their finished seats (`$1` the club, `$2` the player, `$3`
 /// one game or NULL for every game), each with its running sums in play order.
-pub(in crate::store) const RECOMPUTE_RUNS: &str = "INSERT INTO player_runs \
+pub(in crate::store) const RECOMPUTE_RUNS: &str = concat!(
+    "INSERT INTO player_runs \
        (club_id, player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
         played, wins, total_sum, rank_sum, lower_games) \
      SELECT p.club_id, gp.player_id, g.game, g.variant, g.started_at, g.id, gp.total, gp.rank, COALESCE(g.lower_wins, 0), \
        COUNT(*) OVER w, SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END) OVER w, SUM(gp.total) OVER w, \
        SUM(gp.rank) OVER w, SUM(COALESCE(g.lower_wins, 0)) OVER w \
      FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
-     WHERE p.id = $2 AND p.club_id = $1 AND ($3 IS NULL OR g.game = $3) AND gp.rank IS NOT NULL \
-     WINDOW w AS (PARTITION BY g.game, g.variant ORDER BY g.started_at, g.id ROWS UNBOUNDED PRECEDING)";
+     WHERE p.id = $2 AND p.club_id = $1 AND ($3 IS NULL OR g.game = $3) AND gp.rank IS NOT NULL AND ",
+    not_noted!(),
+    " WINDOW w AS (PARTITION BY g.game, g.variant ORDER BY g.started_at, g.id ROWS UNBOUNDED PRECEDING)"
+);
 
 /// A period's conditions on `column` (`[start, end)`, either side optional).
 pub(super) fn period_conditions(column: &str, (start, end): Range, params: &mut Params) -> String {

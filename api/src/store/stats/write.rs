@@ -18,8 +18,8 @@ use crate::store::writes::{WriteOn, Writing, args};
 
 use super::buckets::recompute_buckets;
 use super::ratings::change_noted;
-use super::settle::{lock_statistics, noted, settle_in};
-use super::sql::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS};
+use super::settle::{lock_statistics, noted};
+use super::sql::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, not_noted};
 use super::summary::FactsBySeat;
 
 /// The game and its result with each seat's player as stored now (`now_seated`: seat → player
@@ -66,8 +66,8 @@ pub(super) fn reseated(
 ///
 /// A first finish writes its seats' results and notes the game: what it adds to its players'
 /// sums, runs and month snapshots and to its buckets is added later, with the club's other
-/// finishes ([`super::settle`]). Anything else recomputes those sums from the seats, so it
-/// settles the club's noted games first, which also takes the club's statistics lock.
+/// finishes ([`super::settle`]). Anything else recomputes those sums from the seats, holding the
+/// club's statistics lock, and leaves the finishes still noted to their settling.
 pub(in crate::store) async fn write_result<W: Writing>(
     w: &mut W,
     club: &str,
@@ -130,9 +130,6 @@ pub(in crate::store) async fn write_result<W: Writing>(
     // from the seats, in player id order; one finished with no result stored (a rebuild's
     // game) is noted as a first finish is.
     if had_result || result.is_none() {
-        // The club's noted finishes are added first: the sums recomputed from the seats count
-        // them, and settling them later would count them twice.
-        settle_in(w, club, None).await?;
         // The seats first: the sums are recomputed from them.
         if let Some(result) = result {
             w.execute_together(seat_statements(game, result, moved)?)
@@ -148,14 +145,17 @@ pub(in crate::store) async fn write_result<W: Writing>(
             )
             .await?;
             w.execute(
-                "INSERT INTO player_game_totals \
+                concat!(
+                    "INSERT INTO player_game_totals \
                    (club_id, player_id, game, variant, lower_wins, played, wins, total_sum, rank_sum, min_total, max_total, last_played) \
                  SELECT g.club_id, gp.player_id, g.game, g.variant, MAX(g.lower_wins), COUNT(*), \
                    SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END), \
                    SUM(gp.total), SUM(gp.rank), MIN(gp.total), MAX(gp.total), MAX(g.started_at) \
                  FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
-                 WHERE p.id = $2 AND p.club_id = $1 AND g.game = $3 AND gp.rank IS NOT NULL \
-                 GROUP BY g.club_id, gp.player_id, g.game, g.variant",
+                 WHERE p.id = $2 AND p.club_id = $1 AND g.game = $3 AND gp.rank IS NOT NULL AND ",
+                    not_noted!(),
+                    " GROUP BY g.club_id, gp.player_id, g.game, g.variant"
+                ),
                 args![club, &seat.player_id, &game.game],
             )
             .await?;
