@@ -64,6 +64,11 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
     /// Whether statements that do not depend on each other are sent as one
     /// ([`super::together`]).
     const WRITES_TOGETHER: bool;
+    /// Whether a first finish's shared sums are added later, in a batch with the club's other
+    /// finishes (`stats::settle`); `false`: in the finish's own transaction. SQLite's one
+    /// writer already commits the finishes waiting together, and a settling in a transaction of
+    /// its own would hold the database's write lock beside the writer.
+    const SETTLES_LATER: bool;
     /// The JSON aggregate of a leaderboard's rows, as text.
     const JSON_ROWS: &'static str;
 
@@ -137,6 +142,7 @@ impl Backend for sqlx::Sqlite {
     // One writer at a time: nothing waits on a bucket's row.
     const BUCKET_SHARDS: u64 = 1;
     const WRITES_TOGETHER: bool = false;
+    const SETTLES_LATER: bool = false;
     const JSON_ROWS: &'static str = "json_group_array(json_array(player_id, name, \
         json_array(played, wins, total_sum, rank_sum, lower_games)))";
 
@@ -182,6 +188,7 @@ impl Backend for sqlx::Postgres {
         Some("SELECT pg_advisory_xact_lock(7461629, hashtext($1 || '/' || $2))");
     const BUCKET_SHARDS: u64 = 8;
     const WRITES_TOGETHER: bool = true;
+    const SETTLES_LATER: bool = true;
     const JSON_ROWS: &'static str = "CAST(json_agg(json_build_array(player_id, name, \
         json_build_array(played, wins, total_sum, rank_sum, lower_games))) AS TEXT)";
 

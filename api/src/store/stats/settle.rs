@@ -113,7 +113,7 @@ pub(in crate::store) async fn settle_every_club<S: SqlStore>(
 
 /// In the caller's transaction: takes the club's statistics lock, then adds a batch of its noted
 /// finishes to its statistics. How many it added.
-async fn settle_in<W: Writing>(w: &mut W, club: &str) -> Result<usize, StoreError> {
+pub(super) async fn settle_in<W: Writing>(w: &mut W, club: &str) -> Result<usize, StoreError> {
     lock_statistics(w, club).await?;
     w.keep_prepared(false);
     let taken = take_and_add(w, club).await;

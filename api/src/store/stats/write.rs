@@ -18,7 +18,7 @@ use crate::store::writes::{WriteOn, Writing, args};
 
 use super::buckets::recompute_buckets;
 use super::ratings::change_noted;
-use super::settle::{lock_statistics, noted};
+use super::settle::{lock_statistics, noted, settle_in};
 use super::sql::{CLEAR_RUNS, CLEAR_SNAPSHOTS, RECOMPUTE_RUNS, RECOMPUTE_SNAPSHOTS, not_noted};
 use super::summary::FactsBySeat;
 
@@ -77,7 +77,7 @@ pub(in crate::store) async fn write_result<W: Writing>(
     moved: Option<RowMoved<'_>>,
 ) -> Result<Vec<Statement>, StoreError> {
     if !was_finished && let Some(result) = result {
-        return first_finish(club, game, result, moved);
+        return first_finish(w, club, game, result, moved).await;
     }
     if let (None, Some(moved)) = (result, moved) {
         let (sql, values) = moved.update(&game.id, "", args![]);
@@ -180,14 +180,16 @@ pub(in crate::store) async fn write_result<W: Writing>(
         w.execute(&sql, values).await?;
     } else if let Some(result) = result {
         // Finished with no result stored (a rebuild's game): added as a first finish.
-        return first_finish(club, game, result, moved);
+        return first_finish(w, club, game, result, moved).await;
     }
     Ok(Vec::new())
 }
 
 /// A game finishing with no result stored for it: its seats' results and its row's facts, the
-/// ratings' note and the statistics' note, written together.
-fn first_finish(
+/// ratings' note and the statistics' note, written together. On SQLite the note is settled at
+/// once, in the same transaction ([`Backend::SETTLES_LATER`]).
+async fn first_finish<W: Writing>(
+    w: &mut W,
     club: &str,
     game: &GameRecord,
     result: &GameResult,
@@ -198,7 +200,12 @@ fn first_finish(
         together.push(noted(club, &game.id));
     }
     together.push(change_noted(club, &game.game, (game.started_at, &game.id)));
-    Ok(together)
+    if W::Db::SETTLES_LATER {
+        return Ok(together);
+    }
+    w.execute_together(together).await?;
+    settle_in(w, club).await?;
+    Ok(Vec::new())
 }
 
 /// The read of a game's seats' players (`$1` the game): on PostgreSQL the seats locked, then
