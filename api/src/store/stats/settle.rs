@@ -6,6 +6,10 @@
 //!   settling is);
 //! - every [`SETTLE_EVERY`] in the background ([`settle_every_club`]), so that notes stay few.
 //!
+//! That is PostgreSQL's way. SQLite's one writer settles a finish's note in the finish's own
+//! transaction (`Backend::SETTLES_LATER`): it commits the finishes waiting together already, and
+//! a settling in a transaction of its own would hold the write lock beside it.
+//!
 //! A batch writes what the same games finishing one after the other in play order would have:
 //! a run continues the player's last run before it, stored or in the batch. Whatever recomputes
 //! the sums from the seats (a correction, a merge) leaves the noted finishes out
