@@ -1929,6 +1929,22 @@ async fn noted_finishes(app: &TestApp) -> i64 {
     }
 }
 
+/// A leaderboard's players in its order: name, games played, wins.
+fn played_and_won_by_rank(board: &Value) -> Vec<(&str, i64, i64)> {
+    board["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                p["games_played"].as_i64().unwrap(),
+                p["wins"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// How many of `finishes` stay noted until the statistics are next read: all of them on
 /// PostgreSQL; none on SQLite, whose one writer adds a finish in its own transaction.
 fn left_noted(app: &TestApp, finishes: i64) -> i64 {
@@ -2017,18 +2033,10 @@ async fn games_finished_out_of_play_order_are_added_in_one_batch_at_the_next_rea
     );
     assert_eq!((ann_played, bo_played), ((3, 3), (3, 1)));
     assert_eq!(ranks(&spring.body), vec![("Ann", 1), ("Bo", 2)]);
-    let spring_rows: Vec<(i64, i64)> = spring.body["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["games_played"].as_i64().unwrap(),
-                p["wins"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(spring_rows, vec![(2, 2), (2, 1)]);
+    assert_eq!(
+        played_and_won_by_rank(&spring.body),
+        vec![("Ann", 2, 2), ("Bo", 2, 1)]
+    );
     assert_eq!(after_january.body["games_played"], 2);
     assert_eq!(after_january.body["wins"], 2);
     assert_eq!(games.body["plays"], 3);
@@ -2083,19 +2091,10 @@ async fn a_finish_corrected_before_it_was_added_counts_once_with_its_new_result(
     assert_eq!(games.body["plays"], 2);
     assert_eq!(games.body["average_score"], json!(10.0));
     let board = app.get("/v1/stats/leaderboard", Some(&club.token)).await;
-    let played: Vec<(&str, i64, i64)> = board.body["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().unwrap(),
-                p["games_played"].as_i64().unwrap(),
-                p["wins"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(played, vec![("Bo", 2, 2), ("Ann", 2, 1)]);
+    assert_eq!(
+        played_and_won_by_rank(&board.body),
+        vec![("Bo", 2, 2), ("Ann", 2, 1)]
+    );
 }
 
 async fn a_merge_adds_the_finishes_noted_before_it_once(app: TestApp) {
@@ -2129,18 +2128,10 @@ async fn a_merge_adds_the_finishes_noted_before_it_once(app: TestApp) {
     assert_eq!(played_and_won(&app, &club, &ann).await, (2, 2));
     let board = app.get("/v1/stats/leaderboard", Some(&club.token)).await;
     assert_eq!(ranks(&board.body), vec![("Ann", 1), ("Bo", 2)]);
-    let played: Vec<(i64, i64)> = board.body["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["games_played"].as_i64().unwrap(),
-                p["wins"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(played, vec![(2, 2), (2, 1)]);
+    assert_eq!(
+        played_and_won_by_rank(&board.body),
+        vec![("Ann", 2, 2), ("Bo", 2, 1)]
+    );
 }
 
 async fn finished_games_are_added_in_the_background_without_a_read(app: TestApp) {

@@ -16,10 +16,7 @@ pub(super) async fn read_answer(
     body: &impl Serialize,
 ) -> Result<HttpResponse, ApiError> {
     let seen = reads.store.seen_position(club).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((READ_FROM, reads.from.as_str()))
-        .insert_header((READ_POSITION, seen))
-        .json(body))
+    Ok(answered(reads, seen, body))
 }
 
 /// [`read_answer`] for the statistics: `Read-Position` is the newest lobby change whose games
@@ -31,10 +28,14 @@ pub(super) async fn statistics_answer(
     body: &impl Serialize,
 ) -> Result<HttpResponse, ApiError> {
     let counted = reads.store.counted_position(club).await?;
-    Ok(HttpResponse::Ok()
+    Ok(answered(reads, counted, body))
+}
+
+fn answered(reads: &Reads<'_>, position: i64, body: &impl Serialize) -> HttpResponse {
+    HttpResponse::Ok()
         .insert_header((READ_FROM, reads.from.as_str()))
-        .insert_header((READ_POSITION, counted))
-        .json(body))
+        .insert_header((READ_POSITION, position))
+        .json(body)
 }
 
 const READ_FROM: &str = "Read-From";

@@ -182,8 +182,11 @@ impl Backend for sqlx::Postgres {
          SELECT position, $9, $10, $11, $12, $13, $14 FROM e RETURNING position",
     );
     const STATISTICS_LOCK: Option<&'static str> = Some(STATISTICS_LOCK);
-    // Every append and creation writes its game's row (ROW EXCLUSIVE), which SHARE waits for.
-    const WRITES_HELD: Option<&'static str> = Some("LOCK TABLE games IN SHARE MODE");
+    // Every append and creation writes its game's row (ROW EXCLUSIVE), which SHARE waits for;
+    // so does a settling, which takes its notes (`stats::settle`): one under way commits first,
+    // and the rows it added are emptied with the rest, not left to count a game again.
+    const WRITES_HELD: Option<&'static str> =
+        Some("LOCK TABLE games, statistics_pending IN SHARE MODE");
     const RATINGS_LOCK: Option<&'static str> =
         Some("SELECT pg_advisory_xact_lock(7461629, hashtext($1 || '/' || $2))");
     const BUCKET_SHARDS: u64 = 8;
