@@ -25,6 +25,7 @@ on_both_backends!(
     the_bg_stats_export_has_every_field_bg_stats_writes_with_its_type,
     the_boardgamegeek_export_has_every_attribute_boardgamegeek_writes,
     a_report_on_another_apps_file_is_said_in_french_or_persian,
+    a_bg_stats_file_may_write_its_whole_numbers_with_a_point,
 );
 
 /// An app's import and export routes and its file's content type.
@@ -713,4 +714,57 @@ async fn a_report_on_another_apps_file_is_said_in_french_or_persian(app: TestApp
             "شناسهٔ بازی {game} این‌جا به کار نمی‌رود؛ برای وارد کردن رونوشتی با شناسه‌های تازه، پرونده را به POST /v1/import/bgg?new_ids=true بفرستید"
         )
     );
+}
+
+/// The file with every id, reference and seat order written as a float (`7` → `7.0`).
+fn with_points(value: &mut Value) {
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields.iter_mut() {
+                let whole = ["id", "gameRefId", "playerRefId", "seatOrder"].contains(&key.as_str());
+                match field.as_i64().filter(|_| whole) {
+                    Some(n) => *field = json!(n as f64),
+                    None => with_points(field),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(with_points),
+        _ => {}
+    }
+}
+
+async fn a_bg_stats_file_may_write_its_whole_numbers_with_a_point(app: TestApp) {
+    // Arrange: BG Stats' fixture as it is, and again with its whole numbers written `7.0`
+    // (JSON Schema's `integer`, which the OpenAPI document gives them, allows both).
+    let as_written = fixture("bgstats.json");
+    let mut pointed: Value = serde_json::from_str(&as_written).unwrap();
+    with_points(&mut pointed);
+    let pointed = pointed.to_string();
+    let mut half: Value = serde_json::from_str(&pointed).unwrap();
+    half["players"][0]["id"] = json!(1.5);
+    let (first, second, third) = (
+        app.new_club().await,
+        app.new_club().await,
+        app.new_club().await,
+    );
+
+    // Act
+    import(&app, &first, &BG_STATS, "", &as_written).await;
+    import(&app, &second, &BG_STATS, "", &pointed).await;
+    let refused = app
+        .post_raw(
+            BG_STATS.import,
+            Some(&third.token),
+            BG_STATS.content_type,
+            half.to_string().into_bytes(),
+        )
+        .await;
+
+    // Assert: the same games either way; a number with a fraction is refused, named.
+    assert!(pointed.contains(".0"), "{pointed}");
+    assert_eq!(games(&app, &second).await, games(&app, &first).await);
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    let detail = refused.body["detail"].as_str().unwrap();
+    assert!(detail.contains("1.5 is not a whole number"), "{detail}");
+    assert!(games(&app, &third).await.is_empty());
 }

@@ -30,6 +30,7 @@ pub struct BgStatsFile {
 #[serde(rename_all = "camelCase")]
 #[schema(as = BgStatsGame)]
 struct BgStatsGameIn {
+    #[serde(deserialize_with = "whole")]
     id: i64,
     name: String,
     #[serde(default)]
@@ -40,6 +41,7 @@ struct BgStatsGameIn {
 #[serde(rename_all = "camelCase")]
 #[schema(as = BgStatsPlayer)]
 struct BgStatsPlayerIn {
+    #[serde(deserialize_with = "whole")]
     id: i64,
     name: String,
 }
@@ -51,6 +53,7 @@ struct BgStatsPlayIn {
     #[serde(default)]
     uuid: Option<String>,
     play_date: String,
+    #[serde(deserialize_with = "whole")]
     game_ref_id: i64,
     #[serde(default)]
     player_scores: Vec<BgStatsScoreIn>,
@@ -70,6 +73,7 @@ struct BgStatsPlayIn {
 #[serde(rename_all = "camelCase")]
 #[schema(as = BgStatsScore)]
 struct BgStatsScoreIn {
+    #[serde(deserialize_with = "whole")]
     player_ref_id: i64,
     /// BG Stats writes scores as text ("31"); absent or null when not recorded.
     #[serde(default)]
@@ -81,8 +85,28 @@ struct BgStatsScoreIn {
     #[serde(default)]
     role: Option<String>,
     /// 1, 2, 3 … around the table; 0 when not set.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_or_null")]
     seat_order: Option<i64>,
+}
+
+/// A whole number, written as JSON Schema's `integer` allows: `7` or `7.0` (a file rewritten by
+/// a tool that keeps numbers as floats; the OpenAPI document promises both).
+fn whole<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    let n = serde_json::Number::deserialize(d)?;
+    n.as_i64()
+        .or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
+                .map(|f| f as i64)
+        })
+        .ok_or_else(|| serde::de::Error::custom(format!("{n} is not a whole number")))
+}
+
+/// [`whole`], or null.
+fn whole_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    #[derive(Deserialize)]
+    struct Whole(#[serde(deserialize_with = "whole")] i64);
+    Ok(Option::<Whole>::deserialize(d)?.map(|Whole(n)| n))
 }
 
 /// What some editors write before a file's first character.
