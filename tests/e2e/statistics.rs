@@ -1264,6 +1264,22 @@ async fn a_game_counts_once_finished_and_stops_counting_when_retracted_or_abando
     assert_eq!(played_and_won(&app, &club, &bo).await, (1, 0));
 }
 
+/// G1's round 2 (seq 3, the game at version 4) corrected: its two hands recorded the wrong way
+/// round. Ann's R2 becomes BC 1 v 2 → 3 + Fine Wine 2 = 5, Bo's 0: totals Ann 11, Bo 9.
+async fn swap_g1_round_2(app: &TestApp, club: &TestClub, game: &str) {
+    let (first, second) = g1_rounds()[1].clone();
+    let corrected = json!({"round": 2, "collections": {"Ann": second, "Bo": first}});
+    let reply = app
+        .append(
+            club,
+            game,
+            Some(4),
+            vec![event("correct", json!({"seq": 3, "data": corrected}))],
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+}
+
 async fn a_correction_to_a_finished_game_replaces_its_result_everywhere(app: TestApp) {
     // Arrange: G1 finished (Ann 6, Bo 14: Ann wins).
     let club = app.new_club().await;
@@ -1276,17 +1292,7 @@ async fn a_correction_to_a_finished_game_replaces_its_result_everywhere(app: Tes
     );
 
     // Act: round 2 (seq 3) corrected: the two hands were recorded the wrong way round.
-    let (first, second) = g1_rounds()[1].clone();
-    let corrected = json!({"round": 2, "collections": {"Ann": second, "Bo": first}});
-    let reply = app
-        .append(
-            &club,
-            &game,
-            Some(4),
-            vec![event("correct", json!({"seq": 3, "data": corrected}))],
-        )
-        .await;
-    assert_eq!(reply.status, 201, "{}", reply.body);
+    swap_g1_round_2(&app, &club, &game).await;
     let leaderboard = app.get("/v1/stats/leaderboard", Some(&club.token)).await;
     let stats = app
         .get("/v1/stats/games/mint-condition", Some(&club.token))
@@ -2063,17 +2069,7 @@ async fn a_finish_corrected_before_it_was_added_counts_once_with_its_new_result(
     let noted = noted_finishes(&app).await;
 
     // Act: G1's round 2 corrected (the hands swapped: Ann 11, Bo 9, Bo wins), then read.
-    let (first, second) = g1_rounds()[1].clone();
-    let corrected = json!({"round": 2, "collections": {"Ann": second, "Bo": first}});
-    let reply = app
-        .append(
-            &club,
-            &game,
-            Some(4),
-            vec![event("correct", json!({"seq": 3, "data": corrected}))],
-        )
-        .await;
-    assert_eq!(reply.status, 201, "{}", reply.body);
+    swap_g1_round_2(&app, &club, &game).await;
     let noted_after_correction = noted_finishes(&app).await;
     let games = app
         .get("/v1/stats/games/mint-condition", Some(&club.token))
