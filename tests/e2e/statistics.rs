@@ -451,6 +451,7 @@ on_both_backends!(
     a_finish_corrected_before_it_was_added_counts_once_with_its_new_result,
     a_merge_adds_the_finishes_noted_before_it_once,
     finished_games_are_added_in_the_background_without_a_read,
+    a_finish_decided_on_a_game_another_server_moved_on_is_written_once_after_its_events,
 );
 
 async fn the_player_list_is_by_name_searchable_and_paginated(app: TestApp) {
@@ -2155,4 +2156,59 @@ async fn finished_games_are_added_in_the_background_without_a_read(app: TestApp)
     );
     let ann = seat_ids(&app, &club, &game).await[0].1.clone();
     assert_eq!(played_and_won(&app, &club, &ann).await, (1, 1));
+}
+
+async fn a_finish_decided_on_a_game_another_server_moved_on_is_written_once_after_its_events(
+    app: TestApp,
+) {
+    if app.backend == Backend::Sqlite {
+        return; // one SQLite file is served by one process
+    }
+    // Arrange: this server holds G1 (Ann 6, Bo 14) after round 2, at version 3; the other server
+    // then retracts round 2 and records it again: the same game, at version 5.
+    let other = app.second_server().await;
+    let club = app.new_club().await;
+    let game = mint_condition(&app, &club, "2026-01-10", ("Ann", "Bo"), g1_rounds(), 2).await;
+    let seats = seat_ids(&app, &club, &game).await;
+    let (ann, bo) = (seats[0].1.clone(), seats[1].1.clone());
+    let round = |n: usize| {
+        let (first, second) = g1_rounds()[n - 1].clone();
+        event(
+            "round_collected",
+            json!({"round": n, "collections": {"Ann": first, "Bo": second}}),
+        )
+    };
+    let retract = other
+        .append(
+            &club,
+            &game,
+            None,
+            vec![event("retract", json!({"seq": 3}))],
+        )
+        .await;
+    assert_eq!(retract.status, 201, "{}", retract.body);
+    let again = other.append(&club, &game, None, vec![round(2)]).await;
+    assert_eq!(again.body["version"], 5, "{}", again.body);
+
+    // Act: round 3, which finishes the game, sent to this server.
+    let finish = app.append(&club, &game, None, vec![round(3)]).await;
+
+    // Assert: the finish decided from version 3 wrote nothing there; it was decided again on
+    // the stored game and written after the other server's events. Both servers have it
+    // finished at version 6, and it counts once: Ann won 6 to 14.
+    assert_eq!(finish.status, 201, "{}", finish.body);
+    assert_eq!(finish.body["version"], 6);
+    assert_eq!(finish.body["events"][0]["seq"], 6);
+    assert_eq!(other.version(&club, &game).await, 6);
+    for server in [&app, &other] {
+        let score = server.score(&club, &game).await;
+        assert_eq!(score["status"], "finished", "{score}");
+        assert_eq!(
+            crate::helpers::totals(&score),
+            vec![("Ann".to_owned(), 6), ("Bo".to_owned(), 14)]
+        );
+    }
+    assert_eq!(played_and_won(&app, &club, &ann).await, (1, 1));
+    assert_eq!(played_and_won(&app, &club, &bo).await, (1, 0));
+    assert_eq!(noted_finishes(&app).await, 0);
 }

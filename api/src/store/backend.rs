@@ -92,6 +92,25 @@ pub(super) trait Backend: Database<Row: Columns + Send + Sync> {
     ) -> impl Future<Output = Result<u64, sqlx::Error>> + Send + 'a;
 }
 
+/// PostgreSQL: a commit's one event and the lobby's row it makes, as one statement
+/// ([`Backend::EVENT_WITH_CHANGE`]), the event inserted once a row of `$source` is there (a row
+/// source that takes the club's positions lock).
+macro_rules! event_with_change {
+    ($source:literal) => {
+        concat!(
+            "WITH e AS ( \
+               INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
+               SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM ",
+            $source,
+            " RETURNING position \
+             ) \
+             INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
+             SELECT position, $9, $10, $11, $12, $13, $14 FROM e RETURNING position"
+        )
+    };
+}
+pub(super) use event_with_change;
+
 /// [`Backend::fetch_all`] and [`Backend::execute`]: the same sqlx calls, on each backend's
 /// own types.
 macro_rules! runs_queries {
@@ -171,16 +190,9 @@ impl Backend for sqlx::Postgres {
           (SELECT pg_advisory_xact_lock_shared(7461626, hashtext(club_id)) FROM games WHERE id = $1) AS in_flight";
     // The positions lock as in `INSERT_IN_ORDER`, keyed by the club given (`$9`): a new game's
     // row, written by the same statement, is not there yet for the row source to read.
-    const EVENT_WITH_CHANGE: Option<&'static str> = Some(
-        "WITH e AS ( \
-           INSERT INTO events (game_id, seq, event_id, type, schema_version, data, recorded_at, recorded_by) \
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8 \
-           FROM (SELECT pg_advisory_xact_lock_shared(7461626, hashtext($9))) AS in_flight \
-           RETURNING position \
-         ) \
-         INSERT INTO game_changes (position, club_id, game_id, kind, status, version, changed_at) \
-         SELECT position, $9, $10, $11, $12, $13, $14 FROM e RETURNING position",
-    );
+    const EVENT_WITH_CHANGE: Option<&'static str> = Some(event_with_change!(
+        "(SELECT pg_advisory_xact_lock_shared(7461626, hashtext($9))) AS in_flight"
+    ));
     const STATISTICS_LOCK: Option<&'static str> = Some(STATISTICS_LOCK);
     // Every append and creation writes its game's row (ROW EXCLUSIVE), which SHARE waits for;
     // so does a settling, which takes its notes (`stats::settle`): one under way commits first,

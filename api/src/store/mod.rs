@@ -18,6 +18,7 @@ mod commit;
 mod direct;
 mod error;
 mod events;
+mod finish;
 mod gather;
 pub mod keepalive;
 mod lanes;

@@ -14,7 +14,7 @@ use crate::store::columns::Columns;
 use crate::store::commit::{AfterCommit, Shared, Written};
 use crate::store::error::StoreError;
 use crate::store::lists::{Param, placeholders};
-use crate::store::stats::write::write_result;
+use crate::store::stats::write::{first_finish_writes, write_result};
 use crate::store::together::{Statement, renumbered, together};
 use crate::store::types::RowMoved;
 use crate::store::types::{Appended, NewGame, NewSeat, SCHEMA_VERSION, change_kind};
@@ -46,6 +46,75 @@ impl Decided {
             Decision::Append { status, result: None, .. }
                 if status.as_str() == self.held.game.status && self.held.game.status != "finished"
         )
+    }
+}
+
+impl Decided {
+    /// An append whose one event moves the game's status, the game not finished before (a
+    /// first finish, mostly): PostgreSQL writes it in one statement ([`crate::store::finish`]).
+    pub(super) fn moves_status_alone(&self) -> bool {
+        matches!(
+            &self.decision,
+            Decision::Append { events, status, .. }
+                if events.len() == 1
+                    && status.as_str() != self.held.game.status
+                    && self.held.game.status != "finished"
+        )
+    }
+
+    /// [`Decided::moves_status_alone`]'s one statement, writing only while the game's row is
+    /// at the decided version in `club`, and the event as it will be stored (its position read
+    /// back). `None` for another decision.
+    pub(super) fn status_move(
+        &self,
+        club: &str,
+        now: DateTime<Utc>,
+        alone: bool,
+    ) -> Result<Option<(Statement, StoredEvent)>, StoreError> {
+        let Decision::Append {
+            events,
+            status,
+            result,
+            read_models,
+            ..
+        } = &self.decision
+        else {
+            return Ok(None);
+        };
+        let ([event], true) = (events.as_slice(), self.moves_status_alone()) else {
+            return Ok(None);
+        };
+        let game = &self.held.game;
+        let moved = RowMoved {
+            version: self.version + 1,
+            status: Some(status.as_str()),
+            at: now,
+        };
+        // As `write_decided` writes them: a first finish's results and notes, or the row alone.
+        let (row, rest) = match result.as_ref().filter(|_| *read_models) {
+            Some(result) => first_finish_writes(club, game, result, Some(moved))?,
+            None => (moved.update(&game.id, "", args![]), Vec::new()),
+        };
+        let Some(mut change) = change_values(
+            club,
+            &game.id,
+            (Some(&game.status), status.as_str()),
+            self.version + 1,
+            now,
+        ) else {
+            return Ok(None);
+        };
+        let event = to_store(event.clone(), self.version + 1, now);
+        let mut event_and_change = event_values(&game.id, &event);
+        event_and_change.append(&mut change);
+        let statement = crate::store::finish::one_statement(
+            row,
+            (club, self.version),
+            alone,
+            rest,
+            event_and_change,
+        );
+        Ok(statement.map(|statement| (statement, event)))
     }
 }
 

@@ -236,6 +236,11 @@ impl SqlStore for PostgresStore {
         {
             return Ok(appended);
         }
+        if let Some(moving) = decided.take_if(|d| d.moves_status_alone())
+            && let Some(appended) = self.write_status_move(club, moving, alone).await?
+        {
+            return Ok(appended);
+        }
         let mut lane = self.lanes.take(&self.pool, club).await?;
         let mut w = Writes::on_lane(&mut lane).await?;
         if !alone {
@@ -337,6 +342,51 @@ impl PostgresStore {
             })
             .collect();
         let written = appended(club, held, stored, status.as_str(), now, *scoreboard);
+        if let Some(after) = written.after {
+            self.shared.committed(after);
+        }
+        Ok(Some(written.answer))
+    }
+
+    /// Writes an append that moves the game's status ([`Decided::moves_status_alone`]: a first
+    /// finish, mostly) in one statement ([`crate::store::finish`]), which writes only while the
+    /// game's row is at the decided version in the club. `None`, with nothing written, when it
+    /// was not.
+    async fn write_status_move(
+        &self,
+        club: &str,
+        decided: Decided,
+        alone: bool,
+    ) -> Result<Option<Appended>, StoreError> {
+        let now = now();
+        let Some(((sql, values), event)) = decided.status_move(club, now, alone)? else {
+            return Ok(None);
+        };
+        let mut lane = self.lanes.take(&self.pool, club).await?;
+        let row = Writes::alone_on_lane(&mut lane)
+            .fetch_optional(&sql, values)
+            .await?;
+        self.lanes.give_back(lane);
+        let Some(row) = row else {
+            // The row moved on (or is another club's): nothing was written.
+            return Ok(None);
+        };
+        let stored = vec![StoredEvent {
+            position: row.try_get("position")?,
+            ..event
+        }];
+        let Decided {
+            decision: Decision::Append {
+                status, scoreboard, ..
+            },
+            held,
+            ..
+        } = decided
+        else {
+            return Ok(None);
+        };
+        let written = appended(club, held, stored, status.as_str(), now, *scoreboard);
+        self.shared.count_batch(1);
         if let Some(after) = written.after {
             self.shared.committed(after);
         }

@@ -132,7 +132,8 @@ pub(in crate::store) async fn write_result<W: Writing>(
     if had_result || result.is_none() {
         // The seats first: the sums are recomputed from them.
         if let Some(result) = result {
-            w.execute_together(seat_statements(game, result, moved)?)
+            let (seats, row) = seat_statements(game, result, moved)?;
+            w.execute_together(seats.into_iter().chain([row]).collect())
                 .await?;
         }
         let mut seats: Vec<&SeatRecord> = game.players.iter().collect();
@@ -195,17 +196,31 @@ async fn first_finish<W: Writing>(
     result: &GameResult,
     moved: Option<RowMoved<'_>>,
 ) -> Result<Vec<Statement>, StoreError> {
-    let mut together = seat_statements(game, result, moved)?;
-    if !result.players.is_empty() {
-        together.push(noted(club, &game.id));
-    }
-    together.push(change_noted(club, &game.game, (game.started_at, &game.id)));
+    let (row, mut together) = first_finish_writes(club, game, result, moved)?;
+    together.push(row);
     if W::Db::SETTLES_LATER {
         return Ok(together);
     }
     w.execute_together(together).await?;
     settle_in(w, club).await?;
     Ok(Vec::new())
+}
+
+/// A first finish's writes, none reading another's: its row's facts (with the row moved on, when
+/// `moved`), and the rest: its seats' results, the statistics' note and the ratings' note.
+pub(in crate::store) fn first_finish_writes(
+    club: &str,
+    game: &GameRecord,
+    result: &GameResult,
+    moved: Option<RowMoved<'_>>,
+) -> Result<(Statement, Vec<Statement>), StoreError> {
+    let (seats, row) = seat_statements(game, result, moved)?;
+    let mut rest: Vec<Statement> = seats.into_iter().collect();
+    if !result.players.is_empty() {
+        rest.push(noted(club, &game.id));
+    }
+    rest.push(change_noted(club, &game.game, (game.started_at, &game.id)));
+    Ok((row, rest))
 }
 
 /// The read of a game's seats' players (`$1` the game): on PostgreSQL the seats locked, then
@@ -242,12 +257,13 @@ fn seated_of(rows: &[impl Columns]) -> Result<BTreeMap<i64, String>, StoreError>
 }
 
 /// A finished game's totals, ranks and facts written onto its seats (one statement, a
-/// `CASE` per column by seat), and its whole-game facts onto its row.
+/// `CASE` per column by seat; `None` for a result that ranks no one), and its whole-game facts
+/// onto its row.
 fn seat_statements(
     game: &GameRecord,
     result: &GameResult,
     moved: Option<RowMoved<'_>>,
-) -> Result<Vec<Statement>, StoreError> {
+) -> Result<(Option<Statement>, Statement), StoreError> {
     // Every ruleset ranks every seat; the statistics count a game by its seat 1.
     let mut seats: Vec<i64> = result.players.iter().map(|p| p.seat).collect();
     seats.sort_unstable();
@@ -262,7 +278,7 @@ fn seat_statements(
         )));
     }
     let facts = FactsBySeat::new(game, result)?;
-    let mut statements = Vec::with_capacity(2);
+    let mut seats = None;
     if !result.players.is_empty() {
         let cases = |first: usize| {
             (0..result.players.len())
@@ -281,7 +297,7 @@ fn seat_statements(
         for p in &result.players {
             values.extend(args![p.seat, p.total, p.rank, facts.of_seat(p.seat)]);
         }
-        statements.push((sql, values));
+        seats = Some((sql, values));
     }
     // The variant and direction the statistics count this game's totals in.
     let counted_in = args![
@@ -289,7 +305,7 @@ fn seat_statements(
         result.variant.as_deref().unwrap_or(""),
         i64::from(result.lower_wins),
     ];
-    statements.push(match moved {
+    let row = match moved {
         Some(moved) => moved.update(
             &game.id,
             "facts = $1, variant = $2, lower_wins = $3, ",
@@ -303,8 +319,8 @@ fn seat_statements(
                 values,
             )
         }
-    });
-    Ok(statements)
+    };
+    Ok((seats, row))
 }
 
 pub(super) async fn clear_statistics<S: SqlStore>(store: &S) -> Result<(), StoreError> {
