@@ -3,7 +3,8 @@
 //! sets it and may not skip):
 //! - 0005 moves the statistics read models onto the seats and games: every figure is kept;
 //! - 0006 counts Heavily Used games under their own variant, with their scoreboard's direction;
-//! - 0010 builds the players' runs and the games' day and month sums from the finished seats.
+//! - 0010 builds the players' runs and the games' day and month sums from the finished seats;
+//!   0018 drops the runs' running sums and keeps each run's own result.
 
 use std::path::{Path, PathBuf};
 
@@ -421,9 +422,8 @@ const HISTORY_0008: &[&str] = &[
        ('g5', 1, 'ann', 'Ann', NULL, NULL, NULL, NULL), ('g5', 2, 'bo', 'Bo', NULL, NULL, NULL, NULL)",
 ];
 
-/// `(player, game, variant, game id, [total, rank, lower_wins, played, wins, total_sum,
-/// rank_sum, lower_games])` in the runs' order.
-type Run = (String, String, String, String, [i64; 8]);
+/// `(player, game, variant, game id, [total, rank, lower_wins])` in the runs' order.
+type Run = (String, String, String, String, [i64; 3]);
 /// `(variant, span, [plays, results, total_sum, lower_results, lowest total, its seat,
 /// highest total, its seat], lowest's game, highest's game, seat facts, game facts)`.
 type Bucket = (
@@ -441,8 +441,7 @@ type Bucket = (
 macro_rules! history {
     ($conn:expr) => {{
         let runs: Vec<Run> = sqlx::query(
-            "SELECT player_id, game, variant, game_id, total, rank, lower_wins, played, wins, \
-               total_sum, rank_sum, lower_games FROM player_runs \
+            "SELECT player_id, game, variant, game_id, total, rank, lower_wins FROM player_runs \
              ORDER BY player_id, game, variant, played_at, game_id",
         )
         .fetch_all(&mut $conn)
@@ -455,17 +454,7 @@ macro_rules! history {
                 r.get("game"),
                 r.get("variant"),
                 r.get("game_id"),
-                [
-                    "total",
-                    "rank",
-                    "lower_wins",
-                    "played",
-                    "wins",
-                    "total_sum",
-                    "rank_sum",
-                    "lower_games",
-                ]
-                .map(|c| r.get::<i64, _>(c)),
+                ["total", "rank", "lower_wins"].map(|c| r.get::<i64, _>(c)),
             )
         })
         .collect();
@@ -522,21 +511,22 @@ macro_rules! history {
 fn assert_history_built((runs, buckets, count): (Vec<Run>, Vec<Bucket>, i64)) {
     use serde_json::json;
     let s = |x: &str| x.to_owned();
-    let run = |p: &str, v: &str, g: &str, figures: [i64; 8]| {
+    let run = |p: &str, v: &str, g: &str, figures: [i64; 3]| {
         (s(p), s("mint-condition"), s(v), s(g), figures)
     };
-    // Running sums in play order: Ann 20 W, 25 L, 20 W; Bo 30 L, 20 W, 24 L.
+    // Each finished seat's run in play order (0018 dropped the running sums 0010 built beside
+    // them): Ann 20 W, 25 L, 20 W; Bo 30 L, 20 W, 24 L; the Heavily Used game apart.
     assert_eq!(
         runs,
         vec![
-            run("ann", "", "g1", [20, 1, 1, 1, 1, 20, 1, 1]),
-            run("ann", "", "g2", [25, 2, 1, 2, 1, 45, 3, 2]),
-            run("ann", "", "g3", [20, 1, 1, 3, 2, 65, 4, 3]),
-            run("ann", "heavily-used", "g4", [14, 2, 0, 1, 0, 14, 2, 0]),
-            run("bo", "", "g1", [30, 2, 1, 1, 0, 30, 2, 1]),
-            run("bo", "", "g2", [20, 1, 1, 2, 1, 50, 3, 2]),
-            run("bo", "", "g3", [24, 2, 1, 3, 1, 74, 5, 3]),
-            run("bo", "heavily-used", "g4", [42, 1, 0, 1, 1, 42, 1, 0]),
+            run("ann", "", "g1", [20, 1, 1]),
+            run("ann", "", "g2", [25, 2, 1]),
+            run("ann", "", "g3", [20, 1, 1]),
+            run("ann", "heavily-used", "g4", [14, 2, 0]),
+            run("bo", "", "g1", [30, 2, 1]),
+            run("bo", "", "g2", [20, 1, 1]),
+            run("bo", "", "g3", [24, 2, 1]),
+            run("bo", "heavily-used", "g4", [42, 1, 0]),
         ]
     );
     // 10 January: g1 and g2, 20 + 30 + 25 + 20 = 95; the lowest 20 twice, g1's (earlier) holds

@@ -10,8 +10,9 @@
 //! transaction (`Backend::SETTLES_LATER`): it commits the finishes waiting together already, and
 //! a settling in a transaction of its own would hold the write lock beside it.
 //!
-//! A batch writes what the same games finishing one after the other in play order would have:
-//! a run continues the player's last run before it, stored or in the batch. Whatever recomputes
+//! A batch writes what the same games finishing one after the other would have: each seat's
+//! run, and its share of the leaderboard sums, of the month snapshots from its month on and of
+//! its buckets. Whatever recomputes
 //! the sums from the seats (a correction, a merge) leaves the noted finishes out
 //! ([`super::sql::not_noted`]), to be added by their settling. Every writer of these sums takes
 //! the club's statistics lock first (PostgreSQL: `STATISTICS_LOCK`; SQLite: the
@@ -272,7 +273,7 @@ async fn add_batch<W: Writing>(w: &mut W, club: &str, ids: &[String]) -> Result<
         )
         .await?;
     }
-    later_runs_added(w, club, &games).await
+    Ok(())
 }
 
 /// The noted games' rows and finished seats, in play order (a game no longer finished, whose
@@ -343,19 +344,12 @@ fn value_rows(first: usize, rows: usize, columns: usize) -> String {
         .join(", ")
 }
 
-/// Each seat's run, in one statement (`$1` the club; then thirteen values a seat): its player's
-/// sums so far are the last stored run's before the game, and the batch's games of that player
-/// up to this one. The stored runs hold none of the batch's games, so the two add up.
+/// Each seat's run, in one statement (`$1` the club; then eight values a seat).
 fn runs_added(club: &str, games: &[Finished]) -> Result<Statement, StoreError> {
-    let mut running: BTreeMap<(&str, &str, &str), Sums> = BTreeMap::new();
     let mut values = args![club];
     let mut rows = 0;
     for game in games {
         for seat in &game.seats {
-            let sums = running
-                .entry((&seat.player_id, &game.game, &game.variant))
-                .or_default();
-            sums.add(seat.sums(game.lower_wins));
             values.extend(args![
                 &seat.player_id,
                 &game.game,
@@ -366,7 +360,6 @@ fn runs_added(club: &str, games: &[Finished]) -> Result<Statement, StoreError> {
                 seat.rank,
                 i64::from(game.lower_wins),
             ]);
-            values.extend(sums.values());
             rows += 1;
         }
     }
@@ -375,28 +368,11 @@ fn runs_added(club: &str, games: &[Finished]) -> Result<Statement, StoreError> {
             "{rows} finished seats are too many for one batch of statistics"
         )));
     }
-    let before = |column: &str| {
-        format!(
-            "COALESCE((SELECT r.{column} FROM player_runs r \
-               WHERE r.player_id = v.column1 AND r.game = v.column2 AND r.variant = v.column3 \
-                 AND (r.played_at, r.game_id) < (v.column4, v.column5) \
-               ORDER BY r.played_at DESC, r.game_id DESC LIMIT 1), 0)"
-        )
-    };
     let sql = format!(
         "INSERT INTO player_runs \
-           (club_id, player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
-            played, wins, total_sum, rank_sum, lower_games) \
-         SELECT $1, v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, \
-           v.column8, v.column9 + {}, v.column10 + {}, v.column11 + {}, v.column12 + {}, \
-           v.column13 + {} \
-         FROM (VALUES {}) v",
-        before("played"),
-        before("wins"),
-        before("total_sum"),
-        before("rank_sum"),
-        before("lower_games"),
-        value_rows(2, rows, 13),
+           (club_id, player_id, game, variant, played_at, game_id, total, rank, lower_wins) \
+         SELECT $1, v.* FROM (VALUES {}) v",
+        value_rows(2, rows, 8),
     );
     Ok((sql, values))
 }
@@ -579,92 +555,4 @@ fn groups(statements: Vec<Statement>) -> Vec<Vec<Statement>> {
         groups.last_mut().expect("pushed above").push(statement);
     }
     groups
-}
-
-/// A game finished after others of its players that started later (or an imported one): its
-/// seat is added to those players' later stored runs. Rare, so first looked for, in one read;
-/// then written a game at a time, each leaving the batch's own runs as they are.
-async fn later_runs_added<W: Writing>(
-    w: &mut W,
-    club: &str,
-    games: &[Finished],
-) -> Result<(), StoreError> {
-    let first = &games[0];
-    let players: BTreeSet<&str> = games
-        .iter()
-        .flat_map(|g| g.seats.iter().map(|s| s.player_id.as_str()))
-        .collect();
-    let batch = |first: usize| {
-        (first..first + games.len())
-            .map(|n| format!("${n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let players_from = 4 + games.len();
-    let marks = (players_from..players_from + players.len())
-        .map(|n| format!("${n}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut values = args![club, first.started_at, &first.id];
-    values.extend(games.iter().map(|g| Param::from(&g.id)));
-    values.extend(players.iter().map(|p| Param::from(*p)));
-    let later = w
-        .fetch_optional(
-            &format!(
-                "SELECT 1 FROM player_runs WHERE player_id IN ({marks}) \
-                   AND (played_at, game_id) > ($2, $3) AND game_id NOT IN ({}) \
-                   AND club_id || '' = $1 LIMIT 1",
-                batch(4)
-            ),
-            values,
-        )
-        .await?;
-    if later.is_none() {
-        return Ok(());
-    }
-    for game in games {
-        let player = |i: usize, column: usize| format!("${}", 7 + games.len() + 4 * i + column);
-        let by_player = |column: usize| {
-            (0..game.seats.len())
-                .map(|i| format!("WHEN {} THEN {}", player(i, 0), player(i, column)))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let sql = format!(
-            "UPDATE player_runs SET played = played + 1, \
-               wins = wins + CASE player_id {} ELSE 0 END, \
-               total_sum = total_sum + CASE player_id {} ELSE 0 END, \
-               rank_sum = rank_sum + CASE player_id {} ELSE 0 END, \
-               lower_games = lower_games + $5 \
-             WHERE player_id IN ({}) AND game = $1 AND variant = $2 AND (played_at, game_id) > ($3, $4) \
-               AND game_id NOT IN ({}) AND club_id || '' = $6",
-            by_player(3),
-            by_player(1),
-            by_player(2),
-            (0..game.seats.len())
-                .map(|i| player(i, 0))
-                .collect::<Vec<_>>()
-                .join(", "),
-            batch(7),
-        );
-        let mut values = args![
-            &game.game,
-            &game.variant,
-            game.started_at,
-            &game.id,
-            i64::from(game.lower_wins),
-            club,
-        ];
-        values.extend(games.iter().map(|g| Param::from(&g.id)));
-        for seat in &game.seats {
-            values.extend(args![
-                &seat.player_id,
-                seat.total,
-                seat.rank,
-                i64::from(seat.rank == 1)
-            ]);
-        }
-        w.execute(&sql, values).await?;
-    }
-    Ok(())
 }

@@ -38,18 +38,14 @@ pub(in crate::store) const CLEAR_RUNS: &str =
     "DELETE FROM player_runs WHERE player_id = $1 AND ($2 IS NULL OR game = $2)";
 
 /// A player's runs recomputed from their finished seats (`$1` the club, `$2` the player, `$3`
-/// one game or NULL for every game), each with its running sums in play order.
+/// one game or NULL for every game).
 pub(in crate::store) const RECOMPUTE_RUNS: &str = concat!(
     "INSERT INTO player_runs \
-       (club_id, player_id, game, variant, played_at, game_id, total, rank, lower_wins, \
-        played, wins, total_sum, rank_sum, lower_games) \
-     SELECT p.club_id, gp.player_id, g.game, g.variant, g.started_at, g.id, gp.total, gp.rank, COALESCE(g.lower_wins, 0), \
-       COUNT(*) OVER w, SUM(CASE WHEN gp.rank = 1 THEN 1 ELSE 0 END) OVER w, SUM(gp.total) OVER w, \
-       SUM(gp.rank) OVER w, SUM(COALESCE(g.lower_wins, 0)) OVER w \
+       (club_id, player_id, game, variant, played_at, game_id, total, rank, lower_wins) \
+     SELECT p.club_id, gp.player_id, g.game, g.variant, g.started_at, g.id, gp.total, gp.rank, COALESCE(g.lower_wins, 0) \
      FROM players p JOIN game_players gp ON gp.player_id = p.id JOIN games g ON g.id = gp.game_id \
      WHERE p.id = $2 AND p.club_id = $1 AND ($3 IS NULL OR g.game = $3) AND gp.rank IS NOT NULL AND ",
-    not_noted!(),
-    " WINDOW w AS (PARTITION BY g.game, g.variant ORDER BY g.started_at, g.id ROWS UNBOUNDED PRECEDING)"
+    not_noted!()
 );
 
 /// A period's conditions on `column` (`[start, end)`, either side optional).
