@@ -106,6 +106,7 @@ on_both_backends!(
     a_player_cannot_be_merged_into_themselves_or_another_clubs_player,
     a_renamed_player_keeps_their_statistics_and_new_games_find_the_new_name,
     a_rename_onto_another_players_name_is_a_conflict_naming_them,
+    a_name_seated_before_a_rename_seats_someone_new_after_it,
     head_to_head_takes_names_or_ids,
     a_game_in_progress_when_its_player_is_merged_finishes_for_the_merged_player,
     a_seat_moved_while_its_games_last_round_waits_finishes_for_the_player_it_moved_to,
@@ -592,4 +593,31 @@ async fn a_game_created_while_its_player_is_merged_is_created_or_refused_never_a
             merged.body
         );
     }
+}
+
+async fn a_name_seated_before_a_rename_seats_someone_new_after_it(app: TestApp) {
+    // Given G1 to G3: this server has seated "Ann" and "Bo" (on PostgreSQL it remembers whom,
+    // and creates a game of names it remembers in one statement that checks them)
+    let c = seed(&app).await;
+    // When Bo is renamed "Bob", and games of "Ann" and "Bo" are created, one after the other
+    let renamed = c.rename(&app, &c.bo, "Bob").await;
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+    let players = json!({"game": "mint-condition", "players": [{"name": "Ann"}, {"name": "Bo"}]});
+    let first = app.new_game(&c.club, players.clone()).await;
+    let second = app.new_game(&c.club, players).await;
+    // Then "Bo" is someone new, the same in both games; Ann is Ann; Bob keeps his 3 games
+    let first_seats = seat_ids(&app, &c.club, &first).await;
+    let second_seats = seat_ids(&app, &c.club, &second).await;
+    assert_eq!(first_seats[0].1, c.ann);
+    assert_ne!(first_seats[1].1, c.bo);
+    assert_eq!(second_seats, first_seats);
+    let bob = c.get(&app, &format!("/v1/players/{}", c.bo)).await;
+    assert_eq!(
+        (&bob["name"], &bob["games_played"]),
+        (&json!("Bob"), &json!(3))
+    );
+    let new_bo = c
+        .get(&app, &format!("/v1/players/{}", first_seats[1].1))
+        .await;
+    assert_eq!(new_bo["name"], "Bo");
 }

@@ -51,7 +51,7 @@ impl Decided {
 
 impl Decided {
     /// An append whose one event moves the game's status, the game not finished before (a
-    /// first finish, mostly): PostgreSQL writes it in one statement ([`crate::store::finish`]).
+    /// first finish, mostly): PostgreSQL writes it in one statement ([`crate::store::one_statement`]).
     pub(super) fn moves_status_alone(&self) -> bool {
         matches!(
             &self.decision,
@@ -107,7 +107,7 @@ impl Decided {
         let event = to_store(event.clone(), self.version + 1, now);
         let mut event_and_change = event_values(&game.id, &event);
         event_and_change.append(&mut change);
-        let statement = crate::store::finish::one_statement(
+        let statement = crate::store::one_statement::once_moved(
             row,
             (club, self.version),
             alone,
@@ -392,7 +392,54 @@ async fn created<W: Writing>(
             after: None,
         });
     };
-    let rows = game_rows(club, game, "in_progress", 1, &seats, (now, now));
+    let (rows, started, change) = creation(club, game, &seats, now);
+    let first = insert_events(w, &game.id, 1, &[started], now, change, rows).await?;
+    created_record(club, game, seats, first, now)
+}
+
+/// PostgreSQL: a creation whose every seat's player this server has seen by name (`seats`, in
+/// seat order, `seated` their `(name key, player)`), in one statement that writes only if the
+/// id is new and each name still the player's ([`crate::store::one_statement`]). `None`, with
+/// nothing written, when not.
+pub(super) async fn create_at_once<W: Writing>(
+    w: &mut W,
+    club: &str,
+    game: &NewGame,
+    seats: Vec<SeatRecord>,
+    seated: &[(String, String)],
+) -> Result<Option<Written<Option<GameRecord>>>, StoreError> {
+    let now = now();
+    let (rows, started, change) = creation(club, game, &seats, now);
+    let Some(mut change) = change else {
+        return Ok(None);
+    };
+    let event = to_store(started, 1, now);
+    let mut event_and_change = event_values(&game.id, &event);
+    event_and_change.append(&mut change);
+    let Some((sql, values)) =
+        crate::store::one_statement::once_checked(club, &game.id, seated, rows, event_and_change)
+    else {
+        return Ok(None);
+    };
+    let Some(row) = w.fetch_optional(&sql, values).await? else {
+        return Ok(None);
+    };
+    let first = vec![StoredEvent {
+        position: row.try_get("position")?,
+        ..event
+    }];
+    created_record(club, game, seats, first, now).map(Some)
+}
+
+/// A creation's writes: the game's row and seats; its first event; the lobby's change
+/// ([`change_values`]).
+fn creation(
+    club: &str,
+    game: &NewGame,
+    seats: &[SeatRecord],
+    now: DateTime<Utc>,
+) -> (Vec<Statement>, NewEvent, Option<Vec<Param>>) {
+    let rows = game_rows(club, game, "in_progress", 1, seats, (now, now));
     let started = json!({
         "game": game.game,
         "players": seats.iter().map(|s| json!({
@@ -409,7 +456,17 @@ async fn created<W: Writing>(
         recorded_by: game.recorded_by.clone(),
     };
     let change = change_values(club, &game.id, (None, "in_progress"), 1, now);
-    let first = insert_events(w, &game.id, 1, &[started], now, change, rows).await?;
+    (rows, started, change)
+}
+
+/// What a creation answers and reports once committed: the game as created, held.
+fn created_record(
+    club: &str,
+    game: &NewGame,
+    seats: Vec<SeatRecord>,
+    first: Vec<StoredEvent>,
+    now: DateTime<Utc>,
+) -> Result<Written<Option<GameRecord>>, StoreError> {
     let created = GameRecord {
         id: game.id.clone(),
         game: game.game.clone(),

@@ -2,15 +2,17 @@
 //! connections for the write path ([`crate::store::lanes`]), gathered statements for plain
 //! appends and version reads, and a standby for statistics when one is given.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use tabletally_domain::setup::name_key;
 use tokio::sync::MutexGuard;
 
 use crate::append::{self, AppendRequest, Decision};
-use crate::records::{GameRecord, StoredEvent};
+use crate::records::{GameRecord, SeatRecord, StoredEvent};
 use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::commit::{Shared, Written};
@@ -23,7 +25,9 @@ use crate::store::types::{Appended, NewGame, Usage};
 use crate::store::versions::VersionReads;
 use crate::store::writes::{Writes, Writing, args};
 
-use super::append::{Decided, append_in, appended, create_in, create_known, now, to_store};
+use super::append::{
+    Decided, append_in, appended, create_at_once, create_in, create_known, now, to_store,
+};
 
 pub struct PostgresStore {
     pool: PgPool,
@@ -38,6 +42,76 @@ pub struct PostgresStore {
     lanes: Arc<Lanes>,
     /// Statistics and history lists read from a standby (`TABLETALLY_READ_DATABASE_URL`).
     standby: Option<Box<Standby>>,
+    /// The players this server has seated by name, for creations in one statement.
+    seen: SeenPlayers,
+}
+
+/// Names this server has at most in [`SeenPlayers`]; then it forgets them all and starts again.
+const SEEN_NAMES: usize = 4096;
+
+/// The players this server has seated by name: `(club, name key)` → player. A creation whose
+/// every seat is a name seen here is one statement, which checks that each name is still its
+/// player's ([`create_at_once`]); one whose check fails forgets its names, and its creation
+/// reads them.
+#[derive(Default)]
+struct SeenPlayers(std::sync::Mutex<HashMap<(String, String), String>>);
+
+impl SeenPlayers {
+    /// `game`'s seats, and each one's `(name key, player)`, when each is a name seen here, and
+    /// no two the same player.
+    fn seats(
+        &self,
+        club: &str,
+        game: &NewGame,
+    ) -> Option<(Vec<SeatRecord>, Vec<(String, String)>)> {
+        let seen = self.0.lock().ok()?;
+        let mut seats = Vec::with_capacity(game.players.len());
+        let mut seated: Vec<(String, String)> = Vec::with_capacity(game.players.len());
+        for (i, asked) in game.players.iter().enumerate() {
+            if asked.player_id.is_some() {
+                return None;
+            }
+            let key = name_key(&asked.name);
+            let player = seen.get(&(club.to_owned(), key.clone()))?;
+            if seated.iter().any(|(_, other)| other == player) {
+                return None;
+            }
+            seats.push(SeatRecord {
+                seat: i as i64 + 1,
+                name: asked.name.clone(),
+                player_id: player.clone(),
+                color: asked.color.clone(),
+            });
+            seated.push((key, player.clone()));
+        }
+        Some((seats, seated))
+    }
+
+    /// The players `game`'s named seats were given (`created`: the game as created).
+    fn remember(&self, club: &str, game: &NewGame, created: Option<&GameRecord>) {
+        let (Some(created), Ok(mut seen)) = (created, self.0.lock()) else {
+            return;
+        };
+        if seen.len() >= SEEN_NAMES {
+            seen.clear();
+        }
+        for (asked, seat) in game.players.iter().zip(&created.players) {
+            if asked.player_id.is_none() {
+                seen.insert(
+                    (club.to_owned(), name_key(&asked.name)),
+                    seat.player_id.clone(),
+                );
+            }
+        }
+    }
+
+    fn forget(&self, club: &str, seated: &[(String, String)]) {
+        if let Ok(mut seen) = self.0.lock() {
+            for (key, _) in seated {
+                seen.remove(&(club.to_owned(), key.clone()));
+            }
+        }
+    }
 }
 
 /// A store on a standby, for reads only, and the follower that says whether one is up.
@@ -107,6 +181,7 @@ impl PostgresStore {
             primary,
             shared,
             standby,
+            seen: SeenPlayers::default(),
         }
     }
 }
@@ -265,6 +340,32 @@ impl SqlStore for PostgresStore {
         // Open until the answer, as for an append: a new game is current from its creation.
         let _writing = self.shared.cache.writing(&game.id);
         let mut lane = self.lanes.take(&self.pool, club).await?;
+        // Every name one this server has seated: one round trip, checked as it writes.
+        if let Some((seats, seated)) = self.seen.seats(club, game) {
+            let at_once = create_at_once(
+                &mut Writes::alone_on_lane(&mut lane),
+                club,
+                game,
+                seats,
+                &seated,
+            )
+            .await;
+            match at_once {
+                Ok(Some(written)) => {
+                    self.lanes.give_back(lane);
+                    if let Some(after) = written.after {
+                        self.shared.count_batch(1);
+                        self.shared.committed(after);
+                    }
+                    return Ok(written.answer);
+                }
+                Ok(None) => self.seen.forget(club, &seated),
+                Err(e) => {
+                    self.seen.forget(club, &seated);
+                    tracing::debug!(error = %e, "a creation of players seen goes the longer way")
+                }
+            }
+        }
         // Its players known and its id new, as a club's creations mostly are: two round trips,
         // not four. A write that fails there (a player merged away since the read, the same
         // creation sent twice at once) wrote nothing, and the transaction's way answers it.
@@ -272,6 +373,7 @@ impl SqlStore for PostgresStore {
         match known {
             Ok(Some(written)) => {
                 self.lanes.give_back(lane);
+                self.seen.remember(club, game, written.answer.as_ref());
                 if let Some(after) = written.after {
                     self.shared.count_batch(1);
                     self.shared.committed(after);
@@ -287,6 +389,7 @@ impl SqlStore for PostgresStore {
         let written = create_in(&mut w, club, game).await?;
         let answer = self.commit(w, written).await?;
         self.lanes.give_back(lane);
+        self.seen.remember(club, game, answer.as_ref());
         Ok(answer)
     }
 }
@@ -349,7 +452,7 @@ impl PostgresStore {
     }
 
     /// Writes an append that moves the game's status ([`Decided::moves_status_alone`]: a first
-    /// finish, mostly) in one statement ([`crate::store::finish`]), which writes only while the
+    /// finish, mostly) in one statement ([`crate::store::one_statement`]), which writes only while the
     /// game's row is at the decided version in the club. `None`, with nothing written, when it
     /// was not.
     async fn write_status_move(
