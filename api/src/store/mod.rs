@@ -31,6 +31,7 @@ mod presets;
 pub mod primary;
 mod recency;
 mod score_bodies;
+mod seen_players;
 mod server_lock;
 mod sole;
 mod sql_store;

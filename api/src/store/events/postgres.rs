@@ -2,17 +2,15 @@
 //! connections for the write path ([`crate::store::lanes`]), gathered statements for plain
 //! appends and version reads, and a standby for statistics when one is given.
 
-use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use tabletally_domain::setup::name_key;
 use tokio::sync::MutexGuard;
 
 use crate::append::{self, AppendRequest, Decision};
-use crate::records::{GameRecord, SeatRecord, StoredEvent};
+use crate::records::{GameRecord, StoredEvent};
 use crate::store::backend::query;
 use crate::store::columns::Columns;
 use crate::store::commit::{Shared, Written};
@@ -20,6 +18,7 @@ use crate::store::error::StoreError;
 use crate::store::lanes::Lanes;
 use crate::store::plain::{PlainAppend, PlainAppends};
 use crate::store::primary::{Follower, FollowerStatus};
+use crate::store::seen_players::SeenPlayers;
 use crate::store::sql_store::SqlStore;
 use crate::store::types::{Appended, NewGame, Usage};
 use crate::store::versions::VersionReads;
@@ -44,74 +43,6 @@ pub struct PostgresStore {
     standby: Option<Box<Standby>>,
     /// The players this server has seated by name, for creations in one statement.
     seen: SeenPlayers,
-}
-
-/// Names this server has at most in [`SeenPlayers`]; then it forgets them all and starts again.
-const SEEN_NAMES: usize = 4096;
-
-/// The players this server has seated by name: `(club, name key)` → player. A creation whose
-/// every seat is a name seen here is one statement, which checks that each name is still its
-/// player's ([`create_at_once`]); one whose check fails forgets its names, and its creation
-/// reads them.
-#[derive(Default)]
-struct SeenPlayers(std::sync::Mutex<HashMap<(String, String), String>>);
-
-impl SeenPlayers {
-    /// `game`'s seats, and each one's `(name key, player)`, when each is a name seen here, and
-    /// no two the same player.
-    fn seats(
-        &self,
-        club: &str,
-        game: &NewGame,
-    ) -> Option<(Vec<SeatRecord>, Vec<(String, String)>)> {
-        let seen = self.0.lock().ok()?;
-        let mut seats = Vec::with_capacity(game.players.len());
-        let mut seated: Vec<(String, String)> = Vec::with_capacity(game.players.len());
-        for (i, asked) in game.players.iter().enumerate() {
-            if asked.player_id.is_some() {
-                return None;
-            }
-            let key = name_key(&asked.name);
-            let player = seen.get(&(club.to_owned(), key.clone()))?;
-            if seated.iter().any(|(_, other)| other == player) {
-                return None;
-            }
-            seats.push(SeatRecord {
-                seat: i as i64 + 1,
-                name: asked.name.clone(),
-                player_id: player.clone(),
-                color: asked.color.clone(),
-            });
-            seated.push((key, player.clone()));
-        }
-        Some((seats, seated))
-    }
-
-    /// The players `game`'s named seats were given (`created`: the game as created).
-    fn remember(&self, club: &str, game: &NewGame, created: Option<&GameRecord>) {
-        let (Some(created), Ok(mut seen)) = (created, self.0.lock()) else {
-            return;
-        };
-        if seen.len() >= SEEN_NAMES {
-            seen.clear();
-        }
-        for (asked, seat) in game.players.iter().zip(&created.players) {
-            if asked.player_id.is_none() {
-                seen.insert(
-                    (club.to_owned(), name_key(&asked.name)),
-                    seat.player_id.clone(),
-                );
-            }
-        }
-    }
-
-    fn forget(&self, club: &str, seated: &[(String, String)]) {
-        if let Ok(mut seen) = self.0.lock() {
-            for (key, _) in seated {
-                seen.remove(&(club.to_owned(), key.clone()));
-            }
-        }
-    }
 }
 
 /// A store on a standby, for reads only, and the follower that says whether one is up.
