@@ -48,10 +48,10 @@ pub use crate::records::{
 };
 pub use cache::{CacheCounters, StateCache};
 pub use error::StoreError;
-pub use events::append::seat_players_read;
 pub use events::clubs::{
     NOTIFY_CHANNEL, REVOCATIONS_CHANNEL, first_token_revocation, revoked_first_token,
 };
+pub use events::create::seat_players_read;
 pub use events::games::{GAME_ROW, STORED_VERSION};
 pub use events::postgres::PostgresStore;
 pub use events::sqlite::SqliteStore;

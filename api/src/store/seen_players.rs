@@ -16,7 +16,7 @@ const SEEN_NAMES: usize = 4096;
 
 /// The players this server has seated by name: `(club, name key)` → player. A creation whose
 /// every seat is a name seen here is one statement, which checks that each name is still its
-/// player's (`events::append::create_at_once`); one whose check fails forgets its names, and
+/// player's (`events::create::create_at_once`); one whose check fails forgets its names, and
 /// its creation reads them.
 #[derive(Default)]
 pub(super) struct SeenPlayers(std::sync::Mutex<HashMap<(String, String), String>>);

@@ -72,7 +72,7 @@ enum Job {
 }
 
 /// What a batch does with each request, inside the request's savepoint: the store's decision
-/// and writes (`events::append::append_in`, `create_in`), given to the writer when it starts.
+/// and writes (`events::append::append_in`, `events::create::create_in`), given to the writer when it starts.
 pub(super) trait Work: Send + 'static {
     async fn append(
         &self,

@@ -74,7 +74,7 @@ pub(super) enum PgConn<'c> {
     /// A transaction of sqlx's.
     Transaction(sqlx::Transaction<'c, sqlx::Postgres>),
     /// A kept connection outside any transaction, each statement committed as it runs: for a
-    /// write that is one statement after reads ([`super::events::append::create_known`]).
+    /// write that is one statement after reads ([`super::events::create::create_known`]).
     Alone(&'c mut sqlx::PgConnection),
 }
 

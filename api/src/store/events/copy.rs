@@ -15,9 +15,8 @@ use crate::store::types::{
 };
 use crate::store::writes::{WriteOn, Writing, args};
 
-use super::append::{
-    insert_at_position, insert_game, insert_row, now, record_change, seat_players,
-};
+use super::append::{insert_at_position, insert_row, now, record_change};
+use super::create::{insert_game, seat_players};
 use super::games::{EVENTS, event_row};
 
 /// Whether an imported game's events are the stored ones: the same ids, types and data in the

@@ -4,6 +4,7 @@
 pub(super) mod append;
 pub(super) mod clubs;
 mod copy;
+pub(super) mod create;
 mod feed;
 pub(super) mod games;
 pub(super) mod postgres;

@@ -24,9 +24,8 @@ use crate::store::types::{Appended, NewGame, Usage};
 use crate::store::versions::VersionReads;
 use crate::store::writes::{Writes, Writing, args};
 
-use super::append::{
-    Decided, append_in, appended, create_at_once, create_in, create_known, now, to_store,
-};
+use super::append::{Decided, append_in, appended, now, to_store};
+use super::create::{create_at_once, create_in, create_known};
 
 pub struct PostgresStore {
     pool: PgPool,
@@ -396,6 +395,18 @@ impl PostgresStore {
         let Some(((sql, values), event)) = decided.status_move(club, now, alone)? else {
             return Ok(None);
         };
+        // What the answer needs, taken before anything is written (`status_move` answered only
+        // for an append).
+        let Decided {
+            decision: Decision::Append {
+                status, scoreboard, ..
+            },
+            held,
+            ..
+        } = decided
+        else {
+            return Ok(None);
+        };
         let mut lane = self.lanes.take(&self.pool, club).await?;
         let row = Writes::alone_on_lane(&mut lane)
             .fetch_optional(&sql, values)
@@ -409,16 +420,6 @@ impl PostgresStore {
             position: row.try_get("position")?,
             ..event
         }];
-        let Decided {
-            decision: Decision::Append {
-                status, scoreboard, ..
-            },
-            held,
-            ..
-        } = decided
-        else {
-            return Ok(None);
-        };
         let written = appended(club, held, stored, status.as_str(), now, *scoreboard);
         self.shared.count_batch(1);
         if let Some(after) = written.after {

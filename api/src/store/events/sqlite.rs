@@ -24,7 +24,8 @@ use crate::store::types::{Appended, NewGame, Usage};
 use crate::store::writer::{Work, Writer};
 use crate::store::writes::Writes;
 
-use super::append::{append_in, create_in};
+use super::append::append_in;
+use super::create::create_in;
 use super::games::{STORED_VERSION, corrupt};
 
 /// SQLite: appends and game creations go to the one writer (group commit, see [`Writer`]);
