@@ -3,12 +3,17 @@
 //! and ends when its token is revoked or the server shuts down.
 
 use std::collections::VecDeque;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 use tabletally_domain::said;
 
 use actix_web::web::Bytes;
+use futures_util::task::AtomicWaker;
 use tokio::sync::{broadcast, watch};
+use tokio::time::Instant;
 
 use crate::auth::{Club, Credential};
 use crate::error::ApiError;
@@ -29,9 +34,14 @@ pub struct EventStream<F> {
     /// Frames to send before anything the feed has.
     pending: VecDeque<Bytes>,
     heartbeat: tokio::time::Interval,
-    closing: watch::Receiver<bool>,
-    /// The token the stream was opened with: revoked, expired or replaced, the stream ends.
-    revocation: Revocation,
+    /// When the stream last sent anything: a heartbeat comes a whole period after it. (Kept
+    /// here rather than the heartbeat's timer moved at every frame.)
+    last_sent: Instant,
+    /// Resolves when the server shuts down or the token the stream was opened with is revoked
+    /// or replaced; made once, and polled only after its own wake-up.
+    ended: WhenWoken,
+    /// The token the stream was opened with, checked at each heartbeat (an expiry).
+    token: TokenCheck,
     _ticket: Ticket,
 }
 
@@ -76,13 +86,27 @@ impl<F: Feed> EventStream<F> {
         ticket: Ticket,
         pending: VecDeque<Bytes>,
     ) -> Self {
+        let token = revocation.token.clone();
+        let mut closing = live.closing();
+        let watched = Arc::clone(&store);
+        let ended = WhenWoken::new(async move {
+            // Already closing when the stream opened: `changed` would wait for the next change.
+            if *closing.borrow_and_update() {
+                return;
+            }
+            tokio::select! {
+                _ = closing.changed() => {}
+                () = revocation.ended(watched.as_ref()) => {}
+            }
+        });
         Self {
             feed,
             store,
             pending,
             heartbeat: heartbeat(live.limits.heartbeat),
-            closing: live.closing(),
-            revocation,
+            last_sent: Instant::now(),
+            ended,
+            token,
             _ticket: ticket,
         }
     }
@@ -90,23 +114,32 @@ impl<F: Feed> EventStream<F> {
     /// The next bytes to send; `None` ends the stream.
     async fn next_chunk(&mut self) -> Option<Bytes> {
         loop {
-            if let Some(bytes) = self.pending.pop_front() {
-                self.heartbeat.reset();
+            let ready = match self.pending.pop_front() {
+                Some(bytes) => Some(bytes),
+                // A long catch-up stops at a shutdown too.
+                None if self.ended.done_now() => return None,
+                None => self.feed.ready().ok()?,
+            };
+            if let Some(bytes) = ready {
+                self.last_sent = Instant::now();
                 return Some(bytes);
             }
-            if *self.closing.borrow() {
-                return None;
-            }
-            if let Some(frame) = self.feed.ready().ok()? {
-                self.heartbeat.reset();
-                return Some(frame);
-            }
             let store = self.store.as_ref();
+            // In this order: the end first (its poll is a flag's read until it was woken), then
+            // the game's news, the one thing a frame waits on.
             tokio::select! {
-                _ = self.closing.changed() => return None,
-                _ = self.heartbeat.tick() => return self.revocation.heartbeat_unless_revoked(store).await,
-                () = self.revocation.ended(store) => return None,
+                biased;
+                () = &mut self.ended => return None,
                 news = self.feed.news() => self.feed.take(news?, store, &mut self.pending).await.ok()?,
+                _ = self.heartbeat.tick() => {
+                    let due = self.last_sent + self.heartbeat.period();
+                    if Instant::now() < due {
+                        // Something was sent since: a heartbeat a whole period after it.
+                        self.heartbeat.reset_at(due);
+                        continue;
+                    }
+                    return self.token.heartbeat_unless_revoked(store).await;
+                }
             }
         }
     }
@@ -363,8 +396,10 @@ impl Feed for LobbyFeed {
 fn watch_revocation(live: &Live, club: &Club) -> Revocation {
     Revocation {
         key: club.credential.revocation_key(&club.id),
-        club: club.id.clone(),
-        credential: club.credential.clone(),
+        token: TokenCheck {
+            club: club.id.clone(),
+            credential: club.credential.clone(),
+        },
         revocations: live.revocations(),
     }
 }
@@ -374,14 +409,13 @@ fn watch_revocation(live: &Live, club: &Club) -> Revocation {
 struct Revocation {
     /// What a revocation of this token names ([`Credential::revocation_key`]).
     key: String,
-    club: String,
-    credential: Credential,
+    token: TokenCheck,
     revocations: broadcast::Receiver<Arc<str>>,
 }
 
 impl Revocation {
     /// Resolves when the token is revoked.
-    async fn ended(&mut self, store: &dyn Store) {
+    async fn ended(mut self, store: &dyn Store) {
         loop {
             let check = match self.revocations.recv().await {
                 Ok(revoked) if *revoked == *self.key => return,
@@ -390,12 +424,21 @@ impl Revocation {
                 Err(broadcast::error::RecvError::Lagged(_)) => true,
                 Err(broadcast::error::RecvError::Closed) => return std::future::pending().await,
             };
-            if check && matches!(self.still_valid(store).await, Ok(false)) {
+            if check && matches!(self.token.still_valid(store).await, Ok(false)) {
                 return;
             }
         }
     }
+}
 
+/// The token a stream was opened with, asked of the database.
+#[derive(Clone)]
+struct TokenCheck {
+    club: String,
+    credential: Credential,
+}
+
+impl TokenCheck {
     async fn still_valid(&self, store: &dyn Store) -> Result<bool, ApiError> {
         crate::auth::still_valid(store, &self.club, &self.credential).await
     }
@@ -409,6 +452,74 @@ impl Revocation {
             Err(e) => tracing::warn!(error = %e, "a stream could not check its token"),
         }
         Some(Bytes::from_static(HEARTBEAT))
+    }
+}
+
+/// A future polled only after its own waker fired (and once at first). A stream's end, the
+/// server's shutdown or its token's revocation, waits on channels every stream of the server
+/// shares: polled with each frame, it would take their locks at every frame. Polled this way,
+/// a frame asks it one flag.
+struct WhenWoken {
+    future: Pin<Box<dyn Future<Output = ()>>>,
+    woken: Arc<Woken>,
+    /// `woken` as a waker, made once.
+    waker: Waker,
+}
+
+struct Woken {
+    /// Set by the future's waker; the first poll finds it set.
+    flag: AtomicBool,
+    /// The stream's task, woken in turn.
+    task: AtomicWaker,
+}
+
+impl Wake for Woken {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.flag.store(true, Ordering::Release);
+        self.task.wake();
+    }
+}
+
+impl WhenWoken {
+    fn new(future: impl Future<Output = ()> + 'static) -> Self {
+        let woken = Arc::new(Woken {
+            flag: AtomicBool::new(true),
+            task: AtomicWaker::new(),
+        });
+        Self {
+            future: Box::pin(future),
+            waker: Waker::from(Arc::clone(&woken)),
+            woken,
+        }
+    }
+
+    /// Whether the future has resolved, asked without a task to wake (polled only if woken).
+    /// Not asked again once it has.
+    fn done_now(&mut self) -> bool {
+        self.woken.flag.swap(false, Ordering::AcqRel)
+            && self
+                .future
+                .as_mut()
+                .poll(&mut Context::from_waker(&self.waker))
+                .is_ready()
+    }
+}
+
+impl Future for WhenWoken {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        // The task first, then the flag: a wake-up between the two is not lost.
+        self.woken.task.register(cx.waker());
+        if self.done_now() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
     }
 }
 
@@ -426,5 +537,57 @@ fn holder(club: &Club) -> crate::live::Holder {
             crate::live::Holder::Share(id.clone())
         }
         _ => crate::live::Holder::Club(club.id.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+
+    /// A task's waker that counts its wake-ups.
+    struct Counted(AtomicUsize);
+
+    impl Wake for Counted {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn an_end_is_polled_at_first_and_then_only_after_its_own_wake_up() {
+        // Given a future that counts its polls and keeps the waker it was given.
+        let polls = Arc::new(AtomicUsize::new(0));
+        let kept: Arc<std::sync::Mutex<Option<Waker>>> = Arc::default();
+        let done = Arc::new(AtomicBool::new(false));
+        let (p, k, d) = (Arc::clone(&polls), Arc::clone(&kept), Arc::clone(&done));
+        let mut end = WhenWoken::new(std::future::poll_fn(move |cx| {
+            p.fetch_add(1, Ordering::SeqCst);
+            *k.lock().unwrap() = Some(cx.waker().clone());
+            if d.load(Ordering::SeqCst) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        }));
+        let task = Arc::new(Counted(AtomicUsize::new(0)));
+        let waker = Waker::from(Arc::clone(&task));
+        let mut cx = Context::from_waker(&waker);
+
+        // When the stream's task polls it three times with nothing woken,
+        for _ in 0..3 {
+            assert!(Pin::new(&mut end).poll(&mut cx).is_pending());
+        }
+        // then the future polled only the first time.
+        assert_eq!(polls.load(Ordering::SeqCst), 1);
+
+        // When its own waker fires (the channel it waits on has news),
+        done.store(true, Ordering::SeqCst);
+        kept.lock().unwrap().take().unwrap().wake();
+        // then the stream's task is woken, and the next ask polls the future again: it ended.
+        assert_eq!(task.0.load(Ordering::SeqCst), 1);
+        assert!(end.done_now());
+        assert_eq!(polls.load(Ordering::SeqCst), 2);
     }
 }

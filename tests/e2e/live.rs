@@ -143,6 +143,7 @@ on_both_backends!(
     the_clubs_log_in_global_order_catches_up_then_the_lobby_follows,
     a_stalled_follower_does_not_hold_up_appends_or_other_followers,
     an_idle_stream_sends_heartbeats,
+    a_stream_busy_with_appends_sends_no_heartbeat_until_it_goes_quiet,
     a_stream_refuses_another_clubs_game_and_a_bad_last_event_id,
     a_last_event_id_beyond_the_games_version_starts_again_with_a_snapshot,
     streams_over_the_clubs_limit_are_refused_with_429,
@@ -574,6 +575,42 @@ async fn an_idle_stream_sends_heartbeats(app: TestApp) {
     // Assert: the heartbeats are comments, the stream still carries the snapshot and appends.
     assert!(stream.comments >= 2);
     assert_eq!(stream.expect().await.event, "snapshot");
+}
+
+async fn a_stream_busy_with_appends_sends_no_heartbeat_until_it_goes_quiet(app: TestApp) {
+    // Arrange: a heartbeat a second, and a stream past its snapshot.
+    let app = spawn_app_with(app.backend, |config| {
+        config.streams.heartbeat = Duration::from_millis(1_000);
+    })
+    .await
+    .expect("the backend is configured");
+    let club = app.new_club().await;
+    let game = app.new_game(&club, new_game(json!({}))).await;
+    let mut stream =
+        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+    assert_eq!(stream.expect().await.event, "snapshot");
+
+    // Act: appends 150 ms apart for about two heartbeat periods, each followed to the stream.
+    for version in 1..=12 {
+        // Abandoned, then resumed: the abandon (seq `version`) retracted.
+        let (kind, data) = if version % 2 == 1 {
+            ("abandon", json!({"reason": "pizza"}))
+        } else {
+            ("retract", json!({"seq": version, "reason": "back"}))
+        };
+        let reply = app
+            .append(&club, &game, Some(version), vec![event(kind, data)])
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        assert_eq!(stream.expect().await.id, Some(version + 1));
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    let while_busy = stream.comments;
+    stream.heartbeat().await;
+
+    // Assert: no heartbeat while frames came, one once they stopped.
+    assert_eq!(while_busy, 0);
+    assert_eq!(stream.comments, 1);
 }
 
 async fn a_stream_refuses_another_clubs_game_and_a_bad_last_event_id(app: TestApp) {
