@@ -556,19 +556,27 @@ async fn a_stalled_follower_does_not_hold_up_appends_or_other_followers(app: Tes
     }
 }
 
-async fn an_idle_stream_sends_heartbeats(app: TestApp) {
-    // Arrange: a server whose heartbeat comes every 100 ms instead of 10 s.
+/// A server whose streams' heartbeat comes every `period`, a club's new game on it, and that
+/// game's stream, opened.
+async fn a_followed_game(
+    app: TestApp,
+    period: Duration,
+) -> (TestApp, TestClub, String, EventStream) {
     let app = spawn_app_with(app.backend, |config| {
-        config.streams.heartbeat = Duration::from_millis(100);
+        config.streams.heartbeat = period;
     })
     .await
     .expect("the backend is configured");
     let club = app.new_club().await;
     let game = app.new_game(&club, new_game(json!({}))).await;
-
-    // Act
-    let mut stream =
+    let stream =
         EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+    (app, club, game, stream)
+}
+
+async fn an_idle_stream_sends_heartbeats(app: TestApp) {
+    // Arrange + Act: a heartbeat every 100 ms instead of 10 s, two of them waited for.
+    let (_app, _club, _game, mut stream) = a_followed_game(app, Duration::from_millis(100)).await;
     stream.heartbeat().await;
     stream.heartbeat().await;
 
@@ -579,15 +587,7 @@ async fn an_idle_stream_sends_heartbeats(app: TestApp) {
 
 async fn a_stream_busy_with_appends_sends_no_heartbeat_until_it_goes_quiet(app: TestApp) {
     // Arrange: a heartbeat a second, and a stream past its snapshot.
-    let app = spawn_app_with(app.backend, |config| {
-        config.streams.heartbeat = Duration::from_millis(1_000);
-    })
-    .await
-    .expect("the backend is configured");
-    let club = app.new_club().await;
-    let game = app.new_game(&club, new_game(json!({}))).await;
-    let mut stream =
-        EventStream::open(&app, &format!("/v1/games/{game}/stream"), &club.token, None).await;
+    let (app, club, game, mut stream) = a_followed_game(app, Duration::from_millis(1_000)).await;
     assert_eq!(stream.expect().await.event, "snapshot");
 
     // Act: appends 150 ms apart for about two heartbeat periods, each followed to the stream.
