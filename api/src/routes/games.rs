@@ -424,6 +424,7 @@ pub async fn list_games(
         limit: limit + 1,
     };
     let reads = state.store.reads();
+    let at = super::read_from::ReadAt::history(&reads, &club.id).await?;
     let mut games = reads.store.list_games(&club.id, &filter).await?;
     let next_cursor = if games.len() as i64 > limit {
         games.truncate(limit as usize);
@@ -437,5 +438,5 @@ pub async fn list_games(
         games: games.into_iter().map(GameSummary::from).collect(),
         next_cursor,
     };
-    super::read_from::read_answer(&reads, &club.id, &page).await
+    Ok(at.answer(&page))
 }

@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::cursor;
 use super::filters::{VariantId, check_game, select_variant};
 use super::problems::{BadQuery, IdNotUuid, ReadOnlyToken, Unauthorized, problems};
-use super::read_from::{read_answer, statistics_answer};
+use super::read_from::ReadAt;
 use crate::auth::Club;
 use crate::error::ApiError;
 use crate::extract::{Json, Query};
@@ -127,6 +127,7 @@ pub async fn list_players(
         .transpose()?;
     state.store.settle_statistics(&club.id).await?;
     let reads = state.store.reads();
+    let at = ReadAt::statistics(&reads, &club.id).await?;
     let mut players = reads
         .store
         .list_players(
@@ -146,7 +147,7 @@ pub async fn list_players(
         players: players.into_iter().map(PlayerSummary::from).collect(),
         next_cursor,
     };
-    statistics_answer(&reads, &club.id, &page).await
+    Ok(at.answer(&page))
 }
 
 /// One club player.
@@ -212,12 +213,13 @@ pub async fn player_stats(
     let filter = query.filter()?;
     let player = club_player(&state, &club, &id).await?;
     let reads = state.store.reads();
+    let at = ReadAt::statistics(&reads, &club.id).await?;
     let results = reads
         .store
         .results_of_player(&club.id, &id, &filter)
         .await?;
     let stats = statistics::player_stats(&player.id, &player.name, &results);
-    statistics_answer(&reads, &club.id, &stats).await
+    Ok(at.answer(&stats))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -284,6 +286,7 @@ pub async fn player_games(
         .transpose()?;
     club_player(&state, &club, &id).await?;
     let reads = state.store.reads();
+    let at = ReadAt::history(&reads, &club.id).await?;
     let mut rows = reads
         .store
         .player_games(&club.id, &id, after.as_ref(), limit + 1)
@@ -310,7 +313,7 @@ pub async fn player_games(
             won: g.won,
         })
         .collect();
-    read_answer(&reads, &club.id, &PlayerGamePage { games, next_cursor }).await
+    Ok(at.answer(&PlayerGamePage { games, next_cursor }))
 }
 
 /// A club player by id, or by name under the one name rule (ignoring case).

@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::cursor;
 use super::filters::check_game;
 use super::problems::{BadQuery, IdNotUuid, NoSuchGame, Unauthorized, problems};
-use super::read_from::read_answer;
+use super::read_from::ReadAt;
 use crate::auth::Club;
 use crate::error::ApiError;
 use crate::extract::Query;
@@ -119,6 +119,7 @@ pub async fn ratings(
         .transpose()?;
     state.store.settle_ratings(&club.id, &game).await?;
     let reads = state.store.reads();
+    let at = ReadAt::history(&reads, &club.id).await?;
     let mut rows = reads
         .store
         .ratings(&club.id, &game, query.to, after.as_ref(), limit + 1)
@@ -145,7 +146,7 @@ pub async fn ratings(
         ratings,
         next_cursor,
     };
-    read_answer(&reads, &club.id, &answer).await
+    Ok(at.answer(&answer))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -231,6 +232,7 @@ pub async fn player_ratings(
         .ok_or_else(|| ApiError::NotFound(said!("server.api.players.no_such_player")))?;
     state.store.settle_ratings(&club.id, &game).await?;
     let reads = state.store.reads();
+    let at = ReadAt::history(&reads, &club.id).await?;
     let mut rows = reads
         .store
         .player_ratings(&club.id, &id, &game, after.as_ref(), limit + 1)
@@ -248,7 +250,7 @@ pub async fn player_ratings(
         points: rows.into_iter().map(RatingStep::from).collect(),
         next_cursor,
     };
-    read_answer(&reads, &club.id, &answer).await
+    Ok(at.answer(&answer))
 }
 
 /// A seated player: their chance to win as the game starts, and their rating before and (once
@@ -298,6 +300,7 @@ pub async fn game_ratings(
     let players: Vec<String> = game.players.iter().map(|s| s.player_id.clone()).collect();
     state.store.settle_ratings(&club.id, &game.game).await?;
     let reads = state.store.reads();
+    let at = ReadAt::history(&reads, &club.id).await?;
     let before = reads
         .store
         .ratings_before(&club.id, &game.game, (game.started_at, &game.id), &players)
@@ -337,5 +340,5 @@ pub async fn game_ratings(
         game_id: game.id,
         game: game.game,
     };
-    read_answer(&reads, &club.id, &answer).await
+    Ok(at.answer(&answer))
 }

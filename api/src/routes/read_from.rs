@@ -1,47 +1,56 @@
 //! Where a statistics or history answer was read: the `Read-From` and `Read-Position`
-//! headers of the answers a standby may serve, and their description in the OpenAPI document.
+//! headers of the answers a standby may serve ([`ReadAt`]), and their description in the
+//! OpenAPI document.
 
 use actix_web::HttpResponse;
 use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::store::Reads;
+use crate::store::{ReadFrom, Reads};
 
-/// A statistics or history answer, saying where it was read (`Read-From`) and the newest lobby
-/// change of the club that database held once it was read (`Read-Position`): the answer
-/// counts nothing after that position (see docs/deploy.md, "Reads from the standby").
-pub(super) async fn read_answer(
-    reads: &Reads<'_>,
-    club: &str,
-    body: &impl Serialize,
-) -> Result<HttpResponse, ApiError> {
-    let seen = reads.store.seen_position(club).await?;
-    Ok(answered(reads, seen, body))
+/// Where a statistics or history answer is read: its database (`Read-From`) and the club's
+/// newest lobby change that database held when the answer's reads began (`Read-Position`).
+/// Taken before those reads: a database only moves on, so the answer counts that change and
+/// every change the database held with it, perhaps more that came in while it was read. A phone
+/// that waits for its finish to be counted asks again while the position is below its finish's
+/// (see docs/deploy.md, "Reads from the standby").
+pub(super) struct ReadAt {
+    from: ReadFrom,
+    position: i64,
 }
 
-/// [`read_answer`] for the statistics: `Read-Position` is the newest lobby change whose games
-/// they count, which a standby gives only once it has replayed the adding of the finishes up to
-/// it (they are added in batches after the finish, `store::stats::settle`).
-pub(super) async fn statistics_answer(
-    reads: &Reads<'_>,
-    club: &str,
-    body: &impl Serialize,
-) -> Result<HttpResponse, ApiError> {
-    let counted = reads.store.counted_position(club).await?;
-    Ok(answered(reads, counted, body))
-}
+impl ReadAt {
+    /// For a history answer (a list of games, a player's games, ratings).
+    pub(super) async fn history(reads: &Reads<'_>, club: &str) -> Result<Self, ApiError> {
+        Ok(Self {
+            from: reads.from,
+            position: reads.store.seen_position(club).await?,
+        })
+    }
 
-fn answered(reads: &Reads<'_>, position: i64, body: &impl Serialize) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((READ_FROM, reads.from.as_str()))
-        .insert_header((READ_POSITION, position))
-        .json(body)
+    /// For the statistics: the newest lobby change whose games they count, which a standby
+    /// gives only once it has replayed the adding of the finishes up to it (they are added in
+    /// batches after the finish, `store::stats::settle`).
+    pub(super) async fn statistics(reads: &Reads<'_>, club: &str) -> Result<Self, ApiError> {
+        Ok(Self {
+            from: reads.from,
+            position: reads.store.counted_position(club).await?,
+        })
+    }
+
+    /// The answer, with its two headers.
+    pub(super) fn answer(&self, body: &impl Serialize) -> HttpResponse {
+        HttpResponse::Ok()
+            .insert_header((READ_FROM, self.from.as_str()))
+            .insert_header((READ_POSITION, self.position))
+            .json(body)
+    }
 }
 
 const READ_FROM: &str = "Read-From";
 const READ_POSITION: &str = "Read-Position";
 
-/// The reads [`read_answer`] serves: they may come from a standby.
+/// The reads answered with [`ReadAt`]: they may come from a standby.
 const READ_FROM_STANDBY: [&str; 10] = [
     "/v1/games",
     "/v1/games/{id}/ratings",
@@ -93,10 +102,13 @@ pub fn describe_read_headers(api: &mut utoipa::openapi::OpenApi) {
                 ))
                 .description(Some(
                     "The newest change of the club's lobby (a game created, finished, abandoned \
-                     or resumed; the lobby stream's `id`) that the database held once this \
-                     answer was read: the answer counts no change after it. A standby may be \
-                     behind the primary; a game's own reads (`/v1/games/{id}`, its score, its \
-                     events) always come from the primary and never go backwards.",
+                     or resumed; the lobby stream's `id`) that the database held when this \
+                     answer began to be read: the answer counts it and every change the database \
+                     held with it (for the statistics: the newest change whose games they count). \
+                     A phone waiting for its finish to be counted asks again while this is below \
+                     its finish's position. A standby may be behind the primary; a game's own \
+                     reads (`/v1/games/{id}`, its score, its events) always come from the primary \
+                     and never go backwards.",
                 ))
                 .build(),
         ),

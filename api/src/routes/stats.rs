@@ -14,7 +14,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::filters::{VariantId, check_game, select_variant};
 use super::players::{PlayerSummary, player_by_name_or_id};
 use super::problems::{BadQuery, Unauthorized, problems};
-use super::read_from::statistics_answer;
+use super::read_from::ReadAt;
 use crate::auth::Club;
 use crate::error::ApiError;
 use crate::extract::Query;
@@ -107,6 +107,7 @@ pub async fn leaderboard(
     };
     state.store.settle_statistics(&club.id).await?;
     let reads = state.store.reads();
+    let at = ReadAt::statistics(&reads, &club.id).await?;
     let rows = reads.store.leaderboard(&club.id, &filter).await?;
     let mut players = statistics::leaderboard(rows, sort, min_games, query.game.is_some());
     players.truncate(limit as usize);
@@ -120,7 +121,7 @@ pub async fn leaderboard(
         min_games,
         players,
     };
-    statistics_answer(&reads, &club.id, &board).await
+    Ok(at.answer(&board))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -208,6 +209,7 @@ pub async fn head_to_head(
     };
     state.store.settle_statistics(&club.id).await?;
     let reads = state.store.reads();
+    let at = ReadAt::statistics(&reads, &club.id).await?;
     let rows = reads.store.head_to_head(&club.id, a, b, &filter).await?;
     let mut per_game: Vec<HeadToHeadGame> = Vec::new();
     for row in &rows {
@@ -245,7 +247,7 @@ pub async fn head_to_head(
         tied: per_game.iter().map(|g| g.tied).sum(),
         per_game,
     };
-    statistics_answer(&reads, &club.id, &together).await
+    Ok(at.answer(&together))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -325,6 +327,7 @@ pub async fn game_stats(
     };
     state.store.settle_statistics(&club.id).await?;
     let reads = state.store.reads();
+    let at = ReadAt::statistics(&reads, &club.id).await?;
     let rows = reads.store.game_stats(&club.id, &game, &filter).await?;
     let variant = variant.as_deref().and_then(statistics::variant_field);
     // The direction the games' scoreboards recorded; with no finished game, the variant's own.
@@ -355,5 +358,5 @@ pub async fn game_stats(
         record_best: best,
         record_worst: worst,
     };
-    statistics_answer(&reads, &club.id, &stats).await
+    Ok(at.answer(&stats))
 }

@@ -220,7 +220,8 @@ pub trait EventStore: Send + Sync {
     fn reads(&self) -> Reads<'_>;
 
     /// The position of the club's latest lobby change this database holds now, without
-    /// waiting for appends in flight: what a read from it may have counted at most.
+    /// waiting for appends in flight: a read from it that begins after counts that change and
+    /// every one it held with it.
     async fn seen_position(&self, club: &str) -> Result<i64, StoreError>;
 
     /// The club a game belongs to (for a notification that names only the game).
